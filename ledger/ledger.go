@@ -1,0 +1,255 @@
+// Package ledger is ghonce's durable record of intent: before a side effect
+// leaves the process, the ledger holds an "attempting" entry for its key; after
+// GitHub confirms it, the entry is "done" with a reference to the artifact.
+//
+// The Ledger interface is the contract every backend keeps (SQLite on one
+// machine, Postgres where many machines share work). It assumes nothing of
+// SQLite: each method is one atomic step, ownership of a running attempt is a
+// lease plus a fencing number, and conflicts are reported as the errors below.
+// One conformance suite (ledgertest) runs against every backend.
+package ledger
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Status is where an entry stands.
+type Status string
+
+const (
+	// Attempting: the intent is recorded; whether the action took effect is
+	// unknown until it is confirmed against GitHub.
+	Attempting Status = "attempting"
+	// Done: confirmed, with a reference to the artifact.
+	Done Status = "done"
+	// Failed: GitHub definitively refused or the action was never sent;
+	// nothing was created and a later run may try again.
+	Failed Status = "failed"
+)
+
+// Valid reports whether s is one of the three statuses.
+func (s Status) Valid() bool { return s == Attempting || s == Done || s == Failed }
+
+// Ref points at the artifact an action produced. Which fields are set depends
+// on the kind: a PR or issue has Number and URL, a comment ID and URL, a
+// branch or file SHA, a guarded command the Text its check printed.
+type Ref struct {
+	Number int    `json:"number,omitempty"`
+	ID     int64  `json:"id,omitempty"`
+	URL    string `json:"url,omitempty"`
+	SHA    string `json:"sha,omitempty"`
+	Text   string `json:"text,omitempty"`
+}
+
+// IsZero reports whether r points at nothing.
+func (r Ref) IsZero() bool { return r == Ref{} }
+
+// Owner identifies one running process that holds (or held) a lease.
+type Owner struct {
+	ID   string // unique per process run; never reused
+	Host string // hostname, to tell whether PID can be checked locally
+	PID  int
+}
+
+// Entry is one key's record.
+type Entry struct {
+	Key    string
+	Task   string
+	Step   string
+	Kind   string
+	Repo   string
+	Target string
+
+	// Payload is the canonical JSON of the action as last attempted: what was
+	// (or may have been) sent to GitHub. PayloadHash is its SHA-256 in hex.
+	Payload     []byte
+	PayloadHash string
+
+	Status  Status
+	Outcome string // how a done entry became done: created, found, resolved
+	Ref     Ref
+
+	// Owner and LeaseUntil describe the attempt in progress. A lease whose
+	// LeaseUntil has passed, or that was released (zero), is dead.
+	Owner      Owner
+	LeaseUntil time.Time
+	// Fence increases by one on every claim. Writes that finish an attempt
+	// name the fence they claimed with, so a runner presumed dead cannot
+	// overwrite a newer attempt.
+	Fence    int64
+	Attempts int
+
+	LastError string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// LeaseLive reports whether e is held by a running attempt at time now.
+func (e *Entry) LeaseLive(now time.Time) bool {
+	return e.Status == Attempting && e.Owner.ID != "" && now.Before(e.LeaseUntil)
+}
+
+// Transition is one line of an entry's history.
+type Transition struct {
+	Key   string
+	At    time.Time
+	Owner string // owner ID, or "person:<who>" for a manual resolution
+	From  Status // empty for the first claim
+	To    Status
+	Fence int64
+	Why   string
+}
+
+// ClaimState says what Claim found and did.
+type ClaimState int
+
+const (
+	// ClaimCreated: there was no entry; one now exists, attempting, held by
+	// the caller with fence 1.
+	ClaimCreated ClaimState = iota + 1
+	// ClaimAcquired: an attempting entry with a dead lease, or a failed entry,
+	// is now attempting and held by the caller with a new fence. The stored
+	// payload is left as it was: it may describe what the earlier attempt sent.
+	ClaimAcquired
+	// ClaimDone: the entry is done; nothing was written.
+	ClaimDone
+	// ClaimBusy: another owner holds a live lease; nothing was written.
+	ClaimBusy
+)
+
+func (s ClaimState) String() string {
+	switch s {
+	case ClaimCreated:
+		return "created"
+	case ClaimAcquired:
+		return "acquired"
+	case ClaimDone:
+		return "done"
+	case ClaimBusy:
+		return "busy"
+	}
+	return "unknown"
+}
+
+// ClaimParams is the input of Claim.
+type ClaimParams struct {
+	Key, Task, Step, Kind, Repo, Target string
+	// Payload and PayloadHash are stored only when the entry is created.
+	Payload     []byte
+	PayloadHash string
+	Owner       Owner
+	Lease       time.Duration // how long the claim holds before it is presumed dead
+	// TakeOverFence, when non-zero, takes a live lease if the entry's fence
+	// still equals it: the caller has established that the holder is gone
+	// (its process no longer exists on this host).
+	TakeOverFence int64
+	Why           string // recorded in the history
+}
+
+// Claim is the outcome of Claim.
+type Claim struct {
+	State ClaimState
+	// Entry is the entry after the claim. For ClaimBusy and ClaimDone it is
+	// the entry as found.
+	Entry *Entry
+	// Prior is the status before the claim; empty for ClaimCreated.
+	Prior Status
+}
+
+// ListParams filters List. Zero fields match everything.
+type ListParams struct {
+	Task   string
+	Repo   string
+	Kind   string
+	Status Status
+	// UpdatedBefore keeps entries last updated before it (for --stale).
+	UpdatedBefore time.Time
+	Limit         int
+}
+
+// FinishParams ends the attempt held under Fence.
+type FinishParams struct {
+	Key   string
+	Fence int64
+	// Status is Done, Failed, or Attempting (release: the outcome is still
+	// unknown and the lease is given up so the next run checks at once).
+	Status  Status
+	Outcome string // for Done: created or found
+	Ref     Ref
+	Error   string // stored as LastError; cleared by a Done with no Error
+	Why     string
+}
+
+// PayloadParams replaces the stored payload of an attempt held under Fence,
+// once GitHub has confirmed that the earlier payload created nothing.
+type PayloadParams struct {
+	Key         string
+	Fence       int64
+	Payload     []byte
+	PayloadHash string
+	Why         string
+}
+
+// ResolveParams is a person settling an entry by hand.
+type ResolveParams struct {
+	Key    string
+	Status Status // Done (it happened) or Failed (retry it)
+	Ref    Ref
+	Who    string
+	Note   string
+}
+
+// Ledger is the durable record. Every method is safe for concurrent use by
+// many goroutines and many processes sharing the same store, and each is
+// atomic: it either happens whole or not at all.
+type Ledger interface {
+	// Claim records the intent to act on p.Key and takes the lease on it, in
+	// one atomic step, durable before it returns (see ClaimState). Exactly
+	// one of any number of concurrent claimers of a free key gets
+	// ClaimCreated or ClaimAcquired; the others get ClaimBusy.
+	Claim(ctx context.Context, p ClaimParams) (*Claim, error)
+
+	// Get returns the entry for key, or ErrNotFound.
+	Get(ctx context.Context, key string) (*Entry, error)
+
+	// List returns entries matching p, oldest first.
+	List(ctx context.Context, p ListParams) ([]*Entry, error)
+
+	// History returns key's transitions, oldest first (empty, no error, for
+	// an unknown key).
+	History(ctx context.Context, key string) ([]Transition, error)
+
+	// Finish ends the attempt held under p.Fence and clears its lease. It
+	// returns ErrFenced, changing nothing, if the entry is no longer
+	// attempting under that fence (another runner took it over), and
+	// ErrNotFound for an unknown key.
+	Finish(ctx context.Context, p FinishParams) (*Entry, error)
+
+	// SetPayload replaces the stored payload under p.Fence; ErrFenced as Finish.
+	SetPayload(ctx context.Context, p PayloadParams) error
+
+	// Renew extends the lease held under fence to now+lease; ErrFenced as Finish.
+	Renew(ctx context.Context, key string, fence int64, lease time.Duration) error
+
+	// Resolve records a person's decision. It returns ErrBusy if a live
+	// lease holds the entry, ErrNotFound for an unknown key.
+	Resolve(ctx context.Context, p ResolveParams) (*Entry, error)
+
+	// Close releases the store's resources.
+	Close() error
+}
+
+var (
+	// ErrNotFound: no entry has that key.
+	ErrNotFound = errors.New("ledger: no entry for that key")
+	// ErrFenced: the attempt was taken over; the caller's result must not be recorded.
+	ErrFenced = errors.New("ledger: attempt was taken over by a newer claim")
+	// ErrBusy: a live attempt holds the entry.
+	ErrBusy = errors.New("ledger: entry is held by a running attempt")
+	// ErrNotLedger: the file exists but is not a ghonce ledger (or is damaged).
+	ErrNotLedger = errors.New("not a ghonce ledger")
+	// ErrNewerSchema: the ledger was written by a newer ghonce.
+	ErrNewerSchema = errors.New("ledger was written by a newer ghonce")
+)

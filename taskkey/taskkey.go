@@ -1,0 +1,235 @@
+// Package taskkey derives the stable key that names one side effect, and the
+// tags (label, hidden body marker, branch name) that let ghonce find the
+// artifact again on GitHub.
+//
+// # Derivation (version 1, frozen)
+//
+// A key is computed from the identity of the work only: task, step, kind,
+// repository and target. Never from a time, a random value or generated text.
+//
+//  1. The repository is lower-cased (GitHub compares owner/name without case);
+//     every other field is used byte for byte.
+//  2. The fields are written in the order domain, task, step, kind, repo, target
+//     as netstrings ("<decimal length>:<bytes>,"), where domain is the literal
+//     "ghonce.key.v1". Length prefixes make the encoding injective: no choice
+//     of field values can make two different identities encode alike.
+//  3. The encoding is hashed with SHA-256; the first 20 bytes (160 bits) are
+//     written in lower-case RFC 4648 base32 without padding (32 characters).
+//  4. The key is "gk1_" followed by those 32 characters.
+//
+// The golden vectors in taskkey_test.go pin this derivation; a change to any of
+// them breaks every ledger and every tag already on GitHub, so it must come
+// with a new version prefix instead.
+package taskkey
+
+import (
+	"crypto/sha256"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Prefix starts every version 1 key.
+const Prefix = "gk1_"
+
+// Len is the length of a key in characters.
+const Len = len(Prefix) + 32
+
+const domain = "ghonce.key.v1"
+
+var b32 = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// Identity is what a side effect is: the same identity always yields the same key.
+type Identity struct {
+	Task   string // the unit of work, e.g. an issue or ticket id; required
+	Step   string // the step within the task, e.g. "pr-create"; required
+	Kind   string // the kind of artifact, e.g. "pr"; required
+	Repo   string // "owner/name"; empty only for kinds that do not touch GitHub
+	Target string // kind-specific: the base branch of a PR, the issue number of a comment, ...
+}
+
+// Validate reports the first missing or malformed field.
+func (id Identity) Validate() error {
+	switch {
+	case strings.TrimSpace(id.Task) == "":
+		return errors.New("task is empty: pass --task or set GHONCE_TASK to an id that names the work")
+	case strings.TrimSpace(id.Step) == "":
+		return errors.New("step is empty: pass --step")
+	case id.Kind == "":
+		return errors.New("kind is empty")
+	}
+	return nil
+}
+
+// Key derives the key of id. It does not validate id; call Validate first.
+func Key(id Identity) string {
+	var b strings.Builder
+	for _, f := range []string{domain, id.Task, id.Step, id.Kind, strings.ToLower(id.Repo), id.Target} {
+		b.WriteString(strconv.Itoa(len(f)))
+		b.WriteByte(':')
+		b.WriteString(f)
+		b.WriteByte(',')
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	return Prefix + b32.EncodeToString(sum[:20])
+}
+
+// Valid reports whether s has the shape of a version 1 key.
+func Valid(s string) bool {
+	if len(s) != Len || !strings.HasPrefix(s, Prefix) {
+		return false
+	}
+	for _, r := range s[len(Prefix):] {
+		if !(r >= 'a' && r <= 'z' || r >= '2' && r <= '7') {
+			return false
+		}
+	}
+	return true
+}
+
+// Label is the GitHub label that tags the artifact of key: "ghonce:" + key,
+// 43 characters, within GitHub's 50-character limit.
+func Label(key string) string { return "ghonce:" + key }
+
+// markerOpen and markerClose frame the hidden marker. The marker is the first
+// line of every body ghonce writes, where GitHub's 65,536-character limit
+// cannot cut it off and where a quote by someone else ("> <!-- ...") cannot
+// pose as it.
+const (
+	markerOpen  = "<!-- ghonce:key="
+	markerClose = " -->"
+)
+
+// Marker returns the hidden marker line for key (without a newline).
+func Marker(key string) string { return markerOpen + key + markerClose }
+
+// WithMarker puts the marker for key on the first line of body.
+func WithMarker(key, body string) string { return Marker(key) + "\n" + body }
+
+// ParseMarker returns the key carried by body's marker. Only a marker that
+// ghonce itself writes counts: it must be the whole first line of the body
+// (a trailing "\r" from GitHub's line endings is allowed) and carry a
+// well-formed key. Anything else, including a marker quoted or embedded
+// later in the body, yields ok == false.
+func ParseMarker(body string) (key string, ok bool) {
+	line, _, _ := strings.Cut(body, "\n")
+	line = strings.TrimSuffix(line, "\r")
+	if !strings.HasPrefix(line, markerOpen) || !strings.HasSuffix(line, markerClose) {
+		return "", false
+	}
+	key = line[len(markerOpen) : len(line)-len(markerClose)]
+	if !Valid(key) {
+		return "", false
+	}
+	return key, true
+}
+
+// HasMarker reports whether body carries exactly key's marker.
+func HasMarker(body, key string) bool {
+	k, ok := ParseMarker(body)
+	return ok && k == key
+}
+
+// MaxBody is GitHub's limit on issue, pull request and comment bodies.
+const MaxBody = 65536
+
+// CheckBody reports whether body, once the marker is added, fits GitHub's limit.
+func CheckBody(key, body string) error {
+	// GitHub counts characters; bytes are an upper bound and fail safe.
+	if n := len([]rune(WithMarker(key, body))); n > MaxBody {
+		return fmt.Errorf("body is %d characters with ghonce's marker, over GitHub's limit of %d: shorten it by %d", n, MaxBody, n-MaxBody)
+	}
+	return nil
+}
+
+// BranchName returns a deterministic, valid branch name for the work of id:
+// "ghonce/<task-slug>-<12 key characters>". Agents that push with git use it
+// as the head of their pull request.
+func BranchName(id Identity) string {
+	k := Key(id)
+	slug := Slug(id.Task, 40)
+	if slug == "" {
+		return "ghonce/" + k[len(Prefix):len(Prefix)+12]
+	}
+	return "ghonce/" + slug + "-" + k[len(Prefix):len(Prefix)+12]
+}
+
+// Slug lower-cases s and keeps [a-z0-9], folding every other run into one "-",
+// trimmed to at most max characters without a leading or trailing "-".
+func Slug(s string, max int) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		} else {
+			dash = true
+		}
+		if b.Len() >= max {
+			break
+		}
+	}
+	out := b.String()
+	if len(out) > max {
+		out = out[:max]
+	}
+	return strings.Trim(out, "-")
+}
+
+// CheckBranchName reports why name is not a valid branch name under
+// git check-ref-format's rules, or nil.
+func CheckBranchName(name string) error {
+	bad := func(why string) error { return fmt.Errorf("invalid branch name %q: %s", name, why) }
+	switch {
+	case name == "":
+		return bad("it is empty")
+	case name == "@":
+		return bad(`"@" alone is not allowed`)
+	case strings.HasPrefix(name, "refs/"):
+		return bad(`give the branch name without "refs/heads/"`)
+	case strings.HasSuffix(name, "/"), strings.HasSuffix(name, "."):
+		return bad(`it must not end in "/" or "."`)
+	case strings.HasPrefix(name, "/"), strings.HasPrefix(name, "-"):
+		return bad(`it must not start with "/" or "-"`)
+	case strings.Contains(name, ".."):
+		return bad(`it must not contain ".."`)
+	case strings.Contains(name, "@{"):
+		return bad(`it must not contain "@{"`)
+	case strings.Contains(name, "//"):
+		return bad(`it must not contain "//"`)
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
+			return bad(fmt.Sprintf("it must not contain %q", r))
+		}
+	}
+	for _, c := range strings.Split(name, "/") {
+		if strings.HasPrefix(c, ".") {
+			return bad(`no part may start with "."`)
+		}
+		if strings.HasSuffix(c, ".lock") {
+			return bad(`no part may end in ".lock"`)
+		}
+	}
+	return nil
+}
+
+// MaxLabel is GitHub's limit on a label's name.
+const MaxLabel = 50
+
+// CheckLabel reports why a user-supplied label cannot be used, or nil.
+func CheckLabel(l string) error {
+	if strings.TrimSpace(l) == "" {
+		return errors.New("label is empty")
+	}
+	if n := len([]rune(l)); n > MaxLabel {
+		return fmt.Errorf("label %q is %d characters, over GitHub's limit of %d", l, n, MaxLabel)
+	}
+	return nil
+}
