@@ -80,6 +80,7 @@ type Artifact struct {
 	SHA    string // branch head or file blob
 	Author string // login
 	State  string // open, closed, merged (PRs and issues)
+	Text   string // what a guarded command's check printed (not GitHub)
 	// Warning is set when the artifact was created but a secondary step (for
 	// a PR, adding its labels) failed; the artifact still counts.
 	Warning string
