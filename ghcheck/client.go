@@ -3,10 +3,15 @@ package ghcheck
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-github/v66/github"
+	"golang.org/x/oauth2"
 )
 
 // Options configure a Client.
@@ -35,6 +40,13 @@ type Options struct {
 type Client struct {
 	gh   *github.Client
 	opts Options
+	// web is the web root for links GitHub does not return (a branch's
+	// tree), e.g. https://github.com/; empty when it cannot be derived.
+	web string
+
+	loginMu   sync.Mutex
+	loginDone bool
+	login     string // the token's identity; "" when /user is not readable
 }
 
 // NewPR is what CreatePR sends.
@@ -57,4 +69,177 @@ type NewIssue struct {
 	Labels      []string
 }
 
-var errTODO = errors.New("ghcheck: not implemented yet")
+const (
+	defaultBaseURL   = "https://api.github.com/"
+	defaultMaxWait   = 2 * time.Minute
+	defaultUserAgent = "ghonce"
+	// defaultTimeout bounds one HTTP exchange when Options.HTTPClient is
+	// nil, so a hung connection cannot stall a run forever. A timeout after
+	// sending classifies as ClassMaybe, never as "not created".
+	defaultTimeout = 2 * time.Minute
+)
+
+// New returns a Client for the REST API at opts.BaseURL, authenticated with
+// opts.Token through a static oauth2 token source. If opts.HTTPClient is set,
+// its Transport (http.DefaultTransport when nil) carries the requests.
+//
+// New makes no request; the token's identity is read lazily by Login.
+func New(opts Options) (*Client, error) {
+	if opts.Token == "" {
+		return nil, errors.New("create github client: no token: set GH_TOKEN or GITHUB_TOKEN")
+	}
+	if strings.ContainsFunc(opts.Token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		// Never echo the token itself.
+		return nil, errors.New("create github client: token contains spaces or control characters: check GH_TOKEN (a stray newline?)")
+	}
+	base, err := parseBaseURL(opts.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if opts.MaxWait <= 0 {
+		opts.MaxWait = defaultMaxWait
+	}
+	if opts.Sleep == nil {
+		opts.Sleep = sleepTimer
+	}
+	if opts.UserAgent == "" {
+		opts.UserAgent = defaultUserAgent
+	}
+	opts.TrustedAuthors = trimmed(opts.TrustedAuthors)
+
+	var hc http.Client
+	if opts.HTTPClient != nil {
+		hc = *opts.HTTPClient
+	} else {
+		hc.Timeout = defaultTimeout
+	}
+	inner := hc.Transport
+	if inner == nil {
+		inner = http.DefaultTransport
+	}
+	// The tracker sits under the oauth2 transport, right above the real
+	// one: if it was never reached, no byte of the request left.
+	hc.Transport = &oauth2.Transport{
+		Source: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: opts.Token}),
+		Base:   &sendTracker{base: inner},
+	}
+
+	gh := github.NewClient(&hc)
+	// Set BaseURL directly: WithEnterpriseURLs would append "api/v3/" to a
+	// fake's URL.
+	gh.BaseURL = base
+	gh.UserAgent = opts.UserAgent
+
+	return &Client{gh: gh, opts: opts, web: webRoot(base)}, nil
+}
+
+// parseBaseURL parses an API root and gives it exactly one trailing slash.
+func parseBaseURL(s string) (*url.URL, error) {
+	if s == "" {
+		s = defaultBaseURL
+	}
+	bad := func(why string) error {
+		return fmt.Errorf("parse base url %q: %s: want e.g. https://api.github.com or https://HOST/api/v3", redactURL(s), why)
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return nil, bad("not a url")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, bad("scheme must be http or https")
+	case u.Host == "":
+		return nil, bad("no host")
+	case u.User != nil:
+		return nil, bad("it must not contain credentials; pass the token separately")
+	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
+		return nil, bad("it must not have a query or fragment")
+	}
+	u.Path = strings.TrimRight(u.Path, "/") + "/"
+	u.RawPath = ""
+	return u, nil
+}
+
+// redactURL hides any userinfo in a URL that did not parse as wanted.
+func redactURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		u.User = url.User("REDACTED")
+		return u.String()
+	}
+	if i := strings.Index(s, "@"); i >= 0 {
+		return "REDACTED" + s[i:]
+	}
+	return s
+}
+
+// webRoot derives the web root from the API root: api.github.com serves
+// github.com; https://HOST/api/v3/ serves https://HOST/. Anything else (a
+// fake) has no known web root.
+func webRoot(api *url.URL) string {
+	switch {
+	case strings.EqualFold(api.Host, "api.github.com"):
+		return "https://github.com/"
+	case strings.HasSuffix(api.Path, "/api/v3/"):
+		return api.Scheme + "://" + api.Host + strings.TrimSuffix(api.Path, "api/v3/")
+	}
+	return ""
+}
+
+func trimmed(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sleepTimer waits for d or until ctx ends.
+func sleepTimer(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// redactedError hides the token in the text of an error. go-github's errors
+// carry URLs and GitHub's message, not headers, so the token should never
+// be there; this makes sure even if a server echoes it. Unwrap keeps
+// errors.As working.
+type redactedError struct {
+	err    error
+	secret string
+}
+
+func (e *redactedError) Error() string {
+	return strings.ReplaceAll(e.err.Error(), e.secret, "[REDACTED]")
+}
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redact wraps err so that its text never shows the token.
+func (c *Client) redact(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := err.(*redactedError); ok {
+		return err
+	}
+	return &redactedError{err: err, secret: c.opts.Token}
+}
+
+// unknown is the Result of a read that failed.
+func (c *Client) unknown(err error) Result {
+	return Result{State: Unknown, Err: c.redact(err)}
+}
+
+// createErr is the error of a create that failed with class cl.
+func (c *Client) createErr(cl Class, err error) error {
+	return &CreateError{Class: cl, Err: c.redact(err)}
+}

@@ -1,0 +1,97 @@
+package ghcheck
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// FindComment looks for our comment for key on issue or pull request
+// number: GET /repos/{o}/{r}/issues/{number}/comments?per_page=100, every
+// page (threads run to hundreds of comments; the marker may be on any
+// page). The list is consistent right after a write. A comment counts only
+// if its author is ours and its first line is exactly key's marker: the
+// marker quoted later in a body, or written by someone else, or with
+// another key does not count.
+//
+// Found: the oldest such comment. Absent: none. A 404 (no such issue, or
+// no such repository for this token) is Absent too: it definitively says
+// no comment of ours exists there, and the create will fail with a 404
+// itself (ClassRefused), so nothing is ever created twice on its account.
+// Unknown: a read failed.
+//
+// GitHub API docs: https://docs.github.com/rest/issues/comments#list-issue-comments
+func (c *Client) FindComment(ctx context.Context, r Repo, number int, key string) Result {
+	if err := checkKey(key); err != nil {
+		return c.unknown(fmt.Errorf("find comment: %w", err))
+	}
+	if number <= 0 {
+		return c.unknown(fmt.Errorf("find comment: invalid issue or pull request number %d", number))
+	}
+	ours, err := c.oursFunc(ctx)
+	if err != nil {
+		return c.unknown(fmt.Errorf("find comment: %w", err))
+	}
+	var best *github.IssueComment
+	err = c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		cs, resp, err := c.gh.Issues.ListComments(ctx, r.Owner, r.Name, number, &github.IssueListCommentsOptions{
+			ListOptions: github.ListOptions{Page: page, PerPage: 100},
+		})
+		if err == nil {
+			for _, cm := range cs {
+				if ours(cm.GetUser().GetLogin()) && taskkey.HasMarker(cm.GetBody(), key) &&
+					(best == nil || cm.GetID() < best.GetID()) {
+					best = cm
+				}
+			}
+		}
+		return resp, err
+	})
+	switch {
+	case notFound(err):
+		return Result{State: Absent}
+	case err != nil:
+		return c.unknown(fmt.Errorf("list comments of %s#%d: %w", r, number, err))
+	case best == nil:
+		return Result{State: Absent}
+	}
+	return Result{State: Found, Artifact: commentArtifact(best)}
+}
+
+// CreateComment comments on issue or pull request number with body, its
+// first line key's marker.
+//
+// POST /repos/{o}/{r}/issues/{number}/comments is not idempotent (GitHub
+// has no uniqueness for comments) and is never retried once it may have
+// been sent. A body too long once the marker is added or an invalid key is
+// refused before sending (ClassRefused); so is a 404 for a missing issue.
+//
+// GitHub API docs: https://docs.github.com/rest/issues/comments#create-an-issue-comment
+func (c *Client) CreateComment(ctx context.Context, r Repo, number int, key, body string) (Artifact, error) {
+	if _, err := checkCreate(key, body, nil); err != nil {
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create comment: %w", err))
+	}
+	if number <= 0 {
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create comment: invalid issue or pull request number %d", number))
+	}
+	var cm *github.IssueComment
+	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		cm, resp, err = c.gh.Issues.CreateComment(ctx, r.Owner, r.Name, number, &github.IssueComment{
+			Body: github.String(taskkey.WithMarker(key, body)),
+		})
+		return resp, err
+	})
+	if err != nil {
+		return Artifact{}, c.createErr(class, fmt.Errorf("create comment on %s#%d: %w", r, number, err))
+	}
+	return commentArtifact(cm), nil
+}
+
+func commentArtifact(cm *github.IssueComment) Artifact {
+	return Artifact{ID: cm.GetID(), URL: cm.GetHTMLURL(), Author: cm.GetUser().GetLogin()}
+}

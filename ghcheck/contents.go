@@ -1,0 +1,146 @@
+package ghcheck
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// BlobSHA returns the git blob SHA-1 of content, as git hash-object and
+// GitHub's contents API compute it: sha1("blob <len>\x00" + content).
+func BlobSHA(content []byte) string {
+	h := sha1.New()
+	h.Write([]byte("blob " + strconv.Itoa(len(content)) + "\x00"))
+	h.Write(content)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// FindFile reports whether path on branch already has exactly content:
+// GET /repos/{o}/{r}/contents/{path}?ref={branch}, a consistent read of the
+// branch's current tree; the blob SHA GitHub reports is compared with
+// BlobSHA(content).
+//
+// Found: same content. Absent: a 404 (no such file, or no such branch) or
+// other content (not done yet: PutFile updates it). Conflict: the path is a
+// directory, symlink or submodule. Unknown: a read failed.
+//
+// GitHub API docs: https://docs.github.com/rest/repos/contents#get-repository-content
+func (c *Client) FindFile(ctx context.Context, r Repo, branch, path string, content []byte) Result {
+	if err := checkFile(branch, path); err != nil {
+		return c.unknown(fmt.Errorf("find file: %w", err))
+	}
+	cur, err := c.readFile(ctx, c.newRun(), r, branch, path)
+	switch {
+	case notFound(err):
+		return Result{State: Absent}
+	case err != nil:
+		return c.unknown(err)
+	case cur.GetType() != "file":
+		return Result{State: Conflict, Err: fmt.Errorf("%s on branch %s of %s is a %s, not a file: choose another path", path, branch, r, typeOf(cur))}
+	case cur.GetSHA() != BlobSHA(content):
+		return Result{State: Absent}
+	}
+	return Result{State: Found, Artifact: Artifact{SHA: cur.GetSHA(), URL: cur.GetHTMLURL()}}
+}
+
+// PutFile writes content to path on branch in one commit with message:
+// PUT /repos/{o}/{r}/contents/{path}. It reads the file first (as FindFile)
+// to send its current blob SHA, which GitHub requires to update a file;
+// if the file already has content, nothing is written. If someone changes
+// the file between the read and the write, GitHub answers 409 or 422 and
+// nothing is written (ClassRefused: rerun). A failed read sends nothing
+// (ClassNotSent). The write is not retried once it may have been sent.
+//
+// The artifact's SHA is the new blob SHA, its URL the file's html_url.
+//
+// GitHub API docs: https://docs.github.com/rest/repos/contents#create-or-update-file-contents
+func (c *Client) PutFile(ctx context.Context, r Repo, branch, path, message string, content []byte) (Artifact, error) {
+	if err := checkFile(branch, path); err != nil {
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("put file: %w", err))
+	}
+	if strings.TrimSpace(message) == "" {
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("put file: commit message is empty: pass --message"))
+	}
+	want := BlobSHA(content)
+	rn := c.newRun()
+	cur, err := c.readFile(ctx, rn, r, branch, path)
+	opts := &github.RepositoryContentFileOptions{
+		Message: github.String(message),
+		Content: content,
+		Branch:  github.String(branch),
+	}
+	switch {
+	case notFound(err):
+	case err != nil:
+		return Artifact{}, c.createErr(ClassNotSent, fmt.Errorf("put file: %w", err))
+	case cur.GetType() != "file":
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("put file: %s on branch %s of %s is a %s, not a file: choose another path", path, branch, r, typeOf(cur)))
+	case cur.GetSHA() == want:
+		return Artifact{SHA: want, URL: cur.GetHTMLURL()}, nil
+	default:
+		opts.SHA = github.String(cur.GetSHA())
+	}
+
+	var res *github.RepositoryContentResponse
+	class, err := rn.create(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		res, resp, err = c.gh.Repositories.CreateFile(ctx, r.Owner, r.Name, path, opts)
+		return resp, err
+	})
+	if err != nil {
+		err = fmt.Errorf("put file %s on branch %s of %s: %w", path, branch, r, err)
+		if st := httpStatus(err); class == ClassRefused && (st == http.StatusConflict || st == http.StatusUnprocessableEntity) {
+			err = &hintError{msg: err.Error() + " (the file or branch changed meanwhile, or the branch does not exist): rerun", err: err}
+		}
+		return Artifact{}, c.createErr(class, err)
+	}
+	a := Artifact{SHA: res.GetContent().GetSHA(), URL: res.GetContent().GetHTMLURL()}
+	if a.SHA == "" {
+		a.SHA = want
+	}
+	return a, nil
+}
+
+// readFile reads path on branch; a directory comes back as a
+// RepositoryContent of type "dir".
+func (c *Client) readFile(ctx context.Context, rn *run, r Repo, branch, path string) (*github.RepositoryContent, error) {
+	var file *github.RepositoryContent
+	err := rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
+		f, _, resp, err := c.gh.Repositories.GetContents(ctx, r.Owner, r.Name, path, &github.RepositoryContentGetOptions{Ref: branch})
+		file = f
+		if err == nil && f == nil { // GitHub listed a directory
+			file = &github.RepositoryContent{Type: github.String("dir")}
+		}
+		return resp, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s on branch %s of %s: %w", path, branch, r, err)
+	}
+	return file, nil
+}
+
+func typeOf(rc *github.RepositoryContent) string {
+	if t := rc.GetType(); t != "" {
+		return t
+	}
+	return "non-file"
+}
+
+func checkFile(branch, path string) error {
+	if err := taskkey.CheckBranchName(branch); err != nil {
+		return err
+	}
+	if path == "" || strings.HasPrefix(path, "/") || strings.HasSuffix(path, "/") {
+		return fmt.Errorf("invalid path %q: want a file path relative to the repository root", path)
+	}
+	return nil
+}

@@ -1,0 +1,174 @@
+package ghcheck
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// ResolveCommit returns the full SHA of the commit that ref (a branch, tag
+// or SHA) names in r, for `branch create --from REF`: GET
+// /repos/{o}/{r}/commits/{ref} with the SHA media type. A 404 or 422 means
+// there is no such commit.
+//
+// GitHub API docs: https://docs.github.com/rest/commits/commits#get-a-commit
+func (c *Client) ResolveCommit(ctx context.Context, r Repo, ref string) (string, error) {
+	if strings.TrimSpace(ref) == "" {
+		return "", fmt.Errorf("resolve commit: ref is empty: pass --from BRANCH, TAG or SHA")
+	}
+	var sha string
+	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		sha, resp, err = c.gh.Repositories.GetCommitSHA1(ctx, r.Owner, r.Name, ref, "")
+		return resp, err
+	})
+	if st := httpStatus(err); st == http.StatusNotFound || st == http.StatusUnprocessableEntity {
+		return "", c.redact(&hintError{msg: fmt.Sprintf("resolve commit %q in %s: no such branch, tag or commit: check --from", ref, r), err: err})
+	}
+	if err != nil {
+		return "", c.redact(fmt.Errorf("resolve commit %q in %s: %w", ref, r, err))
+	}
+	sha = strings.TrimSpace(sha)
+	if !isSHA(sha) {
+		return "", fmt.Errorf("resolve commit %q in %s: GitHub answered %q, not a commit SHA", ref, r, truncate(sha, 80))
+	}
+	return strings.ToLower(sha), nil
+}
+
+// FindBranch looks for branch name made at commit sha: GET
+// /repos/{o}/{r}/git/ref/heads/{name}, an exact and consistent read
+// (matching-refs is a prefix match and is never used).
+//
+// Absent: 404. Found: the branch points at sha, or at a commit that
+// descends from it (GET /repos/{o}/{r}/compare/{sha}...{head} answers
+// "ahead" or "identical": someone, maybe us, pushed on top). Conflict: it
+// points elsewhere; it is someone else's branch. Unknown: a read failed.
+//
+// GitHub API docs: https://docs.github.com/rest/git/refs#get-a-reference
+func (c *Client) FindBranch(ctx context.Context, r Repo, name, sha string) Result {
+	if err := checkBranch(name, sha); err != nil {
+		return c.unknown(fmt.Errorf("find branch: %w", err))
+	}
+	rn := c.newRun()
+	var ref *github.Reference
+	err := rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		ref, resp, err = c.gh.Git.GetRef(ctx, r.Owner, r.Name, "heads/"+name)
+		return resp, err
+	})
+	switch {
+	case notFound(err):
+		return Result{State: Absent}
+	case err != nil:
+		return c.unknown(fmt.Errorf("read branch %s of %s: %w", name, r, err))
+	case ref.GetRef() != "refs/heads/"+name:
+		return c.unknown(fmt.Errorf("read branch %s of %s: GitHub answered ref %q", name, r, ref.GetRef()))
+	}
+	at := strings.ToLower(ref.GetObject().GetSHA())
+	found := Result{State: Found, Artifact: Artifact{SHA: at, URL: c.branchURL(r, name)}}
+	if at == strings.ToLower(sha) {
+		return found
+	}
+
+	var cmp *github.CommitsComparison
+	err = rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		cmp, resp, err = c.gh.Repositories.CompareCommits(ctx, r.Owner, r.Name, sha, at, &github.ListOptions{PerPage: 1})
+		return resp, err
+	})
+	if err != nil {
+		return c.unknown(fmt.Errorf("compare branch %s at %s with %s in %s: %w", name, short(at), short(sha), r, err))
+	}
+	switch cmp.GetStatus() {
+	case "ahead", "identical":
+		return found
+	}
+	return Result{State: Conflict, Err: fmt.Errorf("branch %s exists at %s, which does not descend from %s; it is someone else's: choose another name or delete it", name, at, sha)}
+}
+
+// CreateBranch creates branch name at commit sha: POST
+// /repos/{o}/{r}/git/refs. Creating a ref is atomic on GitHub: a second
+// create answers 422 "Reference already exists" (with no errors array),
+// ClassExists; find it and check where it points.
+//
+// GitHub API docs: https://docs.github.com/rest/git/refs#create-a-reference
+func (c *Client) CreateBranch(ctx context.Context, r Repo, name, sha string) (Artifact, error) {
+	if err := checkBranch(name, sha); err != nil {
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create branch: %w", err))
+	}
+	var ref *github.Reference
+	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		ref, resp, err = c.gh.Git.CreateRef(ctx, r.Owner, r.Name, &github.Reference{
+			Ref:    github.String("refs/heads/" + name),
+			Object: &github.GitObject{SHA: github.String(sha)},
+		})
+		return resp, err
+	})
+	if err != nil {
+		return Artifact{}, c.createErr(class, fmt.Errorf("create branch %s at %s in %s: %w", name, short(sha), r, err))
+	}
+	at := ref.GetObject().GetSHA()
+	if at == "" {
+		at = sha
+	}
+	return Artifact{SHA: strings.ToLower(at), URL: c.branchURL(r, name)}, nil
+}
+
+func checkBranch(name, sha string) error {
+	if err := taskkey.CheckBranchName(name); err != nil {
+		return err
+	}
+	if !isSHA(sha) {
+		return fmt.Errorf("invalid commit %q: want a 40-character hex SHA", sha)
+	}
+	return nil
+}
+
+// branchURL is the web page of a branch, or "" when the web root is not
+// known (GitHub returns none for a ref).
+func (c *Client) branchURL(r Repo, name string) string {
+	if c.web == "" {
+		return ""
+	}
+	return c.web + url.PathEscape(r.Owner) + "/" + url.PathEscape(r.Name) + "/tree/" + escapeSegments(name)
+}
+
+func escapeSegments(p string) string {
+	parts := strings.Split(p, "/")
+	for i, s := range parts {
+		parts[i] = url.PathEscape(s)
+	}
+	return strings.Join(parts, "/")
+}
+
+func isSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func short(sha string) string { return truncate(sha, 12) }
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

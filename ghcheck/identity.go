@@ -1,0 +1,102 @@
+package ghcheck
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// hintError is a user-facing message with the error behind it.
+type hintError struct {
+	msg string
+	err error
+}
+
+func (e *hintError) Error() string { return e.msg }
+func (e *hintError) Unwrap() error { return e.err }
+
+// Login returns the login of the token's identity, read once per Client
+// with GET /user (a failed read is tried again on the next call).
+//
+// GitHub App installation tokens and Actions' GITHUB_TOKEN cannot read
+// /user (403 or 404). Then, if Options.TrustedAuthors is set, Login returns
+// "" and a nil error: only the trusted logins count as ours. Otherwise it
+// returns an error asking for --trust-author. A 401 means GitHub rejected
+// the token.
+//
+// GitHub API docs: https://docs.github.com/rest/users/users#get-the-authenticated-user
+func (c *Client) Login(ctx context.Context) (string, error) {
+	c.loginMu.Lock()
+	defer c.loginMu.Unlock()
+	if c.loginDone {
+		return c.login, nil
+	}
+	var u *github.User
+	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		u, resp, err = c.gh.Users.Get(ctx, "")
+		return resp, err
+	})
+	switch st := httpStatus(err); {
+	case err == nil:
+	case st == http.StatusUnauthorized:
+		return "", c.redact(&hintError{msg: "token rejected by GitHub (401 Bad credentials): check GH_TOKEN", err: err})
+	case st == http.StatusForbidden || st == http.StatusNotFound:
+		if len(c.opts.TrustedAuthors) > 0 {
+			c.loginDone, c.login = true, ""
+			return "", nil
+		}
+		return "", c.redact(&hintError{
+			msg: fmt.Sprintf("read token identity: GitHub answered %d to GET /user, as it does for GitHub App installation tokens and Actions' GITHUB_TOKEN: "+
+				"pass --trust-author LOGIN with the login that authors ghonce's artifacts (e.g. github-actions[bot])", st),
+			err: err,
+		})
+	default:
+		return "", c.redact(fmt.Errorf("read token identity (GET /user): %w", err))
+	}
+	login := u.GetLogin()
+	if login == "" {
+		return "", errors.New("read token identity: GET /user answered without a login")
+	}
+	c.loginDone, c.login = true, login
+	return login, nil
+}
+
+// Ours reports whether login is the token's identity or a trusted author,
+// compared without case. It calls Login and returns its error.
+func (c *Client) Ours(ctx context.Context, login string) (bool, error) {
+	is, err := c.oursFunc(ctx)
+	if err != nil {
+		return false, err
+	}
+	return is(login), nil
+}
+
+// oursFunc resolves the identity once and returns a predicate for the
+// authors of listed artifacts.
+func (c *Client) oursFunc(ctx context.Context) (func(login string) bool, error) {
+	id, err := c.Login(ctx)
+	if err != nil {
+		return nil, err
+	}
+	trusted := c.opts.TrustedAuthors
+	return func(login string) bool {
+		if login == "" {
+			return false
+		}
+		if id != "" && strings.EqualFold(login, id) {
+			return true
+		}
+		for _, t := range trusted {
+			if strings.EqualFold(login, t) {
+				return true
+			}
+		}
+		return false
+	}, nil
+}

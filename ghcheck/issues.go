@@ -1,0 +1,112 @@
+package ghcheck
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// FindIssue looks for our issue for key: GET
+// /repos/{o}/{r}/issues?labels=LABEL&state=all&per_page=100, every page.
+// The list is consistent right after a write (search is not). The issues
+// API returns pull requests too: items with pull_request are skipped. An
+// issue counts only if its author is ours and the first line of its body
+// is key's marker; a label anyone can add proves nothing alone.
+//
+// Found: the oldest such issue, open or closed. Absent: none, or the
+// repository does not exist for this token (404; the create then fails
+// too). Unknown: a read failed.
+//
+// GitHub API docs: https://docs.github.com/rest/issues/issues#list-repository-issues
+func (c *Client) FindIssue(ctx context.Context, r Repo, key string) Result {
+	if err := checkKey(key); err != nil {
+		return c.unknown(fmt.Errorf("find issue: %w", err))
+	}
+	ours, err := c.oursFunc(ctx)
+	if err != nil {
+		return c.unknown(fmt.Errorf("find issue: %w", err))
+	}
+	label := taskkey.Label(key)
+	var best *github.Issue
+	err = c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		issues, resp, err := c.listByLabel(ctx, r, label, page)
+		if err == nil {
+			for _, is := range issues {
+				if !is.IsPullRequest() && ours(is.GetUser().GetLogin()) && taskkey.HasMarker(is.GetBody(), key) &&
+					(best == nil || is.GetNumber() < best.GetNumber()) {
+					best = is
+				}
+			}
+		}
+		return resp, err
+	})
+	switch {
+	case notFound(err):
+		return Result{State: Absent}
+	case err != nil:
+		return c.unknown(fmt.Errorf("list issues of %s labeled %s: %w", r, label, err))
+	case best == nil:
+		return Result{State: Absent}
+	}
+	return Result{State: Found, Artifact: issueArtifact(best)}
+}
+
+// listByLabel reads one page of GET /repos/{o}/{r}/issues?labels=L&state=all.
+func (c *Client) listByLabel(ctx context.Context, r Repo, label string, page int) ([]*github.Issue, *github.Response, error) {
+	return c.gh.Issues.ListByRepo(ctx, r.Owner, r.Name, &github.IssueListByRepoOptions{
+		State:       "all",
+		Labels:      []string{label},
+		ListOptions: github.ListOptions{Page: page, PerPage: 100},
+	})
+}
+
+// CreateIssue files an issue whose body starts with key's marker, labeled
+// with the key's label and p.Labels in the same request.
+//
+// POST /repos/{o}/{r}/issues is not idempotent (GitHub has no uniqueness
+// for issues) and is never retried once it may have been sent. A body too
+// long once the marker is added, an invalid key or label is refused before
+// sending (ClassRefused).
+//
+// GitHub silently drops labels when the token may not set them; the issue
+// then cannot be found by label again and Artifact.Warning says so.
+//
+// GitHub API docs: https://docs.github.com/rest/issues/issues#create-an-issue
+func (c *Client) CreateIssue(ctx context.Context, r Repo, key string, p NewIssue) (Artifact, error) {
+	labels, err := checkCreate(key, p.Body, p.Labels)
+	if err != nil {
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create issue: %w", err))
+	}
+	var is *github.Issue
+	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		is, resp, err = c.gh.Issues.Create(ctx, r.Owner, r.Name, &github.IssueRequest{
+			Title:  github.String(p.Title),
+			Body:   github.String(taskkey.WithMarker(key, p.Body)),
+			Labels: &labels,
+		})
+		return resp, err
+	})
+	if err != nil {
+		return Artifact{}, c.createErr(class, fmt.Errorf("create issue in %s: %w", r, err))
+	}
+	a := issueArtifact(is)
+	if !hasLabel(is.Labels, taskkey.Label(key)) {
+		a.Warning = fmt.Sprintf("create issue: GitHub did not apply label %s (the token may lack triage access): "+
+			"the issue #%d exists, but ghonce cannot find it on GitHub again; only the ledger records it", taskkey.Label(key), a.Number)
+	}
+	return a, nil
+}
+
+func issueArtifact(is *github.Issue) Artifact {
+	return Artifact{
+		Number: is.GetNumber(),
+		URL:    is.GetHTMLURL(),
+		Author: is.GetUser().GetLogin(),
+		State:  is.GetState(),
+	}
+}

@@ -1,0 +1,277 @@
+package ghcheck
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// FindPR looks for our pull request for q.Key.
+//
+// First by head, for each of q.Heads ("branch" means a branch of r.Owner,
+// "owner:branch" a branch of that owner): GET
+// /repos/{o}/{r}/pulls?state=all&head=OWNER:BRANCH, every page. The list is
+// consistent (search is not), but its filter is not trusted: a malformed
+// head makes GitHub ignore it and answer every pull request, so each
+// candidate must have exactly that head branch and owner, the base q.Base
+// (when set), an author that is ours and q.Key's marker on the first line
+// of its body.
+//
+// Then, if none matched (the head branch may have been renamed), by the
+// key's label: GET /repos/{o}/{r}/issues?labels=LABEL&state=all, every
+// page, keeping pull requests (items with pull_request) that are ours and
+// carry the marker; GET /repos/{o}/{r}/pulls/{n} then tells whether it was
+// merged. Search is never used: it lags minutes behind writes.
+//
+// Found: the oldest matching pull request, open, closed or merged (the step
+// happened). Absent: none, or the repository does not exist for this token
+// (404; the create then fails too). Unknown: a read failed.
+//
+// GitHub API docs: https://docs.github.com/rest/pulls/pulls#list-pull-requests
+func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
+	if err := checkKey(q.Key); err != nil {
+		return c.unknown(fmt.Errorf("find pull request: %w", err))
+	}
+	heads, err := parseHeads(r, q.Heads)
+	if err != nil {
+		return c.unknown(fmt.Errorf("find pull request: %w", err))
+	}
+	ours, err := c.oursFunc(ctx)
+	if err != nil {
+		return c.unknown(fmt.Errorf("find pull request: %w", err))
+	}
+	rn := c.newRun()
+
+	var best *github.PullRequest
+	for _, h := range heads {
+		err := rn.pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+			prs, resp, err := c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{
+				State:       "all",
+				Head:        h.owner + ":" + h.branch,
+				ListOptions: github.ListOptions{Page: page, PerPage: 100},
+			})
+			if err == nil {
+				for _, pr := range prs {
+					if prMatches(pr, h, q, ours) && (best == nil || pr.GetNumber() < best.GetNumber()) {
+						best = pr
+					}
+				}
+			}
+			return resp, err
+		})
+		if notFound(err) {
+			return Result{State: Absent}
+		}
+		if err != nil {
+			return c.unknown(fmt.Errorf("list pull requests of %s with head %s:%s: %w", r, h.owner, h.branch, err))
+		}
+	}
+	if best != nil {
+		return Result{State: Found, Artifact: prArtifact(best)}
+	}
+
+	label := taskkey.Label(q.Key)
+	var byLabel *github.Issue
+	err = rn.pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		issues, resp, err := c.listByLabel(ctx, r, label, page)
+		if err == nil {
+			for _, is := range issues {
+				if is.IsPullRequest() && ours(is.GetUser().GetLogin()) && taskkey.HasMarker(is.GetBody(), q.Key) &&
+					(byLabel == nil || is.GetNumber() < byLabel.GetNumber()) {
+					byLabel = is
+				}
+			}
+		}
+		return resp, err
+	})
+	if notFound(err) {
+		return Result{State: Absent}
+	}
+	if err != nil {
+		return c.unknown(fmt.Errorf("list pull requests of %s labeled %s: %w", r, label, err))
+	}
+	if byLabel == nil {
+		return Result{State: Absent}
+	}
+
+	// The issue view has no "merged": read the pull request itself.
+	var pr *github.PullRequest
+	err = rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		pr, resp, err = c.gh.PullRequests.Get(ctx, r.Owner, r.Name, byLabel.GetNumber())
+		return resp, err
+	})
+	if err != nil {
+		// It exists either way; only open/closed/merged is uncertain.
+		a := issueArtifact(byLabel)
+		a.Warning = c.redact(fmt.Errorf("read pull request #%d: %w; its state may be merged", byLabel.GetNumber(), err)).Error()
+		return Result{State: Found, Artifact: a}
+	}
+	return Result{State: Found, Artifact: prArtifact(pr)}
+}
+
+// CreatePR opens a pull request whose body starts with key's marker, then
+// labels it with the key's label and p.Labels.
+//
+// POST /repos/{o}/{r}/pulls is not idempotent and is never retried once it
+// may have been sent. GitHub refuses a second open pull request for the
+// same head and base with 422 "A pull request already exists for
+// owner:branch." (ClassExists: find it, adopt it if ours); a closed one
+// does not block a new one. A body too long for GitHub once the marker is
+// added, an invalid key or label is refused before sending (ClassRefused).
+//
+// The labels are added by POST /repos/{o}/{r}/issues/{n}/labels, which is
+// idempotent and retried; if it fails the pull request still exists, and
+// Artifact.Warning says so.
+//
+// GitHub API docs: https://docs.github.com/rest/pulls/pulls#create-a-pull-request
+func (c *Client) CreatePR(ctx context.Context, r Repo, key string, p NewPR) (Artifact, error) {
+	labels, err := checkCreate(key, p.Body, p.Labels)
+	if err != nil {
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create pull request: %w", err))
+	}
+	var pr *github.PullRequest
+	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		pr, resp, err = c.gh.PullRequests.Create(ctx, r.Owner, r.Name, &github.NewPullRequest{
+			Title: github.String(p.Title),
+			Head:  github.String(p.Head),
+			Base:  github.String(p.Base),
+			Body:  github.String(taskkey.WithMarker(key, p.Body)),
+			Draft: github.Bool(p.Draft),
+		})
+		return resp, err
+	})
+	if err != nil {
+		return Artifact{}, c.createErr(class, fmt.Errorf("create pull request %s <- %s in %s: %w", p.Base, p.Head, r, err))
+	}
+	a := prArtifact(pr)
+	a.Warning = c.addLabels(ctx, r, a.Number, key, labels)
+	return a, nil
+}
+
+// addLabels labels issue or pull request n and returns a warning, or "".
+//
+// GitHub API docs: https://docs.github.com/rest/issues/labels#add-labels-to-an-issue
+func (c *Client) addLabels(ctx context.Context, r Repo, n int, key string, labels []string) string {
+	var got []*github.Label
+	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		got, resp, err = c.gh.Issues.AddLabelsToIssue(ctx, r.Owner, r.Name, n, labels)
+		return resp, err
+	})
+	if err != nil {
+		return c.redact(fmt.Errorf("add labels %s to #%d: %w; it was created, and ghonce still finds it by head branch and marker", strings.Join(labels, ", "), n, err)).Error()
+	}
+	if !hasLabel(got, taskkey.Label(key)) {
+		return fmt.Sprintf("add labels to #%d: GitHub did not apply %s (the token may lack triage access); it was created, and ghonce still finds it by head branch and marker", n, taskkey.Label(key))
+	}
+	return ""
+}
+
+// head is one place a pull request's head may be.
+type head struct{ owner, branch string }
+
+// parseHeads parses and deduplicates "branch" and "owner:branch".
+func parseHeads(r Repo, in []string) ([]head, error) {
+	var out []head
+	seen := map[string]bool{}
+	for _, s := range in {
+		h := head{owner: r.Owner, branch: s}
+		if o, b, ok := strings.Cut(s, ":"); ok {
+			h = head{owner: o, branch: b}
+		}
+		if h.owner == "" || strings.ContainsAny(h.owner, "/: ") {
+			return nil, fmt.Errorf("invalid head %q: want BRANCH or OWNER:BRANCH", s)
+		}
+		if err := taskkey.CheckBranchName(h.branch); err != nil {
+			return nil, fmt.Errorf("invalid head %q: %w", s, err)
+		}
+		k := strings.ToLower(h.owner) + ":" + h.branch
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// prMatches verifies a listed pull request instead of trusting the filter.
+func prMatches(pr *github.PullRequest, h head, q PRQuery, ours func(string) bool) bool {
+	hd := pr.GetHead()
+	if hd.GetRef() != h.branch {
+		return false
+	}
+	owner := hd.GetRepo().GetOwner().GetLogin()
+	if owner == "" { // the head repository was deleted; the label keeps "owner:branch"
+		owner, _, _ = strings.Cut(hd.GetLabel(), ":")
+	}
+	if !strings.EqualFold(owner, h.owner) {
+		return false
+	}
+	if q.Base != "" && pr.GetBase().GetRef() != q.Base {
+		return false
+	}
+	return ours(pr.GetUser().GetLogin()) && taskkey.HasMarker(pr.GetBody(), q.Key)
+}
+
+func prArtifact(pr *github.PullRequest) Artifact {
+	state := pr.GetState()
+	if pr.GetMerged() || pr.MergedAt != nil {
+		state = "merged"
+	}
+	return Artifact{
+		Number: pr.GetNumber(),
+		URL:    pr.GetHTMLURL(),
+		Author: pr.GetUser().GetLogin(),
+		State:  state,
+	}
+}
+
+func hasLabel(ls []*github.Label, name string) bool {
+	for _, l := range ls {
+		if strings.EqualFold(l.GetName(), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkKey refuses a malformed key: its marker could never be found again.
+func checkKey(key string) error {
+	if !taskkey.Valid(key) {
+		return fmt.Errorf("invalid key %q: want %s followed by 32 base32 characters", key, taskkey.Prefix)
+	}
+	return nil
+}
+
+// checkCreate validates what a create of an issue or pull request sends and
+// returns its labels: the key's label first, then the user's, without
+// duplicates (GitHub compares labels without case).
+func checkCreate(key, body string, user []string) ([]string, error) {
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	if err := taskkey.CheckBody(key, body); err != nil {
+		return nil, err
+	}
+	labels := []string{taskkey.Label(key)}
+	seen := map[string]bool{strings.ToLower(labels[0]): true}
+	for _, l := range user {
+		if err := taskkey.CheckLabel(l); err != nil {
+			return nil, err
+		}
+		if !seen[strings.ToLower(l)] {
+			seen[strings.ToLower(l)] = true
+			labels = append(labels, l)
+		}
+	}
+	return labels, nil
+}

@@ -1,0 +1,280 @@
+package ghcheck
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// Every request goes through run.do, the one place that waits for rate
+// limits and retries. The rules:
+//
+//   - Rate-limit answers (a 403 primary limit, a 403 or 429 secondary
+//     limit, a plain 429) and go-github's local refusals before a known
+//     reset prove that nothing was created: wait (Options.Sleep) and retry,
+//     as long as the waits of one operation add up to at most
+//     Options.MaxWait; otherwise fail with an error that says when the
+//     limit resets.
+//   - Idempotent requests (reads; adding labels) also retry 5xx and network
+//     errors, up to maxRetries times with a short backoff.
+//   - Creates retry only what proves nothing was created (a rate-limit
+//     answer, a request that was not sent); never a ClassMaybe.
+
+const (
+	maxRetries = 3
+	// firstBackoff is the first wait before retrying a failed read; it
+	// doubles on each retry.
+	firstBackoff = time.Second
+	// secondaryBackoff is the first wait after a secondary rate limit
+	// without Retry-After, as GitHub's docs advise; it doubles.
+	secondaryBackoff = time.Minute
+	// minRateWait is the shortest wait for a rate limit, so a "Retry-After:
+	// 0" cannot make a busy loop.
+	minRateWait = time.Second
+	// resetBuffer is added to a primary limit's reset time: the reset is
+	// in whole seconds and clocks differ.
+	resetBuffer = time.Second
+	// maxPages stops a runaway pagination (100,000 items at 100 a page).
+	maxPages = 1000
+)
+
+// bypassLocalLimit is go-github v66's context key (bypassRateLimitCheck,
+// unexported, the iota before SleepUntilPrimaryRateLimitResetWhenRateLimited)
+// that skips its local refusal before a known reset. do sets it only on the
+// attempt after it has itself waited for that reset with Options.Sleep: the
+// wait is done, so go-github's wall-clock bookkeeping must not refuse again
+// (with an injected Sleep no wall-clock time passes). The rate-limit tests
+// fail if a go-github upgrade moves this key.
+const bypassLocalLimit = github.SleepUntilPrimaryRateLimitResetWhenRateLimited - 1
+
+// sentKey is the context key of the *atomic.Bool that sendTracker sets when
+// a request reaches the real transport.
+type sentKey struct{}
+
+// sendTracker sits right above the real transport. A request that never
+// reached it sent nothing.
+type sendTracker struct{ base http.RoundTripper }
+
+func (t *sendTracker) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := req.Context().Err(); err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	if sent, ok := req.Context().Value(sentKey{}).(*atomic.Bool); ok {
+		sent.Store(true)
+	}
+	return t.base.RoundTrip(req)
+}
+
+// policy says which failures a request may retry.
+type policy int
+
+const (
+	// idempotent requests retry anything that may succeed next time.
+	idempotent policy = iota + 1
+	// createOnce requests retry only what proves nothing was created.
+	createOnce
+)
+
+// run is one operation (one exported method call): its rate-limit waits
+// share one Options.MaxWait budget.
+type run struct {
+	c      *Client
+	waited time.Duration // on rate limits so far
+	bypass bool          // waited for a limit: skip go-github's local refusal
+	abuse  time.Duration // next secondary-limit backoff without Retry-After
+}
+
+func (c *Client) newRun() *run { return &run{c: c, abuse: secondaryBackoff} }
+
+// read runs an idempotent request.
+func (rn *run) read(ctx context.Context, fn func(context.Context) (*github.Response, error)) error {
+	_, err := rn.do(ctx, idempotent, fn)
+	return err
+}
+
+// create runs a request that must not be repeated once it may have taken
+// effect; it returns the failure's Class.
+func (rn *run) create(ctx context.Context, fn func(context.Context) (*github.Response, error)) (Class, error) {
+	return rn.do(ctx, createOnce, fn)
+}
+
+// do runs fn until it succeeds or must stop, and returns the last error and
+// its Class.
+func (rn *run) do(ctx context.Context, p policy, fn func(context.Context) (*github.Response, error)) (Class, error) {
+	retries := 0
+	for {
+		var sent atomic.Bool
+		actx := context.WithValue(ctx, sentKey{}, &sent)
+		if rn.bypass {
+			actx = context.WithValue(actx, bypassLocalLimit, true)
+		}
+		_, err := fn(actx)
+		if err == nil {
+			return 0, nil
+		}
+		if !sent.Load() {
+			err = &notSentError{err}
+		}
+		class := Classify(err)
+		if ctx.Err() != nil {
+			return class, err
+		}
+
+		if d, reset, ok := rn.rateLimitWait(err); ok {
+			d = max(d, minRateWait)
+			if rn.waited+d > rn.c.opts.MaxWait {
+				return class, &rateLimitedError{reset: reset, maxWait: rn.c.opts.MaxWait, err: err}
+			}
+			if serr := rn.c.opts.Sleep(ctx, d); serr != nil {
+				return class, fmt.Errorf("wait for github rate limit: %w (after %w)", serr, err)
+			}
+			rn.waited += d
+			rn.bypass = true
+			continue
+		}
+
+		retry := false
+		switch class {
+		case ClassMaybe:
+			retry = p == idempotent
+		case ClassNotSent:
+			// Reached the transport but never left (a dial error): worth
+			// another try. Not reached at all: the request could not be
+			// built, and will not be next time either.
+			retry = sent.Load()
+		}
+		if !retry || retries >= maxRetries {
+			return class, err
+		}
+		if serr := rn.c.opts.Sleep(ctx, firstBackoff<<retries); serr != nil {
+			return class, fmt.Errorf("wait to retry: %w (after %w)", serr, err)
+		}
+		retries++
+	}
+}
+
+// rateLimitWait says how long to wait if err is a rate-limit answer or
+// refusal, and when the limit resets.
+func (rn *run) rateLimitWait(err error) (d time.Duration, reset time.Time, ok bool) {
+	now := time.Now()
+	until := func(t time.Time) (time.Duration, time.Time, bool) {
+		d := time.Until(t) + resetBuffer
+		if d < resetBuffer {
+			d = resetBuffer
+		}
+		return d, now.Add(d), true
+	}
+	backoff := func() (time.Duration, time.Time, bool) {
+		d := rn.abuse
+		rn.abuse *= 2
+		return d, now.Add(d), true
+	}
+
+	var rl *github.RateLimitError
+	if errors.As(err, &rl) {
+		if rl.Rate.Reset.IsZero() {
+			return backoff()
+		}
+		return until(rl.Rate.Reset.Time)
+	}
+	var ab *github.AbuseRateLimitError
+	if errors.As(err, &ab) {
+		if ab.RetryAfter != nil && *ab.RetryAfter > 0 {
+			return *ab.RetryAfter, now.Add(*ab.RetryAfter), true
+		}
+		return backoff()
+	}
+	var er *github.ErrorResponse
+	if !errors.As(err, &er) || er.Response == nil || !isRateLimitResponse(er) {
+		return 0, time.Time{}, false
+	}
+	h := er.Response.Header
+	if v := h.Get("Retry-After"); v != "" {
+		if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
+			d := time.Duration(s) * time.Second
+			return d, now.Add(d), true
+		}
+		if t, err := http.ParseTime(v); err == nil {
+			return until(t)
+		}
+	}
+	if h.Get("X-RateLimit-Remaining") == "0" {
+		if s, err := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64); err == nil && s > 0 {
+			return until(time.Unix(s, 0))
+		}
+	}
+	return backoff()
+}
+
+// isRateLimit reports whether err is any kind of rate-limit answer.
+func isRateLimit(err error) bool {
+	var rl *github.RateLimitError
+	var ab *github.AbuseRateLimitError
+	var er *github.ErrorResponse
+	return errors.As(err, &rl) || errors.As(err, &ab) ||
+		errors.As(err, &er) && er.Response != nil && isRateLimitResponse(er)
+}
+
+// isRateLimitResponse recognises the rate-limit answers go-github v66 does
+// not type: a 429 (always a plain *ErrorResponse in v66) and a 403 that
+// says "rate limit" but lacks the documentation URL go-github looks for.
+func isRateLimitResponse(er *github.ErrorResponse) bool {
+	switch er.Response.StatusCode {
+	case http.StatusTooManyRequests:
+		return true
+	case http.StatusForbidden:
+		return containsFold(er.Message, "rate limit")
+	}
+	return false
+}
+
+// rateLimitedError is a rate limit that outlasts Options.MaxWait.
+type rateLimitedError struct {
+	reset   time.Time
+	maxWait time.Duration
+	err     error
+}
+
+func (e *rateLimitedError) Error() string {
+	in := time.Until(e.reset).Round(time.Second)
+	return fmt.Sprintf("github rate limit: it resets at %s (in %s), later than this command waits (%s): rerun after that: %v",
+		e.reset.UTC().Format("15:04:05 MST"), in, e.maxWait, e.err)
+}
+func (e *rateLimitedError) Unwrap() error { return e.err }
+
+// pages reads every page of a list: fetch is called with page 0 (the
+// first), then with each Response.NextPage, which go-github takes from
+// the Link header, until there is no next page. fetch must use the items
+// only when its request succeeded.
+func (rn *run) pages(ctx context.Context, fetch func(ctx context.Context, page int) (*github.Response, error)) error {
+	page := 0
+	for n := 0; n < maxPages; n++ {
+		var resp *github.Response
+		err := rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
+			var err error
+			resp, err = fetch(ctx, page)
+			return resp, err
+		})
+		if err != nil {
+			return err
+		}
+		if resp == nil || resp.NextPage == 0 {
+			return nil
+		}
+		if resp.NextPage <= page {
+			return fmt.Errorf("follow pagination: next page %d after page %d", resp.NextPage, page)
+		}
+		page = resp.NextPage
+	}
+	return fmt.Errorf("follow pagination: stopped after %d pages", maxPages)
+}
