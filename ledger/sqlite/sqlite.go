@@ -1,0 +1,507 @@
+// Package sqlite keeps the ghonce ledger in one SQLite file on the local
+// machine, shared by every ghonce process on it.
+//
+// The file is opened in WAL mode with synchronous=FULL, so a claim is on disk
+// before Claim returns, and every write runs under BEGIN IMMEDIATE with a busy
+// timeout, so processes that write at once queue for the file instead of
+// failing. The file identifies itself with PRAGMA application_id; a file that
+// is not a ghonce ledger is refused and never written to.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/ghonce/ghonce/ledger"
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// BusyTimeout is how long one statement waits for another process's write
+// transaction to end before it gives up with "database is locked". A ledger
+// transaction lasts a few milliseconds (one fsync or two), so reaching this
+// means a process is stuck holding the file.
+const BusyTimeout = 10 * time.Second
+
+// Options tunes Open. The zero value is a read-write ledger on the real clock.
+type Options struct {
+	// Now reads the clock; nil means time.Now. Every time the ledger stores
+	// (leases, created and updated times, history) comes from it.
+	Now func() time.Time
+	// ReadOnly opens an existing ledger for reading: nothing is created,
+	// initialised or migrated, and the methods that write fail.
+	ReadOnly bool
+}
+
+// Ledger is a ledger.Ledger kept in one SQLite file.
+type Ledger struct {
+	db       *sql.DB
+	path     string
+	created  bool
+	readOnly bool
+	now      func() time.Time
+	// writer lets one write transaction of this process run at a time, so
+	// goroutines of one process wait here (and honour their context) rather
+	// than in SQLite's sleeping busy handler. Other processes are kept apart
+	// by BEGIN IMMEDIATE and the busy timeout.
+	writer chan struct{}
+}
+
+var _ ledger.Ledger = (*Ledger)(nil)
+
+// Open opens the ledger at path, creating and initialising it if the file does
+// not exist or is empty (unless opts.ReadOnly), and migrating an older schema.
+//
+// A new file is created with mode 0600, and any missing parent directory with
+// mode 0700. SQLite creates the -wal and -shm files beside it with the
+// permission bits of the ledger file itself, so they are as private as it is.
+//
+// Open refuses, without writing to it, a path that is not a ghonce ledger
+// (another program's database, a damaged file, a directory): the error wraps
+// ledger.ErrNotLedger. A ledger written by a newer ghonce is refused with
+// ledger.ErrNewerSchema. Errors name the file and say what to do.
+func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
+	if path == "" {
+		return nil, errors.New("open ledger: path is empty; pass --ledger PATH")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	if !opts.ReadOnly {
+		if err := makeDir(filepath.Dir(abs)); err != nil {
+			return nil, fmt.Errorf("create ledger directory for %s: %w; check the permissions of its parent or pass --ledger PATH", abs, err)
+		}
+		if err := createFile(abs); err != nil {
+			return nil, fmt.Errorf("create ledger %s: %w; check the permissions of its directory or pass --ledger PATH", abs, err)
+		}
+	}
+	// Look at the file before SQLite does: SQLite would happily use (and, on
+	// first write, overwrite) anything, so a file that is plainly not a
+	// ghonce ledger is turned away here.
+	if err := inspectFile(abs); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite3", dsn(abs, opts.ReadOnly))
+	if err != nil {
+		return nil, fmt.Errorf("open ledger %s: %w", abs, err)
+	}
+	l := &Ledger{
+		db:       db,
+		path:     abs,
+		readOnly: opts.ReadOnly,
+		now:      now,
+		writer:   make(chan struct{}, 1),
+	}
+	if err := l.setUp(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Path returns the absolute path of the ledger file.
+func (l *Ledger) Path() string { return l.path }
+
+// Created reports whether this Open made the ledger: the file did not exist
+// or was empty, and this Open wrote the schema into it. When several
+// processes open a new path at once, exactly one of them sees true. A caller
+// uses it to tell the user that the ledger is brand new, for instance
+// because the old one was deleted.
+func (l *Ledger) Created() bool { return l.created }
+
+// Close closes the database. The last ghonce process to close a ledger
+// checkpoints the WAL into the main file and removes the -wal and -shm files.
+func (l *Ledger) Close() error {
+	if err := l.db.Close(); err != nil {
+		return fmt.Errorf("close ledger %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// dsn builds the connection string. database/sql opens connections as it
+// needs them, and mattn/go-sqlite3 applies these settings to each one, in
+// this order: busy_timeout first, then foreign_keys, then synchronous.
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	// mode=rw: SQLite opens the file Open created or found but never
+	// creates one itself, so the file always has the mode Open gave it.
+	// mode=ro for a read-only ledger.
+	q.Set("mode", "rw")
+	if readOnly {
+		q.Set("mode", "ro")
+	}
+	// busy_timeout: wait up to BusyTimeout for another process's write lock
+	// instead of failing with "database is locked". The driver sets it before
+	// running anything else on the connection, so before any lock is taken.
+	q.Set("_busy_timeout", strconv.FormatInt(BusyTimeout.Milliseconds(), 10))
+	// foreign_keys: every transition must belong to an entry.
+	q.Set("_foreign_keys", "1")
+	// synchronous=FULL: in WAL mode, fsync the WAL on every commit. NORMAL
+	// (the driver's default) may lose the last commits on power loss, and
+	// the intent row must be on disk before the request to GitHub leaves.
+	q.Set("_synchronous", "FULL")
+	// txlock=immediate: every transaction this package begins (they are all
+	// writes) takes the write lock at BEGIN. A deferred transaction that
+	// reads and then writes can fail with SQLITE_BUSY at once when another
+	// process wrote in between, without waiting for the busy timeout.
+	q.Set("_txlock", "immediate")
+	u := url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}
+	return u.String()
+}
+
+// makeDir creates dir and any missing parents with mode 0700. Directories
+// that exist are left as they are.
+func makeDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err == nil {
+		if !fi.IsDir() {
+			return &fs.PathError{Op: "mkdir", Path: dir, Err: errors.New("a file of that name is in the way")}
+		}
+		return nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if parent := filepath.Dir(dir); parent != dir {
+		if err := makeDir(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			// Another process made it meanwhile.
+			return makeDir(dir)
+		}
+		return err
+	}
+	// Mkdir's mode passes through the umask; set it exactly.
+	return os.Chmod(dir, 0o700)
+}
+
+// createFile creates path with mode 0600 if it does not exist, so the file
+// never exists with looser permissions. An existing file is left alone.
+func createFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// The mode given to open passes through the umask; set it exactly.
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	// Make the new directory entry durable, so a claim made in it does not
+	// vanish with its file after a crash.
+	return syncDir(filepath.Dir(path))
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// notLedger is the error for a path that holds something other than a ghonce
+// ledger.
+func notLedger(path, why string) error {
+	return fmt.Errorf("open ledger %s: %w: %s; move it aside or pass --ledger PATH", path, ledger.ErrNotLedger, why)
+}
+
+func newerSchema(path string, version int64) error {
+	return fmt.Errorf("open ledger %s: %w (schema version %d, this ghonce knows up to %d); upgrade ghonce", path, ledger.ErrNewerSchema, version, SchemaVersion)
+}
+
+// sqliteMagic starts every SQLite database file.
+const sqliteMagic = "SQLite format 3\x00"
+
+// inspectFile reads the SQLite header of path (see
+// https://www.sqlite.org/fileformat.html) and refuses what cannot be a ghonce
+// ledger. It accepts an empty file and any SQLite file that is a ghonce
+// ledger or might be an empty database; setUp asks SQLite about those.
+func inspectFile(path string) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("open ledger %s: %w; nothing has been recorded there yet", path, err)
+	}
+	if err != nil {
+		return fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	if fi.IsDir() {
+		return notLedger(path, "it is a directory")
+	}
+	if !fi.Mode().IsRegular() {
+		return notLedger(path, "it is not a regular file")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return fmt.Errorf("open ledger %s: %w; give your user read and write access to it, or pass --ledger PATH", path, err)
+		}
+		return fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	defer f.Close()
+	var h [100]byte
+	n, err := io.ReadFull(f, h[:])
+	switch {
+	case n == 0 && errors.Is(err, io.EOF):
+		return nil // empty: a new ledger
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return notLedger(path, fmt.Sprintf("it is %d bytes long, too short for an SQLite database", n))
+	case err != nil:
+		return fmt.Errorf("read ledger %s: %w", path, err)
+	}
+	if string(h[:16]) != sqliteMagic {
+		return notLedger(path, "it is not an SQLite database")
+	}
+	pageSize := int64(binary.BigEndian.Uint16(h[16:18]))
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	if pageSize < 512 || pageSize&(pageSize-1) != 0 {
+		return notLedger(path, "its SQLite header is damaged")
+	}
+	if fi.Size()%pageSize != 0 {
+		return notLedger(path, "its size is not a whole number of pages: it is truncated or damaged")
+	}
+	appID := int32(binary.BigEndian.Uint32(h[68:72]))
+	if appID != 0 && appID != ApplicationID {
+		return notLedger(path, fmt.Sprintf("it is another program's SQLite database (application_id %#x)", uint32(appID)))
+	}
+	// The header may lag behind the WAL, but a version only grows, so a
+	// header that is already newer is reliably newer.
+	if version := int64(int32(binary.BigEndian.Uint32(h[60:64]))); appID == ApplicationID && version > SchemaVersion {
+		return newerSchema(path, version)
+	}
+	return nil
+}
+
+// identity is what a database says about itself.
+type identity struct {
+	appID   int64
+	version int64 // user_version
+	objects int64 // tables, indexes, triggers and views
+}
+
+func (id identity) empty() bool { return id.appID == 0 && id.version == 0 && id.objects == 0 }
+
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (l *Ledger) probe(ctx context.Context, q querier) (identity, error) {
+	var id identity
+	err := q.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id.appID)
+	if err == nil {
+		err = q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&id.version)
+	}
+	if err == nil {
+		err = q.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&id.objects)
+	}
+	if err != nil {
+		return id, l.openErr(err)
+	}
+	return id, nil
+}
+
+// check refuses a database that is neither empty nor a ledger this ghonce can use.
+func (l *Ledger) check(id identity) error {
+	switch {
+	case id.empty():
+		return nil
+	case id.appID == ApplicationID && id.version > SchemaVersion:
+		return newerSchema(l.path, id.version)
+	case id.appID == ApplicationID && id.version >= 1:
+		return nil
+	case id.appID == ApplicationID:
+		return notLedger(l.path, "its ghonce schema version is missing: it is damaged")
+	default:
+		return notLedger(l.path, fmt.Sprintf("it is another program's SQLite database (application_id %#x, %d schema objects)", uint32(id.appID), id.objects))
+	}
+}
+
+// openErr wraps an error from SQLite met while opening the ledger.
+func (l *Ledger) openErr(err error) error {
+	var se sqlite3.Error
+	if errors.As(err, &se) && (se.Code == sqlite3.ErrNotADB || se.Code == sqlite3.ErrCorrupt) {
+		return notLedger(l.path, fmt.Sprintf("SQLite says %q: it is damaged", se.Error()))
+	}
+	return fmt.Errorf("open ledger %s: %w", l.path, l.hint(err))
+}
+
+// setUp checks the connection settings and the file's identity, switches a
+// new ledger to WAL and brings the schema up to date.
+func (l *Ledger) setUp(ctx context.Context) error {
+	conn, err := l.db.Conn(ctx)
+	if err != nil {
+		return l.openErr(err)
+	}
+	defer conn.Close()
+
+	if err := l.checkPragmas(ctx, conn); err != nil {
+		return err
+	}
+	id, err := l.probe(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if err := l.check(id); err != nil {
+		return err
+	}
+	if l.readOnly {
+		if id.empty() {
+			return fmt.Errorf("open ledger %s: %w: the file is empty; nothing has been recorded there yet", l.path, fs.ErrNotExist)
+		}
+		if id.version < SchemaVersion {
+			return fmt.Errorf("open ledger %s: schema version %d is older than this ghonce's %d; run a ghonce command that writes to the ledger once to upgrade it", l.path, id.version, SchemaVersion)
+		}
+	} else {
+		// journal_mode=WAL is stored in the file, so it is set once here,
+		// only on a file known to be a ghonce ledger or empty. Readers then
+		// never block the writer, and a commit is one append and fsync of
+		// the WAL. It is a no-op on a ledger that is already in WAL mode.
+		var mode string
+		if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+			return l.openErr(err)
+		}
+		if l.created, err = l.migrate(ctx, conn); err != nil {
+			return err
+		}
+	}
+	// Read the journal mode back: WAL cannot be used on some file systems
+	// (network shares without shared memory), and SQLite then silently keeps
+	// its rollback journal, under which readers and the writer block each
+	// other. Refuse rather than run in a mode the ledger was not built for.
+	var mode string
+	if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return l.openErr(err)
+	}
+	if mode != "wal" {
+		return fmt.Errorf("open ledger %s: journal mode is %q, not \"wal\": the file system may not support SQLite's WAL mode; put the ledger on a local disk with --ledger PATH", l.path, mode)
+	}
+	// A damaged schema shows here rather than in the first Claim.
+	var tables int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('entries', 'transitions')").Scan(&tables); err != nil {
+		return l.openErr(err)
+	}
+	if tables != 2 {
+		return notLedger(l.path, "its ghonce tables are missing: it is damaged")
+	}
+	return nil
+}
+
+// checkPragmas reads back the per-connection settings dsn asks for, so a
+// driver that ignored one is caught instead of trusted.
+func (l *Ledger) checkPragmas(ctx context.Context, conn *sql.Conn) error {
+	for _, p := range []struct {
+		name string
+		want int64
+	}{
+		{"busy_timeout", BusyTimeout.Milliseconds()},
+		{"foreign_keys", 1},
+		{"synchronous", 2}, // FULL
+	} {
+		var got int64
+		if err := conn.QueryRowContext(ctx, "PRAGMA "+p.name).Scan(&got); err != nil {
+			return l.openErr(err)
+		}
+		if got != p.want {
+			return fmt.Errorf("open ledger %s: PRAGMA %s is %d, want %d", l.path, p.name, got, p.want)
+		}
+	}
+	return nil
+}
+
+// migrate brings the schema to SchemaVersion in one immediate transaction. It
+// reads the identity again under the write lock, so of several processes
+// opening a new ledger at once one initialises it and the others find it
+// done. It reports whether it initialised an empty database.
+func (l *Ledger) migrate(ctx context.Context, conn *sql.Conn) (created bool, err error) {
+	ms, err := migrations()
+	if err != nil {
+		return false, err
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return false, l.openErr(err)
+	}
+	defer tx.Rollback()
+	id, err := l.probe(ctx, tx)
+	if err != nil {
+		return false, err
+	}
+	if err := l.check(id); err != nil {
+		return false, err
+	}
+	if id.version == SchemaVersion {
+		return false, nil
+	}
+	for _, m := range ms[id.version:] {
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return false, fmt.Errorf("migrate ledger %s to schema version %d (%s): %w", l.path, m.version, m.name, l.hint(err))
+		}
+	}
+	// PRAGMA takes no bound parameters; both values are constants.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
+		return false, fmt.Errorf("migrate ledger %s: %w", l.path, l.hint(err))
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
+		return false, fmt.Errorf("migrate ledger %s: %w", l.path, l.hint(err))
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("migrate ledger %s: %w", l.path, l.hint(err))
+	}
+	return id.empty(), nil
+}
+
+// hint adds what to do to the SQLite errors a user can act on.
+func (l *Ledger) hint(err error) error {
+	var se sqlite3.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code {
+	case sqlite3.ErrFull:
+		return fmt.Errorf("%w; free some disk space and run again", err)
+	case sqlite3.ErrReadonly, sqlite3.ErrCantOpen, sqlite3.ErrPerm:
+		return fmt.Errorf("%w; check that you can write the ledger and its directory, or pass --ledger PATH", err)
+	case sqlite3.ErrBusy, sqlite3.ErrLocked:
+		return fmt.Errorf("%w; another process held the ledger for more than %s", err, BusyTimeout)
+	case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
+		return fmt.Errorf("%w: %w; move it aside or pass --ledger PATH", ledger.ErrNotLedger, err)
+	}
+	return err
+}
+
+// dbErr names the file in an error from SQLite met after Open.
+func (l *Ledger) dbErr(err error) error {
+	var se sqlite3.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	return fmt.Errorf("ledger %s: %w", l.path, l.hint(err))
+}
