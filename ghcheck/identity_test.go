@@ -1,0 +1,97 @@
+package ghcheck
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-github/v66/github"
+	"github.com/migueleliasweb/go-github-mock/src/mock"
+)
+
+func TestLoginOncePerClient(t *testing.T) {
+	var gets counter
+	c, _ := newTest(t, Options{},
+		route(mock.GetUser, gets.seq(reply(200, user("Octo-Bot")))),
+	)
+	for range 3 {
+		login, err := c.Login(context.Background())
+		if err != nil || login != "Octo-Bot" {
+			t.Fatalf("Login = %q, %v", login, err)
+		}
+	}
+	if gets.count() != 1 {
+		t.Errorf("GET /user %d times, want once", gets.count())
+	}
+	for login, want := range map[string]bool{"octo-bot": true, "OCTO-BOT": true, "octo-bot[bot]": false, "": false, "stranger": false} {
+		if got, err := c.Ours(context.Background(), login); err != nil || got != want {
+			t.Errorf("Ours(%q) = %v, %v; want %v", login, got, err, want)
+		}
+	}
+}
+
+func TestLogin401(t *testing.T) {
+	var gets counter
+	c, _ := newTest(t, Options{TrustedAuthors: []string{"my-app[bot]"}},
+		route(mock.GetUser, gets.seq(reply(401, fixture(t, "bad-credentials.401.json")), reply(200, user(me)))),
+	)
+	_, err := c.Login(context.Background())
+	noToken(t, err)
+	if err == nil || err.Error() != "token rejected by GitHub (401 Bad credentials): check GH_TOKEN" {
+		t.Fatalf("err = %v", err)
+	}
+	// A failed read is not remembered.
+	if login, err := c.Login(context.Background()); err != nil || login != me {
+		t.Fatalf("second Login = %q, %v", login, err)
+	}
+	// Finds report the failure as unknown.
+	c, _ = newTest(t, Options{}, route(mock.GetUser, reply(401, fixture(t, "bad-credentials.401.json"))))
+	wantState(t, c.FindIssue(context.Background(), repo, keyFor("issue")), Unknown)
+}
+
+func TestLoginForbiddenNeedsTrustedAuthors(t *testing.T) {
+	for _, status := range []int{403, 404} {
+		body := fixture(t, "integration.403.json")
+		c, _ := newTest(t, Options{}, route(mock.GetUser, reply(status, body)))
+		_, err := c.Login(context.Background())
+		noToken(t, err)
+		if err == nil || !strings.Contains(err.Error(), "--trust-author") || !strings.Contains(err.Error(), "github-actions[bot]") {
+			t.Fatalf("%d: err = %v", status, err)
+		}
+		res := c.FindComment(context.Background(), repo, 1, keyFor("c"))
+		wantState(t, res, Unknown)
+
+		var gets counter
+		c, _ = newTest(t, Options{TrustedAuthors: []string{" github-actions[bot] "}}, route(mock.GetUser, gets.seq(reply(status, body))))
+		login, err := c.Login(context.Background())
+		if err != nil || login != "" {
+			t.Fatalf("%d with trusted authors: Login = %q, %v", status, login, err)
+		}
+		for login, want := range map[string]bool{"github-actions[bot]": true, "GitHub-Actions[BOT]": true, "github-actions": false, "": false} {
+			if got, err := c.Ours(context.Background(), login); err != nil || got != want {
+				t.Errorf("Ours(%q) = %v, %v; want %v", login, got, err, want)
+			}
+		}
+		if gets.count() != 1 {
+			t.Errorf("GET /user %d times, want once", gets.count())
+		}
+	}
+}
+
+func TestLoginRateLimitIsNotAnIdentityAnswer(t *testing.T) {
+	// A 403 secondary limit on /user is waited out, not taken for
+	// "this token cannot read /user".
+	var gets counter
+	c, s := newTest(t, Options{},
+		route(mock.GetUser, gets.seq(
+			reply(403, fixture(t, "secondary-limit.403.json"), "Retry-After", "5"),
+			reply(200, &github.User{Login: github.String(me)}),
+		)),
+	)
+	if login, err := c.Login(context.Background()); err != nil || login != me {
+		t.Fatalf("Login = %q, %v", login, err)
+	}
+	if w := s.waits(); len(w) != 1 || w[0].Seconds() != 5 {
+		t.Errorf("waits = %v", w)
+	}
+}
