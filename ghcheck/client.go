@@ -223,15 +223,53 @@ func (e *redactedError) Error() string {
 }
 func (e *redactedError) Unwrap() error { return e.err }
 
-// redact wraps err so that its text never shows the token.
+// redact wraps err so that its text never shows the token, and scrubs
+// the token from the go-github errors it wraps, whose fields a caller may
+// print on their own.
 func (c *Client) redact(err error) error {
 	if err == nil {
 		return nil
 	}
+	scrub(err, c.opts.Token)
 	if _, ok := err.(*redactedError); ok {
 		return err
 	}
 	return &redactedError{err: err, secret: c.opts.Token}
+}
+
+// scrub replaces secret in the text fields of the errors in err's chain
+// that carry what a server sent.
+func scrub(err error, secret string) {
+	clean := func(s *string) { *s = strings.ReplaceAll(*s, secret, "[REDACTED]") }
+	for e := err; e != nil; {
+		switch v := e.(type) {
+		case *github.ErrorResponse:
+			clean(&v.Message)
+			clean(&v.DocumentationURL)
+			for i := range v.Errors {
+				clean(&v.Errors[i].Message)
+			}
+		case *github.RateLimitError:
+			clean(&v.Message)
+		case *github.AbuseRateLimitError:
+			clean(&v.Message)
+		case *github.TwoFactorAuthError:
+			clean(&v.Message)
+		case *url.Error:
+			clean(&v.URL)
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			e = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, w := range u.Unwrap() {
+				scrub(w, secret)
+			}
+			e = nil
+		default:
+			e = nil
+		}
+	}
 }
 
 // unknown is the Result of a read that failed.

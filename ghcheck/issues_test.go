@@ -19,7 +19,7 @@ func TestFindIssueSkipsPullRequestsAndStrangers(t *testing.T) {
 	c, _ := newTest(t, Options{},
 		mock.WithRequestMatchPages(mock.GetReposIssuesByOwnerByRepo,
 			[]*github.Issue{
-				issue(2, me, body, true),       // a pull request with our label and marker
+				issue(2, me, body, true),          // a pull request with our label and marker
 				issue(3, "stranger", body, false), // someone else's copy
 				issue(4, me, "quoting\n> "+taskkey.Marker(key), false),
 				issue(5, me, taskkey.WithMarker(keyFor("other"), "x"), false),
