@@ -68,7 +68,10 @@ var _ ledger.Ledger = (*Ledger)(nil)
 // Open refuses, without writing to it, a path that is not a ghonce ledger
 // (another program's database, a damaged file, a directory): the error wraps
 // ledger.ErrNotLedger. A ledger written by a newer ghonce is refused with
-// ledger.ErrNewerSchema. Errors name the file and say what to do.
+// ledger.ErrNewerSchema. Errors name the file and say what to do. (A
+// read-only Open that had SQLite look inside a WAL-mode file may leave empty
+// -wal and -shm files beside it, which a read-only connection cannot remove;
+// the file itself is never changed.)
 func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
 	if path == "" {
 		return nil, errors.New("open ledger: path is empty; pass --ledger PATH")
@@ -263,7 +266,9 @@ func inspectFile(path string) error {
 		return fmt.Errorf("open ledger %s: %w", path, err)
 	}
 	defer f.Close()
-	var h [100]byte
+	// The 100-byte database header, and the first 8 bytes of the b-tree
+	// page header of page 1, the root of the schema table.
+	var h [108]byte
 	n, err := io.ReadFull(f, h[:])
 	switch {
 	case n == 0 && errors.Is(err, io.EOF):
@@ -292,10 +297,33 @@ func inspectFile(path string) error {
 	}
 	// The header may lag behind the WAL, but a version only grows, so a
 	// header that is already newer is reliably newer.
-	if version := int64(int32(binary.BigEndian.Uint32(h[60:64]))); appID == ApplicationID && version > SchemaVersion {
+	version := int64(int32(binary.BigEndian.Uint32(h[60:64])))
+	if appID == ApplicationID && version > SchemaVersion {
 		return newerSchema(path, version)
 	}
+	// With no WAL content beside it, the file is the whole truth: a database
+	// without ghonce's application_id that has a user_version or any schema
+	// object is another program's, refused before SQLite opens it. (A new
+	// ledger whose schema is still only in the WAL has no application_id in
+	// the file yet; that case is left to setUp, which reads through the WAL.)
+	if appID == 0 && !walPending(path) {
+		leafPage, cells := h[100] == 0x0d, binary.BigEndian.Uint16(h[103:105])
+		if version != 0 || !leafPage || cells != 0 {
+			return notLedger(path, "it is another program's SQLite database (it has content but no ghonce application_id)")
+		}
+	}
 	return nil
+}
+
+// walPending reports whether path may have committed content in its WAL file
+// that the main file does not show yet. It errs towards true.
+func walPending(path string) bool {
+	fi, err := os.Stat(path + "-wal")
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	// An existing WAL of only a header (32 bytes) holds no transaction.
+	return err != nil || fi.Size() > 32
 }
 
 // identity is what a database says about itself.
@@ -340,7 +368,7 @@ func (l *Ledger) check(id identity) error {
 	case id.appID == ApplicationID:
 		return notLedger(l.path, "its ghonce schema version is missing: it is damaged")
 	default:
-		return notLedger(l.path, fmt.Sprintf("it is another program's SQLite database (application_id %#x, %d schema objects)", uint32(id.appID), id.objects))
+		return notLedger(l.path, fmt.Sprintf("it is another program's SQLite database (application_id %#x, %d tables, indexes or triggers)", uint32(id.appID), id.objects))
 	}
 }
 
