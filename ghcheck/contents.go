@@ -89,6 +89,7 @@ func (c *Client) PutFile(ctx context.Context, r Repo, branch, path, message stri
 		opts.SHA = github.String(cur.GetSHA())
 	}
 
+	// CreateFile and UpdateFile are the same PUT; the sha decides.
 	var res *github.RepositoryContentResponse
 	class, err := rn.create(ctx, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response

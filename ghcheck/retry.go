@@ -269,7 +269,15 @@ func (rn *run) pages(ctx context.Context, fetch func(ctx context.Context, page i
 		if err != nil {
 			return err
 		}
-		if resp == nil || resp.NextPage == 0 {
+		if resp == nil {
+			return nil
+		}
+		if resp.NextPage == 0 {
+			if resp.Response != nil && strings.Contains(resp.Header.Get("Link"), `rel="next"`) {
+				// A next page that is not a page number (a cursor): stopping
+				// here would silently skip pages.
+				return fmt.Errorf("follow pagination: cannot follow Link %q", resp.Header.Get("Link"))
+			}
 			return nil
 		}
 		if resp.NextPage <= page {

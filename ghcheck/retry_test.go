@@ -183,3 +183,15 @@ func TestCancelledWhileWaitingForAnswerIsMaybe(t *testing.T) {
 		t.Fatalf("class = %v (%v), want maybe", cl, err)
 	}
 }
+
+func TestPaginationByCursorIsNotSkipped(t *testing.T) {
+	c, _ := newTest(t, Options{},
+		route(mock.GetReposIssuesCommentsByOwnerByRepoByIssueNumber, reply(200, []*github.IssueComment{},
+			"Link", `<https://api.github.com/repositories/1/issues/7/comments?after=Y3Vyc29y>; rel="next"`)),
+	)
+	res := c.FindComment(context.Background(), repo, 7, keyFor("c"))
+	wantState(t, res, Unknown)
+	if !strings.Contains(res.Err.Error(), "pagination") {
+		t.Errorf("err = %v", res.Err)
+	}
+}
