@@ -54,7 +54,7 @@ func (c *Client) FindFile(ctx context.Context, r Repo, branch, path string, cont
 // PutFile writes content to path on branch in one commit with message:
 // PUT /repos/{o}/{r}/contents/{path}. It reads the file first (as FindFile)
 // to send its current blob SHA, which GitHub requires to update a file;
-// if the file already has content, nothing is written. If someone changes
+// if the file already has exactly content, nothing is written. If someone changes
 // the file between the read and the write, GitHub answers 409 or 422 and
 // nothing is written (ClassRefused: rerun). A failed read sends nothing
 // (ClassNotSent). The write is not retried once it may have been sent.
