@@ -1,0 +1,206 @@
+// Package cli is ghonce's command line: each verb parses flags into an
+// options struct and calls a run function that does the work through the
+// reconcile engine. Nothing here touches os.Stdout, the environment or the
+// clock directly; they come in through IO.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// Exit codes. Scripts depend on them; keep them stable.
+const (
+	ExitOK          = 0 // success: created, found or skipped
+	ExitError       = 1 // an error: GitHub refused, a conflict, a broken ledger
+	ExitUsage       = 2 // bad flags or input, a missing token
+	ExitUnconfirmed = 3 // needs a rerun or a person: the outcome could not be confirmed
+	ExitInProgress  = 4 // another process holds the same key
+	ExitStale       = 5 // status --stale found attempting entries older than the limit
+)
+
+const exitCodesHelp = `Exit codes:
+  0  success (created, found or skipped)
+  1  error (GitHub refused, a conflict, a ledger that cannot be used)
+  2  usage (bad flags or input, missing token)
+  3  needs a rerun or a person (the outcome could not be confirmed)
+  4  in progress elsewhere (another process holds the same key)
+  5  stale entries (status --stale)`
+
+// IO is what a command may touch of the outside world.
+type IO struct {
+	In             io.Reader
+	Out, Err       io.Writer
+	Getenv         func(string) string
+	Now            func() time.Time
+	Executable     func() (string, error) // for demo, which re-runs this binary
+	ExtraClientEnv []string               // test hook: nothing in the product sets it
+}
+
+// System returns the process's real IO.
+func System() IO {
+	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Now: time.Now, Executable: os.Executable}
+}
+
+// Main runs ghonce with args and returns the exit code.
+func Main(ctx context.Context, args []string, sys IO) int {
+	root := newRoot(sys)
+	root.SetArgs(args)
+	root.SetOut(sys.Out)
+	root.SetErr(sys.Err)
+	root.SetIn(sys.In)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCode(err)
+	var se *silentError
+	if !errors.As(err, &se) {
+		fmt.Fprintln(sys.Err, "ghonce: "+err.Error())
+	}
+	if code == ExitUsage && !strings.Contains(err.Error(), "--help") {
+		fmt.Fprintln(sys.Err, "Run 'ghonce --help' for usage.")
+	}
+	return code
+}
+
+// usageError marks bad input (exit 2).
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
+
+// silentError carries an exit code for an outcome already reported.
+type silentError struct{ code int }
+
+func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func exitCode(err error) int {
+	var (
+		ue *usageError
+		se *silentError
+		uc *reconcile.UnconfirmedError
+		ip *reconcile.InProgressError
+	)
+	switch {
+	case errors.As(err, &se):
+		return se.code
+	case errors.As(err, &ue):
+		return ExitUsage
+	case errors.As(err, &uc):
+		return ExitUnconfirmed
+	case errors.As(err, &ip):
+		return ExitInProgress
+	case isCobraUsage(err):
+		return ExitUsage
+	}
+	return ExitError
+}
+
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown flag", "unknown shorthand flag", "unknown command", "flag needs an argument", "invalid argument", "required flag", "accepts ", "requires at least", "if any flags in the group"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// global holds the flags every verb shares.
+type global struct {
+	ledgerPath   string
+	repo         string
+	task         string
+	step         string
+	json         bool
+	wait         time.Duration
+	trustAuthors []string
+}
+
+func newRoot(sys IO) *cobra.Command {
+	g := &global{}
+	root := &cobra.Command{
+		Use:   "ghonce",
+		Short: "Make an agent's side effects on GitHub happen once per (task, step)",
+		Long: `ghonce makes each side effect an agent performs on GitHub (a pull request, an
+issue, a comment, a branch, a file, or any guarded command) happen once per
+(task, step), across crashes, retries, lost local state and racing runners.
+
+It records the intent in a durable ledger before acting, tags what it creates
+so it can be found again, checks GitHub with consistent reads before creating,
+and settles entries a crash left "attempting" against GitHub reality.
+
+Environment:
+  GH_TOKEN, GITHUB_TOKEN  token (GH_TOKEN wins)
+  GITHUB_API_URL          API root (default https://api.github.com; GHES: https://HOST/api/v3)
+  GH_REPO, GITHUB_REPOSITORY  default repository when --repo is not given
+  GHONCE_TASK             default task when --task is not given
+  GHONCE_LEDGER           ledger path (default $XDG_STATE_HOME/ghonce/ledger.db)
+
+` + exitCodesHelp,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.ledgerPath, "ledger", "", "ledger file (default $GHONCE_LEDGER, else $XDG_STATE_HOME/ghonce/ledger.db)")
+	pf.StringVarP(&g.repo, "repo", "R", "", "repository OWNER/NAME (default $GH_REPO, else $GITHUB_REPOSITORY)")
+	pf.StringVar(&g.task, "task", "", "task id: the unit of work (default $GHONCE_TASK)")
+	pf.StringVar(&g.step, "step", "", "step within the task (default: the verb, e.g. pr-create)")
+	pf.BoolVar(&g.json, "json", false, "print one JSON object on stdout")
+	pf.DurationVar(&g.wait, "wait", 30*time.Second, "how long to wait for another process working on the same key")
+	pf.StringArrayVar(&g.trustAuthors, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot]")
+
+	f := &factory{sys: sys, g: g}
+	root.AddCommand(
+		newPRCmd(f), newIssueCmd(f), newBranchCmd(f), newFileCmd(f), newExecCmd(f),
+		newReconcileCmd(f), newResolveCmd(f), newStatusCmd(f), newKeyCmd(f), newDemoCmd(f),
+	)
+	return root
+}
+
+// repoOrEnv resolves the repository from --repo, GH_REPO, GITHUB_REPOSITORY.
+func (g *global) repoOrEnv(getenv func(string) string) (string, error) {
+	for _, r := range []string{g.repo, getenv("GH_REPO"), getenv("GITHUB_REPOSITORY")} {
+		if r != "" {
+			return r, nil
+		}
+	}
+	return "", usagef("no repository: pass --repo OWNER/NAME or set GH_REPO")
+}
+
+// taskOrEnv resolves the task from --task, GHONCE_TASK.
+func (g *global) taskOrEnv(getenv func(string) string) (string, error) {
+	t := g.task
+	if t == "" {
+		t = getenv("GHONCE_TASK")
+	}
+	if strings.TrimSpace(t) == "" {
+		return "", usagef("no task: pass --task ID or set GHONCE_TASK (an id that names the work, never a time or a random value)")
+	}
+	return t, nil
+}
+
+func (g *global) stepOr(def string) string {
+	if g.step != "" {
+		return g.step
+	}
+	return def
+}
+
+// statusWord is how ledger statuses read in tables.
+func statusWord(s ledger.Status) string { return string(s) }

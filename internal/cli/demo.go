@@ -1,0 +1,218 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/fixtures"
+)
+
+const (
+	demoOwner = "octo-org"
+	demoRepo  = "hello-world"
+	demoLogin = "agent-bot"
+	// demoToken is a placeholder for the fake GitHub, not a credential.
+	demoToken = "demo-token-for-the-fake-github"
+	demoTask  = "ISSUE-42"
+)
+
+func newDemoCmd(f *factory) *cobra.Command {
+	var crashes int
+	c := &cobra.Command{
+		Use:   "demo",
+		Short: "Play the duplicate-PR story against the built-in fake GitHub (no token, no network)",
+		Long: `Play the story ghonce exists for, against a fake GitHub on 127.0.0.1:
+
+An agent opens a pull request for ISSUE-42. Right after GitHub creates it, and
+before the agent records that, the agent is killed; it is restarted and tries
+again (with a new branch name and reworded text, as agents do).
+
+First without ghonce: every restart opens another pull request. Then through
+ghonce, as real 'ghonce pr create' processes killed with SIGKILL at the same
+moment: the restart finds the first pull request and records it; one PR.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if crashes < 1 || crashes > 10 {
+				return usagef("invalid --crashes %d: want 1 to 10", crashes)
+			}
+			return runDemo(c.Context(), f.sys, crashes)
+		},
+	}
+	c.Flags().IntVar(&crashes, "crashes", 2, "how many times the agent is killed before a run completes")
+	return c
+}
+
+func runDemo(ctx context.Context, sys IO, crashes int) error {
+	out := sys.Out
+	fmt.Fprintf(out, "ghonce demo: an agent opens a PR for %s and is killed right after GitHub creates it, %d times.\n\n", demoTask, crashes)
+
+	naive, err := demoNaive(ctx, crashes)
+	if err != nil {
+		return fmt.Errorf("demo without ghonce: %w", err)
+	}
+	fmt.Fprintf(out, "Without ghonce: %d runs, %d crashes, %d pull requests for one change:\n", crashes+1, crashes, len(naive))
+	for _, pr := range naive {
+		fmt.Fprintf(out, "  #%d  %-32s %s\n", pr.Number, pr.Head, pr.Title)
+	}
+
+	once, lines, err := demoGhonce(ctx, sys, crashes)
+	if err != nil {
+		return fmt.Errorf("demo with ghonce: %w", err)
+	}
+	fmt.Fprintf(out, "\nWith ghonce: %d runs of `ghonce pr create`, each killed with SIGKILL the moment GitHub creates a PR (as above), %d pull request:\n", crashes+1, len(once))
+	for _, pr := range once {
+		fmt.Fprintf(out, "  #%d  %-32s %s\n", pr.Number, pr.Head, pr.Title)
+	}
+	fmt.Fprintln(out, "  what each run said:")
+	for _, l := range lines {
+		fmt.Fprintln(out, "    "+l)
+	}
+	if len(once) != 1 {
+		return fmt.Errorf("expected exactly one pull request through ghonce, got %d", len(once))
+	}
+	fmt.Fprintln(out, "\nThe restarted run found the PR its killed predecessor made (tagged with the key's label and hidden marker,")
+	fmt.Fprintln(out, "looked up on consistent list endpoints) instead of opening another. Try it on your repository:")
+	fmt.Fprintln(out, "  ghonce pr create --task ISSUE-42 --repo OWNER/NAME --base main --head BRANCH --title T --body B")
+	return nil
+}
+
+// demoServer is a fake GitHub with the demo's repository and user.
+func demoServer() *fixtures.Server {
+	s := fixtures.NewServer(fixtures.Options{})
+	s.AddUser(demoLogin, demoToken)
+	s.AddRepo(demoOwner, demoRepo, "main")
+	return s
+}
+
+// pushBranch stands in for the agent's `git push`.
+func pushBranch(s *fixtures.Server, attempt int) string {
+	name := fmt.Sprintf("agent/fix-42-attempt-%d", attempt)
+	sha := s.AddCommit(demoOwner, demoRepo, "main")
+	s.SetRef(demoOwner, demoRepo, name, sha)
+	return name
+}
+
+// demoNaive is the agent from the seed story: it opens the PR and only then
+// records "done"; a kill in between leaves no record, so the restart opens
+// another.
+func demoNaive(ctx context.Context, crashes int) ([]fixtures.PR, error) {
+	s := demoServer()
+	defer s.Close()
+	// The kill lands after GitHub committed the PR and before the response.
+	s.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath("POST", "/repos/"+demoOwner+"/"+demoRepo+"/pulls"), Times: crashes, Kind: fixtures.DropAfterCommit})
+	gh := github.NewClient(&http.Client{Transport: &tokenTransport{token: demoToken}, Timeout: 30 * time.Second})
+	base, err := gh.BaseURL.Parse(s.URL())
+	if err != nil {
+		return nil, err
+	}
+	gh.BaseURL = base
+	done := false // the agent's "done" marker, lost with the process
+	for attempt := 1; !done && attempt <= crashes+1; attempt++ {
+		head := pushBranch(s, attempt)
+		_, _, err := gh.PullRequests.Create(ctx, demoOwner, demoRepo, &github.NewPullRequest{
+			Title: github.String(fmt.Sprintf("Fix #42 (draft %d of the model's wording)", attempt)),
+			Head:  github.String(head), Base: github.String("main"),
+			Body: github.String("Generated fix."),
+		})
+		done = err == nil
+	}
+	return s.PullRequests(demoOwner, demoRepo), nil
+}
+
+// demoGhonce runs the same agent as real `ghonce pr create` processes and
+// kills each of the first crashes runs with SIGKILL right after the fake
+// GitHub committed its pull request.
+func demoGhonce(ctx context.Context, sys IO, crashes int) ([]fixtures.PR, []string, error) {
+	self, err := sys.Executable()
+	if err != nil {
+		return nil, nil, fmt.Errorf("find the ghonce binary to run: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "ghonce-demo-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("create a temporary ledger directory: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	s := demoServer()
+	defer s.Close()
+
+	var (
+		mu      sync.Mutex
+		running *exec.Cmd
+		kills   = crashes
+	)
+	s.OnCommit(func(cm *fixtures.Commit) {
+		mu.Lock()
+		defer mu.Unlock()
+		if cm.Kind == "pull" && kills > 0 && running != nil {
+			kills--
+			_ = running.Process.Kill() // SIGKILL: no deferred code, no ledger write
+		}
+	})
+	var lines []string
+	for attempt := 1; attempt <= crashes+1; attempt++ {
+		head := pushBranch(s, attempt)
+		cmd := exec.CommandContext(ctx, self, "pr", "create",
+			"--ledger", filepath.Join(dir, "ledger.db"), "--repo", demoOwner+"/"+demoRepo, "--task", demoTask,
+			"--base", "main", "--head", head,
+			"--title", fmt.Sprintf("Fix #42 (draft %d of the model's wording)", attempt), "--body", "Generated fix.", "--json")
+		cmd.Env = append(cleanEnv(), "GH_TOKEN="+demoToken, "GITHUB_API_URL="+s.URL())
+		cmd.Env = append(cmd.Env, sys.ExtraClientEnv...)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		mu.Lock()
+		if err := cmd.Start(); err != nil {
+			mu.Unlock()
+			return nil, nil, fmt.Errorf("start %s: %w", self, err)
+		}
+		running = cmd
+		mu.Unlock()
+		err := cmd.Wait()
+		mu.Lock()
+		running = nil
+		mu.Unlock()
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee) && !ee.Exited():
+			lines = append(lines, fmt.Sprintf("run %d: killed (SIGKILL) right after GitHub created the PR", attempt))
+		case err != nil && !errors.Is(err, os.ErrProcessDone) && ee == nil:
+			return nil, nil, fmt.Errorf("run %s: %w", self, err)
+		default:
+			lines = append(lines, fmt.Sprintf("run %d: exit %d: %s", attempt, cmd.ProcessState.ExitCode(), strings.TrimSpace(stdout.String())))
+		}
+	}
+	return s.PullRequests(demoOwner, demoRepo), lines, nil
+}
+
+// cleanEnv is the environment without any GitHub token or ledger setting of
+// the user's, so the demo never touches real credentials or ledgers.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GH_TOKEN", "GITHUB_TOKEN", "GITHUB_API_URL", "GH_REPO", "GITHUB_REPOSITORY", "GHONCE_TASK", "GHONCE_LEDGER":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+type tokenTransport struct{ token string }
+
+func (t *tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+t.token)
+	return http.DefaultTransport.RoundTrip(r)
+}

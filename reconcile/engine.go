@@ -1,0 +1,504 @@
+// Package reconcile is the engine that decides. Every kind of side effect
+// (pull request, issue, comment, branch, file, guarded command) goes through
+// the same flow:
+//
+//  1. Claim the key in the ledger: the intent is durable before anything is
+//     sent. A done entry returns its stored result with no GitHub request.
+//  2. Ask reality whether the artifact already exists (consistent reads on
+//     GitHub, or the user's check for a guarded command), with the current
+//     description and with the one stored by an earlier attempt.
+//  3. Found: record done. Absent: create, then record done. Unknown: leave the
+//     entry attempting and say that a rerun or `ghonce reconcile` settles it.
+//
+// A kind is a small description (Spec): how to find its artifact and how to
+// create it. The flow is written once, here.
+package reconcile
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// Spec describes one action of one kind.
+type Spec interface {
+	// Kind names the kind; it is part of the key.
+	Kind() string
+	// Target is the kind's part of the key: the base branch of a PR, the
+	// issue number of a comment, the name of a branch, ...
+	Target() string
+	// Validate reports bad input before anything is recorded or sent.
+	Validate(key string) error
+	// Find looks for the artifact tagged with key.
+	Find(ctx context.Context, env *Env, key string) ghcheck.Result
+	// Create makes the artifact, tagged with key. Its error is a
+	// *ghcheck.CreateError whose Class says whether anything may exist.
+	Create(ctx context.Context, env *Env, key string) (ghcheck.Artifact, error)
+}
+
+// Env is what a Spec may use while it runs.
+type Env struct {
+	GitHub *ghcheck.Client
+	Repo   ghcheck.Repo
+	// Prior is the entry's status before this attempt claimed it; empty
+	// for an entry this attempt created.
+	Prior ledger.Status
+	// LedgerNew is true when the ledger file was created by this process:
+	// an earlier ledger may have been lost.
+	LedgerNew bool
+	// Stdout and Stderr receive a guarded command's output.
+	Stdout, Stderr io.Writer
+}
+
+// Action is one side effect to perform once.
+type Action struct {
+	Task, Step string
+	Repo       string // "owner/name"; empty for a command that does not touch GitHub
+	Spec       Spec
+}
+
+// Outcome says how an action ended.
+type Outcome string
+
+const (
+	Created Outcome = "created" // this run created the artifact
+	Found   Outcome = "found"   // it already existed on GitHub (an earlier attempt made it)
+	Skipped Outcome = "skipped" // the ledger said done; GitHub was not asked
+)
+
+// Result is what Do returns and the CLI prints.
+type Result struct {
+	Key            string     `json:"key"`
+	Kind           string     `json:"kind"`
+	Task           string     `json:"task"`
+	Step           string     `json:"step"`
+	Repo           string     `json:"repo,omitempty"`
+	Outcome        Outcome    `json:"outcome"`
+	Number         int        `json:"number,omitempty"`
+	URL            string     `json:"url,omitempty"`
+	ID             int64      `json:"id,omitempty"`
+	SHA            string     `json:"sha,omitempty"`
+	Ref            string     `json:"ref,omitempty"`
+	PayloadChanged bool       `json:"payload_changed"`
+	Attempts       int        `json:"attempts"`
+	Warning        string     `json:"warning,omitempty"`
+	entryRef       ledger.Ref `json:"-"`
+}
+
+// UnconfirmedError means the action may or may not have taken effect and
+// ghonce could not find out; the entry stays attempting. Exit code 3.
+type UnconfirmedError struct {
+	Key  string
+	Err  error
+	Hint string
+}
+
+func (e *UnconfirmedError) Error() string {
+	msg := fmt.Sprintf("unconfirmed %s: %v", e.Key, e.Err)
+	if e.Hint != "" {
+		msg += "\n" + e.Hint
+	}
+	return msg
+}
+func (e *UnconfirmedError) Unwrap() error { return e.Err }
+
+// InProgressError means another live process holds the key. Exit code 4.
+type InProgressError struct {
+	Key    string
+	Holder ledger.Owner
+	Waited time.Duration
+}
+
+func (e *InProgressError) Error() string {
+	return fmt.Sprintf("in progress elsewhere: %s is held by process %d on %s (waited %s); rerun later, or raise --wait",
+		e.Key, e.Holder.PID, e.Holder.Host, e.Waited.Round(time.Millisecond))
+}
+
+// ConflictError means the artifact's name is taken by something that is not
+// ours. Nothing was created. Exit code 1.
+type ConflictError struct {
+	Key string
+	Err error
+}
+
+func (e *ConflictError) Error() string { return fmt.Sprintf("conflict for %s: %v", e.Key, e.Err) }
+func (e *ConflictError) Unwrap() error { return e.Err }
+
+// Config builds an Engine. Ledger is required; GitHub is required for every
+// kind except guarded commands.
+type Config struct {
+	Ledger    ledger.Ledger
+	GitHub    *ghcheck.Client
+	LedgerNew bool
+	// Owner identifies this process in leases (default: NewOwner()).
+	Owner ledger.Owner
+	// Wait bounds how long Do waits for another process holding the same key (default 30s).
+	Wait time.Duration
+	// Lease is how long a claim holds without a heartbeat (default 2m). A
+	// heartbeat renews it every Lease/4 while an attempt runs.
+	Lease time.Duration
+	// Now, Sleep and Alive are injected by tests.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+	Alive func(pid int) bool
+	// Stdout and Stderr receive a guarded command's output (default: discarded).
+	Stdout, Stderr io.Writer
+	// Logf reports progress (to stderr in the CLI); nil is silent.
+	Logf func(format string, args ...any)
+}
+
+// Engine performs actions once. It is safe for concurrent use.
+type Engine struct{ cfg Config }
+
+// New returns an Engine for cfg.
+func New(cfg Config) *Engine {
+	if cfg.Owner.ID == "" {
+		cfg.Owner = NewOwner()
+	}
+	if cfg.Wait == 0 {
+		cfg.Wait = 30 * time.Second
+	}
+	if cfg.Lease == 0 {
+		cfg.Lease = 2 * time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleep
+	}
+	if cfg.Alive == nil {
+		cfg.Alive = processAlive
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = io.Discard
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	return &Engine{cfg: cfg}
+}
+
+// NewOwner identifies the running process.
+func NewOwner() ledger.Owner {
+	host, _ := os.Hostname()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return ledger.Owner{ID: fmt.Sprintf("%s/%d/%x", host, os.Getpid(), b), Host: host, PID: os.Getpid()}
+}
+
+// Key returns the key of a, without touching the ledger or GitHub.
+func Key(a Action) string {
+	return taskkey.Key(identity(a))
+}
+
+func identity(a Action) taskkey.Identity {
+	return taskkey.Identity{Task: a.Task, Step: a.Step, Kind: a.Spec.Kind(), Repo: a.Repo, Target: a.Spec.Target()}
+}
+
+// Do performs a once. It returns the stored result without asking GitHub
+// when the ledger says done; otherwise it claims the key, looks for the
+// artifact and creates it only when consistent reads show it absent.
+//
+// Errors: *UnconfirmedError (exit 3), *InProgressError (exit 4),
+// *ConflictError and anything else (exit 1).
+func (e *Engine) Do(ctx context.Context, a Action) (*Result, error) {
+	if a.Spec == nil {
+		return nil, errors.New("do action: no spec")
+	}
+	id := identity(a)
+	if err := id.Validate(); err != nil {
+		return nil, err
+	}
+	key := taskkey.Key(id)
+	if err := a.Spec.Validate(key); err != nil {
+		return nil, err
+	}
+	payload, hash, err := encodeSpec(a.Spec)
+	if err != nil {
+		return nil, err
+	}
+	c, err := e.claim(ctx, ledger.ClaimParams{
+		Key: key, Task: a.Task, Step: a.Step, Kind: id.Kind, Repo: a.Repo, Target: id.Target,
+		Payload: payload, PayloadHash: hash, Why: "run",
+	})
+	if err != nil {
+		return nil, err
+	}
+	if c.State == ledger.ClaimDone {
+		r := resultOf(c.Entry, Skipped)
+		r.PayloadChanged = c.Entry.PayloadHash != hash
+		return r, nil
+	}
+	return e.attempt(ctx, c, a.Spec, hash, payload)
+}
+
+// claim claims p.Key, waiting up to cfg.Wait while another live process
+// holds it, and taking over at once from a holder whose process is gone
+// from this host.
+func (e *Engine) claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim, error) {
+	p.Owner = e.cfg.Owner
+	p.Lease = e.cfg.Lease
+	start := e.cfg.Now()
+	poll := 50 * time.Millisecond
+	for {
+		c, err := e.cfg.Ledger.Claim(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("claim %s: %w", p.Key, err)
+		}
+		if c.State != ledger.ClaimBusy {
+			return c, nil
+		}
+		h := c.Entry.Owner
+		if e.holderGone(h) && p.TakeOverFence != c.Entry.Fence {
+			e.cfg.Logf("taking over %s from process %d, which is gone", p.Key, h.PID)
+			p.TakeOverFence = c.Entry.Fence
+			p.Why = fmt.Sprintf("took over from %s: process gone", h.ID)
+			continue
+		}
+		waited := e.cfg.Now().Sub(start)
+		if waited >= e.cfg.Wait {
+			return nil, &InProgressError{Key: p.Key, Holder: h, Waited: waited}
+		}
+		if waited == 0 {
+			e.cfg.Logf("%s is in progress in process %d on %s; waiting up to %s", p.Key, h.PID, h.Host, e.cfg.Wait)
+		}
+		if err := e.cfg.Sleep(ctx, min(poll, e.cfg.Wait-waited)); err != nil {
+			return nil, err
+		}
+		poll = min(poll*2, time.Second)
+	}
+}
+
+func (e *Engine) holderGone(h ledger.Owner) bool {
+	return h.Host != "" && h.Host == e.cfg.Owner.Host && h.PID > 0 && h.PID != e.cfg.Owner.PID && !e.cfg.Alive(h.PID)
+}
+
+// attempt runs steps 2 and 3 for a claim this process holds.
+func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash string, payload []byte) (*Result, error) {
+	entry := c.Entry
+	key := entry.Key
+	ctx, stop := e.heartbeat(ctx, key, entry.Fence)
+	defer stop()
+
+	env, err := e.env(entry.Repo, c.Prior)
+	if err != nil {
+		e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
+		return nil, err
+	}
+	// An earlier attempt may have sent a different description (a reworded
+	// body, another head branch): look for what it may have made as well.
+	var prior Spec
+	if entry.PayloadHash != hash && len(entry.Payload) > 0 {
+		if prior, err = DecodeSpec(entry.Kind, entry.Payload); err != nil {
+			e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
+			return nil, err
+		}
+	}
+	res := find(ctx, env, key, spec, prior)
+	switch res.State {
+	case ghcheck.Found:
+		e.cfg.Logf("found %s on GitHub: recording it as done", key)
+		done, err := e.finish(key, entry.Fence, ledger.Done, string(Found), res.Artifact, "")
+		if err != nil {
+			return nil, err
+		}
+		r := resultOf(done, Found)
+		r.PayloadChanged = entry.PayloadHash != hash
+		return r, nil
+	case ghcheck.Conflict:
+		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", ghcheck.Artifact{}, res.Err.Error())
+		return nil, &ConflictError{Key: key, Err: res.Err}
+	case ghcheck.Absent:
+	default:
+		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, errText(res.Err))
+		return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: rerunHint}
+	}
+
+	// Absent: record what is about to be sent, then send it.
+	if entry.PayloadHash != hash {
+		err := e.cfg.Ledger.SetPayload(ctx, ledger.PayloadParams{Key: key, Fence: entry.Fence, Payload: payload, PayloadHash: hash, Why: "earlier payload created nothing"})
+		if err != nil {
+			return nil, fmt.Errorf("record payload %s: %w", key, err)
+		}
+	}
+	// A lease lost while looking means a newer attempt may be creating: stop.
+	if err := e.cfg.Ledger.Renew(ctx, key, entry.Fence, e.cfg.Lease); err != nil {
+		return nil, fmt.Errorf("renew lease %s: %w", key, err)
+	}
+	art, err := spec.Create(ctx, env, key)
+	if err == nil {
+		done, err := e.finish(key, entry.Fence, ledger.Done, string(Created), art, "")
+		if err != nil {
+			return nil, err
+		}
+		r := resultOf(done, Created)
+		r.Warning = art.Warning
+		return r, nil
+	}
+	var ce *ghcheck.CreateError
+	class := ghcheck.ClassMaybe
+	if errors.As(err, &ce) {
+		class = ce.Class
+	}
+	switch class {
+	case ghcheck.ClassExists:
+		// GitHub refused a duplicate: adopt it if it is ours.
+		res := find(ctx, env, key, spec, nil)
+		switch res.State {
+		case ghcheck.Found:
+			done, ferr := e.finish(key, entry.Fence, ledger.Done, string(Found), res.Artifact, "")
+			if ferr != nil {
+				return nil, ferr
+			}
+			return resultOf(done, Found), nil
+		case ghcheck.Absent, ghcheck.Conflict:
+			cerr := fmt.Errorf("%w; and no artifact of ours carries key %s", err, key)
+			_, _ = e.finish(key, entry.Fence, ledger.Failed, "", ghcheck.Artifact{}, cerr.Error())
+			return nil, &ConflictError{Key: key, Err: cerr}
+		default:
+			_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, errText(res.Err))
+			return nil, &UnconfirmedError{Key: key, Err: res.Err, Hint: rerunHint}
+		}
+	case ghcheck.ClassRefused, ghcheck.ClassNotSent:
+		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", ghcheck.Artifact{}, err.Error())
+		return nil, fmt.Errorf("create %s: %w (nothing was created; a rerun will try again)", spec.Kind(), err)
+	default:
+		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
+		return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("create %s may have taken effect: %w", spec.Kind(), err), Hint: rerunHint}
+	}
+}
+
+const rerunHint = "The entry stays \"attempting\": rerun the same command, or run `ghonce reconcile`, to settle it against GitHub before anything is created again."
+
+// find asks for spec's artifact, then for prior's (the description an
+// earlier attempt stored). Found wins; otherwise unknown or conflict wins
+// over absent, so absence is only reported when both looks are sure.
+func find(ctx context.Context, env *Env, key string, spec, prior Spec) ghcheck.Result {
+	res := spec.Find(ctx, env, key)
+	if res.State == ghcheck.Found || prior == nil {
+		return res
+	}
+	pres := prior.Find(ctx, env, key)
+	if pres.State == ghcheck.Found || res.State == ghcheck.Absent {
+		return pres
+	}
+	return res
+}
+
+func (e *Engine) env(repo string, prior ledger.Status) (*Env, error) {
+	env := &Env{GitHub: e.cfg.GitHub, Prior: prior, LedgerNew: e.cfg.LedgerNew, Stdout: e.cfg.Stdout, Stderr: e.cfg.Stderr}
+	if repo != "" {
+		r, err := ghcheck.ParseRepo(repo)
+		if err != nil {
+			return nil, err
+		}
+		env.Repo = r
+	}
+	return env, nil
+}
+
+// finish records the end of an attempt. It runs on a context of its own so
+// that a cancelled caller still leaves an accurate ledger behind.
+func (e *Engine) finish(key string, fence int64, st ledger.Status, outcome string, art ghcheck.Artifact, errMsg string) (*ledger.Entry, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	why := map[ledger.Status]string{ledger.Done: outcome, ledger.Failed: "refused: nothing was created", ledger.Attempting: "unconfirmed: released for the next run"}[st]
+	ent, err := e.cfg.Ledger.Finish(ctx, ledger.FinishParams{
+		Key: key, Fence: fence, Status: st, Outcome: outcome, Error: errMsg, Why: why,
+		Ref: ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text},
+	})
+	if err != nil {
+		if errors.Is(err, ledger.ErrFenced) && st == ledger.Done {
+			// A newer attempt took over; it will find this artifact.
+			return nil, &UnconfirmedError{Key: key, Err: err, Hint: "A newer attempt owns this key now and will find what this one made."}
+		}
+		return nil, fmt.Errorf("record %s %s: %w", st, key, err)
+	}
+	return ent, nil
+}
+
+// heartbeat renews the lease while an attempt runs. If the lease is lost to
+// a newer claim, the attempt's context is cancelled.
+func (e *Engine) heartbeat(ctx context.Context, key string, fence int64) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(e.cfg.Lease / 4)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := e.cfg.Ledger.Renew(ctx, key, fence, e.cfg.Lease); errors.Is(err, ledger.ErrFenced) {
+					e.cfg.Logf("lost the lease on %s to a newer attempt; stopping", key)
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return ctx, func() { close(done); <-stopped; cancel() }
+}
+
+func resultOf(ent *ledger.Entry, o Outcome) *Result {
+	return &Result{
+		Key: ent.Key, Kind: ent.Kind, Task: ent.Task, Step: ent.Step, Repo: ent.Repo, Outcome: o,
+		Number: ent.Ref.Number, URL: ent.Ref.URL, ID: ent.Ref.ID, SHA: ent.Ref.SHA, Ref: ent.Ref.Text,
+		Attempts: ent.Attempts, entryRef: ent.Ref,
+	}
+}
+
+func encodeSpec(s Spec) ([]byte, string, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, "", fmt.Errorf("encode %s payload: %w", s.Kind(), err)
+	}
+	sum := sha256.Sum256(b)
+	return b, hex.EncodeToString(sum[:]), nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// processAlive reports whether pid names a live process on this host. A
+// process we may not signal (EPERM) is alive.
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

@@ -1,0 +1,110 @@
+package reconcile
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/ledger"
+)
+
+// Unconfirmed-entry policies for guarded commands.
+const (
+	// OnUnconfirmedFail: an attempt that may have run is never run again
+	// until a person (or --check) settles it. The default.
+	OnUnconfirmedFail = "fail"
+	// OnUnconfirmedRetry: the command is safe to repeat; run it again.
+	OnUnconfirmedRetry = "retry"
+)
+
+// Exec guards a side effect ghonce cannot see (Slack, email, a deploy
+// hook). The key is exported to both commands as GHONCE_KEY so it can be
+// handed to a service that dedupes on it.
+//
+// Finding it: Check, a shell command, is the user's "does it exist?": exit 0
+// means yes (its stdout is stored as the reference), exit 1 no, anything else
+// unknown. Without Check, ghonce knows only what its ledger knows: a fresh
+// entry in a ledger that was not just created means "not yet run"; an entry
+// left attempting by a crash, or any entry in a ledger created by this very
+// process (the old one may have been lost), is settled by OnUnconfirmed.
+type Exec struct {
+	Argv          []string `json:"argv"`
+	Check         string   `json:"check,omitempty"`
+	OnUnconfirmed string   `json:"on_unconfirmed,omitempty"`
+	// Target optionally narrows the key, e.g. a recipient.
+	Tgt string `json:"target,omitempty"`
+}
+
+func (Exec) Kind() string     { return "exec" }
+func (x Exec) Target() string { return x.Tgt }
+func (x Exec) Validate(string) error {
+	if len(x.Argv) == 0 || x.Argv[0] == "" {
+		return errors.New("no command: give it after --, e.g. ghonce exec --task T --step S -- ./notify.sh")
+	}
+	switch x.OnUnconfirmed {
+	case "", OnUnconfirmedFail, OnUnconfirmedRetry:
+	default:
+		return fmt.Errorf("invalid --on-unconfirmed %q: want fail or retry", x.OnUnconfirmed)
+	}
+	return nil
+}
+
+func (x Exec) Find(ctx context.Context, env *Env, key string) ghcheck.Result {
+	if x.Check != "" {
+		var out bytes.Buffer
+		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", x.Check)
+		cmd.Env = append(os.Environ(), "GHONCE_KEY="+key)
+		cmd.Stdout, cmd.Stderr = &out, env.Stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			return ghcheck.Result{State: ghcheck.Found, Artifact: ghcheck.Artifact{Text: strings.TrimSpace(out.String())}}
+		case errors.As(err, &ee) && ee.ExitCode() == 1:
+			return ghcheck.Result{State: ghcheck.Absent}
+		default:
+			return ghcheck.Result{State: ghcheck.Unknown, Err: fmt.Errorf("check %q: %w (exit 0 means it exists, 1 that it does not)", x.Check, err)}
+		}
+	}
+	switch {
+	case env.Prior == ledger.Failed, env.Prior == "" && !env.LedgerNew:
+		return ghcheck.Result{State: ghcheck.Absent}
+	case x.OnUnconfirmed == OnUnconfirmedRetry:
+		return ghcheck.Result{State: ghcheck.Absent}
+	case env.Prior == "":
+		return ghcheck.Result{State: ghcheck.Unknown, Err: errors.New("the ledger was created by this run, so an earlier ledger may have been lost, and without --check ghonce cannot tell whether this command already ran. " +
+			"If it did not, run `ghonce resolve " + key + " --retry`; if it did, `ghonce resolve " + key + " --done`; or give --check CMD")}
+	default:
+		return ghcheck.Result{State: ghcheck.Unknown, Err: errors.New("an earlier attempt may have run this command and crashed before recording it; without --check ghonce cannot tell. " +
+			"If it did not run, `ghonce resolve " + key + " --retry`; if it did, `ghonce resolve " + key + " --done`; for a command safe to repeat, pass --on-unconfirmed retry")}
+	}
+}
+
+// Create runs the command. Exit 0 is success; a non-zero exit is the
+// command's own word that it did not succeed (failed, retried by a later
+// run); death by a signal is "maybe".
+func (x Exec) Create(ctx context.Context, env *Env, key string) (ghcheck.Artifact, error) {
+	cmd := exec.CommandContext(ctx, x.Argv[0], x.Argv[1:]...)
+	cmd.Env = append(os.Environ(), "GHONCE_KEY="+key)
+	cmd.Stdin = nil
+	cmd.Stdout, cmd.Stderr = env.Stdout, env.Stderr
+	err := cmd.Run()
+	if err == nil {
+		return ghcheck.Artifact{}, nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return ghcheck.Artifact{}, &ghcheck.CreateError{Class: ghcheck.ClassMaybe, Err: fmt.Errorf("run %s: killed by %v", x.Argv[0], ws.Signal())}
+		}
+		return ghcheck.Artifact{}, &ghcheck.CreateError{Class: ghcheck.ClassRefused, Err: fmt.Errorf("run %s: exit status %d", x.Argv[0], ee.ExitCode())}
+	}
+	// The command could not be started: nothing ran.
+	return ghcheck.Artifact{}, &ghcheck.CreateError{Class: ghcheck.ClassNotSent, Err: fmt.Errorf("run %s: %w", x.Argv[0], err)}
+}

@@ -1,0 +1,221 @@
+package reconcile
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// The kinds. Each is a description: its fields are the payload stored in the
+// ledger (so `ghonce reconcile` can look for it later without the original
+// command line), Target is its part of the key, and Find/Create say how to
+// look for and make its artifact.
+
+// PR opens a pull request. Tags: the head branch, the key's label, the marker.
+type PR struct {
+	Base   string   `json:"base"`
+	Head   string   `json:"head"`
+	Title  string   `json:"title"`
+	Body   string   `json:"body"`
+	Draft  bool     `json:"draft,omitempty"`
+	Labels []string `json:"labels,omitempty"`
+}
+
+func (PR) Kind() string     { return "pr" }
+func (p PR) Target() string { return p.Base }
+func (p PR) Validate(key string) error {
+	switch {
+	case p.Base == "":
+		return errors.New("base branch is empty: pass --base")
+	case p.Head == "":
+		return errors.New("head branch is empty: pass --head")
+	case p.Title == "":
+		return errors.New("title is empty: pass --title")
+	}
+	_, head, _ := cutOwner(p.Head)
+	for _, b := range []string{p.Base, head} {
+		if err := taskkey.CheckBranchName(b); err != nil {
+			return err
+		}
+	}
+	return validateText(key, p.Body, p.Labels)
+}
+func (p PR) Find(ctx context.Context, env *Env, key string) ghcheck.Result {
+	return env.GitHub.FindPR(ctx, env.Repo, ghcheck.PRQuery{Key: key, Base: p.Base, Heads: []string{p.Head}})
+}
+func (p PR) Create(ctx context.Context, env *Env, key string) (ghcheck.Artifact, error) {
+	return env.GitHub.CreatePR(ctx, env.Repo, key, ghcheck.NewPR{Base: p.Base, Head: p.Head, Title: p.Title, Body: p.Body, Draft: p.Draft, Labels: p.Labels})
+}
+
+// Issue files an issue. Tags: the key's label (set atomically at creation) and the marker.
+type Issue struct {
+	Title  string   `json:"title"`
+	Body   string   `json:"body"`
+	Labels []string `json:"labels,omitempty"`
+}
+
+func (Issue) Kind() string   { return "issue" }
+func (Issue) Target() string { return "" }
+func (i Issue) Validate(key string) error {
+	if i.Title == "" {
+		return errors.New("title is empty: pass --title")
+	}
+	return validateText(key, i.Body, i.Labels)
+}
+func (i Issue) Find(ctx context.Context, env *Env, key string) ghcheck.Result {
+	return env.GitHub.FindIssue(ctx, env.Repo, key)
+}
+func (i Issue) Create(ctx context.Context, env *Env, key string) (ghcheck.Artifact, error) {
+	return env.GitHub.CreateIssue(ctx, env.Repo, key, ghcheck.NewIssue{Title: i.Title, Body: i.Body, Labels: i.Labels})
+}
+
+// Comment comments on an issue or pull request. GitHub has no uniqueness
+// for comments: the marker, read back from every page of the thread, is
+// the only tag.
+type Comment struct {
+	Number int    `json:"number"`
+	Body   string `json:"body"`
+}
+
+func (Comment) Kind() string     { return "comment" }
+func (c Comment) Target() string { return strconv.Itoa(c.Number) }
+func (c Comment) Validate(key string) error {
+	if c.Number <= 0 {
+		return fmt.Errorf("invalid issue or pull request number %d", c.Number)
+	}
+	if c.Body == "" {
+		return errors.New("body is empty: pass --body or --body-file")
+	}
+	return validateText(key, c.Body, nil)
+}
+func (c Comment) Find(ctx context.Context, env *Env, key string) ghcheck.Result {
+	return env.GitHub.FindComment(ctx, env.Repo, c.Number, key)
+}
+func (c Comment) Create(ctx context.Context, env *Env, key string) (ghcheck.Artifact, error) {
+	return env.GitHub.CreateComment(ctx, env.Repo, c.Number, key, c.Body)
+}
+
+// Branch creates a branch at a commit. Found by an exact ref read; a branch
+// of that name at an unrelated commit is a conflict, never adopted.
+type Branch struct {
+	Name string `json:"name"`
+	SHA  string `json:"sha"`
+}
+
+func (Branch) Kind() string     { return "branch" }
+func (b Branch) Target() string { return b.Name }
+func (b Branch) Validate(string) error {
+	if err := taskkey.CheckBranchName(b.Name); err != nil {
+		return err
+	}
+	if !isSHA(b.SHA) {
+		return fmt.Errorf("invalid commit %q: want a 40-character hex SHA (or use --from REF)", b.SHA)
+	}
+	return nil
+}
+func (b Branch) Find(ctx context.Context, env *Env, _ string) ghcheck.Result {
+	return env.GitHub.FindBranch(ctx, env.Repo, b.Name, b.SHA)
+}
+func (b Branch) Create(ctx context.Context, env *Env, _ string) (ghcheck.Artifact, error) {
+	return env.GitHub.CreateBranch(ctx, env.Repo, b.Name, b.SHA)
+}
+
+// File writes a file on a branch through the contents API. Found when the
+// file already has exactly the intended content (git blob hashes compared).
+type File struct {
+	Branch  string `json:"branch"`
+	Path    string `json:"path"`
+	Message string `json:"message"`
+	Content []byte `json:"content"`
+}
+
+func (File) Kind() string     { return "file" }
+func (f File) Target() string { return f.Branch + ":" + f.Path }
+func (f File) Validate(string) error {
+	if err := taskkey.CheckBranchName(f.Branch); err != nil {
+		return err
+	}
+	if f.Path == "" || f.Path[0] == '/' {
+		return fmt.Errorf("invalid path %q: want a path relative to the repository root", f.Path)
+	}
+	if f.Message == "" {
+		return errors.New("commit message is empty: pass --message")
+	}
+	return nil
+}
+func (f File) Find(ctx context.Context, env *Env, _ string) ghcheck.Result {
+	return env.GitHub.FindFile(ctx, env.Repo, f.Branch, f.Path, f.Content)
+}
+func (f File) Create(ctx context.Context, env *Env, _ string) (ghcheck.Artifact, error) {
+	return env.GitHub.PutFile(ctx, env.Repo, f.Branch, f.Path, f.Message, f.Content)
+}
+
+// DecodeSpec rebuilds the Spec of a kind from its stored payload.
+func DecodeSpec(kind string, payload []byte) (Spec, error) {
+	var s Spec
+	var err error
+	switch kind {
+	case "pr":
+		var v PR
+		err, s = json.Unmarshal(payload, &v), &v
+	case "issue":
+		var v Issue
+		err, s = json.Unmarshal(payload, &v), &v
+	case "comment":
+		var v Comment
+		err, s = json.Unmarshal(payload, &v), &v
+	case "branch":
+		var v Branch
+		err, s = json.Unmarshal(payload, &v), &v
+	case "file":
+		var v File
+		err, s = json.Unmarshal(payload, &v), &v
+	case "exec":
+		var v Exec
+		err, s = json.Unmarshal(payload, &v), &v
+	default:
+		return nil, fmt.Errorf("decode payload: unknown kind %q (written by a newer ghonce?)", kind)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("decode %s payload: %w", kind, err)
+	}
+	return s, nil
+}
+
+func validateText(key, body string, labels []string) error {
+	if err := taskkey.CheckBody(key, body); err != nil {
+		return err
+	}
+	for _, l := range labels {
+		if err := taskkey.CheckLabel(l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cutOwner(head string) (owner, branch string, ok bool) {
+	for i := 0; i < len(head); i++ {
+		if head[i] == ':' {
+			return head[:i], head[i+1:], true
+		}
+	}
+	return "", head, false
+}
+
+func isSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}
