@@ -341,15 +341,15 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// probe reads the identity of the database on q.
 func (l *Ledger) probe(ctx context.Context, q querier) (identity, error) {
+	// One statement, so one snapshot: read one by one, the three could
+	// straddle another process's commit of a new ledger's schema.
 	var id identity
-	err := q.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id.appID)
-	if err == nil {
-		err = q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&id.version)
-	}
-	if err == nil {
-		err = q.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&id.objects)
-	}
+	err := q.QueryRowContext(ctx, `SELECT
+		(SELECT application_id FROM pragma_application_id),
+		(SELECT user_version FROM pragma_user_version),
+		(SELECT count(*) FROM sqlite_schema)`).Scan(&id.appID, &id.version, &id.objects)
 	if err != nil {
 		return id, l.openErr(err)
 	}
@@ -515,6 +515,8 @@ func (l *Ledger) hint(err error) error {
 	switch se.Code {
 	case sqlite3.ErrFull:
 		return fmt.Errorf("%w; free some disk space and run again", err)
+	case sqlite3.ErrIoErr:
+		return fmt.Errorf("%w; check the disk that holds the ledger (is it full, or read-only?)", err)
 	case sqlite3.ErrReadonly, sqlite3.ErrCantOpen, sqlite3.ErrPerm:
 		return fmt.Errorf("%w; check that you can write the ledger and its directory, or pass --ledger PATH", err)
 	case sqlite3.ErrBusy, sqlite3.ErrLocked:
