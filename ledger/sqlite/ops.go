@@ -158,12 +158,14 @@ func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 }
 
 // settled returns the claim for an entry that cannot be taken (done, or held
-// by a live lease that takeOver does not name), or nil if it can.
+// by a live lease that takeOver does not name), or nil if it can: it is
+// failed, or attempting with a dead or released lease, or takeOver names its
+// fence. (Fences start at 1, so a zero takeOver names none.)
 func settled(e *ledger.Entry, now time.Time, takeOver int64) *ledger.Claim {
 	switch {
 	case e.Status == ledger.Done:
 		return &ledger.Claim{State: ledger.ClaimDone, Entry: e, Prior: e.Status}
-	case e.Status == ledger.Attempting && e.LeaseLive(now) && (takeOver == 0 || takeOver != e.Fence):
+	case e.LeaseLive(now) && takeOver != e.Fence:
 		return &ledger.Claim{State: ledger.ClaimBusy, Entry: e, Prior: e.Status}
 	}
 	return nil

@@ -416,6 +416,10 @@ func (l *Ledger) setUp(ctx context.Context) error {
 		if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
 			return l.openErr(err)
 		}
+		// Refuse before the schema is written in the wrong mode.
+		if mode != "wal" {
+			return l.notWAL(mode)
+		}
 		if l.created, err = l.migrate(ctx, conn); err != nil {
 			return err
 		}
@@ -429,7 +433,7 @@ func (l *Ledger) setUp(ctx context.Context) error {
 		return l.openErr(err)
 	}
 	if mode != "wal" {
-		return fmt.Errorf("open ledger %s: journal mode is %q, not \"wal\": the file system may not support SQLite's WAL mode; put the ledger on a local disk with --ledger PATH", l.path, mode)
+		return l.notWAL(mode)
 	}
 	// A damaged schema shows here rather than in the first Claim.
 	var tables int
@@ -440,6 +444,10 @@ func (l *Ledger) setUp(ctx context.Context) error {
 		return notLedger(l.path, "its ghonce tables are missing: it is damaged")
 	}
 	return nil
+}
+
+func (l *Ledger) notWAL(mode string) error {
+	return fmt.Errorf("open ledger %s: journal mode is %q, not \"wal\": the file system may not support SQLite's WAL mode; put the ledger on a local disk with --ledger PATH", l.path, mode)
 }
 
 // checkPragmas reads back the per-connection settings dsn asks for, so a

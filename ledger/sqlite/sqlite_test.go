@@ -806,3 +806,28 @@ func TestRefuseThroughWAL(t *testing.T) {
 		}
 	})
 }
+
+// TestJournalModeReadBack: Open reads the journal mode back. A read-only Open
+// cannot switch a ledger to WAL and refuses one that is not; a read-write
+// Open switches it back.
+func TestJournalModeReadBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	makeLedger(t, path)
+	rawExec(t, path, "PRAGMA journal_mode = DELETE")
+	before := hashFile(t, path)
+	_, err := Open(context.Background(), path, Options{ReadOnly: true})
+	if err == nil || !strings.Contains(err.Error(), `journal mode is "delete"`) || !strings.Contains(err.Error(), path) {
+		t.Errorf("read-only Open of a rollback-journal ledger: err = %v", err)
+	}
+	if hashFile(t, path) != before {
+		t.Error("read-only Open changed the file")
+	}
+	l := open(t, path, Options{})
+	var mode string
+	if err := l.db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal mode after read-write Open = %q, %v; want wal", mode, err)
+	}
+	if _, err := l.Get(context.Background(), "k"); err != nil {
+		t.Error(err)
+	}
+}
