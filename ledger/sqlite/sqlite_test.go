@@ -831,3 +831,21 @@ func TestJournalModeReadBack(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestReclaimByHolder pins this backend's answer where the contract names
+// none: the holder of a live lease claiming again is told busy, and nothing
+// is written, so a confused caller waits rather than acts twice.
+func TestReclaimByHolder(t *testing.T) {
+	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), Options{})
+	ctx := context.Background()
+	if _, err := l.Claim(ctx, claimParams("k", "a")); err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.Claim(ctx, claimParams("k", "a"))
+	if err != nil || c.State != ledger.ClaimBusy || c.Entry.Fence != 1 {
+		t.Fatalf("re-claim by the holder = %+v, %v; want busy at fence 1", c, err)
+	}
+	if h, err := l.History(ctx, "k"); err != nil || len(h) != 1 {
+		t.Errorf("history = %v, %v; want one transition", h, err)
+	}
+}
