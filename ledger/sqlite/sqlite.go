@@ -89,7 +89,7 @@ func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
 			return nil, fmt.Errorf("create ledger directory for %s: %w; check the permissions of its parent or pass --ledger PATH", abs, err)
 		}
 		if err := createFile(abs); err != nil {
-			return nil, fmt.Errorf("create ledger %s: %w; check the permissions of its directory or pass --ledger PATH", abs, err)
+			return nil, fmt.Errorf("create ledger %s: %w; check the permissions of its directory or pass --ledger PATH", abs, unpath(err, abs))
 		}
 	}
 	// Look at the file before SQLite does: SQLite would happily use (and, on
@@ -218,6 +218,16 @@ func createFile(path string) error {
 	return syncDir(filepath.Dir(path))
 }
 
+// unpath drops the path from an *fs.PathError about path, for a message
+// that names it already.
+func unpath(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
+}
+
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -260,6 +270,7 @@ func inspectFile(path string) error {
 	}
 	f, err := os.Open(path)
 	if err != nil {
+		err = unpath(err, path)
 		if errors.Is(err, fs.ErrPermission) {
 			return fmt.Errorf("open ledger %s: %w; give your user read and write access to it, or pass --ledger PATH", path, err)
 		}

@@ -54,10 +54,10 @@ func mode(t *testing.T, path string) fs.FileMode {
 
 func TestFileModes(t *testing.T) {
 	// With no umask, only Open decides the modes.
+	root := t.TempDir()
 	old := syscall.Umask(0)
 	defer syscall.Umask(old)
 
-	root := t.TempDir()
 	rootMode := mode(t, root)
 	path := filepath.Join(root, "state", "ghonce", "ledger.db")
 	l := open(t, path, Options{})
@@ -87,9 +87,9 @@ func TestFileModes(t *testing.T) {
 func TestFileModesWithUmask(t *testing.T) {
 	// A umask that would strip the owner's own bits does not leave the
 	// ledger unusable.
+	path := filepath.Join(t.TempDir(), "sub", "ledger.db")
 	old := syscall.Umask(0o277)
 	defer syscall.Umask(old)
-	path := filepath.Join(t.TempDir(), "sub", "ledger.db")
 	l := open(t, path, Options{})
 	if _, err := l.Claim(context.Background(), claimParams("k", "a")); err != nil {
 		t.Fatal(err)
@@ -416,6 +416,7 @@ func TestRefuseUnreadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Open(context.Background(), path, Options{})
+	t.Logf("refused: %v", err)
 	if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), path) {
 		t.Errorf("err = %v, want a permission error naming %s", err, path)
 	}
@@ -426,12 +427,17 @@ func TestReadOnlyDirectory(t *testing.T) {
 		t.Skip("root writes directories whatever their mode")
 	}
 	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o500); err != nil {
-		t.Fatal(err)
+	existing := filepath.Join(t.TempDir(), "ledger.db")
+	makeLedger(t, existing)
+	for _, d := range []string{dir, filepath.Dir(existing)} {
+		if err := os.Chmod(d, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chmod(d, 0o700)
 	}
-	defer os.Chmod(dir, 0o700)
-	for _, path := range []string{filepath.Join(dir, "ledger.db"), filepath.Join(dir, "sub", "ledger.db")} {
+	for _, path := range []string{filepath.Join(dir, "ledger.db"), filepath.Join(dir, "sub", "ledger.db"), existing} {
 		_, err := Open(context.Background(), path, Options{})
+		t.Logf("refused: %v", err)
 		if err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("Open(%s) err = %v, want an error naming it", path, err)
 		}
