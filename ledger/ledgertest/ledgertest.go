@@ -20,10 +20,10 @@
 //     status attempting); Resolve sets Outcome "resolved".
 //   - An acquiring Claim keeps LastError (it tells the new runner what went
 //     wrong before); only Finish changes it.
+//   - List with a zero Limit returns every match.
 //
 // What a holder's own second Claim of a key it holds returns is not pinned
 // down: the contract names no state for it.
-//   - List with a zero Limit returns every match.
 package ledgertest
 
 import (
