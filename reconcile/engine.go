@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -293,6 +294,7 @@ func (e *Engine) holderGone(h ledger.Owner) bool {
 func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash string, payload []byte) (*Result, error) {
 	entry := c.Entry
 	key := entry.Key
+	crashpoint.Hit(crashpoint.AfterClaim)
 	ctx, stop := e.heartbeat(ctx, key, entry.Fence)
 	defer stop()
 
@@ -341,7 +343,9 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 	if err := e.cfg.Ledger.Renew(ctx, key, entry.Fence, e.cfg.Lease); err != nil {
 		return nil, fmt.Errorf("renew lease %s: %w", key, err)
 	}
+	crashpoint.Hit(crashpoint.BeforeCreate)
 	art, err := spec.Create(ctx, env, key)
+	crashpoint.Hit(crashpoint.AfterCreate)
 	if err == nil {
 		done, err := e.finish(key, entry.Fence, ledger.Done, string(Created), art, "")
 		if err != nil {

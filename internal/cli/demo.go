@@ -2,20 +2,18 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/go-github/v66/github"
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/harness"
 )
 
 const (
@@ -145,68 +143,34 @@ func demoGhonce(ctx context.Context, sys IO, crashes int) ([]fixtures.PR, []stri
 	defer os.RemoveAll(dir)
 	s := demoServer()
 	defer s.Close()
-
-	var (
-		mu      sync.Mutex
-		running *exec.Cmd
-		kills   = crashes
-	)
-	s.OnCommit(func(cm *fixtures.Commit) {
-		mu.Lock()
-		defer mu.Unlock()
-		if cm.Kind == "pull" && kills > 0 && running != nil {
-			kills--
-			_ = running.Process.Kill() // SIGKILL: no deferred code, no ledger write
+	runner := harness.NewRunner(s)
+	kills := crashes
+	killOnPR := func(c *fixtures.Commit) bool {
+		if c.Kind != fixtures.KindPull || kills == 0 {
+			return false
 		}
-	})
+		kills--
+		return true
+	}
+	env := append(harness.CleanEnv(), "GH_TOKEN="+demoToken, "GITHUB_API_URL="+s.URL())
+	env = append(env, sys.ExtraClientEnv...)
 	var lines []string
 	for attempt := 1; attempt <= crashes+1; attempt++ {
 		head := pushBranch(s, attempt)
-		cmd := exec.CommandContext(ctx, self, "pr", "create",
-			"--ledger", filepath.Join(dir, "ledger.db"), "--repo", demoOwner+"/"+demoRepo, "--task", demoTask,
+		o, err := runner.Run(ctx, self, []string{"pr", "create",
+			"--ledger", filepath.Join(dir, "ledger.db"), "--repo", demoOwner + "/" + demoRepo, "--task", demoTask,
 			"--base", "main", "--head", head,
-			"--title", fmt.Sprintf("Fix #42 (draft %d of the model's wording)", attempt), "--body", "Generated fix.", "--json")
-		cmd.Env = append(cleanEnv(), "GH_TOKEN="+demoToken, "GITHUB_API_URL="+s.URL())
-		cmd.Env = append(cmd.Env, sys.ExtraClientEnv...)
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		mu.Lock()
-		if err := cmd.Start(); err != nil {
-			mu.Unlock()
-			return nil, nil, fmt.Errorf("start %s: %w", self, err)
-		}
-		running = cmd
-		mu.Unlock()
-		err := cmd.Wait()
-		mu.Lock()
-		running = nil
-		mu.Unlock()
-		var ee *exec.ExitError
+			"--title", fmt.Sprintf("Fix #42 (draft %d of the model's wording)", attempt), "--body", "Generated fix.", "--json"}, env, killOnPR)
 		switch {
-		case errors.As(err, &ee) && !ee.Exited():
+		case err != nil:
+			return nil, nil, err
+		case o.Killed:
 			lines = append(lines, fmt.Sprintf("run %d: killed (SIGKILL) right after GitHub created the PR", attempt))
-		case err != nil && !errors.Is(err, os.ErrProcessDone) && ee == nil:
-			return nil, nil, fmt.Errorf("run %s: %w", self, err)
 		default:
-			lines = append(lines, fmt.Sprintf("run %d: exit %d: %s", attempt, cmd.ProcessState.ExitCode(), strings.TrimSpace(stdout.String())))
+			lines = append(lines, fmt.Sprintf("run %d: exit %d: %s", attempt, o.Exit, strings.TrimSpace(o.Stdout)))
 		}
 	}
 	return s.PullRequests(demoOwner, demoRepo), lines, nil
-}
-
-// cleanEnv is the environment without any GitHub token or ledger setting of
-// the user's, so the demo never touches real credentials or ledgers.
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GH_TOKEN", "GITHUB_TOKEN", "GITHUB_API_URL", "GH_REPO", "GITHUB_REPOSITORY", "GHONCE_TASK", "GHONCE_LEDGER":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
 }
 
 type tokenTransport struct{ token string }

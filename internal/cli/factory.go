@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -48,14 +47,8 @@ func (f *factory) openLedger(ctx context.Context) (*sqlite.Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := sqlite.Open(ctx, path, sqlite.Options{Now: f.sys.Now})
-	if err != nil {
-		if errors.Is(err, ledger.ErrNotLedger) || errors.Is(err, ledger.ErrNewerSchema) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("open ledger: %w", err)
-	}
-	return l, nil
+	// sqlite.Open's errors name the file and say what to do.
+	return sqlite.Open(ctx, path, sqlite.Options{Now: f.sys.Now})
 }
 
 // engine opens the ledger and, when withGitHub, the GitHub client, and

@@ -1,0 +1,169 @@
+// Package harness runs real ghonce processes against the fake GitHub in
+// fixtures and kills them with SIGKILL at the moment the fake has committed a
+// write and before its answer leaves: the crash the seed articles describe.
+// `ghonce demo`, the crash tests and the reliability matrix share it.
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ghonce/ghonce/fixtures"
+)
+
+// Outcome is how one process ended.
+type Outcome struct {
+	Exit   int  // exit code; -1 when killed
+	Killed bool // killed by the runner at a commit
+	Stdout string
+	Stderr string
+}
+
+// Runner runs one process at a time against a fake server and kills it
+// when a commit matches its kill rule.
+type Runner struct {
+	mu      sync.Mutex
+	running *exec.Cmd
+	killOn  func(*fixtures.Commit) bool
+	killed  bool
+}
+
+// NewRunner installs the runner as s's commit hook.
+func NewRunner(s *fixtures.Server) *Runner {
+	r := &Runner{}
+	s.OnCommit(r.onCommit)
+	return r
+}
+
+func (r *Runner) onCommit(c *fixtures.Commit) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.running == nil || r.killOn == nil || r.killed || !r.killOn(c) {
+		return
+	}
+	r.killed = true
+	KillAndWaitDead(r.running.Process)
+}
+
+// Run starts bin with args and env and waits for it. If killOn matches a
+// commit made while it runs, the process is killed with SIGKILL before the
+// fake's answer is written.
+func (r *Runner) Run(ctx context.Context, bin string, args, env []string, killOn func(*fixtures.Commit) bool) (Outcome, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	r.mu.Lock()
+	if err := cmd.Start(); err != nil {
+		r.mu.Unlock()
+		return Outcome{}, fmt.Errorf("start %s: %w", bin, err)
+	}
+	r.running, r.killOn, r.killed = cmd, killOn, false
+	r.mu.Unlock()
+
+	err := cmd.Wait()
+
+	r.mu.Lock()
+	killed := r.killed
+	r.running, r.killOn = nil, nil
+	r.mu.Unlock()
+	out := Outcome{Killed: killed, Stdout: stdout.String(), Stderr: stderr.String(), Exit: cmd.ProcessState.ExitCode()}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return out, fmt.Errorf("run %s: %w", bin, err)
+	}
+	return out, nil
+}
+
+// KillAndWaitDead sends SIGKILL and returns once the process can run no
+// more code (it is a zombie or gone), so whatever happens next, such as the
+// fake writing its answer, happens after the crash.
+func KillAndWaitDead(p *os.Process) {
+	_ = p.Kill()
+	stat := fmt.Sprintf("/proc/%d/stat", p.Pid)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			return // reaped
+		}
+		// The state follows the command name in parentheses.
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X') {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// Build compiles ./cmd/ghonce of the module at root into dir, with the
+// given build tags, and returns the binary's path.
+func Build(ctx context.Context, root, dir string, tags ...string) (string, error) {
+	name := "ghonce"
+	if len(tags) > 0 {
+		name += "-" + strings.Join(tags, "-")
+	}
+	bin := filepath.Join(dir, name)
+	args := []string{"build", "-o", bin}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	args = append(args, "./cmd/ghonce")
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build ghonce: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// ModuleRoot finds the directory holding go.mod, from the working directory up.
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("find module root: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// CleanEnv is the current environment without GitHub credentials or ghonce
+// settings, so a child never touches a real token or ledger.
+func CleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GH_TOKEN", "GITHUB_TOKEN", "GITHUB_API_URL", "GH_REPO", "GITHUB_REPOSITORY", "GHONCE_TASK", "GHONCE_LEDGER", "GHONCE_CRASH_AT":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// Signaled reports whether err (from exec) is a death by signal.
+func Signaled(ps *os.ProcessState) bool {
+	if ps == nil {
+		return false
+	}
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled()
+}

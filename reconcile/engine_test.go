@@ -1,0 +1,330 @@
+package reconcile_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+var postPulls = fixtures.MatchMethodPath("POST", "/repos/"+repo+"/pulls")
+
+// Seed scenario A: without a ledger, a retry after a crash that happened
+// after the create opens a second PR.
+func TestSeedA_NoLedgerOpensDuplicates(t *testing.T) {
+	w := newWorld(t)
+	w.fake.Inject(fixtures.Fault{Match: postPulls, Kind: fixtures.DropAfterCommit})
+	gh := github.NewClient(nil).WithAuthToken(token)
+	gh.BaseURL, _ = gh.BaseURL.Parse(w.fake.URL())
+	var err error
+	for attempt := 1; attempt <= 2; attempt++ {
+		head := "agent/try-" + string(rune('0'+attempt))
+		w.push(head)
+		_, _, err = gh.PullRequests.Create(w.ctx, owner, name, &github.NewPullRequest{Title: github.String("Fix"), Head: &head, Base: github.String("main")})
+	}
+	if err != nil {
+		t.Fatalf("second attempt: %v", err)
+	}
+	if n := len(w.prs()); n != 2 {
+		t.Fatalf("naive agent: %d PRs, want the duplicate (2) that ghonce exists to prevent", n)
+	}
+}
+
+// Seed scenario B: a rerun after success returns the stored result and
+// sends no request at all to GitHub.
+func TestSeedB_DoneIsSkippedWithoutAskingGitHub(t *testing.T) {
+	w := newWorld(t)
+	w.push("fix-42")
+	first := mustDo(t, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
+	if first.Outcome != reconcile.Created || first.Number == 0 || first.URL == "" {
+		t.Fatalf("first run: %+v, want created with number and url", first)
+	}
+	before := len(w.fake.Requests())
+	again := mustDo(t, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
+	if again.Outcome != reconcile.Skipped || again.Number != first.Number || again.PayloadChanged {
+		t.Fatalf("rerun: %+v, want skipped with the same number and payload_changed false", again)
+	}
+	if n := len(w.fake.Requests()) - before; n != 0 {
+		t.Fatalf("rerun of a done action sent %d requests to GitHub, want 0", n)
+	}
+	if n := len(w.prs()); n != 1 {
+		t.Fatalf("%d PRs, want 1", n)
+	}
+}
+
+// Seed scenario C, the seed article's honest failure, now closed: GitHub
+// created the PR and the answer was lost; the rerun finds it.
+func TestSeedC_CreatedButAnswerLostIsFound(t *testing.T) {
+	for _, lose := range []string{"keep ledger", "delete ledger"} {
+		t.Run(lose, func(t *testing.T) {
+			w := newWorld(t)
+			w.push("fix-42")
+			w.fake.Inject(fixtures.Fault{Match: postPulls, Kind: fixtures.DropAfterCommit})
+			_, err := w.engine().Do(w.ctx, prAction("ISSUE-42", "fix-42", "Fix", "body"))
+			var uc *reconcile.UnconfirmedError
+			if !errors.As(err, &uc) {
+				t.Fatalf("lost answer: err = %v, want *UnconfirmedError (a maybe is never a no)", err)
+			}
+			if lose == "delete ledger" {
+				if err := os.RemoveAll(w.ledger); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := mustDo(t, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
+			if r.Outcome != reconcile.Found {
+				t.Fatalf("rerun outcome %s, want found", r.Outcome)
+			}
+			if prs := w.prs(); len(prs) != 1 || prs[0].Number != r.Number {
+				t.Fatalf("PRs %+v, want exactly the one found (#%d)", prs, r.Number)
+			}
+		})
+	}
+}
+
+func TestRewordedRetryOnAnotherHeadFindsTheFirstPR(t *testing.T) {
+	w := newWorld(t)
+	w.push("agent/attempt-1")
+	w.push("agent/attempt-2")
+	w.fake.Inject(fixtures.Fault{Match: postPulls, Kind: fixtures.DropAfterCommit})
+	_, err := w.engine().Do(w.ctx, prAction("ISSUE-42", "agent/attempt-1", "Fix the bug", "I fixed it."))
+	if err == nil {
+		t.Fatal("lost answer: want an error")
+	}
+	r := mustDo(t, w.engine(), prAction("ISSUE-42", "agent/attempt-2", "Fix bug #42", "This change fixes the bug."))
+	if r.Outcome != reconcile.Found || !r.PayloadChanged {
+		t.Fatalf("reworded retry: %+v, want found with payload_changed", r)
+	}
+	prs := w.prs()
+	if len(prs) != 1 || prs[0].Head != "agent/attempt-1" {
+		t.Fatalf("PRs %+v, want only the first attempt's", prs)
+	}
+	// And once done, a third wording is skipped.
+	r = mustDo(t, w.engine(), prAction("ISSUE-42", "agent/attempt-2", "Third", "third"))
+	if r.Outcome != reconcile.Skipped || !r.PayloadChanged {
+		t.Fatalf("third run: %+v, want skipped with payload_changed", r)
+	}
+}
+
+func TestStrangersLookAlikePRIsNotAdopted(t *testing.T) {
+	w := newWorld(t)
+	a := prAction("ISSUE-42", "fix-42", "Fix", "body")
+	key := reconcile.Key(a)
+	// Another user's PR carries our marker and label; the bare-branch head
+	// trap would return it for any head.
+	stranger := w.fake.SeedPR(owner, name, other, fixtures.SeedPR{Title: "Fix", Body: taskkey.WithMarker(key, "mine now"), Head: "fix-42-copy", Labels: []string{taskkey.Label(key)}})
+	w.push("fix-42")
+	r := mustDo(t, w.engine(), a)
+	if r.Outcome != reconcile.Created || r.Number == stranger {
+		t.Fatalf("result %+v: adopted the stranger's PR #%d", r, stranger)
+	}
+	if n := len(w.prs()); n != 2 {
+		t.Fatalf("%d PRs, want the stranger's and ours", n)
+	}
+}
+
+func TestReadsThatFailLeaveTheEntryAttempting(t *testing.T) {
+	w := newWorld(t)
+	w.push("fix-42")
+	w.fake.Inject(fixtures.Fault{Match: fixtures.MatchMethod("GET"), Kind: fixtures.Status502BeforeCommit, Times: 1000})
+	_, err := w.engine().Do(w.ctx, prAction("ISSUE-42", "fix-42", "Fix", "body"))
+	var uc *reconcile.UnconfirmedError
+	if !errors.As(err, &uc) || !strings.Contains(err.Error(), "reconcile") {
+		t.Fatalf("err = %v, want *UnconfirmedError that points to a rerun or ghonce reconcile", err)
+	}
+	if w.writes() != 0 {
+		t.Fatalf("%d writes reached GitHub although it could not be asked first", w.writes())
+	}
+	w.fake.ClearFaults()
+	if r := mustDo(t, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body")); r.Outcome != reconcile.Created {
+		t.Fatalf("rerun: %s, want created", r.Outcome)
+	}
+}
+
+func TestRefusedCreateIsFailedAndRetried(t *testing.T) {
+	w := newWorld(t)
+	// The head branch was never pushed: GitHub answers 422 and creates nothing.
+	_, err := w.engine().Do(w.ctx, prAction("ISSUE-42", "fix-42", "Fix", "body"))
+	var uc *reconcile.UnconfirmedError
+	if err == nil || errors.As(err, &uc) || !strings.Contains(err.Error(), "nothing was created") {
+		t.Fatalf("err = %v, want a plain error saying nothing was created", err)
+	}
+	w.push("fix-42")
+	r := mustDo(t, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
+	if r.Outcome != reconcile.Created || r.Attempts != 2 {
+		t.Fatalf("retry: %+v, want created on attempt 2", r)
+	}
+}
+
+func TestAlreadyExistsButNotTaggedIsAConflict(t *testing.T) {
+	w := newWorld(t)
+	w.push("fix-42")
+	// Our own identity opened a PR for the same head by hand, without a marker.
+	w.fake.SeedPR(owner, name, login, fixtures.SeedPR{Title: "by hand", Head: "fix-42"})
+	_, err := w.engine().Do(w.ctx, prAction("ISSUE-42", "fix-42", "Fix", "body"))
+	var ce *reconcile.ConflictError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want *ConflictError", err)
+	}
+	if n := len(w.prs()); n != 1 {
+		t.Fatalf("%d PRs, want 1", n)
+	}
+}
+
+// Many workers on one ledger and one key: exactly one acts; the others wait
+// for its outcome and report it.
+func TestConcurrentRunnersOnOneLedgerCreateOnce(t *testing.T) {
+	w := newWorld(t)
+	w.push("fix-42")
+	const n = 8
+	engines := make([]*reconcile.Engine, n)
+	for i := range engines {
+		engines[i] = w.engine(func(c *reconcile.Config) { c.Owner = reconcile.NewOwner(); c.Wait = time.Minute })
+	}
+	var wg sync.WaitGroup
+	results := make([]*reconcile.Result, n)
+	errs := make([]error, n)
+	for i := range engines {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i], errs[i] = engines[i].Do(w.ctx, prAction("ISSUE-42", "fix-42", "Fix", "body"))
+		}(i)
+	}
+	wg.Wait()
+	created := 0
+	for i := range results {
+		if errs[i] != nil {
+			t.Fatalf("worker %d: %v", i, errs[i])
+		}
+		if results[i].Outcome == reconcile.Created {
+			created++
+		}
+	}
+	if created != 1 || len(w.prs()) != 1 {
+		t.Fatalf("%d created, %d PRs; want 1 and 1", created, len(w.prs()))
+	}
+}
+
+func TestHeldByALiveProcessElsewhereIsInProgress(t *testing.T) {
+	w := newWorld(t)
+	w.push("fix-42")
+	a := prAction("ISSUE-42", "fix-42", "Fix", "body")
+	l, err := sqlite.Open(w.ctx, w.ledger, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	holder := ledger.Owner{ID: "other-host/77/x", Host: "other-host", PID: 77}
+	if _, err := l.Claim(w.ctx, ledger.ClaimParams{Key: reconcile.Key(a), Task: a.Task, Step: a.Step, Kind: "pr", Repo: repo, Target: "main", Owner: holder, Lease: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	var slept time.Duration
+	e := w.engine(func(c *reconcile.Config) {
+		c.Wait = 3 * time.Second
+		now := time.Now()
+		c.Now = func() time.Time { return now.Add(slept) }
+		c.Sleep = func(_ context.Context, d time.Duration) error { slept += d; return nil }
+	})
+	_, err = e.Do(w.ctx, a)
+	var ip *reconcile.InProgressError
+	if !errors.As(err, &ip) || ip.Holder.Host != "other-host" {
+		t.Fatalf("err = %v, want *InProgressError naming other-host", err)
+	}
+	if slept < 3*time.Second {
+		t.Fatalf("gave up after %s, want the whole --wait (3s)", slept)
+	}
+	if w.writes() != 0 || len(w.fake.Requests()) != 0 {
+		t.Fatal("asked GitHub while another process held the key")
+	}
+}
+
+func TestDeadHolderOnThisHostIsTakenOverAtOnce(t *testing.T) {
+	w := newWorld(t)
+	w.push("fix-42")
+	a := prAction("ISSUE-42", "fix-42", "Fix", "body")
+	l, err := sqlite.Open(w.ctx, w.ledger, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	me := reconcile.NewOwner()
+	dead := ledger.Owner{ID: "crashed", Host: me.Host, PID: 999999}
+	if _, err := l.Claim(w.ctx, ledger.ClaimParams{Key: reconcile.Key(a), Task: a.Task, Step: a.Step, Kind: "pr", Repo: repo, Target: "main", Owner: dead, Lease: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	e := w.engine(func(c *reconcile.Config) {
+		c.Alive = func(pid int) bool { return pid != 999999 }
+		c.Sleep = func(context.Context, time.Duration) error { t.Fatal("waited for a dead process"); return nil }
+	})
+	if r := mustDo(t, e, a); r.Outcome != reconcile.Created {
+		t.Fatalf("outcome %s, want created", r.Outcome)
+	}
+	hist, err := l.History(w.ctx, reconcile.Key(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var took bool
+	for _, h := range hist {
+		took = took || strings.Contains(h.Why, "took over")
+	}
+	if !took {
+		t.Fatalf("history %+v does not record the takeover", hist)
+	}
+}
+
+// Reconcile after crashes in 40 tasks: every entry settles and nothing is
+// written to GitHub.
+func TestReconcileSettles40CrashedTasksWithoutWriting(t *testing.T) {
+	w := newWorld(t)
+	e := w.engine()
+	for i := 0; i < 40; i++ {
+		head := "fix-" + strings.Repeat("x", i%3) + string(rune('a'+i%26)) + "-" + string(rune('a'+i/26))
+		w.push(head)
+		kind := fixtures.DropAfterCommit // created, answer lost
+		if i%2 == 1 {
+			kind = fixtures.Status502BeforeCommit // not created
+		}
+		w.fake.Inject(fixtures.Fault{Match: postPulls, Kind: kind})
+		_, err := e.Do(w.ctx, prAction("TASK-"+head, head, "Fix", "body"))
+		var uc *reconcile.UnconfirmedError
+		if !errors.As(err, &uc) {
+			t.Fatalf("task %d: err = %v, want unconfirmed", i, err)
+		}
+	}
+	writes := w.writes()
+	out, err := w.engine().Reconcile(w.ctx, reconcile.Filter{Repo: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, failed := 0, 0
+	for _, s := range out {
+		switch s.To {
+		case ledger.Done:
+			done++
+		case ledger.Failed:
+			failed++
+		default:
+			t.Errorf("%s left %s: %s", s.Key, s.To, s.Why)
+		}
+	}
+	if len(out) != 40 || done != 20 || failed != 20 {
+		t.Fatalf("settled %d: %d done, %d failed; want 40: 20 and 20", len(out), done, failed)
+	}
+	if n := w.writes() - writes; n != 0 {
+		t.Fatalf("reconcile sent %d write requests, want 0", n)
+	}
+	if again, _ := w.engine().Reconcile(w.ctx, reconcile.Filter{}); len(again) != 0 {
+		t.Fatalf("second reconcile found %d attempting entries, want 0", len(again))
+	}
+}
