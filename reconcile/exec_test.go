@@ -1,0 +1,183 @@
+package reconcile_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// execWorld is a ledger and a file that counts how often a command ran.
+type execWorld struct {
+	t      *testing.T
+	ledger string
+	sent   string
+}
+
+func newExecWorld(t *testing.T) *execWorld {
+	dir := t.TempDir()
+	return &execWorld{t: t, ledger: filepath.Join(dir, "ledger.db"), sent: filepath.Join(dir, "sent")}
+}
+
+func (x *execWorld) engine(mod ...func(*reconcile.Config)) (*reconcile.Engine, *sqlite.Ledger) {
+	x.t.Helper()
+	l, err := sqlite.Open(context.Background(), x.ledger, sqlite.Options{})
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	x.t.Cleanup(func() { l.Close() })
+	cfg := reconcile.Config{Ledger: l, LedgerNew: l.Created(), Wait: time.Second}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	return reconcile.New(cfg), l
+}
+
+// notify appends GHONCE_KEY to the sent file: a side effect ghonce cannot see.
+func (x *execWorld) notify(extra ...string) reconcile.Exec {
+	return reconcile.Exec{Argv: []string{"/bin/sh", "-c", `echo "$GHONCE_KEY" >> "$1"`, "notify", x.sent}, OnUnconfirmed: strings.Join(extra, "")}
+}
+
+func (x *execWorld) sends() int {
+	b, err := os.ReadFile(x.sent)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+func execAction(spec reconcile.Exec) reconcile.Action {
+	return reconcile.Action{Task: "weekly-report", Step: "notify", Spec: spec}
+}
+
+// crashAfterRunning leaves the entry as a process killed right after the
+// command ran would: attempting, held by a dead process of this host.
+func (x *execWorld) crashAfterRunning(l ledger.Ledger, a reconcile.Action) {
+	x.t.Helper()
+	me := reconcile.NewOwner()
+	if _, err := l.Claim(context.Background(), ledger.ClaimParams{Key: reconcile.Key(a), Task: a.Task, Step: a.Step, Kind: "exec",
+		Owner: ledger.Owner{ID: "dead", Host: me.Host, PID: 999999}, Lease: time.Hour}); err != nil {
+		x.t.Fatal(err)
+	}
+	if err := os.WriteFile(x.sent, []byte(reconcile.Key(a)+"\n"), 0o600); err != nil {
+		x.t.Fatal(err)
+	}
+}
+
+var deadPID = func(c *reconcile.Config) { c.Alive = func(pid int) bool { return pid != 999999 } }
+
+func TestExecRunsOnceAndSkipsAfterwards(t *testing.T) {
+	x := newExecWorld(t)
+	e, _ := x.engine()
+	// A ledger that this process created cannot vouch for the past.
+	_, err := e.Do(context.Background(), execAction(x.notify()))
+	var uc *reconcile.UnconfirmedError
+	if !errors.As(err, &uc) || !strings.Contains(err.Error(), "ghonce resolve") {
+		t.Fatalf("first exec on a new ledger: err = %v, want unconfirmed with a resolve hint", err)
+	}
+	if x.sends() != 0 {
+		t.Fatal("ran the command although it could not tell whether it ran before")
+	}
+	// A person says it never ran.
+	_, l := x.engine()
+	if _, err := l.Resolve(context.Background(), ledger.ResolveParams{Key: reconcile.Key(execAction(x.notify())), Status: ledger.Failed, Who: "test", Note: "first use"}); err != nil {
+		t.Fatal(err)
+	}
+	e, _ = x.engine()
+	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != reconcile.Created || x.sends() != 1 {
+		t.Fatalf("after resolve --retry: %s, %d sends; want created, 1", r.Outcome, x.sends())
+	}
+	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != reconcile.Skipped || x.sends() != 1 {
+		t.Fatalf("rerun: %s, %d sends; want skipped, 1", r.Outcome, x.sends())
+	}
+}
+
+func TestExecOnExistingLedgerRunsAtOnce(t *testing.T) {
+	x := newExecWorld(t)
+	x.engine() // the ledger exists before the agent's run
+	e, _ := x.engine()
+	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != reconcile.Created || x.sends() != 1 {
+		t.Fatalf("%s, %d sends; want created, 1", r.Outcome, x.sends())
+	}
+}
+
+func TestExecUnconfirmedPolicies(t *testing.T) {
+	t.Run("fail: never run twice, say how to settle", func(t *testing.T) {
+		x := newExecWorld(t)
+		x.engine()
+		_, l := x.engine()
+		x.crashAfterRunning(l, execAction(x.notify()))
+		e, _ := x.engine(deadPID)
+		_, err := e.Do(context.Background(), execAction(x.notify()))
+		var uc *reconcile.UnconfirmedError
+		if !errors.As(err, &uc) || !strings.Contains(err.Error(), "--done") {
+			t.Fatalf("err = %v, want unconfirmed naming resolve --done", err)
+		}
+		if x.sends() != 1 {
+			t.Fatalf("%d sends, want 1", x.sends())
+		}
+	})
+	t.Run("retry: the command is safe to repeat", func(t *testing.T) {
+		x := newExecWorld(t)
+		x.engine()
+		_, l := x.engine()
+		x.crashAfterRunning(l, execAction(x.notify(reconcile.OnUnconfirmedRetry)))
+		e, _ := x.engine(deadPID)
+		if r := mustDo(t, e, execAction(x.notify(reconcile.OnUnconfirmedRetry))); r.Outcome != reconcile.Created || x.sends() != 2 {
+			t.Fatalf("%s, %d sends; want created and a second send", r.Outcome, x.sends())
+		}
+	})
+	t.Run("check: the user's check_exists settles it", func(t *testing.T) {
+		x := newExecWorld(t)
+		spec := x.notify()
+		spec.Check = `grep -qx "$GHONCE_KEY" "` + x.sent + `" && echo "msg-$GHONCE_KEY"`
+		_, l := x.engine()
+		x.crashAfterRunning(l, execAction(spec))
+		e, _ := x.engine(deadPID)
+		r := mustDo(t, e, execAction(spec))
+		if r.Outcome != reconcile.Found || r.Ref != "msg-"+r.Key || x.sends() != 1 {
+			t.Fatalf("%+v, %d sends; want found with the check's output as ref, 1 send", r, x.sends())
+		}
+	})
+}
+
+// Seed scenario D: the key handed to a downstream service that dedupes on
+// it closes the window even when the ledger cannot.
+func TestSeedD_KeyPassedToADedupingService(t *testing.T) {
+	x := newExecWorld(t)
+	dedupe := reconcile.Exec{Argv: []string{"/bin/sh", "-c", `grep -qx "$GHONCE_KEY" "$1" 2>/dev/null || echo "$GHONCE_KEY" >> "$1"`, "mailer", x.sent}, OnUnconfirmed: reconcile.OnUnconfirmedRetry}
+	x.engine()
+	_, l := x.engine()
+	x.crashAfterRunning(l, execAction(dedupe))
+	e, _ := x.engine(deadPID)
+	if r := mustDo(t, e, execAction(dedupe)); r.Outcome != reconcile.Created {
+		t.Fatalf("outcome %s, want created (the command ran again)", r.Outcome)
+	}
+	if x.sends() != 1 {
+		t.Fatalf("%d sends, want 1: the service saw the same key twice", x.sends())
+	}
+}
+
+func TestExecFailingCommandIsRetriedNotRecordedDone(t *testing.T) {
+	x := newExecWorld(t)
+	x.engine()
+	e, l := x.engine()
+	a := execAction(reconcile.Exec{Argv: []string{"/bin/sh", "-c", "exit 7"}})
+	if _, err := e.Do(context.Background(), a); err == nil || !strings.Contains(err.Error(), "exit status 7") {
+		t.Fatalf("err = %v, want the command's exit status", err)
+	}
+	ent, err := l.Get(context.Background(), reconcile.Key(a))
+	if err != nil || ent.Status != ledger.Failed {
+		t.Fatalf("entry %+v, %v; want failed", ent, err)
+	}
+}
