@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -285,6 +286,11 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 			return err
 		}
 		out, err = getEntry(ctx, tx, p.Key)
+		if err == nil {
+			// The reliability matrix's kill point "while done is being
+			// written": everything is in the transaction, nothing committed.
+			crashpoint.Hit(crashpoint.InFinish)
+		}
 		return err
 	})
 	if err != nil {
