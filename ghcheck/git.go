@@ -2,6 +2,7 @@ package ghcheck
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -85,6 +86,12 @@ func (c *Client) FindBranch(ctx context.Context, r Repo, name, sha string) Resul
 		cmp, resp, err = c.gh.Repositories.CompareCommits(ctx, r.Owner, r.Name, sha, at, &github.ListOptions{PerPage: 1})
 		return resp, err
 	})
+	conflict := Result{State: Conflict, Err: fmt.Errorf("branch %s exists at %s, which does not descend from %s; it is someone else's: choose another name or delete it", name, at, sha)}
+	if noCommonAncestor(err) {
+		// Unrelated histories: GitHub answers 404 "No common ancestor
+		// between A and B." instead of a comparison.
+		return conflict
+	}
 	if err != nil {
 		return c.unknown(fmt.Errorf("compare branch %s at %s with %s in %s: %w", name, short(at), short(sha), r, err))
 	}
@@ -92,7 +99,14 @@ func (c *Client) FindBranch(ctx context.Context, r Repo, name, sha string) Resul
 	case "ahead", "identical":
 		return found
 	}
-	return Result{State: Conflict, Err: fmt.Errorf("branch %s exists at %s, which does not descend from %s; it is someone else's: choose another name or delete it", name, at, sha)}
+	return conflict
+}
+
+// noCommonAncestor reports whether err is GitHub's answer to comparing two
+// commits with unrelated histories: 404 "No common ancestor between A and B.".
+func noCommonAncestor(err error) bool {
+	var er *github.ErrorResponse
+	return notFound(err) && errors.As(err, &er) && containsFold(er.Message, "no common ancestor")
 }
 
 // CreateBranch creates branch name at commit sha: POST

@@ -50,6 +50,10 @@ func TestFindBranch(t *testing.T) {
 			route(getRefHeads, reply(200, ref("ghonce/t-1", sha1b))),
 			route(mock.GetReposCompareByOwnerByRepoByBasehead, compare("behind")),
 		}, Conflict, ""},
+		{"unrelated history", []mock.MockBackendOption{
+			route(getRefHeads, reply(200, ref("ghonce/t-1", sha1b))),
+			route(mock.GetReposCompareByOwnerByRepoByBasehead, reply(404, []byte(`{"message":"No common ancestor between `+sha1a+` and `+sha1b+`.","documentation_url":"https://docs.github.com/rest/commits/commits#compare-two-commits","status":"404"}`))),
+		}, Conflict, ""},
 		{"compare fails", []mock.MockBackendOption{
 			route(getRefHeads, reply(200, ref("ghonce/t-1", sha1b))),
 			route(mock.GetReposCompareByOwnerByRepoByBasehead, reply(404, fixture(t, "not-found.404.json"))),
