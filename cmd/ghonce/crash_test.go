@@ -1,0 +1,341 @@
+package main_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ghcheck"
+)
+
+// artifact is one of our artifacts on the fake, as a kind case sees it.
+type artifact struct {
+	Number int
+	ID     int64
+	SHA    string
+	Desc   string // everything that must not change once it exists
+}
+
+// kindCase is one kind of side effect, as the real binary performs it.
+type kindCase struct {
+	name string
+	// kill is the write at which the first run is killed.
+	kill fixtures.CommitKind
+	// setup prepares the fake and returns the command (with --task).
+	setup func(w *world) []string
+	// mine lists our artifacts of this kind on the fake.
+	mine func(w *world) []artifact
+	// same reports whether r names a.
+	same func(r result, a artifact) bool
+}
+
+const fileContent = "# Changelog\n\n- Fix #42\n"
+
+func kindCases() []kindCase {
+	byNumber := func(r result, a artifact) bool { return r.Number == a.Number && r.URL != "" }
+	byID := func(r result, a artifact) bool { return r.ID == a.ID && r.URL != "" }
+	bySHA := func(r result, a artifact) bool { return r.SHA == a.SHA }
+	comments := func(w *world) []artifact {
+		var out []artifact
+		for _, c := range w.fake.Comments(owner, name, w.number) {
+			if c.Author == login {
+				out = append(out, artifact{ID: c.ID, Desc: c.Body})
+			}
+		}
+		return out
+	}
+	return []kindCase{
+		{
+			name: "pr create", kill: fixtures.KindPull,
+			setup: func(w *world) []string {
+				w.push("fix-42")
+				return []string{"pr", "create", "--task", "ISSUE-42", "--base", "main", "--head", "fix-42", "--title", "Fix #42", "--body", "Generated fix."}
+			},
+			mine: func(w *world) []artifact {
+				var out []artifact
+				for _, p := range w.fake.PullRequests(owner, name) {
+					if p.Author == login {
+						out = append(out, artifact{Number: p.Number, Desc: fmt.Sprintf("%d %s %s %q %q", p.Number, p.Head, p.HeadSHA, p.Title, p.Body)})
+					}
+				}
+				return out
+			},
+			same: byNumber,
+		},
+		{
+			name: "issue create", kill: fixtures.KindIssue,
+			setup: func(w *world) []string {
+				return []string{"issue", "create", "--task", "ISSUE-42", "--title", "Follow-up: flaky test", "--body", "Seen twice today."}
+			},
+			mine: func(w *world) []artifact {
+				var out []artifact
+				for _, is := range w.fake.Issues(owner, name) {
+					if is.Author == login {
+						out = append(out, artifact{Number: is.Number, Desc: fmt.Sprintf("%d %q %q %v", is.Number, is.Title, is.Body, is.Labels)})
+					}
+				}
+				return out
+			},
+			same: byNumber,
+		},
+		{
+			name: "issue comment", kill: fixtures.KindComment,
+			setup: func(w *world) []string {
+				w.number = w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
+				return []string{"issue", "comment", strconv.Itoa(w.number), "--task", "ISSUE-42", "--body", "Opened a fix."}
+			},
+			mine: comments,
+			same: byID,
+		},
+		{
+			name: "pr comment", kill: fixtures.KindComment,
+			setup: func(w *world) []string {
+				w.push("their-branch")
+				w.number = w.fake.SeedPR(owner, name, stranger, fixtures.SeedPR{Title: "Their change", Head: "their-branch"})
+				return []string{"pr", "comment", strconv.Itoa(w.number), "--task", "ISSUE-42", "--body", "Reviewed: looks good."}
+			},
+			mine: comments,
+			same: byID,
+		},
+		{
+			name: "branch create", kill: fixtures.KindRef,
+			setup: func(w *world) []string {
+				return []string{"branch", "create", "release-prep", "--task", "ISSUE-42", "--sha", w.main}
+			},
+			mine: func(w *world) []artifact {
+				if sha, ok := w.fake.Branch(owner, name, "release-prep"); ok {
+					return []artifact{{SHA: sha, Desc: sha}}
+				}
+				return nil
+			},
+			same: bySHA,
+		},
+		{
+			name: "file put", kill: fixtures.KindContent,
+			setup: func(w *world) []string {
+				return []string{"file", "put", "docs/CHANGELOG.md", "--task", "ISSUE-42", "--branch", "main", "--message", "changelog", "--content", fileContent}
+			},
+			mine: func(w *world) []artifact {
+				b, ok := w.fake.FileContent(owner, name, "main", "docs/CHANGELOG.md")
+				if !ok || string(b) != fileContent {
+					return nil
+				}
+				head, _ := w.fake.Branch(owner, name, "main")
+				// A second write of the same content would still move main.
+				return []artifact{{SHA: ghcheck.BlobSHA(b), Desc: "main at " + head}}
+			},
+			same: bySHA,
+		},
+	}
+}
+
+// Every kind, through the real binary: killed right after GitHub committed
+// the write and before the answer reached ghonce; the same command run
+// again finds it (one artifact, outcome found, no write), with the ledger
+// kept or deleted; run once more it is skipped without asking GitHub.
+func TestCrashAtCommitThenRerunFindsIt(t *testing.T) {
+	for _, c := range kindCases() {
+		for _, lose := range []bool{false, true} {
+			c, lose := c, lose
+			t.Run(fmt.Sprintf("%s/ledger deleted=%v", c.name, lose), func(t *testing.T) {
+				t.Parallel()
+				w := newWorld(t)
+				args := c.setup(w)
+
+				w.crash(c.kill, args...)
+				made := c.mine(w)
+				if len(made) != 1 {
+					t.Fatalf("after the kill: %d artifacts of ours, want the 1 GitHub committed", len(made))
+				}
+				if !lose {
+					st := w.status()
+					if len(st) != 1 {
+						t.Fatalf("ledger after the kill: %d entries, want 1", len(st))
+					}
+					for _, e := range st {
+						if e.Status != "attempting" {
+							t.Fatalf("ledger after the kill: entry %s, want attempting", e.Status)
+						}
+					}
+				} else {
+					w.deleteLedger()
+				}
+
+				writes, _ := w.counts()
+				r := w.ok(args...)
+				if r.Outcome != "found" {
+					t.Fatalf("rerun after the kill: outcome %q, want found (%+v)", r.Outcome, r)
+				}
+				after := c.mine(w)
+				if len(after) != 1 || after[0].Desc != made[0].Desc {
+					t.Fatalf("rerun after the kill: our artifacts %+v, want exactly the one made before %+v", after, made)
+				}
+				if !c.same(r, after[0]) {
+					t.Fatalf("rerun reported %+v, which is not the artifact on GitHub %+v", r, after[0])
+				}
+				if w2, _ := w.counts(); w2 != writes {
+					t.Fatalf("rerun that found the artifact sent %d write requests, want 0", w2-writes)
+				}
+
+				_, reqs := w.counts()
+				again := w.ok(args...)
+				if again.Outcome != "skipped" || again.Key != r.Key || !c.same(again, after[0]) || again.PayloadChanged {
+					t.Fatalf("run after success: %+v, want skipped with the same key and artifact, payload unchanged", again)
+				}
+				if _, r2 := w.counts(); r2 != reqs {
+					t.Fatalf("skipped run sent %d requests to GitHub, want 0", r2-reqs)
+				}
+				if n := len(c.mine(w)); n != 1 {
+					t.Fatalf("after three runs: %d artifacts of ours, want 1", n)
+				}
+			})
+		}
+	}
+}
+
+// A run that completes is skipped the next time, with no request at all.
+func TestDoneIsSkippedWithoutAnyRequest(t *testing.T) {
+	for _, c := range kindCases() {
+		c := c
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			args := c.setup(w)
+			first := w.ok(args...)
+			if first.Outcome != "created" || len(c.mine(w)) != 1 || !c.same(first, c.mine(w)[0]) {
+				t.Fatalf("first run: %+v, want created, naming the one artifact on GitHub (%+v)", first, c.mine(w))
+			}
+			_, reqs := w.counts()
+			again := w.ok(args...)
+			if again.Outcome != "skipped" || again.Key != first.Key || !c.same(again, c.mine(w)[0]) {
+				t.Fatalf("second run: %+v, want skipped with the first run's key and artifact", again)
+			}
+			if _, r := w.counts(); r != reqs {
+				t.Fatalf("skipped run sent %d requests to GitHub, want 0", r-reqs)
+			}
+		})
+	}
+}
+
+// guarded is a shell script for `ghonce exec`: it appends a line with
+// GHONCE_KEY to log, and when KILL_PARENT is set it then kills ghonce
+// (its parent) with SIGKILL: the command ran, ghonce never recorded it.
+const guarded = `echo "ran $GHONCE_KEY" >> "$1"
+if [ -n "$KILL_PARENT" ]; then kill -9 $PPID; fi
+`
+
+// execWorld is a world with a guarded command, its log and a check
+// script that exits 0 when the log shows the command ran for GHONCE_KEY.
+type execWorld struct {
+	*world
+	log, script, check string
+}
+
+func newExecWorld(t *testing.T) *execWorld {
+	w := newWorld(t)
+	x := &execWorld{world: w, log: filepath.Join(w.dir, "sent.log"), script: filepath.Join(w.dir, "notify.sh")}
+	if err := os.WriteFile(x.script, []byte(guarded), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// Exit 0 and print the line when it ran, 1 when it did not.
+	x.check = fmt.Sprintf(`grep "ran $GHONCE_KEY" '%s' || exit 1`, x.log)
+	// The ledger must exist before the first exec: a ledger created by the
+	// exec itself makes it unconfirmed (an earlier ledger may be lost).
+	wantExit(t, w.exec(nil, nil, "status", "--ledger", w.ledger), 0, "ghonce status (creates the ledger)")
+	return x
+}
+
+func (x *execWorld) args(check bool) []string {
+	a := []string{"exec", "--task", "ISSUE-42", "--step", "notify"}
+	if check {
+		a = append(a, "--check", x.check)
+	}
+	return append(a, "--", "/bin/sh", x.script, x.log)
+}
+
+// runs is how many times the guarded command ran.
+func (x *execWorld) runs() int {
+	b, err := os.ReadFile(x.log)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	return strings.Count(string(b), "ran ")
+}
+
+// crash runs the guarded command and kills ghonce from inside it, after it
+// appended its line.
+func (x *execWorld) crash(check bool) {
+	x.t.Helper()
+	o := x.exec(nil, []string{"KILL_PARENT=1"}, withFlags(x.args(check), "--ledger", x.ledger)...)
+	if o.Exit != -1 || x.runs() != 1 {
+		x.t.Fatalf("exec killed by its command: exit %d (want -1: killed), command ran %d times (want 1)\nstderr: %s", o.Exit, x.runs(), o.Stderr)
+	}
+}
+
+// exec: ghonce killed while the command had run. With --check the rerun
+// finds it; without, it refuses to guess (exit 3) and never runs the
+// command twice; a deleted ledger changes neither.
+func TestExecCrashThenRerun(t *testing.T) {
+	for _, check := range []bool{true, false} {
+		for _, lose := range []bool{false, true} {
+			check, lose := check, lose
+			t.Run(fmt.Sprintf("check=%v/ledger deleted=%v", check, lose), func(t *testing.T) {
+				t.Parallel()
+				x := newExecWorld(t)
+				x.crash(check)
+				if lose {
+					x.deleteLedger()
+				}
+				if !check {
+					o := x.run(x.args(false)...)
+					wantExit(t, o, 3, "exec rerun without --check after a crash")
+					if !strings.Contains(o.Stderr, "ghonce resolve") {
+						t.Errorf("exit 3 without saying how to settle it (ghonce resolve): %s", o.Stderr)
+					}
+					if n := x.runs(); n != 1 {
+						t.Fatalf("the command ran %d times, want 1: ghonce must not guess", n)
+					}
+					return
+				}
+				r := x.ok(x.args(true)...)
+				if r.Outcome != "found" || x.runs() != 1 {
+					t.Fatalf("rerun with --check: %+v, command ran %d times; want found and 1", r, x.runs())
+				}
+				if r.Ref != "ran "+r.Key {
+					t.Errorf("found: ref %q, want what the check printed (%q)", r.Ref, "ran "+r.Key)
+				}
+				again := x.ok(x.args(true)...)
+				if again.Outcome != "skipped" || x.runs() != 1 {
+					t.Fatalf("run after success: %+v, command ran %d times; want skipped and 1", again, x.runs())
+				}
+			})
+		}
+	}
+}
+
+// exec that completes is skipped next time: neither the command nor the
+// check runs again, and GitHub is never asked.
+func TestExecDoneIsSkipped(t *testing.T) {
+	t.Parallel()
+	x := newExecWorld(t)
+	first := x.ok(x.args(false)...)
+	if first.Outcome != "created" || x.runs() != 1 {
+		t.Fatalf("first run: %+v, command ran %d times; want created and 1", first, x.runs())
+	}
+	// A check that would fail loudly if it ran.
+	args := []string{"exec", "--task", "ISSUE-42", "--step", "notify", "--check", "exit 7", "--", "/bin/sh", x.script, x.log}
+	again := x.ok(args...)
+	if again.Outcome != "skipped" || again.Key != first.Key || x.runs() != 1 {
+		t.Fatalf("second run: %+v, command ran %d times; want skipped with the same key and 1", again, x.runs())
+	}
+	if _, reqs := x.counts(); reqs != 0 {
+		t.Fatalf("exec sent %d requests to GitHub, want none", reqs)
+	}
+}
