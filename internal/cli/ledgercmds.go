@@ -168,10 +168,17 @@ func newStatusCmd(f *factory) *cobra.Command {
 		stale time.Duration
 	)
 	c := &cobra.Command{
-		Use:   "status [--task T] [--repo O/R] [--state S] [--stale DURATION] [--json]",
+		Use:   "status [KEY] [--task T] [--repo O/R] [--state S] [--stale DURATION] [--json]",
 		Short: "Show the ledger; with --stale, exit 5 if an attempting entry is older than DURATION",
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
+		Long: `Show the ledger's entries, optionally of one task, repository or state.
+
+With KEY, show that entry and its history: every transition, which process
+or person made it and why (the --note of 'ghonce resolve' included).
+
+With --stale DURATION, exit 5 if an attempting entry was last updated longer
+ago than DURATION: for a monitor.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
 			p := ledger.ListParams{Task: f.g.task, Repo: f.g.repo, Status: ledger.Status(state)}
 			if state != "" && !p.Status.Valid() {
 				return usagef("invalid --state %q: want attempting, done or failed", state)
@@ -184,8 +191,27 @@ func newStatusCmd(f *factory) *cobra.Command {
 				return err
 			}
 			defer l.Close()
-			entries, err := l.List(c.Context(), p)
-			if err != nil {
+			var (
+				entries []*ledger.Entry
+				history []ledger.Transition
+			)
+			if len(args) == 1 {
+				key := args[0]
+				if !taskkey.Valid(key) {
+					return usagef("invalid key %q: keys look like %s…; see `ghonce status`", key, taskkey.Prefix)
+				}
+				e, err := l.Get(c.Context(), key)
+				if errors.Is(err, ledger.ErrNotFound) {
+					return fmt.Errorf("status %s: no such entry in the ledger; see `ghonce status`", key)
+				}
+				if err != nil {
+					return err
+				}
+				if history, err = l.History(c.Context(), key); err != nil {
+					return err
+				}
+				entries = []*ledger.Entry{e}
+			} else if entries, err = l.List(c.Context(), p); err != nil {
 				return fmt.Errorf("list ledger: %w", err)
 			}
 			now := f.sys.Now()
@@ -202,6 +228,13 @@ func newStatusCmd(f *factory) *cobra.Command {
 				for _, e := range entries {
 					rows = append(rows, entryJSON(e))
 				}
+				if len(args) == 1 {
+					hist := make([]map[string]any, 0, len(history))
+					for _, h := range history {
+						hist = append(hist, map[string]any{"at": h.At, "owner": h.Owner, "from": h.From, "to": h.To, "fence": h.Fence, "why": h.Why})
+					}
+					rows[0]["history"] = hist
+				}
 				if err := json.NewEncoder(f.sys.Out).Encode(map[string]any{"entries": rows, "stale": len(stales)}); err != nil {
 					return err
 				}
@@ -211,6 +244,16 @@ func newStatusCmd(f *factory) *cobra.Command {
 				for _, e := range entries {
 					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", e.Key, e.Status, e.Kind, e.Task, e.Step, e.Repo,
 						refText(e.Ref), e.Attempts, e.UpdatedAt.UTC().Format(time.RFC3339), oneLine(e.LastError, 60))
+				}
+				if len(args) == 1 {
+					fmt.Fprintln(w, "\nHISTORY\tFROM\tTO\tBY\tWHY")
+					for _, h := range history {
+						from := string(h.From)
+						if from == "" {
+							from = "-"
+						}
+						fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", h.At.UTC().Format(time.RFC3339), from, h.To, h.Owner, oneLine(h.Why, 80))
+					}
 				}
 				_ = w.Flush()
 			}
