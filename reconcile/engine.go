@@ -123,6 +123,9 @@ type InProgressError struct {
 }
 
 func (e *InProgressError) Error() string {
+	if e.Holder.PID == 0 {
+		return fmt.Sprintf("in progress elsewhere: %s is held by a running attempt; rerun later", e.Key)
+	}
 	return fmt.Sprintf("in progress elsewhere: %s is held by process %d on %s (waited %s); rerun later, or raise --wait",
 		e.Key, e.Holder.PID, e.Holder.Host, e.Waited.Round(time.Millisecond))
 }
