@@ -260,6 +260,7 @@ func (e *Engine) claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 	p.Lease = e.cfg.Lease
 	start := e.cfg.Now()
 	poll := 50 * time.Millisecond
+	told := false
 	for {
 		c, err := e.cfg.Ledger.Claim(ctx, p)
 		if err != nil {
@@ -279,7 +280,8 @@ func (e *Engine) claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 		if waited >= e.cfg.Wait {
 			return nil, &InProgressError{Key: p.Key, Holder: h, Waited: waited}
 		}
-		if waited == 0 {
+		if !told {
+			told = true
 			e.cfg.Logf("%s is in progress in process %d on %s; waiting up to %s", p.Key, h.PID, h.Host, e.cfg.Wait)
 		}
 		if err := e.cfg.Sleep(ctx, min(poll, e.cfg.Wait-waited)); err != nil {
