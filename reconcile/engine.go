@@ -148,7 +148,8 @@ type Config struct {
 	LedgerNew bool
 	// Owner identifies this process in leases (default: NewOwner()).
 	Owner ledger.Owner
-	// Wait bounds how long Do waits for another process holding the same key (default 30s).
+	// Wait bounds how long Do waits for another process holding the same
+	// key (default 30s; negative: do not wait).
 	Wait time.Duration
 	// Lease is how long a claim holds without a heartbeat (default 2m). A
 	// heartbeat renews it every Lease/4 while an attempt runs.

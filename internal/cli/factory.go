@@ -65,8 +65,12 @@ func (f *factory) engine(ctx context.Context, withGitHub bool, stdout io.Writer)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	wait := f.g.wait
+	if wait <= 0 {
+		wait = -1 // --wait 0: give up at once; the engine reads 0 as its default
+	}
 	e := reconcile.New(reconcile.Config{
-		Ledger: l, GitHub: gh, LedgerNew: l.Created(), Wait: f.g.wait,
+		Ledger: l, GitHub: gh, LedgerNew: l.Created(), Wait: wait,
 		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err,
 		Logf: func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce: "+format+"\n", args...) },
 	})
