@@ -167,6 +167,18 @@ func checkLedgerFiles(t *testing.T, dir string) {
 	})
 }
 
+// envWithout is w's environment without the variables named, plus extra.
+func (w *world) envWithout(names []string, extra ...string) []string {
+	var env []string
+	for _, kv := range w.env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(names, k) {
+			env = append(env, kv)
+		}
+	}
+	return append(env, extra...)
+}
+
 // push stands in for the agent's git push: a new commit on main's head,
 // on a new branch.
 func (w *world) push(branch string) string {
@@ -188,9 +200,15 @@ func withFlags(args []string, flags ...string) []string {
 // (later entries win), killing it when killOn matches a commit.
 func (w *world) exec(killOn func(*fixtures.Commit) bool, extraEnv []string, args ...string) harness.Outcome {
 	w.t.Helper()
+	return w.execEnv(killOn, slices.Concat(w.env, extraEnv), args...)
+}
+
+// execEnv runs ghonce with exactly args and env.
+func (w *world) execEnv(killOn func(*fixtures.Commit) bool, env []string, args ...string) harness.Outcome {
+	w.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o, err := w.runner.Run(ctx, bin, args, slices.Concat(w.env, extraEnv), killOn)
+	o, err := w.runner.Run(ctx, bin, args, env, killOn)
 	recordOutput(w.t, args, o.Stdout, o.Stderr)
 	if err != nil {
 		w.t.Fatalf("ghonce %s: %v", strings.Join(args, " "), err)

@@ -1,0 +1,507 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/harness"
+)
+
+// secondToken belongs to a second user, to tell which token a run used.
+const (
+	second      = "second-bot"
+	secondToken = "ghp_GHONCEtestSECRET_second_0a4e"
+)
+
+// A token comes from GH_TOKEN, else GITHUB_TOKEN (an empty GH_TOKEN counts
+// as unset); with neither, exit 2 naming both, before anything is asked.
+func TestTokenFromGHTokenElseGitHubToken(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.fake.AddUser(second, secondToken)
+	for _, tc := range []struct {
+		task, author string
+		env          []string
+	}{
+		{"T-BOTH", login, []string{"GH_TOKEN=" + token, "GITHUB_TOKEN=" + secondToken}},
+		{"T-GITHUB", second, []string{"GITHUB_TOKEN=" + secondToken}},
+		{"T-EMPTY-GH", second, []string{"GH_TOKEN=", "GITHUB_TOKEN=" + secondToken}},
+	} {
+		env := w.envWithout([]string{"GH_TOKEN", "GITHUB_TOKEN"}, tc.env...)
+		o := w.execEnv(nil, env, "issue", "create", "--task", tc.task, "--title", tc.task, "--body", "b", "--json", "--ledger", w.ledger, "--repo", repo)
+		wantExit(t, o, 0, "issue create with "+strings.Join(tc.env, " "))
+		var r result
+		oneJSON(t, o.Stdout, &r)
+		var author string
+		for _, is := range w.fake.Issues(owner, name) {
+			if is.Number == r.Number {
+				author = is.Author
+			}
+		}
+		if author != tc.author {
+			t.Errorf("%s: the issue was made by %q, want %q (the token of %s)", tc.task, author, tc.author, tc.author)
+		}
+	}
+
+	_, reqs := w.counts()
+	o := w.execEnv(nil, w.envWithout([]string{"GH_TOKEN", "GITHUB_TOKEN"}), "issue", "create", "--task", "T-NONE", "--title", "x", "--body", "b", "--ledger", w.ledger, "--repo", repo)
+	wantExit(t, o, 2, "issue create without a token")
+	if !strings.Contains(o.Stderr, "GH_TOKEN") || !strings.Contains(o.Stderr, "GITHUB_TOKEN") {
+		t.Errorf("missing token: stderr does not name GH_TOKEN and GITHUB_TOKEN: %s", o.Stderr)
+	}
+	if _, now := w.counts(); now != reqs {
+		t.Errorf("a run without a token sent %d requests", now-reqs)
+	}
+}
+
+// The repository comes from --repo, else GH_REPO, else GITHUB_REPOSITORY.
+func TestRepoFromFlagElseGHRepoElseGitHubRepository(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	for _, r := range []string{"one", "two", "three"} {
+		w.fake.AddRepo(owner, r, "main")
+	}
+	base := w.envWithout([]string{"GH_REPO", "GITHUB_REPOSITORY"})
+	for _, tc := range []struct {
+		task, want string
+		flag       []string
+		env        []string
+	}{
+		{"T-FLAG", "one", []string{"--repo", owner + "/one"}, []string{"GH_REPO=" + owner + "/two", "GITHUB_REPOSITORY=" + owner + "/three"}},
+		{"T-GH-REPO", "two", nil, []string{"GH_REPO=" + owner + "/two", "GITHUB_REPOSITORY=" + owner + "/three"}},
+		{"T-GITHUB-REPOSITORY", "three", nil, []string{"GITHUB_REPOSITORY=" + owner + "/three"}},
+	} {
+		args := slices.Concat([]string{"issue", "create", "--task", tc.task, "--title", tc.task, "--body", "b", "--json", "--ledger", w.ledger}, tc.flag)
+		o := w.execEnv(nil, slices.Concat(base, tc.env), args...)
+		wantExit(t, o, 0, tc.task)
+		var r result
+		oneJSON(t, o.Stdout, &r)
+		if r.Repo != owner+"/"+tc.want || len(w.fake.Issues(owner, tc.want)) != 1 {
+			t.Errorf("%s: repo %q, issues in %s: %d; want %s/%s with one issue", tc.task, r.Repo, tc.want, len(w.fake.Issues(owner, tc.want)), owner, tc.want)
+		}
+	}
+	o := w.execEnv(nil, base, "issue", "create", "--task", "T-NONE", "--title", "x", "--body", "b", "--ledger", w.ledger)
+	wantExit(t, o, 2, "issue create without a repository")
+	if !strings.Contains(o.Stderr, "--repo") || !strings.Contains(o.Stderr, "GH_REPO") {
+		t.Errorf("missing repository: stderr does not say how to give one: %s", o.Stderr)
+	}
+}
+
+// The task comes from --task, else GHONCE_TASK; empty or blank is exit 2,
+// with nothing recorded and nothing asked.
+func TestTaskFromFlagElseGhonceTask(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	args := func(task ...string) []string {
+		return slices.Concat([]string{"issue", "create", "--title", "x", "--body", "b", "--json", "--ledger", w.ledger, "--repo", repo}, task)
+	}
+	o := w.exec(nil, []string{"GHONCE_TASK=FROM-ENV"}, args("--task", "FROM-FLAG")...)
+	wantExit(t, o, 0, "--task with GHONCE_TASK set")
+	var r result
+	oneJSON(t, o.Stdout, &r)
+	if r.Task != "FROM-FLAG" {
+		t.Errorf("task %q, want the flag's FROM-FLAG", r.Task)
+	}
+	o = w.exec(nil, []string{"GHONCE_TASK=FROM-ENV"}, args()...)
+	wantExit(t, o, 0, "GHONCE_TASK only")
+	oneJSON(t, o.Stdout, &r)
+	if r.Task != "FROM-ENV" {
+		t.Errorf("task %q, want GHONCE_TASK's FROM-ENV", r.Task)
+	}
+
+	_, reqs := w.counts()
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"no task", nil, args()},
+		{"--task empty", nil, args("--task", "")},
+		{"GHONCE_TASK blank", []string{"GHONCE_TASK=   "}, args()},
+	} {
+		o := w.exec(nil, tc.env, tc.args...)
+		wantExit(t, o, 2, tc.name)
+		if !strings.Contains(o.Stderr, "--task") || !strings.Contains(o.Stderr, "GHONCE_TASK") {
+			t.Errorf("%s: stderr does not say how to give a task: %s", tc.name, o.Stderr)
+		}
+	}
+	if _, now := w.counts(); now != reqs {
+		t.Errorf("runs without a task sent %d requests", now-reqs)
+	}
+	if n := len(w.status()); n != 2 {
+		t.Errorf("%d ledger entries, want the 2 of the runs with a task", n)
+	}
+}
+
+// GITHUB_API_URL works with and without its trailing slash (the fake
+// serves under /api/v3/, as GitHub Enterprise does).
+func TestAPIURLWithAndWithoutTrailingSlash(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	for i, u := range []string{w.fake.URL(), strings.TrimSuffix(w.fake.URL(), "/")} {
+		if strings.HasSuffix(u, "/api/v3/") == (i == 1) {
+			t.Fatalf("URL %q: want it with then without the trailing slash", u)
+		}
+		task := "T-" + strconv.Itoa(i)
+		o := w.exec(nil, []string{"GITHUB_API_URL=" + u}, "issue", "create", "--task", task, "--title", task, "--body", "b", "--json", "--ledger", w.ledger, "--repo", repo)
+		wantExit(t, o, 0, "GITHUB_API_URL="+u)
+		var r result
+		oneJSON(t, o.Stdout, &r)
+		if r.Outcome != "created" || r.Number == 0 {
+			t.Fatalf("GITHUB_API_URL=%s: %+v, want created", u, r)
+		}
+	}
+	if n := len(w.fake.Issues(owner, name)); n != 2 {
+		t.Fatalf("%d issues, want 2", n)
+	}
+	for _, q := range w.fake.Requests() {
+		if q.Status == 404 {
+			t.Errorf("request %s %s answered 404: the API root was mangled", q.Method, q.Path)
+		}
+	}
+}
+
+// --step defaults to the verb, and the key is `ghonce key` of that
+// identity; --step overrides it.
+func TestStepDefaultsToTheVerb(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.push("fix-42")
+	issue := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "Bug"})
+	n := strconv.Itoa(issue)
+	for _, tc := range []struct {
+		args               []string
+		step, kind, target string
+	}{
+		{[]string{"pr", "create", "--base", "main", "--head", "fix-42", "--title", "Fix", "--body", "b"}, "pr-create", "pr", "main"},
+		{[]string{"issue", "create", "--title", "Follow-up", "--body", "b"}, "issue-create", "issue", ""},
+		{[]string{"issue", "comment", n, "--body", "b"}, "issue-comment", "comment", n},
+		{[]string{"pr", "comment", n, "--body", "b"}, "pr-comment", "comment", n},
+		{[]string{"branch", "create", "release", "--sha", w.main}, "branch-create", "branch", "release"},
+		{[]string{"file", "put", "docs/x.md", "--branch", "main", "-m", "m", "--content", "x"}, "file-put", "file", "main:docs/x.md"},
+	} {
+		r := w.ok(append(tc.args, "--task", "ISSUE-42")...)
+		if r.Step != tc.step || r.Kind != tc.kind || r.Outcome != "created" {
+			t.Errorf("%s: step %q kind %q outcome %q, want %s %s created", strings.Join(tc.args[:2], " "), r.Step, r.Kind, r.Outcome, tc.step, tc.kind)
+		}
+		if want := w.key("ISSUE-42", tc.step, tc.kind, tc.target); r.Key != want {
+			t.Errorf("%s: key %s, want `ghonce key --step %s --kind %s --target %q` = %s", strings.Join(tc.args[:2], " "), r.Key, tc.step, tc.kind, tc.target, want)
+		}
+	}
+	// The same verb with --step is another key: another issue.
+	r := w.ok("issue", "create", "--task", "ISSUE-42", "--step", "file-follow-up", "--title", "Another", "--body", "b")
+	if r.Step != "file-follow-up" || r.Outcome != "created" || r.Key != w.key("ISSUE-42", "file-follow-up", "issue", "") {
+		t.Errorf("--step file-follow-up: %+v", r)
+	}
+	// exec has no verb to default to: --step is required.
+	o := w.run("exec", "--task", "ISSUE-42", "--", "true")
+	wantExit(t, o, 2, "exec without --step")
+	if !strings.Contains(o.Stderr, "--step") {
+		t.Errorf("exec without --step: stderr does not ask for it: %s", o.Stderr)
+	}
+}
+
+// Without --json: the URL (or SHA) alone on stdout, the status on stderr.
+// With --json, a guarded command's own output goes to stderr so that
+// stdout stays one JSON object.
+func TestPlainAndJSONOutput(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.push("fix-42")
+	o := w.run("pr", "create", "--task", "ISSUE-42", "--base", "main", "--head", "fix-42", "--title", "Fix", "--body", "b")
+	wantExit(t, o, 0, "pr create")
+	prs := w.ourPRs()
+	if len(prs) != 1 {
+		t.Fatalf("%d PRs, want 1", len(prs))
+	}
+	url := w.fake.WebURL() + repo + "/pull/" + strconv.Itoa(prs[0].Number)
+	if o.Stdout != url+"\n" {
+		t.Errorf("stdout %q, want the PR's URL %q alone", o.Stdout, url+"\n")
+	}
+	if !strings.Contains(o.Stderr, "created pr #"+strconv.Itoa(prs[0].Number)) {
+		t.Errorf("stderr %q does not report the creation", o.Stderr)
+	}
+	o = w.run("pr", "create", "--task", "ISSUE-42", "--base", "main", "--head", "fix-42", "--title", "Fix", "--body", "b")
+	if o.Exit != 0 || o.Stdout != url+"\n" || !strings.Contains(o.Stderr, "skipped") {
+		t.Errorf("rerun: exit %d, stdout %q, stderr %q; want 0, the URL, skipped", o.Exit, o.Stdout, o.Stderr)
+	}
+	o = w.run("branch", "create", "release", "--task", "ISSUE-42", "--sha", w.main)
+	if want := w.fake.WebURL() + repo + "/tree/release\n"; o.Exit != 0 || o.Stdout != want {
+		t.Errorf("branch create: exit %d, stdout %q; want the branch's URL %q alone", o.Exit, o.Stdout, want)
+	}
+
+	if st := w.exec(nil, nil, "status", "--ledger", w.ledger); st.Exit != 0 {
+		t.Fatal(st.Stderr)
+	}
+	o = w.run("exec", "--task", "ISSUE-42", "--step", "say", "--json", "--", "/bin/sh", "-c", "echo hello from the command; echo oops >&2")
+	wantExit(t, o, 0, "exec --json")
+	var r result
+	oneJSON(t, o.Stdout, &r)
+	if r.Outcome != "created" || !strings.Contains(o.Stderr, "hello from the command") {
+		t.Errorf("exec --json: %+v, stderr %q; want created, the command's output on stderr", r, o.Stderr)
+	}
+}
+
+// Bad flags and input are exit 2, before anything is recorded or asked.
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	for _, args := range [][]string{
+		{"pr", "create", "--task", "T", "--bogus"},
+		{"nosuchverb"},
+		{"issue", "comment", "abc", "--task", "T", "--body", "b"},
+		{"pr", "create", "--task", "T", "--base", "main", "--title", "x", "--body", "b"}, // no --head
+		{"branch", "create", "x", "--task", "T"},                                         // neither --sha nor --from
+		{"branch", "create", "bad..name", "--task", "T", "--sha", w.main},
+		{"status", "--state", "sideways"},
+	} {
+		o := w.run(args...)
+		wantExit(t, o, 2, "ghonce "+strings.Join(args, " "))
+		if o.Stdout != "" {
+			t.Errorf("ghonce %s: stdout %q, want nothing", strings.Join(args, " "), o.Stdout)
+		}
+	}
+	if _, reqs := w.counts(); reqs != 0 {
+		t.Errorf("usage errors sent %d requests", reqs)
+	}
+	if _, err := os.Stat(w.ledger); !os.IsNotExist(err) {
+		t.Errorf("usage errors created the ledger (%v)", err)
+	}
+}
+
+// `ghonce --help` lists the exit codes.
+func TestHelpListsExitCodes(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	o := w.exec(nil, nil, "--help")
+	wantExit(t, o, 0, "ghonce --help")
+	for _, want := range []string{
+		"0  success", "1  error", "2  usage", "3  needs a rerun or a person", "4  in progress elsewhere", "5  stale",
+	} {
+		if !strings.Contains(o.Stdout, want) {
+			t.Errorf("--help does not list exit code %q:\n%s", want, o.Stdout)
+		}
+	}
+}
+
+// `ghonce demo` needs no token and no ledger: the naive agent ends with
+// three PRs, ghonce with one.
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "demo")
+	cmd.Env = append(harness.CleanEnv(), "HOME="+dir, "XDG_STATE_HOME="+dir)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	recordOutput(t, cmd.Args[1:], stdout.String(), stderr.String())
+	if err != nil {
+		t.Fatalf("ghonce demo: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	if !regexp.MustCompile(`(?m)^Without ghonce: .*\b3 pull requests\b`).MatchString(out) {
+		t.Errorf("demo does not say the naive agent made 3 PRs:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^With ghonce: .*\b1 pull request:`).MatchString(out) {
+		t.Errorf("demo does not say ghonce made 1 PR:\n%s", out)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("demo wrote into HOME/XDG_STATE_HOME: %v", entries)
+	}
+}
+
+// blockFirstPR makes the fake hold its answer to the first PR create until
+// release is closed; committed is closed when it is stored.
+func blockFirstPR(fake *fixtures.Server) (committed, release chan struct{}) {
+	committed, release = make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	fake.OnCommit(func(c *fixtures.Commit) {
+		if c.Kind != fixtures.KindPull {
+			return
+		}
+		once.Do(func() {
+			close(committed)
+			<-release
+		})
+	})
+	return committed, release
+}
+
+// started is a ghonce process running in the background.
+type started struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+	done           chan error
+	lines          chan string // stderr, line by line (closed at EOF)
+}
+
+func start(t *testing.T, ctx context.Context, env []string, args ...string) *started {
+	t.Helper()
+	p := &started{cmd: exec.CommandContext(ctx, bin, args...), done: make(chan error, 1), lines: make(chan string, 100)}
+	p.cmd.Env = env
+	p.cmd.Stdout = &p.stdout
+	pipe, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			p.stderr.WriteString(sc.Text() + "\n")
+			select {
+			case p.lines <- sc.Text():
+			default:
+			}
+		}
+		_, _ = io.Copy(io.Discard, pipe)
+		close(p.lines)
+		p.done <- p.cmd.Wait()
+	}()
+	return p
+}
+
+// wait waits for the process and returns its exit code.
+func (p *started) wait(t *testing.T) int {
+	t.Helper()
+	<-p.done
+	recordOutput(t, p.cmd.Args[1:], p.stdout.String(), p.stderr.String())
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// Two processes race on one key with one ledger: the first is stopped by
+// the fake right after GitHub stored its PR; the second starts, finds the
+// key held by a live process and waits (--wait); released, the first
+// records created and the second reports skipped, both exit 0, one PR.
+// With --wait 0 the second gives up at once: exit 4.
+func TestRacingProcessesOneCreates(t *testing.T) {
+	for _, wait := range []string{"30s", "0"} {
+		wait := wait
+		t.Run("wait="+wait, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			w.push("fix-42")
+			committed, release := blockFirstPR(w.fake)
+			var releaseOnce sync.Once
+			unblock := func() { releaseOnce.Do(func() { close(release) }) }
+			t.Cleanup(unblock)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			args := []string{"pr", "create", "--task", "ISSUE-42", "--base", "main", "--head", "fix-42", "--title", "Fix", "--body", "b",
+				"--json", "--ledger", w.ledger, "--repo", repo, "--wait", "30s"}
+
+			first := start(t, ctx, w.env, args...)
+			select {
+			case <-committed:
+			case err := <-first.done:
+				t.Fatalf("the first process ended (%v) before GitHub stored its PR:\n%s", err, first.stderr.String())
+			case <-ctx.Done():
+				t.Fatal("the first process never created its PR")
+			}
+
+			second := start(t, ctx, w.env, append(args[:len(args)-1:len(args)-1], wait)...)
+			if wait == "0" {
+				code := second.wait(t)
+				unblock()
+				if code != 4 || !strings.Contains(second.stderr.String(), "in progress") || strings.Contains(second.stderr.String(), "waiting") {
+					t.Fatalf("second process with --wait 0: exit %d, want 4 (in progress) without waiting\nstderr: %s", code, second.stderr.String())
+				}
+				if c := first.wait(t); c != 0 {
+					t.Fatalf("first process: exit %d\nstderr: %s", c, first.stderr.String())
+				}
+				return
+			}
+			// The second says it waits for the first; only then is the
+			// first let go.
+			for line := range second.lines {
+				if strings.Contains(line, "waiting") {
+					break
+				}
+			}
+			unblock()
+			if c := first.wait(t); c != 0 {
+				t.Fatalf("first process: exit %d\nstderr: %s", c, first.stderr.String())
+			}
+			if c := second.wait(t); c != 0 {
+				t.Fatalf("second process: exit %d\nstderr: %s", c, second.stderr.String())
+			}
+			if !strings.Contains(second.stderr.String(), "waiting") {
+				t.Fatalf("the second process never said it was waiting for the first:\n%s", second.stderr.String())
+			}
+			var r1, r2 result
+			oneJSON(t, first.stdout.String(), &r1)
+			oneJSON(t, second.stdout.String(), &r2)
+			if r1.Outcome != "created" || (r2.Outcome != "skipped" && r2.Outcome != "found") || r1.Number != r2.Number || r1.Key != r2.Key {
+				t.Fatalf("first %+v, second %+v: want created, then skipped or found of the same PR", r1, r2)
+			}
+			if n := len(w.fake.PullRequests(owner, name)); n != 1 {
+				t.Fatalf("%d PRs, want 1", n)
+			}
+		})
+	}
+}
+
+// No token in any output (every run of this package is checked as it ends,
+// and again in TestMain) and none in the ledger (checked when each world
+// ends): here the runs that are most likely to echo one.
+func TestNoSecretsInOutputsOrLedger(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.push("fix-42")
+	const unknownToken = "ghp_GHONCEtestSECRET_unknown_99b3"
+	for _, tc := range []struct {
+		name string
+		env  []string
+	}{
+		{"a token GitHub rejects", []string{"GH_TOKEN=" + unknownToken}},
+		{"a token with a stray newline", []string{"GH_TOKEN=" + token + "\n"}},
+		{"a token with a space", []string{"GH_TOKEN=" + token + " x"}},
+		{"credentials in the API URL", []string{"GITHUB_API_URL=" + strings.Replace(w.fake.URL(), "http://", "http://x:"+token+"@", 1)}},
+	} {
+		o := w.exec(nil, tc.env, "pr", "create", "--task", "T-SECRET", "--base", "main", "--head", "fix-42", "--title", "Fix", "--body", "b", "--ledger", w.ledger, "--repo", repo)
+		if o.Exit == 0 {
+			t.Errorf("%s: exit 0, want a failure", tc.name)
+		}
+		if o.Stderr == "" {
+			t.Errorf("%s: no message on stderr", tc.name)
+		}
+	}
+	// And runs that succeed, fail on GitHub's side, and settle.
+	const body = "distinctive-body-7c41 in the ledger"
+	w.fake.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath("POST", "/repos/"+repo+"/pulls"), Kind: fixtures.Status504AfterCommit})
+	wantExit(t, w.run("pr", "create", "--task", "T-SECRET", "--base", "main", "--head", "fix-42", "--title", "Fix", "--body", body), 3, "pr create answered 504")
+	if r := w.ok("pr", "create", "--task", "T-SECRET", "--base", "main", "--head", "fix-42", "--title", "Fix", "--body", body); r.Outcome != "found" {
+		t.Fatalf("rerun after a 504: %+v, want found", r)
+	}
+	wantExit(t, w.exec(nil, nil, "status", "--ledger", w.ledger), 0, "status")
+	wantExit(t, w.exec(nil, nil, "reconcile", "--ledger", w.ledger), 0, "reconcile")
+	// The ledger scan is not vacuous: it sees what was written.
+	found := false
+	_ = filepath.WalkDir(w.dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.Contains(filepath.Base(p), "ledger") {
+			b, _ := os.ReadFile(p)
+			found = found || bytes.Contains(b, []byte(body))
+		}
+		return nil
+	})
+	if !found {
+		t.Fatal("the ledger files do not hold the PR's body: the secrets scan reads the wrong files")
+	}
+}
