@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -94,7 +95,15 @@ func (x Exec) Create(ctx context.Context, env *Env, key string) (ghcheck.Artifac
 	cmd.Env = append(os.Environ(), "GHONCE_KEY="+key)
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = env.Stdout, env.Stderr
+	// The command must not outlive ghonce: a rerun takes the key over as
+	// soon as this process is gone, and its check cannot see an effect that
+	// a still-running command makes later. Where the system allows, the
+	// command is killed with this process (the OS thread that starts it
+	// stays alive until it ends, as the parent-death signal requires).
+	dieWithParent(cmd)
+	runtime.LockOSThread()
 	err := cmd.Run()
+	runtime.UnlockOSThread()
 	if err == nil {
 		return ghcheck.Artifact{}, nil
 	}
