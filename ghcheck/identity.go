@@ -19,6 +19,15 @@ type hintError struct {
 func (e *hintError) Error() string { return e.msg }
 func (e *hintError) Unwrap() error { return e.err }
 
+// Is makes every identity hintError match ErrCredentials.
+func (e *hintError) Is(target error) bool { return target == ErrCredentials }
+
+// ErrCredentials matches Login's errors that no rerun can fix: GitHub
+// rejected the token, or the token cannot tell who it is and no trusted
+// author was given. Other Login errors (network, 5xx) mean GitHub could
+// not be asked.
+var ErrCredentials = errors.New("github credentials cannot be used")
+
 // Login returns the login of the token's identity, read once per Client
 // with GET /user (a failed read is tried again on the next call).
 //

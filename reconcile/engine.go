@@ -309,6 +309,20 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 		e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
 		return nil, err
 	}
+	// Who we are on GitHub decides what counts as ours; a token GitHub
+	// rejects is a configuration error, not an unknown outcome. Nothing was
+	// sent for this attempt, so an entry it created is failed, and one an
+	// earlier attempt left stays attempting.
+	if entry.Repo != "" && e.cfg.GitHub != nil {
+		if _, err := e.cfg.GitHub.Login(ctx); errors.Is(err, ghcheck.ErrCredentials) {
+			st := ledger.Attempting
+			if c.State == ledger.ClaimCreated {
+				st = ledger.Failed
+			}
+			_, _ = e.finish(key, entry.Fence, st, "", ghcheck.Artifact{}, err.Error())
+			return nil, err
+		}
+	}
 	// An earlier attempt may have sent a different description (a reworded
 	// body, another head branch): look for what it may have made as well.
 	var prior Spec

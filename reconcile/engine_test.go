@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
@@ -326,5 +327,33 @@ func TestReconcileSettles40CrashedTasksWithoutWriting(t *testing.T) {
 	}
 	if again, _ := w.engine().Reconcile(w.ctx, reconcile.Filter{}); len(again) != 0 {
 		t.Fatalf("second reconcile found %d attempting entries, want 0", len(again))
+	}
+}
+
+// A token GitHub rejects is a configuration error (exit 1), not an unknown
+// outcome: nothing was sent, and no attempting entry is left to alarm on.
+func TestRejectedTokenFailsWithoutLeavingAnAttempt(t *testing.T) {
+	w := newWorld(t)
+	w.push("fix-42")
+	a := prAction("ISSUE-42", "fix-42", "Fix", "body")
+	e := w.engine(func(c *reconcile.Config) { c.GitHub = w.client("tok-nobody-knows") })
+	_, err := e.Do(w.ctx, a)
+	var uc *reconcile.UnconfirmedError
+	if !errors.Is(err, ghcheck.ErrCredentials) || errors.As(err, &uc) || !strings.Contains(err.Error(), "GH_TOKEN") {
+		t.Fatalf("err = %v, want ErrCredentials with a hint, not unconfirmed", err)
+	}
+	l, err := sqlite.Open(w.ctx, w.ledger, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if ent, err := l.Get(w.ctx, reconcile.Key(a)); err != nil || ent.Status != ledger.Failed {
+		t.Fatalf("entry %+v, %v; want failed", ent, err)
+	}
+	if w.writes() != 0 {
+		t.Fatal("wrote to GitHub with a rejected token")
+	}
+	if r := mustDo(t, w.engine(), a); r.Outcome != reconcile.Created {
+		t.Fatalf("with a good token: %s, want created", r.Outcome)
 	}
 }
