@@ -79,7 +79,7 @@ func (x Exec) Find(ctx context.Context, env *Env, key string) ghcheck.Result {
 	case x.OnUnconfirmed == OnUnconfirmedRetry:
 		return ghcheck.Result{State: ghcheck.Absent}
 	case env.Prior == "":
-		return ghcheck.Result{State: ghcheck.Unknown, Err: errors.New("the ledger was created by this run, so an earlier ledger may have been lost, and without --check ghonce cannot tell whether this command already ran. " +
+		return ghcheck.Result{State: ghcheck.Unknown, Err: errors.New("the ledger was created by this run, so an earlier ledger may have been lost, and without --check ghonce cannot tell whether this command already ran (create ledgers ahead with `ghonce init`). " +
 			"If it did not, run `ghonce resolve " + key + " --retry`; if it did, `ghonce resolve " + key + " --done`; or give --check CMD")}
 	default:
 		return ghcheck.Result{State: ghcheck.Unknown, Err: errors.New("an earlier attempt may have run this command and crashed before recording it; without --check ghonce cannot tell. " +

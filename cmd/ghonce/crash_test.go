@@ -245,7 +245,7 @@ func newExecWorld(t *testing.T) *execWorld {
 	x.check = fmt.Sprintf(`grep "ran $GHONCE_KEY" '%s' || exit 1`, x.log)
 	// The ledger must exist before the first exec: a ledger created by the
 	// exec itself makes it unconfirmed (an earlier ledger may be lost).
-	wantExit(t, w.exec(nil, nil, "status", "--ledger", w.ledger), 0, "ghonce status (creates the ledger)")
+	wantExit(t, w.exec(nil, nil, "init", "--ledger", w.ledger), 0, "ghonce init")
 	return x
 }
 
@@ -337,5 +337,31 @@ func TestExecDoneIsSkipped(t *testing.T) {
 	}
 	if _, reqs := x.counts(); reqs != 0 {
 		t.Fatalf("exec sent %d requests to GitHub, want none", reqs)
+	}
+}
+
+// A guarded command on a ledger the run itself creates cannot know its past:
+// exit 3, nothing run. `ghonce init` makes the ledger ahead, idempotently,
+// and then the command runs once.
+func TestInitMakesTheLedgerAheadOfExec(t *testing.T) {
+	t.Parallel()
+	x := newExecWorld(t)
+	fresh := filepath.Join(x.dir, "fresh", "ledger.db")
+	o := x.exec(nil, nil, withFlags(x.args(false), "--ledger", fresh)...)
+	wantExit(t, o, 3, "exec on a ledger it created")
+	if x.runs() != 0 || !strings.Contains(o.Stderr, "ghonce init") {
+		t.Fatalf("command ran %d times (want 0); stderr should point to ghonce init: %s", x.runs(), o.Stderr)
+	}
+	other := filepath.Join(x.dir, "other", "ledger.db")
+	for i := 0; i < 2; i++ {
+		o := x.exec(nil, nil, "init", "--ledger", other)
+		wantExit(t, o, 0, "ghonce init")
+		if strings.TrimSpace(o.Stdout) != other {
+			t.Fatalf("init printed %q, want the ledger path %q", o.Stdout, other)
+		}
+	}
+	wantExit(t, x.exec(nil, nil, withFlags(x.args(false), "--ledger", other)...), 0, "exec after init")
+	if x.runs() != 1 {
+		t.Fatalf("command ran %d times after init, want 1", x.runs())
 	}
 }

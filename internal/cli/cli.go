@@ -168,7 +168,7 @@ Environment:
 	f := &factory{sys: sys, g: g}
 	root.AddCommand(
 		newPRCmd(f), newIssueCmd(f), newBranchCmd(f), newFileCmd(f), newExecCmd(f),
-		newReconcileCmd(f), newResolveCmd(f), newStatusCmd(f), newKeyCmd(f), newDemoCmd(f),
+		newInitCmd(f), newReconcileCmd(f), newResolveCmd(f), newStatusCmd(f), newKeyCmd(f), newDemoCmd(f),
 	)
 	return root
 }
