@@ -1,0 +1,256 @@
+package reliability
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/crashpoint"
+)
+
+// point is a precise kill point.
+type point struct {
+	name string
+	// arm sets up the kill on the first attempt of trial t; nil for a kind
+	// the point does not apply to.
+	arm func(w *world, t *trial, p *proc)
+}
+
+// points are the kill points, in the order an action passes them.
+func points(k *kind) []point {
+	crash := func(name string) func(*world, *trial, *proc) {
+		return func(_ *world, _ *trial, p *proc) { p.crashAt = name }
+	}
+	inFlight := func(proceed bool) func(*world, *trial, *proc) {
+		if !k.github {
+			return func(_ *world, _ *trial, p *proc) { p.rule = &killRule{effect: "before", proceed: proceed} }
+		}
+		return func(w *world, t *trial, p *proc) {
+			p.rule = &killRule{proceed: proceed, write: func(pw *fixtures.PendingWrite) bool { return k.isCreate(w, t, pw.Method, pw.Path) }}
+		}
+	}
+	afterCommit := func(w *world, t *trial, p *proc) {
+		if !k.github {
+			p.rule = &killRule{effect: "after"}
+			return
+		}
+		p.rule = &killRule{commit: func(c *fixtures.Commit) bool { return k.isCreated(w, t, c) }}
+	}
+	who, asked := "GitHub", "GitHub is asked"
+	switch k.name {
+	case "exec":
+		who, asked = "the service", "the check runs"
+	case "exec-nocheck":
+		who, asked = "the service", "the command runs"
+	}
+	ps := []point{
+		{"after the intent is written, before " + asked + " (" + crashpoint.AfterClaim + ")", crash(crashpoint.AfterClaim)},
+		{"after the lookup, before the request (" + crashpoint.BeforeCreate + ")", crash(crashpoint.BeforeCreate)},
+		{"request in flight; " + who + " then commits it", inFlight(true)},
+		{"request in flight; " + who + " never gets it", inFlight(false)},
+		{"after " + who + " commits, before the response", afterCommit},
+	}
+	if k.name == "pr" {
+		ps = append(ps, point{"after the PR's labels are committed, before the response", func(w *world, t *trial, p *proc) {
+			p.rule = &killRule{commit: func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindLabel && c.Method == "POST" }}
+		}})
+	}
+	return append(ps,
+		point{"after the response, before done is written (" + crashpoint.AfterCreate + ")", crash(crashpoint.AfterCreate)},
+		point{"while done is being written (" + crashpoint.InFinish + ")", crash(crashpoint.InFinish)},
+	)
+}
+
+// killPoints runs every kill point of kind k, with the ledger kept and
+// with it deleted after the kill, runs times each.
+func (m *matrix) killPoints(ctx context.Context, k *kind, runs int) ([]*row, error) {
+	w, err := m.newWorld("kill-"+k.name, fixtures.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer w.close()
+	var rows []*row
+	for pi, pt := range points(k) {
+		variants := []bool{false, true}
+		if k.name == "exec-nocheck" {
+			// Designed to stop for a person at every point: show it where the
+			// command surely did not run and where it surely did.
+			if !strings.Contains(pt.name, crashpoint.AfterClaim) && !strings.HasPrefix(pt.name, "after the service commits") {
+				continue
+			}
+			variants = []bool{false}
+		}
+		for _, lose := range variants {
+			ledger := "kept"
+			if lose {
+				ledger = "deleted after the kill"
+			}
+			r := newRow(k.name, pt.name, ledger)
+			rows = append(rows, r)
+			for n := 0; n < runs; n++ {
+				t := &trial{k: k, task: fmt.Sprintf("KP-%s-%d-%t-%d", k.name, pi, lose, n)}
+				t.ledger = ledgerPath(w, fmt.Sprintf("kp-%d-%t-%d.db", pi, lose, n))
+				// A restarted agent may push a new head branch and reword
+				// everything; with the ledger lost, the earlier head is known
+				// only to GitHub, so those runs keep their head (see README,
+				// Limits, and the measured limit below).
+				t.newHeads = k.name == "pr" && !lose
+				if k.name == "exec-nocheck" {
+					// Without --check, a ledger this run creates is itself a
+					// reason to stop (an earlier one may be lost): start from
+					// a ledger in use.
+					if err := w.warmLedger(ctx, t.ledger); err != nil {
+						return nil, err
+					}
+				}
+				to, err := w.runTrial(ctx, t, func(i int, p *proc) {
+					if i == 0 {
+						pt.arm(w, t, p)
+					}
+				}, lose, m.prof.maxAttempts)
+				if err != nil {
+					return nil, err
+				}
+				if to.kills != 1 || len(to.outs) == 0 || !to.outs[0].Killed {
+					r.errorf("%s: the first run was not killed at the point (exit %d: %s)", t.task, to.outs[0].Exit, cause(to.outs[0].Stderr))
+				}
+				r.add(to)
+			}
+			expect(r, k)
+		}
+	}
+	if k.name == "exec" {
+		r, err := w.orphanRow(ctx, runs)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r)
+	}
+	if k.name == "pr" {
+		// The documented limit: ledger lost, a new head on the rerun, and the
+		// kill before the label was added. Measured, not held to 0.
+		r := newRow(k.name, "after GitHub commits, before the labels; rerun with a new head", "deleted after the kill")
+		r.finding = true
+		for n := 0; n < runs; n++ {
+			t := &trial{k: k, task: fmt.Sprintf("KP-pr-limit-%d", n), newHeads: true}
+			t.ledger = ledgerPath(w, fmt.Sprintf("kp-limit-%d.db", n))
+			to, err := w.runTrial(ctx, t, func(i int, p *proc) {
+				if i == 0 {
+					p.rule = &killRule{commit: func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindPull }}
+				}
+			}, true, m.prof.maxAttempts)
+			if err != nil {
+				return nil, err
+			}
+			r.add(to)
+		}
+		r.errs = nil // lost and duplicates here are the measurement
+		r.note("README, Limits: with the ledger lost, a PR whose label was never added is found only by its head branch")
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// expect records what a kill-point row must show: no duplicate, nothing
+// lost, and a rerun that succeeds, except where ghonce is designed to stop
+// for a person (a guarded command without --check).
+func expect(r *row, k *kind) {
+	if r.dups != 0 {
+		r.errorf("%d duplicate(s)", r.dups)
+	}
+	if k.name == "exec-nocheck" {
+		// Stopping for a person is the design; the person then resolves it.
+		r.finding = true
+		if r.person != r.runs {
+			r.errorf("%d of %d trials went on without a person", r.runs-r.person, r.runs)
+		}
+		if r.lost != 0 {
+			r.errorf("%d lost after the person resolved", r.lost)
+		}
+		r.note("without --check ghonce cannot tell whether the command ran: it stops (exit 3) until `ghonce resolve KEY --done|--retry`; the matrix resolves as a person would, from the service's record, and reruns")
+		return
+	}
+	if r.person != 0 {
+		r.errorf("%d trial(s) needed a person: %s", r.person, r.causeList())
+	}
+}
+
+// warmLedger makes a ledger that has been used before: one guarded
+// command, settled.
+func (w *world) warmLedger(ctx context.Context, path string) error {
+	t := &trial{k: kinds["exec"], task: "warm-" + strings.ReplaceAll(path, "/", "_"), ledger: path}
+	o, err := w.run(ctx, proc{args: t.fullArgs(t.k.args(w, t, 0))})
+	if err != nil {
+		return err
+	}
+	if o.Exit != 0 {
+		return fmt.Errorf("warm ledger %s: exit %d: %s", path, o.Exit, o.Stderr)
+	}
+	return nil
+}
+
+// orphanRow kills ghonce while its command is still at work, before the
+// command's request: the command must not outlive ghonce and make its
+// effect after the rerun's check found none.
+func (w *world) orphanRow(ctx context.Context, runs int) (*row, error) {
+	r := newRow("exec", "while the command works, before its request; the command would finish after the rerun", "kept")
+	outcomes := map[string]int{}
+	for n := 0; n < runs; n++ {
+		release := w.fx.holdGate()
+		t := &trial{k: kinds["exec"], task: fmt.Sprintf("KP-exec-orphan-%d", n)}
+		t.ledger = ledgerPath(w, fmt.Sprintf("kp-orphan-%d.db", n))
+		t.after = func(i int, _ *out) error {
+			if i != 1 {
+				return nil
+			}
+			// The rerun is over: let the first run's command go on, if it
+			// still lives, and wait for what it does.
+			drain(w.fx.posted)
+			release()
+			select {
+			case o := <-w.fx.orphan:
+				outcomes[o]++
+				if o == "released" {
+					select {
+					case <-w.fx.posted:
+					case <-time.After(30 * time.Second):
+						return fmt.Errorf("orphaned command released but never posted")
+					}
+				}
+			case <-time.After(30 * time.Second):
+				return fmt.Errorf("the first run's command never reached the gate")
+			}
+			return nil
+		}
+		to, err := w.runTrial(ctx, t, func(i int, p *proc) {
+			if i == 0 {
+				p.rule = &killRule{effect: "gate"}
+			}
+		}, false, w.m.prof.maxAttempts)
+		release()
+		if err != nil {
+			return nil, err
+		}
+		if to.attempts < 2 {
+			r.errorf("%s: no rerun ran (exit %d)", t.task, to.outs[0].Exit)
+		}
+		r.add(to)
+	}
+	r.note(fmt.Sprintf("the first run's command: %d died with ghonce, %d outlived it", outcomes["dead"], outcomes["released"]))
+	if r.dups != 0 {
+		r.errorf("%d duplicate(s): the command outlived ghonce and made its effect after the rerun's check", r.dups)
+	}
+	return r, nil
+}
+
+func drain(c chan string) {
+	for {
+		select {
+		case <-c:
+		default:
+			return
+		}
+	}
+}

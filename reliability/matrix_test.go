@@ -1,0 +1,48 @@
+package reliability
+
+import (
+	"flag"
+	"os"
+	"testing"
+	"time"
+)
+
+var (
+	flagProfile = flag.String("reliability.profile", "smoke", "matrix size: smoke (go test), short (CI) or full (make reliability)")
+	flagSeed    = flag.Int64("reliability.seed", 0, "seed of the randomised kill loop (0: from the clock; printed)")
+	flagOut     = flag.String("reliability.out", "", "write the report (Markdown) to this file")
+	flagParts   = flag.String("reliability.parts", "", "comma-separated parts to run (kill,random,race,fault,bad); default all")
+)
+
+func TestMain(m *testing.M) {
+	// The matrix runs this binary as the guarded command of `ghonce exec`.
+	if len(os.Args) > 1 && os.Args[1] == helperArg {
+		os.Exit(EffectMain(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// TestMatrix is the reliability matrix. Without flags it runs the smoke
+// profile; `make reliability` runs the full one and writes
+// docs/reliability.md.
+func TestMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the reliability matrix runs processes; skipped with -short")
+	}
+	prof, ok := profiles[*flagProfile]
+	if !ok {
+		t.Fatalf("unknown -reliability.profile %q: want smoke, short or full", *flagProfile)
+	}
+	seed := *flagSeed
+	if seed == 0 {
+		seed = time.Now().UnixNano()
+	}
+	rep, err := Run(t.Context(), Config{Profile: prof, Seed: seed, Parts: *flagParts, Out: *flagOut, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", rep.Markdown())
+	for _, f := range rep.Failures() {
+		t.Error(f)
+	}
+}

@@ -1,0 +1,117 @@
+package reliability
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+)
+
+// latencies are the fake's answer delays the randomised loop draws from.
+var latencies = []time.Duration{0, 2 * time.Millisecond, 10 * time.Millisecond}
+
+// randomKinds are the kinds of the randomised loop.
+var randomKinds = []string{"pr", "issue", "comment", "branch", "file", "exec"}
+
+// randomKills is the randomised loop: per kind, trials whose first run is
+// killed at a random delay after its start, and whose reruns are killed
+// again with probability 1/2 (at most twice), then rerun until exit 0.
+func (m *matrix) randomKills(ctx context.Context, seed int64) ([]*row, []string, error) {
+	info := make([]string, len(randomKinds))
+	var mu sync.Mutex
+	rows, err := perKind(ctx, randomKinds, func(k *kind) ([]*row, error) {
+		ki := 0
+		for i, n := range randomKinds {
+			if n == k.name {
+				ki = i
+			}
+		}
+		rng := rand.New(rand.NewPCG(uint64(seed), uint64(ki)))
+		r, cal, err := m.randomKind(ctx, k, rng)
+		mu.Lock()
+		info[ki] = cal
+		mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		return []*row{r}, nil
+	})
+	return rows, info, err
+}
+
+func (m *matrix) randomKind(ctx context.Context, k *kind, rng *rand.Rand) (*row, string, error) {
+	w, err := m.newWorld("random-"+k.name, fixtureOptions())
+	if err != nil {
+		return nil, "", err
+	}
+	defer w.close()
+	start := time.Now()
+	// Calibrate: how long an unkilled first run takes at each latency (the
+	// median of five; the kill is drawn from zero to that).
+	span := make([]time.Duration, len(latencies))
+	for li, lat := range latencies {
+		w.fake.SetLatency(lat)
+		var ds []time.Duration
+		for n := range 5 {
+			t := &trial{k: k, task: fmt.Sprintf("RND-cal-%s-%d-%d", k.name, li, n)}
+			t.ledger = ledgerPath(w, fmt.Sprintf("cal-%d-%d.db", li, n))
+			to, err := w.runTrial(ctx, t, nil, false, 1)
+			if err != nil {
+				return nil, "", err
+			}
+			if to.final == nil {
+				return nil, "", fmt.Errorf("calibrate %s: exit %d: %s", k.name, to.outs[0].Exit, to.outs[0].Stderr)
+			}
+			ds = append(ds, to.outs[0].Dur)
+		}
+		slices.Sort(ds)
+		span[li] = ds[len(ds)/2]
+	}
+	cal := fmt.Sprintf("%s: an unkilled first run takes %s / %s / %s (median) at 0 / 2 / 10 ms latency; kills are drawn from 0 to that",
+		k.name, span[0].Round(time.Millisecond), span[1].Round(time.Millisecond), span[2].Round(time.Millisecond))
+
+	r := newRow(k.name, "SIGKILL at a random delay", "")
+	shared := ledgerPath(w, "shared.db")
+	// Trials go on until randomRuns of them had their first run killed (a
+	// kill drawn late may find the process already done).
+	killed, total := 0, 0
+	for n := 0; killed < m.prof.randomRuns && n < 4*m.prof.randomRuns; n++ {
+		li := rng.IntN(len(latencies))
+		w.fake.SetLatency(latencies[li])
+		t := &trial{k: k, task: fmt.Sprintf("RND-%s-%d", k.name, n), newHeads: k.name == "pr"}
+		t.ledger = shared
+		if n%2 == 0 {
+			t.ledger = ledgerPath(w, fmt.Sprintf("rnd-%d.db", n))
+		}
+		kills := 0
+		to, err := w.runTrial(ctx, t, func(i int, p *proc) {
+			if i == 0 || (i <= 2 && kills < 3 && rng.IntN(2) == 0) {
+				kills++
+				p.killAt = 1 + time.Duration(rng.Int64N(int64(span[li])))
+			}
+		}, false, m.prof.maxAttempts)
+		if err != nil {
+			return nil, "", err
+		}
+		total++
+		if to.outs[0].Killed {
+			killed++
+		}
+		r.add(to)
+	}
+	if killed < m.prof.randomRuns {
+		r.errorf("only %d of %d trials had their first run killed", killed, total)
+	}
+	r.note(fmt.Sprintf("%d trials, %d with the first run killed", total, killed))
+	w.fake.SetLatency(0)
+	r.dur = time.Since(start)
+	if r.dups != 0 {
+		r.errorf("%d duplicate(s)", r.dups)
+	}
+	if r.person != 0 {
+		r.errorf("%d trial(s) needed a person: %s", r.person, r.causeList())
+	}
+	return r, cal, nil
+}
