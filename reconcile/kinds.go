@@ -155,33 +155,25 @@ func (f File) Create(ctx context.Context, env *Env, _ string) (ghcheck.Artifact,
 	return env.GitHub.PutFile(ctx, env.Repo, f.Branch, f.Path, f.Message, f.Content)
 }
 
+// kinds maps each kind's name to a new, empty description of it: the one
+// list of kinds, used to read payloads back from the ledger.
+var kinds = map[string]func() Spec{
+	PR{}.Kind():      func() Spec { return &PR{} },
+	Issue{}.Kind():   func() Spec { return &Issue{} },
+	Comment{}.Kind(): func() Spec { return &Comment{} },
+	Branch{}.Kind():  func() Spec { return &Branch{} },
+	File{}.Kind():    func() Spec { return &File{} },
+	Exec{}.Kind():    func() Spec { return &Exec{} },
+}
+
 // DecodeSpec rebuilds the Spec of a kind from its stored payload.
 func DecodeSpec(kind string, payload []byte) (Spec, error) {
-	var s Spec
-	var err error
-	switch kind {
-	case "pr":
-		var v PR
-		err, s = json.Unmarshal(payload, &v), &v
-	case "issue":
-		var v Issue
-		err, s = json.Unmarshal(payload, &v), &v
-	case "comment":
-		var v Comment
-		err, s = json.Unmarshal(payload, &v), &v
-	case "branch":
-		var v Branch
-		err, s = json.Unmarshal(payload, &v), &v
-	case "file":
-		var v File
-		err, s = json.Unmarshal(payload, &v), &v
-	case "exec":
-		var v Exec
-		err, s = json.Unmarshal(payload, &v), &v
-	default:
+	mk, ok := kinds[kind]
+	if !ok {
 		return nil, fmt.Errorf("decode payload: unknown kind %q (written by a newer ghonce?)", kind)
 	}
-	if err != nil {
+	s := mk()
+	if err := json.Unmarshal(payload, s); err != nil {
 		return nil, fmt.Errorf("decode %s payload: %w", kind, err)
 	}
 	return s, nil
