@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -109,11 +110,38 @@ func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
 		now:      now,
 		writer:   make(chan struct{}, 1),
 	}
-	if err := l.setUp(ctx); err != nil {
+	if err := l.setUpRetrying(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return l, nil
+}
+
+// setUpRetrying runs setUp, again while SQLite answers "busy" for at most
+// BusyTimeout. Processes that open a new ledger at once meet in SQLite's
+// deadlock avoidance: switching the file to WAL needs an exclusive lock,
+// and SQLite answers SQLITE_BUSY at once, without waiting for the busy
+// timeout, to a connection that holds a shared lock while another waits to
+// write. Its statement has ended and released its locks by then, so a
+// short pause and a new attempt get through.
+func (l *Ledger) setUpRetrying(ctx context.Context) error {
+	deadline := time.Now().Add(BusyTimeout)
+	pause := time.Millisecond
+	for {
+		err := l.setUp(ctx)
+		var se sqlite3.Error
+		if err == nil || !errors.As(err, &se) || (se.Code != sqlite3.ErrBusy && se.Code != sqlite3.ErrLocked) || time.Now().After(deadline) {
+			return err
+		}
+		t := time.NewTimer(pause + time.Duration(rand.Int64N(int64(pause))))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		pause = min(2*pause, 50*time.Millisecond)
+	}
 }
 
 // Path returns the absolute path of the ledger file.
@@ -431,9 +459,13 @@ func (l *Ledger) setUp(ctx context.Context) error {
 		if mode != "wal" {
 			return l.notWAL(mode)
 		}
-		if l.created, err = l.migrate(ctx, conn); err != nil {
+		created, err := l.migrate(ctx, conn)
+		if err != nil {
 			return err
 		}
+		// setUp may run again after a busy answer: a ledger it created
+		// on an earlier try stays created.
+		l.created = l.created || created
 	}
 	// Read the journal mode back: WAL cannot be used on some file systems
 	// (network shares without shared memory), and SQLite then silently keeps
