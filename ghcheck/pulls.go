@@ -21,11 +21,15 @@ import (
 // (when set), an author that is ours and q.Key's marker on the first line
 // of its body.
 //
-// Then, if none matched (the head branch may have been renamed), by the
+// Then, if none matched (a retry may push to another head branch), by the
 // key's label: GET /repos/{o}/{r}/issues?labels=LABEL&state=all, every
 // page, keeping pull requests (items with pull_request) that are ours and
 // carry the marker; GET /repos/{o}/{r}/pulls/{n} then tells whether it was
-// merged. Search is never used: it lags minutes behind writes.
+// merged. Last, for a pull request created by an attempt that died before
+// it could add the label (and whose head the ledger no longer remembers):
+// the RecentPRs most recently created pull requests, GET
+// /repos/{o}/{r}/pulls?state=all&sort=created&direction=desc, one page.
+// Search is never used: it lags minutes behind writes.
 //
 // Found: the oldest matching pull request, open, closed or merged (the step
 // happened). Absent: none, or the repository does not exist for this token
@@ -95,7 +99,7 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 		return c.unknown(fmt.Errorf("list pull requests of %s labeled %s: %w", r, label, err))
 	}
 	if byLabel == nil {
-		return Result{State: Absent}
+		return c.findRecentPR(ctx, rn, r, q, ours)
 	}
 
 	// The issue view has no "merged": read the pull request itself.
@@ -201,6 +205,45 @@ func parseHeads(r Repo, in []string) ([]head, error) {
 		}
 	}
 	return out, nil
+}
+
+// RecentPRs is how many of the most recently created pull requests FindPR
+// reads, as its last look-up, for ours: one page. A pull request whose
+// attempt died between creating it and labelling it, rerun with another
+// head and with its ledger lost, is found as long as fewer than this many
+// pull requests were opened in the repository in between.
+const RecentPRs = 100
+
+// findRecentPR reads one page of the newest pull requests for ours with
+// q.Key's marker and base.
+func (c *Client) findRecentPR(ctx context.Context, rn *run, r Repo, q PRQuery, ours func(string) bool) Result {
+	var prs []*github.PullRequest
+	err := rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		prs, resp, err = c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{
+			State: "all", Sort: "created", Direction: "desc",
+			ListOptions: github.ListOptions{PerPage: RecentPRs},
+		})
+		return resp, err
+	})
+	if notFound(err) {
+		return Result{State: Absent}
+	}
+	if err != nil {
+		return c.unknown(fmt.Errorf("list recent pull requests of %s: %w", r, err))
+	}
+	var best *github.PullRequest
+	for _, pr := range prs {
+		if (q.Base == "" || pr.GetBase().GetRef() == q.Base) && ours(pr.GetUser().GetLogin()) && taskkey.HasMarker(pr.GetBody(), q.Key) &&
+			(best == nil || pr.GetNumber() < best.GetNumber()) {
+			best = pr
+		}
+	}
+	if best == nil {
+		return Result{State: Absent}
+	}
+	return Result{State: Found, Artifact: prArtifact(best)}
 }
 
 // prMatches verifies a listed pull request instead of trusting the filter.

@@ -17,13 +17,21 @@ import (
 // listPulls answers the pulls list like GitHub does for a malformed head:
 // it ignores the filter and returns every pull request. It records the
 // head filters it was asked for.
+// listPulls answers head-filtered lists with prs (as GitHub does when the
+// filter is ignored) and FindPR's last look-up, the newest pull requests,
+// with none.
 func listPulls(heads *[]string, prs ...*github.PullRequest) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		*heads = append(*heads, r.URL.Query().Get("head"))
-		if r.URL.Query().Get("state") != "all" {
+		q := r.URL.Query()
+		if q.Get("state") != "all" {
 			http.Error(w, "want state=all", 400)
 			return
 		}
+		if q.Get("head") == "" && q.Get("sort") == "created" && q.Get("direction") == "desc" {
+			reply(200, []*github.PullRequest{})(w, r)
+			return
+		}
+		*heads = append(*heads, q.Get("head"))
 		reply(200, prs)(w, r)
 	}
 }
@@ -219,5 +227,36 @@ func TestCreatePR502IsMaybeAndNotRetried(t *testing.T) {
 	}
 	if posts.count() != 1 || len(s.waits()) != 0 {
 		t.Errorf("posts = %d, waits = %v; a maybe must not be retried", posts.count(), s.waits())
+	}
+}
+
+// A pull request of ours whose attempt died before labelling it, retried on
+// another head with the ledger lost: only the newest-PR scan can find it.
+func TestFindPRFoundAmongRecentWithoutLabel(t *testing.T) {
+	key := keyFor("pr")
+	var sorts []string
+	c, _ := newTest(t, Options{},
+		route(mock.GetReposPullsByOwnerByRepo, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			q := r.URL.Query()
+			if q.Get("head") != "" {
+				reply(200, []*github.PullRequest{})(w, r)
+				return
+			}
+			sorts = append(sorts, q.Get("state")+","+q.Get("sort")+","+q.Get("direction")+","+q.Get("per_page"))
+			reply(200, []*github.PullRequest{
+				pull(9, "stranger", "stranger", "x", "main", taskkey.WithMarker(key, "copy")),
+				pull(8, me, "octo", "attempt-1", "develop", taskkey.WithMarker(key, "wrong base")),
+				pull(7, me, "octo", "attempt-1", "main", taskkey.WithMarker(key, "ours")),
+			})(w, r)
+		})),
+		route(mock.GetReposIssuesByOwnerByRepo, reply(200, []*github.Issue{})),
+	)
+	res := c.FindPR(context.Background(), repo, PRQuery{Key: key, Base: "main", Heads: []string{"attempt-2"}})
+	wantState(t, res, Found)
+	if res.Artifact.Number != 7 {
+		t.Errorf("found #%d, want #7 (ours, right base)", res.Artifact.Number)
+	}
+	if len(sorts) != 1 || sorts[0] != "all,created,desc,100" {
+		t.Errorf("recent scans = %q, want one of state=all sort=created direction=desc per_page=100", sorts)
 	}
 }
