@@ -24,9 +24,24 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./...
 
+# Fuzz the key derivation and the marker parser for 30 s each. Their seed
+# corpus (taskkey/testdata/fuzz) runs as ordinary tests in `make test`.
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzKey -fuzztime 30s ./taskkey
-	$(GO) test -run '^$$' -fuzz FuzzParseMarker -fuzztime 30s ./taskkey
+	$(GO) test -run '^$$' -fuzz '^FuzzKey$$' -fuzztime 30s ./taskkey
+	$(GO) test -run '^$$' -fuzz '^FuzzParseMarker$$' -fuzztime 30s ./taskkey
+
+# The reliability matrix (reliability/): the real binary, built with crash
+# points, killed, raced and faulted against the fake GitHub. The full run
+# writes docs/reliability.md; the short one is CI's (.ci/run). A smoke run
+# is part of `make test`. Add RELIABILITY_FLAGS=-reliability.seed=N to
+# replay a randomised loop.
+RELIABILITY = $(GO) test -count=1 -run '^TestMatrix$$' ./reliability -v
+
+reliability:
+	$(RELIABILITY) -timeout 30m -reliability.profile=full -reliability.out=$(CURDIR)/docs/reliability.md $(RELIABILITY_FLAGS)
+
+reliability-short:
+	$(RELIABILITY) -timeout 20m -reliability.profile=short $(RELIABILITY_FLAGS)
 
 clean:
 	rm -rf bin

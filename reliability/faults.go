@@ -51,6 +51,9 @@ type faultRun struct {
 	seen   []seenReq // every request, as the observer saw it
 	marks  map[string]time.Time
 	result string
+	// waited and asked: a measured wait and the least GitHub asked for.
+	waited, asked time.Duration
+	waitWhat      string
 }
 
 type seenReq struct {
@@ -127,7 +130,7 @@ func (f *faultRun) waitAfter(mark string, d time.Duration) error {
 	}
 	for _, c := range f.creates() {
 		if c.After(at) {
-			f.result = fmt.Sprintf("next create %s after the answer (asked: %s)", c.Sub(at).Round(10*time.Millisecond), d.Round(10*time.Millisecond))
+			f.waited, f.asked, f.waitWhat = c.Sub(at), d, "next create after the answer"
 			if c.Sub(at) < d {
 				return fmt.Errorf("retried after %s, before the %s GitHub asked for", c.Sub(at), d)
 			}
@@ -209,7 +212,7 @@ func faultList() []fault {
 					return fmt.Errorf("no create")
 				}
 				wait := cs[0].Sub(start)
-				f.result = fmt.Sprintf("create sent %s after the window began (resets after 3 s)", wait.Round(10*time.Millisecond))
+				f.waited, f.asked, f.waitWhat = wait, 3*time.Second, "create sent after the window began"
 				if wait < 3*time.Second {
 					return fmt.Errorf("create sent %s after the window began, before its reset", wait)
 				}
@@ -260,7 +263,7 @@ func faultList() []fault {
 				if n != 1 || !key {
 					return fmt.Errorf("labels %v: want Needs-Review once and the key's label", labels)
 				}
-				f.result = fmt.Sprintf("labels %v", labels)
+				f.result = fmt.Sprintf("%d labels: Needs-Review once, and the key's (upper-cased as the stranger's)", len(labels))
 				return nil
 			}},
 		{name: "body of exactly 65,536 characters with the marker (multi-byte); killed after GitHub commits",
@@ -425,8 +428,19 @@ func (m *matrix) faultTrial(ctx context.Context, k *kind, fl fault, fi, n, reads
 	if fl.check != nil && to.final != nil {
 		if err := fl.check(f); err != nil {
 			r.errorf("%s: %v", f.t.task, err)
-		} else if f.result != "" {
-			r.note(f.result)
+		} else {
+			if f.result != "" {
+				r.note(f.result)
+			}
+			if f.waitWhat != "" {
+				r.mu.Lock()
+				if r.waits == nil {
+					r.waits = map[string][]time.Duration{}
+				}
+				r.waits[f.waitWhat] = append(r.waits[f.waitWhat], f.waited)
+				r.waits[f.waitWhat+" (asked)"] = append(r.waits[f.waitWhat+" (asked)"], f.asked)
+				r.mu.Unlock()
+			}
 		}
 	}
 	return nil

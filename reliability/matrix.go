@@ -28,9 +28,9 @@ type profile struct {
 }
 
 var profiles = map[string]profile{
-	"smoke": {name: "smoke", killRuns: 1, randomRuns: 4, raceRounds: 1, faultRuns: 1, maxAttempts: 6},
-	"short": {name: "short", killRuns: 2, randomRuns: 30, raceRounds: 2, faultRuns: 1, maxAttempts: 6},
-	"full":  {name: "full", killRuns: 5, randomRuns: 200, raceRounds: 10, faultRuns: 2, maxAttempts: 6},
+	"smoke": {name: "smoke", killRuns: 1, randomRuns: 5, raceRounds: 1, faultRuns: 1, maxAttempts: 6},
+	"short": {name: "short", killRuns: 3, randomRuns: 100, raceRounds: 5, faultRuns: 1, maxAttempts: 6},
+	"full":  {name: "full", killRuns: 10, randomRuns: 1000, raceRounds: 25, faultRuns: 3, maxAttempts: 6},
 }
 
 // Config is one run of the matrix.
@@ -39,6 +39,7 @@ type Config struct {
 	Seed    int64
 	Parts   string // comma-separated; empty: all
 	Out     string // Markdown report path; empty: none
+	Keep    bool   // keep the work directory (ledgers, bodies) for a look
 	Logf    func(format string, args ...any)
 }
 
@@ -81,7 +82,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(work)
+	if cfg.Keep {
+		cfg.Logf("work directory kept: %s", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
 	// The read-only-directory case runs ghonce as another user when this is
 	// root; it must be able to reach the binary and its directories.
 	if err := os.Chmod(work, 0o755); err != nil {

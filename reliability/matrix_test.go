@@ -12,6 +12,7 @@ var (
 	flagSeed    = flag.Int64("reliability.seed", 0, "seed of the randomised kill loop (0: from the clock; printed)")
 	flagOut     = flag.String("reliability.out", "", "write the report (Markdown) to this file")
 	flagParts   = flag.String("reliability.parts", "", "comma-separated parts to run (kill,random,race,fault,bad); default all")
+	flagKeep    = flag.Bool("reliability.keep", false, "keep the work directory (ledgers, bodies) and print where")
 )
 
 func TestMain(m *testing.M) {
@@ -37,11 +38,16 @@ func TestMatrix(t *testing.T) {
 	if seed == 0 {
 		seed = time.Now().UnixNano()
 	}
-	rep, err := Run(t.Context(), Config{Profile: prof, Seed: seed, Parts: *flagParts, Out: *flagOut, Logf: t.Logf})
+	t.Logf("profile %s, seed %d", prof.name, seed)
+	rep, err := Run(t.Context(), Config{Profile: prof, Seed: seed, Parts: *flagParts, Out: *flagOut, Keep: *flagKeep, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("\n%s", rep.Markdown())
+	if *flagOut != "" {
+		t.Logf("report written to %s\n%s", *flagOut, rep.Summary())
+	} else {
+		t.Logf("\n%s", rep.Markdown())
+	}
 	for _, f := range rep.Failures() {
 		t.Error(f)
 	}

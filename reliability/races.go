@@ -26,10 +26,6 @@ var raceKinds = []struct {
 // races runs 16 processes on one key: on one ledger (new, and in use), and
 // on separate ledgers.
 func (m *matrix) races(ctx context.Context) ([]*row, error) {
-	var names []string
-	for _, rk := range raceKinds {
-		names = append(names, rk.name)
-	}
 	// One kind at a time: 16 processes are enough for two cores.
 	var rows []*row
 	for _, rk := range raceKinds {
@@ -47,7 +43,6 @@ func (m *matrix) races(ctx context.Context) ([]*row, error) {
 		}
 		w.close()
 	}
-	_ = names
 	return rows, nil
 }
 
@@ -62,6 +57,7 @@ func (w *world) raceRows(ctx context.Context, k *kind, mode string, githubUnique
 		}
 	}
 	var spread []time.Duration
+	most := 0
 	for round := 0; round < w.m.prof.raceRounds; round++ {
 		t := &trial{k: k, task: fmt.Sprintf("RACE-%s-%s-%d", k.name, strings.ReplaceAll(mode, " ", "-"), round)}
 		t.commitMark, _ = w.counts()
@@ -117,6 +113,7 @@ func (w *world) raceRows(ctx context.Context, k *kind, mode string, githubUnique
 			}
 		}
 		n := k.count(w, t, w.commitsSince(t.commitMark))
+		most = max(most, n)
 		r.runs++
 		if n > 1 {
 			r.dups += n - 1
@@ -140,7 +137,7 @@ func (w *world) raceRows(ctx context.Context, k *kind, mode string, githubUnique
 		}
 	}
 	sort.Slice(spread, func(i, j int) bool { return spread[i] < spread[j] })
-	r.note(fmt.Sprintf("released within %s (median)", spread[len(spread)/2].Round(time.Microsecond)))
+	r.note(fmt.Sprintf("all %d released within %s (median)", racers, spread[len(spread)/2].Round(time.Microsecond)))
 	if r.lost != 0 {
 		r.errorf("%d lost", r.lost)
 	}
@@ -151,7 +148,7 @@ func (w *world) raceRows(ctx context.Context, k *kind, mode string, githubUnique
 		}
 	default:
 		r.finding = true
-		r.note(fmt.Sprintf("%d of %d rounds made more than one; %.1f artifacts per round on average", r.dupRounds, r.runs, float64(r.runs+r.dups)/float64(max(r.runs, 1))))
+		r.note(fmt.Sprintf("%d of %d rounds made more than one; %.1f per round on average, at most %d", r.dupRounds, r.runs, float64(r.runs+r.dups)/float64(max(r.runs, 1)), most))
 	}
 	return r, nil
 }

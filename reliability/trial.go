@@ -33,6 +33,8 @@ type row struct {
 	flags     map[string]int // what kind.inspect noticed, counted
 	// bad input
 	exitText, requests, files string
+	// faults: measured waits by what they measure
+	waits map[string][]time.Duration
 
 	mu sync.Mutex
 }
@@ -103,7 +105,11 @@ func countList(m map[string]int) string {
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].n > l[j].n || l[i].n == l[j].n && l[i].k < l[j].k })
 	var s []string
-	for _, e := range l {
+	for i, e := range l {
+		if i == 6 {
+			s = append(s, fmt.Sprintf("%d other causes", len(l)-i))
+			break
+		}
 		s = append(s, fmt.Sprintf("%d× %s", e.n, e.k))
 	}
 	return strings.Join(s, "; ")
@@ -271,6 +277,7 @@ func (w *world) resolve(ctx context.Context, t *trial, to *trialOut) error {
 var (
 	keyRE    = regexp.MustCompile(`gk1_[a-z2-7]{32}`)
 	numRE    = regexp.MustCompile(`\b\d+\b`)
+	durRE    = regexp.MustCompile(`\b\d+(\.\d+)?(h|m|s|ms|µs)(\d+(\.\d+)?(h|m|s|ms|µs))*\b`)
 	pathRE   = regexp.MustCompile(`(^|[\s"'(=])/[^\s:;,"')]+`)
 	portRE   = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 	spacesRE = regexp.MustCompile(`\s+`)
@@ -298,6 +305,7 @@ func cause(stderr string) string {
 	msg = strings.Replace(msg, "unconfirmed KEY: could not tell whether it exists: ", "unconfirmed: ", 1)
 	msg = portRE.ReplaceAllString(msg, "FAKE")
 	msg = pathRE.ReplaceAllString(msg, "${1}/…")
+	msg = durRE.ReplaceAllString(msg, "D")
 	msg = numRE.ReplaceAllString(msg, "N")
 	msg = spacesRE.ReplaceAllString(msg, " ")
 	if len(msg) > 160 {

@@ -128,6 +128,11 @@ func (m *matrix) newWorld(name string, opts fixtures.Options) (*world, error) {
 	if opts.Now == nil {
 		opts.Now = c.Now
 	}
+	if opts.CoreLimit == 0 {
+		// The matrix makes tens of thousands of requests an hour as one
+		// user; only the fault rows are about rate limits.
+		opts.CoreLimit = 1 << 30
+	}
 	s := fixtures.NewServer(opts)
 	s.AddUser(login, m.token)
 	w := &world{m: m, name: name, fake: s, clock: c, dir: dir}
@@ -256,6 +261,9 @@ func (w *world) env(p proc) []string {
 		"GITHUB_API_URL="+w.fake.URL(),
 		"GHONCE_MATRIX_EFFECT_URL="+w.fx.url(),
 		"HOME="+w.dir, "XDG_STATE_HOME="+filepath.Join(w.dir, "state"),
+		// Under go test -race the guarded command (this test binary) would
+		// sleep a second at exit, waiting for race reports.
+		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"),
 	)
 	switch {
 	case p.noToken:
