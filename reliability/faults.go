@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -38,6 +40,9 @@ type fault struct {
 	// killOn, for a first run that is killed, says at which commit (default:
 	// the create's).
 	killOn func(f *faultRun, c *fixtures.Commit) bool
+	// entry is the ledger status the first run must leave ("" unchecked):
+	// attempting after a maybe, failed when nothing was sent.
+	entry ledger.Status
 }
 
 // faultRun is one trial of one fault.
@@ -161,11 +166,11 @@ func faultList() []fault {
 	return []fault{
 		{name: "latency: every answer 200 ms late", first: 0, creates: 1,
 			setup: func(f *faultRun) { f.w.fake.SetLatency(200 * time.Millisecond) }},
-		{name: "connection dropped after GitHub commits the create", first: 3, creates: 1,
+		{name: "connection dropped after GitHub commits the create", first: 3, creates: 1, entry: ledger.Attempting,
 			setup: func(f *faultRun) {
 				f.w.fake.Inject(fixtures.Fault{Match: f.onCreate("fault"), Kind: fixtures.DropAfterCommit})
 			}},
-		{name: "502 on the create (before commit)", first: 3, creates: 1,
+		{name: "502 on the create (before commit)", first: 3, creates: 1, entry: ledger.Attempting,
 			setup: func(f *faultRun) {
 				f.w.fake.Inject(fixtures.Fault{Match: f.onCreate("fault"), Kind: fixtures.Status502BeforeCommit})
 			}},
@@ -173,7 +178,7 @@ func faultList() []fault {
 			setup: func(f *faultRun) {
 				f.w.fake.Inject(fixtures.Fault{Match: func(r *http.Request) bool { f.mark("fault"); return r.Method == "GET" }, Kind: fixtures.Status502BeforeCommit})
 			}},
-		{name: "504 after GitHub commits the create", first: 3, creates: 1,
+		{name: "504 after GitHub commits the create", first: 3, creates: 1, entry: ledger.Attempting,
 			setup: func(f *faultRun) {
 				f.w.fake.Inject(fixtures.Fault{Match: f.onCreate("fault"), Kind: fixtures.Status504AfterCommit})
 			}},
@@ -218,7 +223,7 @@ func faultList() []fault {
 				}
 				return nil
 			}},
-		{name: "primary limit spent, reset in an hour: go-github refuses the create locally; rerun after the reset", first: 1, creates: 0,
+		{name: "primary limit spent, reset in an hour: go-github refuses the create locally; rerun after the reset", first: 1, creates: 0, entry: ledger.Failed,
 			opts:  func(f *faultRun) fixtures.Options { return fixtures.Options{CoreLimit: f.reads + prespent} },
 			setup: func(f *faultRun) { f.prespend() },
 			between: func(f *faultRun) {
@@ -400,6 +405,17 @@ func (m *matrix) faultTrial(ctx context.Context, k *kind, fl fault, fi, n, reads
 		if fl.creates >= 0 && cs != fl.creates {
 			r.errorf("%s: first run sent %d create request(s), want %d", f.t.task, cs, fl.creates)
 		}
+		if fl.entry != "" {
+			st, err := entryStatus(ctx, f.t.ledger, f.t.key())
+			if err != nil {
+				return err
+			}
+			if st != fl.entry {
+				r.errorf("%s: the ledger says %s after the first run, want %s", f.t.task, st, fl.entry)
+			} else {
+				r.note("ledger after it: " + string(st))
+			}
+		}
 		if fl.between != nil {
 			fl.between(f)
 		}
@@ -483,4 +499,18 @@ func (m *matrix) readsBeforeCreate(ctx context.Context) (map[string]int, error) 
 		out[name] = n
 	}
 	return out, nil
+}
+
+// entryStatus reads key's status from the ledger at path, read-only.
+func entryStatus(ctx context.Context, path, key string) (ledger.Status, error) {
+	l, err := sqlite.Open(ctx, path, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	e, err := l.Get(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	return e.Status, nil
 }
