@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
 )
 
@@ -129,26 +130,46 @@ func (m *matrix) killPoints(ctx context.Context, k *kind, runs int) ([]*row, err
 		rows = append(rows, r)
 	}
 	if k.name == "pr" {
-		// The documented limit: ledger lost, a new head on the rerun, and the
-		// kill before the label was added. Measured, not held to 0.
-		r := newRow(k.name, "after GitHub commits, before the labels; rerun with a new head", "deleted after the kill")
-		r.finding = true
-		for n := 0; n < runs; n++ {
-			t := &trial{k: k, task: fmt.Sprintf("KP-pr-limit-%d", n), newHeads: true}
-			t.ledger = ledgerPath(w, fmt.Sprintf("kp-limit-%d.db", n))
-			to, err := w.runTrial(ctx, t, func(i int, p *proc) {
-				if i == 0 {
-					p.rule = &killRule{commit: func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindPull }}
-				}
-			}, true, m.prof.maxAttempts)
-			if err != nil {
-				return nil, err
+		// A rerun with another head and no ledger, after a kill between the
+		// PR and its label: only the marker is left, and ghonce reads the
+		// newest PRs for it. Held to 0; then measured with more PRs opened
+		// in between than that look-up reads (README, Limits).
+		for _, between := range []int{0, ghcheck.RecentPRs} {
+			what := "after GitHub commits, before the labels; rerun with a new head"
+			if between > 0 {
+				what = fmt.Sprintf("%s, %d other PRs opened before the rerun", what, between)
 			}
-			r.add(to)
+			r := newRow(k.name, what, "deleted after the kill")
+			for n := 0; n < runs; n++ {
+				t := &trial{k: k, task: fmt.Sprintf("KP-pr-limit-%d-%d", between, n), newHeads: true}
+				t.ledger = ledgerPath(w, fmt.Sprintf("kp-limit-%d-%d.db", between, n))
+				t.after = func(i int, _ *out) error {
+					if i == 0 {
+						for j := range between {
+							w.fake.SeedPR(owner, repo, "someone", fixtures.SeedPR{Title: fmt.Sprintf("Someone's change %d", j), Head: fmt.Sprintf("someone/%s-%d", slug(t.task), j)})
+						}
+					}
+					return nil
+				}
+				to, err := w.runTrial(ctx, t, func(i int, p *proc) {
+					if i == 0 {
+						p.rule = &killRule{commit: func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindPull }}
+					}
+				}, true, m.prof.maxAttempts)
+				if err != nil {
+					return nil, err
+				}
+				r.add(to)
+			}
+			if between == 0 {
+				expect(r, k)
+			} else {
+				r.finding = true
+				r.errs = nil // duplicates here are the measurement
+				r.note(fmt.Sprintf("README, Limits: with the ledger lost, a PR that never got its label is found among the %d newest PRs only", ghcheck.RecentPRs))
+			}
+			rows = append(rows, r)
 		}
-		r.errs = nil // lost and duplicates here are the measurement
-		r.note("README, Limits: with the ledger lost, a PR whose label was never added is found only by its head branch")
-		rows = append(rows, r)
 	}
 	return rows, nil
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ghonce/ghonce/ghcheck"
 )
 
 // Markdown renders the report.
@@ -93,7 +95,7 @@ func (rep *Report) Markdown() string {
 		any = true
 		p("- **PRs left without their labels: %d trials** (rows noted above). When a run is killed, or loses its answer, after GitHub created the PR and before ghonce labelled it, ", n)
 		p("the rerun finds the PR by its head branch and marker and records it as done, but does not add the labels: neither the user's `--label`s nor ghonce's own `ghonce:<key>`. ")
-		p("Nothing is duplicated or lost; the labels are. Without its label such a PR cannot be found by a rerun that has both lost the ledger and changed `--head` (the first finding).\n")
+		p("Nothing is duplicated or lost; the labels are. Without its label, a rerun that has both lost the ledger and changed `--head` finds such a PR only among the %d newest PRs (the row above with %d other PRs).\n", ghcheck.RecentPRs, ghcheck.RecentPRs)
 	}
 	if !any {
 		p("None in this run.\n")
