@@ -44,6 +44,8 @@ type badRun struct {
 	ledger  string
 	p       proc
 	skip    string // why the case cannot run here
+	// restore are directories made read-only, to be made writable again.
+	restore []string
 }
 
 func prArgs(extra ...string) []string {
@@ -229,6 +231,11 @@ func (w *world) badCase(ctx context.Context, i int, c badCase) (*row, error) {
 		return nil, err
 	}
 	b.ledger = filepath.Join(b.userDir, ".ghonce", "ledger.db")
+	defer func() {
+		for _, d := range b.restore {
+			_ = os.Chmod(d, 0o755)
+		}
+	}()
 	if err := os.WriteFile(filepath.Join(b.userDir, "body.md"), []byte("I fixed the bug.\n"), 0o644); err != nil {
 		return nil, err
 	}
@@ -355,6 +362,7 @@ func (b *badRun) realLedger() ([]byte, error) {
 // when the matrix runs as root (whom modes do not stop), by running ghonce
 // as the user nobody.
 func (b *badRun) readOnly(dir string) error {
+	b.restore = append(b.restore, dir)
 	if os.Geteuid() != 0 {
 		return os.Chmod(dir, 0o555)
 	}
