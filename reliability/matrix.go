@@ -29,7 +29,7 @@ type profile struct {
 
 var profiles = map[string]profile{
 	"smoke": {name: "smoke", killRuns: 1, randomRuns: 5, raceRounds: 1, faultRuns: 1, maxAttempts: 6},
-	"short": {name: "short", killRuns: 3, randomRuns: 100, raceRounds: 5, faultRuns: 1, maxAttempts: 6},
+	"short": {name: "short", killRuns: 3, randomRuns: 200, raceRounds: 5, faultRuns: 1, maxAttempts: 6},
 	"full":  {name: "full", killRuns: 10, randomRuns: 1000, raceRounds: 25, faultRuns: 3, maxAttempts: 6},
 }
 
