@@ -81,6 +81,8 @@ type Artifact struct {
 	Author string // login
 	State  string // open, closed, merged (PRs and issues)
 	Text   string // what a guarded command's check printed (not GitHub)
+	// Labels are a PR's or issue's label names, as read.
+	Labels []string
 	// Warning is set when the artifact was created but a secondary step (for
 	// a PR, adding its labels) failed; the artifact still counts.
 	Warning string

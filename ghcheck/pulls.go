@@ -270,12 +270,42 @@ func prArtifact(pr *github.PullRequest) Artifact {
 	if pr.GetMerged() || pr.MergedAt != nil {
 		state = "merged"
 	}
-	return Artifact{
+	a := Artifact{
 		Number: pr.GetNumber(),
 		URL:    pr.GetHTMLURL(),
 		Author: pr.GetUser().GetLogin(),
 		State:  state,
 	}
+	for _, l := range pr.Labels {
+		a.Labels = append(a.Labels, l.GetName())
+	}
+	return a
+}
+
+// MendPRLabels adds to pull request a the labels a CreatePR with key and
+// labels would have given it and it lacks: an attempt that died between
+// creating the pull request and labelling it leaves it bare. It returns a
+// warning, or "" (nothing missing, or all added). POST
+// /repos/{o}/{r}/issues/{n}/labels adds without removing and is idempotent.
+func (c *Client) MendPRLabels(ctx context.Context, r Repo, a Artifact, key string, labels []string) string {
+	want, err := checkCreate(key, "", labels)
+	if err != nil {
+		return err.Error()
+	}
+	have := map[string]bool{}
+	for _, l := range a.Labels {
+		have[strings.ToLower(l)] = true
+	}
+	var missing []string
+	for _, l := range want {
+		if !have[strings.ToLower(l)] {
+			missing = append(missing, l)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return c.addLabels(ctx, r, a.Number, key, missing)
 }
 
 func hasLabel(ls []*github.Label, name string) bool {

@@ -265,7 +265,7 @@ func (e *Engine) claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 	for {
 		c, err := e.cfg.Ledger.Claim(ctx, p)
 		if err != nil {
-			return nil, fmt.Errorf("claim %s: %w", p.Key, err)
+			return nil, err // the ledger's error names the key
 		}
 		if c.State != ledger.ClaimBusy {
 			return c, nil
@@ -336,12 +336,14 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 	switch res.State {
 	case ghcheck.Found:
 		e.cfg.Logf("found %s on GitHub: recording it as done", key)
+		warning := mend(ctx, env, key, spec, res.Artifact)
 		done, err := e.finish(key, entry.Fence, ledger.Done, string(Found), res.Artifact, "")
 		if err != nil {
 			return nil, err
 		}
 		r := resultOf(done, Found)
 		r.PayloadChanged = entry.PayloadHash != hash
+		r.Warning = warning
 		return r, nil
 	case ghcheck.Conflict:
 		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", ghcheck.Artifact{}, res.Err.Error())
@@ -356,12 +358,12 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 	if entry.PayloadHash != hash {
 		err := e.cfg.Ledger.SetPayload(ctx, ledger.PayloadParams{Key: key, Fence: entry.Fence, Payload: payload, PayloadHash: hash, Why: "earlier payload created nothing"})
 		if err != nil {
-			return nil, fmt.Errorf("record payload %s: %w", key, err)
+			return nil, err
 		}
 	}
 	// A lease lost while looking means a newer attempt may be creating: stop.
 	if err := e.cfg.Ledger.Renew(ctx, key, entry.Fence, e.cfg.Lease); err != nil {
-		return nil, fmt.Errorf("renew lease %s: %w", key, err)
+		return nil, err
 	}
 	crashpoint.Hit(crashpoint.BeforeCreate)
 	art, err := spec.Create(ctx, env, key)
@@ -386,11 +388,14 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 		res := find(ctx, env, key, spec, nil)
 		switch res.State {
 		case ghcheck.Found:
+			warning := mend(ctx, env, key, spec, res.Artifact)
 			done, ferr := e.finish(key, entry.Fence, ledger.Done, string(Found), res.Artifact, "")
 			if ferr != nil {
 				return nil, ferr
 			}
-			return resultOf(done, Found), nil
+			r := resultOf(done, Found)
+			r.Warning = warning
+			return r, nil
 		case ghcheck.Absent, ghcheck.Conflict:
 			cerr := fmt.Errorf("%w; and no artifact of ours carries key %s", err, key)
 			_, _ = e.finish(key, entry.Fence, ledger.Failed, "", ghcheck.Artifact{}, cerr.Error())
@@ -425,6 +430,21 @@ func find(ctx context.Context, env *Env, key string, spec, prior Spec) ghcheck.R
 	return res
 }
 
+// mender is a Spec whose artifact can be left half-tagged by a crash (a
+// PR created, its labels not yet added). Mend completes the tags of an
+// artifact found by a run; it never creates one. Reconcile does not mend:
+// it only reads.
+type mender interface {
+	Mend(ctx context.Context, env *Env, key string, art ghcheck.Artifact) (warning string)
+}
+
+func mend(ctx context.Context, env *Env, key string, spec Spec, art ghcheck.Artifact) string {
+	if m, ok := spec.(mender); ok {
+		return m.Mend(ctx, env, key, art)
+	}
+	return ""
+}
+
 func (e *Engine) env(repo string, prior ledger.Status) (*Env, error) {
 	env := &Env{GitHub: e.cfg.GitHub, Prior: prior, LedgerNew: e.cfg.LedgerNew, Stdout: e.cfg.Stdout, Stderr: e.cfg.Stderr}
 	if repo != "" {
@@ -452,7 +472,7 @@ func (e *Engine) finish(key string, fence int64, st ledger.Status, outcome strin
 			// A newer attempt took over; it will find this artifact.
 			return nil, &UnconfirmedError{Key: key, Err: err, Hint: "A newer attempt owns this key now and will find what this one made."}
 		}
-		return nil, fmt.Errorf("record %s %s: %w", st, key, err)
+		return nil, err
 	}
 	return ent, nil
 }

@@ -52,6 +52,12 @@ func (p PR) Create(ctx context.Context, env *Env, key string) (ghcheck.Artifact,
 	return env.GitHub.CreatePR(ctx, env.Repo, key, ghcheck.NewPR{Base: p.Base, Head: p.Head, Title: p.Title, Body: p.Body, Draft: p.Draft, Labels: p.Labels})
 }
 
+// Mend adds the labels a crash between creating the PR and labelling it
+// left off.
+func (p PR) Mend(ctx context.Context, env *Env, key string, art ghcheck.Artifact) string {
+	return env.GitHub.MendPRLabels(ctx, env.Repo, art, key, p.Labels)
+}
+
 // Issue files an issue. Tags: the key's label (set atomically at creation) and the marker.
 type Issue struct {
 	Title  string   `json:"title"`
