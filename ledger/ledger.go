@@ -156,6 +156,10 @@ type Claim struct {
 	Entry *Entry
 	// Prior is the status before the claim; empty for ClaimCreated.
 	Prior Status
+	// PriorUpdatedAt is when the entry was last written before an acquiring
+	// claim (by the attempt it takes over from); zero otherwise. An attempt
+	// that ended or died moments ago may still have requests in flight.
+	PriorUpdatedAt time.Time
 }
 
 // ListParams filters List. Zero fields match everything.

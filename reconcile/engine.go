@@ -154,6 +154,13 @@ type Config struct {
 	// Lease is how long a claim holds without a heartbeat (default 2m). A
 	// heartbeat renews it every Lease/4 while an attempt runs.
 	Lease time.Duration
+	// Settle is how long after an earlier attempt's last ledger write a run
+	// that takes its entry over waits before it looks (default 2s; negative:
+	// not at all). A process killed, or a request answered "maybe", a
+	// moment ago may still have a request in flight that GitHub (or the
+	// service a guarded command called) has yet to commit; looking before it
+	// lands would find nothing and create a second.
+	Settle time.Duration
 	// Now, Sleep and Alive are injected by tests.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -174,6 +181,9 @@ func New(cfg Config) *Engine {
 	}
 	if cfg.Wait == 0 {
 		cfg.Wait = 30 * time.Second
+	}
+	if cfg.Settle == 0 {
+		cfg.Settle = 2 * time.Second
 	}
 	if cfg.Lease == 0 {
 		cfg.Lease = 2 * time.Minute
@@ -303,6 +313,12 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 	crashpoint.Hit(crashpoint.AfterClaim)
 	ctx, stop := e.heartbeat(ctx, key, entry.Fence)
 	defer stop()
+	if c.Prior == ledger.Attempting {
+		if err := e.letInFlightLand(ctx, c); err != nil {
+			e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
+			return nil, err
+		}
+	}
 
 	env, err := e.env(entry.Repo, c.Prior)
 	if err != nil {
@@ -414,6 +430,22 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 }
 
 const rerunHint = "The entry stays \"attempting\": rerun the same command, or run `ghonce reconcile`, to settle it against GitHub before anything is created again."
+
+// letInFlightLand waits, before looking, until cfg.Settle has passed since the
+// attempt this claim took over last wrote to the ledger: its requests in
+// flight, if any, have landed by then.
+func (e *Engine) letInFlightLand(ctx context.Context, c *ledger.Claim) error {
+	if e.cfg.Settle <= 0 || c.PriorUpdatedAt.IsZero() {
+		return nil
+	}
+	wait := c.PriorUpdatedAt.Add(e.cfg.Settle).Sub(e.cfg.Now())
+	if wait <= 0 {
+		return nil
+	}
+	e.cfg.Logf("an earlier attempt on %s ended %s ago; waiting %s for its requests in flight to land before looking",
+		c.Entry.Key, e.cfg.Settle-wait, wait.Round(time.Millisecond))
+	return e.cfg.Sleep(ctx, wait)
+}
 
 // find asks for spec's artifact, then for prior's (the description an
 // earlier attempt stored). Found wins; otherwise unknown or conflict wins

@@ -268,6 +268,8 @@ func TestDeadHolderOnThisHostIsTakenOverAtOnce(t *testing.T) {
 		c.Alive = func(pid int) bool { return pid != 999999 }
 		c.Sleep = func(context.Context, time.Duration) error { t.Fatal("waited for a dead process"); return nil }
 	})
+	// (Settle is off in these tests; TestTakeOverWaitsForRequestsInFlight
+	// shows the short wait for requests in flight, never the lease's hour.)
 	if r := mustDo(t, e, a); r.Outcome != reconcile.Created {
 		t.Fatalf("outcome %s, want created", r.Outcome)
 	}
@@ -355,5 +357,54 @@ func TestRejectedTokenFailsWithoutLeavingAnAttempt(t *testing.T) {
 	}
 	if r := mustDo(t, w.engine(), a); r.Outcome != reconcile.Created {
 		t.Fatalf("with a good token: %s, want created", r.Outcome)
+	}
+}
+
+// A run that takes over an entry an earlier attempt wrote a moment ago
+// waits Settle from that write before it looks, so a request the earlier
+// attempt had in flight lands first; an old entry is looked at at once.
+func TestTakeOverWaitsForRequestsInFlight(t *testing.T) {
+	w := newWorld(t)
+	l, err := sqlite.Open(w.ctx, w.ledger, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	me := reconcile.NewOwner()
+	for _, tc := range []struct {
+		task  string
+		after time.Duration // since the crashed attempt's claim
+		want  time.Duration
+	}{
+		{"CRASHED-A-MOMENT-AGO", 500 * time.Millisecond, 1500 * time.Millisecond},
+		{"CRASHED-LONG-AGO", time.Hour, 0},
+	} {
+		t.Run(tc.task, func(t *testing.T) {
+			w.push(tc.task)
+			a := prAction(tc.task, tc.task, "Fix", "body")
+			c, err := l.Claim(w.ctx, ledger.ClaimParams{Key: reconcile.Key(a), Task: a.Task, Step: a.Step, Kind: "pr", Repo: repo, Target: "main",
+				Owner: ledger.Owner{ID: "crashed", Host: me.Host, PID: 999999}, Lease: time.Hour})
+			if err != nil || c.State != ledger.ClaimCreated {
+				t.Fatalf("claim as the crashed attempt: %v, %v", c, err)
+			}
+			var slept time.Duration
+			e := w.engine(func(cfg *reconcile.Config) {
+				cfg.Settle = 2 * time.Second
+				now := c.Entry.UpdatedAt.Add(tc.after)
+				cfg.Now = func() time.Time { return now }
+				cfg.Alive = func(pid int) bool { return pid != 999999 }
+				cfg.Sleep = func(_ context.Context, d time.Duration) error { slept += d; return nil }
+			})
+			r, err := e.Do(w.ctx, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Outcome != reconcile.Created {
+				t.Fatalf("outcome %s, want created", r.Outcome)
+			}
+			if slept != tc.want {
+				t.Fatalf("waited %s before looking, want %s", slept, tc.want)
+			}
+		})
 	}
 }

@@ -33,7 +33,7 @@ func (x *execWorld) engine(mod ...func(*reconcile.Config)) (*reconcile.Engine, *
 		x.t.Fatal(err)
 	}
 	x.t.Cleanup(func() { l.Close() })
-	cfg := reconcile.Config{Ledger: l, LedgerNew: l.Created(), Wait: time.Second}
+	cfg := reconcile.Config{Ledger: l, LedgerNew: l.Created(), Wait: time.Second, Settle: -1}
 	for _, m := range mod {
 		m(&cfg)
 	}

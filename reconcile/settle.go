@@ -79,6 +79,10 @@ func (e *Engine) settle(ctx context.Context, ent *ledger.Entry) (Settlement, err
 		return s, nil
 	}
 	fence := c.Entry.Fence
+	if err := e.letInFlightLand(ctx, c); err != nil {
+		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
+		return s, err
+	}
 	spec, err := DecodeSpec(ent.Kind, ent.Payload)
 	if err != nil {
 		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())

@@ -71,7 +71,9 @@ func (w *world) engine(mod ...func(*reconcile.Config)) *reconcile.Engine {
 		w.t.Fatal(err)
 	}
 	w.t.Cleanup(func() { l.Close() })
-	cfg := reconcile.Config{Ledger: l, GitHub: w.client(token), LedgerNew: l.Created(), Wait: 5 * time.Second}
+	// Settle is off here: the fake answers before it returns, so nothing is
+	// in flight; TestTakeOverWaitsForRequestsInFlight covers the wait.
+	cfg := reconcile.Config{Ledger: l, GitHub: w.client(token), LedgerNew: l.Created(), Wait: 5 * time.Second, Settle: -1}
 	for _, m := range mod {
 		m(&cfg)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -345,6 +346,13 @@ func isFileCommit(c *fixtures.Commit, t *trial) bool {
 	return c.Kind == fixtures.KindContent && strings.EqualFold(c.Path, repoPath("/contents/"+t.filePath()))
 }
 
+// matrixSettle is the --settle every run gets: how long a rerun waits, from
+// a killed attempt's last ledger write, for that attempt's requests in
+// flight to land. Here they travel over loopback to in-process servers, so a
+// fraction of ghonce's default (2s, sized for GitHub) is ample, and it keeps
+// the thousands of reruns within the matrix's time budget.
+const matrixSettle = 200 * time.Millisecond
+
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // fullArgs adds the flags every invocation gets, before a guarded
@@ -354,7 +362,7 @@ func (t *trial) fullArgs(args []string) []string {
 	if t.k.github {
 		g = append(g, "--repo", owner+"/"+repo)
 	}
-	g = append(g, "--task", t.task, "--ledger", t.ledger, "--json")
+	g = append(g, "--task", t.task, "--ledger", t.ledger, "--json", "--settle", matrixSettle.String())
 	for i, a := range args {
 		if a == "--" {
 			return append(append(append([]string(nil), args[:i]...), g...), args[i:]...)

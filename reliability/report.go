@@ -93,9 +93,8 @@ func (rep *Report) Markdown() string {
 	}
 	if n := flags["PR left without its labels"]; n > 0 {
 		any = true
-		p("- **PRs left without their labels: %d trials** (rows noted above). When a run is killed, or loses its answer, after GitHub created the PR and before ghonce labelled it, ", n)
-		p("the rerun finds the PR by its head branch and marker and records it as done, but does not add the labels: neither the user's `--label`s nor ghonce's own `ghonce:<key>`. ")
-		p("Nothing is duplicated or lost; the labels are. Without its label, a rerun that has both lost the ledger and changed `--head` finds such a PR only among the %d newest PRs (the row above with %d other PRs).\n", ghcheck.RecentPRs, ghcheck.RecentPRs)
+		p("- **PRs left without their labels after the last run: %d trials** (rows noted above). A run killed after GitHub created the PR and before ghonce labelled it leaves it bare; ", n)
+		p("the rerun that finds it should add the missing labels (`--label`s and `ghonce:<key>`). Without its label, a rerun that has both lost the ledger and changed `--head` finds such a PR only among the %d newest PRs.\n", ghcheck.RecentPRs)
 	}
 	if !any {
 		p("None in this run.\n")
@@ -115,7 +114,7 @@ func (rep *Report) Summary() string {
 		commandFor(pr.name), pr.name, rep.started.UTC().Format("2006-01-02 15:04 MST"), machine(), rep.dur.Round(time.Second))
 	p("Profile %s: %d trials per kill point, %d killed trials per kind in the randomised loop, %d race rounds, %d trials per fault; seed %d.\n\n",
 		pr.name, pr.killRuns, pr.randomRuns, pr.raceRounds, pr.faultRuns, cfg.Seed)
-	p("The real `ghonce` binary (built with `-tags ghonce_crashpoints`) runs against the fake GitHub of package `fixtures`. ")
+	p("The real `ghonce` binary (built with `-tags ghonce_crashpoints`) runs against the fake GitHub of package `fixtures`, every run with `--settle %s` (the default, 2s, is sized for GitHub; here requests in flight travel over loopback). ", matrixSettle)
 	p("A trial is one key (one task): its runs are killed or faulted as the part says, then rerun as a restarted agent would until one exits 0 ")
 	p("(at most %d runs), then run once more, which must say `skipped` and send no write. Then the fake is asked what exists:\n\n", pr.maxAttempts)
 	p("- **duplicates**: artifacts beyond the first for one key: PRs, issues or comments by the agent carrying the key's marker, creations of the branch, commits of the file, effects of the guarded command;\n")

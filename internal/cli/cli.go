@@ -127,6 +127,7 @@ type global struct {
 	step         string
 	json         bool
 	wait         time.Duration
+	settle       time.Duration
 	trustAuthors []string
 }
 
@@ -163,6 +164,7 @@ Environment:
 	pf.StringVar(&g.step, "step", "", "step within the task (default: the verb, e.g. pr-create)")
 	pf.BoolVar(&g.json, "json", false, "print one JSON object on stdout")
 	pf.DurationVar(&g.wait, "wait", 30*time.Second, "how long to wait for another process working on the same key")
+	pf.DurationVar(&g.settle, "settle", 2*time.Second, "after a crashed or unconfirmed attempt, wait this long from its last ledger write before looking, so its requests in flight land first")
 	pf.StringArrayVar(&g.trustAuthors, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot]")
 
 	f := &factory{sys: sys, g: g}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
@@ -65,14 +66,19 @@ func (f *factory) engine(ctx context.Context, withGitHub bool, stdout io.Writer)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	wait := f.g.wait
-	if wait <= 0 {
-		wait = -1 // --wait 0: give up at once; the engine reads 0 as its default
-	}
 	e := reconcile.New(reconcile.Config{
-		Ledger: l, GitHub: gh, LedgerNew: l.Created(), Wait: wait,
+		// A flag's 0 means "not at all"; the engine reads 0 as its default.
+		Ledger: l, GitHub: gh, LedgerNew: l.Created(), Wait: zeroIsOff(f.g.wait), Settle: zeroIsOff(f.g.settle),
 		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err,
 		Logf: func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce: "+format+"\n", args...) },
 	})
 	return e, l, func() { _ = l.Close() }, nil
+}
+
+// zeroIsOff maps a flag's 0 (and any negative value) to the engine's "off".
+func zeroIsOff(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
 }

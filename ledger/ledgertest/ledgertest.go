@@ -340,6 +340,9 @@ func testLeaseExpiry(h *harness) {
 	if c.Prior != ledger.Attempting {
 		h.t.Errorf("Prior = %q, want attempting", c.Prior)
 	}
+	if !c.PriorUpdatedAt.Equal(h.start) {
+		h.t.Errorf("PriorUpdatedAt = %s, want the first claim's time %s", c.PriorUpdatedAt, h.start)
+	}
 	want := created(pa, h.start) // the payload is a's: b's is not stored
 	want.Owner = pb.Owner
 	want.LeaseUntil = now.Add(pb.Lease)

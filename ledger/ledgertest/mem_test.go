@@ -66,7 +66,7 @@ func (m *memLedger) Claim(_ context.Context, p ledger.ClaimParams) (*ledger.Clai
 		m.log(e, p.Owner.ID, "", p.Why, now)
 		return &ledger.Claim{State: ledger.ClaimCreated, Entry: clone(e)}, nil
 	}
-	prior := e.Status
+	prior, priorUpdated := e.Status, e.UpdatedAt
 	switch {
 	case e.Status == ledger.Done:
 		return &ledger.Claim{State: ledger.ClaimDone, Entry: clone(e), Prior: prior}, nil
@@ -77,7 +77,7 @@ func (m *memLedger) Claim(_ context.Context, p ledger.ClaimParams) (*ledger.Clai
 	e.Fence++
 	e.Attempts++
 	m.log(e, p.Owner.ID, prior, p.Why, now)
-	return &ledger.Claim{State: ledger.ClaimAcquired, Entry: clone(e), Prior: prior}, nil
+	return &ledger.Claim{State: ledger.ClaimAcquired, Entry: clone(e), Prior: prior, PriorUpdatedAt: priorUpdated}, nil
 }
 
 func (m *memLedger) Get(_ context.Context, key string) (*ledger.Entry, error) {

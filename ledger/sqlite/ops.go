@@ -215,7 +215,7 @@ func acquire(ctx context.Context, tx *sql.Tx, now time.Time, e *ledger.Entry, p 
 	if err != nil {
 		return nil, err
 	}
-	return &ledger.Claim{State: ledger.ClaimAcquired, Entry: after, Prior: e.Status}, nil
+	return &ledger.Claim{State: ledger.ClaimAcquired, Entry: after, Prior: e.Status, PriorUpdatedAt: e.UpdatedAt}, nil
 }
 
 // oneRow checks that an UPDATE inside the write transaction changed exactly
