@@ -119,10 +119,10 @@ func New(opts Options) (*Client, error) {
 	}
 	// The tracker sits under the oauth2 transport, right above the real
 	// one: if it was never reached, no byte of the request left.
-	hc.Transport = &oauth2.Transport{
+	hc.Transport = roundTripOnly{&oauth2.Transport{
 		Source: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: opts.Token}),
 		Base:   &sendTracker{base: inner},
-	}
+	}}
 
 	gh := github.NewClient(&hc)
 	// Set BaseURL directly: WithEnterpriseURLs would append "api/v3/" to a
@@ -281,3 +281,11 @@ func (c *Client) unknown(err error) Result {
 func (c *Client) createErr(cl Class, err error) error {
 	return &CreateError{Class: cl, Err: c.redact(err)}
 }
+
+// roundTripOnly hides every method but RoundTrip. net/http calls a
+// transport's legacy CancelRequest when Timeout fires, and oauth2.Transport
+// answers that by logging a deprecation notice to the standard logger,
+// which would land on a user's stderr; cancellation goes by context anyway.
+type roundTripOnly struct{ rt http.RoundTripper }
+
+func (t roundTripOnly) RoundTrip(r *http.Request) (*http.Response, error) { return t.rt.RoundTrip(r) }
