@@ -81,21 +81,20 @@ const (
 
 // Result is what Do returns and the CLI prints.
 type Result struct {
-	Key            string     `json:"key"`
-	Kind           string     `json:"kind"`
-	Task           string     `json:"task"`
-	Step           string     `json:"step"`
-	Repo           string     `json:"repo,omitempty"`
-	Outcome        Outcome    `json:"outcome"`
-	Number         int        `json:"number,omitempty"`
-	URL            string     `json:"url,omitempty"`
-	ID             int64      `json:"id,omitempty"`
-	SHA            string     `json:"sha,omitempty"`
-	Ref            string     `json:"ref,omitempty"`
-	PayloadChanged bool       `json:"payload_changed"`
-	Attempts       int        `json:"attempts"`
-	Warning        string     `json:"warning,omitempty"`
-	entryRef       ledger.Ref `json:"-"`
+	Key            string  `json:"key"`
+	Kind           string  `json:"kind"`
+	Task           string  `json:"task"`
+	Step           string  `json:"step"`
+	Repo           string  `json:"repo,omitempty"`
+	Outcome        Outcome `json:"outcome"`
+	Number         int     `json:"number,omitempty"`
+	URL            string  `json:"url,omitempty"`
+	ID             int64   `json:"id,omitempty"`
+	SHA            string  `json:"sha,omitempty"`
+	Ref            string  `json:"ref,omitempty"`
+	PayloadChanged bool    `json:"payload_changed"`
+	Attempts       int     `json:"attempts"`
+	Warning        string  `json:"warning,omitempty"`
 }
 
 // UnconfirmedError means the action may or may not have taken effect and
@@ -541,7 +540,7 @@ func resultOf(ent *ledger.Entry, o Outcome) *Result {
 	return &Result{
 		Key: ent.Key, Kind: ent.Kind, Task: ent.Task, Step: ent.Step, Repo: ent.Repo, Outcome: o,
 		Number: ent.Ref.Number, URL: ent.Ref.URL, ID: ent.Ref.ID, SHA: ent.Ref.SHA, Ref: ent.Ref.Text,
-		Attempts: ent.Attempts, entryRef: ent.Ref,
+		Attempts: ent.Attempts,
 	}
 }
 

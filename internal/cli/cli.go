@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -203,6 +202,3 @@ func (g *global) stepOr(def string) string {
 	}
 	return def
 }
-
-// statusWord is how ledger statuses read in tables.
-func statusWord(s ledger.Status) string { return string(s) }
