@@ -351,14 +351,11 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 	switch res.State {
 	case ghcheck.Found:
 		e.cfg.Logf("found %s on GitHub: recording it as done", key)
-		warning := mend(ctx, env, key, spec, res.Artifact)
-		done, err := e.finish(key, entry.Fence, ledger.Done, string(Found), res.Artifact, "")
+		r, err := e.adopt(ctx, env, key, entry.Fence, spec, res.Artifact)
 		if err != nil {
 			return nil, err
 		}
-		r := resultOf(done, Found)
 		r.PayloadChanged = entry.PayloadHash != hash
-		r.Warning = warning
 		return r, nil
 	case ghcheck.Conflict:
 		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", ghcheck.Artifact{}, res.Err.Error())
@@ -403,14 +400,7 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 		res := find(ctx, env, key, spec, nil)
 		switch res.State {
 		case ghcheck.Found:
-			warning := mend(ctx, env, key, spec, res.Artifact)
-			done, ferr := e.finish(key, entry.Fence, ledger.Done, string(Found), res.Artifact, "")
-			if ferr != nil {
-				return nil, ferr
-			}
-			r := resultOf(done, Found)
-			r.Warning = warning
-			return r, nil
+			return e.adopt(ctx, env, key, entry.Fence, spec, res.Artifact)
 		case ghcheck.Absent, ghcheck.Conflict:
 			cerr := fmt.Errorf("%w; and no artifact of ours carries key %s", err, key)
 			_, _ = e.finish(key, entry.Fence, ledger.Failed, "", ghcheck.Artifact{}, cerr.Error())
@@ -459,6 +449,19 @@ func find(ctx context.Context, env *Env, key string, spec, prior Spec) ghcheck.R
 		return pres
 	}
 	return res
+}
+
+// adopt records an artifact found on GitHub as this key's, done, after
+// mending the tags a crash may have left off it.
+func (e *Engine) adopt(ctx context.Context, env *Env, key string, fence int64, spec Spec, art ghcheck.Artifact) (*Result, error) {
+	warning := mend(ctx, env, key, spec, art)
+	done, err := e.finish(key, fence, ledger.Done, string(Found), art, "")
+	if err != nil {
+		return nil, err
+	}
+	r := resultOf(done, Found)
+	r.Warning = warning
+	return r, nil
 }
 
 // mender is a Spec whose artifact can be left half-tagged by a crash (a
