@@ -233,7 +233,7 @@ func (w *world) runTrial(ctx context.Context, t *trial, pl plan, loseLedger bool
 	case o.Exit != 0 || o.Res == nil:
 		to.confirm = fmt.Sprintf("exit %d: %s", o.Exit, cause(o.Stderr))
 	case o.Res.Outcome != "skipped":
-		to.confirm = "outcome " + o.Res.Outcome + ", want skipped"
+		to.confirm = "outcome " + string(o.Res.Outcome) + ", want skipped"
 	case o.Res.Number != r.Number || o.Res.ID != r.ID || o.Res.SHA != r.SHA:
 		to.confirm = fmt.Sprintf("skipped with another artifact (%d/%d/%s, was %d/%d/%s)", o.Res.Number, o.Res.ID, o.Res.SHA, r.Number, r.ID, r.SHA)
 	case len(ws) > 0:

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/reconcile"
 )
 
 const (
@@ -241,20 +242,8 @@ type out struct {
 	Res    *result // the --json line, when exit 0
 }
 
-// result is ghonce's --json output.
-type result struct {
-	Key            string `json:"key"`
-	Kind           string `json:"kind"`
-	Outcome        string `json:"outcome"`
-	Number         int    `json:"number"`
-	URL            string `json:"url"`
-	ID             int64  `json:"id"`
-	SHA            string `json:"sha"`
-	Ref            string `json:"ref"`
-	PayloadChanged bool   `json:"payload_changed"`
-	Attempts       int    `json:"attempts"`
-	Warning        string `json:"warning"`
-}
+// result is ghonce's --json output for an action: the engine's Result.
+type result = reconcile.Result
 
 func (w *world) env(p proc) []string {
 	env := append(harness.CleanEnv(),

@@ -268,7 +268,9 @@ func (w *world) counts() (writes, requests int) {
 	return writes + w.fake.Writes(), len(reqs)
 }
 
-// result is ghonce's --json output for an action.
+// result is ghonce's --json output for an action. It spells out the field
+// names on purpose, apart from reconcile.Result: they are the CLI's contract
+// with scripts, and a rename there must fail these tests.
 type result struct {
 	Key            string `json:"key"`
 	Kind           string `json:"kind"`
