@@ -436,10 +436,20 @@ func (e *Engine) letInFlightLand(ctx context.Context, c *ledger.Claim) error {
 	return e.cfg.Sleep(ctx, wait)
 }
 
+// priorFinder is a Spec that can look for its own artifact and an earlier
+// description's in one look-up, sharing the requests that depend only on
+// the key (a PR's label and newest-PR reads).
+type priorFinder interface {
+	FindWithPrior(ctx context.Context, env *Env, key string, prior Spec) ghcheck.Result
+}
+
 // find asks for spec's artifact, then for prior's (the description an
 // earlier attempt stored). Found wins; otherwise unknown or conflict wins
 // over absent, so absence is only reported when both looks are sure.
 func find(ctx context.Context, env *Env, key string, spec, prior Spec) ghcheck.Result {
+	if pf, ok := spec.(priorFinder); ok && prior != nil {
+		return pf.FindWithPrior(ctx, env, key, prior)
+	}
 	res := spec.Find(ctx, env, key)
 	if res.State == ghcheck.Found || prior == nil {
 		return res

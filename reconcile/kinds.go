@@ -46,7 +46,17 @@ func (p PR) Validate(key string) error {
 	return validateText(key, p.Body, p.Labels)
 }
 func (p PR) Find(ctx context.Context, env *Env, key string) ghcheck.Result {
-	return env.GitHub.FindPR(ctx, env.Repo, ghcheck.PRQuery{Key: key, Base: p.Base, Heads: []string{p.Head}})
+	return p.FindWithPrior(ctx, env, key, nil)
+}
+
+// FindWithPrior looks on this run's head and on the head an earlier attempt
+// stored, in one FindPR: the label and newest-PR reads are made once.
+func (p PR) FindWithPrior(ctx context.Context, env *Env, key string, prior Spec) ghcheck.Result {
+	q := ghcheck.PRQuery{Key: key, Base: p.Base, Heads: []string{p.Head}}
+	if old, ok := prior.(*PR); ok && old.Base == p.Base {
+		q.Heads = append(q.Heads, old.Head)
+	}
+	return env.GitHub.FindPR(ctx, env.Repo, q)
 }
 func (p PR) Create(ctx context.Context, env *Env, key string) (ghcheck.Artifact, error) {
 	return env.GitHub.CreatePR(ctx, env.Repo, key, ghcheck.NewPR{Base: p.Base, Head: p.Head, Title: p.Title, Body: p.Body, Draft: p.Draft, Labels: p.Labels})
