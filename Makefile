@@ -30,12 +30,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzKey$$' -fuzztime 30s ./taskkey
 	$(GO) test -run '^$$' -fuzz '^FuzzParseMarker$$' -fuzztime 30s ./taskkey
 
-# The reliability matrix (reliability/): the real binary, built with crash
+# The reliability matrix (internal/reliability/): the real binary, built with crash
 # points, killed, raced and faulted against the fake GitHub. The full run
 # writes docs/reliability.md; the short one is CI's (.ci/run). A smoke run
 # is part of `make test`. Add RELIABILITY_FLAGS=-reliability.seed=N to
 # replay a randomised loop.
-RELIABILITY = $(GO) test -count=1 -run '^TestMatrix$$' ./reliability -v
+RELIABILITY = $(GO) test -count=1 -run '^TestMatrix$$' ./internal/reliability -v
 
 reliability:
 	$(RELIABILITY) -timeout 30m -reliability.profile=full -reliability.out=$(CURDIR)/docs/reliability.md $(RELIABILITY_FLAGS)
