@@ -2,13 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
-	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -43,13 +44,18 @@ func (f *factory) github() (*ghcheck.Client, error) {
 }
 
 // openLedger opens the ledger at --ledger, GHONCE_LEDGER or the default path.
-func (f *factory) openLedger(ctx context.Context) (*sqlite.Ledger, error) {
-	path, err := ledger.ResolvePath(f.g.ledgerPath, f.sys.Getenv)
+// A location in a scheme this build does not support is a usage error.
+func (f *factory) openLedger(ctx context.Context) (*store.Opened, error) {
+	loc, err := ledger.ResolvePath(f.g.ledgerPath, f.sys.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	// sqlite.Open's errors name the file and say what to do.
-	return sqlite.Open(ctx, path, sqlite.Options{Now: f.sys.Now})
+	// The backends' errors name the ledger and say what to do.
+	l, err := store.Open(ctx, loc, store.Options{Now: f.sys.Now})
+	if errors.Is(err, store.ErrUnsupported) {
+		return nil, &usageError{err}
+	}
+	return l, err
 }
 
 // engine opens the ledger and, when withGitHub, the GitHub client, and
@@ -68,7 +74,7 @@ func (f *factory) engine(ctx context.Context, withGitHub bool, stdout io.Writer)
 	}
 	e := reconcile.New(reconcile.Config{
 		// A flag's 0 means "not at all"; the engine reads 0 as its default.
-		Ledger: l, GitHub: gh, LedgerNew: l.Created(), Wait: zeroIsOff(f.g.wait), Settle: zeroIsOff(f.g.settle),
+		Ledger: l, GitHub: gh, LedgerNew: l.Created, Wait: zeroIsOff(f.g.wait), Settle: zeroIsOff(f.g.settle),
 		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err,
 		Logf: func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce: "+format+"\n", args...) },
 	})

@@ -315,11 +315,11 @@ known to be new. init is idempotent and never changes an existing ledger.`,
 			}
 			defer l.Close()
 			word := "exists"
-			if l.Created() {
+			if l.Created {
 				word = "created"
 			}
 			fmt.Fprintf(f.sys.Err, "ghonce: ledger %s\n", word)
-			fmt.Fprintln(f.sys.Out, l.Path())
+			fmt.Fprintln(f.sys.Out, l.Location)
 			return nil
 		},
 	}
