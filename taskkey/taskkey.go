@@ -7,8 +7,11 @@
 // A key is computed from the identity of the work only: task, step, kind,
 // repository and target. Never from a time, a random value or generated text.
 //
-//  1. The repository is lower-cased (GitHub compares owner/name without case);
-//     every other field is used byte for byte.
+//  1. Task and step are normalised (see CleanID): surrounding white space is
+//     removed, so "T-1", " T-1" and "T-1\n" are one task. The repository is
+//     lower-cased (GitHub compares owner/name without case); every other
+//     field is used byte for byte. Clean ids are unchanged by this, so every
+//     key derived before the rule existed still matches.
 //  2. The fields are written in the order domain, task, step, kind, repo, target
 //     as netstrings ("<decimal length>:<bytes>,"), where domain is the literal
 //     "ghonce.key.v1". Length prefixes make the encoding injective: no choice
@@ -29,6 +32,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Prefix starts every version 1 key.
@@ -50,21 +55,62 @@ type Identity struct {
 	Target string // kind-specific: the base branch of a PR, the issue number of a comment, ...
 }
 
+// MaxID is the longest task or step accepted, in characters. Ids name work
+// (an issue, a ticket, a job); anything longer is almost certainly generated
+// text, which changes between attempts and must not be part of a key.
+const MaxID = 256
+
+// CleanID is the one rule for task and step ids, applied everywhere a key
+// is derived: surrounding white space (spaces, tabs, a trailing newline
+// read from a file) is removed. Nothing else is changed: case and inner
+// spaces are part of the id.
+func CleanID(s string) string { return strings.TrimSpace(s) }
+
+// CheckID reports why a task or step id (what names it: "task" or "step")
+// cannot be used, after CleanID: empty, not UTF-8, holding a control
+// character (a newline inside it, say), or longer than MaxID characters.
+func CheckID(what, s string) error {
+	s = CleanID(s)
+	switch {
+	case s == "":
+		return fmt.Errorf("%s is empty", what)
+	case !utf8.ValidString(s):
+		return fmt.Errorf("%s is not valid UTF-8", what)
+	case utf8.RuneCountInString(s) > MaxID:
+		return fmt.Errorf("%s is %d characters, over the limit of %d: use an id that names the work, not its text", what, utf8.RuneCountInString(s), MaxID)
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("%s %q holds a control character (%U); ids are one line of printable text", what, s, r)
+		}
+	}
+	return nil
+}
+
+// Clean returns id with task and step normalised by CleanID.
+func (id Identity) Clean() Identity {
+	id.Task, id.Step = CleanID(id.Task), CleanID(id.Step)
+	return id
+}
+
 // Validate reports the first missing or malformed field.
 func (id Identity) Validate() error {
-	switch {
-	case strings.TrimSpace(id.Task) == "":
-		return errors.New("task is empty: pass --task or set GHONCE_TASK to an id that names the work")
-	case strings.TrimSpace(id.Step) == "":
-		return errors.New("step is empty: pass --step")
-	case id.Kind == "":
+	if err := CheckID("task", id.Task); err != nil {
+		return fmt.Errorf("%w: pass --task or set GHONCE_TASK to an id that names the work", err)
+	}
+	if err := CheckID("step", id.Step); err != nil {
+		return fmt.Errorf("%w: pass --step", err)
+	}
+	if id.Kind == "" {
 		return errors.New("kind is empty")
 	}
 	return nil
 }
 
-// Key derives the key of id. It does not validate id; call Validate first.
+// Key derives the key of id, after Clean. It does not validate id; call
+// Validate first.
 func Key(id Identity) string {
+	id = id.Clean()
 	var b strings.Builder
 	for _, f := range []string{domain, id.Task, id.Step, id.Kind, strings.ToLower(id.Repo), id.Target} {
 		b.WriteString(strconv.Itoa(len(f)))
@@ -148,6 +194,7 @@ func CheckBody(key, body string) error {
 // "ghonce/<task-slug>-<12 key characters>". Agents that push with git use it
 // as the head of their pull request.
 func BranchName(id Identity) string {
+	id = id.Clean()
 	k := Key(id)
 	slug := Slug(id.Task, 40)
 	if slug == "" {

@@ -151,6 +151,58 @@ func TestSlug(t *testing.T) {
 	}
 }
 
+// Task and step ids are cleaned by one rule before the key is derived: a
+// runner that reads its task from a file with a trailing newline gets the
+// same key as one that passes it on the command line, and the golden keys
+// of clean ids are the ones derived before the rule existed.
+func TestKeyCleansSurroundingWhiteSpace(t *testing.T) {
+	g := golden[0]
+	for _, task := range []string{" ISSUE-42", "ISSUE-42 ", "ISSUE-42\n", "\tISSUE-42\r\n"} {
+		id := g.id
+		id.Task = task
+		if got := Key(id); got != g.key {
+			t.Errorf("Key(task %q) = %s, want the golden %s", task, got, g.key)
+		}
+		if got := BranchName(id); got != g.name {
+			t.Errorf("BranchName(task %q) = %s, want %s", task, got, g.name)
+		}
+		if err := id.Validate(); err != nil {
+			t.Errorf("task %q refused: %v", task, err)
+		}
+	}
+	id := g.id
+	id.Step = " pr-create\n"
+	if Key(id) != g.key {
+		t.Errorf("step with surrounding white space changed the key")
+	}
+	// Inner white space and case stay part of the id.
+	for _, task := range []string{"ISSUE 42", "issue-42"} {
+		id := g.id
+		id.Task = task
+		if Key(id) == g.key {
+			t.Errorf("task %q shares the key of ISSUE-42", task)
+		}
+	}
+}
+
+func TestCheckIDRefusesWhatCannotNameWork(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "empty"}, {"  \n", "empty"},
+		{"T-1\nT-2", "control character"}, {"a\x00b", "control character"}, {"a\x1b[31m", "control character"},
+		{"\xff\xfe", "UTF-8"}, {strings.Repeat("x", MaxID+1), "over the limit"},
+	} {
+		err := CheckID("task", c.in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CheckID(%q) = %v, want an error saying %q", c.in, err, c.want)
+		}
+	}
+	for _, ok := range []string{"T-1", "ü/ñ", "ISSUE 42", strings.Repeat("é", MaxID)} {
+		if err := CheckID("task", ok); err != nil {
+			t.Errorf("CheckID(%q) = %v, want nil", ok, err)
+		}
+	}
+}
+
 func TestValidateIdentity(t *testing.T) {
 	if err := (Identity{Task: " ", Step: "s", Kind: "pr"}).Validate(); err == nil || !strings.Contains(err.Error(), "--task") {
 		t.Errorf("empty task: %v", err)
@@ -174,7 +226,7 @@ func FuzzKey(f *testing.F) {
 		if !Valid(k1) {
 			t.Fatalf("Key produced an invalid key %q", k1)
 		}
-		if (task != task2 || step != step2) && k1 == Key(id2) {
+		if (CleanID(task) != CleanID(task2) || CleanID(step) != CleanID(step2)) && k1 == Key(id2) {
 			t.Fatalf("different identities %+v and %+v share key %s", id1, id2, k1)
 		}
 		if err := CheckBranchName(BranchName(id1)); err != nil {
