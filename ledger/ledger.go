@@ -241,6 +241,17 @@ type Ledger interface {
 	// lease holds the entry, ErrNotFound for an unknown key.
 	Resolve(ctx context.Context, p ResolveParams) (*Entry, error)
 
+	// GetMeta returns the value stored under name, or ErrNotFound. Meta
+	// values are small facts about the store itself (how it was created,
+	// a login cached for a token's fingerprint), never secrets.
+	GetMeta(ctx context.Context, name string) (string, error)
+
+	// PutMeta stores value under name, replacing an earlier value, durably.
+	// With ifAbsent it keeps an existing value and reports whether it wrote
+	// (so of concurrent writers exactly one wins); without, it always writes
+	// and reports true.
+	PutMeta(ctx context.Context, name, value string, ifAbsent bool) (bool, error)
+
 	// Close releases the store's resources.
 	Close() error
 }

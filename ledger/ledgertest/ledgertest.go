@@ -73,6 +73,8 @@ func Run(t *testing.T, open Open) {
 		{"NotFound", testNotFound},
 		{"ConcurrentCreate", testConcurrentCreate},
 		{"ConcurrentAcquire", testConcurrentAcquire},
+		{"Meta", testMeta},
+		{"ConcurrentMetaIfAbsent", testConcurrentMetaIfAbsent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -810,5 +812,67 @@ func testConcurrentAcquire(h *harness) {
 	}
 	if n := len(h.history("k")); n != 2 {
 		h.t.Errorf("history has %d transitions, want 2", n)
+	}
+}
+
+func testMeta(h *harness) {
+	if _, err := h.l.GetMeta(h.ctx, "origin"); !errors.Is(err, ledger.ErrNotFound) {
+		h.t.Fatalf("GetMeta of an unset name: err = %v, want ErrNotFound", err)
+	}
+	if wrote, err := h.l.PutMeta(h.ctx, "origin", "init", true); err != nil || !wrote {
+		h.t.Fatalf("PutMeta ifAbsent on an unset name = %v, %v; want true, nil", wrote, err)
+	}
+	if wrote, err := h.l.PutMeta(h.ctx, "origin", "action", true); err != nil || wrote {
+		h.t.Fatalf("PutMeta ifAbsent on a set name = %v, %v; want false, nil", wrote, err)
+	}
+	if v, err := h.l.GetMeta(h.ctx, "origin"); err != nil || v != "init" {
+		h.t.Fatalf("GetMeta after a refused ifAbsent = %q, %v; want the first value", v, err)
+	}
+	if wrote, err := h.l.PutMeta(h.ctx, "origin", "action", false); err != nil || !wrote {
+		h.t.Fatalf("PutMeta = %v, %v; want true, nil", wrote, err)
+	}
+	if v, err := h.l.GetMeta(h.ctx, "origin"); err != nil || v != "action" {
+		h.t.Fatalf("GetMeta after a replace = %q, %v; want action", v, err)
+	}
+	if _, err := h.l.PutMeta(h.ctx, "", "x", false); err == nil {
+		h.t.Error("PutMeta with an empty name succeeded")
+	}
+	// Meta values live beside entries, not among them.
+	if es, err := h.l.List(h.ctx, ledger.ListParams{}); err != nil || len(es) != 0 {
+		h.t.Errorf("List after PutMeta = %d entries, %v; want none", len(es), err)
+	}
+}
+
+func testConcurrentMetaIfAbsent(h *harness) {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		wins  []string
+		start = make(chan struct{})
+	)
+	for i := 0; i < racers; i++ {
+		wg.Add(1)
+		go func(v string) {
+			defer wg.Done()
+			<-start
+			wrote, err := h.l.PutMeta(h.ctx, "origin", v, true)
+			if err != nil {
+				h.t.Errorf("PutMeta: %v", err)
+				return
+			}
+			if wrote {
+				mu.Lock()
+				wins = append(wins, v)
+				mu.Unlock()
+			}
+		}(fmt.Sprint("writer-", i))
+	}
+	close(start)
+	wg.Wait()
+	if len(wins) != 1 {
+		h.t.Fatalf("%d concurrent ifAbsent writers won: %v; want exactly one", racers, wins)
+	}
+	if v, err := h.l.GetMeta(h.ctx, "origin"); err != nil || v != wins[0] {
+		h.t.Errorf("GetMeta = %q, %v; want the winner's %q", v, err, wins[0])
 	}
 }

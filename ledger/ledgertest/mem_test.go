@@ -39,6 +39,7 @@ type memLedger struct {
 	now     func() time.Time
 	entries map[string]*ledger.Entry
 	history map[string][]ledger.Transition
+	meta    map[string]string
 }
 
 func clone(e *ledger.Entry) *ledger.Entry {
@@ -195,3 +196,29 @@ func (m *memLedger) Resolve(_ context.Context, p ledger.ResolveParams) (*ledger.
 }
 
 func (m *memLedger) Close() error { return nil }
+
+func (m *memLedger) GetMeta(_ context.Context, name string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.meta[name]
+	if !ok {
+		return "", ledger.ErrNotFound
+	}
+	return v, nil
+}
+
+func (m *memLedger) PutMeta(_ context.Context, name, value string, ifAbsent bool) (bool, error) {
+	if name == "" {
+		return false, errors.New("put meta: name is empty")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.meta == nil {
+		m.meta = map[string]string{}
+	}
+	if _, ok := m.meta[name]; ok && ifAbsent {
+		return false, nil
+	}
+	m.meta[name] = value
+	return true, nil
+}

@@ -479,3 +479,42 @@ func (l *Ledger) History(ctx context.Context, key string) ([]ledger.Transition, 
 	}
 	return out, nil
 }
+
+// GetMeta implements ledger.Ledger.
+func (l *Ledger) GetMeta(ctx context.Context, name string) (string, error) {
+	var v string
+	err := l.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE name = ?`, name).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("get meta %s: %w", name, ledger.ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("get meta %s: %w", name, l.dbErr(err))
+	}
+	return v, nil
+}
+
+// PutMeta implements ledger.Ledger.
+func (l *Ledger) PutMeta(ctx context.Context, name, value string, ifAbsent bool) (bool, error) {
+	if name == "" {
+		return false, errors.New("put meta: name is empty")
+	}
+	q := `INSERT INTO meta (name, value, updated_at) VALUES (?, ?, ?)
+		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`
+	if ifAbsent {
+		q = `INSERT INTO meta (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`
+	}
+	wrote := false
+	err := l.write(ctx, func(tx *sql.Tx, now time.Time) error {
+		res, err := tx.ExecContext(ctx, q, name, value, toNanos(now))
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		wrote = n > 0
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("put meta %s: %w", name, l.dbErr(err))
+	}
+	return wrote, nil
+}

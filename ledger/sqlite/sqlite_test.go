@@ -855,3 +855,32 @@ func TestReclaimByHolder(t *testing.T) {
 		t.Errorf("history = %v, %v; want one transition", h, err)
 	}
 }
+
+// A ledger written by a ghonce that knew only schema version 1 opens,
+// migrates to the current version and keeps its entries.
+func TestOpenMigratesAVersion1Ledger(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v1.db")
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawExec(t, path, "PRAGMA journal_mode = WAL", ms[0].sql,
+		`INSERT INTO entries (key, task, step, kind, repo, target, payload, payload_hash, status, fence, attempts, created_at, updated_at)
+		 VALUES ('gk1_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'T', 's', 'pr', 'o/r', 'main', X'7B7D', 'h', 'done', 1, 1, 1, 1)`,
+		fmt.Sprintf("PRAGMA application_id = %d", ApplicationID), "PRAGMA user_version = 1")
+	l := open(t, path, Options{})
+	if l.Created() {
+		t.Error("Created() = true for an existing version 1 ledger")
+	}
+	e, err := l.Get(context.Background(), "gk1_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
+	if err != nil || e.Status != ledger.Done {
+		t.Fatalf("entry after migration: %+v, %v", e, err)
+	}
+	if _, err := l.PutMeta(context.Background(), "origin", "action", true); err != nil {
+		t.Fatalf("PutMeta after migration: %v", err)
+	}
+	var v int
+	if err := l.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
+		t.Fatalf("user_version = %d, %v; want %d", v, err, SchemaVersion)
+	}
+}
