@@ -27,6 +27,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/ledger"
@@ -43,15 +44,15 @@ type Spec interface {
 	// Validate reports bad input before anything is recorded or sent.
 	Validate(key string) error
 	// Find looks for the artifact tagged with key.
-	Find(ctx context.Context, env *Env, key string) ghcheck.Result
+	Find(ctx context.Context, env *Env, key string) effect.Result
 	// Create makes the artifact, tagged with key. Its error is a
-	// *ghcheck.CreateError whose Class says whether anything may exist.
-	Create(ctx context.Context, env *Env, key string) (ghcheck.Artifact, error)
+	// *effect.CreateError whose Class says whether anything may exist.
+	Create(ctx context.Context, env *Env, key string) (effect.Artifact, error)
 }
 
 // Env is what a Spec may use while it runs.
 type Env struct {
-	GitHub *ghcheck.Client
+	GitHub GitHub
 	Repo   ghcheck.Repo
 	// Prior is the entry's status before this attempt claimed it; empty
 	// for an entry this attempt created.
@@ -143,7 +144,7 @@ func (e *ConflictError) Unwrap() error { return e.Err }
 // kind except guarded commands.
 type Config struct {
 	Ledger    ledger.Ledger
-	GitHub    *ghcheck.Client
+	GitHub    GitHub
 	LedgerNew bool
 	// Owner identifies this process in leases (default: NewOwner()).
 	Owner ledger.Owner
@@ -314,14 +315,14 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 	defer stop()
 	if c.Prior == ledger.Attempting {
 		if err := e.letInFlightLand(ctx, c); err != nil {
-			e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
+			e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 			return nil, err
 		}
 	}
 
 	env, err := e.env(entry.Repo, c.Prior)
 	if err != nil {
-		e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
+		e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		return nil, err
 	}
 	// Who we are on GitHub decides what counts as ours; a token GitHub
@@ -334,7 +335,7 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 			if c.State == ledger.ClaimCreated {
 				st = ledger.Failed
 			}
-			_, _ = e.finish(key, entry.Fence, st, "", ghcheck.Artifact{}, err.Error())
+			_, _ = e.finish(key, entry.Fence, st, "", effect.Artifact{}, err.Error())
 			return nil, err
 		}
 	}
@@ -343,13 +344,13 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 	var prior Spec
 	if entry.PayloadHash != hash && len(entry.Payload) > 0 {
 		if prior, err = DecodeSpec(entry.Kind, entry.Payload); err != nil {
-			e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
+			e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 			return nil, err
 		}
 	}
 	res := find(ctx, env, key, spec, prior)
 	switch res.State {
-	case ghcheck.Found:
+	case effect.Found:
 		e.cfg.Logf("found %s on GitHub: recording it as done", key)
 		r, err := e.adopt(ctx, env, key, entry.Fence, spec, res.Artifact)
 		if err != nil {
@@ -357,12 +358,12 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 		}
 		r.PayloadChanged = entry.PayloadHash != hash
 		return r, nil
-	case ghcheck.Conflict:
-		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", ghcheck.Artifact{}, res.Err.Error())
+	case effect.Conflict:
+		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error())
 		return nil, &ConflictError{Key: key, Err: res.Err}
-	case ghcheck.Absent:
+	case effect.Absent:
 	default:
-		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, errText(res.Err))
+		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
 		return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: rerunHint}
 	}
 
@@ -389,31 +390,31 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 		r.Warning = art.Warning
 		return r, nil
 	}
-	var ce *ghcheck.CreateError
-	class := ghcheck.ClassMaybe
+	var ce *effect.CreateError
+	class := effect.ClassMaybe
 	if errors.As(err, &ce) {
 		class = ce.Class
 	}
 	switch class {
-	case ghcheck.ClassExists:
+	case effect.ClassExists:
 		// GitHub refused a duplicate: adopt it if it is ours.
 		res := find(ctx, env, key, spec, nil)
 		switch res.State {
-		case ghcheck.Found:
+		case effect.Found:
 			return e.adopt(ctx, env, key, entry.Fence, spec, res.Artifact)
-		case ghcheck.Absent, ghcheck.Conflict:
+		case effect.Absent, effect.Conflict:
 			cerr := fmt.Errorf("%w; and no artifact of ours carries key %s", err, key)
-			_, _ = e.finish(key, entry.Fence, ledger.Failed, "", ghcheck.Artifact{}, cerr.Error())
+			_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, cerr.Error())
 			return nil, &ConflictError{Key: key, Err: cerr}
 		default:
-			_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, errText(res.Err))
+			_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
 			return nil, &UnconfirmedError{Key: key, Err: res.Err, Hint: rerunHint}
 		}
-	case ghcheck.ClassRefused, ghcheck.ClassNotSent:
-		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", ghcheck.Artifact{}, err.Error())
+	case effect.ClassRefused, effect.ClassNotSent:
+		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
 		return nil, fmt.Errorf("create %s: %w (nothing was created; a rerun will try again)", spec.Kind(), err)
 	default:
-		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
+		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("create %s may have taken effect: %w", spec.Kind(), err), Hint: rerunHint}
 	}
 }
@@ -440,22 +441,22 @@ func (e *Engine) letInFlightLand(ctx context.Context, c *ledger.Claim) error {
 // description's in one look-up, sharing the requests that depend only on
 // the key (a PR's label and newest-PR reads).
 type priorFinder interface {
-	FindWithPrior(ctx context.Context, env *Env, key string, prior Spec) ghcheck.Result
+	FindWithPrior(ctx context.Context, env *Env, key string, prior Spec) effect.Result
 }
 
 // find asks for spec's artifact, then for prior's (the description an
 // earlier attempt stored). Found wins; otherwise unknown or conflict wins
 // over absent, so absence is only reported when both looks are sure.
-func find(ctx context.Context, env *Env, key string, spec, prior Spec) ghcheck.Result {
+func find(ctx context.Context, env *Env, key string, spec, prior Spec) effect.Result {
 	if pf, ok := spec.(priorFinder); ok && prior != nil {
 		return pf.FindWithPrior(ctx, env, key, prior)
 	}
 	res := spec.Find(ctx, env, key)
-	if res.State == ghcheck.Found || prior == nil {
+	if res.State == effect.Found || prior == nil {
 		return res
 	}
 	pres := prior.Find(ctx, env, key)
-	if pres.State == ghcheck.Found || res.State == ghcheck.Absent {
+	if pres.State == effect.Found || res.State == effect.Absent {
 		return pres
 	}
 	return res
@@ -463,7 +464,7 @@ func find(ctx context.Context, env *Env, key string, spec, prior Spec) ghcheck.R
 
 // adopt records an artifact found on GitHub as this key's, done, after
 // mending the tags a crash may have left off it.
-func (e *Engine) adopt(ctx context.Context, env *Env, key string, fence int64, spec Spec, art ghcheck.Artifact) (*Result, error) {
+func (e *Engine) adopt(ctx context.Context, env *Env, key string, fence int64, spec Spec, art effect.Artifact) (*Result, error) {
 	warning := mend(ctx, env, key, spec, art)
 	done, err := e.finish(key, fence, ledger.Done, string(Found), art, "")
 	if err != nil {
@@ -479,10 +480,10 @@ func (e *Engine) adopt(ctx context.Context, env *Env, key string, fence int64, s
 // artifact found by a run; it never creates one. Reconcile does not mend:
 // it only reads.
 type mender interface {
-	Mend(ctx context.Context, env *Env, key string, art ghcheck.Artifact) (warning string)
+	Mend(ctx context.Context, env *Env, key string, art effect.Artifact) (warning string)
 }
 
-func mend(ctx context.Context, env *Env, key string, spec Spec, art ghcheck.Artifact) string {
+func mend(ctx context.Context, env *Env, key string, spec Spec, art effect.Artifact) string {
 	if m, ok := spec.(mender); ok {
 		return m.Mend(ctx, env, key, art)
 	}
@@ -503,7 +504,7 @@ func (e *Engine) env(repo string, prior ledger.Status) (*Env, error) {
 
 // finish records the end of an attempt. It runs on a context of its own so
 // that a cancelled caller still leaves an accurate ledger behind.
-func (e *Engine) finish(key string, fence int64, st ledger.Status, outcome string, art ghcheck.Artifact, errMsg string) (*ledger.Entry, error) {
+func (e *Engine) finish(key string, fence int64, st ledger.Status, outcome string, art effect.Artifact, errMsg string) (*ledger.Entry, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	why := map[ledger.Status]string{ledger.Done: outcome, ledger.Failed: "refused: nothing was created", ledger.Attempting: "unconfirmed: released for the next run"}[st]

@@ -72,12 +72,16 @@ func (f *factory) engine(ctx context.Context, withGitHub bool, stdout io.Writer)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	e := reconcile.New(reconcile.Config{
+	cfg := reconcile.Config{
 		// A flag's 0 means "not at all"; the engine reads 0 as its default.
-		Ledger: l, GitHub: gh, LedgerNew: l.Created, Wait: zeroIsOff(f.g.wait), Settle: zeroIsOff(f.g.settle),
+		Ledger: l, LedgerNew: l.Created, Wait: zeroIsOff(f.g.wait), Settle: zeroIsOff(f.g.settle),
 		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err,
 		Logf: func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce: "+format+"\n", args...) },
-	})
+	}
+	if gh != nil { // a nil *Client in the interface would not read as "no GitHub"
+		cfg.GitHub = gh
+	}
+	e := reconcile.New(cfg)
 	return e, l, func() { _ = l.Close() }, nil
 }
 
