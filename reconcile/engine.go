@@ -34,43 +34,6 @@ import (
 	"github.com/ghonce/ghonce/taskkey"
 )
 
-// Spec describes one action of one kind.
-type Spec interface {
-	// Kind names the kind; it is part of the key.
-	Kind() string
-	// Target is the kind's part of the key: the base branch of a PR, the
-	// issue number of a comment, the name of a branch, ...
-	Target() string
-	// Validate reports bad input before anything is recorded or sent.
-	Validate(key string) error
-	// Find looks for the artifact tagged with key.
-	Find(ctx context.Context, env *Env, key string) effect.Result
-	// Create makes the artifact, tagged with key. Its error is a
-	// *effect.CreateError whose Class says whether anything may exist.
-	Create(ctx context.Context, env *Env, key string) (effect.Artifact, error)
-}
-
-// Env is what a Spec may use while it runs.
-type Env struct {
-	GitHub GitHub
-	Repo   ghcheck.Repo
-	// Prior is the entry's status before this attempt claimed it; empty
-	// for an entry this attempt created.
-	Prior ledger.Status
-	// LedgerNew is true when the ledger file was created by this process:
-	// an earlier ledger may have been lost.
-	LedgerNew bool
-	// Stdout and Stderr receive a guarded command's output.
-	Stdout, Stderr io.Writer
-}
-
-// Action is one side effect to perform once.
-type Action struct {
-	Task, Step string
-	Repo       string // "owner/name"; empty for a command that does not touch GitHub
-	Spec       Spec
-}
-
 // Outcome says how an action ended.
 type Outcome string
 
@@ -97,48 +60,6 @@ type Result struct {
 	Attempts       int     `json:"attempts"`
 	Warning        string  `json:"warning,omitempty"`
 }
-
-// UnconfirmedError means the action may or may not have taken effect and
-// ghonce could not find out; the entry stays attempting. Exit code 3.
-type UnconfirmedError struct {
-	Key  string
-	Err  error
-	Hint string
-}
-
-func (e *UnconfirmedError) Error() string {
-	msg := fmt.Sprintf("unconfirmed %s: %v", e.Key, e.Err)
-	if e.Hint != "" {
-		msg += "\n" + e.Hint
-	}
-	return msg
-}
-func (e *UnconfirmedError) Unwrap() error { return e.Err }
-
-// InProgressError means another live process holds the key. Exit code 4.
-type InProgressError struct {
-	Key    string
-	Holder ledger.Owner
-	Waited time.Duration
-}
-
-func (e *InProgressError) Error() string {
-	if e.Holder.PID == 0 {
-		return fmt.Sprintf("in progress elsewhere: %s is held by a running attempt; rerun later", e.Key)
-	}
-	return fmt.Sprintf("in progress elsewhere: %s is held by process %d on %s (waited %s); rerun later, or raise --wait",
-		e.Key, e.Holder.PID, e.Holder.Host, e.Waited.Round(time.Millisecond))
-}
-
-// ConflictError means the artifact's name is taken by something that is not
-// ours. Nothing was created. Exit code 1.
-type ConflictError struct {
-	Key string
-	Err error
-}
-
-func (e *ConflictError) Error() string { return fmt.Sprintf("conflict for %s: %v", e.Key, e.Err) }
-func (e *ConflictError) Unwrap() error { return e.Err }
 
 // Config builds an Engine. Ledger is required; GitHub is required for every
 // kind except guarded commands.
@@ -306,24 +227,39 @@ func (e *Engine) holderGone(h ledger.Owner) bool {
 	return h.Host != "" && h.Host == e.cfg.Owner.Host && h.PID > 0 && h.PID != e.cfg.Owner.PID && !e.cfg.Alive(h.PID)
 }
 
-// attempt runs steps 2 and 3 for a claim this process holds.
+// attempt runs steps 2 and 3 for a claim this process holds: look, then,
+// only when the look is sure nothing exists, create.
 func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash string, payload []byte) (*Result, error) {
 	entry := c.Entry
-	key := entry.Key
 	crashpoint.Hit(crashpoint.AfterClaim)
-	ctx, stop := e.heartbeat(ctx, key, entry.Fence)
+	ctx, stop := e.heartbeat(ctx, entry.Key, entry.Fence)
 	defer stop()
+	env, r, err := e.look(ctx, c, spec, hash)
+	if r != nil || err != nil {
+		return r, err
+	}
+	return e.create(ctx, env, entry, spec, hash, payload)
+}
+
+// look prepares the attempt and asks whether the artifact exists, with this
+// run's description and the one an earlier attempt stored. It returns a
+// result (found) or an error (conflict, unknown, bad configuration), each
+// already recorded, or neither: absent, go on and create.
+func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash string) (*Env, *Result, error) {
+	entry := c.Entry
+	key := entry.Key
+	release := func(err error) (*Env, *Result, error) {
+		e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+		return nil, nil, err
+	}
 	if c.Prior == ledger.Attempting {
 		if err := e.letInFlightLand(ctx, c); err != nil {
-			e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
-			return nil, err
+			return release(err)
 		}
 	}
-
 	env, err := e.env(entry.Repo, c.Prior)
 	if err != nil {
-		e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
-		return nil, err
+		return release(err)
 	}
 	// Who we are on GitHub decides what counts as ours; a token GitHub
 	// rejects is a configuration error, not an unknown outcome. Nothing was
@@ -336,7 +272,7 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 				st = ledger.Failed
 			}
 			_, _ = e.finish(key, entry.Fence, st, "", effect.Artifact{}, err.Error())
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	// An earlier attempt may have sent a different description (a reworded
@@ -344,8 +280,7 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 	var prior Spec
 	if entry.PayloadHash != hash && len(entry.Payload) > 0 {
 		if prior, err = DecodeSpec(entry.Kind, entry.Payload); err != nil {
-			e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
-			return nil, err
+			return release(err)
 		}
 	}
 	res := find(ctx, env, key, spec, prior)
@@ -354,20 +289,24 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 		e.cfg.Logf("found %s on GitHub: recording it as done", key)
 		r, err := e.adopt(ctx, env, key, entry.Fence, spec, res.Artifact)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		r.PayloadChanged = entry.PayloadHash != hash
-		return r, nil
+		return nil, r, nil
 	case effect.Conflict:
 		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error())
-		return nil, &ConflictError{Key: key, Err: res.Err}
+		return nil, nil, &ConflictError{Key: key, Err: res.Err}
 	case effect.Absent:
+		return env, nil, nil
 	default:
 		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
-		return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: rerunHint}
+		return nil, nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: rerunHint}
 	}
+}
 
-	// Absent: record what is about to be sent, then send it.
+// create records what is about to be sent, sends it and records the answer.
+func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, spec Spec, hash string, payload []byte) (*Result, error) {
+	key := entry.Key
 	if entry.PayloadHash != hash {
 		err := e.cfg.Ledger.SetPayload(ctx, ledger.PayloadParams{Key: key, Fence: entry.Fence, Payload: payload, PayloadHash: hash, Why: "earlier payload created nothing"})
 		if err != nil {
@@ -381,15 +320,23 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 	crashpoint.Hit(crashpoint.BeforeCreate)
 	art, err := spec.Create(ctx, env, key)
 	crashpoint.Hit(crashpoint.AfterCreate)
-	if err == nil {
-		done, err := e.finish(key, entry.Fence, ledger.Done, string(Created), art, "")
-		if err != nil {
-			return nil, err
-		}
-		r := resultOf(done, Created)
-		r.Warning = art.Warning
-		return r, nil
+	if err != nil {
+		return e.createFailed(ctx, env, entry, spec, err)
 	}
+	done, err := e.finish(key, entry.Fence, ledger.Done, string(Created), art, "")
+	if err != nil {
+		return nil, err
+	}
+	r := resultOf(done, Created)
+	r.Warning = art.Warning
+	return r, nil
+}
+
+// createFailed settles a create's error by its class: an artifact that
+// already exists is adopted if it is ours; a refusal (nothing made) fails
+// the entry; anything else may have taken effect and stays attempting.
+func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry, spec Spec, err error) (*Result, error) {
+	key := entry.Key
 	var ce *effect.CreateError
 	class := effect.ClassMaybe
 	if errors.As(err, &ce) {
@@ -418,8 +365,6 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 		return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("create %s may have taken effect: %w", spec.Kind(), err), Hint: rerunHint}
 	}
 }
-
-const rerunHint = "The entry stays \"attempting\": rerun the same command, or run `ghonce reconcile`, to settle it against GitHub before anything is created again."
 
 // letInFlightLand waits, before looking, until cfg.Settle has passed since the
 // attempt this claim took over last wrote to the ledger: its requests in

@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -170,30 +169,6 @@ func (f File) Find(ctx context.Context, env *Env, _ string) effect.Result {
 }
 func (f File) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
 	return env.GitHub.PutFile(ctx, env.Repo, f.Branch, f.Path, f.Message, f.Content)
-}
-
-// kinds maps each kind's name to a new, empty description of it: the one
-// list of kinds, used to read payloads back from the ledger.
-var kinds = map[string]func() Spec{
-	PR{}.Kind():      func() Spec { return &PR{} },
-	Issue{}.Kind():   func() Spec { return &Issue{} },
-	Comment{}.Kind(): func() Spec { return &Comment{} },
-	Branch{}.Kind():  func() Spec { return &Branch{} },
-	File{}.Kind():    func() Spec { return &File{} },
-	Exec{}.Kind():    func() Spec { return &Exec{} },
-}
-
-// DecodeSpec rebuilds the Spec of a kind from its stored payload.
-func DecodeSpec(kind string, payload []byte) (Spec, error) {
-	mk, ok := kinds[kind]
-	if !ok {
-		return nil, fmt.Errorf("decode payload: unknown kind %q (written by a newer ghonce?)", kind)
-	}
-	s := mk()
-	if err := json.Unmarshal(payload, s); err != nil {
-		return nil, fmt.Errorf("decode %s payload: %w", kind, err)
-	}
-	return s, nil
 }
 
 func validateText(key, body string, labels []string) error {
