@@ -143,6 +143,26 @@ func Key(a Action) string {
 	return taskkey.Key(identity(a))
 }
 
+// Validate reports bad input in a (no spec, an empty task or step, a
+// malformed repository, a description its kind refuses) before anything is
+// recorded or sent. Do calls it; a caller may call it first to tell bad
+// input apart from a failed run.
+func (a Action) Validate() error {
+	if a.Spec == nil {
+		return errors.New("validate action: no spec")
+	}
+	id := identity(a)
+	if err := id.Validate(); err != nil {
+		return err
+	}
+	if a.Repo != "" {
+		if _, err := ghcheck.ParseRepo(a.Repo); err != nil {
+			return err
+		}
+	}
+	return a.Spec.Validate(taskkey.Key(id))
+}
+
 func identity(a Action) taskkey.Identity {
 	return taskkey.Identity{Task: a.Task, Step: a.Step, Kind: a.Spec.Kind(), Repo: a.Repo, Target: a.Spec.Target()}
 }
@@ -154,17 +174,11 @@ func identity(a Action) taskkey.Identity {
 // Errors: *UnconfirmedError (exit 3), *InProgressError (exit 4),
 // *ConflictError and anything else (exit 1).
 func (e *Engine) Do(ctx context.Context, a Action) (*Result, error) {
-	if a.Spec == nil {
-		return nil, errors.New("do action: no spec")
+	if err := a.Validate(); err != nil {
+		return nil, err
 	}
 	id := identity(a)
-	if err := id.Validate(); err != nil {
-		return nil, err
-	}
 	key := taskkey.Key(id)
-	if err := a.Spec.Validate(key); err != nil {
-		return nil, err
-	}
 	payload, hash, err := encodeSpec(a.Spec)
 	if err != nil {
 		return nil, err

@@ -129,7 +129,7 @@ func (b Branch) Validate(string) error {
 	if err := taskkey.CheckBranchName(b.Name); err != nil {
 		return err
 	}
-	if !isSHA(b.SHA) {
+	if !taskkey.IsCommitSHA(b.SHA) {
 		return fmt.Errorf("invalid commit %q: want a 40-character hex SHA (or use --from REF)", b.SHA)
 	}
 	return nil
@@ -190,16 +190,4 @@ func cutOwner(head string) (owner, branch string, ok bool) {
 		}
 	}
 	return "", head, false
-}
-
-func isSHA(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
-			return false
-		}
-	}
-	return true
 }

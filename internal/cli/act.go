@@ -65,10 +65,7 @@ func (f *factory) act(ctx context.Context, defStep string, needRepo bool, spec r
 	}
 	a := reconcile.Action{Task: task, Step: f.g.stepOr(defStep), Repo: repo, Spec: spec}
 	// Bad input is refused before the ledger or GitHub is touched.
-	if err := (taskkey.Identity{Task: a.Task, Step: a.Step, Kind: spec.Kind(), Repo: repo}).Validate(); err != nil {
-		return &usageError{err}
-	}
-	if err := spec.Validate(reconcile.Key(a)); err != nil {
+	if err := a.Validate(); err != nil {
 		return &usageError{err}
 	}
 	out := f.sys.Out
