@@ -38,12 +38,11 @@ const exitCodesHelp = `Exit codes:
 
 // IO is what a command may touch of the outside world.
 type IO struct {
-	In             io.Reader
-	Out, Err       io.Writer
-	Getenv         func(string) string
-	Now            func() time.Time
-	Executable     func() (string, error) // for demo, which re-runs this binary
-	ExtraClientEnv []string               // test hook: nothing in the product sets it
+	In         io.Reader
+	Out, Err   io.Writer
+	Getenv     func(string) string
+	Now        func() time.Time
+	Executable func() (string, error) // for demo, which re-runs this binary
 }
 
 // System returns the process's real IO.

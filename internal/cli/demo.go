@@ -165,7 +165,6 @@ func demoGhonce(ctx context.Context, sys IO, crashes int) ([]fixtures.PR, []stri
 		return true
 	}
 	env := append(harness.CleanEnv(), "GH_TOKEN="+demoToken, "GITHUB_API_URL="+s.URL())
-	env = append(env, sys.ExtraClientEnv...)
 	var lines []string
 	for attempt := 1; attempt <= crashes+1; attempt++ {
 		head := pushBranch(s, attempt)

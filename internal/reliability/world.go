@@ -374,6 +374,3 @@ func removeLedger(path string) error {
 	}
 	return nil
 }
-
-// fixtureOptions are the fake's options for a world.
-func fixtureOptions() fixtures.Options { return fixtures.Options{} }
