@@ -59,10 +59,14 @@ func TestEngineAgainstAnInterfaceFake(t *testing.T) {
 		{name: "unknown: no create, stays attempting", find: effect.Result{State: effect.Unknown, Err: errors.New("502")},
 			unconfirmed: true, status: ledger.Attempting},
 		{name: "maybe created: stays attempting", find: effect.Result{State: effect.Absent},
-			create:  func() (effect.Artifact, error) { return effect.Artifact{}, &effect.CreateError{Class: effect.ClassMaybe, Err: errors.New("timeout")} },
+			create: func() (effect.Artifact, error) {
+				return effect.Artifact{}, &effect.CreateError{Class: effect.ClassMaybe, Err: errors.New("timeout")}
+			},
 			creates: 1, unconfirmed: true, status: ledger.Attempting},
 		{name: "refused: failed, nothing made", find: effect.Result{State: effect.Absent},
-			create:  func() (effect.Artifact, error) { return effect.Artifact{}, &effect.CreateError{Class: effect.ClassRefused, Err: errors.New("403")} },
+			create: func() (effect.Artifact, error) {
+				return effect.Artifact{}, &effect.CreateError{Class: effect.ClassRefused, Err: errors.New("403")}
+			},
 			creates: 1, status: ledger.Failed},
 	} {
 		l, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"), sqlite.Options{})

@@ -143,12 +143,7 @@ func (m *matrix) newWorld(name string, opts fixtures.Options) (*world, error) {
 	s.SetRef(owner, repo, docsBranch, w.main)
 	s.OnCommit(w.onCommit)
 	s.BeforeWrite(w.beforeWrite)
-	fx, err := newEffects(w)
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	w.fx = fx
+	w.fx = newEffects(w)
 	return w, nil
 }
 
