@@ -49,6 +49,25 @@ func readPathOrStdin(flag, what, path string, in io.Reader) ([]byte, error) {
 	return data, nil
 }
 
+// runOr calls runF when a test gave one, else run: a constructor parses
+// flags into opts and hands them to one of the two.
+func runOr[T any](opts *T, runF, run func(*T) error) error {
+	if runF != nil {
+		return runF(opts)
+	}
+	return run(opts)
+}
+
+// actWithBody reads --body/--body-file (required) and runs the action
+// spec(body) makes.
+func actWithBody(ctx context.Context, f *factory, b *bodyFlags, defStep string, spec func(body string) reconcile.Spec) error {
+	body, err := b.read(f.sys.In, true)
+	if err != nil {
+		return err
+	}
+	return runAction(ctx, actOptions{f: f, defStep: defStep, needRepo: true, spec: spec(body)})
+}
+
 // actOptions is what every acting verb hands to runAction.
 type actOptions struct {
 	f *factory

@@ -33,10 +33,7 @@ at an unrelated commit is someone else's: exit 1, never adopted.
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.ctx = c.Context()
 			opts.Branch.Name = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return branchCreateRun(opts)
+			return runOr(opts, runF, branchCreateRun)
 		},
 	}
 	c.Flags().StringVar(&opts.Branch.SHA, "sha", "", "commit the branch points at")

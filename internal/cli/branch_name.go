@@ -20,10 +20,7 @@ func newCmdBranchName(f *factory, runF func(*branchNameOptions) error) *cobra.Co
 		Short: "Print a deterministic branch name for a task, for agents that push with git",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return branchNameRun(opts)
+			return runOr(opts, runF, branchNameRun)
 		},
 	}
 }

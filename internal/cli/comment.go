@@ -39,10 +39,7 @@ the first comment back.
 			opts.ctx = c.Context()
 			opts.Number = args[0]
 			opts.Body.set = c.Flags().Changed("body")
-			if runF != nil {
-				return runF(opts)
-			}
-			return commentRun(opts)
+			return runOr(opts, runF, commentRun)
 		},
 	}
 	opts.Body.add(c)
@@ -54,9 +51,7 @@ func commentRun(opts *commentOptions) error {
 	if err != nil || n <= 0 {
 		return usagef("invalid number %q: want the issue or pull request number, e.g. 42", opts.Number)
 	}
-	b, err := opts.Body.read(opts.f.sys.In, true)
-	if err != nil {
-		return err
-	}
-	return runAction(opts.ctx, actOptions{f: opts.f, defStep: opts.Noun + "-comment", needRepo: true, spec: reconcile.Comment{Number: n, Body: b}})
+	return actWithBody(opts.ctx, opts.f, &opts.Body, opts.Noun+"-comment", func(body string) reconcile.Spec {
+		return reconcile.Comment{Number: n, Body: body}
+	})
 }

@@ -49,10 +49,7 @@ moment: the restart finds the first pull request and records it; one PR.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.ctx = c.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return demoRun(opts)
+			return runOr(opts, runF, demoRun)
 		},
 	}
 	c.Flags().IntVar(&opts.Crashes, "crashes", 2, "how many times the agent is killed before a run completes")

@@ -37,10 +37,7 @@ by --on-unconfirmed: fail (default: exit 3 and say how to settle it with
 			opts.ctx = c.Context()
 			opts.dashAt = c.ArgsLenAtDash()
 			opts.Exec.Argv = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return execRun(opts)
+			return runOr(opts, runF, execRun)
 		},
 	}
 	c.Flags().StringVar(&opts.Exec.Check, "check", "", "shell command that exits 0 if the effect already exists, 1 if not")

@@ -34,10 +34,7 @@ content (git blob hashes, computed locally); different content means not yet.
 			opts.ctx = c.Context()
 			opts.File.Path = args[0]
 			opts.ContentSet = c.Flags().Changed("content")
-			if runF != nil {
-				return runF(opts)
-			}
-			return filePutRun(opts)
+			return runOr(opts, runF, filePutRun)
 		},
 	}
 	c.Flags().StringVar(&opts.File.Branch, "branch", "", "branch to commit to (required)")

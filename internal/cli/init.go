@@ -27,10 +27,7 @@ known to be new. init is idempotent and never changes an existing ledger.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.ctx = c.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return initRun(opts)
+			return runOr(opts, runF, initRun)
 		},
 	}
 }

@@ -31,10 +31,7 @@ marker with the key; both are looked for before filing.
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.ctx = c.Context()
 			opts.Body.set = c.Flags().Changed("body")
-			if runF != nil {
-				return runF(opts)
-			}
-			return issueCreateRun(opts)
+			return runOr(opts, runF, issueCreateRun)
 		},
 	}
 	c.Flags().StringVarP(&opts.Issue.Title, "title", "t", "", "title (required)")
@@ -44,11 +41,9 @@ marker with the key; both are looked for before filing.
 }
 
 func issueCreateRun(opts *issueCreateOptions) error {
-	b, err := opts.Body.read(opts.f.sys.In, true)
-	if err != nil {
-		return err
-	}
-	is := opts.Issue
-	is.Body = b
-	return runAction(opts.ctx, actOptions{f: opts.f, defStep: "issue-create", needRepo: true, spec: is})
+	return actWithBody(opts.ctx, opts.f, &opts.Body, "issue-create", func(body string) reconcile.Spec {
+		is := opts.Issue
+		is.Body = body
+		return is
+	})
 }

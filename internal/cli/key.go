@@ -24,10 +24,7 @@ the identity: the base branch for pr, the issue number for comment, the branch
 name for branch, BRANCH:PATH for file, --target for exec, empty for issue.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return keyRun(opts)
+			return runOr(opts, runF, keyRun)
 		},
 	}
 	c.Flags().StringVar(&opts.Kind, "kind", "pr", "kind: pr, issue, comment, branch, file or exec")

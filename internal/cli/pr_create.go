@@ -35,10 +35,7 @@ outcome (created|found|skipped), number, url and payload_changed.
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.ctx = c.Context()
 			opts.Body.set = c.Flags().Changed("body")
-			if runF != nil {
-				return runF(opts)
-			}
-			return prCreateRun(opts)
+			return runOr(opts, runF, prCreateRun)
 		},
 	}
 	fl := c.Flags()
@@ -52,11 +49,9 @@ outcome (created|found|skipped), number, url and payload_changed.
 }
 
 func prCreateRun(opts *prCreateOptions) error {
-	b, err := opts.Body.read(opts.f.sys.In, true)
-	if err != nil {
-		return err
-	}
-	p := opts.PR
-	p.Body = b
-	return runAction(opts.ctx, actOptions{f: opts.f, defStep: "pr-create", needRepo: true, spec: p})
+	return actWithBody(opts.ctx, opts.f, &opts.Body, "pr-create", func(body string) reconcile.Spec {
+		p := opts.PR
+		p.Body = body
+		return p
+	})
 }

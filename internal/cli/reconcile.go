@@ -35,10 +35,7 @@ or a person.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.ctx = c.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return reconcileRun(opts)
+			return runOr(opts, runF, reconcileRun)
 		},
 	}
 }

@@ -36,10 +36,7 @@ The decision, who made it and --note are kept in the entry's history.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.ctx = c.Context()
 			opts.Key = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return resolveRun(opts)
+			return runOr(opts, runF, resolveRun)
 		},
 	}
 	c.Flags().BoolVar(&opts.Done, "done", false, "it happened: mark the entry done")

@@ -43,10 +43,7 @@ ago than DURATION: for a monitor.
 			if len(args) == 1 {
 				opts.Key = args[0]
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return statusRun(opts)
+			return runOr(opts, runF, statusRun)
 		},
 	}
 	c.Flags().StringVar(&opts.State, "state", "", "only entries in this state: attempting, done or failed")
