@@ -1,4 +1,4 @@
-# ghonce: the targets a fresh clone needs. Go 1.24+ and a C compiler (cgo,
+# ghonce: the targets a fresh clone needs. Go 1.26+ (go.mod) and a C compiler (cgo,
 # for SQLite) are the only requirements.
 GO ?= go
 BIN := bin/ghonce

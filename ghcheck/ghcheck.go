@@ -14,6 +14,8 @@ package ghcheck
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ghonce/ghonce/effect"
 )
 
 // Repo is a repository, "owner/name".
@@ -43,95 +45,29 @@ func validRepoPart(s string) bool {
 	return true
 }
 
-// State is the answer to "does it exist?".
-type State int
-
-const (
-	// Absent: consistent reads show no artifact of ours for the key.
-	Absent State = iota + 1
-	// Found: our artifact exists; Result.Artifact describes it.
-	Found
-	// Unknown: GitHub could not be asked (network, 5xx, rate limit); Result.Err says why.
-	Unknown
-	// Conflict: the name is taken by something that is not ours (a branch
-	// at an unrelated commit); Result.Err says what.
-	Conflict
+// The answers of ghcheck are the engine's vocabulary (package effect);
+// these aliases keep ghcheck's names for callers that speak GitHub.
+type (
+	// State is the answer to "does it exist?".
+	State = effect.State
+	// Artifact describes something on GitHub.
+	Artifact = effect.Artifact
+	// Result is the answer of a Find method.
+	Result = effect.Result
+	// Class says what a failed create means for the artifact.
+	Class = effect.Class
+	// CreateError is the error of every Create method.
+	CreateError = effect.CreateError
 )
 
-func (s State) String() string {
-	switch s {
-	case Absent:
-		return "absent"
-	case Found:
-		return "found"
-	case Unknown:
-		return "unknown"
-	case Conflict:
-		return "conflict"
-	}
-	return "invalid"
-}
-
-// Artifact describes something on GitHub.
-type Artifact struct {
-	Number int    // PR or issue number
-	ID     int64  // comment id
-	URL    string // html_url
-	SHA    string // branch head or file blob
-	Author string // login
-	State  string // open, closed, merged (PRs and issues)
-	Text   string // what a guarded command's check printed (not GitHub)
-	// Labels are a PR's or issue's label names, as read.
-	Labels []string
-	// Warning is set when the artifact was created but a secondary step (for
-	// a PR, adding its labels) failed; the artifact still counts.
-	Warning string
-}
-
-// Result is the answer of a Find method.
-type Result struct {
-	State    State
-	Artifact Artifact
-	Err      error
-}
-
-// Class says what a failed create means for the artifact.
-type Class int
-
 const (
-	// ClassExists: GitHub refused because it already exists (a 422 "already
-	// exists"); find it and adopt it if it is ours.
-	ClassExists Class = iota + 1
-	// ClassRefused: GitHub answered and created nothing (4xx other than
-	// "already exists", a rate-limit answer).
-	ClassRefused
-	// ClassNotSent: the request never left (refused locally by go-github
-	// before a known rate-limit reset, a cancelled context before sending).
-	ClassNotSent
-	// ClassMaybe: the request was sent and the answer was lost or was a 5xx:
-	// it may have been created. Never treat this as "not created".
-	ClassMaybe
+	Absent   = effect.Absent
+	Found    = effect.Found
+	Unknown  = effect.Unknown
+	Conflict = effect.Conflict
+
+	ClassExists  = effect.ClassExists
+	ClassRefused = effect.ClassRefused
+	ClassNotSent = effect.ClassNotSent
+	ClassMaybe   = effect.ClassMaybe
 )
-
-func (c Class) String() string {
-	switch c {
-	case ClassExists:
-		return "exists"
-	case ClassRefused:
-		return "refused"
-	case ClassNotSent:
-		return "not-sent"
-	case ClassMaybe:
-		return "maybe"
-	}
-	return "invalid"
-}
-
-// CreateError is the error of every Create method.
-type CreateError struct {
-	Class Class
-	Err   error
-}
-
-func (e *CreateError) Error() string { return e.Err.Error() }
-func (e *CreateError) Unwrap() error { return e.Err }

@@ -36,11 +36,11 @@ func (c *Client) ResolveCommit(ctx context.Context, r Repo, ref string) (string,
 	if err != nil {
 		return "", c.redact(fmt.Errorf("resolve commit %q in %s: %w", ref, r, err))
 	}
-	sha = strings.TrimSpace(sha)
-	if !isSHA(sha) {
+	sha = strings.ToLower(strings.TrimSpace(sha))
+	if !taskkey.IsCommitSHA(sha) {
 		return "", fmt.Errorf("resolve commit %q in %s: GitHub answered %q, not a commit SHA", ref, r, truncate(sha, 80))
 	}
-	return strings.ToLower(sha), nil
+	return sha, nil
 }
 
 // FindBranch looks for branch name made at commit sha: GET
@@ -143,7 +143,7 @@ func checkBranch(name, sha string) error {
 	if err := taskkey.CheckBranchName(name); err != nil {
 		return err
 	}
-	if !isSHA(sha) {
+	if !taskkey.IsCommitSHA(sha) {
 		return fmt.Errorf("invalid commit %q: want a 40-character hex SHA", sha)
 	}
 	return nil
@@ -164,18 +164,6 @@ func escapeSegments(p string) string {
 		parts[i] = url.PathEscape(s)
 	}
 	return strings.Join(parts, "/")
-}
-
-func isSHA(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 func short(sha string) string { return truncate(sha, 12) }

@@ -3,6 +3,7 @@ package ghcheck
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -128,5 +129,9 @@ func TestResolveCommit(t *testing.T) {
 	noToken(t, err)
 	if err == nil || !strings.Contains(err.Error(), "check --from") {
 		t.Fatalf("err = %v", err)
+	}
+	// A missing commit is bad input, not a token that cannot be used.
+	if errors.Is(err, ErrCredentials) {
+		t.Errorf("a missing commit matches ErrCredentials: %v", err)
 	}
 }

@@ -19,8 +19,12 @@ type hintError struct {
 func (e *hintError) Error() string { return e.msg }
 func (e *hintError) Unwrap() error { return e.err }
 
-// Is makes every identity hintError match ErrCredentials.
-func (e *hintError) Is(target error) bool { return target == ErrCredentials }
+// credentialsError is a Login error no rerun can fix; it matches
+// ErrCredentials. Other hint errors (a missing commit, a file conflict) do
+// not.
+type credentialsError struct{ hintError }
+
+func (e *credentialsError) Is(target error) bool { return target == ErrCredentials }
 
 // ErrCredentials matches Login's errors that no rerun can fix: GitHub
 // rejected the token, or the token cannot tell who it is and no trusted
@@ -54,17 +58,17 @@ func (c *Client) Login(ctx context.Context) (string, error) {
 	switch st := httpStatus(err); {
 	case err == nil:
 	case st == http.StatusUnauthorized:
-		return "", c.redact(&hintError{msg: "token rejected by GitHub (401 Bad credentials): check GH_TOKEN", err: err})
+		return "", c.redact(&credentialsError{hintError{msg: "token rejected by GitHub (401 Bad credentials): check GH_TOKEN", err: err}})
 	case st == http.StatusForbidden || st == http.StatusNotFound:
 		if len(c.opts.TrustedAuthors) > 0 {
 			c.loginDone, c.login = true, ""
 			return "", nil
 		}
-		return "", c.redact(&hintError{
+		return "", c.redact(&credentialsError{hintError{
 			msg: fmt.Sprintf("read token identity: GitHub answered %d to GET /user, as it does for GitHub App installation tokens and Actions' GITHUB_TOKEN: "+
 				"pass --trust-author LOGIN with the login that authors ghonce's artifacts (e.g. github-actions[bot])", st),
 			err: err,
-		})
+		}})
 	default:
 		return "", c.redact(fmt.Errorf("read token identity (GET /user): %w", err))
 	}

@@ -27,48 +27,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/taskkey"
 )
-
-// Spec describes one action of one kind.
-type Spec interface {
-	// Kind names the kind; it is part of the key.
-	Kind() string
-	// Target is the kind's part of the key: the base branch of a PR, the
-	// issue number of a comment, the name of a branch, ...
-	Target() string
-	// Validate reports bad input before anything is recorded or sent.
-	Validate(key string) error
-	// Find looks for the artifact tagged with key.
-	Find(ctx context.Context, env *Env, key string) ghcheck.Result
-	// Create makes the artifact, tagged with key. Its error is a
-	// *ghcheck.CreateError whose Class says whether anything may exist.
-	Create(ctx context.Context, env *Env, key string) (ghcheck.Artifact, error)
-}
-
-// Env is what a Spec may use while it runs.
-type Env struct {
-	GitHub *ghcheck.Client
-	Repo   ghcheck.Repo
-	// Prior is the entry's status before this attempt claimed it; empty
-	// for an entry this attempt created.
-	Prior ledger.Status
-	// LedgerNew is true when the ledger file was created by this process:
-	// an earlier ledger may have been lost.
-	LedgerNew bool
-	// Stdout and Stderr receive a guarded command's output.
-	Stdout, Stderr io.Writer
-}
-
-// Action is one side effect to perform once.
-type Action struct {
-	Task, Step string
-	Repo       string // "owner/name"; empty for a command that does not touch GitHub
-	Spec       Spec
-}
 
 // Outcome says how an action ended.
 type Outcome string
@@ -97,53 +61,11 @@ type Result struct {
 	Warning        string  `json:"warning,omitempty"`
 }
 
-// UnconfirmedError means the action may or may not have taken effect and
-// ghonce could not find out; the entry stays attempting. Exit code 3.
-type UnconfirmedError struct {
-	Key  string
-	Err  error
-	Hint string
-}
-
-func (e *UnconfirmedError) Error() string {
-	msg := fmt.Sprintf("unconfirmed %s: %v", e.Key, e.Err)
-	if e.Hint != "" {
-		msg += "\n" + e.Hint
-	}
-	return msg
-}
-func (e *UnconfirmedError) Unwrap() error { return e.Err }
-
-// InProgressError means another live process holds the key. Exit code 4.
-type InProgressError struct {
-	Key    string
-	Holder ledger.Owner
-	Waited time.Duration
-}
-
-func (e *InProgressError) Error() string {
-	if e.Holder.PID == 0 {
-		return fmt.Sprintf("in progress elsewhere: %s is held by a running attempt; rerun later", e.Key)
-	}
-	return fmt.Sprintf("in progress elsewhere: %s is held by process %d on %s (waited %s); rerun later, or raise --wait",
-		e.Key, e.Holder.PID, e.Holder.Host, e.Waited.Round(time.Millisecond))
-}
-
-// ConflictError means the artifact's name is taken by something that is not
-// ours. Nothing was created. Exit code 1.
-type ConflictError struct {
-	Key string
-	Err error
-}
-
-func (e *ConflictError) Error() string { return fmt.Sprintf("conflict for %s: %v", e.Key, e.Err) }
-func (e *ConflictError) Unwrap() error { return e.Err }
-
 // Config builds an Engine. Ledger is required; GitHub is required for every
 // kind except guarded commands.
 type Config struct {
 	Ledger    ledger.Ledger
-	GitHub    *ghcheck.Client
+	GitHub    GitHub
 	LedgerNew bool
 	// Owner identifies this process in leases (default: NewOwner()).
 	Owner ledger.Owner
@@ -221,6 +143,26 @@ func Key(a Action) string {
 	return taskkey.Key(identity(a))
 }
 
+// Validate reports bad input in a (no spec, an empty task or step, a
+// malformed repository, a description its kind refuses) before anything is
+// recorded or sent. Do calls it; a caller may call it first to tell bad
+// input apart from a failed run.
+func (a Action) Validate() error {
+	if a.Spec == nil {
+		return errors.New("validate action: no spec")
+	}
+	id := identity(a)
+	if err := id.Validate(); err != nil {
+		return err
+	}
+	if a.Repo != "" {
+		if _, err := ghcheck.ParseRepo(a.Repo); err != nil {
+			return err
+		}
+	}
+	return a.Spec.Validate(taskkey.Key(id))
+}
+
 func identity(a Action) taskkey.Identity {
 	return taskkey.Identity{Task: a.Task, Step: a.Step, Kind: a.Spec.Kind(), Repo: a.Repo, Target: a.Spec.Target()}
 }
@@ -232,17 +174,11 @@ func identity(a Action) taskkey.Identity {
 // Errors: *UnconfirmedError (exit 3), *InProgressError (exit 4),
 // *ConflictError and anything else (exit 1).
 func (e *Engine) Do(ctx context.Context, a Action) (*Result, error) {
-	if a.Spec == nil {
-		return nil, errors.New("do action: no spec")
+	if err := a.Validate(); err != nil {
+		return nil, err
 	}
 	id := identity(a)
-	if err := id.Validate(); err != nil {
-		return nil, err
-	}
 	key := taskkey.Key(id)
-	if err := a.Spec.Validate(key); err != nil {
-		return nil, err
-	}
 	payload, hash, err := encodeSpec(a.Spec)
 	if err != nil {
 		return nil, err
@@ -305,24 +241,39 @@ func (e *Engine) holderGone(h ledger.Owner) bool {
 	return h.Host != "" && h.Host == e.cfg.Owner.Host && h.PID > 0 && h.PID != e.cfg.Owner.PID && !e.cfg.Alive(h.PID)
 }
 
-// attempt runs steps 2 and 3 for a claim this process holds.
+// attempt runs steps 2 and 3 for a claim this process holds: look, then,
+// only when the look is sure nothing exists, create.
 func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash string, payload []byte) (*Result, error) {
 	entry := c.Entry
-	key := entry.Key
 	crashpoint.Hit(crashpoint.AfterClaim)
-	ctx, stop := e.heartbeat(ctx, key, entry.Fence)
+	ctx, stop := e.heartbeat(ctx, entry.Key, entry.Fence)
 	defer stop()
+	env, r, err := e.look(ctx, c, spec, hash)
+	if r != nil || err != nil {
+		return r, err
+	}
+	return e.create(ctx, env, entry, spec, hash, payload)
+}
+
+// look prepares the attempt and asks whether the artifact exists, with this
+// run's description and the one an earlier attempt stored. It returns a
+// result (found) or an error (conflict, unknown, bad configuration), each
+// already recorded, or neither: absent, go on and create.
+func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash string) (*Env, *Result, error) {
+	entry := c.Entry
+	key := entry.Key
+	release := func(err error) (*Env, *Result, error) {
+		e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+		return nil, nil, err
+	}
 	if c.Prior == ledger.Attempting {
 		if err := e.letInFlightLand(ctx, c); err != nil {
-			e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
-			return nil, err
+			return release(err)
 		}
 	}
-
 	env, err := e.env(entry.Repo, c.Prior)
 	if err != nil {
-		e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
-		return nil, err
+		return release(err)
 	}
 	// Who we are on GitHub decides what counts as ours; a token GitHub
 	// rejects is a configuration error, not an unknown outcome. Nothing was
@@ -334,8 +285,8 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 			if c.State == ledger.ClaimCreated {
 				st = ledger.Failed
 			}
-			_, _ = e.finish(key, entry.Fence, st, "", ghcheck.Artifact{}, err.Error())
-			return nil, err
+			_, _ = e.finish(key, entry.Fence, st, "", effect.Artifact{}, err.Error())
+			return nil, nil, err
 		}
 	}
 	// An earlier attempt may have sent a different description (a reworded
@@ -343,30 +294,33 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 	var prior Spec
 	if entry.PayloadHash != hash && len(entry.Payload) > 0 {
 		if prior, err = DecodeSpec(entry.Kind, entry.Payload); err != nil {
-			e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
-			return nil, err
+			return release(err)
 		}
 	}
 	res := find(ctx, env, key, spec, prior)
 	switch res.State {
-	case ghcheck.Found:
+	case effect.Found:
 		e.cfg.Logf("found %s on GitHub: recording it as done", key)
 		r, err := e.adopt(ctx, env, key, entry.Fence, spec, res.Artifact)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		r.PayloadChanged = entry.PayloadHash != hash
-		return r, nil
-	case ghcheck.Conflict:
-		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", ghcheck.Artifact{}, res.Err.Error())
-		return nil, &ConflictError{Key: key, Err: res.Err}
-	case ghcheck.Absent:
+		return nil, r, nil
+	case effect.Conflict:
+		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error())
+		return nil, nil, &ConflictError{Key: key, Err: res.Err}
+	case effect.Absent:
+		return env, nil, nil
 	default:
-		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, errText(res.Err))
-		return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: rerunHint}
+		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
+		return nil, nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: rerunHint}
 	}
+}
 
-	// Absent: record what is about to be sent, then send it.
+// create records what is about to be sent, sends it and records the answer.
+func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, spec Spec, hash string, payload []byte) (*Result, error) {
+	key := entry.Key
 	if entry.PayloadHash != hash {
 		err := e.cfg.Ledger.SetPayload(ctx, ledger.PayloadParams{Key: key, Fence: entry.Fence, Payload: payload, PayloadHash: hash, Why: "earlier payload created nothing"})
 		if err != nil {
@@ -380,45 +334,51 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 	crashpoint.Hit(crashpoint.BeforeCreate)
 	art, err := spec.Create(ctx, env, key)
 	crashpoint.Hit(crashpoint.AfterCreate)
-	if err == nil {
-		done, err := e.finish(key, entry.Fence, ledger.Done, string(Created), art, "")
-		if err != nil {
-			return nil, err
-		}
-		r := resultOf(done, Created)
-		r.Warning = art.Warning
-		return r, nil
+	if err != nil {
+		return e.createFailed(ctx, env, entry, spec, err)
 	}
-	var ce *ghcheck.CreateError
-	class := ghcheck.ClassMaybe
+	done, err := e.finish(key, entry.Fence, ledger.Done, string(Created), art, "")
+	if err != nil {
+		return nil, err
+	}
+	r := resultOf(done, Created)
+	r.Warning = art.Warning
+	return r, nil
+}
+
+// createFailed settles a create's error by its class: an artifact that
+// already exists is adopted if it is ours; a refusal (nothing made) fails
+// the entry; anything else may have taken effect and stays attempting.
+func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry, spec Spec, err error) (*Result, error) {
+	key := entry.Key
+	var ce *effect.CreateError
+	class := effect.ClassMaybe
 	if errors.As(err, &ce) {
 		class = ce.Class
 	}
 	switch class {
-	case ghcheck.ClassExists:
+	case effect.ClassExists:
 		// GitHub refused a duplicate: adopt it if it is ours.
 		res := find(ctx, env, key, spec, nil)
 		switch res.State {
-		case ghcheck.Found:
+		case effect.Found:
 			return e.adopt(ctx, env, key, entry.Fence, spec, res.Artifact)
-		case ghcheck.Absent, ghcheck.Conflict:
+		case effect.Absent, effect.Conflict:
 			cerr := fmt.Errorf("%w; and no artifact of ours carries key %s", err, key)
-			_, _ = e.finish(key, entry.Fence, ledger.Failed, "", ghcheck.Artifact{}, cerr.Error())
+			_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, cerr.Error())
 			return nil, &ConflictError{Key: key, Err: cerr}
 		default:
-			_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, errText(res.Err))
+			_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
 			return nil, &UnconfirmedError{Key: key, Err: res.Err, Hint: rerunHint}
 		}
-	case ghcheck.ClassRefused, ghcheck.ClassNotSent:
-		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", ghcheck.Artifact{}, err.Error())
+	case effect.ClassRefused, effect.ClassNotSent:
+		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
 		return nil, fmt.Errorf("create %s: %w (nothing was created; a rerun will try again)", spec.Kind(), err)
 	default:
-		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
+		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("create %s may have taken effect: %w", spec.Kind(), err), Hint: rerunHint}
 	}
 }
-
-const rerunHint = "The entry stays \"attempting\": rerun the same command, or run `ghonce reconcile`, to settle it against GitHub before anything is created again."
 
 // letInFlightLand waits, before looking, until cfg.Settle has passed since the
 // attempt this claim took over last wrote to the ledger: its requests in
@@ -440,22 +400,22 @@ func (e *Engine) letInFlightLand(ctx context.Context, c *ledger.Claim) error {
 // description's in one look-up, sharing the requests that depend only on
 // the key (a PR's label and newest-PR reads).
 type priorFinder interface {
-	FindWithPrior(ctx context.Context, env *Env, key string, prior Spec) ghcheck.Result
+	FindWithPrior(ctx context.Context, env *Env, key string, prior Spec) effect.Result
 }
 
 // find asks for spec's artifact, then for prior's (the description an
 // earlier attempt stored). Found wins; otherwise unknown or conflict wins
 // over absent, so absence is only reported when both looks are sure.
-func find(ctx context.Context, env *Env, key string, spec, prior Spec) ghcheck.Result {
+func find(ctx context.Context, env *Env, key string, spec, prior Spec) effect.Result {
 	if pf, ok := spec.(priorFinder); ok && prior != nil {
 		return pf.FindWithPrior(ctx, env, key, prior)
 	}
 	res := spec.Find(ctx, env, key)
-	if res.State == ghcheck.Found || prior == nil {
+	if res.State == effect.Found || prior == nil {
 		return res
 	}
 	pres := prior.Find(ctx, env, key)
-	if pres.State == ghcheck.Found || res.State == ghcheck.Absent {
+	if pres.State == effect.Found || res.State == effect.Absent {
 		return pres
 	}
 	return res
@@ -463,7 +423,7 @@ func find(ctx context.Context, env *Env, key string, spec, prior Spec) ghcheck.R
 
 // adopt records an artifact found on GitHub as this key's, done, after
 // mending the tags a crash may have left off it.
-func (e *Engine) adopt(ctx context.Context, env *Env, key string, fence int64, spec Spec, art ghcheck.Artifact) (*Result, error) {
+func (e *Engine) adopt(ctx context.Context, env *Env, key string, fence int64, spec Spec, art effect.Artifact) (*Result, error) {
 	warning := mend(ctx, env, key, spec, art)
 	done, err := e.finish(key, fence, ledger.Done, string(Found), art, "")
 	if err != nil {
@@ -479,10 +439,10 @@ func (e *Engine) adopt(ctx context.Context, env *Env, key string, fence int64, s
 // artifact found by a run; it never creates one. Reconcile does not mend:
 // it only reads.
 type mender interface {
-	Mend(ctx context.Context, env *Env, key string, art ghcheck.Artifact) (warning string)
+	Mend(ctx context.Context, env *Env, key string, art effect.Artifact) (warning string)
 }
 
-func mend(ctx context.Context, env *Env, key string, spec Spec, art ghcheck.Artifact) string {
+func mend(ctx context.Context, env *Env, key string, spec Spec, art effect.Artifact) string {
 	if m, ok := spec.(mender); ok {
 		return m.Mend(ctx, env, key, art)
 	}
@@ -503,7 +463,7 @@ func (e *Engine) env(repo string, prior ledger.Status) (*Env, error) {
 
 // finish records the end of an attempt. It runs on a context of its own so
 // that a cancelled caller still leaves an accurate ledger behind.
-func (e *Engine) finish(key string, fence int64, st ledger.Status, outcome string, art ghcheck.Artifact, errMsg string) (*ledger.Entry, error) {
+func (e *Engine) finish(key string, fence int64, st ledger.Status, outcome string, art effect.Artifact, errMsg string) (*ledger.Entry, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	why := map[ledger.Status]string{ledger.Done: outcome, ledger.Failed: "refused: nothing was created", ledger.Attempting: "unconfirmed: released for the next run"}[st]

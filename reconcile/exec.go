@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -56,7 +56,7 @@ func (x Exec) Validate(string) error {
 	return nil
 }
 
-func (x Exec) Find(ctx context.Context, env *Env, key string) ghcheck.Result {
+func (x Exec) Find(ctx context.Context, env *Env, key string) effect.Result {
 	if x.Check != "" {
 		var out bytes.Buffer
 		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", x.Check)
@@ -66,23 +66,23 @@ func (x Exec) Find(ctx context.Context, env *Env, key string) ghcheck.Result {
 		var ee *exec.ExitError
 		switch {
 		case err == nil:
-			return ghcheck.Result{State: ghcheck.Found, Artifact: ghcheck.Artifact{Text: strings.TrimSpace(out.String())}}
+			return effect.Result{State: effect.Found, Artifact: effect.Artifact{Text: strings.TrimSpace(out.String())}}
 		case errors.As(err, &ee) && ee.ExitCode() == 1:
-			return ghcheck.Result{State: ghcheck.Absent}
+			return effect.Result{State: effect.Absent}
 		default:
-			return ghcheck.Result{State: ghcheck.Unknown, Err: fmt.Errorf("check %q: %w (exit 0 means it exists, 1 that it does not)", x.Check, err)}
+			return effect.Result{State: effect.Unknown, Err: fmt.Errorf("check %q: %w (exit 0 means it exists, 1 that it does not)", x.Check, err)}
 		}
 	}
 	switch {
 	case env.Prior == ledger.Failed, env.Prior == "" && !env.LedgerNew:
-		return ghcheck.Result{State: ghcheck.Absent}
+		return effect.Result{State: effect.Absent}
 	case x.OnUnconfirmed == OnUnconfirmedRetry:
-		return ghcheck.Result{State: ghcheck.Absent}
+		return effect.Result{State: effect.Absent}
 	case env.Prior == "":
-		return ghcheck.Result{State: ghcheck.Unknown, Err: errors.New("the ledger was created by this run, so an earlier ledger may have been lost, and without --check ghonce cannot tell whether this command already ran (create ledgers ahead with `ghonce init`). " +
+		return effect.Result{State: effect.Unknown, Err: errors.New("the ledger was created by this run, so an earlier ledger may have been lost, and without --check ghonce cannot tell whether this command already ran (create ledgers ahead with `ghonce init`). " +
 			"If it did not, run `ghonce resolve " + key + " --retry`; if it did, `ghonce resolve " + key + " --done`; or give --check CMD")}
 	default:
-		return ghcheck.Result{State: ghcheck.Unknown, Err: errors.New("an earlier attempt may have run this command and crashed before recording it; without --check ghonce cannot tell. " +
+		return effect.Result{State: effect.Unknown, Err: errors.New("an earlier attempt may have run this command and crashed before recording it; without --check ghonce cannot tell. " +
 			"If it did not run, `ghonce resolve " + key + " --retry`; if it did, `ghonce resolve " + key + " --done`; for a command safe to repeat, pass --on-unconfirmed retry")}
 	}
 }
@@ -90,7 +90,7 @@ func (x Exec) Find(ctx context.Context, env *Env, key string) ghcheck.Result {
 // Create runs the command. Exit 0 is success; a non-zero exit is the
 // command's own word that it did not succeed (failed, retried by a later
 // run); death by a signal is "maybe".
-func (x Exec) Create(ctx context.Context, env *Env, key string) (ghcheck.Artifact, error) {
+func (x Exec) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
 	cmd := exec.CommandContext(ctx, x.Argv[0], x.Argv[1:]...)
 	cmd.Env = append(os.Environ(), "GHONCE_KEY="+key)
 	cmd.Stdin = nil
@@ -105,15 +105,15 @@ func (x Exec) Create(ctx context.Context, env *Env, key string) (ghcheck.Artifac
 	err := cmd.Run()
 	runtime.UnlockOSThread()
 	if err == nil {
-		return ghcheck.Artifact{}, nil
+		return effect.Artifact{}, nil
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return ghcheck.Artifact{}, &ghcheck.CreateError{Class: ghcheck.ClassMaybe, Err: fmt.Errorf("run %s: killed by %v", x.Argv[0], ws.Signal())}
+			return effect.Artifact{}, &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: killed by %v", x.Argv[0], ws.Signal())}
 		}
-		return ghcheck.Artifact{}, &ghcheck.CreateError{Class: ghcheck.ClassRefused, Err: fmt.Errorf("run %s: exit status %d", x.Argv[0], ee.ExitCode())}
+		return effect.Artifact{}, &effect.CreateError{Class: effect.ClassRefused, Err: fmt.Errorf("run %s: exit status %d", x.Argv[0], ee.ExitCode())}
 	}
 	// The command could not be started: nothing ran.
-	return ghcheck.Artifact{}, &ghcheck.CreateError{Class: ghcheck.ClassNotSent, Err: fmt.Errorf("run %s: %w", x.Argv[0], err)}
+	return effect.Artifact{}, &effect.CreateError{Class: effect.ClassNotSent, Err: fmt.Errorf("run %s: %w", x.Argv[0], err)}
 }

@@ -2,11 +2,11 @@ package reconcile
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -45,26 +45,26 @@ func (p PR) Validate(key string) error {
 	}
 	return validateText(key, p.Body, p.Labels)
 }
-func (p PR) Find(ctx context.Context, env *Env, key string) ghcheck.Result {
+func (p PR) Find(ctx context.Context, env *Env, key string) effect.Result {
 	return p.FindWithPrior(ctx, env, key, nil)
 }
 
 // FindWithPrior looks on this run's head and on the head an earlier attempt
 // stored, in one FindPR: the label and newest-PR reads are made once.
-func (p PR) FindWithPrior(ctx context.Context, env *Env, key string, prior Spec) ghcheck.Result {
+func (p PR) FindWithPrior(ctx context.Context, env *Env, key string, prior Spec) effect.Result {
 	q := ghcheck.PRQuery{Key: key, Base: p.Base, Heads: []string{p.Head}}
 	if old, ok := prior.(*PR); ok && old.Base == p.Base {
 		q.Heads = append(q.Heads, old.Head)
 	}
 	return env.GitHub.FindPR(ctx, env.Repo, q)
 }
-func (p PR) Create(ctx context.Context, env *Env, key string) (ghcheck.Artifact, error) {
+func (p PR) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
 	return env.GitHub.CreatePR(ctx, env.Repo, key, ghcheck.NewPR{Base: p.Base, Head: p.Head, Title: p.Title, Body: p.Body, Draft: p.Draft, Labels: p.Labels})
 }
 
 // Mend adds the labels a crash between creating the PR and labelling it
 // left off.
-func (p PR) Mend(ctx context.Context, env *Env, key string, art ghcheck.Artifact) string {
+func (p PR) Mend(ctx context.Context, env *Env, key string, art effect.Artifact) string {
 	return env.GitHub.MendPRLabels(ctx, env.Repo, art, key, p.Labels)
 }
 
@@ -83,10 +83,10 @@ func (i Issue) Validate(key string) error {
 	}
 	return validateText(key, i.Body, i.Labels)
 }
-func (i Issue) Find(ctx context.Context, env *Env, key string) ghcheck.Result {
+func (i Issue) Find(ctx context.Context, env *Env, key string) effect.Result {
 	return env.GitHub.FindIssue(ctx, env.Repo, key)
 }
-func (i Issue) Create(ctx context.Context, env *Env, key string) (ghcheck.Artifact, error) {
+func (i Issue) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
 	return env.GitHub.CreateIssue(ctx, env.Repo, key, ghcheck.NewIssue{Title: i.Title, Body: i.Body, Labels: i.Labels})
 }
 
@@ -109,10 +109,10 @@ func (c Comment) Validate(key string) error {
 	}
 	return validateText(key, c.Body, nil)
 }
-func (c Comment) Find(ctx context.Context, env *Env, key string) ghcheck.Result {
+func (c Comment) Find(ctx context.Context, env *Env, key string) effect.Result {
 	return env.GitHub.FindComment(ctx, env.Repo, c.Number, key)
 }
-func (c Comment) Create(ctx context.Context, env *Env, key string) (ghcheck.Artifact, error) {
+func (c Comment) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
 	return env.GitHub.CreateComment(ctx, env.Repo, c.Number, key, c.Body)
 }
 
@@ -129,15 +129,15 @@ func (b Branch) Validate(string) error {
 	if err := taskkey.CheckBranchName(b.Name); err != nil {
 		return err
 	}
-	if !isSHA(b.SHA) {
+	if !taskkey.IsCommitSHA(b.SHA) {
 		return fmt.Errorf("invalid commit %q: want a 40-character hex SHA (or use --from REF)", b.SHA)
 	}
 	return nil
 }
-func (b Branch) Find(ctx context.Context, env *Env, _ string) ghcheck.Result {
+func (b Branch) Find(ctx context.Context, env *Env, _ string) effect.Result {
 	return env.GitHub.FindBranch(ctx, env.Repo, b.Name, b.SHA)
 }
-func (b Branch) Create(ctx context.Context, env *Env, _ string) (ghcheck.Artifact, error) {
+func (b Branch) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
 	return env.GitHub.CreateBranch(ctx, env.Repo, b.Name, b.SHA)
 }
 
@@ -164,35 +164,11 @@ func (f File) Validate(string) error {
 	}
 	return nil
 }
-func (f File) Find(ctx context.Context, env *Env, _ string) ghcheck.Result {
+func (f File) Find(ctx context.Context, env *Env, _ string) effect.Result {
 	return env.GitHub.FindFile(ctx, env.Repo, f.Branch, f.Path, f.Content)
 }
-func (f File) Create(ctx context.Context, env *Env, _ string) (ghcheck.Artifact, error) {
+func (f File) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
 	return env.GitHub.PutFile(ctx, env.Repo, f.Branch, f.Path, f.Message, f.Content)
-}
-
-// kinds maps each kind's name to a new, empty description of it: the one
-// list of kinds, used to read payloads back from the ledger.
-var kinds = map[string]func() Spec{
-	PR{}.Kind():      func() Spec { return &PR{} },
-	Issue{}.Kind():   func() Spec { return &Issue{} },
-	Comment{}.Kind(): func() Spec { return &Comment{} },
-	Branch{}.Kind():  func() Spec { return &Branch{} },
-	File{}.Kind():    func() Spec { return &File{} },
-	Exec{}.Kind():    func() Spec { return &Exec{} },
-}
-
-// DecodeSpec rebuilds the Spec of a kind from its stored payload.
-func DecodeSpec(kind string, payload []byte) (Spec, error) {
-	mk, ok := kinds[kind]
-	if !ok {
-		return nil, fmt.Errorf("decode payload: unknown kind %q (written by a newer ghonce?)", kind)
-	}
-	s := mk()
-	if err := json.Unmarshal(payload, s); err != nil {
-		return nil, fmt.Errorf("decode %s payload: %w", kind, err)
-	}
-	return s, nil
 }
 
 func validateText(key, body string, labels []string) error {
@@ -214,16 +190,4 @@ func cutOwner(head string) (owner, branch string, ok bool) {
 		}
 	}
 	return "", head, false
-}
-
-func isSHA(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
-			return false
-		}
-	}
-	return true
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -80,41 +80,41 @@ func (e *Engine) settle(ctx context.Context, ent *ledger.Entry) (Settlement, err
 	}
 	fence := c.Entry.Fence
 	if err := e.letInFlightLand(ctx, c); err != nil {
-		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
+		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		return s, err
 	}
 	spec, err := DecodeSpec(ent.Kind, ent.Payload)
 	if err != nil {
-		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
+		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		s.Why = err.Error()
 		return s, nil
 	}
 	env, err := e.env(ent.Repo, ledger.Attempting)
 	if err != nil {
-		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", ghcheck.Artifact{}, err.Error())
+		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		s.Why = err.Error()
 		return s, nil
 	}
 	res := spec.Find(ctx, env, ent.Key)
 	switch res.State {
-	case ghcheck.Found:
+	case effect.Found:
 		done, err := e.finish(ent.Key, fence, ledger.Done, string(Found), res.Artifact, "")
 		if err != nil {
 			return s, err
 		}
 		s.To, s.Number, s.URL, s.Why = ledger.Done, done.Ref.Number, done.Ref.URL, "found on GitHub"
-	case ghcheck.Absent:
-		if _, err := e.finish(ent.Key, fence, ledger.Failed, "", ghcheck.Artifact{}, "reconcile: not found; the next run creates it"); err != nil {
+	case effect.Absent:
+		if _, err := e.finish(ent.Key, fence, ledger.Failed, "", effect.Artifact{}, "reconcile: not found; the next run creates it"); err != nil {
 			return s, err
 		}
 		s.To, s.Why = ledger.Failed, "not found: the next run will create it"
-	case ghcheck.Conflict:
-		if _, err := e.finish(ent.Key, fence, ledger.Failed, "", ghcheck.Artifact{}, res.Err.Error()); err != nil {
+	case effect.Conflict:
+		if _, err := e.finish(ent.Key, fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error()); err != nil {
 			return s, err
 		}
 		s.To, s.Why = ledger.Failed, res.Err.Error()
 	default:
-		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", ghcheck.Artifact{}, errText(res.Err))
+		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
 		s.Why = errText(res.Err)
 	}
 	return s, nil

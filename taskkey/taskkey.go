@@ -229,6 +229,21 @@ func Slug(s string, max int) string {
 	return strings.Trim(out, "-")
 }
 
+// IsCommitSHA reports whether s is a full commit SHA as GitHub writes it:
+// 40 lowercase hex digits. Callers that accept a user's SHA lowercase it
+// first, or refuse it.
+func IsCommitSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // CheckBranchName reports why name is not a valid branch name under
 // git check-ref-format's rules, or nil.
 func CheckBranchName(name string) error {

@@ -38,12 +38,11 @@ const exitCodesHelp = `Exit codes:
 
 // IO is what a command may touch of the outside world.
 type IO struct {
-	In             io.Reader
-	Out, Err       io.Writer
-	Getenv         func(string) string
-	Now            func() time.Time
-	Executable     func() (string, error) // for demo, which re-runs this binary
-	ExtraClientEnv []string               // test hook: nothing in the product sets it
+	In         io.Reader
+	Out, Err   io.Writer
+	Getenv     func(string) string
+	Now        func() time.Time
+	Executable func() (string, error) // for demo, which re-runs this binary
 }
 
 // System returns the process's real IO.
@@ -168,8 +167,8 @@ Environment:
 
 	f := &factory{sys: sys, g: g}
 	root.AddCommand(
-		newPRCmd(f), newIssueCmd(f), newBranchCmd(f), newFileCmd(f), newExecCmd(f),
-		newInitCmd(f), newReconcileCmd(f), newResolveCmd(f), newStatusCmd(f), newKeyCmd(f), newDemoCmd(f),
+		newCmdPR(f), newCmdIssue(f), newCmdBranch(f), newCmdFile(f), newCmdExec(f, nil),
+		newCmdInit(f, nil), newCmdReconcile(f, nil), newCmdResolve(f, nil), newCmdStatus(f, nil), newCmdKey(f, nil), newCmdDemo(f, nil),
 	)
 	return root
 }
@@ -194,6 +193,25 @@ func (g *global) taskOrEnv(getenv func(string) string) (string, error) {
 		return "", usagef("no task: pass --task ID or set GHONCE_TASK (an id that names the work, never a time or a random value)")
 	}
 	return t, nil
+}
+
+// filterHelp tells the ledger verbs' users where their filters come from.
+const filterHelp = `
+Only --repo and --task narrow it. GH_REPO, GITHUB_REPOSITORY and GHONCE_TASK
+name the action an acting verb performs; they never narrow a view of the
+ledger, which would hide entries without a word (a guarded command's entry
+has no repository, and GitHub Actions sets GITHUB_REPOSITORY on every run).
+`
+
+// filter is the entry filter of the ledger verbs (reconcile, status), from
+// --repo and --task only: see filterHelp.
+func (g *global) filter() (reconcile.Filter, error) {
+	if g.repo != "" {
+		if _, err := parseRepo(g.repo); err != nil {
+			return reconcile.Filter{}, err
+		}
+	}
+	return reconcile.Filter{Repo: g.repo, Task: g.task}, nil
 }
 
 func (g *global) stepOr(def string) string {

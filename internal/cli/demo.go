@@ -25,8 +25,15 @@ const (
 	demoTask  = "ISSUE-42"
 )
 
-func newDemoCmd(f *factory) *cobra.Command {
-	var crashes int
+// demoOptions is `ghonce demo`.
+type demoOptions struct {
+	f       *factory
+	ctx     context.Context
+	Crashes int
+}
+
+func newCmdDemo(f *factory, runF func(*demoOptions) error) *cobra.Command {
+	opts := &demoOptions{f: f}
 	c := &cobra.Command{
 		Use:   "demo",
 		Short: "Play the duplicate-PR story against the built-in fake GitHub (no token, no network)",
@@ -41,17 +48,19 @@ ghonce, as real 'ghonce pr create' processes killed with SIGKILL at the same
 moment: the restart finds the first pull request and records it; one PR.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if crashes < 1 || crashes > 10 {
-				return usagef("invalid --crashes %d: want 1 to 10", crashes)
-			}
-			return runDemo(c.Context(), f.sys, crashes)
+			opts.ctx = c.Context()
+			return runOr(opts, runF, demoRun)
 		},
 	}
-	c.Flags().IntVar(&crashes, "crashes", 2, "how many times the agent is killed before a run completes")
+	c.Flags().IntVar(&opts.Crashes, "crashes", 2, "how many times the agent is killed before a run completes")
 	return c
 }
 
-func runDemo(ctx context.Context, sys IO, crashes int) error {
+func demoRun(opts *demoOptions) error {
+	ctx, sys, crashes := opts.ctx, opts.f.sys, opts.Crashes
+	if crashes < 1 || crashes > 10 {
+		return usagef("invalid --crashes %d: want 1 to 10", crashes)
+	}
 	out := sys.Out
 	fmt.Fprintf(out, "ghonce demo: an agent opens a PR for %s and is killed right after GitHub creates it, %d times.\n\n", demoTask, crashes)
 
@@ -153,7 +162,6 @@ func demoGhonce(ctx context.Context, sys IO, crashes int) ([]fixtures.PR, []stri
 		return true
 	}
 	env := append(harness.CleanEnv(), "GH_TOKEN="+demoToken, "GITHUB_API_URL="+s.URL())
-	env = append(env, sys.ExtraClientEnv...)
 	var lines []string
 	for attempt := 1; attempt <= crashes+1; attempt++ {
 		head := pushBranch(s, attempt)

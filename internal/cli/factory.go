@@ -58,27 +58,24 @@ func (f *factory) openLedger(ctx context.Context) (*store.Opened, error) {
 	return l, err
 }
 
-// engine opens the ledger and, when withGitHub, the GitHub client, and
-// returns an engine with a closer for the ledger.
-func (f *factory) engine(ctx context.Context, withGitHub bool, stdout io.Writer) (*reconcile.Engine, ledger.Ledger, func(), error) {
-	var gh *ghcheck.Client
-	if withGitHub {
-		var err error
-		if gh, err = f.github(); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	l, err := f.openLedger(ctx)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	e := reconcile.New(reconcile.Config{
+// engine returns an engine on the open ledger l; gh is nil for guarded
+// commands, which do not touch GitHub.
+func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer) *reconcile.Engine {
+	return reconcile.New(reconcile.Config{
 		// A flag's 0 means "not at all"; the engine reads 0 as its default.
 		Ledger: l, GitHub: gh, LedgerNew: l.Created, Wait: zeroIsOff(f.g.wait), Settle: zeroIsOff(f.g.settle),
 		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err,
 		Logf: func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce: "+format+"\n", args...) },
 	})
-	return e, l, func() { _ = l.Close() }, nil
+}
+
+// parseRepo parses --repo; a malformed one is a usage error.
+func parseRepo(s string) (ghcheck.Repo, error) {
+	r, err := ghcheck.ParseRepo(s)
+	if err != nil {
+		return r, &usageError{err}
+	}
+	return r, nil
 }
 
 // zeroIsOff maps a flag's 0 (and any negative value) to the engine's "off".

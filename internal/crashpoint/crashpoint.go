@@ -6,8 +6,5 @@
 // and compiles away.
 package crashpoint
 
-// Enabled reports whether this binary was built with crash points.
-const Enabled = false
-
 // Hit is a named crash point. Without the build tag it does nothing.
 func Hit(string) {}

@@ -10,9 +10,6 @@ import (
 	"syscall"
 )
 
-// Enabled reports whether this binary was built with crash points.
-const Enabled = true
-
 var at = os.Getenv("GHONCE_CRASH_AT")
 
 // Hit kills the process if GHONCE_CRASH_AT names this point.

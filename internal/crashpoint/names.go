@@ -11,6 +11,3 @@ const (
 	// InFinish: inside the ledger transaction that records the outcome, before it commits.
 	InFinish = "in-finish"
 )
-
-// All lists every crash point.
-var All = []string{AfterClaim, BeforeCreate, AfterCreate, InFinish}

@@ -15,7 +15,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
@@ -157,13 +156,4 @@ func CleanEnv() []string {
 		env = append(env, kv)
 	}
 	return env
-}
-
-// Signaled reports whether err (from exec) is a death by signal.
-func Signaled(ps *os.ProcessState) bool {
-	if ps == nil {
-		return false
-	}
-	ws, ok := ps.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled()
 }

@@ -17,6 +17,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3" // another program's database, for a case
 
+	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -207,7 +208,7 @@ func badCases(m *matrix) []badCase {
 
 // badInput runs every case once.
 func (m *matrix) badInput(ctx context.Context) ([]*row, error) {
-	w, err := m.newWorld("bad", fixtureOptions())
+	w, err := m.newWorld("bad", fixtures.Options{})
 	if err != nil {
 		return nil, err
 	}

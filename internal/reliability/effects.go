@@ -32,10 +32,10 @@ type effects struct {
 	orphan chan string
 }
 
-func newEffects(w *world) (*effects, error) {
+func newEffects(w *world) *effects {
 	fx := &effects{w: w, counts: map[string]int{}, posted: make(chan string, 1024), orphan: make(chan string, 1)}
 	fx.srv = httptest.NewServer(http.HandlerFunc(fx.serve))
-	return fx, nil
+	return fx
 }
 
 func (fx *effects) url() string { return fx.srv.URL + "/effect" }

@@ -114,7 +114,10 @@ func (m *matrix) killPoints(ctx context.Context, k *kind, runs int) ([]*row, err
 				if err != nil {
 					return nil, err
 				}
-				if to.kills != 1 || len(to.outs) == 0 || !to.outs[0].Killed {
+				switch {
+				case len(to.outs) == 0:
+					r.errorf("%s: no run ran", t.task)
+				case to.kills != 1 || !to.outs[0].Killed:
 					r.errorf("%s: the first run was not killed at the point (exit %d: %s)", t.task, to.outs[0].Exit, cause(to.outs[0].Stderr))
 				}
 				r.add(to)
@@ -164,8 +167,10 @@ func (m *matrix) killPoints(ctx context.Context, k *kind, runs int) ([]*row, err
 			if between == 0 {
 				expect(r, k)
 			} else {
+				// Duplicates here are the measurement: expect is not
+				// called, so r.dups does not fail the row. A lost
+				// artifact or a failed confirmation still does.
 				r.finding = true
-				r.errs = nil // duplicates here are the measurement
 				r.note(fmt.Sprintf("README, Limits: with the ledger lost, a PR that never got its label is found among the %d newest PRs only", ghcheck.RecentPRs))
 			}
 			rows = append(rows, r)
@@ -255,7 +260,11 @@ func (w *world) orphanRow(ctx context.Context, runs int) (*row, error) {
 			return nil, err
 		}
 		if to.attempts < 2 {
-			r.errorf("%s: no rerun ran (exit %d)", t.task, to.outs[0].Exit)
+			exit := "no run"
+			if len(to.outs) > 0 {
+				exit = fmt.Sprintf("exit %d", to.outs[0].Exit)
+			}
+			r.errorf("%s: no rerun ran (%s)", t.task, exit)
 		}
 		r.add(to)
 	}

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ghonce/ghonce/fixtures"
 )
 
 const racers = 16
@@ -29,7 +31,7 @@ func (m *matrix) races(ctx context.Context) ([]*row, error) {
 	// One kind at a time: 16 processes are enough for two cores.
 	var rows []*row
 	for _, rk := range raceKinds {
-		w, err := m.newWorld("race-"+rk.name, fixtureOptions())
+		w, err := m.newWorld("race-"+rk.name, fixtures.Options{})
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/ghonce/ghonce/fixtures"
 )
 
 // latencies are the fake's answer delays the randomised loop draws from.
@@ -42,7 +44,7 @@ func (m *matrix) randomKills(ctx context.Context, seed int64) ([]*row, []string,
 }
 
 func (m *matrix) randomKind(ctx context.Context, k *kind, rng *rand.Rand) (*row, string, error) {
-	w, err := m.newWorld("random-"+k.name, fixtureOptions())
+	w, err := m.newWorld("random-"+k.name, fixtures.Options{})
 	if err != nil {
 		return nil, "", err
 	}

@@ -143,12 +143,7 @@ func (m *matrix) newWorld(name string, opts fixtures.Options) (*world, error) {
 	s.SetRef(owner, repo, docsBranch, w.main)
 	s.OnCommit(w.onCommit)
 	s.BeforeWrite(w.beforeWrite)
-	fx, err := newEffects(w)
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	w.fx = fx
+	w.fx = newEffects(w)
 	return w, nil
 }
 
@@ -374,6 +369,3 @@ func removeLedger(path string) error {
 	}
 	return nil
 }
-
-// fixtureOptions are the fake's options for a world.
-func fixtureOptions() fixtures.Options { return fixtures.Options{} }

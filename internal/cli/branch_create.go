@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// branchCreateOptions is `ghonce branch create`.
+type branchCreateOptions struct {
+	f      *factory
+	ctx    context.Context
+	Branch reconcile.Branch
+	From   string // a ref to resolve on GitHub instead of --sha
+}
+
+func newCmdBranchCreate(f *factory, runF func(*branchCreateOptions) error) *cobra.Command {
+	opts := &branchCreateOptions{f: f}
+	c := &cobra.Command{
+		Use:   "create NAME (--sha SHA | --from REF)",
+		Short: "Create a branch once per (task, step)",
+		Long: `Create a branch once per (task, step, repository, name).
+
+The branch is found by an exact ref read. If it exists at the intended commit,
+or at a commit that descends from it, it counts as done; a branch of that name
+at an unrelated commit is someone else's: exit 1, never adopted.
+
+` + exitCodesHelp,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.ctx = c.Context()
+			opts.Branch.Name = args[0]
+			return runOr(opts, runF, branchCreateRun)
+		},
+	}
+	c.Flags().StringVar(&opts.Branch.SHA, "sha", "", "commit the branch points at")
+	c.Flags().StringVar(&opts.From, "from", "", "branch, tag or commit to start from (resolved on GitHub)")
+	return c
+}
+
+func branchCreateRun(opts *branchCreateOptions) error {
+	b := opts.Branch
+	if (b.SHA == "") == (opts.From == "") {
+		return usagef("give exactly one of --sha SHA or --from REF")
+	}
+	if opts.From != "" {
+		sha, err := resolveFrom(opts.ctx, opts.f, opts.From)
+		if err != nil {
+			return err
+		}
+		b.SHA = sha
+	}
+	return runAction(opts.ctx, actOptions{f: opts.f, defStep: "branch-create", needRepo: true, spec: b})
+}
+
+// resolveFrom resolves --from REF to a commit SHA on GitHub.
+func resolveFrom(ctx context.Context, f *factory, ref string) (string, error) {
+	repo, err := f.g.repoOrEnv(f.sys.Getenv)
+	if err != nil {
+		return "", err
+	}
+	r, err := parseRepo(repo)
+	if err != nil {
+		return "", err
+	}
+	gh, err := f.github()
+	if err != nil {
+		return "", err
+	}
+	sha, err := gh.ResolveCommit(ctx, r, ref)
+	if err != nil {
+		return "", fmt.Errorf("resolve --from %s: %w", ref, err)
+	}
+	return sha, nil
+}

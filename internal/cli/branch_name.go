@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// branchNameOptions is `ghonce branch name`.
+type branchNameOptions struct {
+	f *factory
+}
+
+func newCmdBranchName(f *factory, runF func(*branchNameOptions) error) *cobra.Command {
+	opts := &branchNameOptions{f: f}
+	return &cobra.Command{
+		Use:   "name --task T [--step S]",
+		Short: "Print a deterministic branch name for a task, for agents that push with git",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runOr(opts, runF, branchNameRun)
+		},
+	}
+}
+
+func branchNameRun(opts *branchNameOptions) error {
+	f := opts.f
+	task, err := f.g.taskOrEnv(f.sys.Getenv)
+	if err != nil {
+		return err
+	}
+	repo, _ := f.g.repoOrEnv(f.sys.Getenv)
+	fmt.Fprintln(f.sys.Out, taskkey.BranchName(taskkey.Identity{Task: task, Step: f.g.stepOr("branch"), Kind: "branch", Repo: repo}))
+	return nil
+}

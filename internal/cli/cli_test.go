@@ -1,0 +1,244 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// These tests run the CLI in process through the injected IO: buffers for
+// the streams, a map for the environment, and the fake GitHub on loopback.
+// What only a real process shows (SIGKILL, exit status, a real stdin) is
+// tested by cmd/ghonce.
+
+const (
+	testOwner = "octo-org"
+	testName  = "hello-world"
+	testRepo  = testOwner + "/" + testName
+	testLogin = "agent-bot"
+	// testToken is a placeholder the fake accepts, not a credential.
+	testToken = "tok-cli-test"
+)
+
+type cliWorld struct {
+	t      *testing.T
+	fake   *fixtures.Server
+	ledger string
+	env    map[string]string
+}
+
+func newCLIWorld(t *testing.T) *cliWorld {
+	t.Helper()
+	fake := fixtures.NewServer(fixtures.Options{})
+	t.Cleanup(fake.Close)
+	fake.AddUser(testLogin, testToken)
+	fake.AddRepo(testOwner, testName, "main")
+	ledger := filepath.Join(t.TempDir(), "ledger.db")
+	return &cliWorld{t: t, fake: fake, ledger: ledger, env: map[string]string{
+		"GH_TOKEN": testToken, "GITHUB_API_URL": fake.URL(), "GHONCE_LEDGER": ledger,
+	}}
+}
+
+type cliRun struct {
+	code           int
+	stdout, stderr string
+}
+
+// run runs ghonce args with stdin and w.env plus extra ("KEY=" unsets KEY).
+func (w *cliWorld) run(stdin string, extra map[string]string, args ...string) cliRun {
+	env := map[string]string{}
+	for k, v := range w.env {
+		env[k] = v
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	var out, errb bytes.Buffer
+	sys := IO{
+		In: strings.NewReader(stdin), Out: &out, Err: &errb,
+		Getenv: func(k string) string { return env[k] }, Now: time.Now, Executable: os.Executable,
+	}
+	code := Main(context.Background(), args, sys)
+	return cliRun{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+func TestActingVerbsInProcess(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	dir := t.TempDir()
+	bodyFile := filepath.Join(dir, "body.md")
+	if err := os.WriteFile(bodyFile, []byte("from a file"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		stdin   string
+		env     map[string]string
+		args    []string
+		code    int
+		outcome reconcile.Outcome // with --json; "" for no JSON check
+		stdout  string            // a substring of stdout, for non-JSON runs
+		stderr  string            // a substring of stderr
+	}{
+		{name: "issue from --body", args: []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json", "--repo", testRepo}, outcome: reconcile.Created},
+		{name: "the same again is skipped", args: []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json", "--repo", testRepo}, outcome: reconcile.Skipped},
+		{name: "body from stdin", stdin: "piped body", args: []string{"issue", "create", "--task", "T2", "--title", "t", "--body-file", "-", "--repo", testRepo}, stdout: "/issues/", stderr: "created issue"},
+		{name: "body from a file", args: []string{"issue", "create", "--task", "T3", "--title", "t", "-F", bodyFile, "--repo", testRepo, "--json"}, outcome: reconcile.Created},
+		{name: "missing body file", args: []string{"issue", "create", "--task", "T4", "--title", "t", "-F", filepath.Join(dir, "nope"), "--repo", testRepo}, code: ExitUsage, stderr: "read --body-file"},
+		{name: "task and repo from the environment", env: map[string]string{"GHONCE_TASK": "T5", "GH_REPO": testRepo}, args: []string{"issue", "create", "--title", "t", "--body", "b", "--json"}, outcome: reconcile.Created},
+		{name: "no task", args: []string{"issue", "create", "--title", "t", "--body", "b", "--repo", testRepo}, code: ExitUsage, stderr: "GHONCE_TASK"},
+		{name: "bad repo", args: []string{"issue", "create", "--task", "T6", "--title", "t", "--body", "b", "--repo", "not-a-repo"}, code: ExitUsage, stderr: "OWNER/NAME"},
+		{name: "no token", env: map[string]string{"GH_TOKEN": ""}, args: []string{"issue", "create", "--task", "T7", "--title", "t", "--body", "b", "--repo", testRepo}, code: ExitUsage, stderr: "GITHUB_TOKEN"},
+		{name: "file content from stdin", stdin: "hello\n", args: []string{"file", "put", "README.md", "--task", "T8", "--branch", "main", "-m", "add", "--content-file", "-", "--repo", testRepo, "--json"}, outcome: reconcile.Created},
+		{name: "file content from a missing file", args: []string{"file", "put", "README.md", "--task", "T9", "--branch", "main", "-m", "add", "--content-file", filepath.Join(dir, "nope"), "--repo", testRepo}, code: ExitUsage, stderr: "read --content-file"},
+		{name: "both content flags", args: []string{"file", "put", "README.md", "--task", "T10", "--branch", "main", "-m", "add", "--content", "x", "--content-file", bodyFile, "--repo", testRepo}, code: ExitUsage, stderr: "only one of"},
+		{name: "bad comment number", args: []string{"pr", "comment", "x", "--task", "T11", "--body", "b", "--repo", testRepo}, code: ExitUsage, stderr: "invalid number"},
+		{name: "upper-case sha is refused", args: []string{"branch", "create", "feature", "--task", "T12", "--sha", strings.Repeat("A", 40), "--repo", testRepo}, code: ExitUsage, stderr: "invalid commit"},
+		{name: "exec needs no token or repo", env: map[string]string{"GH_TOKEN": ""}, args: []string{"exec", "--task", "T13", "--step", "s", "--check", "false", "--json", "--", "true"}, outcome: reconcile.Created},
+	} {
+		o := w.run(tc.stdin, tc.env, tc.args...)
+		if o.code != tc.code {
+			t.Errorf("%s: exit %d, want %d; stderr: %s", tc.name, o.code, tc.code, o.stderr)
+			continue
+		}
+		if !strings.Contains(o.stderr, tc.stderr) {
+			t.Errorf("%s: stderr %q does not say %q", tc.name, o.stderr, tc.stderr)
+		}
+		if tc.code != 0 && o.stdout != "" {
+			t.Errorf("%s: a failed run printed on stdout: %q", tc.name, o.stdout)
+		}
+		if !strings.Contains(o.stdout, tc.stdout) {
+			t.Errorf("%s: stdout %q does not contain %q", tc.name, o.stdout, tc.stdout)
+		}
+		if tc.outcome != "" {
+			var r reconcile.Result
+			if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
+				t.Errorf("%s: stdout is not one JSON result: %v: %q", tc.name, err, o.stdout)
+			} else if r.Outcome != tc.outcome {
+				t.Errorf("%s: outcome %q, want %q", tc.name, r.Outcome, tc.outcome)
+			}
+		}
+	}
+	if n := len(w.fake.Issues(testOwner, testName)); n != 4 {
+		t.Errorf("%d issues on the fake, want 4 (T1, T2, T3, T5)", n)
+	}
+	if w.fake.Writes() == 0 {
+		t.Error("no write reached the fake")
+	}
+}
+
+// The ledger verbs filter by --repo and --task only: GHONCE_TASK and GH_REPO
+// name an action, they never hide ledger entries.
+func TestLedgerVerbsIgnoreTheActionEnvironment(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	for _, task := range []string{"A", "B"} {
+		if o := w.run("", nil, "exec", "--task", task, "--step", "s", "--check", "false", "--", "true"); o.code != 0 {
+			t.Fatalf("exec %s: exit %d: %s", task, o.code, o.stderr)
+		}
+	}
+	env := map[string]string{"GHONCE_TASK": "A", "GH_REPO": testRepo, "GITHUB_REPOSITORY": testRepo}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"status sees every task", []string{"status", "--json"}, 2},
+		{"--task narrows it", []string{"status", "--json", "--task", "B"}, 1},
+		{"--repo narrows it", []string{"status", "--json", "--repo", testRepo}, 0},
+	} {
+		o := w.run("", env, tc.args...)
+		if o.code != 0 {
+			t.Errorf("%s: exit %d: %s", tc.name, o.code, o.stderr)
+			continue
+		}
+		var st statusJSON
+		if err := json.Unmarshal([]byte(o.stdout), &st); err != nil {
+			t.Errorf("%s: %v: %q", tc.name, err, o.stdout)
+			continue
+		}
+		if len(st.Entries) != tc.want {
+			t.Errorf("%s: %d entries, want %d", tc.name, len(st.Entries), tc.want)
+		}
+		for _, e := range st.Entries {
+			if e.Status != "done" || e.Kind != "exec" || e.Key == "" {
+				t.Errorf("%s: entry %+v, want a done exec entry with a key", tc.name, e)
+			}
+		}
+	}
+
+	o := w.run("", env, "reconcile", "--json")
+	if o.code != 0 {
+		t.Fatalf("reconcile: exit %d: %s", o.code, o.stderr)
+	}
+	var rc reconcileJSON
+	if err := json.Unmarshal([]byte(o.stdout), &rc); err != nil || rc.Settled == nil || rc.Unsettled != 0 {
+		t.Errorf("reconcile --json = %q (%v), want an empty settled list and 0 unsettled", o.stdout, err)
+	}
+	if o := w.run("", env, "status", "--repo", "bad"); o.code != ExitUsage {
+		t.Errorf("status --repo bad: exit %d, want %d", o.code, ExitUsage)
+	}
+}
+
+// status KEY shows the entry's history; an unknown key is exit 1, a
+// malformed one exit 2.
+func TestStatusKeyHistory(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	o := w.run("", nil, "exec", "--task", "H", "--step", "s", "--check", "false", "--json", "--", "true")
+	var r reconcile.Result
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
+		t.Fatalf("exec: %v: %q %s", err, o.stdout, o.stderr)
+	}
+	o = w.run("", nil, "status", r.Key, "--json")
+	var st statusJSON
+	if err := json.Unmarshal([]byte(o.stdout), &st); err != nil || len(st.Entries) != 1 {
+		t.Fatalf("status KEY --json = %q (%v)", o.stdout, err)
+	}
+	if h := st.Entries[0].History; len(h) < 2 || h[len(h)-1].To != "done" {
+		t.Errorf("history %+v, want at least a claim and the move to done", h)
+	}
+	if o := w.run("", nil, "status", "gho1_"+strings.Repeat("a", 26)); o.code == 0 {
+		t.Errorf("status of an unknown key: exit 0")
+	}
+	if o := w.run("", nil, "status", "nonsense"); o.code != ExitUsage {
+		t.Errorf("status nonsense: exit %d, want %d", o.code, ExitUsage)
+	}
+}
+
+// Each verb's constructor only parses flags into its options; runF sees them.
+func TestFlagsParseIntoOptions(t *testing.T) {
+	t.Parallel()
+	f := &factory{sys: IO{Getenv: func(string) string { return "" }}, g: &global{}}
+	var got *prCreateOptions
+	c := newCmdPRCreate(f, func(o *prCreateOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--base", "main", "--head", "fork:feat", "-t", "T", "-b", "", "-l", "x", "-l", "y", "--draft"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	want := reconcile.PR{Base: "main", Head: "fork:feat", Title: "T", Draft: true, Labels: []string{"x", "y"}}
+	if got == nil || got.PR.Base != want.Base || got.PR.Head != want.Head || got.PR.Title != want.Title || !got.PR.Draft || strings.Join(got.PR.Labels, ",") != "x,y" {
+		t.Fatalf("options %+v, want %+v", got, want)
+	}
+	if !got.Body.set {
+		t.Error("an empty --body did not count as given")
+	}
+
+	var fp *filePutOptions
+	c = newCmdFilePut(f, func(o *filePutOptions) error { fp = o; return nil })
+	c.SetArgs([]string{"a/b.txt", "--branch", "main", "-m", "msg", "--content", ""})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if fp.File.Path != "a/b.txt" || fp.File.Branch != "main" || fp.File.Message != "msg" || !fp.ContentSet {
+		t.Errorf("file put options %+v", fp)
+	}
+}

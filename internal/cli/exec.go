@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// execOptions is `ghonce exec`.
+type execOptions struct {
+	f    *factory
+	ctx  context.Context
+	Exec reconcile.Exec
+	// dashAt is where "--" was among the arguments (-1: absent).
+	dashAt int
+}
+
+func newCmdExec(f *factory, runF func(*execOptions) error) *cobra.Command {
+	opts := &execOptions{f: f}
+	c := &cobra.Command{
+		Use:   "exec --task T --step S [--check CMD] [--on-unconfirmed fail|retry] -- COMMAND [ARGS...]",
+		Short: "Run a command with a side effect ghonce cannot see, once per (task, step)",
+		Long: `Run COMMAND once per (task, step[, target]).
+
+The key is exported to COMMAND (and to --check) as GHONCE_KEY: hand it to a
+service that dedupes on it. --check CMD is your "does it already exist?": exit
+0 yes (its output is stored as the reference), exit 1 no, anything else
+unknown. Without --check, an attempt that a crash left unconfirmed is settled
+by --on-unconfirmed: fail (default: exit 3 and say how to settle it with
+'ghonce resolve') or retry (for commands that are safe to repeat).
+
+` + exitCodesHelp,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.ctx = c.Context()
+			opts.dashAt = c.ArgsLenAtDash()
+			opts.Exec.Argv = args
+			return runOr(opts, runF, execRun)
+		},
+	}
+	c.Flags().StringVar(&opts.Exec.Check, "check", "", "shell command that exits 0 if the effect already exists, 1 if not")
+	c.Flags().StringVar(&opts.Exec.OnUnconfirmed, "on-unconfirmed", reconcile.OnUnconfirmedFail, "what to do when an earlier attempt may have run: fail or retry")
+	c.Flags().StringVar(&opts.Exec.Tgt, "target", "", "narrow the key, e.g. a recipient")
+	return c
+}
+
+func execRun(opts *execOptions) error {
+	if opts.dashAt != 0 {
+		return usagef("put the command after --, e.g. ghonce exec --task T --step S -- ./notify.sh")
+	}
+	return runAction(opts.ctx, actOptions{f: opts.f, needRepo: false, spec: opts.Exec})
+}

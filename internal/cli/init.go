@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+// initOptions is `ghonce init`.
+type initOptions struct {
+	f   *factory
+	ctx context.Context
+}
+
+func newCmdInit(f *factory, runF func(*initOptions) error) *cobra.Command {
+	opts := &initOptions{f: f}
+	return &cobra.Command{
+		Use:   "init [--ledger PATH]",
+		Short: "Create the ledger ahead of the first run, and print its path",
+		Long: `Create the ledger (if it does not exist yet) and print its path on stdout.
+
+Run it once when you set an agent up. A ledger that a run creates itself may
+be replacing one that was lost, so a guarded command ('ghonce exec') without
+--check refuses to run on it (exit 3); a ledger made by 'ghonce init' is
+known to be new. init is idempotent and never changes an existing ledger.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.ctx = c.Context()
+			return runOr(opts, runF, initRun)
+		},
+	}
+}
+
+func initRun(opts *initOptions) error {
+	f := opts.f
+	l, err := f.openLedger(opts.ctx)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	word := "exists"
+	if l.Created {
+		word = "created"
+	}
+	fmt.Fprintf(f.sys.Err, "ghonce: ledger %s\n", word)
+	fmt.Fprintln(f.sys.Out, l.Location)
+	return nil
+}

@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// keyOptions is `ghonce key`.
+type keyOptions struct {
+	f            *factory
+	Kind, Target string
+}
+
+func newCmdKey(f *factory, runF func(*keyOptions) error) *cobra.Command {
+	opts := &keyOptions{f: f}
+	c := &cobra.Command{
+		Use:   "key --task T --step S --kind K [--repo O/R] [--target X]",
+		Short: "Print the key of an action, for scripts",
+		Long: `Print the key ghonce derives for an action. The target is the kind's part of
+the identity: the base branch for pr, the issue number for comment, the branch
+name for branch, BRANCH:PATH for file, --target for exec, empty for issue.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runOr(opts, runF, keyRun)
+		},
+	}
+	c.Flags().StringVar(&opts.Kind, "kind", "pr", "kind: pr, issue, comment, branch, file or exec")
+	c.Flags().StringVar(&opts.Target, "target", "", "the kind's target (see above)")
+	return c
+}
+
+func keyRun(opts *keyOptions) error {
+	f := opts.f
+	task, err := f.g.taskOrEnv(f.sys.Getenv)
+	if err != nil {
+		return err
+	}
+	repo := ""
+	if opts.Kind != "exec" {
+		if repo, err = f.g.repoOrEnv(f.sys.Getenv); err != nil {
+			return err
+		}
+	}
+	id := taskkey.Identity{Task: task, Step: f.g.stepOr(""), Kind: opts.Kind, Repo: repo, Target: opts.Target}
+	if err := id.Validate(); err != nil {
+		return &usageError{err}
+	}
+	fmt.Fprintln(f.sys.Out, taskkey.Key(id))
+	return nil
+}

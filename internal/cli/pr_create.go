@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// prCreateOptions is `ghonce pr create`.
+type prCreateOptions struct {
+	f    *factory
+	ctx  context.Context
+	PR   reconcile.PR
+	Body bodyFlags
+}
+
+func newCmdPRCreate(f *factory, runF func(*prCreateOptions) error) *cobra.Command {
+	opts := &prCreateOptions{f: f}
+	c := &cobra.Command{
+		Use:   "create --task T --base B --head H --title X (--body Y | --body-file F)",
+		Short: "Open a pull request once per (task, step)",
+		Long: `Open a pull request once per (task, step, repository, base).
+
+The key does not include the head, title or body: a retry after a crash that
+rewords the body or pushed to another branch gets the first pull request back
+(outcome "found" or "skipped", payload_changed true), never a second one.
+
+Prints the pull request's URL on stdout; with --json one object with key,
+outcome (created|found|skipped), number, url and payload_changed.
+
+` + exitCodesHelp,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.ctx = c.Context()
+			opts.Body.set = c.Flags().Changed("body")
+			return runOr(opts, runF, prCreateRun)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVarP(&opts.PR.Base, "base", "B", "", "branch to merge into (required)")
+	fl.StringVarP(&opts.PR.Head, "head", "H", "", "branch with the changes, or OWNER:BRANCH for a fork (required)")
+	fl.StringVarP(&opts.PR.Title, "title", "t", "", "title (required)")
+	fl.BoolVarP(&opts.PR.Draft, "draft", "d", false, "open as a draft")
+	fl.StringArrayVarP(&opts.PR.Labels, "label", "l", nil, "add a label (repeatable)")
+	opts.Body.add(c)
+	return c
+}
+
+func prCreateRun(opts *prCreateOptions) error {
+	return actWithBody(opts.ctx, opts.f, &opts.Body, "pr-create", func(body string) reconcile.Spec {
+		p := opts.PR
+		p.Body = body
+		return p
+	})
+}

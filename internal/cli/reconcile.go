@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// reconcileOptions is `ghonce reconcile`. Its filters come from --repo and
+// --task only: see filterFlags.
+type reconcileOptions struct {
+	f   *factory
+	ctx context.Context
+}
+
+func newCmdReconcile(f *factory, runF func(*reconcileOptions) error) *cobra.Command {
+	opts := &reconcileOptions{f: f}
+	return &cobra.Command{
+		Use:   "reconcile [--repo O/R] [--task T] [--json]",
+		Short: "Settle entries a crash left attempting, against GitHub; never creates anything",
+		Long: `Settle every "attempting" entry (optionally of one repository or task):
+found on GitHub → done; absent → failed, so the next run creates it; GitHub
+could not answer, or another live process holds it → stays attempting.
+
+reconcile only reads GitHub. Run it after a crash, before restarting agents.
+` + filterHelp + `
+Exit 0 when nothing is left unsettled, 3 when something still needs a rerun
+or a person.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.ctx = c.Context()
+			return runOr(opts, runF, reconcileRun)
+		},
+	}
+}
+
+func reconcileRun(opts *reconcileOptions) error {
+	f, ctx := opts.f, opts.ctx
+	filter, err := f.g.filter()
+	if err != nil {
+		return err
+	}
+	l, err := f.openLedger(ctx)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	// Guarded commands need no token; ask for one only when an attempting
+	// entry is a GitHub kind.
+	pending, err := l.List(ctx, ledger.ListParams{Task: filter.Task, Repo: filter.Repo, Status: ledger.Attempting})
+	if err != nil {
+		return fmt.Errorf("list ledger: %w", err)
+	}
+	var gh reconcile.GitHub
+	for _, e := range pending {
+		if e.Kind != "exec" {
+			c, err := f.github()
+			if err != nil {
+				return err
+			}
+			gh = c
+			break
+		}
+	}
+	out, err := f.engine(l, gh, f.sys.Err).Reconcile(ctx, filter)
+	if err != nil {
+		return err
+	}
+	unsettled := 0
+	for _, s := range out {
+		if !s.Settled() {
+			unsettled++
+		}
+	}
+	if f.g.json {
+		if err := json.NewEncoder(f.sys.Out).Encode(reconcileJSON{Settled: out, Unsettled: unsettled}); err != nil {
+			return err
+		}
+	} else {
+		if len(out) == 0 {
+			fmt.Fprintln(f.sys.Err, "ghonce: nothing to reconcile")
+		}
+		w := tabwriter.NewWriter(f.sys.Out, 0, 4, 2, ' ', 0)
+		for _, s := range out {
+			fmt.Fprintf(w, "%s\t%s\t%s/%s\t%s → %s\t%s\t%s\n", s.Key, s.Kind, s.Task, s.Step, s.From, s.To, s.URL, s.Why)
+		}
+		_ = w.Flush()
+		fmt.Fprintf(f.sys.Err, "ghonce: %d settled, %d left unsettled\n", len(out)-unsettled, unsettled)
+	}
+	if unsettled > 0 {
+		return &silentError{ExitUnconfirmed}
+	}
+	return nil
+}

@@ -1,0 +1,52 @@
+package reconcile
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ghonce/ghonce/ledger"
+)
+
+// UnconfirmedError means the action may or may not have taken effect and
+// ghonce could not find out; the entry stays attempting. Exit code 3.
+type UnconfirmedError struct {
+	Key  string
+	Err  error
+	Hint string
+}
+
+func (e *UnconfirmedError) Error() string {
+	msg := fmt.Sprintf("unconfirmed %s: %v", e.Key, e.Err)
+	if e.Hint != "" {
+		msg += "\n" + e.Hint
+	}
+	return msg
+}
+func (e *UnconfirmedError) Unwrap() error { return e.Err }
+
+// InProgressError means another live process holds the key. Exit code 4.
+type InProgressError struct {
+	Key    string
+	Holder ledger.Owner
+	Waited time.Duration
+}
+
+func (e *InProgressError) Error() string {
+	if e.Holder.PID == 0 {
+		return fmt.Sprintf("in progress elsewhere: %s is held by a running attempt; rerun later", e.Key)
+	}
+	return fmt.Sprintf("in progress elsewhere: %s is held by process %d on %s (waited %s); rerun later, or raise --wait",
+		e.Key, e.Holder.PID, e.Holder.Host, e.Waited.Round(time.Millisecond))
+}
+
+// ConflictError means the artifact's name is taken by something that is not
+// ours. Nothing was created. Exit code 1.
+type ConflictError struct {
+	Key string
+	Err error
+}
+
+func (e *ConflictError) Error() string { return fmt.Sprintf("conflict for %s: %v", e.Key, e.Err) }
+func (e *ConflictError) Unwrap() error { return e.Err }
+
+const rerunHint = "The entry stays \"attempting\": rerun the same command, or run `ghonce reconcile`, to settle it against GitHub before anything is created again."

@@ -1,0 +1,124 @@
+package reconcile_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// fakeGitHub implements reconcile.GitHub for issues without HTTP: find
+// answers find, create answers create and counts the calls.
+type fakeGitHub struct {
+	reconcile.GitHub // the other kinds: a call panics, which fails the test
+	mu               sync.Mutex
+	find             effect.Result
+	create           func() (effect.Artifact, error)
+	creates          int
+}
+
+func (g *fakeGitHub) Login(context.Context) (string, error) { return "agent-bot", nil }
+func (g *fakeGitHub) FindIssue(context.Context, ghcheck.Repo, string) effect.Result {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.find
+}
+func (g *fakeGitHub) CreateIssue(context.Context, ghcheck.Repo, string, ghcheck.NewIssue) (effect.Artifact, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.creates++
+	return g.create()
+}
+
+// The engine settles each answer of the GitHub interface by its meaning,
+// with no HTTP server: the vocabulary is the engine's own.
+func TestEngineAgainstAnInterfaceFake(t *testing.T) {
+	t.Parallel()
+	made := effect.Artifact{Number: 7, URL: "https://example.test/issues/7"}
+	for _, tc := range []struct {
+		name        string
+		find        effect.Result
+		create      func() (effect.Artifact, error)
+		creates     int
+		outcome     reconcile.Outcome
+		unconfirmed bool
+		status      ledger.Status
+	}{
+		{name: "absent: create", find: effect.Result{State: effect.Absent}, create: func() (effect.Artifact, error) { return made, nil },
+			creates: 1, outcome: reconcile.Created, status: ledger.Done},
+		{name: "found: adopt, no create", find: effect.Result{State: effect.Found, Artifact: made},
+			outcome: reconcile.Found, status: ledger.Done},
+		{name: "unknown: no create, stays attempting", find: effect.Result{State: effect.Unknown, Err: errors.New("502")},
+			unconfirmed: true, status: ledger.Attempting},
+		{name: "maybe created: stays attempting", find: effect.Result{State: effect.Absent},
+			create: func() (effect.Artifact, error) {
+				return effect.Artifact{}, &effect.CreateError{Class: effect.ClassMaybe, Err: errors.New("timeout")}
+			},
+			creates: 1, unconfirmed: true, status: ledger.Attempting},
+		{name: "refused: failed, nothing made", find: effect.Result{State: effect.Absent},
+			create: func() (effect.Artifact, error) {
+				return effect.Artifact{}, &effect.CreateError{Class: effect.ClassRefused, Err: errors.New("403")}
+			},
+			creates: 1, status: ledger.Failed},
+	} {
+		l, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"), sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gh := &fakeGitHub{find: tc.find, create: tc.create}
+		e := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Wait: time.Second, Settle: -1})
+		a := reconcile.Action{Task: "T", Step: "s", Repo: "octo-org/hello-world", Spec: reconcile.Issue{Title: "t", Body: "b"}}
+		r, err := e.Do(context.Background(), a)
+		var ue *reconcile.UnconfirmedError
+		switch {
+		case tc.unconfirmed && !errors.As(err, &ue):
+			t.Errorf("%s: err %v, want *UnconfirmedError", tc.name, err)
+		case !tc.unconfirmed && tc.outcome != "" && (err != nil || r.Outcome != tc.outcome):
+			t.Errorf("%s: result %+v, err %v; want outcome %s", tc.name, r, err, tc.outcome)
+		case tc.status == ledger.Failed && err == nil:
+			t.Errorf("%s: a refused create returned no error", tc.name)
+		}
+		if gh.creates != tc.creates {
+			t.Errorf("%s: %d creates, want %d", tc.name, gh.creates, tc.creates)
+		}
+		ent, err := l.Get(context.Background(), reconcile.Key(a))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if ent.Status != tc.status {
+			t.Errorf("%s: entry %s, want %s", tc.name, ent.Status, tc.status)
+		}
+		l.Close()
+	}
+}
+
+// Action.Validate refuses bad input before anything is recorded; Do calls it.
+func TestActionValidate(t *testing.T) {
+	t.Parallel()
+	issue := reconcile.Issue{Title: "t", Body: "b"}
+	for _, tc := range []struct {
+		name string
+		a    reconcile.Action
+		ok   bool
+	}{
+		{"valid", reconcile.Action{Task: "T", Step: "s", Repo: "o/r", Spec: issue}, true},
+		{"no spec", reconcile.Action{Task: "T", Step: "s", Repo: "o/r"}, false},
+		{"no task", reconcile.Action{Step: "s", Repo: "o/r", Spec: issue}, false},
+		{"bad repo", reconcile.Action{Task: "T", Step: "s", Repo: "o/r/x", Spec: issue}, false},
+		{"bad spec", reconcile.Action{Task: "T", Step: "s", Repo: "o/r", Spec: reconcile.Issue{}}, false},
+		{"upper-case sha", reconcile.Action{Task: "T", Step: "s", Repo: "o/r", Spec: reconcile.Branch{Name: "b", SHA: "ABCDEF0123456789ABCDEF0123456789ABCDEF01"}}, false},
+		{"lower-case sha", reconcile.Action{Task: "T", Step: "s", Repo: "o/r", Spec: reconcile.Branch{Name: "b", SHA: "abcdef0123456789abcdef0123456789abcdef01"}}, true},
+	} {
+		if err := tc.a.Validate(); (err == nil) != tc.ok {
+			t.Errorf("%s: Validate() = %v, want ok=%v", tc.name, err, tc.ok)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package reconcile
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/ledger"
+)
+
+// Spec describes one action of one kind.
+type Spec interface {
+	// Kind names the kind; it is part of the key.
+	Kind() string
+	// Target is the kind's part of the key: the base branch of a PR, the
+	// issue number of a comment, the name of a branch, ...
+	Target() string
+	// Validate reports bad input before anything is recorded or sent.
+	Validate(key string) error
+	// Find looks for the artifact tagged with key.
+	Find(ctx context.Context, env *Env, key string) effect.Result
+	// Create makes the artifact, tagged with key. Its error is a
+	// *effect.CreateError whose Class says whether anything may exist.
+	Create(ctx context.Context, env *Env, key string) (effect.Artifact, error)
+}
+
+// Env is what a Spec may use while it runs.
+type Env struct {
+	GitHub GitHub
+	Repo   ghcheck.Repo
+	// Prior is the entry's status before this attempt claimed it; empty
+	// for an entry this attempt created.
+	Prior ledger.Status
+	// LedgerNew is true when the ledger file was created by this process:
+	// an earlier ledger may have been lost.
+	LedgerNew bool
+	// Stdout and Stderr receive a guarded command's output.
+	Stdout, Stderr io.Writer
+}
+
+// Action is one side effect to perform once.
+type Action struct {
+	Task, Step string
+	Repo       string // "owner/name"; empty for a command that does not touch GitHub
+	Spec       Spec
+}
+
+// kinds maps each kind's name to a new, empty description of it: the one
+// list of kinds, used to read payloads back from the ledger.
+var kinds = map[string]func() Spec{
+	PR{}.Kind():      func() Spec { return &PR{} },
+	Issue{}.Kind():   func() Spec { return &Issue{} },
+	Comment{}.Kind(): func() Spec { return &Comment{} },
+	Branch{}.Kind():  func() Spec { return &Branch{} },
+	File{}.Kind():    func() Spec { return &File{} },
+	Exec{}.Kind():    func() Spec { return &Exec{} },
+}
+
+// DecodeSpec rebuilds the Spec of a kind from its stored payload.
+func DecodeSpec(kind string, payload []byte) (Spec, error) {
+	mk, ok := kinds[kind]
+	if !ok {
+		return nil, fmt.Errorf("decode payload: unknown kind %q (written by a newer ghonce?)", kind)
+	}
+	s := mk()
+	if err := json.Unmarshal(payload, s); err != nil {
+		return nil, fmt.Errorf("decode %s payload: %w", kind, err)
+	}
+	return s, nil
+}
