@@ -164,7 +164,9 @@ func (a Action) Validate() error {
 }
 
 func identity(a Action) taskkey.Identity {
-	return taskkey.Identity{Task: a.Task, Step: a.Step, Kind: a.Spec.Kind(), Repo: a.Repo, Target: a.Spec.Target()}
+	// Clean: the ledger keeps the task and step the key was derived from,
+	// so " T-1" and "T-1\n" are recorded, listed and filtered as T-1.
+	return taskkey.Identity{Task: a.Task, Step: a.Step, Kind: a.Spec.Kind(), Repo: a.Repo, Target: a.Spec.Target()}.Clean()
 }
 
 // Do performs a once. It returns the stored result without asking GitHub
@@ -184,7 +186,7 @@ func (e *Engine) Do(ctx context.Context, a Action) (*Result, error) {
 		return nil, err
 	}
 	c, err := e.claim(ctx, ledger.ClaimParams{
-		Key: key, Task: a.Task, Step: a.Step, Kind: id.Kind, Repo: a.Repo, Target: id.Target,
+		Key: key, Task: id.Task, Step: id.Step, Kind: id.Kind, Repo: a.Repo, Target: id.Target,
 		Payload: payload, PayloadHash: hash, Why: "run",
 	})
 	if err != nil {

@@ -31,6 +31,7 @@ type Outcome struct {
 // Runner runs one process at a time against a fake server and kills it
 // when a commit matches its kill rule.
 type Runner struct {
+	fake    *fixtures.Server
 	mu      sync.Mutex
 	running *exec.Cmd
 	killOn  func(*fixtures.Commit) bool
@@ -39,7 +40,7 @@ type Runner struct {
 
 // NewRunner installs the runner as s's commit hook.
 func NewRunner(s *fixtures.Server) *Runner {
-	r := &Runner{}
+	r := &Runner{fake: s}
 	s.OnCommit(r.onCommit)
 	return r
 }
@@ -76,6 +77,11 @@ func (r *Runner) Run(ctx context.Context, bin string, args, env []string, killOn
 	killed := r.killed
 	r.running, r.killOn = nil, nil
 	r.mu.Unlock()
+	if killed {
+		// The request the process died in is still being handled: let it
+		// finish, so what the fake counts is what the dead run sent.
+		r.fake.WaitIdle()
+	}
 	out := Outcome{Killed: killed, Stdout: stdout.String(), Stderr: stderr.String(), Exit: cmd.ProcessState.ExitCode()}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
