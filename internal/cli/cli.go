@@ -170,6 +170,7 @@ Environment:
 	root.AddCommand(
 		newPRCmd(f), newIssueCmd(f), newBranchCmd(f), newFileCmd(f), newExecCmd(f),
 		newInitCmd(f), newReconcileCmd(f), newResolveCmd(f), newStatusCmd(f), newKeyCmd(f), newDemoCmd(f),
+		newMCPCmd(f),
 	)
 	return root
 }
