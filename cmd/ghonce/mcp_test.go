@@ -133,11 +133,15 @@ func TestMCPKilledAtCommitThenTheSameCallFindsIt(t *testing.T) {
 				return mcpArgs("title", "Fix issue 42", "head", "fix-42", "base", "main", "body", "A reworded body.")
 			}},
 		{"issue create", "create_issue",
-			func(*world) map[string]any { return mcpArgs("title", "Follow-up: flaky test", "body", "Seen twice today.") },
+			func(*world) map[string]any {
+				return mcpArgs("title", "Follow-up: flaky test", "body", "Seen twice today.")
+			},
 			func(*world) map[string]any { return mcpArgs("title", "Flaky test, follow-up", "body", "Seen again.") }},
 		{"issue comment", "add_issue_comment",
 			func(w *world) map[string]any { return mcpArgs("issue_number", w.number, "body", "Opened a fix.") },
-			func(w *world) map[string]any { return mcpArgs("issue_number", w.number, "body", "I have opened a fix.") }},
+			func(w *world) map[string]any {
+				return mcpArgs("issue_number", w.number, "body", "I have opened a fix.")
+			}},
 		{"branch create", "create_branch",
 			func(*world) map[string]any { return mcpArgs("branch", "release-prep") },
 			func(*world) map[string]any { return mcpArgs("branch", "release-prep", "from_branch", "main") }},
