@@ -19,6 +19,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -63,6 +64,9 @@ type Config struct {
 type Server struct {
 	cfg Config
 	srv *sdk.Server
+	// calls counts write calls in flight, so that the server returns only
+	// once each has recorded its outcome in the ledger.
+	calls sync.WaitGroup
 }
 
 // New returns a server with every tool registered.
@@ -97,6 +101,7 @@ func (s *Server) SDK() *sdk.Server { return s.srv }
 // closes are finished (the ledger is written) before it returns.
 func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	err := s.srv.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}})
+	s.calls.Wait()
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
@@ -144,6 +149,7 @@ func (s *Server) ServeHTTP(ctx context.Context, l net.Listener) error {
 	}
 	shut, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	defer s.calls.Wait()
 	if err := hs.Shutdown(shut); err != nil {
 		return fmt.Errorf("shut down mcp http server: %w", err)
 	}

@@ -214,6 +214,8 @@ func addWrite[In writeArgs](s *Server, t writeTool[In]) error {
 	}
 	tool.InputSchema = schema
 	sdk.AddTool(s.srv, tool, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Output, error) {
+		s.calls.Add(1)
+		defer s.calls.Done()
 		r, err := call(ctx, s, t, in)
 		if err != nil {
 			s.cfg.Logf("%s: %v", t.name, err)
