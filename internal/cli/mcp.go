@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -75,7 +76,7 @@ func (f *factory) serveMCP(ctx context.Context, httpAddr string) error {
 		return err
 	}
 	srv, err := mcp.New(mcp.Config{
-		Engine: eng, Ledger: l, Task: f.mcpTask(), Version: "dev",
+		Engine: eng, Ledger: l, Task: f.mcpTask(), Version: buildVersion(),
 		Resolve: func(ctx context.Context, owner, repo, ref string) (string, error) {
 			r, err := ghcheck.ParseRepo(owner + "/" + repo)
 			if err != nil {
@@ -101,4 +102,13 @@ func (f *factory) serveMCP(ctx context.Context, httpAddr string) error {
 	}
 	fmt.Fprintf(f.sys.Err, "ghonce mcp: serving MCP (Streamable HTTP) at http://%s/mcp\n", ln.Addr())
 	return srv.ServeHTTP(ctx, ln)
+}
+
+// buildVersion is the module version this binary was built from, for the
+// MCP handshake; "dev" for a build from a working tree.
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -43,6 +44,7 @@ type world struct {
 	fake   *fixtures.Server
 	ledger ledger.Ledger
 	cs     *sdk.ClientSession
+	srv    *mcp.Server
 	main   string
 	// waiting receives the keys the engine logs it is waiting for.
 	waiting chan string
@@ -104,6 +106,7 @@ func newWorld(t *testing.T, o opts) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.srv = srv
 	ct, st := sdk.NewInMemoryTransports()
 	ss, err := srv.SDK().Connect(ctx, st, nil)
 	if err != nil {
@@ -522,5 +525,53 @@ func TestStatusAndKey(t *testing.T) {
 	}
 	if other := w.call("ghonce_status", map[string]any{"task": "OTHER"}); !strings.Contains(text(other), "nothing done yet") {
 		t.Fatalf("ghonce_status of another task: %s", text(other))
+	}
+}
+
+// Streamable HTTP: the same server, its tools and one ledger, for clients
+// that want HTTP; a request whose Host is not a loopback name is refused
+// (DNS rebinding).
+func TestStreamableHTTP(t *testing.T) {
+	w := newWorld(t, opts{})
+	ts := httptest.NewServer(w.srv.HTTPHandler())
+	t.Cleanup(ts.Close)
+	ctx := context.Background()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "http-test", Version: "1"}, nil).
+		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_issue", Arguments: args("title", "Over HTTP")})
+	if err != nil || res.IsError {
+		t.Fatalf("create_issue over HTTP: %v %+v", err, res)
+	}
+	// The in-memory client sees what the HTTP one did: one server, one ledger.
+	if out, _ := w.ok("create_issue", args("title", "Over HTTP, again")); out.Outcome != "skipped" || len(w.fake.Issues(owner, name)) != 1 {
+		t.Fatalf("the same call in another session: %+v, %d issues; want skipped, 1", out, len(w.fake.Issues(owner, name)))
+	}
+
+	req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Host = "attacker.example"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a request with Host attacker.example: status %d, want 403", resp.StatusCode)
+	}
+}
+
+func TestHTTPAddressMustBeLoopback(t *testing.T) {
+	for addr, ok := range map[string]bool{
+		"127.0.0.1:8765": true, "[::1]:8765": true, "localhost:8765": true, "127.0.0.1:0": true,
+		"0.0.0.0:8765": false, ":8765": false, "192.168.1.2:8765": false, "127.0.0.1": false, "example.com:80": false,
+	} {
+		if err := mcp.CheckLoopback(addr); (err == nil) != ok {
+			t.Errorf("CheckLoopback(%q) = %v, want ok %v", addr, err, ok)
+		}
 	}
 }

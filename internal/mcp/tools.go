@@ -221,6 +221,7 @@ func addWrite[In writeArgs](s *Server, t writeTool[In]) error {
 			s.cfg.Logf("%s: %v", t.name, err)
 			return nil, Output{}, err
 		}
+		s.cfg.Logf("%s: %s %s (task %q, step %q, key %s)", t.name, r.Outcome, t.what(in, r), r.Task, r.Step, r.Key)
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: resultText(t.what(in, r), r)}}}, outputOf(r), nil
 	})
 	return nil
