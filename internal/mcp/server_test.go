@@ -40,7 +40,7 @@ const (
 )
 
 type world struct {
-	t      *testing.T
+	t      testing.TB
 	fake   *fixtures.Server
 	ledger ledger.Ledger
 	cs     *sdk.ClientSession
@@ -59,7 +59,7 @@ type opts struct {
 	token string        // token the server uses; "": the right one
 }
 
-func newWorld(t *testing.T, o opts) *world {
+func newWorld(t testing.TB, o opts) *world {
 	t.Helper()
 	ctx := context.Background()
 	fake := fixtures.NewServer(fixtures.Options{})
@@ -573,5 +573,20 @@ func TestHTTPAddressMustBeLoopback(t *testing.T) {
 		if err := mcp.CheckLoopback(addr); (err == nil) != ok {
 			t.Errorf("CheckLoopback(%q) = %v, want ok %v", addr, err, ok)
 		}
+	}
+}
+
+// BenchmarkSkippedCall is the cost of a call the ledger already answers
+// (the common retry): one tools/call over the in-memory transport, schema
+// validation, a ledger read, no GitHub request.
+func BenchmarkSkippedCall(b *testing.B) {
+	w := newWorld(b, opts{})
+	w.ok("create_issue", args("title", "T"))
+	before := len(w.fake.Requests())
+	for b.Loop() {
+		w.ok("create_issue", args("title", "T"))
+	}
+	if n := len(w.fake.Requests()) - before; n != 0 {
+		b.Fatalf("%d GitHub requests for skipped calls, want 0", n)
 	}
 }
