@@ -140,14 +140,15 @@ const (
 const onceNote = " Happens once per (task, step): ghonce records the call in a ledger and looks on GitHub before it creates, so calling again with the same task and step (after a timeout, an error or a restart, even with reworded text) returns what the first call made and creates nothing new. Retry freely; pass a new step only for a genuinely new "
 
 func (s *Server) addWriteTools() error {
-	return errors.Join(addWrite(s, writeTool[CreatePullRequestArgs]{
-		name: "create_pull_request", title: "Create pull request (once)", step: stepPR,
-		desc: "Create a new pull request in a GitHub repository." + onceNote + "pull request to the same base.",
-		spec: func(_ context.Context, _ *Server, in CreatePullRequestArgs, _ func(reconcile.Spec) string) (reconcile.Spec, error) {
-			return reconcile.PR{Base: in.Base, Head: in.Head, Title: in.Title, Body: in.Body, Draft: in.Draft}, nil
-		},
-		what: func(_ CreatePullRequestArgs, r *reconcile.Result) string { return fmt.Sprintf("PR #%d", r.Number) },
-	}),
+	return errors.Join(
+		addWrite(s, writeTool[CreatePullRequestArgs]{
+			name: "create_pull_request", title: "Create pull request (once)", step: stepPR,
+			desc: "Create a new pull request in a GitHub repository." + onceNote + "pull request to the same base.",
+			spec: func(_ context.Context, _ *Server, in CreatePullRequestArgs, _ func(reconcile.Spec) string) (reconcile.Spec, error) {
+				return reconcile.PR{Base: in.Base, Head: in.Head, Title: in.Title, Body: in.Body, Draft: in.Draft}, nil
+			},
+			what: func(_ CreatePullRequestArgs, r *reconcile.Result) string { return fmt.Sprintf("PR #%d", r.Number) },
+		}),
 		addWrite(s, writeTool[CreateIssueArgs]{
 			name: "create_issue", title: "Create issue (once)", step: stepIssue,
 			desc: "Create a new issue in a GitHub repository." + onceNote + "issue (by default a task files one issue per repository).",
@@ -189,7 +190,8 @@ func (s *Server) addWriteTools() error {
 			what: func(in CreateOrUpdateFileArgs, _ *reconcile.Result) string {
 				return fmt.Sprintf("file %s on branch %s", in.Path, in.Branch)
 			},
-		}))
+		}),
+	)
 }
 
 var (
@@ -344,11 +346,13 @@ type invalidError struct{ err error }
 
 func (e *invalidError) Error() string {
 	// The engine's hints name CLI flags ("pass --base"); here they are arguments.
-	return "invalid arguments: " + strings.ReplaceAll(e.err.Error(), "pass --", "pass ")
+	return "invalid arguments: " + flagsAsArgs.Replace(e.err.Error())
 }
 func (e *invalidError) Unwrap() error { return e.err }
 
 func invalid(err error) error { return &invalidError{err} }
+
+var flagsAsArgs = strings.NewReplacer("pass --body or --body-file", "pass body", "pass --", "pass ")
 
 // toolError words an error for the model with the meaning of the CLI's exit
 // codes. The SDK returns it as a tool result with isError set, never as a
