@@ -99,20 +99,23 @@ func (s *Server) status(ctx context.Context, in StatusArgs) (StatusOutput, error
 	if err != nil {
 		return StatusOutput{}, err
 	}
-	p := ledger.ListParams{Task: task}
+	repo := ""
 	if in.Owner != "" || in.Repo != "" {
 		if !repoPart(in.Owner) || !repoPart(in.Repo) {
 			return StatusOutput{}, fmt.Errorf("invalid arguments: repository %q/%q: pass both owner and repo, or neither", in.Owner, in.Repo)
 		}
-		p.Repo = in.Owner + "/" + in.Repo
+		repo = in.Owner + "/" + in.Repo
 	}
-	entries, err := s.cfg.Ledger.List(ctx, p)
+	entries, err := s.cfg.Ledger.List(ctx, ledger.ListParams{Task: task})
 	if err != nil {
 		return StatusOutput{}, fmt.Errorf("list ledger: %w", err)
 	}
 	out := StatusOutput{Task: task, Entries: make([]Entry, 0, len(entries))}
 	for _, e := range entries {
-		// List filters repositories exactly; GitHub compares them without case.
+		// GitHub compares owner/name without case, and so does the key.
+		if repo != "" && !strings.EqualFold(e.Repo, repo) {
+			continue
+		}
 		out.Entries = append(out.Entries, Entry{
 			Key: e.Key, Status: string(e.Status), Kind: e.Kind, Step: e.Step, Repo: e.Repo, Target: e.Target,
 			Outcome: e.Outcome, Number: e.Ref.Number, URL: e.Ref.URL, SHA: e.Ref.SHA,

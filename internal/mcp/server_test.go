@@ -523,6 +523,15 @@ func TestStatusAndKey(t *testing.T) {
 	if so.Task != task || len(so.Entries) != 1 || so.Entries[0].Key != out.Key || so.Entries[0].Status != "done" || so.Entries[0].URL != out.URL {
 		t.Fatalf("ghonce_status: %+v, want this task's one done entry with the comment's URL", so)
 	}
+	for r, n := range map[string]int{"HELLO-WORLD": 1, "other": 0} {
+		st := w.call("ghonce_status", map[string]any{"owner": "Octo-Org", "repo": r})
+		b, _ = json.Marshal(st.StructuredContent)
+		var so mcp.StatusOutput
+		_ = json.Unmarshal(b, &so)
+		if len(so.Entries) != n {
+			t.Fatalf("ghonce_status of Octo-Org/%s: %d entries, want %d (repositories compare without case)", r, len(so.Entries), n)
+		}
+	}
 	if other := w.call("ghonce_status", map[string]any{"task": "OTHER"}); !strings.Contains(text(other), "nothing done yet") {
 		t.Fatalf("ghonce_status of another task: %s", text(other))
 	}
