@@ -178,7 +178,10 @@ func nodeModules(t *testing.T) string {
 		npm := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")
 		npm.Dir = tmp
 		if out, err := npm.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci (needs the npm registry): %v\n%s", err, out)
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("npm ci (needs the npm registry): %v\n%s", err, out)
+			}
+			t.Skipf("SKIPPED: npm ci could not install @modelcontextprotocol/sdk (is the npm registry reachable?), so the TypeScript SDK client test did not run: %v\n%s", err, out)
 		}
 		// Another test process may have won the race; either tree will do.
 		if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, os.ErrExist) {
