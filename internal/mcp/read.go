@@ -167,6 +167,14 @@ func (s *Server) key(ctx context.Context, in KeyArgs) (KeyOutput, error) {
 		return KeyOutput{}, err
 	}
 	a.Spec = kt.spec(in)
+	if in.Tool == "add_issue_comment" {
+		if _, err := issueNumber(in.IssueNumber); err != nil {
+			return KeyOutput{}, err
+		}
+	}
+	if t := a.Spec.Target(); in.Tool != "create_issue" && (t == "" || strings.HasPrefix(t, ":") || strings.HasSuffix(t, ":")) {
+		return KeyOutput{}, fmt.Errorf("invalid arguments: %s's key depends on its target: pass base (create_pull_request), issue_number (add_issue_comment), branch (create_branch) or branch and path (create_or_update_file)", in.Tool)
+	}
 	out := KeyOutput{Key: reconcile.Key(a), Task: a.Task, Step: a.Step, Kind: a.Spec.Kind(), Repo: a.Repo, Target: a.Spec.Target(), Status: "none"}
 	e, err := s.cfg.Ledger.Get(ctx, out.Key)
 	switch {

@@ -435,6 +435,9 @@ func TestErrorsAreToolErrors(t *testing.T) {
 	w.fails("create_issue", map[string]any{"owner": "o/x", "repo": name, "title": "T"}, "invalid arguments", "repository")
 	w.fails("create_branch", args("branch", "x", "from_branch", "no-such-branch"), "resolve from_branch no-such-branch", "nothing was created")
 	w.fails("ghonce_key", args("tool", "delete_repository"), "unknown tool")
+	w.fails("ghonce_key", args("tool", "create_pull_request"), "invalid arguments", "pass base")
+	w.fails("ghonce_key", args("tool", "add_issue_comment"), "invalid arguments", "issue_number")
+	w.fails("ghonce_key", args("tool", "create_or_update_file", "branch", "main"), "invalid arguments", "branch and path")
 
 	// A branch of that name at an unrelated commit is someone else's.
 	w.fake.SetRef(owner, name, "taken", w.fake.AddOrphanCommit(owner, name))

@@ -161,11 +161,11 @@ func (s *Server) addWriteTools() error {
 			name: "add_issue_comment", title: "Add issue comment (once)", step: stepComment,
 			desc: "Add a comment to a specific issue or pull request in a GitHub repository." + onceNote + "comment on the same issue (by default a task posts one comment per issue).",
 			spec: func(_ context.Context, _ *Server, in AddIssueCommentArgs, _ func(reconcile.Spec) string) (reconcile.Spec, error) {
-				n := in.IssueNumber
-				if n != math.Trunc(n) || n <= 0 || n > math.MaxInt32 {
-					return nil, fmt.Errorf("invalid arguments: issue_number %v: want the issue or pull request number, e.g. 42", n)
+				n, err := issueNumber(in.IssueNumber)
+				if err != nil {
+					return nil, err
 				}
-				return reconcile.Comment{Number: int(n), Body: in.Body}, nil
+				return reconcile.Comment{Number: n, Body: in.Body}, nil
 			},
 			what: func(in AddIssueCommentArgs, _ *reconcile.Result) string {
 				return fmt.Sprintf("comment on #%d", int(in.IssueNumber))
@@ -269,6 +269,14 @@ func (s *Server) action(w Where, o Once, defStep string) (reconcile.Action, erro
 		return reconcile.Action{}, fmt.Errorf("invalid arguments: repository %q/%q: want owner and repo as on GitHub, e.g. owner \"octo-org\", repo \"hello-world\"", w.Owner, w.Repo)
 	}
 	return reconcile.Action{Task: task, Step: step, Repo: w.Owner + "/" + w.Repo}, nil
+}
+
+// issueNumber is a JSON number that names an issue or pull request.
+func issueNumber(n float64) (int, error) {
+	if n != math.Trunc(n) || n <= 0 || n > math.MaxInt32 {
+		return 0, fmt.Errorf("invalid arguments: issue_number %v: want the issue or pull request number, e.g. 42", n)
+	}
+	return int(n), nil
 }
 
 func repoPart(s string) bool {
