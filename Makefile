@@ -12,6 +12,7 @@ build:
 test:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
+	@command -v node >/dev/null && command -v npm >/dev/null || echo "make test: node or npm not found: TestMCPWithTheTypeScriptSDK (the official TypeScript MCP SDK client) will be skipped"
 	$(GO) test -race -count=1 ./...
 
 demo: build

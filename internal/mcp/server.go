@@ -1,0 +1,168 @@
+// Package mcp is ghonce's Model Context Protocol server: write tools with the
+// names and argument schemas of github/github-mcp-server's
+// (create_pull_request, create_issue, add_issue_comment, create_branch,
+// create_or_update_file) that go through the reconcile engine, so an agent
+// that calls one again after a timeout, a crash or a restart gets the
+// artifact made the first time instead of a second one; and two read-only
+// tools (ghonce_status, ghonce_key) for an agent to orient itself.
+//
+// The server is a value built from its dependencies (Config), so tests run
+// it in process over the SDK's in-memory transport; internal/cli's `ghonce
+// mcp` only parses flags and wires a real engine, ledger and GitHub client.
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// Doer performs an action once: *reconcile.Engine.
+type Doer interface {
+	Do(ctx context.Context, a reconcile.Action) (*reconcile.Result, error)
+}
+
+// ResolveFunc returns the full SHA of the commit ref names in owner/repo.
+// An empty ref means the repository's default branch. create_branch uses
+// it for from_branch.
+type ResolveFunc func(ctx context.Context, owner, repo, ref string) (string, error)
+
+// Config is what a Server needs. Engine and Ledger are required.
+type Config struct {
+	// Engine performs the write tools' actions; it is shared by every call
+	// (it is safe for concurrent use and serialises calls of the same key
+	// through the ledger).
+	Engine Doer
+	// Ledger answers ghonce_status and ghonce_key, and gives create_branch
+	// the commit an earlier attempt chose.
+	Ledger ledger.Ledger
+	// Resolve resolves create_branch's from_branch; nil refuses create_branch.
+	Resolve ResolveFunc
+	// Task is the default task of a call that passes none: the server's
+	// --task or GHONCE_TASK (or, when set up so, the Actions run's task).
+	// Empty means every call must pass task.
+	Task string
+	// Version is reported to clients in the initialize handshake.
+	Version string
+	// Logf reports progress (to stderr; never to stdout, which carries the
+	// protocol over stdio). Nil is silent.
+	Logf func(format string, args ...any)
+}
+
+// Server is ghonce's MCP server.
+type Server struct {
+	cfg Config
+	srv *sdk.Server
+	// calls counts write calls in flight, so that the server returns only
+	// once each has recorded its outcome in the ledger.
+	calls sync.WaitGroup
+}
+
+// New returns a server with every tool registered.
+func New(cfg Config) (*Server, error) {
+	if cfg.Engine == nil || cfg.Ledger == nil {
+		return nil, errors.New("new mcp server: engine and ledger are required")
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	s := &Server{cfg: cfg}
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ghonce", Title: "ghonce: GitHub writes that happen once", Version: cfg.Version}, &sdk.ServerOptions{
+		Instructions: instructions,
+	})
+	if err := s.addWriteTools(); err != nil {
+		return nil, fmt.Errorf("new mcp server: %w", err)
+	}
+	s.addReadTools()
+	return s, nil
+}
+
+const instructions = `ghonce's write tools (create_pull_request, create_issue, add_issue_comment, create_branch, create_or_update_file) take the same arguments as github-mcp-server's, plus optional task and step. Each (task, step) happens once: calling again with the same task and step, after a timeout, an error or a restart, returns what the first call made and creates nothing new, even if the title or body changed. Pass a new step only for a genuinely new artifact. After a restart, call ghonce_status to see what this task has already done.`
+
+// SDK returns the underlying SDK server, to connect to any transport.
+func (s *Server) SDK() *sdk.Server { return s.srv }
+
+// ServeIO serves one client over r and w (the process's stdin and stdout)
+// until r reaches end of file or ctx ends. Calls in flight when the input
+// closes are finished (the ledger is written) before it returns.
+func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
+	err := s.srv.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}})
+	s.calls.Wait()
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return fmt.Errorf("serve mcp over stdio: %w", err)
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// CheckLoopback refuses an --http address that is not a loopback IP with a
+// port: the server acts with the token's rights and has no authentication
+// of its own, so it must not be reachable from another machine.
+func CheckLoopback(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return fmt.Errorf("invalid --http address %q: want a loopback address with a port, e.g. 127.0.0.1:8765", addr)
+	}
+	ip := net.ParseIP(host)
+	if host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return fmt.Errorf("invalid --http address %q: ghonce serves MCP over HTTP only on a loopback address (127.0.0.1 or [::1]); it has no authentication of its own", addr)
+}
+
+// HTTPHandler serves the Streamable HTTP transport at /mcp. The SDK
+// refuses requests whose Host header is not a loopback name (DNS
+// rebinding protection).
+func (s *Server) HTTPHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, nil))
+	return mux
+}
+
+// ServeHTTP listens on l and serves the Streamable HTTP transport until
+// ctx ends, then shuts down, letting calls in flight finish.
+func (s *Server) ServeHTTP(ctx context.Context, l net.Listener) error {
+	hs := &http.Server{Handler: s.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(l) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve mcp over http: %w", err)
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	defer s.calls.Wait()
+	if err := hs.Shutdown(shut); err != nil {
+		return fmt.Errorf("shut down mcp http server: %w", err)
+	}
+	return nil
+}
+
+// task returns the call's task, else the server's default.
+func (s *Server) task(given string) (string, error) {
+	if t := strings.TrimSpace(given); t != "" {
+		return given, nil
+	}
+	if strings.TrimSpace(s.cfg.Task) != "" {
+		return s.cfg.Task, nil
+	}
+	return "", errors.New("invalid arguments: no task: pass task (an id that names the work, e.g. the issue you are fixing), or start `ghonce mcp` with --task or GHONCE_TASK")
+}

@@ -1,0 +1,389 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// Where names the repository, as github-mcp-server's tools do.
+type Where struct {
+	Owner string `json:"owner" jsonschema:"Repository owner (username or organization)"`
+	Repo  string `json:"repo" jsonschema:"Repository name"`
+}
+
+// Once is the two arguments ghonce adds to every write tool.
+type Once struct {
+	Task string `json:"task,omitempty" jsonschema:"The unit of work this call belongs to (an issue or ticket id, never a time). Default: the server's task. Calls with the same task and step happen once."`
+	Step string `json:"step,omitempty" jsonschema:"The step within the task. Default: one per tool and target (one PR per base branch, one comment per issue, one issue, one branch per name, one file per branch and path). Pass a new step only for a genuinely new artifact; reuse it when retrying."`
+}
+
+func (w Where) where() Where { return w }
+func (o Once) once() Once    { return o }
+
+// CreatePullRequestArgs are create_pull_request's arguments.
+type CreatePullRequestArgs struct {
+	Where
+	Title string `json:"title" jsonschema:"PR title"`
+	Body  string `json:"body,omitempty" jsonschema:"PR description"`
+	Head  string `json:"head" jsonschema:"Branch containing changes (OWNER:BRANCH for a fork)"`
+	Base  string `json:"base" jsonschema:"Branch to merge into"`
+	Draft bool   `json:"draft,omitempty" jsonschema:"Create as draft PR"`
+	Once
+}
+
+// CreateIssueArgs are create_issue's arguments.
+type CreateIssueArgs struct {
+	Where
+	Title  string   `json:"title" jsonschema:"Issue title"`
+	Body   string   `json:"body,omitempty" jsonschema:"Issue body content"`
+	Labels []string `json:"labels,omitempty" jsonschema:"Labels to apply to this issue"`
+	Once
+}
+
+// AddIssueCommentArgs are add_issue_comment's arguments. issue_number is a
+// JSON number, as in github-mcp-server.
+type AddIssueCommentArgs struct {
+	Where
+	IssueNumber float64 `json:"issue_number" jsonschema:"Issue (or pull request) number to comment on"`
+	Body        string  `json:"body" jsonschema:"Comment content"`
+	Once
+}
+
+// CreateBranchArgs are create_branch's arguments.
+type CreateBranchArgs struct {
+	Where
+	Branch     string `json:"branch" jsonschema:"Name for new branch"`
+	FromBranch string `json:"from_branch,omitempty" jsonschema:"Source branch (defaults to repo default)"`
+	Once
+}
+
+// CreateOrUpdateFileArgs are create_or_update_file's arguments.
+type CreateOrUpdateFileArgs struct {
+	Where
+	Path    string `json:"path" jsonschema:"Path where to create/update the file"`
+	Content string `json:"content" jsonschema:"Content of the file, exactly as it should appear once written (plain text, not base64)"`
+	Message string `json:"message" jsonschema:"Commit message"`
+	Branch  string `json:"branch" jsonschema:"Branch to create/update the file in"`
+	SHA     string `json:"sha,omitempty" jsonschema:"The blob SHA of the file being replaced. Accepted for compatibility and not needed: ghonce reads the file it replaces itself."`
+	Once
+}
+
+// Output is every write tool's structuredContent: the fields of the CLI's
+// --json output.
+type Output struct {
+	Key            string `json:"key" jsonschema:"The key this call's task and step map to"`
+	Kind           string `json:"kind" jsonschema:"pr, issue, comment, branch or file"`
+	Task           string `json:"task"`
+	Step           string `json:"step"`
+	Repo           string `json:"repo,omitempty" jsonschema:"OWNER/NAME"`
+	Outcome        string `json:"outcome" jsonschema:"created (this call made it), found (an earlier attempt made it; now recorded) or skipped (already recorded as done; GitHub was not asked)"`
+	Number         int    `json:"number,omitempty" jsonschema:"PR or issue number"`
+	URL            string `json:"url,omitempty"`
+	ID             int64  `json:"id,omitempty" jsonschema:"comment id"`
+	SHA            string `json:"sha,omitempty" jsonschema:"commit of a branch, blob of a file"`
+	Ref            string `json:"ref,omitempty"`
+	PayloadChanged bool   `json:"payload_changed" jsonschema:"true when this call's arguments differ from the ones that made the artifact: nothing new was created for them"`
+	Attempts       int    `json:"attempts"`
+	Warning        string `json:"warning,omitempty"`
+}
+
+func outputOf(r *reconcile.Result) Output {
+	return Output{
+		Key: r.Key, Kind: r.Kind, Task: r.Task, Step: r.Step, Repo: r.Repo, Outcome: string(r.Outcome),
+		Number: r.Number, URL: r.URL, ID: r.ID, SHA: r.SHA, Ref: r.Ref,
+		PayloadChanged: r.PayloadChanged, Attempts: r.Attempts, Warning: r.Warning,
+	}
+}
+
+// writeArgs is what every write tool's arguments have.
+type writeArgs interface {
+	where() Where
+	once() Once
+}
+
+// writeTool describes one write tool; the flow (task and step defaults,
+// validation, the engine, the result text, error mapping) is written once,
+// in call.
+type writeTool[In writeArgs] struct {
+	name, title, desc string
+	// step is the default step: the CLI verb's, so that a CLI and an MCP
+	// call of the same task and target share a key.
+	step string
+	// spec builds the action's description from the arguments; key is the
+	// action's key (the spec's target is all it depends on).
+	spec func(ctx context.Context, s *Server, in In, key func(reconcile.Spec) string) (reconcile.Spec, error)
+	// what names the artifact for the model, e.g. "PR #12".
+	what func(in In, r *reconcile.Result) string
+}
+
+// The default steps: the CLI verbs' (ghonce pr create, issue create,
+// issue comment, branch create, file put).
+const (
+	stepPR      = "pr-create"
+	stepIssue   = "issue-create"
+	stepComment = "issue-comment"
+	stepBranch  = "branch-create"
+	stepFile    = "file-put"
+)
+
+const onceNote = " Happens once per (task, step): ghonce records the call in a ledger and looks on GitHub before it creates, so calling again with the same task and step (after a timeout, an error or a restart, even with reworded text) returns what the first call made and creates nothing new. Retry freely; pass a new step only for a genuinely new "
+
+func (s *Server) addWriteTools() error {
+	return errors.Join(
+		addWrite(s, writeTool[CreatePullRequestArgs]{
+			name: "create_pull_request", title: "Create pull request (once)", step: stepPR,
+			desc: "Create a new pull request in a GitHub repository." + onceNote + "pull request to the same base.",
+			spec: func(_ context.Context, _ *Server, in CreatePullRequestArgs, _ func(reconcile.Spec) string) (reconcile.Spec, error) {
+				return reconcile.PR{Base: in.Base, Head: in.Head, Title: in.Title, Body: in.Body, Draft: in.Draft}, nil
+			},
+			what: func(_ CreatePullRequestArgs, r *reconcile.Result) string { return fmt.Sprintf("PR #%d", r.Number) },
+		}),
+		addWrite(s, writeTool[CreateIssueArgs]{
+			name: "create_issue", title: "Create issue (once)", step: stepIssue,
+			desc: "Create a new issue in a GitHub repository." + onceNote + "issue (by default a task files one issue per repository).",
+			spec: func(_ context.Context, _ *Server, in CreateIssueArgs, _ func(reconcile.Spec) string) (reconcile.Spec, error) {
+				return reconcile.Issue{Title: in.Title, Body: in.Body, Labels: in.Labels}, nil
+			},
+			what: func(_ CreateIssueArgs, r *reconcile.Result) string { return fmt.Sprintf("issue #%d", r.Number) },
+		}),
+		addWrite(s, writeTool[AddIssueCommentArgs]{
+			name: "add_issue_comment", title: "Add issue comment (once)", step: stepComment,
+			desc: "Add a comment to a specific issue or pull request in a GitHub repository." + onceNote + "comment on the same issue (by default a task posts one comment per issue).",
+			spec: func(_ context.Context, _ *Server, in AddIssueCommentArgs, _ func(reconcile.Spec) string) (reconcile.Spec, error) {
+				n, err := issueNumber(in.IssueNumber)
+				if err != nil {
+					return nil, err
+				}
+				return reconcile.Comment{Number: n, Body: in.Body}, nil
+			},
+			what: func(in AddIssueCommentArgs, _ *reconcile.Result) string {
+				return fmt.Sprintf("comment on #%d", int(in.IssueNumber))
+			},
+		}),
+		addWrite(s, writeTool[CreateBranchArgs]{
+			name: "create_branch", title: "Create branch (once)", step: stepBranch,
+			desc: "Create a new branch in a GitHub repository." + onceNote + "branch. A branch of that name at an unrelated commit is someone else's and is never adopted.",
+			spec: func(ctx context.Context, s *Server, in CreateBranchArgs, key func(reconcile.Spec) string) (reconcile.Spec, error) {
+				return s.branchSpec(ctx, in, key)
+			},
+			what: func(in CreateBranchArgs, r *reconcile.Result) string {
+				return fmt.Sprintf("branch %s at %.12s", in.Branch, r.SHA)
+			},
+		}),
+		addWrite(s, writeTool[CreateOrUpdateFileArgs]{
+			name: "create_or_update_file", title: "Create or update file (once)", step: stepFile,
+			desc: "Create or update a single file in a GitHub repository, on a branch." + onceNote + "write of the same file on the same branch (a second, different edit in the same task needs a new step).",
+			spec: func(_ context.Context, _ *Server, in CreateOrUpdateFileArgs, _ func(reconcile.Spec) string) (reconcile.Spec, error) {
+				return reconcile.File{Branch: in.Branch, Path: in.Path, Message: in.Message, Content: []byte(in.Content)}, nil
+			},
+			what: func(in CreateOrUpdateFileArgs, _ *reconcile.Result) string {
+				return fmt.Sprintf("file %s on branch %s", in.Path, in.Branch)
+			},
+		}),
+	)
+}
+
+var (
+	no  = false
+	yes = true
+)
+
+func addWrite[In writeArgs](s *Server, t writeTool[In]) error {
+	tool := &sdk.Tool{
+		Name: t.name, Title: t.title, Description: t.desc,
+		Annotations: &sdk.ToolAnnotations{Title: t.title, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &yes},
+	}
+	schema, err := jsonschema.For[In](nil)
+	if err != nil {
+		return fmt.Errorf("infer the input schema of %s: %w", t.name, err)
+	}
+	// An array argument is an array, as in github-mcp-server, not "array or null".
+	for _, p := range schema.Properties {
+		if slices.Equal(p.Types, []string{"null", "array"}) {
+			p.Type, p.Types = "array", nil
+		}
+	}
+	tool.InputSchema = schema
+	sdk.AddTool(s.srv, tool, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Output, error) {
+		s.calls.Add(1)
+		defer s.calls.Done()
+		r, err := call(ctx, s, t, in)
+		if err != nil {
+			s.cfg.Logf("%s: %v", t.name, err)
+			return nil, Output{}, err
+		}
+		s.cfg.Logf("%s: %s %s (task %q, step %q, key %s)", t.name, r.Outcome, t.what(in, r), r.Task, r.Step, r.Key)
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: resultText(t.what(in, r), r)}}}, outputOf(r), nil
+	})
+	return nil
+}
+
+// call is the one flow every write tool goes through.
+func call[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) (*reconcile.Result, error) {
+	a, err := s.action(in.where(), in.once(), t.step)
+	if err != nil {
+		return nil, err
+	}
+	key := func(sp reconcile.Spec) string { a.Spec = sp; return reconcile.Key(a) }
+	spec, err := t.spec(ctx, s, in, key)
+	if err != nil {
+		return nil, toolError(err)
+	}
+	a.Spec = spec
+	if err := (taskkey.Identity{Task: a.Task, Step: a.Step, Kind: spec.Kind(), Repo: a.Repo}).Validate(); err != nil {
+		return nil, invalid(err)
+	}
+	if err := spec.Validate(reconcile.Key(a)); err != nil {
+		return nil, invalid(err)
+	}
+	r, err := s.cfg.Engine.Do(ctx, a)
+	if err != nil {
+		return nil, toolError(err)
+	}
+	return r, nil
+}
+
+// action is the Action of a call, without its Spec: the task and step
+// defaults applied and the repository checked.
+func (s *Server) action(w Where, o Once, defStep string) (reconcile.Action, error) {
+	task, err := s.task(o.Task)
+	if err != nil {
+		return reconcile.Action{}, err
+	}
+	step := o.Step
+	if strings.TrimSpace(step) == "" {
+		step = defStep
+	}
+	if !repoPart(w.Owner) || !repoPart(w.Repo) {
+		return reconcile.Action{}, fmt.Errorf("invalid arguments: repository %q/%q: want owner and repo as on GitHub, e.g. owner \"octo-org\", repo \"hello-world\"", w.Owner, w.Repo)
+	}
+	return reconcile.Action{Task: task, Step: step, Repo: w.Owner + "/" + w.Repo}, nil
+}
+
+// issueNumber is a JSON number that names an issue or pull request.
+func issueNumber(n float64) (int, error) {
+	if n != math.Trunc(n) || n <= 0 || n > math.MaxInt32 {
+		return 0, fmt.Errorf("invalid arguments: issue_number %v: want the issue or pull request number, e.g. 42", n)
+	}
+	return int(n), nil
+}
+
+func repoPart(s string) bool {
+	if s == "" || s == "." || s == ".." || len(s) > 100 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// branchSpec builds create_branch's spec. The commit is the one an earlier
+// attempt of the same key chose, if there was one (from_branch may have
+// moved since, and the branch that attempt may have made must still count
+// as ours); else from_branch, or the default branch, resolved on GitHub.
+func (s *Server) branchSpec(ctx context.Context, in CreateBranchArgs, key func(reconcile.Spec) string) (reconcile.Spec, error) {
+	b := reconcile.Branch{Name: in.Branch}
+	if e, err := s.cfg.Ledger.Get(ctx, key(b)); err == nil && e.Status != ledger.Failed && e.Kind == b.Kind() {
+		if prior, err := reconcile.DecodeSpec(e.Kind, e.Payload); err == nil {
+			if pb, ok := prior.(*reconcile.Branch); ok && pb.SHA != "" {
+				b.SHA = pb.SHA
+				return b, nil
+			}
+		}
+	} else if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+		return nil, fmt.Errorf("read ledger: %w", err)
+	}
+	if s.cfg.Resolve == nil {
+		return nil, errors.New("create_branch is not available: this server has no GitHub client to resolve from_branch")
+	}
+	if err := taskkey.CheckBranchName(in.Branch); err != nil {
+		return nil, invalid(err)
+	}
+	sha, err := s.cfg.Resolve(ctx, in.Owner, in.Repo, in.FromBranch)
+	if err != nil {
+		from := in.FromBranch
+		if from == "" {
+			from = "the default branch"
+		}
+		return nil, fmt.Errorf("resolve from_branch %s: %w (nothing was created)", from, err)
+	}
+	b.SHA = sha
+	return b, nil
+}
+
+// resultText is the short text the model reads.
+func resultText(what string, r *reconcile.Result) string {
+	var b strings.Builder
+	switch r.Outcome {
+	case reconcile.Created:
+		fmt.Fprintf(&b, "created %s", what)
+	case reconcile.Found:
+		fmt.Fprintf(&b, "already done in an earlier attempt: %s (found on GitHub and recorded; nothing new was created)", what)
+	default:
+		fmt.Fprintf(&b, "already done in an earlier attempt: %s (nothing new was created)", what)
+	}
+	if r.URL != "" {
+		fmt.Fprintf(&b, ": %s", r.URL)
+	}
+	fmt.Fprintf(&b, "\ntask %q, step %q, key %s", r.Task, r.Step, r.Key)
+	if r.PayloadChanged {
+		b.WriteString("\nThis call's arguments differ from the ones that made it; they were not applied. If you meant a genuinely new one, call again with a new step.")
+	}
+	if r.Warning != "" {
+		b.WriteString("\nwarning: " + r.Warning)
+	}
+	return b.String()
+}
+
+// invalidError is bad input: the CLI's exit 2.
+type invalidError struct{ err error }
+
+func (e *invalidError) Error() string {
+	// The engine's hints name CLI flags ("pass --base"); here they are arguments.
+	return "invalid arguments: " + flagsAsArgs.Replace(e.err.Error())
+}
+func (e *invalidError) Unwrap() error { return e.err }
+
+func invalid(err error) error { return &invalidError{err} }
+
+var flagsAsArgs = strings.NewReplacer("pass --body or --body-file", "pass body", "pass --", "pass ")
+
+// toolError words an error for the model with the meaning of the CLI's exit
+// codes. The SDK returns it as a tool result with isError set, never as a
+// protocol error. Errors from GitHub are already stripped of the token by
+// ghcheck.
+func toolError(err error) error {
+	var (
+		uc *reconcile.UnconfirmedError
+		ip *reconcile.InProgressError
+		cf *reconcile.ConflictError
+		iv *invalidError
+	)
+	switch {
+	case errors.As(err, &iv):
+		return err
+	case errors.As(err, &uc):
+		return fmt.Errorf("unconfirmed: %v: it may or may not have happened, and ghonce could not find out. Call this tool again with the same arguments (same task and step): the next call looks on GitHub first and creates nothing twice", uc.Err)
+	case errors.As(err, &ip):
+		return fmt.Errorf("in progress elsewhere: %s is held by a running attempt (process %d on %s): another call with the same task and step is at work. Call again in a moment with the same arguments: it will return that call's result", ip.Key, ip.Holder.PID, ip.Holder.Host)
+	case errors.As(err, &cf):
+		return fmt.Errorf("refused: %v. Nothing was created; choose another name, or another step", cf)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("cancelled: %v: if a request had been sent it may have taken effect; call again with the same arguments to settle it", err)
+	}
+	return err
+}
