@@ -142,9 +142,9 @@ func TestAnnotate(t *testing.T) {
 }
 
 func TestSummaryLine(t *testing.T) {
-	r := Result{Kind: "pr", Key: "gk1_x", Task: "gha/a/b/#1", Step: "pr-create", Outcome: "found", Number: 7, URL: "https://x/pull/7", LedgerNew: true}
+	r := Result{Kind: "pr", Key: "gk1_x", Task: "gha/a/b/#1", Step: "pr-create", Outcome: "found", Number: 7, URL: "https://x/pull/7", Unrecorded: true}
 	line := r.SummaryLine()
-	for _, want := range []string{"**found**", "[#7](https://x/pull/7)", "ledger was new", "gk1_x"} {
+	for _, want := range []string{"**found**", "[#7](https://x/pull/7)", "had no record of it", "gk1_x"} {
 		if !strings.Contains(line, want) {
 			t.Fatalf("summary %q lacks %q", line, want)
 		}

@@ -15,9 +15,10 @@ type Result struct {
 	Number                int
 	URL, SHA, Ref         string
 	PayloadChanged        bool
-	// LedgerNew is true when this run created its ledger, as every fresh
-	// runner does: a "found" then came from GitHub alone.
-	LedgerNew bool
+	// Unrecorded is true when the ledger held no earlier attempt of this
+	// key, as on every fresh runner (a re-run): a "found" then came from
+	// GitHub alone.
+	Unrecorded bool
 }
 
 // Outputs are the step outputs for r: key, outcome, task, payload_changed,
@@ -56,8 +57,8 @@ func (r Result) SummaryLine() string {
 	case "created":
 		why = "**created** " + what
 	case "found":
-		if r.LedgerNew {
-			why = "**found** " + what + " on GitHub, made by an earlier attempt (a crash, a cancelled job or a re-run); this runner's ledger was new, as it is on every re-run, so GitHub was asked, and nothing new was created"
+		if r.Unrecorded {
+			why = "**found** " + what + " on GitHub, made by an earlier attempt (a crash, a cancelled job or a re-run); this runner's ledger had no record of it (a runner's ledger does not survive a re-run), so GitHub was asked; nothing new was created"
 		} else {
 			why = "**found** " + what + " on GitHub, made by an earlier attempt the ledger had left attempting; recorded it as done"
 		}

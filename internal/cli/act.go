@@ -84,7 +84,10 @@ func (f *factory) act(ctx context.Context, defStep string, needRepo bool, spec r
 	if err != nil {
 		return err
 	}
-	return f.printResult(res)
+	if err := f.printResult(res); err != nil {
+		return err
+	}
+	return f.reportToActions(res)
 }
 
 func (f *factory) printResult(r *reconcile.Result) error {
@@ -292,7 +295,7 @@ func (f *factory) resolveFrom(ctx context.Context, ref string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	gh, err := f.github()
+	gh, err := f.github(ctx)
 	if err != nil {
 		return "", err
 	}
