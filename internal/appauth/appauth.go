@@ -130,7 +130,7 @@ func ParseKey(p []byte) (*rsa.PrivateKey, error) {
 	}
 	block, _ := pem.Decode(p)
 	if block == nil {
-		return nil, bad("no PEM block (-----BEGIN RSA PRIVATE KEY-----) found")
+		return nil, bad("no complete PEM block (BEGIN RSA PRIVATE KEY ... END RSA PRIVATE KEY) found")
 	}
 	switch block.Type {
 	case "RSA PRIVATE KEY":
