@@ -301,6 +301,12 @@ func TestActionYAMLKeepsInputsOutOfScripts(t *testing.T) {
 // script run by bash, on a fresh runner of j, with the binary TestMain
 // built where the build step puts it.
 func (j *job) actionStep(a actionYAML, inputs map[string]string, killOn func(*fixtures.Commit) bool) harness.Outcome {
+	j.w.t.Helper()
+	return j.actionStepWith(a, inputs, bin, killOn)
+}
+
+// actionStepWith is actionStep with binary in the build step's place.
+func (j *job) actionStepWith(a actionYAML, inputs map[string]string, binary string, killOn func(*fixtures.Commit) bool) harness.Outcome {
 	t := j.w.t
 	t.Helper()
 	env := j.freshRunner()
@@ -308,7 +314,7 @@ func (j *job) actionStep(a actionYAML, inputs map[string]string, killOn func(*fi
 	if err := os.MkdirAll(binDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(bin, filepath.Join(binDir, "ghonce")); err != nil {
+	if err := os.Symlink(binary, filepath.Join(binDir, "ghonce")); err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range a.Runs.Steps {
@@ -394,4 +400,56 @@ func TestActionStepIsRerunSafeAndInjectionProof(t *testing.T) {
 	if out["number"] != strconv.Itoa(pr.Number) || out["sha"] != "" {
 		t.Fatalf("outputs %q, want number %d", out, pr.Number)
 	}
+}
+
+// Each command input becomes the ghonce command line it documents, with
+// every field passed as one argument, empty fields left out. A stub stands
+// in for ghonce and records its argv.
+func TestActionStepCommandLines(t *testing.T) {
+	t.Parallel()
+	a := readAction(t)
+	for _, c := range []struct {
+		inputs map[string]string
+		want   []string
+	}{
+		{map[string]string{"command": "pr-create", "base": "main", "head": "h", "title": "T", "body": "B", "labels": "a,b", "draft": "true", "step": "open"},
+			[]string{"pr", "create", "--base", "main", "--head", "h", "--title", "T", "--body", "B", "--label", "a", "--label", "b", "--draft", "--step", "open"}},
+		{map[string]string{"command": "issue-create", "title": "T", "body-file": "b.md", "trust-author": "x[bot]\ny[bot]"},
+			[]string{"issue", "create", "--title", "T", "--body-file", "b.md", "--trust-author", "x[bot]", "--trust-author", "y[bot]"}},
+		{map[string]string{"command": "issue-comment", "number": "7", "body": ""}, []string{"issue", "comment", "7", "--body", ""}},
+		{map[string]string{"command": "pr-comment", "number": "8", "body": "hi"}, []string{"pr", "comment", "8", "--body", "hi"}},
+		{map[string]string{"command": "branch-create", "branch": "b", "from": "main"}, []string{"branch", "create", "b", "--from", "main"}},
+		{map[string]string{"command": "file-put", "path": "p.md", "content-file": "c", "branch": "b", "message": "m"},
+			[]string{"file", "put", "p.md", "--content-file", "c", "--branch", "b", "--message", "m"}},
+		{map[string]string{"command": "reconcile"}, []string{"reconcile"}},
+		{map[string]string{"command": "status", "stale": "30m"}, []string{"status", "--stale", "30m"}},
+	} {
+		t.Run(c.inputs["command"], func(t *testing.T) {
+			w := newWorld(t)
+			j := newJob(w, `{}`)
+			argv := filepath.Join(w.dir, "argv")
+			stub := filepath.Join(w.dir, "stub.sh")
+			if err := os.WriteFile(stub, []byte("#!/bin/bash\nprintf '%s\\0' \"$@\" > "+argv+"\n"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			o := j.actionStepWith(a, c.inputs, stub, nil)
+			wantExit(t, o, 0, "the action's script with a stub ghonce")
+			b, err := os.ReadFile(argv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+			if !slices.Equal(got, c.want) {
+				t.Fatalf("argv %q, want %q", got, c.want)
+			}
+		})
+	}
+	t.Run("unknown command", func(t *testing.T) {
+		w := newWorld(t)
+		o := newJob(w, `{}`).actionStepWith(a, map[string]string{"command": "pr-merge"}, "/bin/false", nil)
+		wantExit(t, o, 2, "an unknown command")
+		if !strings.Contains(o.Stdout, "::error title=ghonce::unknown command") {
+			t.Fatalf("no ::error:: for an unknown command:\n%s", o.Stdout)
+		}
+	})
 }
