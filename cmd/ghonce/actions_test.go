@@ -31,7 +31,10 @@ const actionsToken = "ghs_GHONCEtestACTIONS_5ecre7_0a1b2c3d"
 
 const actionsBot = "github-actions[bot]"
 
-func init() { secrets = append(secrets, actionsToken) }
+// otherAppToken stands for another App's installation token.
+const otherAppToken = "ghs_GHONCEtestSECRET_otherapp_77aa"
+
+func init() { secrets = append(secrets, actionsToken, otherAppToken) }
 
 // job is one workflow job whose attempts run on fresh runners.
 type job struct {
@@ -322,6 +325,7 @@ func (j *job) actionStepWith(a actionYAML, inputs map[string]string, binary stri
 			continue
 		}
 		for k, v := range st.Env {
+			v = strings.ReplaceAll(v, "${{ github.token }}", actionsToken)
 			if strings.Contains(inputRef.ReplaceAllString(v, ""), "${{") {
 				t.Fatalf("env %s = %q: an expression this test does not evaluate", k, v)
 			}
@@ -330,7 +334,7 @@ func (j *job) actionStepWith(a actionYAML, inputs map[string]string, binary stri
 				if val, ok := inputs[name]; ok {
 					return val
 				}
-				return a.Inputs[name].Default
+				return strings.ReplaceAll(a.Inputs[name].Default, "${{ github.token }}", actionsToken)
 			})
 			env = append(env, k+"="+v)
 		}
@@ -452,4 +456,30 @@ func TestActionStepCommandLines(t *testing.T) {
 			t.Fatalf("no ::error:: for an unknown command:\n%s", o.Stdout)
 		}
 	})
+}
+
+// An App's installation token passed as the action's token is not taken for
+// the job's GITHUB_TOKEN: github-actions[bot] is not assumed, and without
+// --trust-author the step stops before it records or sends anything,
+// rather than miss on a re-run what the first attempt made.
+func TestActionStepDoesNotAssumeActionsBotForAnotherToken(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
+	j := newJob(w, fmt.Sprintf(`{"issue":{"number":%d}}`, n))
+	const appToken = otherAppToken
+	w.fake.AddInstallationToken("other-app[bot]", appToken)
+	a := readAction(t)
+	writes := w.fake.Writes()
+	o := j.actionStep(a, map[string]string{"command": "issue-comment", "number": strconv.Itoa(n), "body": "hi", "token": appToken}, nil)
+	wantExit(t, o, 1, "an App's token as the action's token")
+	if !strings.Contains(o.Stderr, "--trust-author") || w.fake.Writes() != writes {
+		t.Fatalf("want exit 1 asking for --trust-author and no write:\n%s", o.Stderr)
+	}
+	// With the App's login trusted, it works.
+	o = j.actionStep(a, map[string]string{"command": "issue-comment", "number": strconv.Itoa(n), "body": "hi", "token": appToken, "trust-author": "other-app[bot]"}, nil)
+	wantExit(t, o, 0, "with trust-author")
+	if out := j.outputs(); out["outcome"] != "created" {
+		t.Fatalf("outputs %q", out)
+	}
 }

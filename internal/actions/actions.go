@@ -126,6 +126,26 @@ func eventSubject(path string, readFile func(string) ([]byte, error)) (int, stri
 	return 0, "", nil
 }
 
+// JobTokenEnv names the variable the composite action sets to the job's own
+// GITHUB_TOKEN, so ghonce can tell it from another installation token (an
+// App's, say) passed as the token.
+const JobTokenEnv = "GHONCE_JOB_TOKEN"
+
+// AssumeActionsBot reports whether, inside Actions, a token that cannot
+// read GET /user should be taken for the job's GITHUB_TOKEN, whose
+// artifacts github-actions[bot] authors. When the job token is known
+// (JobTokenEnv, set by the action) the token must be it: an App's
+// installation token authors as SLUG[bot], and assuming github-actions[bot]
+// for it would make a re-run miss what the first attempt made. In a plain
+// run: step the job token is not known and it is assumed.
+func AssumeActionsBot(getenv func(string) string, token string) bool {
+	if _, ok := Detect(getenv); !ok {
+		return false
+	}
+	job := getenv(JobTokenEnv)
+	return job == "" || job == token
+}
+
 // LedgerPath is the default ledger on a runner: under RUNNER_TEMP, which the
 // runner empties after every job. It does not survive a re-run, and need
 // not: on a re-run ghonce finds on GitHub what the earlier attempt made.

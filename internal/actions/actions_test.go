@@ -160,3 +160,17 @@ func TestSummaryLine(t *testing.T) {
 		t.Fatalf("outputs %v", o)
 	}
 }
+
+func TestAssumeActionsBot(t *testing.T) {
+	env := runner("issues")
+	if !AssumeActionsBot(envOf(env), "ghs_any") {
+		t.Fatal("a plain run: step (job token unknown) does not assume github-actions[bot]")
+	}
+	env[JobTokenEnv] = "ghs_job"
+	if !AssumeActionsBot(envOf(env), "ghs_job") || AssumeActionsBot(envOf(env), "ghs_other_app") {
+		t.Fatal("with the job token known, only it is taken for GITHUB_TOKEN")
+	}
+	if AssumeActionsBot(envOf(map[string]string{}), "ghs_job") {
+		t.Fatal("assumed outside Actions")
+	}
+}

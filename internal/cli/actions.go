@@ -72,11 +72,13 @@ func (f *factory) githubOptions(ctx context.Context) (ghcheck.Options, error) {
 		return opts, err
 	}
 	if app == nil {
-		if _, ok := actions.Detect(f.sys.Getenv); ok {
+		if opts.Token, err = f.token(); err != nil {
+			return opts, err
+		}
+		if actions.AssumeActionsBot(f.sys.Getenv, opts.Token) {
 			opts.InstallationAuthors = []string{actions.ActionsBot}
 		}
-		opts.Token, err = f.token()
-		return opts, err
+		return opts, nil
 	}
 	// Before anything is recorded: a wrong app id, an unknown key, an app
 	// not installed or a clock GitHub refuses stops the run here.
@@ -185,7 +187,7 @@ func annotateForActions(sys IO, code int, err error) {
 			msg = fmt.Sprintf("ghonce exited %d; see the log above.", code)
 		}
 	}
-	secrets := []string{sys.Getenv("GH_TOKEN"), sys.Getenv("GITHUB_TOKEN"), sys.Getenv("GHONCE_APP_PRIVATE_KEY"), sys.Getenv("PGPASSWORD")}
+	secrets := []string{sys.Getenv("GH_TOKEN"), sys.Getenv("GITHUB_TOKEN"), sys.Getenv("GHONCE_APP_PRIVATE_KEY"), sys.Getenv("PGPASSWORD"), sys.Getenv(actions.JobTokenEnv)}
 	fmt.Fprintln(sys.Err, actions.Annotate(code, msg, secrets))
 	line := fmt.Sprintf("- ghonce **failed** (exit %d): %s", code, strings.ReplaceAll(actions.Scrub(msg, secrets), "\n", " "))
 	if err := actions.AppendSummary(env.Summary, line); err != nil {
