@@ -18,9 +18,21 @@ test:
 demo: build
 	./$(BIN) demo
 
+# actionlint checks the example workflows, and, in a throwaway repository
+# that internal/actions/lintproject lays out, the examples' with: against
+# action.yml's inputs and action.yml's composite steps (their scripts too,
+# through shellcheck when it is installed). actionlint cannot read action
+# metadata in place.
+ACTIONLINT = $(GO) run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+
 lint:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
+	$(ACTIONLINT) docs/examples/workflows/*.yml
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+	$(GO) run ./internal/actions/lintproject "$$dir" && \
+	git -C "$$dir" init -q && \
+	cd "$$dir" && $(ACTIONLINT) && echo "actionlint: action.yml and docs/examples/workflows OK"
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./...

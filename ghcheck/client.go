@@ -22,11 +22,19 @@ type Options struct {
 	BaseURL string
 	// Token authenticates every request. It never appears in an error.
 	Token string
+	// TokenSource, if set, authenticates instead of Token: a GitHub App's
+	// installation tokens, minted and refreshed as they expire.
+	TokenSource oauth2.TokenSource
 	// HTTPClient, if set, is used as the transport base (tests).
 	HTTPClient *http.Client
 	// TrustedAuthors are logins whose artifacts count as ours besides the
 	// token's own identity (e.g. "my-app[bot]"). Compared without case.
 	TrustedAuthors []string
+	// InstallationAuthors count as ours only when the token cannot read
+	// GET /user, as an installation token cannot: inside GitHub Actions,
+	// github-actions[bot] for the job's GITHUB_TOKEN. A personal token's
+	// own login is then the only identity, as without this option.
+	InstallationAuthors []string
 	// MaxWait bounds the total time one call waits for rate limits to
 	// reset before it gives up (default 2 minutes).
 	MaxWait time.Duration
@@ -85,7 +93,7 @@ const (
 //
 // New makes no request; the token's identity is read lazily by Login.
 func New(opts Options) (*Client, error) {
-	if opts.Token == "" {
+	if opts.Token == "" && opts.TokenSource == nil {
 		return nil, errors.New("create github client: no token: set GH_TOKEN or GITHUB_TOKEN")
 	}
 	if strings.ContainsFunc(opts.Token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
@@ -106,6 +114,7 @@ func New(opts Options) (*Client, error) {
 		opts.UserAgent = defaultUserAgent
 	}
 	opts.TrustedAuthors = trimmed(opts.TrustedAuthors)
+	opts.InstallationAuthors = trimmed(opts.InstallationAuthors)
 
 	var hc http.Client
 	if opts.HTTPClient != nil {
@@ -119,8 +128,12 @@ func New(opts Options) (*Client, error) {
 	}
 	// The tracker sits under the oauth2 transport, right above the real
 	// one: if it was never reached, no byte of the request left.
+	src := opts.TokenSource
+	if src == nil {
+		src = oauth2.StaticTokenSource(&oauth2.Token{AccessToken: opts.Token})
+	}
 	hc.Transport = roundTripOnly{&oauth2.Transport{
-		Source: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: opts.Token}),
+		Source: src,
 		Base:   &sendTracker{base: inner},
 	}}
 
@@ -227,8 +240,8 @@ func (e *redactedError) Unwrap() error { return e.err }
 // the token from the go-github errors it wraps, whose fields a caller may
 // print on their own.
 func (c *Client) redact(err error) error {
-	if err == nil {
-		return nil
+	if err == nil || c.opts.Token == "" {
+		return err
 	}
 	scrub(err, c.opts.Token)
 	if _, ok := err.(*redactedError); ok {

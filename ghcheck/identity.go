@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/google/go-github/v66/github"
@@ -60,7 +61,7 @@ func (c *Client) Login(ctx context.Context) (string, error) {
 	case st == http.StatusUnauthorized:
 		return "", c.redact(&credentialsError{hintError{msg: "token rejected by GitHub (401 Bad credentials): check GH_TOKEN", err: err}})
 	case st == http.StatusForbidden || st == http.StatusNotFound:
-		if len(c.opts.TrustedAuthors) > 0 {
+		if len(c.opts.TrustedAuthors) > 0 || len(c.opts.InstallationAuthors) > 0 {
 			c.loginDone, c.login = true, ""
 			return "", nil
 		}
@@ -98,6 +99,10 @@ func (c *Client) oursFunc(ctx context.Context) (func(login string) bool, error) 
 		return nil, err
 	}
 	trusted := c.opts.TrustedAuthors
+	if id == "" {
+		// The token cannot read /user: an installation token.
+		trusted = append(slices.Clip(trusted), c.opts.InstallationAuthors...)
+	}
 	return func(login string) bool {
 		if login == "" {
 			return false

@@ -102,7 +102,7 @@ func runAction(ctx context.Context, o actOptions) error {
 	}
 	var gh reconcile.GitHub
 	if o.needRepo {
-		c, err := f.github()
+		c, err := f.github(ctx)
 		if err != nil {
 			return err
 		}
@@ -117,7 +117,10 @@ func runAction(ctx context.Context, o actOptions) error {
 	if err != nil {
 		return err
 	}
-	return f.printResult(res)
+	if err := f.printResult(res); err != nil {
+		return err
+	}
+	return f.reportToActions(res)
 }
 
 func (f *factory) printResult(r *reconcile.Result) error {

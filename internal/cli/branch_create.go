@@ -66,7 +66,7 @@ func resolveFrom(ctx context.Context, f *factory, ref string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	gh, err := f.github()
+	gh, err := f.github(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -66,6 +66,7 @@ func Main(ctx context.Context, args []string, sys IO) int {
 	if !errors.As(err, &se) {
 		fmt.Fprintln(sys.Err, "ghonce: "+err.Error())
 	}
+	annotateForActions(sys, code, err)
 	if code == ExitUsage && !strings.Contains(err.Error(), "--help") {
 		fmt.Fprintln(sys.Err, "Run 'ghonce --help' for usage.")
 	}
@@ -127,10 +128,12 @@ type global struct {
 	wait         time.Duration
 	settle       time.Duration
 	trustAuthors []string
+	app          appFlags
+	errOut       io.Writer // where a derived default (the task in Actions) is reported
 }
 
 func newRoot(sys IO) *cobra.Command {
-	g := &global{}
+	g := &global{errOut: sys.Err}
 	root := &cobra.Command{
 		Use:   "ghonce",
 		Short: "Make an agent's side effects on GitHub happen once per (task, step)",
@@ -147,7 +150,10 @@ Environment:
   GITHUB_API_URL          API root (default https://api.github.com; GHES: https://HOST/api/v3)
   GH_REPO, GITHUB_REPOSITORY  default repository when --repo is not given
   GHONCE_TASK             default task when --task is not given
-  GHONCE_LEDGER           ledger path (default $XDG_STATE_HOME/ghonce/ledger.db)
+  GHONCE_LEDGER           ledger path (default $XDG_STATE_HOME/ghonce/ledger.db; in GitHub Actions $RUNNER_TEMP/ghonce/ledger.db)
+  GHONCE_APP_ID, GHONCE_APP_PRIVATE_KEY(_FILE), GHONCE_APP_INSTALLATION_ID  authenticate as a GitHub App
+  GITHUB_ACTIONS=true     inside a workflow: default task from workflow, job and issue/PR (else run id),
+                          step outputs, a job-summary line, errors as ::error::/::warning:: commands
 
 ` + exitCodesHelp,
 		SilenceUsage:  true,
@@ -164,6 +170,7 @@ Environment:
 	pf.DurationVar(&g.wait, "wait", 30*time.Second, "how long to wait for another process working on the same key")
 	pf.DurationVar(&g.settle, "settle", 2*time.Second, "after a crashed or unconfirmed attempt, wait this long from its last ledger write before looking, so its requests in flight land first")
 	pf.StringArrayVar(&g.trustAuthors, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot]")
+	g.app.add(pf)
 
 	f := &factory{sys: sys, g: g}
 	root.AddCommand(
@@ -189,6 +196,12 @@ func (g *global) taskOrEnv(getenv func(string) string) (string, error) {
 	t := g.task
 	if t == "" {
 		t = getenv("GHONCE_TASK")
+	}
+	if t == "" {
+		var err error
+		if t, err = g.actionsTask(getenv); err != nil {
+			return "", err
+		}
 	}
 	if strings.TrimSpace(t) == "" {
 		return "", usagef("no task: pass --task ID or set GHONCE_TASK (an id that names the work, never a time or a random value)")

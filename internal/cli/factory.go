@@ -30,13 +30,12 @@ func (f *factory) token() (string, error) {
 	return "", usagef("no GitHub token: set GH_TOKEN or GITHUB_TOKEN (try `ghonce demo` to see ghonce work without one)")
 }
 
-func (f *factory) github() (*ghcheck.Client, error) {
-	tok, err := f.token()
+func (f *factory) github(ctx context.Context) (*ghcheck.Client, error) {
+	opts, err := f.githubOptions(ctx)
 	if err != nil {
 		return nil, err
 	}
-	base := f.sys.Getenv("GITHUB_API_URL")
-	c, err := ghcheck.New(ghcheck.Options{BaseURL: base, Token: tok, TrustedAuthors: f.g.trustAuthors, UserAgent: "ghonce"})
+	c, err := ghcheck.New(opts)
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
@@ -46,7 +45,7 @@ func (f *factory) github() (*ghcheck.Client, error) {
 // openLedger opens the ledger at --ledger, GHONCE_LEDGER or the default path.
 // A location in a scheme this build does not support is a usage error.
 func (f *factory) openLedger(ctx context.Context) (*store.Opened, error) {
-	loc, err := ledger.ResolvePath(f.g.ledgerPath, f.sys.Getenv)
+	loc, err := ledger.ResolvePath(f.ledgerFlag(), f.sys.Getenv)
 	if err != nil {
 		return nil, err
 	}

@@ -56,14 +56,17 @@ closes.`,
 	return c
 }
 
-// mcpTask is the default task of MCP calls: --task, else GHONCE_TASK.
-// Empty is allowed: every call must then pass task. (A default derived
-// from a GitHub Actions run belongs here too, when the CLI has one.)
-func (f *factory) mcpTask() string {
+// mcpTask is the default task of MCP calls: --task, else GHONCE_TASK, else
+// (inside GitHub Actions) the task derived from the workflow run, as for
+// the CLI's verbs. Empty is allowed: every call must then pass task.
+func (f *factory) mcpTask() (string, error) {
 	if strings.TrimSpace(f.g.task) != "" {
-		return f.g.task
+		return f.g.task, nil
 	}
-	return f.sys.Getenv("GHONCE_TASK")
+	if t := f.sys.Getenv("GHONCE_TASK"); strings.TrimSpace(t) != "" {
+		return t, nil
+	}
+	return f.g.actionsTask(f.sys.Getenv)
 }
 
 func mcpRun(opts *mcpOptions) error {
@@ -73,9 +76,13 @@ func mcpRun(opts *mcpOptions) error {
 			return &usageError{err}
 		}
 	}
+	task, err := f.mcpTask()
+	if err != nil {
+		return err
+	}
 	// One GitHub client serves the engine and from_branch; no request is
 	// made until a call needs one.
-	gh, err := f.github()
+	gh, err := f.github(ctx)
 	if err != nil {
 		return err
 	}
@@ -87,7 +94,7 @@ func mcpRun(opts *mcpOptions) error {
 	// The engine's progress goes to stderr: stdout carries the protocol.
 	eng := f.engine(l, gh, f.sys.Err)
 	srv, err := mcp.New(mcp.Config{
-		Engine: eng, Ledger: l, Task: f.mcpTask(), Version: buildVersion(),
+		Engine: eng, Ledger: l, Task: task, Version: buildVersion(),
 		Resolve: func(ctx context.Context, owner, repo, ref string) (string, error) {
 			r, err := ghcheck.ParseRepo(owner + "/" + repo)
 			if err != nil {

@@ -60,7 +60,7 @@ func reconcileRun(opts *reconcileOptions) error {
 	var gh reconcile.GitHub
 	for _, e := range pending {
 		if e.Kind != "exec" {
-			c, err := f.github()
+			c, err := f.github(ctx)
 			if err != nil {
 				return err
 			}

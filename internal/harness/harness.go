@@ -158,6 +158,11 @@ func CleanEnv() []string {
 		switch k {
 		case "GH_TOKEN", "GITHUB_TOKEN", "GITHUB_API_URL", "GH_REPO", "GITHUB_REPOSITORY", "GHONCE_TASK", "GHONCE_LEDGER", "GHONCE_CRASH_AT":
 			continue
+		case "GITHUB_ACTIONS", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_EVENT_PATH", "RUNNER_TEMP",
+			"GHONCE_APP_ID", "GHONCE_APP_PRIVATE_KEY", "GHONCE_APP_PRIVATE_KEY_FILE", "GHONCE_APP_INSTALLATION_ID":
+			// A test run inside a GitHub Actions job must not make the
+			// children act as that job's steps.
+			continue
 		}
 		env = append(env, kv)
 	}

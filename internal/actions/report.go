@@ -1,0 +1,140 @@
+package actions
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Result is what one ghonce action did, as a step reports it. The CLI fills
+// it from the engine's result.
+type Result struct {
+	Kind, Key, Task, Step string
+	Outcome               string // created, found or skipped
+	Number                int
+	URL, SHA, Ref         string
+	PayloadChanged        bool
+	// Unrecorded is true when the ledger held no earlier attempt of this
+	// key, as on every fresh runner (a re-run): a "found" then came from
+	// GitHub alone.
+	Unrecorded bool
+}
+
+// Outputs are the step outputs for r: key, outcome, task, payload_changed,
+// and number, url and sha when the kind has them.
+func (r Result) Outputs() map[string]string {
+	out := map[string]string{
+		"key":             r.Key,
+		"outcome":         r.Outcome,
+		"task":            r.Task,
+		"url":             r.URL,
+		"sha":             r.SHA,
+		"payload_changed": strconv.FormatBool(r.PayloadChanged),
+	}
+	if r.Number != 0 {
+		out["number"] = strconv.Itoa(r.Number)
+	}
+	return out
+}
+
+// SummaryLine is one markdown line for the job summary saying what happened
+// and why.
+func (r Result) SummaryLine() string {
+	what := r.Kind
+	switch {
+	case r.Number != 0 && r.URL != "":
+		what = fmt.Sprintf("%s [#%d](%s)", r.Kind, r.Number, r.URL)
+	case r.Number != 0:
+		what = fmt.Sprintf("%s #%d", r.Kind, r.Number)
+	case r.SHA != "":
+		what = fmt.Sprintf("%s at `%.12s`", r.Kind, r.SHA)
+	case r.URL != "":
+		what = fmt.Sprintf("[%s](%s)", r.Kind, r.URL)
+	}
+	var why string
+	switch r.Outcome {
+	case "created":
+		why = "**created** " + what
+	case "found":
+		if r.Unrecorded {
+			why = "**found** " + what + " on GitHub, made by an earlier attempt (a crash, a cancelled job or a re-run); this runner's ledger had no record of it (a runner's ledger does not survive a re-run), so GitHub was asked; nothing new was created"
+		} else {
+			why = "**found** " + what + " on GitHub, made by an earlier attempt the ledger had left attempting; recorded it as done"
+		}
+	case "skipped":
+		why = "**skipped** " + what + ": already done (the ledger records it)"
+	default:
+		why = r.Outcome + " " + what
+	}
+	if r.PayloadChanged {
+		why += "; this run's text or head differs from the one that made it and was not applied"
+	}
+	return fmt.Sprintf("- ghonce %s (step `%s`, task `%s`, key `%s`)", why, code(r.Step), code(r.Task), code(r.Key))
+}
+
+// code makes s safe inside a markdown code span on one line.
+func code(s string) string { return strings.ReplaceAll(oneLine(s), "`", "'") }
+
+// Annotate returns the workflow command that reports a failed run with exit
+// code exit and message msg, or "" for exit 0. Exits 1, 2 and 5 are errors
+// (a person must act), 3 and 4 warnings with the hint to re-run. msg is
+// scrubbed of secrets (see Scrub) and escaped as the runner's command
+// format requires, so a message cannot break out of its command or start a
+// new one. The runner reads workflow commands from stdout and stderr; ghonce
+// writes them to stderr, keeping stdout for data.
+//
+// Reference: https://docs.github.com/actions/reference/workflow-commands-for-github-actions
+func Annotate(exit int, msg string, secrets []string) string {
+	msg = Scrub(msg, secrets)
+	var level string
+	switch exit {
+	case 0:
+		return ""
+	case 3:
+		level = "warning"
+		msg += " Re-run the job (Re-run failed jobs, or a new run): ghonce looks on GitHub before it creates anything, so a re-run is safe."
+	case 4:
+		level = "warning"
+		msg += " Re-run the job once the other run has finished; it will find what that run made."
+	default:
+		level = "error"
+	}
+	return fmt.Sprintf("::%s title=%s::%s", level, escapeProperty("ghonce (exit "+strconv.Itoa(exit)+")"), escapeData(msg))
+}
+
+// escapeData escapes a workflow command's message.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command's property value.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+var (
+	// Token shapes GitHub issues: classic/OAuth/app/refresh tokens and
+	// fine-grained personal access tokens.
+	tokenRE = regexp.MustCompile(`\b(gh[opusr]_[A-Za-z0-9_]{16,}|github_pat_[A-Za-z0-9_]{20,})`)
+	// A password in a URL's userinfo (postgres://user:secret@host/db).
+	urlPasswordRE = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*):[^@\s/]*@`)
+	// A key=value password in a libpq connection string.
+	kvPasswordRE = regexp.MustCompile(`(?i)\b(password|sslpassword)\s*=\s*('[^']*'|\S+)`)
+	pemRE        = regexp.MustCompile(`(?s)-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)`)
+)
+
+// Scrub removes secrets from s: every non-empty string in secrets (tokens,
+// a private key), anything shaped like a GitHub token, a password in a URL
+// or a connection string, and a PEM private key.
+func Scrub(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if sec = strings.TrimSpace(sec); sec != "" {
+			s = strings.ReplaceAll(s, sec, "[REDACTED]")
+		}
+	}
+	s = pemRE.ReplaceAllString(s, "[REDACTED PRIVATE KEY]")
+	s = tokenRE.ReplaceAllString(s, "[REDACTED]")
+	s = urlPasswordRE.ReplaceAllString(s, "$1:[REDACTED]@")
+	return kvPasswordRE.ReplaceAllString(s, "$1=[REDACTED]")
+}

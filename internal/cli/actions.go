@@ -1,0 +1,196 @@
+package cli
+
+// What ghonce does differently inside a GitHub Actions job and when it
+// authenticates as a GitHub App. The verbs call these with one line each;
+// the logic lives in internal/actions and internal/appauth.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/actions"
+	"github.com/ghonce/ghonce/internal/appauth"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// appFlags say which GitHub App to authenticate as.
+type appFlags struct {
+	id, keyFile, installation string
+}
+
+func (a *appFlags) add(pf *pflag.FlagSet) {
+	pf.StringVar(&a.id, "app-id", "", "authenticate as the GitHub App with this App ID (default $GHONCE_APP_ID); its SLUG[bot] counts as ours")
+	pf.StringVar(&a.keyFile, "app-private-key-file", "", "the App's private key (.pem) (default $GHONCE_APP_PRIVATE_KEY_FILE, or the PEM text in $GHONCE_APP_PRIVATE_KEY)")
+	pf.StringVar(&a.installation, "app-installation-id", "", "the App's installation (default $GHONCE_APP_INSTALLATION_ID, else the installation on --repo)")
+}
+
+// actionsTask is the task derived from the runner when neither --task nor
+// GHONCE_TASK is given inside GitHub Actions ("" outside), printed so the
+// log shows which task a run used.
+func (g *global) actionsTask(getenv func(string) string) (string, error) {
+	if _, ok := actions.Detect(getenv); !ok {
+		return "", nil
+	}
+	task, why, err := actions.DefaultTask(getenv, os.ReadFile)
+	if err != nil {
+		return "", &usageError{err}
+	}
+	if g.errOut != nil {
+		fmt.Fprintf(g.errOut, "ghonce: task %s (from the %s; set the task yourself in matrix jobs or when one job makes several of the same kind)\n", task, why)
+	}
+	return task, nil
+}
+
+// ledgerFlag is --ledger, or inside GitHub Actions with neither --ledger nor
+// GHONCE_LEDGER, a ledger under RUNNER_TEMP.
+func (f *factory) ledgerFlag() string {
+	if f.g.ledgerPath != "" || f.sys.Getenv(ledger.EnvPath) != "" {
+		return f.g.ledgerPath
+	}
+	if env, ok := actions.Detect(f.sys.Getenv); ok {
+		return env.LedgerPath()
+	}
+	return ""
+}
+
+// githubOptions authenticate with the token, or as a GitHub App when one is
+// configured; inside Actions, github-actions[bot] counts as ours when the
+// token cannot read /user (the job's GITHUB_TOKEN).
+func (f *factory) githubOptions(ctx context.Context) (ghcheck.Options, error) {
+	opts := ghcheck.Options{BaseURL: f.sys.Getenv("GITHUB_API_URL"), TrustedAuthors: f.g.trustAuthors, UserAgent: "ghonce"}
+	app, err := f.githubApp()
+	if err != nil {
+		return opts, err
+	}
+	if app == nil {
+		if opts.Token, err = f.token(); err != nil {
+			return opts, err
+		}
+		if actions.AssumeActionsBot(f.sys.Getenv, opts.Token) {
+			opts.InstallationAuthors = []string{actions.ActionsBot}
+		}
+		return opts, nil
+	}
+	// Before anything is recorded: a wrong app id, an unknown key, an app
+	// not installed or a clock GitHub refuses stops the run here.
+	if err := app.Prepare(ctx); err != nil {
+		return opts, err
+	}
+	bot, err := app.Bot(ctx)
+	if err != nil {
+		return opts, err
+	}
+	opts.TrustedAuthors = append(slices.Clip(opts.TrustedAuthors), bot)
+	opts.TokenSource = app.TokenSource(ctx)
+	fmt.Fprintf(f.sys.Err, "ghonce: authenticated as GitHub App %s; artifacts by %s count as ours\n", strings.TrimSuffix(bot, "[bot]"), bot)
+	return opts, nil
+}
+
+// githubApp is the configured GitHub App, nil when none is.
+func (f *factory) githubApp() (*appauth.App, error) {
+	a, env := f.g.app, f.sys.Getenv
+	id := firstOf(a.id, env("GHONCE_APP_ID"))
+	if id == "" {
+		return nil, nil
+	}
+	appID, err := strconv.ParseInt(strings.TrimSpace(id), 10, 64)
+	if err != nil || appID <= 0 {
+		return nil, usagef("invalid GitHub App id %q: want the numeric App ID from the app's settings page (--app-id, GHONCE_APP_ID)", id)
+	}
+	var key []byte
+	switch file := firstOf(a.keyFile, env("GHONCE_APP_PRIVATE_KEY_FILE")); {
+	case file != "":
+		if key, err = os.ReadFile(file); err != nil {
+			return nil, usagef("read GitHub App private key: %v: check --app-private-key-file", err)
+		}
+	case env("GHONCE_APP_PRIVATE_KEY") != "":
+		key = []byte(env("GHONCE_APP_PRIVATE_KEY"))
+	default:
+		return nil, usagef("GitHub App %d has no private key: pass --app-private-key-file FILE or set GHONCE_APP_PRIVATE_KEY to the PEM text", appID)
+	}
+	var inst int64
+	if s := firstOf(a.installation, env("GHONCE_APP_INSTALLATION_ID")); s != "" {
+		if inst, err = strconv.ParseInt(strings.TrimSpace(s), 10, 64); err != nil || inst <= 0 {
+			return nil, usagef("invalid GitHub App installation id %q: want a number (--app-installation-id)", s)
+		}
+	}
+	cfg := appauth.Config{AppID: appID, PrivateKey: key, InstallationID: inst, BaseURL: env("GITHUB_API_URL"), Now: f.sys.Now}
+	if inst == 0 {
+		repo, err := f.g.repoOrEnv(env)
+		if err != nil {
+			return nil, usagef("no installation for GitHub App %d: pass --repo OWNER/NAME to find it, or --app-installation-id", appID)
+		}
+		r, err := parseRepo(repo)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Owner, cfg.Repo = r.Owner, r.Name
+	}
+	app, err := appauth.New(cfg)
+	if errors.Is(err, appauth.ErrBadKey) {
+		return nil, &usageError{err}
+	}
+	return app, err
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// reportToActions writes a successful action's step outputs and job
+// summary line when running inside GitHub Actions.
+func (f *factory) reportToActions(r *reconcile.Result) error {
+	env, ok := actions.Detect(f.sys.Getenv)
+	if !ok {
+		return nil
+	}
+	res := actions.Result{
+		Kind: r.Kind, Key: r.Key, Task: r.Task, Step: r.Step, Outcome: string(r.Outcome),
+		Number: r.Number, URL: r.URL, SHA: r.SHA, Ref: r.Ref, PayloadChanged: r.PayloadChanged, Unrecorded: r.Attempts <= 1,
+	}
+	if err := actions.WriteOutputs(env.Output, res.Outputs()); err != nil {
+		return err
+	}
+	return actions.AppendSummary(env.Summary, res.SummaryLine())
+}
+
+// annotateForActions reports a failed run as a workflow command (::error::
+// or ::warning:: with the hint to re-run) and a job-summary line, scrubbed
+// of the run's secrets, when running inside GitHub Actions.
+func annotateForActions(sys IO, code int, err error) {
+	env, ok := actions.Detect(sys.Getenv)
+	if !ok || code == ExitOK || err == nil {
+		return
+	}
+	msg := err.Error()
+	var se *silentError
+	if errors.As(err, &se) {
+		msg = map[int]string{
+			ExitUnconfirmed: "some entries could not be settled: GitHub could not answer, or another process holds them; the log above names them.",
+			ExitStale:       "ledger entries have been attempting longer than --stale: a person is needed; run `ghonce status` to see them, then `ghonce resolve KEY --done` or `--retry`.",
+		}[code]
+		if msg == "" {
+			msg = fmt.Sprintf("ghonce exited %d; see the log above.", code)
+		}
+	}
+	secrets := []string{sys.Getenv("GH_TOKEN"), sys.Getenv("GITHUB_TOKEN"), sys.Getenv("GHONCE_APP_PRIVATE_KEY"), sys.Getenv("PGPASSWORD"), sys.Getenv(actions.JobTokenEnv)}
+	fmt.Fprintln(sys.Err, actions.Annotate(code, msg, secrets))
+	line := fmt.Sprintf("- ghonce **failed** (exit %d): %s", code, strings.ReplaceAll(actions.Scrub(msg, secrets), "\n", " "))
+	if err := actions.AppendSummary(env.Summary, line); err != nil {
+		fmt.Fprintln(sys.Err, "ghonce: "+err.Error())
+	}
+}
