@@ -101,7 +101,9 @@ func TestPrimaryLimitWaitsForReset(t *testing.T) {
 }
 
 func TestPrimaryLimitBeyondMaxWaitThenLocalRefusal(t *testing.T) {
-	reset := time.Now().Add(time.Hour)
+	// At second 30 of its minute, so the second ghcheck adds to the reset
+	// never moves the expected "HH:MM" into the next minute.
+	reset := time.Now().Add(time.Hour).Truncate(time.Minute).Add(30 * time.Second)
 	var posts counter
 	c, s := newTest(t, Options{},
 		route(mock.GetReposIssuesByOwnerByRepo, reply(403, fixture(t, "primary-limit.403.json"),
