@@ -127,48 +127,54 @@ func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 	}
 	// Most claims of a known key find it done (a re-run) or busy (another
 	// runner has it): one read answers those, as true as if the claim had
-	// happened at the moment of the read.
-	var serverNow time.Time
-	e, err := scanEntry(l.pool.QueryRow(ctx, "SELECT "+entryColumns+", clock_timestamp() FROM ghonce_entries WHERE key = $1", p.Key), &serverNow)
-	switch {
-	case errors.Is(err, ledger.ErrNotFound):
-		c, err := l.create(ctx, p)
-		if err != nil || c != nil {
-			return c, err
+	// happened at the moment of the read. A key with no entry is created by
+	// one statement; one that has an entry is judged under its row lock. An
+	// entry deleted in between (retention) sends the claim round again.
+	for range 3 {
+		var serverNow time.Time
+		e, err := scanEntry(l.pool.QueryRow(ctx, "SELECT "+entryColumns+", clock_timestamp() FROM ghonce_entries WHERE key = $1", p.Key), &serverNow)
+		switch {
+		case errors.Is(err, ledger.ErrNotFound):
+			c, err := l.create(ctx, p)
+			if err != nil || c != nil {
+				return c, err
+			}
+			// Another claim created it meanwhile.
+		case err != nil:
+			return nil, fmt.Errorf("claim %s: %w", p.Key, l.dbErr(err))
+		default:
+			if l.fake != nil {
+				serverNow = l.fake()
+			}
+			if c := settled(e, serverNow, p.TakeOverFence); c != nil {
+				return c, nil
+			}
 		}
-		// Another claim created it meanwhile: judge it under the row lock.
-	case err != nil:
-		return nil, fmt.Errorf("claim %s: %w", p.Key, l.dbErr(err))
-	default:
-		if l.fake != nil {
-			serverNow = l.fake()
-		}
-		if c := settled(e, serverNow, p.TakeOverFence); c != nil {
-			return c, nil
-		}
-	}
-	var c *ledger.Claim
-	err = l.write(ctx, func(tx pgx.Tx) error {
-		e, err := lockEntry(ctx, tx, p.Key)
-		if err != nil {
-			// Entries are never deleted while in use; one deleted
-			// meanwhile (retention) is not ours to recreate here.
+		var c *ledger.Claim
+		err = l.write(ctx, func(tx pgx.Tx) error {
+			e, err := lockEntry(ctx, tx, p.Key)
+			if err != nil {
+				return err
+			}
+			now, err := l.now(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if c = settled(e, now, p.TakeOverFence); c != nil {
+				return nil
+			}
+			c, err = acquire(ctx, tx, now, e, p)
 			return err
+		})
+		if errors.Is(err, ledger.ErrNotFound) {
+			continue
 		}
-		now, err := l.now(ctx, tx)
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("claim %s: %w", p.Key, err)
 		}
-		if c = settled(e, now, p.TakeOverFence); c != nil {
-			return nil
-		}
-		c, err = acquire(ctx, tx, now, e, p)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("claim %s: %w", p.Key, err)
+		return c, nil
 	}
-	return c, nil
+	return nil, fmt.Errorf("claim %s: the entry was created and deleted three times during the claim; is a retention job deleting entries in use?", p.Key)
 }
 
 // create inserts p's entry if the key is free; nil, nil if it is taken.

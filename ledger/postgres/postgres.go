@@ -64,13 +64,6 @@ type Ledger struct {
 
 var _ ledger.Ledger = (*Ledger)(nil)
 
-// IsLocation reports whether location is a Postgres URL (postgres:// or
-// postgresql://, any case).
-func IsLocation(location string) bool {
-	l := strings.ToLower(location)
-	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
-}
-
 // Redact returns location fit to print: the password (in the user info or
 // a password parameter) is removed. A location that does not parse as a
 // URL is replaced by a placeholder rather than printed.

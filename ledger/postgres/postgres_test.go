@@ -175,3 +175,35 @@ func TestUnprivilegedUserInOwnSchema(t *testing.T) {
 		t.Fatalf("entries in %s: %d, %v", schema, n, err)
 	}
 }
+
+// Retention as the README tells a DBA: deleting an old done entry takes its
+// history with it, and a later claim of the key starts afresh.
+func TestRetentionDelete(t *testing.T) {
+	loc := pgtest.Schema(t)
+	ctx := context.Background()
+	l, err := postgres.Open(ctx, loc, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c, err := l.Claim(ctx, claimParams("k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Finish(ctx, ledger.FinishParams{Key: "k", Fence: c.Entry.Fence, Status: ledger.Done, Outcome: "created", Why: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Pool().Exec(ctx, "UPDATE ghonce_transitions SET why = 'rewritten'"); err == nil {
+		t.Fatal("a transition was updated: the history is not append-only")
+	}
+	tag, err := l.Pool().Exec(ctx, "DELETE FROM ghonce_entries WHERE status = 'done' AND updated_at < now() + interval '1 second'")
+	if err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("retention delete: %v, %v", tag, err)
+	}
+	if h, err := l.History(ctx, "k"); err != nil || len(h) != 0 {
+		t.Fatalf("history after delete: %d transitions, %v", len(h), err)
+	}
+	if c, err := l.Claim(ctx, claimParams("k")); err != nil || c.State != ledger.ClaimCreated {
+		t.Fatalf("claim after delete: %+v, %v", c, err)
+	}
+}
