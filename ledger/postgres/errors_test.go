@@ -175,16 +175,9 @@ func claimParams(key string) ledger.ClaimParams {
 func TestStatementTimeout(t *testing.T) {
 	loc := pgtest.Schema(t)
 	ctx := context.Background()
-	l, err := postgres.Open(ctx, pgtest.WithParam(t, loc, "statement_timeout", "300"), postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	if _, err := l.Claim(ctx, claimParams("k")); err != nil {
-		t.Fatal(err)
-	}
+	l := openClaimed(t, pgtest.WithParam(t, loc, "statement_timeout", "300"))
 	holdRow(t, loc, "k")
-	_, err = l.Finish(ctx, ledger.FinishParams{Key: "k", Fence: 1, Status: ledger.Done, Outcome: "created", Why: "ok"})
+	_, err := l.Finish(ctx, ledger.FinishParams{Key: "k", Fence: 1, Status: ledger.Done, Outcome: "created", Why: "ok"})
 	if err == nil || !strings.Contains(err.Error(), "statement_timeout") || !strings.Contains(err.Error(), "nothing of it was written") {
 		t.Fatalf("Finish under a held lock: %v, want a statement_timeout message", err)
 	}
@@ -201,14 +194,7 @@ func TestStatementTimeout(t *testing.T) {
 func TestConnectionLostMidAction(t *testing.T) {
 	loc := pgtest.Schema(t)
 	ctx := context.Background()
-	l, err := postgres.Open(ctx, pgtest.WithParam(t, loc, "application_name", "ghonce-victim"), postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	if _, err := l.Claim(ctx, claimParams("k")); err != nil {
-		t.Fatal(err)
-	}
+	l := openClaimed(t, pgtest.WithParam(t, loc, "application_name", "ghonce-victim"))
 	admin, err := pgx.Connect(ctx, loc)
 	if err != nil {
 		t.Fatal(err)
@@ -250,22 +236,15 @@ func TestConnectionLostMidAction(t *testing.T) {
 	}
 }
 
-// Cancelling the context stops a claim waiting for a lock.
+// Cancelling the context stops a write waiting for a lock.
 func TestContextCancel(t *testing.T) {
 	loc := pgtest.Schema(t)
 	ctx := context.Background()
-	l, err := postgres.Open(ctx, loc, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	if _, err := l.Claim(ctx, claimParams("k")); err != nil {
-		t.Fatal(err)
-	}
+	l := openClaimed(t, loc)
 	holdRow(t, loc, "k")
 	cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
-	err = l.Renew(cctx, "k", 1, time.Minute)
+	err := l.Renew(cctx, "k", 1, time.Minute)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Renew past its deadline: %v, want context.DeadlineExceeded", err)
 	}

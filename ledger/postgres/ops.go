@@ -67,9 +67,15 @@ func (l *Ledger) now(ctx context.Context, tx pgx.Tx) (time.Time, error) {
 	return t.UTC(), err
 }
 
-// lockEntry reads key's entry and locks its row until tx ends.
-func lockEntry(ctx context.Context, tx pgx.Tx, key string) (*ledger.Entry, error) {
-	return scanEntry(tx.QueryRow(ctx, "SELECT "+entryColumns+" FROM ghonce_entries WHERE key = $1 FOR UPDATE", key))
+// lock reads key's entry, locks its row until tx ends, and then reads the
+// time (see now).
+func (l *Ledger) lock(ctx context.Context, tx pgx.Tx, key string) (*ledger.Entry, time.Time, error) {
+	e, err := scanEntry(tx.QueryRow(ctx, "SELECT "+entryColumns+" FROM ghonce_entries WHERE key = $1 FOR UPDATE", key))
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	now, err := l.now(ctx, tx)
+	return e, now, err
 }
 
 func addTransition(ctx context.Context, tx pgx.Tx, t ledger.Transition) error {
@@ -80,7 +86,7 @@ func addTransition(ctx context.Context, tx pgx.Tx, t ledger.Transition) error {
 }
 
 // write runs fn in one READ COMMITTED transaction and commits unless fn
-// fails. fn locks the rows it changes (lockEntry) before it reads the time.
+// fails. fn locks the rows it changes (lock) before it reads the time.
 func (l *Ledger) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	tx, err := l.pool.Begin(ctx)
 	if err != nil {
@@ -152,11 +158,7 @@ func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 		}
 		var c *ledger.Claim
 		err = l.write(ctx, func(tx pgx.Tx) error {
-			e, err := lockEntry(ctx, tx, p.Key)
-			if err != nil {
-				return err
-			}
-			now, err := l.now(ctx, tx)
+			e, now, err := l.lock(ctx, tx, p.Key)
 			if err != nil {
 				return err
 			}
@@ -227,15 +229,14 @@ func acquire(ctx context.Context, tx pgx.Tx, now time.Time, e *ledger.Entry, p l
 // held locks key's entry for a write under fence: ErrNotFound for an
 // unknown key, ErrFenced unless it is attempting under exactly that fence.
 func (l *Ledger) held(ctx context.Context, tx pgx.Tx, key string, fence int64) (*ledger.Entry, time.Time, error) {
-	e, err := lockEntry(ctx, tx, key)
+	e, now, err := l.lock(ctx, tx, key)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
 	if e.Status != ledger.Attempting || e.Fence != fence {
 		return nil, time.Time{}, ledger.ErrFenced
 	}
-	now, err := l.now(ctx, tx)
-	return e, now, err
+	return e, now, nil
 }
 
 // Finish implements ledger.Ledger.
@@ -355,11 +356,7 @@ func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.E
 	}
 	var out *ledger.Entry
 	err := l.write(ctx, func(tx pgx.Tx) error {
-		e, err := lockEntry(ctx, tx, p.Key)
-		if err != nil {
-			return err
-		}
-		now, err := l.now(ctx, tx)
+		e, now, err := l.lock(ctx, tx, p.Key)
 		if err != nil {
 			return err
 		}

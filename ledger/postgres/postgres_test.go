@@ -21,11 +21,7 @@ import (
 func TestServerClock(t *testing.T) {
 	loc := pgtest.Schema(t)
 	ctx := context.Background()
-	l, err := postgres.Open(ctx, loc, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := open(t, loc)
 	serverNow := func() time.Time {
 		var now time.Time
 		if err := l.Pool().QueryRow(ctx, "SELECT clock_timestamp()").Scan(&now); err != nil {
@@ -101,11 +97,7 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 	if created != 1 {
 		t.Errorf("%d Opens report Created, want 1", created)
 	}
-	l, err := postgres.Open(ctx, loc, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := open(t, loc)
 	var n int
 	if err := l.Pool().QueryRow(ctx, "SELECT count(*) FROM ghonce_schema").Scan(&n); err != nil || n != postgres.SchemaVersion {
 		t.Errorf("ghonce_schema has %d rows (%v), want %d", n, err, postgres.SchemaVersion)
@@ -119,15 +111,10 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 func TestNewerSchemaRefused(t *testing.T) {
 	loc := pgtest.Schema(t)
 	ctx := context.Background()
-	l, err := postgres.Open(ctx, loc, postgres.Options{})
-	if err != nil {
+	if _, err := open(t, loc).Pool().Exec(ctx, "INSERT INTO ghonce_schema (version, name) VALUES ($1, 'from the future')", postgres.SchemaVersion+1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Pool().Exec(ctx, "INSERT INTO ghonce_schema (version, name) VALUES ($1, 'from the future')", postgres.SchemaVersion+1); err != nil {
-		t.Fatal(err)
-	}
-	l.Close()
-	_, err = postgres.Open(ctx, loc, postgres.Options{})
+	_, err := postgres.Open(ctx, loc, postgres.Options{})
 	if err == nil || !errors.Is(err, ledger.ErrNewerSchema) {
 		t.Fatalf("Open of a newer ledger: %v, want ErrNewerSchema", err)
 	}
@@ -162,11 +149,7 @@ func TestUnprivilegedUserInOwnSchema(t *testing.T) {
 		admin.Exec(ctx, "DROP ROLE IF EXISTS "+id)
 	})
 	loc := pgtest.WithParam(t, withUser(t, dsn, role, ""), "search_path", schema)
-	l, err := postgres.Open(ctx, loc, postgres.Options{})
-	if err != nil {
-		t.Fatalf("Open as %s in its own schema: %v", role, err)
-	}
-	defer l.Close()
+	l := open(t, loc)
 	if c, err := l.Claim(ctx, claimParams("k")); err != nil || c.State != ledger.ClaimCreated {
 		t.Fatalf("Claim: %+v, %v", c, err)
 	}
@@ -181,11 +164,7 @@ func TestUnprivilegedUserInOwnSchema(t *testing.T) {
 func TestRetentionDelete(t *testing.T) {
 	loc := pgtest.Schema(t)
 	ctx := context.Background()
-	l, err := postgres.Open(ctx, loc, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := open(t, loc)
 	c, err := l.Claim(ctx, claimParams("k"))
 	if err != nil {
 		t.Fatal(err)
@@ -206,4 +185,26 @@ func TestRetentionDelete(t *testing.T) {
 	if c, err := l.Claim(ctx, claimParams("k")); err != nil || c.State != ledger.ClaimCreated {
 		t.Fatalf("claim after delete: %+v, %v", c, err)
 	}
+}
+
+// open opens the ledger at loc on the server's clock; it is closed when t
+// ends.
+func open(t testing.TB, loc string) *postgres.Ledger {
+	t.Helper()
+	l, err := postgres.Open(context.Background(), loc, postgres.Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// openClaimed opens the ledger at loc and claims key "k" in it.
+func openClaimed(t *testing.T, loc string) *postgres.Ledger {
+	t.Helper()
+	l := open(t, loc)
+	if _, err := l.Claim(context.Background(), claimParams("k")); err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
