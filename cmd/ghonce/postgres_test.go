@@ -46,13 +46,14 @@ func TestPostgresLedgerFromTheCLI(t *testing.T) {
 		t.Fatalf("second init: %q, want \"exists\"", o.Stderr)
 	}
 
-	args := []string{"issue", "create", "--task", "PG-1", "--title", "Flaky test", "--body", "b", "--json", "--ledger", loc, "--repo", repo}
+	args := []string{"issue", "create", "--task", "PG-1", "--title", "Flaky test", "--body", "b", "--json", "--repo", repo, "--ledger", loc}
 	o = w.exec(nil, nil, args...)
 	wantExit(t, o, 0, "issue create")
 	var r1, r2 result
 	oneJSON(t, o.Stdout, &r1)
-	// The same step from "another machine" (its own HOME): skipped.
-	o = w.exec(nil, []string{"HOME=" + t.TempDir()}, args...)
+	// The same step from "another machine" (its own HOME), with the ledger
+	// from GHONCE_LEDGER: skipped.
+	o = w.exec(nil, []string{"HOME=" + t.TempDir(), "GHONCE_LEDGER=" + loc}, args[:len(args)-2]...)
 	wantExit(t, o, 0, "issue create again")
 	oneJSON(t, o.Stdout, &r2)
 	if r1.Outcome != "created" || r2.Outcome != "skipped" || r1.Number != r2.Number {
