@@ -129,7 +129,8 @@ func TestUnprivilegedUserInOwnSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close(ctx)
+	// Cleanups run last-registered first: the drops below, then this.
+	t.Cleanup(func() { admin.Close(ctx) })
 	var b [4]byte
 	rand.Read(b[:])
 	role := "ghonce_test_role_" + hex.EncodeToString(b[:])
@@ -145,8 +146,11 @@ func TestUnprivilegedUserInOwnSchema(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() {
-		admin.Exec(ctx, "DROP SCHEMA IF EXISTS "+sid+" CASCADE")
-		admin.Exec(ctx, "DROP ROLE IF EXISTS "+id)
+		for _, q := range []string{"DROP SCHEMA IF EXISTS " + sid + " CASCADE", "DROP ROLE IF EXISTS " + id} {
+			if _, err := admin.Exec(ctx, q); err != nil {
+				t.Errorf("clean up: %s: %v", q, err)
+			}
+		}
 	})
 	loc := pgtest.WithParam(t, withUser(t, dsn, role, ""), "search_path", schema)
 	l := open(t, loc)
