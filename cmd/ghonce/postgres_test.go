@@ -62,6 +62,19 @@ func TestPostgresLedgerFromTheCLI(t *testing.T) {
 	if n := len(w.fake.Issues(owner, name)); n != 1 {
 		t.Fatalf("%d issues, want 1", n)
 	}
+	// A person sends it back (the issue was deleted, say); the next run
+	// finds the issue on GitHub and records it again: nothing new is made.
+	o = w.exec(nil, nil, "resolve", r1.Key, "--retry", "--note", "re-check", "--ledger", loc)
+	wantExit(t, o, 0, "resolve --retry")
+	o = w.exec(nil, nil, args...)
+	wantExit(t, o, 0, "issue create after resolve --retry")
+	var r3 result
+	oneJSON(t, o.Stdout, &r3)
+	if r3.Outcome != "found" || r3.Number != r1.Number || len(w.fake.Issues(owner, name)) != 1 {
+		t.Fatalf("after resolve --retry: %+v, %d issues; want found, the same issue", r3, len(w.fake.Issues(owner, name)))
+	}
+	o = w.exec(nil, nil, "reconcile", "--ledger", loc)
+	wantExit(t, o, 0, "reconcile")
 	for _, a := range [][]string{{"status", "--ledger", loc}, {"status", "--json", "--ledger", loc}, {"status", r1.Key, "--json", "--ledger", loc}} {
 		o = w.exec(nil, nil, a...)
 		wantExit(t, o, 0, strings.Join(a, " "))
