@@ -131,11 +131,20 @@ type scrubbed struct {
 func (e *scrubbed) Error() string { return e.msg }
 func (e *scrubbed) Unwrap() error { return e.err }
 
-// scrub removes the password from err's text. The messages of this package
-// never include it, but a driver's may quote what it was given.
+// scrub removes the passwords from err's text. The messages of this
+// package never include them, but a driver's may quote what it was given.
 func (l *Ledger) scrub(err error) error {
-	if err == nil || l.secret == "" || !strings.Contains(err.Error(), l.secret) {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	for _, s := range l.secrets {
+		if s != "" {
+			msg = strings.ReplaceAll(msg, s, "xxxxx")
+		}
+	}
+	if msg == err.Error() {
 		return err
 	}
-	return &scrubbed{strings.ReplaceAll(err.Error(), l.secret, "xxxxx"), err}
+	return &scrubbed{msg, err}
 }

@@ -96,7 +96,8 @@ func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{
 		"postgres://u:" + secret + "@h:5432/db?sslmode=disable": "postgres://u@h:5432/db?sslmode=disable",
 		"postgresql://h/db?password=" + secret + "&x=1":         "postgresql://h/db?x=1",
-		"postgres://u@h/db": "postgres://u@h/db",
+		"postgres://u@h/db":                     "postgres://u@h/db",
+		"postgres://h/db?sslpassword=" + secret: "postgres://h/db",
 	} {
 		if got := postgres.Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)

@@ -55,9 +55,9 @@ type Options struct {
 // Ledger is a ledger.Ledger kept in PostgreSQL.
 type Ledger struct {
 	pool     *pgxpool.Pool
-	location string // the URL without its password
-	schema   string // the schema named by search_path, or "" for the server's default
-	secret   string // the password, to scrub from every error
+	location string   // the URL without its password
+	schema   string   // the schema named by search_path, or "" for the server's default
+	secrets  []string // the password and sslpassword, scrubbed from every error
 	created  bool
 	fake     func() time.Time
 }
@@ -65,7 +65,7 @@ type Ledger struct {
 var _ ledger.Ledger = (*Ledger)(nil)
 
 // Redact returns location fit to print: the password (in the user info or
-// a password parameter) is removed. A location that does not parse as a
+// a password parameter) and the TLS key's sslpassword are removed. A location that does not parse as a
 // URL is replaced by a placeholder rather than printed.
 func Redact(location string) string {
 	u, err := url.Parse(location)
@@ -76,8 +76,9 @@ func Redact(location string) string {
 		u.User = url.User(u.User.Username())
 	}
 	q := u.Query()
-	if q.Has("password") {
+	if q.Has("password") || q.Has("sslpassword") {
 		q.Del("password")
+		q.Del("sslpassword")
 		u.RawQuery = q.Encode()
 	}
 	return u.String()
@@ -95,19 +96,17 @@ func Open(ctx context.Context, location string, opts Options) (*Ledger, error) {
 	l := &Ledger{location: Redact(location), fake: opts.Now}
 	if u, err := url.Parse(location); err == nil {
 		if u.User != nil {
-			l.secret, _ = u.User.Password()
+			pw, _ := u.User.Password()
+			l.secrets = append(l.secrets, pw)
 		}
-		if l.secret == "" {
-			l.secret = u.Query().Get("password")
-		}
+		l.secrets = append(l.secrets, u.Query().Get("password"), u.Query().Get("sslpassword"))
 	}
 	cfg, err := pgxpool.ParseConfig(location)
 	if err != nil {
 		return nil, l.scrub(fmt.Errorf("open ledger %s: the URL does not parse: %w; write it as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=...&search_path=SCHEMA]", l.location, err))
 	}
-	if cfg.ConnConfig.Password != "" && l.secret == "" {
-		l.secret = cfg.ConnConfig.Password
-	}
+	// PGPASSWORD or a service file may have supplied it.
+	l.secrets = append(l.secrets, cfg.ConnConfig.Password)
 	configure(cfg, location)
 	l.schema = firstSchema(cfg.ConnConfig.RuntimeParams["search_path"])
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
