@@ -65,8 +65,9 @@ type Ledger struct {
 var _ ledger.Ledger = (*Ledger)(nil)
 
 // Redact returns location fit to print: the password (in the user info or
-// a password parameter) and the TLS key's sslpassword are removed. A location that does not parse as a
-// URL is replaced by a placeholder rather than printed.
+// a password parameter) and the TLS key's sslpassword are removed. A
+// location that does not parse as a URL is replaced by a placeholder rather
+// than printed.
 func Redact(location string) string {
 	u, err := url.Parse(location)
 	if err != nil {
