@@ -8,12 +8,19 @@ BIN := bin/ghonce
 build:
 	$(GO) build -o $(BIN) ./cmd/ghonce
 
-# The test command CI runs (.ci/run). -race; every package; Postgres-free.
+# The Postgres the ledger's tests use when GHONCE_TEST_POSTGRES is unset and
+# one answers locally (each test makes and drops its own schema in it).
+PG_TEST_DSN := postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+PG_TEST_ENV = GHONCE_TEST_POSTGRES="$${GHONCE_TEST_POSTGRES:-$$(pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null && echo '$(PG_TEST_DSN)')}"
+
+# The test command CI runs (.ci/run). -race; every package; the Postgres
+# tests run when GHONCE_TEST_POSTGRES is set or Postgres answers on
+# 127.0.0.1:5432, and skip loudly otherwise (fail under CI=true).
 test:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "make test: node or npm not found: TestMCPWithTheTypeScriptSDK (the official TypeScript MCP SDK client) will be skipped"
-	$(GO) test -race -count=1 ./...
+	$(PG_TEST_ENV) $(GO) test -race -count=1 ./...
 
 demo: build
 	./$(BIN) demo
@@ -35,7 +42,7 @@ lint:
 	cd "$$dir" && $(ACTIONLINT) && echo "actionlint: action.yml and docs/examples/workflows OK"
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./...
+	$(PG_TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2s ./...
 
 # Fuzz the key derivation and the marker parser for 30 s each. Their seed
 # corpus (taskkey/testdata/fuzz) runs as ordinary tests in `make test`.
@@ -48,7 +55,7 @@ fuzz:
 # writes docs/reliability.md; the short one is CI's (.ci/run). A smoke run
 # is part of `make test`. Add RELIABILITY_FLAGS=-reliability.seed=N to
 # replay a randomised loop.
-RELIABILITY = $(GO) test -count=1 -run '^TestMatrix$$' ./internal/reliability -v
+RELIABILITY = $(PG_TEST_ENV) $(GO) test -count=1 -run '^TestMatrix$$' ./internal/reliability -v
 
 reliability:
 	$(RELIABILITY) -timeout 30m -reliability.profile=full -reliability.out=$(CURDIR)/docs/reliability.md $(RELIABILITY_FLAGS)

@@ -25,12 +25,15 @@ type profile struct {
 	raceRounds  int // rounds of 16 processes per kind and mode
 	faultRuns   int // trials per fault and kind
 	maxAttempts int // runs a trial may take before it "needs a person"
+	// The shared-Postgres part (postgres.go), sized apart: it runs after
+	// the SQLite parts and must keep the short profile within minutes.
+	pgKillRuns, pgRandomRuns, pgRaceRounds int
 }
 
 var profiles = map[string]profile{
-	"smoke": {name: "smoke", killRuns: 1, randomRuns: 5, raceRounds: 1, faultRuns: 1, maxAttempts: 6},
-	"short": {name: "short", killRuns: 3, randomRuns: 200, raceRounds: 5, faultRuns: 1, maxAttempts: 6},
-	"full":  {name: "full", killRuns: 10, randomRuns: 1000, raceRounds: 25, faultRuns: 3, maxAttempts: 6},
+	"smoke": {name: "smoke", killRuns: 1, randomRuns: 5, raceRounds: 1, faultRuns: 1, maxAttempts: 6, pgKillRuns: 1, pgRandomRuns: 3, pgRaceRounds: 1},
+	"short": {name: "short", killRuns: 3, randomRuns: 200, raceRounds: 5, faultRuns: 1, maxAttempts: 6, pgKillRuns: 1, pgRandomRuns: 30, pgRaceRounds: 3},
+	"full":  {name: "full", killRuns: 10, randomRuns: 1000, raceRounds: 25, faultRuns: 3, maxAttempts: 6, pgKillRuns: 3, pgRandomRuns: 100, pgRaceRounds: 25},
 }
 
 // Config is one run of the matrix.
@@ -56,6 +59,7 @@ type Report struct {
 	secrets secretScan
 	// calibration per kind for the random loop
 	randomInfo []string
+	pg         bool // the shared-Postgres part ran
 }
 
 type secretScan struct {
@@ -153,6 +157,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.fault = rows
 		return err
 	}); err != nil {
+		return nil, err
+	}
+	if err := step("pg", func() error { return m.pgPart(ctx, rep, cfg.Seed, cfg.Logf) }); err != nil {
 		return nil, err
 	}
 	if err := step("bad", func() error {

@@ -52,6 +52,12 @@ func (w *world) raceRows(ctx context.Context, k *kind, mode string, githubUnique
 	r := newRow(k.name, fmt.Sprintf("%d × %d", w.m.prof.raceRounds, racers), mode)
 	r.exits = map[string]int{}
 	separate := mode == "separate ledgers"
+	pg := mode == pgLabel
+	rounds := w.m.prof.raceRounds
+	if pg {
+		rounds = w.m.prof.pgRaceRounds
+		r.what = fmt.Sprintf("%d × %d", rounds, racers)
+	}
 	shared := ledgerPath(w, "race-"+strings.ReplaceAll(mode, " ", "-")+".db")
 	if mode == "one ledger in use" {
 		if err := w.warmLedger(ctx, shared); err != nil {
@@ -60,7 +66,7 @@ func (w *world) raceRows(ctx context.Context, k *kind, mode string, githubUnique
 	}
 	var spread []time.Duration
 	most := 0
-	for round := 0; round < w.m.prof.raceRounds; round++ {
+	for round := 0; round < rounds; round++ {
 		t := &trial{k: k, task: fmt.Sprintf("RACE-%s-%s-%d", k.name, strings.ReplaceAll(mode, " ", "-"), round)}
 		t.commitMark, _ = w.counts()
 		ledgerOf := func(i int) string {
@@ -69,6 +75,8 @@ func (w *world) raceRows(ctx context.Context, k *kind, mode string, githubUnique
 				return ledgerPath(w, fmt.Sprintf("race-sep-%d-%d.db", round, i))
 			case mode == "one new ledger":
 				return ledgerPath(w, fmt.Sprintf("race-new-%d.db", round))
+			case pg:
+				return w.m.pgLedger
 			}
 			return shared
 		}
@@ -76,6 +84,9 @@ func (w *world) raceRows(ctx context.Context, k *kind, mode string, githubUnique
 		for i := range procs {
 			t.ledger = ledgerOf(i)
 			procs[i] = w.barrierProc(t)
+			if pg {
+				w.onMachine(&procs[i], i)
+			}
 		}
 		outs, sp, err := w.runTogether(ctx, procs)
 		if err != nil {

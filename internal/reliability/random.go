@@ -31,7 +31,7 @@ func (m *matrix) randomKills(ctx context.Context, seed int64) ([]*row, []string,
 			}
 		}
 		rng := rand.New(rand.NewPCG(uint64(seed), uint64(ki)))
-		r, cal, err := m.randomKind(ctx, k, rng)
+		r, cal, err := m.randomKind(ctx, k, rng, false)
 		mu.Lock()
 		info[ki] = cal
 		mu.Unlock()
@@ -43,8 +43,20 @@ func (m *matrix) randomKills(ctx context.Context, seed int64) ([]*row, []string,
 	return rows, info, err
 }
 
-func (m *matrix) randomKind(ctx context.Context, k *kind, rng *rand.Rand) (*row, string, error) {
-	w, err := m.newWorld("random-"+k.name, fixtures.Options{})
+// randomKind runs the loop for k. With pg, every trial uses the shared
+// Postgres ledger and each run of a trial goes to the next machine.
+func (m *matrix) randomKind(ctx context.Context, k *kind, rng *rand.Rand, pg bool) (*row, string, error) {
+	name, runs := "random-"+k.name, m.prof.randomRuns
+	if pg {
+		name, runs = "pg-random-"+k.name, m.prof.pgRandomRuns
+	}
+	ledgerAt := func(w *world, file string) string {
+		if pg {
+			return m.pgLedger
+		}
+		return ledgerPath(w, file)
+	}
+	w, err := m.newWorld(name, fixtures.Options{})
 	if err != nil {
 		return nil, "", err
 	}
@@ -58,8 +70,12 @@ func (m *matrix) randomKind(ctx context.Context, k *kind, rng *rand.Rand) (*row,
 		var ds []time.Duration
 		for n := range 5 {
 			t := &trial{k: k, task: fmt.Sprintf("RND-cal-%s-%d-%d", k.name, li, n)}
-			t.ledger = ledgerPath(w, fmt.Sprintf("cal-%d-%d.db", li, n))
-			to, err := w.runTrial(ctx, t, nil, false, 1)
+			t.ledger = ledgerAt(w, fmt.Sprintf("cal-%d-%d.db", li, n))
+			to, err := w.runTrial(ctx, t, func(i int, p *proc) {
+				if pg {
+					w.onMachine(p, i%pgMachines)
+				}
+			}, false, 1)
 			if err != nil {
 				return nil, "", err
 			}
@@ -75,20 +91,26 @@ func (m *matrix) randomKind(ctx context.Context, k *kind, rng *rand.Rand) (*row,
 		k.name, span[0].Round(time.Millisecond), span[1].Round(time.Millisecond), span[2].Round(time.Millisecond))
 
 	r := newRow(k.name, "SIGKILL at a random delay", "")
-	shared := ledgerPath(w, "shared.db")
+	if pg {
+		r.what += "; " + pgLabel
+	}
+	shared := ledgerAt(w, "shared.db")
 	// Trials go on until randomRuns of them had their first run killed (a
 	// kill drawn late may find the process already done).
 	killed, total := 0, 0
-	for n := 0; killed < m.prof.randomRuns && n < 4*m.prof.randomRuns; n++ {
+	for n := 0; killed < runs && n < 4*runs; n++ {
 		li := rng.IntN(len(latencies))
 		w.fake.SetLatency(latencies[li])
 		t := &trial{k: k, task: fmt.Sprintf("RND-%s-%d", k.name, n), newHeads: k.name == "pr"}
 		t.ledger = shared
 		if n%2 == 0 {
-			t.ledger = ledgerPath(w, fmt.Sprintf("rnd-%d.db", n))
+			t.ledger = ledgerAt(w, fmt.Sprintf("rnd-%d.db", n))
 		}
 		kills := 0
 		to, err := w.runTrial(ctx, t, func(i int, p *proc) {
+			if pg {
+				w.onMachine(p, i%pgMachines)
+			}
 			if i == 0 || (i <= 2 && kills < 3 && rng.IntN(2) == 0) {
 				kills++
 				p.killAt = 1 + time.Duration(rng.Int64N(int64(span[li])))
@@ -103,7 +125,7 @@ func (m *matrix) randomKind(ctx context.Context, k *kind, rng *rand.Rand) (*row,
 		}
 		r.add(to)
 	}
-	if killed < m.prof.randomRuns {
+	if killed < runs {
 		r.errorf("only %d of %d trials had their first run killed", killed, total)
 	}
 	r.note(fmt.Sprintf("%d trials, %d with the first run killed", total, killed))

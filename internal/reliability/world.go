@@ -38,6 +38,8 @@ type matrix struct {
 	token  string
 	root   string // work directory
 	prof   profile
+	// pgLedger is the shared Postgres ledger of the pg part (postgres.go).
+	pgLedger string
 
 	mu      sync.Mutex
 	secrets []string // strings that must appear in no output

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/postgres"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 )
 
@@ -52,8 +53,14 @@ func Scheme(location string) string {
 	return strings.ToLower(m[1])
 }
 
+// keywordDSNRe matches a libpq keyword/value connection string
+// ("host=... dbname=..."), which this build does not take: it has no "://",
+// and taken as a file path it would create a file named after it.
+var keywordDSNRe = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|sslmode|service)\s*=`)
+
 // Open opens the ledger at location. A file path opens (and, if missing,
-// creates) a SQLite ledger. A location that looks like a URL is never
+// creates) a SQLite ledger; a postgres:// or postgresql:// URL opens (and
+// migrates) a Postgres ledger. A location that looks like a URL is never
 // taken as a file path: a scheme with no backend in this build is refused
 // with ErrUnsupported, before anything is created, and the error does not
 // repeat the location (it may hold a password).
@@ -62,13 +69,24 @@ func Open(ctx context.Context, location string, opts Options) (*Opened, error) {
 		return nil, errors.New("open ledger: location is empty; pass --ledger PATH")
 	}
 	switch s := Scheme(location); s {
+	case "postgres", "postgresql":
+		// The Postgres ledger keeps time by the server's clock; opts.Now
+		// (the local clock) is not passed on.
+		l, err := postgres.Open(ctx, location, postgres.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return &Opened{Ledger: l, Created: l.Created(), Location: l.Location()}, nil
 	case "":
+		if keywordDSNRe.MatchString(location) {
+			return nil, fmt.Errorf("open ledger: %w: a keyword/value connection string; write the Postgres ledger as a URL, postgres://USER@HOST:PORT/DATABASE", ErrUnsupported)
+		}
 		l, err := sqlite.Open(ctx, location, sqlite.Options{Now: opts.Now})
 		if err != nil {
 			return nil, err
 		}
 		return &Opened{Ledger: l, Created: l.Created(), Location: l.Path()}, nil
 	default:
-		return nil, fmt.Errorf("open ledger: %w: %s:// (use a file path for SQLite)", ErrUnsupported, s)
+		return nil, fmt.Errorf("open ledger: %w: %s:// (use a file path for SQLite, or postgres://USER@HOST/DATABASE)", ErrUnsupported, s)
 	}
 }

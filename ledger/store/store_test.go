@@ -3,11 +3,14 @@ package store_test
 import (
 	"context"
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ghonce/ghonce/ledger/postgres"
+	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
 	"github.com/ghonce/ghonce/ledger/store"
 )
 
@@ -55,5 +58,37 @@ func TestScheme(t *testing.T) {
 		if got := store.Scheme(in); got != want {
 			t.Errorf("Scheme(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A Postgres URL opens the Postgres ledger; Location drops the password.
+func TestOpenPostgres(t *testing.T) {
+	loc := pgtest.Schema(t)
+	u, _ := url.Parse(loc)
+	u.User = url.UserPassword(u.User.Username(), "s3cret")
+	// Trust auth ignores the password; it must still never be shown.
+	o, err := store.Open(context.Background(), u.String(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if !o.Created || strings.Contains(o.Location, "s3cret") || !strings.HasPrefix(o.Location, "postgres://") {
+		t.Fatalf("Created=%v Location=%q, want true and a URL without the password", o.Created, o.Location)
+	}
+	if _, ok := o.Ledger.(*postgres.Ledger); !ok {
+		t.Fatalf("ledger is %T, want *postgres.Ledger", o.Ledger)
+	}
+}
+
+// A keyword/value DSN is refused, not taken as a file name.
+func TestOpenKeywordDSNRefused(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	_, err := store.Open(context.Background(), "host=db password=s3cret dbname=x", store.Options{})
+	if !errors.Is(err, store.ErrUnsupported) || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("err = %v, want ErrUnsupported without the password", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("created %d files", len(ents))
 	}
 }

@@ -1,0 +1,84 @@
+package postgres_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/postgres"
+	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
+)
+
+func benchLedger(b *testing.B) *postgres.Ledger { return open(b, pgtest.Schema(b)) }
+
+func benchClaim(key string) ledger.ClaimParams {
+	return ledger.ClaimParams{
+		Key: key, Task: "task", Step: "open-pr", Kind: "pr", Repo: "octo/repo", Target: "main",
+		Payload:     []byte(`{"title":"Fix the frobnicator","body":"A body of a typical pull request, a few hundred bytes long."}`),
+		PayloadHash: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		Owner:       ledger.Owner{ID: "bench", Host: "host", PID: 1},
+		Lease:       time.Minute, Why: "bench",
+	}
+}
+
+// BenchmarkClaimFinish is one side effect's ledger cost: a claim that
+// creates the entry (a read, then one INSERT ... ON CONFLICT statement) and
+// a finish that marks it done (one transaction). Two commits, each one WAL
+// flush on the server.
+func BenchmarkClaimFinish(b *testing.B) {
+	l := benchLedger(b)
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		key := "key-" + strconv.Itoa(i)
+		i++
+		c, err := l.Claim(ctx, benchClaim(key))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if c.State != ledger.ClaimCreated {
+			b.Fatalf("claim %s: %v", key, c.State)
+		}
+		if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: c.Entry.Fence, Status: ledger.Done, Outcome: "created", Ref: ledger.Ref{Number: i}, Why: "bench"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(2, "commits/op")
+}
+
+// BenchmarkClaimDone is the cost of a re-run finding its step done: one
+// read, no lock, no commit.
+func BenchmarkClaimDone(b *testing.B) {
+	l := benchLedger(b)
+	ctx := context.Background()
+	c, err := l.Claim(ctx, benchClaim("k"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := l.Finish(ctx, ledger.FinishParams{Key: "k", Fence: c.Entry.Fence, Status: ledger.Done, Why: "bench"}); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		c, err := l.Claim(ctx, benchClaim("k"))
+		if err != nil || c.State != ledger.ClaimDone {
+			b.Fatalf("claim: %v, %v", c, err)
+		}
+	}
+}
+
+// BenchmarkOpen is what a CLI run pays before its first claim: parse the
+// URL, connect (one connection, no pool warm-up), read the schema version.
+func BenchmarkOpen(b *testing.B) {
+	loc := pgtest.Schema(b)
+	ctx := context.Background()
+	open(b, loc) // migrated once, outside the loop
+	for b.Loop() {
+		l, err := postgres.Open(ctx, loc, postgres.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		l.Close()
+	}
+}
