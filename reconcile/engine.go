@@ -478,9 +478,32 @@ func (e *Engine) finish(key string, fence int64, st ledger.Status, outcome strin
 			// A newer attempt took over; it will find this artifact.
 			return nil, &UnconfirmedError{Key: key, Err: err, Hint: "A newer attempt owns this key now and will find what this one made."}
 		}
+		if st == ledger.Done {
+			// The artifact exists on GitHub but the ledger could not say so
+			// (a lost database connection, a full disk): the entry is still
+			// attempting, and a rerun finds the artifact. That is exit 3,
+			// not a plain error: retrying is exactly what settles it. Give
+			// the lease up if the ledger still answers, so a long-running
+			// caller (the MCP server, a library user) can retry at once
+			// instead of waiting out its own lease.
+			_, _ = e.cfg.Ledger.Finish(ctx, ledger.FinishParams{Key: key, Fence: fence, Status: ledger.Attempting,
+				Error: "the ledger could not record " + outcome + ": " + err.Error(), Why: "unconfirmed: released for the next run"})
+			return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("%s on GitHub (%s), but the ledger could not record it: %w", outcome, artText(art), err), Hint: rerunHint}
+		}
 		return nil, err
 	}
 	return ent, nil
+}
+
+// artText names an artifact for a message: its URL, else its SHA.
+func artText(a effect.Artifact) string {
+	switch {
+	case a.URL != "":
+		return a.URL
+	case a.SHA != "":
+		return a.SHA
+	}
+	return "no reference"
 }
 
 // heartbeat renews the lease while an attempt runs. If the lease is lost to

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -120,5 +121,62 @@ func TestActionValidate(t *testing.T) {
 		if err := tc.a.Validate(); (err == nil) != tc.ok {
 			t.Errorf("%s: Validate() = %v, want ok=%v", tc.name, err, tc.ok)
 		}
+	}
+}
+
+// failingFinish is a ledger whose Finish to done fails once, as a lost
+// database connection or a full disk would make it fail.
+type failingFinish struct {
+	ledger.Ledger
+	mu    sync.Mutex
+	fails int
+}
+
+func (l *failingFinish) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Entry, error) {
+	l.mu.Lock()
+	fail := p.Status == ledger.Done && l.fails > 0
+	if fail {
+		l.fails--
+	}
+	l.mu.Unlock()
+	if fail {
+		return nil, errors.New("ledger: connection lost")
+	}
+	return l.Ledger.Finish(ctx, p)
+}
+
+// GitHub made the artifact but the ledger could not record it: that is
+// unconfirmed (exit 3: a rerun settles it), never a plain error, and the
+// rerun finds the artifact instead of making a second.
+func TestLedgerLostAfterCreateIsUnconfirmedAndTheRerunFinds(t *testing.T) {
+	t.Parallel()
+	sl, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sl.Close()
+	l := &failingFinish{Ledger: sl, fails: 1}
+	made := effect.Artifact{Number: 7, URL: "https://example.test/issues/7"}
+	gh := &fakeGitHub{find: effect.Result{State: effect.Absent}, create: func() (effect.Artifact, error) { return made, nil }}
+	e := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Wait: time.Second, Settle: -1})
+	a := reconcile.Action{Task: "T", Step: "s", Repo: "octo-org/hello-world", Spec: reconcile.Issue{Title: "t", Body: "b"}}
+	_, err = e.Do(context.Background(), a)
+	var ue *reconcile.UnconfirmedError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), made.URL) {
+		t.Fatalf("Do with the ledger failing after the create: %v, want UnconfirmedError naming %s", err, made.URL)
+	}
+	if ent, err := sl.Get(context.Background(), reconcile.Key(a)); err != nil || ent.Status != ledger.Attempting {
+		t.Fatalf("entry after the lost write: %+v, %v; want attempting", ent, err)
+	}
+	// GitHub now holds the artifact: the rerun finds it.
+	gh.mu.Lock()
+	gh.find = effect.Result{State: effect.Found, Artifact: made}
+	gh.mu.Unlock()
+	r, err := e.Do(context.Background(), a)
+	if err != nil || r.Outcome != reconcile.Found || r.Number != 7 {
+		t.Fatalf("rerun: %+v, %v; want found #7", r, err)
+	}
+	if gh.creates != 1 {
+		t.Fatalf("%d creates, want 1", gh.creates)
 	}
 }
