@@ -6,6 +6,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,17 +16,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// Exit codes. Scripts depend on them; keep them stable.
+// Exit codes. Scripts depend on them; keep them stable. They live in
+// clierr, with the mapping from an error to its code.
 const (
-	ExitOK          = 0 // success: created, found or skipped
-	ExitError       = 1 // an error: GitHub refused, a conflict, a broken ledger
-	ExitUsage       = 2 // bad flags or input, a missing token
-	ExitUnconfirmed = 3 // needs a rerun or a person: the outcome could not be confirmed
-	ExitInProgress  = 4 // another process holds the same key
-	ExitStale       = 5 // status --stale found attempting entries older than the limit
+	ExitOK          = clierr.ExitOK
+	ExitError       = clierr.ExitError
+	ExitUsage       = clierr.ExitUsage
+	ExitUnconfirmed = clierr.ExitUnconfirmed
+	ExitInProgress  = clierr.ExitInProgress
+	ExitStale       = clierr.ExitStale
 )
 
 const exitCodesHelp = `Exit codes:
@@ -50,73 +53,74 @@ func System() IO {
 	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Now: time.Now, Executable: os.Executable}
 }
 
-// Main runs ghonce with args and returns the exit code.
+// Main runs ghonce with args and returns the exit code. With --json,
+// stdout carries exactly one JSON object whatever the outcome: the verb's
+// on success (and on the exits a verb reports itself: status --stale,
+// reconcile with entries left unsettled), else a clierr.Failure.
 func Main(ctx context.Context, args []string, sys IO) int {
-	root := newRoot(sys)
+	root, g := newRoot(sys)
 	root.SetArgs(args)
 	root.SetOut(sys.Out)
 	root.SetErr(sys.Err)
 	root.SetIn(sys.In)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
 	}
-	code := exitCode(err)
 	var se *silentError
-	if !errors.As(err, &se) {
-		fmt.Fprintln(sys.Err, "ghonce: "+err.Error())
-	}
-	annotateForActions(sys, code, err)
-	if code == ExitUsage && !strings.Contains(err.Error(), "--help") {
-		fmt.Fprintln(sys.Err, "Run 'ghonce --help' for usage.")
-	}
-	return code
-}
-
-// usageError marks bad input (exit 2).
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
-
-// silentError carries an exit code for an outcome already reported.
-type silentError struct{ code int }
-
-func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
-
-func exitCode(err error) int {
-	var (
-		ue *usageError
-		se *silentError
-		uc *reconcile.UnconfirmedError
-		ip *reconcile.InProgressError
-	)
-	switch {
-	case errors.As(err, &se):
+	if errors.As(err, &se) {
+		annotateForActions(sys, se.code, err)
 		return se.code
-	case errors.As(err, &ue):
-		return ExitUsage
-	case errors.As(err, &uc):
-		return ExitUnconfirmed
-	case errors.As(err, &ip):
-		return ExitInProgress
-	case isCobraUsage(err):
-		return ExitUsage
 	}
-	return ExitError
+	verb := ""
+	if cmd != nil && cmd != root {
+		verb = strings.TrimPrefix(cmd.CommandPath(), root.Name()+" ")
+	}
+	fail := clierr.Describe(err, verb)
+	fmt.Fprintln(sys.Err, "ghonce: "+fail.Error.Message)
+	if fail.Key != "" && !strings.Contains(fail.Error.Message, fail.Key) {
+		fmt.Fprintln(sys.Err, "ghonce: key "+fail.Key)
+	}
+	if g.json || jsonRequested(args) {
+		if jerr := json.NewEncoder(sys.Out).Encode(fail); jerr != nil {
+			fmt.Fprintln(sys.Err, "ghonce: write JSON: "+jerr.Error())
+		}
+	}
+	annotateForActions(sys, fail.ExitCode, err)
+	if fail.ExitCode == ExitUsage && fail.Error.Kind == clierr.Usage {
+		fmt.Fprintf(sys.Err, "Run '%s --help' for usage.\n", strings.TrimSpace("ghonce "+verb))
+	}
+	return fail.ExitCode
 }
 
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown flag", "unknown shorthand flag", "unknown command", "flag needs an argument", "invalid argument", "required flag", "accepts ", "requires at least", "if any flags in the group"} {
-		if strings.Contains(msg, p) {
+// jsonRequested reports whether --json is among args before "--", for a
+// run whose flags failed to parse before --json was reached.
+func jsonRequested(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true", "--json=1":
 			return true
 		}
 	}
 	return false
 }
+
+// usageError marks bad input (exit 2); clierr knows it by its Usage method.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+func (e *usageError) Usage() bool   { return true }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
+
+// silentError carries an exit code for an outcome the verb has reported
+// itself, on stderr and (with --json) in its own object on stdout.
+type silentError struct{ code int }
+
+func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 // global holds the flags every verb shares.
 type global struct {
@@ -132,7 +136,7 @@ type global struct {
 	errOut       io.Writer // where a derived default (the task in Actions) is reported
 }
 
-func newRoot(sys IO) *cobra.Command {
+func newRoot(sys IO) (*cobra.Command, *global) {
 	g := &global{errOut: sys.Err}
 	root := &cobra.Command{
 		Use:   "ghonce",
@@ -178,7 +182,7 @@ Environment:
 		newCmdInit(f, nil), newCmdReconcile(f, nil), newCmdResolve(f, nil), newCmdStatus(f, nil), newCmdKey(f, nil), newCmdDemo(f, nil),
 		newCmdMCP(f, nil),
 	)
-	return root
+	return root, g
 }
 
 // repoOrEnv resolves the repository from --repo, GH_REPO, GITHUB_REPOSITORY.

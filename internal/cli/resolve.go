@@ -2,13 +2,13 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os/user"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -66,15 +66,15 @@ func resolveRun(opts *resolveOptions) error {
 	ent, err := l.Resolve(opts.ctx, p)
 	switch {
 	case errors.Is(err, ledger.ErrNotFound):
-		return fmt.Errorf("resolve %s: no such entry in the ledger; see `ghonce status`", key)
+		return &clierr.Keyed{Key: key, Err: fmt.Errorf("resolve %s: no such entry in the ledger; see `ghonce status`: %w", key, err)}
 	case errors.Is(err, ledger.ErrBusy):
 		return &reconcile.InProgressError{Key: key}
 	case err != nil:
-		return fmt.Errorf("resolve %s: %w", key, err)
+		return &clierr.Keyed{Key: key, Err: fmt.Errorf("resolve %s: %w", key, err)}
 	}
 	fmt.Fprintf(f.sys.Err, "ghonce: %s is now %s\n", key, ent.Status)
 	if f.g.json {
-		return json.NewEncoder(f.sys.Out).Encode(newEntryJSON(ent))
+		return f.writeJSON(resolveJSON{outcomeJSON: succeeded(), State: ent.Status, entryJSON: newEntryJSON(ent)})
 	}
 	return nil
 }
