@@ -66,7 +66,7 @@ func (f *factory) ledgerFlag() string {
 // configured; inside Actions, github-actions[bot] counts as ours when the
 // token cannot read /user (the job's GITHUB_TOKEN).
 func (f *factory) githubOptions(ctx context.Context) (ghcheck.Options, error) {
-	opts := ghcheck.Options{BaseURL: f.sys.Getenv("GITHUB_API_URL"), TrustedAuthors: f.g.trustAuthors, UserAgent: "ghonce"}
+	opts := ghcheck.Options{BaseURL: f.sys.Getenv("GITHUB_API_URL"), TrustedAuthors: f.g.trustAuthors, UserAgent: "ghonce", Logf: f.logf}
 	app, err := f.githubApp()
 	if err != nil {
 		return opts, err

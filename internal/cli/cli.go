@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/reconcile"
@@ -163,26 +164,101 @@ Environment:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
-	pf := root.PersistentFlags()
-	pf.StringVar(&g.ledgerPath, "ledger", "", "ledger file (default $GHONCE_LEDGER, else $XDG_STATE_HOME/ghonce/ledger.db)")
-	pf.StringVarP(&g.repo, "repo", "R", "", "repository OWNER/NAME (default $GH_REPO, else $GITHUB_REPOSITORY)")
-	pf.StringVar(&g.task, "task", "", "task id: the unit of work (default $GHONCE_TASK)")
-	pf.StringVar(&g.step, "step", "", "step within the task (default: the verb, e.g. pr-create)")
-	pf.BoolVar(&g.json, "json", false, "print one JSON object on stdout")
-	pf.DurationVar(&g.wait, "wait", 30*time.Second, "how long to wait for another process working on the same key")
-	pf.DurationVar(&g.settle, "settle", 2*time.Second, "after a crashed or unconfirmed attempt, wait this long from its last ledger write before looking, so its requests in flight land first")
-	pf.StringArrayVar(&g.trustAuthors, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot]")
-	g.app.add(pf)
+	addVersion(root)
 
 	f := &factory{sys: sys, g: g}
 	root.AddCommand(
 		newCmdPR(f), newCmdIssue(f), newCmdBranch(f), newCmdFile(f), newCmdExec(f, nil),
 		newCmdInit(f, nil), newCmdReconcile(f, nil), newCmdResolve(f, nil), newCmdStatus(f, nil), newCmdKey(f, nil), newCmdDemo(f, nil),
-		newCmdMCP(f, nil),
+		newCmdMCP(f, nil), newCmdVersion(f),
 	)
+	// Each verb gets only the shared flags it reads, so its help lists
+	// only what it uses and a flag it ignores is an error, not a no-op.
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Runnable() && c != root {
+			which, ok := verbFlags[strings.TrimPrefix(c.CommandPath(), root.Name()+" ")]
+			if !ok {
+				which = flagsAll // a verb not in the table yet: offer everything
+			}
+			g.addFlags(c.Flags(), which)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 	return root, g
+}
+
+// sharedFlags selects the flags several verbs share.
+type sharedFlags uint
+
+const (
+	flagLedger sharedFlags = 1 << iota
+	flagRepo
+	flagTask
+	flagStep
+	flagJSON
+	flagWait
+	flagSettle
+	flagTrust // --trust-author
+	flagApp   // --app-id, --app-private-key-file, --app-installation-id
+
+	flagsGitHub = flagTrust | flagApp
+	flagsActing = flagLedger | flagRepo | flagTask | flagStep | flagJSON | flagWait | flagSettle | flagsGitHub
+	flagsAll    = flagsActing
+)
+
+// verbFlags says which shared flags each verb reads.
+var verbFlags = map[string]sharedFlags{
+	"pr create":     flagsActing,
+	"pr comment":    flagsActing,
+	"issue create":  flagsActing,
+	"issue comment": flagsActing,
+	"branch create": flagsActing,
+	"file put":      flagsActing,
+	"exec":          flagLedger | flagTask | flagStep | flagJSON | flagWait | flagSettle,
+	"init":          flagLedger | flagJSON,
+	"reconcile":     flagLedger | flagRepo | flagTask | flagJSON | flagSettle | flagsGitHub,
+	"resolve":       flagLedger | flagJSON,
+	"status":        flagLedger | flagRepo | flagTask | flagJSON,
+	"key":           flagRepo | flagTask | flagStep | flagJSON,
+	"branch name":   flagRepo | flagTask | flagStep | flagJSON,
+	"mcp":           flagLedger | flagRepo | flagTask | flagWait | flagSettle | flagsGitHub,
+	"demo":          0,
+	"version":       flagJSON,
+}
+
+func (g *global) addFlags(fs *pflag.FlagSet, which sharedFlags) {
+	if which&flagLedger != 0 {
+		fs.StringVar(&g.ledgerPath, "ledger", "", "ledger file (default $GHONCE_LEDGER, else $XDG_STATE_HOME/ghonce/ledger.db)")
+	}
+	if which&flagRepo != 0 {
+		fs.StringVarP(&g.repo, "repo", "R", "", "repository OWNER/NAME (default $GH_REPO, else $GITHUB_REPOSITORY)")
+	}
+	if which&flagTask != 0 {
+		fs.StringVar(&g.task, "task", "", "task id: the unit of work (default $GHONCE_TASK)")
+	}
+	if which&flagStep != 0 {
+		fs.StringVar(&g.step, "step", "", "step within the task (default: the verb, e.g. pr-create)")
+	}
+	if which&flagJSON != 0 {
+		fs.BoolVar(&g.json, "json", false, "print one JSON object on stdout, whatever the outcome")
+	}
+	if which&flagWait != 0 {
+		fs.DurationVar(&g.wait, "wait", 30*time.Second, "how long to wait for another process working on the same key")
+	}
+	if which&flagSettle != 0 {
+		fs.DurationVar(&g.settle, "settle", 2*time.Second, "after a crashed or unconfirmed attempt, wait this long from its last ledger write before looking, so its requests in flight land first")
+	}
+	if which&flagTrust != 0 {
+		fs.StringArrayVar(&g.trustAuthors, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot]")
+	}
+	if which&flagApp != 0 {
+		g.app.add(fs)
+	}
 }
 
 // repoOrEnv resolves the repository from --repo, GH_REPO, GITHUB_REPOSITORY.

@@ -68,8 +68,13 @@ func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer)
 		// A flag's 0 means "not at all"; the engine reads 0 as its default.
 		Ledger: l, GitHub: gh, LedgerNew: l.Created, Wait: zeroIsOff(f.g.wait), Settle: zeroIsOff(f.g.settle),
 		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err,
-		Logf: func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce: "+format+"\n", args...) },
+		Logf: f.logf,
 	})
+}
+
+// logf reports progress and waits on stderr.
+func (f *factory) logf(format string, args ...any) {
+	fmt.Fprintf(f.sys.Err, "ghonce: "+format+"\n", args...)
 }
 
 // parseRepo parses --repo; a malformed one is a usage error.
