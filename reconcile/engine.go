@@ -28,9 +28,9 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/effect"
-	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
+	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/taskkey"
 )
