@@ -82,7 +82,7 @@ func Main(ctx context.Context, args []string, sys IO) int {
 	if fail.Key != "" && !strings.Contains(fail.Error.Message, fail.Key) {
 		fmt.Fprintln(sys.Err, "ghonce: key "+fail.Key)
 	}
-	if g.json || jsonRequested(args) {
+	if (g.json || jsonRequested(args)) && takesJSON(verb) {
 		if jerr := json.NewEncoder(sys.Out).Encode(fail); jerr != nil {
 			fmt.Fprintln(sys.Err, "ghonce: write JSON: "+jerr.Error())
 		}
@@ -92,6 +92,13 @@ func Main(ctx context.Context, args []string, sys IO) int {
 		fmt.Fprintf(sys.Err, "Run '%s --help' for usage.\n", strings.TrimSpace("ghonce "+verb))
 	}
 	return fail.ExitCode
+}
+
+// takesJSON reports whether verb prints JSON with --json (a usage error
+// before any verb was found does too).
+func takesJSON(verb string) bool {
+	which, ok := verbFlags[verb]
+	return !ok || which&flagJSON != 0
 }
 
 // jsonRequested reports whether --json is among args before "--", for a
@@ -173,8 +180,9 @@ Environment:
 		newCmdInit(f, nil), newCmdReconcile(f, nil), newCmdResolve(f, nil), newCmdStatus(f, nil), newCmdKey(f, nil), newCmdDemo(f, nil),
 		newCmdMCP(f, nil), newCmdVersion(f),
 	)
-	// Each verb gets only the shared flags it reads, so its help lists
-	// only what it uses and a flag it ignores is an error, not a no-op.
+	// Each verb's help lists only the shared flags it reads. The others
+	// are still accepted, hidden, so a wrapper that passes --repo to every
+	// call keeps working; giving one says on stderr that it does nothing.
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Runnable() && c != root {
@@ -182,13 +190,21 @@ Environment:
 			if !ok {
 				which = flagsAll // a verb not in the table yet: offer everything
 			}
-			g.addFlags(c.Flags(), which)
+			g.addFlags(c.Flags(), flagsAll)
+			g.hideUnused(c.Flags(), which)
 		}
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
 	}
 	walk(root)
+	root.PersistentPreRun = func(c *cobra.Command, _ []string) {
+		c.Flags().Visit(func(fl *pflag.Flag) {
+			if fl.Hidden && sharedFlag(fl.Name) {
+				fmt.Fprintf(sys.Err, "ghonce: --%s has no effect on '%s'; ignored\n", fl.Name, c.CommandPath())
+			}
+		})
+	}
 	return root, g
 }
 
@@ -229,6 +245,24 @@ var verbFlags = map[string]sharedFlags{
 	"mcp":           flagLedger | flagRepo | flagTask | flagWait | flagSettle | flagsGitHub,
 	"demo":          0,
 	"version":       flagJSON,
+}
+
+// sharedFlagNames maps each shared flag to its bit.
+var sharedFlagNames = map[string]sharedFlags{
+	"ledger": flagLedger, "repo": flagRepo, "task": flagTask, "step": flagStep, "json": flagJSON,
+	"wait": flagWait, "settle": flagSettle, "trust-author": flagTrust,
+	"app-id": flagApp, "app-private-key-file": flagApp, "app-installation-id": flagApp,
+}
+
+func sharedFlag(name string) bool { _, ok := sharedFlagNames[name]; return ok }
+
+// hideUnused hides the shared flags outside which from the help.
+func (g *global) hideUnused(fs *pflag.FlagSet, which sharedFlags) {
+	for name, bit := range sharedFlagNames {
+		if which&bit == 0 {
+			_ = fs.MarkHidden(name)
+		}
+	}
 }
 
 func (g *global) addFlags(fs *pflag.FlagSet, which sharedFlags) {
