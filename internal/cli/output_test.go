@@ -187,7 +187,7 @@ func TestHelpShowsOnlyTheVerbsFlags(t *testing.T) {
 	t.Parallel()
 	w := newCLIWorld(t)
 	for _, tc := range []struct {
-		verb      []string
+		verb       []string
 		has, lacks []string
 	}{
 		{[]string{"key"}, []string{"--task", "--step", "--repo", "--json"}, []string{"--wait", "--settle", "--ledger", "--trust-author"}},
