@@ -198,6 +198,10 @@ Environment:
 		}
 	}
 	walk(root)
+	// Before the verb too (`ghonce --json pr create`), as in earlier
+	// releases: hidden on the root, where they never show in help.
+	g.addFlags(root.PersistentFlags(), flagsAll)
+	g.hideUnused(root.PersistentFlags(), 0)
 	root.PersistentPreRun = func(c *cobra.Command, _ []string) {
 		c.Flags().Visit(func(fl *pflag.Flag) {
 			if fl.Hidden && sharedFlag(fl.Name) {

@@ -58,7 +58,7 @@ key, state and each entry's history.
 		},
 	}
 	c.Flags().StringVar(&opts.State, "state", "", "only entries in this state: attempting, done or failed")
-	c.Flags().DurationVar(&opts.Stale, "stale", 0, "exit 5 if any attempting entry was last updated longer ago than this")
+	c.Flags().DurationVar(&opts.Stale, "stale", 0, "list only attempting entries last written longer ago than this (e.g. 15m); exit 5 if there are any")
 	return c
 }
 
