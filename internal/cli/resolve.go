@@ -52,7 +52,7 @@ func resolveRun(opts *resolveOptions) error {
 		return err
 	}
 	if opts.Done == opts.Retry {
-		return usagef("give exactly one of --done or --retry")
+		return &clierr.Keyed{Key: key, Err: usagef("give exactly one of --done or --retry")}
 	}
 	l, err := f.openLedger(opts.ctx)
 	if err != nil {
