@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -349,5 +350,45 @@ func TestStatusRendering(t *testing.T) {
 	obj = oneObject(t, "status KEY --json", runAt(now, env, "status", keys[2], "--json").stdout)
 	if obj["key"] != keys[2] || obj["state"] != "attempting" {
 		t.Errorf("status KEY --json: key %v state %v", obj["key"], obj["state"])
+	}
+}
+
+// TestWaitIsAnnouncedOnceInRoundedTime holds a key in another (live)
+// process and checks the wait is said once, with what it waits for, in a
+// duration a person reads.
+func TestWaitIsAnnouncedOnceInRoundedTime(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	o := w.run("", nil, "key", "--task", "HELD", "--step", "s", "--kind", "exec")
+	key := strings.TrimSpace(o.stdout)
+	holdKey(t, w.ledger, key, time.Now())
+	o = w.run("", nil, "exec", "--task", "HELD", "--step", "s", "--wait", "300ms", "--", "true")
+	if o.code != ExitInProgress {
+		t.Fatalf("exit %d, want 4: %s", o.code, o.stderr)
+	}
+	if n := strings.Count(o.stderr, "waiting up to 300ms for it to finish"); n != 1 {
+		t.Errorf("the wait is announced %d times, want once:\n%s", n, o.stderr)
+	}
+	if !strings.Contains(o.stderr, "held by another attempt (process 4242 on another-host)") {
+		t.Errorf("the wait does not say what it waits for:\n%s", o.stderr)
+	}
+	if !regexp.MustCompile(`waited \d+ms\)`).MatchString(o.stderr) || strings.Contains(o.stderr, "µs") {
+		t.Errorf("the waited time is not rounded for a person:\n%s", o.stderr)
+	}
+}
+
+// TestRateLimitWaitIsAnnounced: a secondary rate limit on the create is
+// waited for, said once on stderr, and the create then succeeds.
+func TestRateLimitWaitIsAnnounced(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	w.fake.Inject(fixtures.Fault{Kind: fixtures.SecondaryRateLimit, RetryAfter: time.Second,
+		Match: fixtures.MatchMethodPath("POST", "/repos/"+testRepo+"/issues")})
+	o := w.run("", nil, "issue", "create", "--task", "RL", "--title", "t", "--body", "b", "--repo", testRepo)
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	if n := strings.Count(o.stderr, "GitHub rate limit: waiting 1s"); n != 1 {
+		t.Errorf("the rate-limit wait is announced %d times, want once:\n%s", n, o.stderr)
 	}
 }
