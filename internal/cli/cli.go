@@ -82,7 +82,7 @@ func Main(ctx context.Context, args []string, sys IO) int {
 	if fail.Key != "" && !strings.Contains(fail.Error.Message, fail.Key) {
 		fmt.Fprintln(sys.Err, "ghonce: key "+fail.Key)
 	}
-	if (g.json || jsonRequested(args)) && takesJSON(verb) {
+	if (g.json || jsonRequested(args)) && takesJSON(verb) && !g.printedJSON {
 		if jerr := json.NewEncoder(sys.Out).Encode(fail); jerr != nil {
 			fmt.Fprintln(sys.Err, "ghonce: write JSON: "+jerr.Error())
 		}
@@ -141,6 +141,7 @@ type global struct {
 	settle       time.Duration
 	trustAuthors []string
 	app          appFlags
+	printedJSON  bool      // the run's one JSON object is out: a later failure adds none
 	errOut       io.Writer // where a derived default (the task in Actions) is reported
 }
 

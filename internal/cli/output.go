@@ -33,6 +33,7 @@ type resultJSON struct {
 
 // writeJSON prints v as the run's one JSON object.
 func (f *factory) writeJSON(v any) error {
+	f.g.printedJSON = true
 	if err := json.NewEncoder(f.sys.Out).Encode(v); err != nil {
 		return fmt.Errorf("write JSON: %w", err)
 	}
