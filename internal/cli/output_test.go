@@ -111,6 +111,13 @@ func TestJSONOnEveryExit(t *testing.T) {
 			code: ExitUnconfirmed, kind: "unconfirmed", key: commentKey, state: "attempting", next: "ghonce resolve " + commentKey},
 		{name: "4 in progress", args: []string{"exec", "--task", "HELD", "--step", "s", "--wait", "0", "--json", "--", "true"},
 			code: ExitInProgress, kind: "in_progress", key: heldKey, state: "attempting", next: "rerun"},
+		{name: "0 init", args: []string{"init"}},
+		{name: "0 branch name", args: []string{"branch", "name", "--task", "J0", "--repo", testRepo}},
+		{name: "0 status KEY", args: []string{"status", issueKey}, key: issueKey, state: "done"},
+		{name: "1 no such entry", args: []string{"status", strings.Replace(issueKey, issueKey[5:9], "zzzz", 1)}, code: ExitError, kind: "ledger", next: "ghonce status"},
+		{name: "2 resolve, both ways", args: []string{"resolve", heldKey, "--done", "--retry"}, code: ExitUsage, kind: "usage", key: heldKey, next: "ghonce resolve --help"},
+		{name: "3 reconcile leaves one unsettled", args: []string{"reconcile"}, code: ExitUnconfirmed, kind: "unconfirmed", next: "ghonce reconcile"},
+		{name: "4 resolve of a held key", args: []string{"resolve", heldKey, "--retry"}, code: ExitInProgress, kind: "in_progress", key: heldKey, next: "rerun"},
 		{name: "5 stale", args: []string{"status", "--stale", "1ms"}, code: ExitStale, kind: "stale", next: "ghonce reconcile"},
 	} {
 		args := tc.args

@@ -85,7 +85,7 @@ func reconcileRun(opts *reconcileOptions) error {
 		}
 		if unsettled > 0 {
 			res.outcomeJSON = outcomeJSON{ExitCode: ExitUnconfirmed}
-			res.Error = &clierr.Error{Kind: clierr.Unconfirmed, Message: fmt.Sprintf("%d entries could not be settled: GitHub could not answer, or another process holds them", unsettled)}
+			res.Error = &clierr.Error{Kind: clierr.Unconfirmed, Message: fmt.Sprintf("%d %s could not be settled: GitHub could not answer, or another process holds %s", unsettled, plural(unsettled, "entry", "entries"), plural(unsettled, "it", "them"))}
 			res.Next = clierr.Next(clierr.Unconfirmed, "")
 		}
 		if err := f.writeJSON(res); err != nil {
