@@ -42,6 +42,9 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// UserAgent is sent with every request.
 	UserAgent string
+	// Logf, if set, is told of every wait for a rate limit and of the
+	// first retry of a failed read, once each, in words for a person.
+	Logf func(format string, args ...any)
 }
 
 // Client is the GitHub layer. It is safe for concurrent use.

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/internal/human"
 )
 
 // Every request goes through run.do, the one place that waits for rate
@@ -136,6 +138,7 @@ func (rn *run) do(ctx context.Context, p policy, fn func(context.Context) (*gith
 			if rn.waited+d > rn.c.opts.MaxWait {
 				return class, &rateLimitedError{reset: reset, maxWait: rn.c.opts.MaxWait, err: err}
 			}
+			rn.c.logf("GitHub rate limit: waiting %s, until %s, before trying again (nothing was created meanwhile)", human.Duration(d), reset.UTC().Format("15:04:05 MST"))
 			if serr := rn.c.opts.Sleep(ctx, d); serr != nil {
 				return class, fmt.Errorf("wait for github rate limit: %w (after %w)", serr, err)
 			}
@@ -157,10 +160,19 @@ func (rn *run) do(ctx context.Context, p policy, fn func(context.Context) (*gith
 		if !retry || retries >= maxRetries {
 			return class, err
 		}
+		if retries == 0 {
+			rn.c.logf("GitHub did not answer a read (%v); trying again in %s", err, human.Duration(firstBackoff))
+		}
 		if serr := rn.c.opts.Sleep(ctx, firstBackoff<<retries); serr != nil {
 			return class, fmt.Errorf("wait to retry: %w (after %w)", serr, err)
 		}
 		retries++
+	}
+}
+
+func (c *Client) logf(format string, args ...any) {
+	if c.opts.Logf != nil {
+		c.opts.Logf(format, args...)
 	}
 }
 
@@ -247,9 +259,8 @@ type rateLimitedError struct {
 }
 
 func (e *rateLimitedError) Error() string {
-	in := time.Until(e.reset).Round(time.Second)
 	return fmt.Sprintf("github rate limit: it resets at %s (in %s), later than this command waits (%s): rerun after that: %v",
-		e.reset.UTC().Format("15:04:05 MST"), in, e.maxWait, e.err)
+		e.reset.UTC().Format("15:04:05 MST"), human.Duration(time.Until(e.reset)), human.Duration(e.maxWait), e.err)
 }
 func (e *rateLimitedError) Unwrap() error { return e.err }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
+	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -230,7 +231,7 @@ func (e *Engine) claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 		}
 		if !told {
 			told = true
-			e.cfg.Logf("%s is in progress in process %d on %s; waiting up to %s", p.Key, h.PID, h.Host, e.cfg.Wait)
+			e.cfg.Logf("%s is held by another attempt (process %d on %s); waiting up to %s for it to finish", p.Key, h.PID, h.Host, human.Duration(e.cfg.Wait))
 		}
 		if err := e.cfg.Sleep(ctx, min(poll, e.cfg.Wait-waited)); err != nil {
 			return nil, err
@@ -393,8 +394,8 @@ func (e *Engine) letInFlightLand(ctx context.Context, c *ledger.Claim) error {
 	if wait <= 0 {
 		return nil
 	}
-	e.cfg.Logf("an earlier attempt on %s ended %s ago; waiting %s for its requests in flight to land before looking",
-		c.Entry.Key, e.cfg.Settle-wait, wait.Round(time.Millisecond))
+	e.cfg.Logf("an earlier attempt on %s last wrote %s ago; waiting %s (--settle) for its requests in flight to land before looking on GitHub",
+		c.Entry.Key, human.Duration(e.cfg.Settle-wait), human.Duration(wait))
 	return e.cfg.Sleep(ctx, wait)
 }
 

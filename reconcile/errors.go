@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -36,7 +37,7 @@ func (e *InProgressError) Error() string {
 		return fmt.Sprintf("in progress elsewhere: %s is held by a running attempt; rerun later", e.Key)
 	}
 	return fmt.Sprintf("in progress elsewhere: %s is held by process %d on %s (waited %s); rerun later, or raise --wait",
-		e.Key, e.Holder.PID, e.Holder.Host, e.Waited.Round(time.Millisecond))
+		e.Key, e.Holder.PID, e.Holder.Host, human.Duration(e.Waited))
 }
 
 // ConflictError means the artifact's name is taken by something that is not

@@ -2,13 +2,14 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/internal/cli/clierr"
+	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -96,6 +97,18 @@ func runAction(ctx context.Context, o actOptions) error {
 	if err := a.Validate(); err != nil {
 		return &usageError{err}
 	}
+	key := reconcile.Key(a)
+	if state, err := act(ctx, f, o, a); err != nil {
+		// Every failure from here on names the key and, once the ledger
+		// is open, the entry's state: what a caller needs to settle it.
+		return &clierr.Keyed{Key: key, State: state, Err: err}
+	}
+	return nil
+}
+
+// act runs a; on failure it returns the status of a's entry after the run
+// ("" before the ledger is open or when there is no entry).
+func act(ctx context.Context, f *factory, o actOptions, a reconcile.Action) (ledger.Status, error) {
 	out := f.sys.Out
 	if f.g.json {
 		out = f.sys.Err // a guarded command's output must not corrupt the JSON
@@ -104,28 +117,32 @@ func runAction(ctx context.Context, o actOptions) error {
 	if o.needRepo {
 		c, err := f.github(ctx)
 		if err != nil {
-			return err
+			return "", err
 		}
 		gh = c
 	}
 	l, err := f.openLedger(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer l.Close()
 	res, err := f.engine(l, gh, out).Do(ctx, a)
 	if err != nil {
-		return err
+		state := ledger.Status("")
+		if e, gerr := l.Get(ctx, reconcile.Key(a)); gerr == nil {
+			state = e.Status
+		}
+		return state, err
 	}
 	if err := f.printResult(res); err != nil {
-		return err
+		return ledger.Done, err
 	}
-	return f.reportToActions(res)
+	return ledger.Done, f.reportToActions(res)
 }
 
 func (f *factory) printResult(r *reconcile.Result) error {
 	if f.g.json {
-		return json.NewEncoder(f.sys.Out).Encode(r)
+		return f.writeJSON(resultJSON{outcomeJSON: succeeded(), State: ledger.Done, Result: r})
 	}
 	what := r.Kind
 	switch {

@@ -18,6 +18,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/actions"
 	"github.com/ghonce/ghonce/internal/appauth"
+	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -66,7 +67,7 @@ func (f *factory) ledgerFlag() string {
 // configured; inside Actions, github-actions[bot] counts as ours when the
 // token cannot read /user (the job's GITHUB_TOKEN).
 func (f *factory) githubOptions(ctx context.Context) (ghcheck.Options, error) {
-	opts := ghcheck.Options{BaseURL: f.sys.Getenv("GITHUB_API_URL"), TrustedAuthors: f.g.trustAuthors, UserAgent: "ghonce"}
+	opts := ghcheck.Options{BaseURL: f.sys.Getenv("GITHUB_API_URL"), TrustedAuthors: f.g.trustAuthors, UserAgent: "ghonce", Logf: f.logf}
 	app, err := f.githubApp()
 	if err != nil {
 		return opts, err
@@ -176,7 +177,7 @@ func annotateForActions(sys IO, code int, err error) {
 	if !ok || code == ExitOK || err == nil {
 		return
 	}
-	msg := err.Error()
+	msg := clierr.Message(err)
 	var se *silentError
 	if errors.As(err, &se) {
 		msg = map[int]string{

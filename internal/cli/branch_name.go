@@ -32,6 +32,10 @@ func branchNameRun(opts *branchNameOptions) error {
 		return err
 	}
 	repo, _ := f.g.repoOrEnv(f.sys.Getenv)
-	fmt.Fprintln(f.sys.Out, taskkey.BranchName(taskkey.Identity{Task: task, Step: f.g.stepOr("branch"), Kind: "branch", Repo: repo}))
+	name := taskkey.BranchName(taskkey.Identity{Task: task, Step: f.g.stepOr("branch"), Kind: "branch", Repo: repo})
+	if f.g.json {
+		return f.writeJSON(branchNameJSON{outcomeJSON: succeeded(), Branch: name})
+	}
+	fmt.Fprintln(f.sys.Out, name)
 	return nil
 }

@@ -6,6 +6,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,18 +15,21 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// Exit codes. Scripts depend on them; keep them stable.
+// Exit codes. Scripts depend on them; keep them stable. They live in
+// clierr, with the mapping from an error to its code.
 const (
-	ExitOK          = 0 // success: created, found or skipped
-	ExitError       = 1 // an error: GitHub refused, a conflict, a broken ledger
-	ExitUsage       = 2 // bad flags or input, a missing token
-	ExitUnconfirmed = 3 // needs a rerun or a person: the outcome could not be confirmed
-	ExitInProgress  = 4 // another process holds the same key
-	ExitStale       = 5 // status --stale found attempting entries older than the limit
+	ExitOK          = clierr.ExitOK
+	ExitError       = clierr.ExitError
+	ExitUsage       = clierr.ExitUsage
+	ExitUnconfirmed = clierr.ExitUnconfirmed
+	ExitInProgress  = clierr.ExitInProgress
+	ExitStale       = clierr.ExitStale
 )
 
 const exitCodesHelp = `Exit codes:
@@ -50,73 +54,81 @@ func System() IO {
 	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Now: time.Now, Executable: os.Executable}
 }
 
-// Main runs ghonce with args and returns the exit code.
+// Main runs ghonce with args and returns the exit code. With --json,
+// stdout carries exactly one JSON object whatever the outcome: the verb's
+// on success (and on the exits a verb reports itself: status --stale,
+// reconcile with entries left unsettled), else a clierr.Failure.
 func Main(ctx context.Context, args []string, sys IO) int {
-	root := newRoot(sys)
+	root, g := newRoot(sys)
 	root.SetArgs(args)
 	root.SetOut(sys.Out)
 	root.SetErr(sys.Err)
 	root.SetIn(sys.In)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
 	}
-	code := exitCode(err)
 	var se *silentError
-	if !errors.As(err, &se) {
-		fmt.Fprintln(sys.Err, "ghonce: "+err.Error())
-	}
-	annotateForActions(sys, code, err)
-	if code == ExitUsage && !strings.Contains(err.Error(), "--help") {
-		fmt.Fprintln(sys.Err, "Run 'ghonce --help' for usage.")
-	}
-	return code
-}
-
-// usageError marks bad input (exit 2).
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
-
-// silentError carries an exit code for an outcome already reported.
-type silentError struct{ code int }
-
-func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
-
-func exitCode(err error) int {
-	var (
-		ue *usageError
-		se *silentError
-		uc *reconcile.UnconfirmedError
-		ip *reconcile.InProgressError
-	)
-	switch {
-	case errors.As(err, &se):
+	if errors.As(err, &se) {
+		annotateForActions(sys, se.code, err)
 		return se.code
-	case errors.As(err, &ue):
-		return ExitUsage
-	case errors.As(err, &uc):
-		return ExitUnconfirmed
-	case errors.As(err, &ip):
-		return ExitInProgress
-	case isCobraUsage(err):
-		return ExitUsage
 	}
-	return ExitError
+	verb := ""
+	if cmd != nil && cmd != root {
+		verb = strings.TrimPrefix(cmd.CommandPath(), root.Name()+" ")
+	}
+	fail := clierr.Describe(err, verb)
+	fmt.Fprintln(sys.Err, "ghonce: "+fail.Error.Message)
+	if fail.Key != "" && !strings.Contains(fail.Error.Message, fail.Key) {
+		fmt.Fprintln(sys.Err, "ghonce: key "+fail.Key)
+	}
+	if (g.json || jsonRequested(args)) && takesJSON(verb) && !g.printedJSON {
+		if jerr := json.NewEncoder(sys.Out).Encode(fail); jerr != nil {
+			fmt.Fprintln(sys.Err, "ghonce: write JSON: "+jerr.Error())
+		}
+	}
+	annotateForActions(sys, fail.ExitCode, err)
+	if fail.ExitCode == ExitUsage && fail.Error.Kind == clierr.Usage {
+		fmt.Fprintf(sys.Err, "Run '%s --help' for usage.\n", strings.TrimSpace("ghonce "+verb))
+	}
+	return fail.ExitCode
 }
 
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown flag", "unknown shorthand flag", "unknown command", "flag needs an argument", "invalid argument", "required flag", "accepts ", "requires at least", "if any flags in the group"} {
-		if strings.Contains(msg, p) {
+// takesJSON reports whether verb prints JSON with --json (a usage error
+// before any verb was found does too).
+func takesJSON(verb string) bool {
+	which, ok := verbFlags[verb]
+	return !ok || which&flagJSON != 0
+}
+
+// jsonRequested reports whether --json is among args before "--", for a
+// run whose flags failed to parse before --json was reached.
+func jsonRequested(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true", "--json=1":
 			return true
 		}
 	}
 	return false
 }
+
+// usageError marks bad input (exit 2); clierr knows it by its Usage method.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+func (e *usageError) Usage() bool   { return true }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
+
+// silentError carries an exit code for an outcome the verb has reported
+// itself, on stderr and (with --json) in its own object on stdout.
+type silentError struct{ code int }
+
+func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 // global holds the flags every verb shares.
 type global struct {
@@ -129,10 +141,11 @@ type global struct {
 	settle       time.Duration
 	trustAuthors []string
 	app          appFlags
+	printedJSON  bool      // the run's one JSON object is out: a later failure adds none
 	errOut       io.Writer // where a derived default (the task in Actions) is reported
 }
 
-func newRoot(sys IO) *cobra.Command {
+func newRoot(sys IO) (*cobra.Command, *global) {
 	g := &global{errOut: sys.Err}
 	root := &cobra.Command{
 		Use:   "ghonce",
@@ -159,26 +172,132 @@ Environment:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
-	pf := root.PersistentFlags()
-	pf.StringVar(&g.ledgerPath, "ledger", "", "ledger file (default $GHONCE_LEDGER, else $XDG_STATE_HOME/ghonce/ledger.db)")
-	pf.StringVarP(&g.repo, "repo", "R", "", "repository OWNER/NAME (default $GH_REPO, else $GITHUB_REPOSITORY)")
-	pf.StringVar(&g.task, "task", "", "task id: the unit of work (default $GHONCE_TASK)")
-	pf.StringVar(&g.step, "step", "", "step within the task (default: the verb, e.g. pr-create)")
-	pf.BoolVar(&g.json, "json", false, "print one JSON object on stdout")
-	pf.DurationVar(&g.wait, "wait", 30*time.Second, "how long to wait for another process working on the same key")
-	pf.DurationVar(&g.settle, "settle", 2*time.Second, "after a crashed or unconfirmed attempt, wait this long from its last ledger write before looking, so its requests in flight land first")
-	pf.StringArrayVar(&g.trustAuthors, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot]")
-	g.app.add(pf)
+	addVersion(root)
 
 	f := &factory{sys: sys, g: g}
 	root.AddCommand(
 		newCmdPR(f), newCmdIssue(f), newCmdBranch(f), newCmdFile(f), newCmdExec(f, nil),
 		newCmdInit(f, nil), newCmdReconcile(f, nil), newCmdResolve(f, nil), newCmdStatus(f, nil), newCmdKey(f, nil), newCmdDemo(f, nil),
-		newCmdMCP(f, nil),
+		newCmdMCP(f, nil), newCmdVersion(f),
 	)
-	return root
+	// Each verb's help lists only the shared flags it reads. The others
+	// are still accepted, hidden, so a wrapper that passes --repo to every
+	// call keeps working; giving one says on stderr that it does nothing.
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Runnable() && c != root {
+			which, ok := verbFlags[strings.TrimPrefix(c.CommandPath(), root.Name()+" ")]
+			if !ok {
+				which = flagsAll // a verb not in the table yet: offer everything
+			}
+			g.addFlags(c.Flags(), flagsAll)
+			g.hideUnused(c.Flags(), which)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	// Before the verb too (`ghonce --json pr create`), as in earlier
+	// releases: hidden on the root, where they never show in help.
+	g.addFlags(root.PersistentFlags(), flagsAll)
+	g.hideUnused(root.PersistentFlags(), 0)
+	root.PersistentPreRun = func(c *cobra.Command, _ []string) {
+		c.Flags().Visit(func(fl *pflag.Flag) {
+			if fl.Hidden && sharedFlag(fl.Name) {
+				fmt.Fprintf(sys.Err, "ghonce: --%s has no effect on '%s'; ignored\n", fl.Name, c.CommandPath())
+			}
+		})
+	}
+	return root, g
+}
+
+// sharedFlags selects the flags several verbs share.
+type sharedFlags uint
+
+const (
+	flagLedger sharedFlags = 1 << iota
+	flagRepo
+	flagTask
+	flagStep
+	flagJSON
+	flagWait
+	flagSettle
+	flagTrust // --trust-author
+	flagApp   // --app-id, --app-private-key-file, --app-installation-id
+
+	flagsGitHub = flagTrust | flagApp
+	flagsActing = flagLedger | flagRepo | flagTask | flagStep | flagJSON | flagWait | flagSettle | flagsGitHub
+	flagsAll    = flagsActing
+)
+
+// verbFlags says which shared flags each verb reads.
+var verbFlags = map[string]sharedFlags{
+	"pr create":     flagsActing,
+	"pr comment":    flagsActing,
+	"issue create":  flagsActing,
+	"issue comment": flagsActing,
+	"branch create": flagsActing,
+	"file put":      flagsActing,
+	"exec":          flagLedger | flagTask | flagStep | flagJSON | flagWait | flagSettle,
+	"init":          flagLedger | flagJSON,
+	"reconcile":     flagLedger | flagRepo | flagTask | flagJSON | flagSettle | flagsGitHub,
+	"resolve":       flagLedger | flagJSON,
+	"status":        flagLedger | flagRepo | flagTask | flagJSON,
+	"key":           flagRepo | flagTask | flagStep | flagJSON,
+	"branch name":   flagRepo | flagTask | flagStep | flagJSON,
+	"mcp":           flagLedger | flagRepo | flagTask | flagWait | flagSettle | flagsGitHub,
+	"demo":          0,
+	"version":       flagJSON,
+}
+
+// sharedFlagNames maps each shared flag to its bit.
+var sharedFlagNames = map[string]sharedFlags{
+	"ledger": flagLedger, "repo": flagRepo, "task": flagTask, "step": flagStep, "json": flagJSON,
+	"wait": flagWait, "settle": flagSettle, "trust-author": flagTrust,
+	"app-id": flagApp, "app-private-key-file": flagApp, "app-installation-id": flagApp,
+}
+
+func sharedFlag(name string) bool { _, ok := sharedFlagNames[name]; return ok }
+
+// hideUnused hides the shared flags outside which from the help.
+func (g *global) hideUnused(fs *pflag.FlagSet, which sharedFlags) {
+	for name, bit := range sharedFlagNames {
+		if which&bit == 0 {
+			_ = fs.MarkHidden(name)
+		}
+	}
+}
+
+func (g *global) addFlags(fs *pflag.FlagSet, which sharedFlags) {
+	if which&flagLedger != 0 {
+		fs.StringVar(&g.ledgerPath, "ledger", "", "ledger file (default $GHONCE_LEDGER, else $XDG_STATE_HOME/ghonce/ledger.db)")
+	}
+	if which&flagRepo != 0 {
+		fs.StringVarP(&g.repo, "repo", "R", "", "repository OWNER/NAME (default $GH_REPO, else $GITHUB_REPOSITORY)")
+	}
+	if which&flagTask != 0 {
+		fs.StringVar(&g.task, "task", "", "task id: the unit of work (default $GHONCE_TASK)")
+	}
+	if which&flagStep != 0 {
+		fs.StringVar(&g.step, "step", "", "step within the task (default: the verb, e.g. pr-create)")
+	}
+	if which&flagJSON != 0 {
+		fs.BoolVar(&g.json, "json", false, "print one JSON object on stdout, whatever the outcome")
+	}
+	if which&flagWait != 0 {
+		fs.DurationVar(&g.wait, "wait", 30*time.Second, "how long to wait for another process working on the same key")
+	}
+	if which&flagSettle != 0 {
+		fs.DurationVar(&g.settle, "settle", 2*time.Second, "after a crashed or unconfirmed attempt, wait this long from its last ledger write before looking, so its requests in flight land first")
+	}
+	if which&flagTrust != 0 {
+		fs.StringArrayVar(&g.trustAuthors, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot]")
+	}
+	if which&flagApp != 0 {
+		g.app.add(fs)
+	}
 }
 
 // repoOrEnv resolves the repository from --repo, GH_REPO, GITHUB_REPOSITORY.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
@@ -27,7 +28,7 @@ func (f *factory) token() (string, error) {
 			return t, nil
 		}
 	}
-	return "", usagef("no GitHub token: set GH_TOKEN or GITHUB_TOKEN (try `ghonce demo` to see ghonce work without one)")
+	return "", &clierr.MissingCredentials{Err: errors.New("no GitHub token: set GH_TOKEN or GITHUB_TOKEN (try `ghonce demo` to see ghonce work without one)")}
 }
 
 func (f *factory) github(ctx context.Context) (*ghcheck.Client, error) {
@@ -51,10 +52,13 @@ func (f *factory) openLedger(ctx context.Context) (*store.Opened, error) {
 	}
 	// The backends' errors name the ledger and say what to do.
 	l, err := store.Open(ctx, loc, store.Options{Now: f.sys.Now})
-	if errors.Is(err, store.ErrUnsupported) {
+	switch {
+	case errors.Is(err, store.ErrUnsupported):
 		return nil, &usageError{err}
+	case err != nil:
+		return nil, &clierr.LedgerError{Err: err}
 	}
-	return l, err
+	return l, nil
 }
 
 // engine returns an engine on the open ledger l; gh is nil for guarded
@@ -64,8 +68,13 @@ func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer)
 		// A flag's 0 means "not at all"; the engine reads 0 as its default.
 		Ledger: l, GitHub: gh, LedgerNew: l.Created, Wait: zeroIsOff(f.g.wait), Settle: zeroIsOff(f.g.settle),
 		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err,
-		Logf: func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce: "+format+"\n", args...) },
+		Logf: f.logf,
 	})
+}
+
+// logf reports progress and waits on stderr.
+func (f *factory) logf(format string, args ...any) {
+	fmt.Fprintf(f.sys.Err, "ghonce: "+format+"\n", args...)
 }
 
 // parseRepo parses --repo; a malformed one is a usage error.

@@ -44,6 +44,9 @@ func initRun(opts *initOptions) error {
 		word = "created"
 	}
 	fmt.Fprintf(f.sys.Err, "ghonce: ledger %s\n", word)
+	if f.g.json {
+		return f.writeJSON(initJSON{outcomeJSON: succeeded(), Ledger: l.Location, Created: l.Created})
+	}
 	fmt.Fprintln(f.sys.Out, l.Location)
 	return nil
 }

@@ -48,6 +48,10 @@ func keyRun(opts *keyOptions) error {
 	if err := id.Validate(); err != nil {
 		return &usageError{err}
 	}
-	fmt.Fprintln(f.sys.Out, taskkey.Key(id))
+	key := taskkey.Key(id)
+	if f.g.json {
+		return f.writeJSON(keyJSON{outcomeJSON: succeeded(), Key: key})
+	}
+	fmt.Fprintln(f.sys.Out, key)
 	return nil
 }

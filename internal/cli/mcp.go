@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -122,11 +121,6 @@ func mcpRun(opts *mcpOptions) error {
 	return srv.ServeHTTP(ctx, ln)
 }
 
-// buildVersion is the module version this binary was built from, for the
-// MCP handshake; "dev" for a build from a working tree.
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
+// buildVersion is the version this binary reports (see readVersion), for
+// the MCP handshake; "dev" for a build from a working tree.
+func buildVersion() string { return readVersion().Version }

@@ -1,15 +1,44 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
 	"time"
 
+	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
 // The JSON objects the verbs print with --json. An acting verb prints a
-// reconcile.Result; the ledger verbs print these. Field names are part of
-// the interface scripts read: add fields, never rename them.
+// reconcile.Result; the ledger verbs print these. Each starts with
+// outcomeJSON; a failed run prints a clierr.Failure instead. Field names
+// are part of the interface scripts read: add fields, never rename them.
+
+// outcomeJSON opens every object: ok is exit_code == 0.
+type outcomeJSON struct {
+	OK       bool `json:"ok"`
+	ExitCode int  `json:"exit_code"`
+}
+
+func succeeded() outcomeJSON { return outcomeJSON{OK: true} }
+
+// resultJSON is what an acting verb prints: the engine's result, with the
+// entry's state (done).
+type resultJSON struct {
+	outcomeJSON
+	State ledger.Status `json:"state"`
+	*reconcile.Result
+}
+
+// writeJSON prints v as the run's one JSON object.
+func (f *factory) writeJSON(v any) error {
+	f.g.printedJSON = true
+	if err := json.NewEncoder(f.sys.Out).Encode(v); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
+	}
+	return nil
+}
 
 // entryJSON is one ledger entry (status, resolve).
 type entryJSON struct {
@@ -54,13 +83,53 @@ type transitionJSON struct {
 
 // statusJSON is what `status --json` prints.
 type statusJSON struct {
+	outcomeJSON
+	// Key and State are set by `status KEY`.
+	Key     string      `json:"key,omitempty"`
+	State   string      `json:"state,omitempty"`
 	Entries []entryJSON `json:"entries"`
-	// Stale counts the attempting entries older than --stale.
+	// Stale counts the attempting entries older than --stale; with
+	// --stale, Entries holds only those.
 	Stale int `json:"stale"`
+	// Counts is the number of listed entries per status.
+	Counts map[ledger.Status]int `json:"counts"`
+	// Error and Next are set on exit 5.
+	Error *clierr.Error `json:"error,omitempty"`
+	Next  string        `json:"next,omitempty"`
 }
 
 // reconcileJSON is what `reconcile --json` prints.
 type reconcileJSON struct {
+	outcomeJSON
 	Settled   []reconcile.Settlement `json:"settled"`
 	Unsettled int                    `json:"unsettled"`
+	// Error and Next are set on exit 3.
+	Error *clierr.Error `json:"error,omitempty"`
+	Next  string        `json:"next,omitempty"`
+}
+
+// resolveJSON is what `resolve --json` prints.
+type resolveJSON struct {
+	outcomeJSON
+	State ledger.Status `json:"state"`
+	entryJSON
+}
+
+// keyJSON is what `key --json` prints.
+type keyJSON struct {
+	outcomeJSON
+	Key string `json:"key"`
+}
+
+// branchNameJSON is what `branch name --json` prints.
+type branchNameJSON struct {
+	outcomeJSON
+	Branch string `json:"branch"`
+}
+
+// initJSON is what `init --json` prints.
+type initJSON struct {
+	outcomeJSON
+	Ledger  string `json:"ledger"`
+	Created bool   `json:"created"`
 }

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -79,7 +79,16 @@ func reconcileRun(opts *reconcileOptions) error {
 		}
 	}
 	if f.g.json {
-		if err := json.NewEncoder(f.sys.Out).Encode(reconcileJSON{Settled: out, Unsettled: unsettled}); err != nil {
+		res := reconcileJSON{outcomeJSON: succeeded(), Settled: out, Unsettled: unsettled}
+		if out == nil {
+			res.Settled = []reconcile.Settlement{}
+		}
+		if unsettled > 0 {
+			res.outcomeJSON = outcomeJSON{ExitCode: ExitUnconfirmed}
+			res.Error = &clierr.Error{Kind: clierr.Unconfirmed, Message: fmt.Sprintf("%d %s could not be settled: GitHub could not answer, or another process holds %s", unsettled, plural(unsettled, "entry", "entries"), plural(unsettled, "it", "them"))}
+			res.Next = clierr.Next(clierr.Unconfirmed, "")
+		}
+		if err := f.writeJSON(res); err != nil {
 			return err
 		}
 	} else {

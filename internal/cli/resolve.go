@@ -2,13 +2,13 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os/user"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -52,7 +52,7 @@ func resolveRun(opts *resolveOptions) error {
 		return err
 	}
 	if opts.Done == opts.Retry {
-		return usagef("give exactly one of --done or --retry")
+		return &clierr.Keyed{Key: key, Err: usagef("give exactly one of --done or --retry")}
 	}
 	l, err := f.openLedger(opts.ctx)
 	if err != nil {
@@ -66,15 +66,15 @@ func resolveRun(opts *resolveOptions) error {
 	ent, err := l.Resolve(opts.ctx, p)
 	switch {
 	case errors.Is(err, ledger.ErrNotFound):
-		return fmt.Errorf("resolve %s: no such entry in the ledger; see `ghonce status`", key)
+		return &clierr.Keyed{Key: key, Err: fmt.Errorf("resolve %s: no such entry in the ledger; see `ghonce status`: %w", key, err)}
 	case errors.Is(err, ledger.ErrBusy):
 		return &reconcile.InProgressError{Key: key}
 	case err != nil:
-		return fmt.Errorf("resolve %s: %w", key, err)
+		return &clierr.Keyed{Key: key, Err: fmt.Errorf("resolve %s: %w", key, err)}
 	}
 	fmt.Fprintf(f.sys.Err, "ghonce: %s is now %s\n", key, ent.Status)
 	if f.g.json {
-		return json.NewEncoder(f.sys.Out).Encode(newEntryJSON(ent))
+		return f.writeJSON(resolveJSON{outcomeJSON: succeeded(), State: ent.Status, entryJSON: newEntryJSON(ent)})
 	}
 	return nil
 }

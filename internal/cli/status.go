@@ -2,15 +2,17 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/internal/cli/clierr"
+	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -31,11 +33,20 @@ func newCmdStatus(f *factory, runF func(*statusOptions) error) *cobra.Command {
 		Short: "Show the ledger; with --stale, exit 5 if an attempting entry is older than DURATION",
 		Long: `Show the ledger's entries, optionally of one task, repository or state.
 
-With KEY, show that entry and its history: every transition, which process
-or person made it and why (the --note of 'ghonce resolve' included).
+For people: a table, one entry a line (AGE is the time since the entry was
+last written, "3m", "2h", "4d"; long tasks and errors end in "…"; newlines
+and tabs inside a value are shown as \n and \t), and the counts per status
+on stderr. With KEY, that entry as a record, its last error in full, and its
+history: every transition, which process or person made it and why (the
+--note of 'ghonce resolve' included).
 
-With --stale DURATION, exit 5 if an attempting entry was last updated longer
-ago than DURATION: for a monitor.
+With --stale DURATION, list only the attempting entries last written longer
+ago than DURATION, and exit 5 if there are any: for a monitor. They are
+what a crash left behind: run 'ghonce reconcile', and settle by hand
+('ghonce resolve') what stays attempting.
+
+With --json, one object: entries, counts per status, stale; with KEY also
+key, state and each entry's history.
 ` + filterHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -47,7 +58,7 @@ ago than DURATION: for a monitor.
 		},
 	}
 	c.Flags().StringVar(&opts.State, "state", "", "only entries in this state: attempting, done or failed")
-	c.Flags().DurationVar(&opts.Stale, "stale", 0, "exit 5 if any attempting entry was last updated longer ago than this")
+	c.Flags().DurationVar(&opts.Stale, "stale", 0, "list only attempting entries last written longer ago than this (e.g. 15m); exit 5 if there are any")
 	return c
 }
 
@@ -79,24 +90,31 @@ func statusRun(opts *statusOptions) error {
 		return err
 	}
 	now := f.sys.Now()
-	var stales []*ledger.Entry
+	stale := 0
 	if opts.Stale > 0 {
+		// --stale lists only the stale entries: what a person must look at.
+		kept := entries[:0:0]
 		for _, e := range entries {
 			if e.Status == ledger.Attempting && now.Sub(e.UpdatedAt) > opts.Stale {
-				stales = append(stales, e)
+				kept = append(kept, e)
 			}
 		}
+		entries, stale = kept, len(kept)
 	}
-	if f.g.json {
-		err = printStatusJSON(f, entries, history, opts.Key != "", len(stales))
-	} else {
-		printStatusTable(f, entries, history, opts.Key != "")
+	switch {
+	case f.g.json:
+		err = printStatusJSON(f, opts, entries, history, stale)
+	case opts.Key != "" && len(entries) == 1:
+		printStatusRecord(f.sys.Out, now, entries[0], history)
+	case opts.Key == "":
+		printStatusTable(f, now, entries)
 	}
 	if err != nil {
 		return err
 	}
-	if len(stales) > 0 {
-		fmt.Fprintf(f.sys.Err, "ghonce: %d attempting entries older than %s; run `ghonce reconcile`\n", len(stales), opts.Stale)
+	if stale > 0 {
+		fmt.Fprintf(f.sys.Err, "ghonce: %d attempting %s older than %s: run `ghonce reconcile`; for what stays attempting a person decides: `ghonce status KEY`, then `ghonce resolve KEY --done` or `--retry`\n",
+			stale, plural(stale, "entry", "entries"), human.Duration(opts.Stale))
 		return &silentError{ExitStale}
 	}
 	return nil
@@ -108,57 +126,122 @@ func readStatus(ctx context.Context, l ledger.Ledger, key string, p ledger.ListP
 	if key == "" {
 		entries, err := l.List(ctx, p)
 		if err != nil {
-			return nil, nil, fmt.Errorf("list ledger: %w", err)
+			return nil, nil, &clierr.LedgerError{Err: fmt.Errorf("list ledger: %w", err)}
 		}
 		return entries, nil, nil
 	}
 	e, err := l.Get(ctx, key)
 	if errors.Is(err, ledger.ErrNotFound) {
-		return nil, nil, fmt.Errorf("status %s: no such entry in the ledger; see `ghonce status`", key)
+		return nil, nil, &clierr.Keyed{Key: key, Err: fmt.Errorf("status %s: no such entry in the ledger; see `ghonce status`: %w", key, err)}
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &clierr.Keyed{Key: key, Err: &clierr.LedgerError{Err: fmt.Errorf("read %s: %w", key, err)}}
 	}
 	history, err := l.History(ctx, key)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &clierr.Keyed{Key: key, State: e.Status, Err: &clierr.LedgerError{Err: fmt.Errorf("read history of %s: %w", key, err)}}
 	}
 	return []*ledger.Entry{e}, history, nil
 }
 
-func printStatusJSON(f *factory, entries []*ledger.Entry, history []ledger.Transition, withHistory bool, stale int) error {
-	out := statusJSON{Entries: make([]entryJSON, 0, len(entries)), Stale: stale}
+// countStatus counts entries per status; every status is present.
+func countStatus(entries []*ledger.Entry) map[ledger.Status]int {
+	n := map[ledger.Status]int{ledger.Attempting: 0, ledger.Done: 0, ledger.Failed: 0}
+	for _, e := range entries {
+		n[e.Status]++
+	}
+	return n
+}
+
+func printStatusJSON(f *factory, opts *statusOptions, entries []*ledger.Entry, history []ledger.Transition, stale int) error {
+	out := statusJSON{outcomeJSON: succeeded(), Entries: make([]entryJSON, 0, len(entries)), Stale: stale, Counts: countStatus(entries)}
 	for _, e := range entries {
 		out.Entries = append(out.Entries, newEntryJSON(e))
 	}
-	if withHistory {
-		hist := make([]transitionJSON, 0, len(history))
-		for _, h := range history {
-			hist = append(hist, transitionJSON{At: h.At, Owner: h.Owner, From: h.From, To: h.To, Fence: h.Fence, Why: h.Why})
+	if opts.Key != "" {
+		out.Key = opts.Key
+		if len(entries) == 1 {
+			out.State = string(entries[0].Status)
+			hist := make([]transitionJSON, 0, len(history))
+			for _, h := range history {
+				hist = append(hist, transitionJSON{At: h.At, Owner: h.Owner, From: h.From, To: h.To, Fence: h.Fence, Why: h.Why})
+			}
+			out.Entries[0].History = hist
 		}
-		out.Entries[0].History = hist
 	}
-	return json.NewEncoder(f.sys.Out).Encode(out)
+	if stale > 0 {
+		out.outcomeJSON = outcomeJSON{ExitCode: ExitStale}
+		out.Error = &clierr.Error{Kind: clierr.Stale, Message: fmt.Sprintf("%d attempting %s older than %s", stale, plural(stale, "entry", "entries"), human.Duration(opts.Stale))}
+		out.Next = clierr.Next(clierr.Stale, "")
+	}
+	return f.writeJSON(out)
 }
 
-func printStatusTable(f *factory, entries []*ledger.Entry, history []ledger.Transition, withHistory bool) {
-	w := tabwriter.NewWriter(f.sys.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "KEY\tSTATUS\tKIND\tTASK\tSTEP\tREPO\tREF\tATTEMPTS\tUPDATED\tLAST ERROR")
-	for _, e := range entries {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", e.Key, e.Status, e.Kind, e.Task, e.Step, e.Repo,
-			refText(e.Ref), e.Attempts, e.UpdatedAt.UTC().Format(time.RFC3339), oneLine(e.LastError, 60))
+// Widths of the table's free-text columns; longer values end in "…".
+const (
+	taskWidth  = 24
+	stepWidth  = 16
+	errorWidth = 48
+)
+
+// printStatusTable prints entries as a table on stdout, one line each
+// (every field escaped so a newline or tab in it cannot break a line), and
+// the counts per status on stderr.
+func printStatusTable(f *factory, now time.Time, entries []*ledger.Entry) {
+	n := countStatus(entries)
+	summary := fmt.Sprintf("ghonce: %d %s: %d attempting, %d done, %d failed",
+		len(entries), plural(len(entries), "entry", "entries"), n[ledger.Attempting], n[ledger.Done], n[ledger.Failed])
+	if len(entries) == 0 {
+		fmt.Fprintln(f.sys.Err, summary)
+		return
 	}
-	if withHistory {
-		fmt.Fprintln(w, "\nHISTORY\tFROM\tTO\tBY\tWHY")
-		for _, h := range history {
-			from := string(h.From)
-			if from == "" {
-				from = "-"
-			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", h.At.UTC().Format(time.RFC3339), from, h.To, h.Owner, oneLine(h.Why, 80))
-		}
+	w := tabwriter.NewWriter(f.sys.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "KEY\tSTATUS\tKIND\tTASK\tSTEP\tREPO\tREF\tTRIES\tAGE\tLAST ERROR")
+	for _, e := range entries {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n",
+			escape(e.Key), e.Status, escape(e.Kind), truncate(escape(e.Task), taskWidth), truncate(escape(e.Step), stepWidth),
+			orDash(escape(e.Repo)), orDash(escape(refText(e.Ref))), e.Attempts, human.Age(now.Sub(e.UpdatedAt)),
+			orDash(truncate(escape(e.LastError), errorWidth)))
 	}
 	_ = w.Flush()
+	fmt.Fprintln(f.sys.Err, summary)
+}
+
+// printStatusRecord prints one entry as a vertical record, its last error
+// in full, then its history.
+func printStatusRecord(out io.Writer, now time.Time, e *ledger.Entry, history []ledger.Transition) {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	when := func(t time.Time) string {
+		return fmt.Sprintf("%s (%s ago)", t.UTC().Format(time.RFC3339), human.Age(now.Sub(t)))
+	}
+	for _, kv := range [][2]string{
+		{"key", e.Key}, {"status", string(e.Status)}, {"kind", e.Kind}, {"task", escape(e.Task)}, {"step", escape(e.Step)},
+		{"repo", orDash(e.Repo)}, {"target", orDash(escape(e.Target))}, {"outcome", orDash(e.Outcome)},
+		{"ref", orDash(escape(refText(e.Ref)))}, {"attempts", fmt.Sprint(e.Attempts)},
+		{"created", when(e.CreatedAt)}, {"updated", when(e.UpdatedAt)},
+	} {
+		fmt.Fprintf(w, "%s:\t%s\n", kv[0], kv[1])
+	}
+	_ = w.Flush()
+	// The last error in full: its lines indented under the label.
+	if e.LastError == "" {
+		fmt.Fprintln(out, "last error:  -")
+	} else {
+		fmt.Fprintln(out, "last error:")
+		for _, line := range strings.Split(strings.TrimRight(e.LastError, "\n"), "\n") {
+			fmt.Fprintln(out, "  "+strings.ReplaceAll(line, "\t", " "))
+		}
+	}
+	fmt.Fprintln(out, "history:")
+	hw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	for _, h := range history {
+		from := string(h.From)
+		if from == "" {
+			from = "-"
+		}
+		fmt.Fprintf(hw, "  %s\t%s ago\t%s → %s\tby %s\t%s\n", h.At.UTC().Format(time.RFC3339), human.Age(now.Sub(h.At)), from, h.To, escape(h.Owner), escape(h.Why))
+	}
+	_ = hw.Flush()
 }
 
 func refText(r ledger.Ref) string {
@@ -173,10 +256,30 @@ func refText(r ledger.Ref) string {
 	return r.Text
 }
 
-func oneLine(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len([]rune(s)) > n {
-		return string([]rune(s)[:n-1]) + "…"
+// escape shows the characters that would break a line or a column as Go
+// escapes (\n, \r, \t), so a value stays on its line and in its column.
+func escape(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(s)
+}
+
+// truncate cuts s to n characters, the last one "…".
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -1,0 +1,79 @@
+package clierr
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+func TestDescribe(t *testing.T) {
+	const key = "gk1_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	unprocessable := &github.ErrorResponse{
+		Response: &http.Response{StatusCode: http.StatusUnprocessableEntity},
+		Message:  "Validation Failed",
+		Errors:   []github.Error{{Resource: "Issue", Field: "title", Code: "missing_field"}},
+	}
+	for _, tc := range []struct {
+		name   string
+		err    error
+		code   int
+		kind   Kind
+		key    string
+		state  string
+		status int
+		field  string
+		next   string
+	}{
+		{"usage", Usagef("no task: pass --task"), ExitUsage, Usage, "", "", 0, "", "ghonce pr create --help"},
+		{"cobra's untyped usage", errors.New(`unknown command "nope" for "ghonce"`), ExitUsage, Usage, "", "", 0, "", "--help"},
+		{"usage after the key", &Keyed{Key: key, Err: Usagef("bad")}, ExitUsage, Usage, key, "", 0, "", "--help"},
+		{"missing token", &MissingCredentials{Err: errors.New("no GitHub token")}, ExitUsage, Credentials, "", "", 0, "", "GH_TOKEN"},
+		{"token rejected", fmt.Errorf("login: %w", ghcheck.ErrCredentials), ExitError, Credentials, "", "", 0, "", "token GitHub accepts"},
+		{"unconfirmed", &reconcile.UnconfirmedError{Key: key, Err: errors.New("504")}, ExitUnconfirmed, Unconfirmed, key, "attempting", 0, "", "ghonce resolve " + key},
+		{"in progress", &reconcile.InProgressError{Key: key}, ExitInProgress, InProgress, key, "attempting", 0, "", "rerun"},
+		{"conflict", &Keyed{Key: key, State: ledger.Failed, Err: &reconcile.ConflictError{Key: key, Err: errors.New("taken")}}, ExitError, Conflict, key, "failed", 0, "", "not ours"},
+		{"refused with a field", &Keyed{Key: key, State: ledger.Failed, Err: fmt.Errorf("create issue: %w", &effect.CreateError{Class: effect.ClassRefused, Err: unprocessable})},
+			ExitError, Refused, key, "failed", 422, "title", "nothing was created"},
+		{"a 4xx outside a create", fmt.Errorf("resolve --from x: %w", &github.ErrorResponse{Response: &http.Response{StatusCode: 404}}), ExitError, Refused, "", "", 404, "", "fix what GitHub refused"},
+		{"a 401 is credentials", &github.ErrorResponse{Response: &http.Response{StatusCode: 401}}, ExitError, Credentials, "", "", 401, "", "token"},
+		{"not a ledger", &LedgerError{Err: fmt.Errorf("open x.db: %w", ledger.ErrNotLedger)}, ExitError, Ledger, "", "", 0, "", "--ledger"},
+		{"newer schema", fmt.Errorf("open: %w", ledger.ErrNewerSchema), ExitError, Ledger, "", "", 0, "", "ledger"},
+		{"no such entry", &Keyed{Key: key, Err: fmt.Errorf("status: %w", ledger.ErrNotFound)}, ExitError, Ledger, key, "", 0, "", "ghonce status"},
+		{"anything else", errors.New("disk on fire"), ExitError, Other, "", "", 0, "", "error.message"},
+		{"an unconfirmed message that reads like cobra's", &reconcile.UnconfirmedError{Key: key, Err: errors.New("server accepts only JSON")}, ExitUnconfirmed, Unconfirmed, key, "attempting", 0, "", "reconcile"},
+	} {
+		f := Describe(tc.err, "pr create")
+		if f.OK || f.ExitCode != tc.code || f.Error.Kind != tc.kind || f.Key != tc.key || f.State != tc.state ||
+			f.Error.HTTPStatus != tc.status || f.Error.Field != tc.field {
+			t.Errorf("%s: got %+v; want exit %d kind %s key %q state %q status %d field %q", tc.name, f, tc.code, tc.kind, tc.key, tc.state, tc.status, tc.field)
+		}
+		if !strings.Contains(f.Next, tc.next) {
+			t.Errorf("%s: next %q does not say %q", tc.name, f.Next, tc.next)
+		}
+		if f.Error.Message == "" {
+			t.Errorf("%s: no message", tc.name)
+		}
+	}
+}
+
+func TestMessageRewritesFlagGroups(t *testing.T) {
+	for in, want := range map[string]string{
+		"if any flags in the group [body body-file] are set none of the others can be; [body body-file] were all set": "--body and --body-file cannot be used together: give only one of --body or --body-file",
+		"if any flags in the group [a b c] are set they must all be set; missing [c]":                                 "--a, --b and --c go together: also give --c",
+		"at least one of the flags in the group [done retry] is required":                                             "give one of --done or --retry",
+		"plain message\n": "plain message",
+	} {
+		if got := Message(errors.New(in)); got != want {
+			t.Errorf("Message(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
