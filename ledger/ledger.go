@@ -184,6 +184,16 @@ type FinishParams struct {
 	Ref     Ref
 	Error   string // stored as LastError; cleared by a Done with no Error
 	Why     string
+	// Verifiable says that the outcome can be established again without
+	// this record: a rerun asks GitHub (or the user's --check command)
+	// before it creates anything. Losing the record to a crash of the
+	// machine then costs a look-up, never a duplicate, so a backend may
+	// return before the record is forced to disk: it must still be visible
+	// to every reader at once, and it must become durable no later than the
+	// next write that is forced (a later Claim). Leave it false where a
+	// lost record would make a rerun act again or stop for a person (a
+	// guarded command without --check).
+	Verifiable bool
 }
 
 // PayloadParams replaces the stored payload of an attempt held under Fence,

@@ -381,7 +381,7 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 	art, err := spec.Create(ctx, env, key)
 	crashpoint.Hit(crashpoint.AfterCreate)
 	if err == nil {
-		done, err := e.finish(key, entry.Fence, ledger.Done, string(Created), art, "")
+		done, err := e.finishDone(spec, key, entry.Fence, Created, art)
 		if err != nil {
 			return nil, err
 		}
@@ -465,7 +465,7 @@ func find(ctx context.Context, env *Env, key string, spec, prior Spec) ghcheck.R
 // mending the tags a crash may have left off it.
 func (e *Engine) adopt(ctx context.Context, env *Env, key string, fence int64, spec Spec, art ghcheck.Artifact) (*Result, error) {
 	warning := mend(ctx, env, key, spec, art)
-	done, err := e.finish(key, fence, ledger.Done, string(Found), art, "")
+	done, err := e.finishDone(spec, key, fence, Found, art)
 	if err != nil {
 		return nil, err
 	}
@@ -504,15 +504,22 @@ func (e *Engine) env(repo string, prior ledger.Status) (*Env, error) {
 // finish records the end of an attempt. It runs on a context of its own so
 // that a cancelled caller still leaves an accurate ledger behind.
 func (e *Engine) finish(key string, fence int64, st ledger.Status, outcome string, art ghcheck.Artifact, errMsg string) (*ledger.Entry, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	why := map[ledger.Status]string{ledger.Done: outcome, ledger.Failed: "refused: nothing was created", ledger.Attempting: "unconfirmed: released for the next run"}[st]
-	ent, err := e.cfg.Ledger.Finish(ctx, ledger.FinishParams{
+	return e.record(ledger.FinishParams{
 		Key: key, Fence: fence, Status: st, Outcome: outcome, Error: errMsg, Why: why,
 		Ref: ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text},
 	})
+}
+
+// record writes p, on a context of its own, mapping a done record fenced
+// off by a newer attempt to an unconfirmed outcome.
+func (e *Engine) record(p ledger.FinishParams) (*ledger.Entry, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	key := p.Key
+	ent, err := e.cfg.Ledger.Finish(ctx, p)
 	if err != nil {
-		if errors.Is(err, ledger.ErrFenced) && st == ledger.Done {
+		if errors.Is(err, ledger.ErrFenced) && p.Status == ledger.Done {
 			// A newer attempt took over; it will find this artifact.
 			return nil, &UnconfirmedError{Key: key, Err: err, Hint: "A newer attempt owns this key now and will find what this one made."}
 		}

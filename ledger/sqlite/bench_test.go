@@ -2,6 +2,10 @@ package sqlite
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -10,14 +14,125 @@ import (
 	"github.com/ghonce/ghonce/ledger"
 )
 
-func benchLedger(b *testing.B) *Ledger {
+// The ledger benchmarks run at two sizes: a ledger of about a thousand
+// entries, and one of a million, generated once and kept in
+// $TMPDIR/ghonce-bench-1m.db so that later runs reuse it (delete it to
+// generate it again). `-short` skips the million.
+var benchSizes = []struct {
+	name    string
+	entries int
+}{
+	{"entries=1k", 1_000},
+	{"entries=1M", 1_000_000},
+}
+
+// benchKey is a key shaped like a real one (taskkey: random-looking base32
+// after "gk1_"), so the primary-key index is filled in random order as it is
+// in use.
+func benchKey(prefix string, i int) string {
+	h := sha256.Sum256([]byte(prefix + strconv.Itoa(i)))
+	return "gk1_" + hex.EncodeToString(h[:14])
+}
+
+// benchLedger opens a ledger of the given size. The small one is made in the
+// benchmark's temp directory; the big one is generated once (see benchSizes).
+func benchLedger(b *testing.B, entries int) *Ledger {
 	b.Helper()
-	l, err := Open(context.Background(), filepath.Join(b.TempDir(), "ledger.db"), Options{})
+	ctx := context.Background()
+	var path string
+	if entries < 100_000 {
+		path = filepath.Join(b.TempDir(), "ledger.db")
+		l, err := Open(ctx, path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := fillLedger(ctx, l, entries); err != nil {
+			b.Fatal(err)
+		}
+		l.Close()
+	} else {
+		if testing.Short() {
+			b.Skip("skipping the million-entry ledger in -short mode")
+		}
+		var err error
+		if path, err = bigLedger(ctx, entries); err != nil {
+			b.Fatal(err)
+		}
+	}
+	l, err := Open(ctx, path, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { l.Close() })
 	return l
+}
+
+// bigLedger returns the path of the cached ledger of n entries, generating
+// it under a temporary name and renaming it into place when it is complete.
+func bigLedger(ctx context.Context, n int) (string, error) {
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("ghonce-bench-%dk.db", n/1000))
+	if n == 1_000_000 {
+		path = filepath.Join(os.TempDir(), "ghonce-bench-1m.db")
+	}
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	tmp := path + ".generating"
+	for _, p := range []string{tmp, tmp + "-wal", tmp + "-shm"} {
+		os.Remove(p)
+	}
+	l, err := Open(ctx, tmp, Options{})
+	if err != nil {
+		return "", err
+	}
+	if err := fillLedger(ctx, l, n); err != nil {
+		l.Close()
+		return "", err
+	}
+	if err := l.Close(); err != nil { // checkpoints the WAL into the file
+		return "", err
+	}
+	return path, os.Rename(tmp, path)
+}
+
+// fillLedger adds n done entries, each with the two transitions a real one
+// has, in one transaction generated inside SQLite.
+func fillLedger(ctx context.Context, l *Ledger, n int) error {
+	conn, err := l.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA cache_size = -262144"); err != nil { // 256 MiB, for this connection only
+		return err
+	}
+	now := time.Now().UnixNano()
+	stmts := []string{
+		`CREATE TEMP TABLE gen AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ?)
+		 SELECT i, 'gk1_' || lower(hex(randomblob(14))) AS key FROM c`,
+		`INSERT INTO entries (key, task, step, kind, repo, target, payload, payload_hash, status, outcome,
+		 ref_number, ref_url, fence, attempts, created_at, updated_at)
+		 SELECT key, 'task-' || (i / 10), 'pr-create', 'pr', 'octo/repo', 'main',
+		 CAST('{"title":"Fix the frobnicator","body":"A body of a typical pull request."}' AS BLOB), lower(hex(randomblob(32))),
+		 'done', 'created', i, 'https://github.com/octo/repo/pull/' || i, 1, 1, ? + i * 1000, ? + i * 1000 + 500 FROM gen`,
+		`INSERT INTO transitions (key, at, owner, from_status, to_status, fence, why)
+		 SELECT key, ? + i * 1000, 'gen', '', 'attempting', 1, 'run' FROM gen`,
+		`INSERT INTO transitions (key, at, owner, from_status, to_status, fence, why)
+		 SELECT key, ? + i * 1000 + 500, 'gen', 'attempting', 'done', 1, 'created' FROM gen`,
+		`DROP TABLE gen`,
+	}
+	args := [][]any{{n}, {now, now}, {now}, {now}, nil}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for i, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q, args[i]...); err != nil {
+			return fmt.Errorf("generate ledger: %w", err)
+		}
+	}
+	return tx.Commit()
 }
 
 func benchClaim(key string) ledger.ClaimParams {
@@ -30,16 +145,14 @@ func benchClaim(key string) ledger.ClaimParams {
 	}
 }
 
-// BenchmarkClaimFinish is one side effect's ledger cost: a claim that
-// creates the entry and a finish that marks it done. Each is one committed
-// transaction, and with synchronous=FULL in WAL mode each commit is one
-// fsync of the WAL, so this is about two fsyncs per op.
-func BenchmarkClaimFinish(b *testing.B) {
-	l := benchLedger(b)
+// claimFinish is one side effect's ledger cost: a claim that creates the
+// entry (forced: one fsync of the WAL) and a finish that marks it done.
+func claimFinish(b *testing.B, l *Ledger, verifiable bool) {
 	ctx := context.Background()
+	run := strconv.FormatInt(time.Now().UnixNano(), 36) // new keys on every run of a reused ledger
 	i := 0
 	for b.Loop() {
-		key := "key-" + strconv.Itoa(i)
+		key := benchKey(run, i)
 		i++
 		c, err := l.Claim(ctx, benchClaim(key))
 		if err != nil {
@@ -48,29 +161,122 @@ func BenchmarkClaimFinish(b *testing.B) {
 		if c.State != ledger.ClaimCreated {
 			b.Fatalf("claim %s: %v", key, c.State)
 		}
-		if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: c.Entry.Fence, Status: ledger.Done, Outcome: "created", Ref: ledger.Ref{Number: i}, Why: "bench"}); err != nil {
+		if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: c.Entry.Fence, Status: ledger.Done, Outcome: "created",
+			Ref: ledger.Ref{Number: i}, Why: "bench", Verifiable: verifiable}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(2, "commits/op")
 }
 
-// BenchmarkClaimDone is the cost of a re-run finding its step done: a read,
-// no write lock, no fsync.
+// BenchmarkClaimFinish is a fresh action as the engine records it for a
+// GitHub kind: the claim is forced to disk, the done record (Verifiable) is
+// not. Compare it with BenchmarkFdatasync of the same run.
+func BenchmarkClaimFinish(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			l := benchLedger(b, sz.entries)
+			claimFinish(b, l, true)
+			b.ReportMetric(1, "fsyncs/op")
+		})
+	}
+}
+
+// BenchmarkClaimFinishForced is a fresh action whose done record is forced
+// too: a guarded command without --check, which has nothing to look at
+// after a lost record.
+func BenchmarkClaimFinishForced(b *testing.B) {
+	l := benchLedger(b, benchSizes[0].entries)
+	claimFinish(b, l, false)
+	b.ReportMetric(2, "fsyncs/op")
+}
+
+// BenchmarkClaimDone is a re-run finding its step done, in a process that
+// has seen the entry before: the replay cache, validated by PRAGMA
+// data_version; no write lock, no fsync.
 func BenchmarkClaimDone(b *testing.B) {
-	l := benchLedger(b)
-	ctx := context.Background()
-	c, err := l.Claim(ctx, benchClaim("k"))
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			l := benchLedger(b, sz.entries)
+			ctx := context.Background()
+			key := benchKey("done", int(time.Now().UnixNano()))
+			c, err := l.Claim(ctx, benchClaim(key))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: c.Entry.Fence, Status: ledger.Done, Why: "bench"}); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				c, err := l.Claim(ctx, benchClaim(key))
+				if err != nil || c.State != ledger.ClaimDone {
+					b.Fatalf("claim: %v, %v", c, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkClaimDoneFirst is the replay of a done entry that this process
+// has not read before (a new CLI process): the cache misses and the entry is
+// read from the file. Each op reads a different one of the ledger's done
+// entries.
+func BenchmarkClaimDoneFirst(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			l := benchLedger(b, sz.entries)
+			ctx := context.Background()
+			rows, err := l.db.QueryContext(ctx, "SELECT key FROM entries WHERE status = 'done' ORDER BY random() LIMIT 10000")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var keys []string
+			for rows.Next() {
+				var k string
+				if err := rows.Scan(&k); err != nil {
+					b.Fatal(err)
+				}
+				keys = append(keys, k)
+			}
+			rows.Close()
+			i := 0
+			for b.Loop() {
+				l.replays.forget(keys[i%len(keys)])
+				c, err := l.Claim(ctx, benchClaim(keys[i%len(keys)]))
+				if err != nil || c.State != ledger.ClaimDone {
+					b.Fatalf("claim: %v, %v", c, err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkFdatasync is the floor under BenchmarkClaimFinish: one 4 KiB
+// write and fdatasync of a file on the same disk (the directory the
+// benchmark ledgers live in), the least a durable commit can cost.
+func BenchmarkFdatasync(b *testing.B) {
+	f, err := os.CreateTemp(os.TempDir(), "ghonce-fdatasync-*")
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := l.Finish(ctx, ledger.FinishParams{Key: "k", Fence: c.Entry.Fence, Status: ledger.Done, Why: "bench"}); err != nil {
+	defer os.Remove(f.Name())
+	defer f.Close()
+	buf := make([]byte, 4096)
+	if _, err := f.WriteAt(buf, 0); err != nil {
 		b.Fatal(err)
 	}
+	if err := fdatasync(f); err != nil {
+		b.Fatal(err)
+	}
+	i := 0
 	for b.Loop() {
-		c, err := l.Claim(ctx, benchClaim("k"))
-		if err != nil || c.State != ledger.ClaimDone {
-			b.Fatalf("claim: %v, %v", c, err)
+		buf[0] = byte(i)
+		i++
+		if _, err := f.WriteAt(buf, 0); err != nil {
+			b.Fatal(err)
+		}
+		if err := fdatasync(f); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
