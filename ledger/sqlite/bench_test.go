@@ -280,3 +280,34 @@ func BenchmarkFdatasync(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOpenReplay is the ledger's share of a CLI replay (one process,
+// one command): open the file, answer a claim of a done key, close.
+func BenchmarkOpenReplay(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "ledger.db")
+	l, err := Open(ctx, path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := l.Claim(ctx, benchClaim("k"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := l.Finish(ctx, ledger.FinishParams{Key: "k", Fence: c.Entry.Fence, Status: ledger.Done, Why: "bench"}); err != nil {
+		b.Fatal(err)
+	}
+	l.Close()
+	for b.Loop() {
+		l, err := Open(ctx, path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if c, err := l.Claim(ctx, benchClaim("k")); err != nil || c.State != ledger.ClaimDone {
+			b.Fatalf("claim: %v, %v", c, err)
+		}
+		if err := l.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -434,6 +434,7 @@ type identity struct {
 	appID   int64
 	version int64 // user_version
 	objects int64 // tables, indexes, triggers and views
+	tables  int64 // of ghonce's two tables, how many exist
 }
 
 func (id identity) empty() bool { return id.appID == 0 && id.version == 0 && id.objects == 0 }
@@ -452,7 +453,8 @@ func (l *Ledger) probe(ctx context.Context, q querier) (identity, error) {
 	err := q.QueryRowContext(ctx, `SELECT
 		(SELECT application_id FROM pragma_application_id),
 		(SELECT user_version FROM pragma_user_version),
-		(SELECT count(*) FROM sqlite_schema)`).Scan(&id.appID, &id.version, &id.objects)
+		(SELECT count(*) FROM sqlite_schema),
+		(SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('entries', 'transitions'))`).Scan(&id.appID, &id.version, &id.objects, &id.tables)
 	if err != nil {
 		return id, l.openErr(err)
 	}
@@ -523,13 +525,21 @@ func (l *Ledger) setUp(ctx context.Context) error {
 		if mode != "wal" {
 			return l.notWAL(mode)
 		}
-		created, err := l.migrate(ctx, conn)
-		if err != nil {
-			return err
+		// A ledger at this ghonce's schema is left alone: a version only
+		// grows, so it needs no migration, and the write lock that
+		// migrate takes to find that out would cost every open.
+		if id.appID != ApplicationID || id.version != SchemaVersion {
+			created, err := l.migrate(ctx, conn)
+			if err != nil {
+				return err
+			}
+			// setUp may run again after a busy answer: a ledger it
+			// created on an earlier try stays created.
+			l.created = l.created || created
+			if id, err = l.probe(ctx, conn); err != nil {
+				return err
+			}
 		}
-		// setUp may run again after a busy answer: a ledger it created
-		// on an earlier try stays created.
-		l.created = l.created || created
 	}
 	// Read the journal mode back: WAL cannot be used on some file systems
 	// (network shares without shared memory), and SQLite then silently keeps
@@ -543,11 +553,7 @@ func (l *Ledger) setUp(ctx context.Context) error {
 		return l.notWAL(mode)
 	}
 	// A damaged schema shows here rather than in the first Claim.
-	var tables int
-	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('entries', 'transitions')").Scan(&tables); err != nil {
-		return l.openErr(err)
-	}
-	if tables != 2 {
+	if id.tables != 2 {
 		return notLedger(l.path, "its ghonce tables are missing: it is damaged")
 	}
 	return nil
