@@ -21,8 +21,14 @@ lint:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 
+# The performance report (internal/benchreport): the ledger's fast path with
+# its fdatasync floor, the whole CLI process with its process-start floor, and
+# the seeds' ledgers side by side, all in one run; prints the figures and
+# writes docs/performance.md. A few minutes on 2 cores (the first run also
+# generates a million-entry ledger, kept in $TMPDIR). BENCH_FLAGS=-rounds=5 for
+# more rounds, -peers DIR where ../shared/bench-peers is not.
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./...
+	$(GO) run ./internal/benchreport -out docs/performance.md $(BENCH_FLAGS)
 
 # Fuzz the key derivation and the marker parser for 30 s each. Their seed
 # corpus (taskkey/testdata/fuzz) runs as ordinary tests in `make test`.
