@@ -7,6 +7,15 @@
 // SQLite: each method is one atomic step, ownership of a running attempt is a
 // lease plus a fencing number, and conflicts are reported as the errors below.
 // One conformance suite (ledgertest) runs against every backend.
+//
+// Durability: Claim is durable before it returns, since the intent must be
+// on disk before a request leaves. A Finish marked Verifiable (an outcome a
+// rerun can read back from GitHub) may become durable a little later, with
+// the next forced write: a crash of the machine may then lose it, and the
+// entry reads attempting again, which costs the next run a look-up and
+// never a duplicate. So may Renew: a lost renewal only shortens the lease
+// of a holder that died with the machine. Every other write is durable
+// before it returns.
 package ledger
 
 import (
