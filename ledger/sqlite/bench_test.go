@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -248,6 +249,31 @@ func BenchmarkClaimDoneFirst(b *testing.B) {
 				i++
 			}
 		})
+	}
+}
+
+// BenchmarkSQLiteCommit is SQLite's own floor on this disk, beneath any
+// schema: one small row inserted into a one-table WAL database and committed
+// with synchronous=FULL, through the same driver. Between it and
+// BenchmarkFdatasync lies what SQLite itself adds; between it and
+// BenchmarkClaimFinish what the ledger's rows, indexes and history add.
+func BenchmarkSQLiteCommit(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "floor.db")
+	db, err := sql.Open("sqlite3", "file:"+path+"?_synchronous=FULL&_journal_mode=WAL&_stmt_cache_size=8")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, "CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB NOT NULL)"); err != nil {
+		b.Fatal(err)
+	}
+	v := make([]byte, 100)
+	for b.Loop() {
+		if _, err := db.ExecContext(ctx, "INSERT INTO t (v) VALUES (?)", v); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
