@@ -26,6 +26,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ghonce/ghonce/internal/harness"
 )
 
 func main() {
@@ -154,7 +156,7 @@ type peerResult struct {
 
 func run(out string, rounds int, peersDir string, peerN, peerN1M int, log io.Writer) error {
 	ctx := context.Background()
-	root, err := moduleRoot()
+	root, err := harness.ModuleRoot()
 	if err != nil {
 		return err
 	}
@@ -302,23 +304,6 @@ func keptSections(old string) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n") + map[bool]string{true: "\n", false: ""}[b.Len() > 0]
-}
-
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("find module root: no go.mod above the working directory; run from the repository")
-		}
-		dir = parent
-	}
 }
 
 func loadAvg() string {
