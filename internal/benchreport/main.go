@@ -183,7 +183,7 @@ func run(out string, rounds int, peersDir string, peerN, peerN1M int, log io.Wri
 	for i := 1; i <= rounds; i++ {
 		fmt.Fprintf(log, "== ledger, round %d of %d\n", i, rounds)
 		// The floor and the fresh action back to back, then the reads.
-		slow, err := e.bench(ctx, sq, sqDir, `^(BenchmarkFdatasync|BenchmarkSQLiteCommit|BenchmarkClaimFinish|BenchmarkClaimFinishForced)$`, "300x")
+		slow, err := e.bench(ctx, sq, sqDir, `^(BenchmarkFdatasync|BenchmarkSQLiteCommit|BenchmarkClaimFinish|BenchmarkClaimFinishForced|BenchmarkClaimFinishUnsynced)$`, "300x")
 		if err != nil {
 			return err
 		}

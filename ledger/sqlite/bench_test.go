@@ -182,6 +182,16 @@ func BenchmarkClaimFinish(b *testing.B) {
 	}
 }
 
+// BenchmarkClaimFinishUnsynced is BenchmarkClaimFinish with no fsync at
+// all (synchronous=OFF, never used outside benchmarks): the part of a fresh
+// action that is CPU and system calls, SQLite's checkpoints included.
+func BenchmarkClaimFinishUnsynced(b *testing.B) {
+	l := benchLedger(b, benchSizes[0].entries)
+	l.unsynced = true
+	claimFinish(b, l, true)
+	b.ReportMetric(0, "fsyncs/op")
+}
+
 // BenchmarkClaimFinishForced is a fresh action whose done record is forced
 // too: a guarded command without --check, which has nothing to look at
 // after a lost record.

@@ -119,6 +119,9 @@ func (l *Ledger) writeSync(ctx context.Context, mode string, fn func(tx *sql.Tx,
 		return l.dbErr(err)
 	}
 	defer conn.Close() // back to wdb, for the next write
+	if l.unsynced {
+		mode = "PRAGMA synchronous = OFF"
+	}
 	if _, err := conn.ExecContext(ctx, mode); err != nil {
 		return l.dbErr(err)
 	}

@@ -100,6 +100,10 @@ type Ledger struct {
 	// than in SQLite's sleeping busy handler. Other processes are kept apart
 	// by BEGIN IMMEDIATE and the busy timeout.
 	writer chan struct{}
+	// unsynced makes every write synchronous=OFF: never set outside this
+	// package's benchmarks, which use it to split a write's cost into the
+	// part that is CPU and system calls and the part that is fsync.
+	unsynced bool
 }
 
 var _ ledger.Ledger = (*Ledger)(nil)
