@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite/sqlitetest"
@@ -77,5 +78,54 @@ func TestReplayCacheSeesResolveElsewhere(t *testing.T) {
 	c, err = server.Claim(ctx, claimParams("k", "a"))
 	if err != nil || c.State != ledger.ClaimAcquired || c.Prior != ledger.Failed {
 		t.Fatalf("claim after a resolve elsewhere = %+v, %v; want acquired from failed", c, err)
+	}
+}
+
+// Each write sets the writer connection's synchronous mode: FULL (2) for a
+// claim and for a Finish that is not Verifiable, NORMAL (1) for a
+// Verifiable Finish and a renewal. The mode a write leaves behind never
+// carries over to the next.
+func TestWriteModes(t *testing.T) {
+	ctx := context.Background()
+	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), Options{})
+	synchronous := func() int {
+		t.Helper()
+		var m int
+		if err := l.wdb.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	claim := func(key string) func() error {
+		return func() error { _, err := l.Claim(ctx, claimParams(key, "o")); return err }
+	}
+	finish := func(key string, verifiable bool) func() error {
+		return func() error {
+			_, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: 1, Status: ledger.Done, Why: "ok", Verifiable: verifiable})
+			return err
+		}
+	}
+	renew := func(key string) func() error { return func() error { return l.Renew(ctx, key, 1, time.Hour) } }
+	// Each step follows one that left the other mode.
+	steps := []struct {
+		what string
+		do   func() error
+		want int
+	}{
+		{"claim", claim("a"), 2},
+		{"renew", renew("a"), 1},
+		{"forced done", finish("a", false), 2},
+		{"claim", claim("b"), 2},
+		{"renew", renew("b"), 1},
+		{"verifiable done", finish("b", true), 1},
+		{"claim after a verifiable done", claim("c"), 2},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.what, err)
+		}
+		if got := synchronous(); got != s.want {
+			t.Errorf("after %s: the writer connection is synchronous=%d, want %d", s.what, got, s.want)
+		}
 	}
 }
