@@ -143,6 +143,8 @@ type report struct {
 	cliRequests    float64
 	peers          []peerResult
 	peersNote      string
+	postgres       []result // ledger/postgres's ClaimFinish and ClaimDone, when it has them and a server
+	postgresNote   string
 	runtime        time.Duration
 	bigLedgerBuilt bool
 }
@@ -199,6 +201,7 @@ func run(out string, rounds int, peersDir string, peerN, peerN1M int, log io.Wri
 			r.ratio = append(r.ratio, c[0]/f[0])
 		}
 	}
+	r.postgres, r.postgresNote = postgresBench(ctx, e, root)
 	fmt.Fprintln(log, "== CLI, whole process")
 	cres, err := e.bench(ctx, cli, filepath.Join(root, "cmd", "ghonce"), `^(BenchmarkCLIReplay|BenchmarkProcessStart)$`, "200x")
 	if err != nil {
@@ -234,6 +237,31 @@ func run(out string, rounds int, peersDir string, peerN, peerN1M int, log io.Wri
 	fmt.Fprintf(log, "wrote %s\n", path)
 	return nil
 }
+
+// postgresBench runs the Postgres backend's benchmarks of the same names,
+// once, if the package exists. It never fails the report: a backend that
+// cannot run here (no server) is noted instead.
+func postgresBench(ctx context.Context, e *env, root string) ([]result, string) {
+	dir := filepath.Join(root, "ledger", "postgres")
+	if _, err := os.Stat(dir); err != nil {
+		return nil, ""
+	}
+	fmt.Fprintln(e.log, "== ledger/postgres")
+	bin, err := e.testBinary(ctx, "./ledger/postgres")
+	if err != nil {
+		return nil, fmt.Sprintf("not run: %v", firstLine(err.Error()))
+	}
+	rs, err := e.bench(ctx, bin, dir, `^(BenchmarkClaimFinish|BenchmarkClaimDone)$`, "1s")
+	if err != nil {
+		return nil, fmt.Sprintf("not run: %v", firstLine(err.Error()))
+	}
+	if len(rs) == 0 {
+		return nil, "not run: the benchmarks skipped (no Postgres server configured for them?)"
+	}
+	return rs, ""
+}
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 var peerLine = regexp.MustCompile(`fresh_us_per_op=([0-9.]+) replay_us_per_op=([0-9.]+)`)
 

@@ -133,6 +133,18 @@ func (r *report) render() string {
 	w("| `SQLiteCommit` | SQLite's own floor: one 100-byte row inserted into a one-table WAL database, committed with `synchronous=FULL`, same driver | %s (%s) | |\n", dur(r.med("SQLiteCommit")), r.rng("SQLiteCommit"))
 	w("| `Fdatasync` | the floor: a 4 KiB write at offset 0 and `fdatasync`, in `$TMPDIR` | %s (%s) | |\n\n", dur(floor), r.rng("Fdatasync"))
 
+	if len(r.postgres) > 0 || r.postgresNote != "" {
+		w("`ledger/postgres`, the same benchmark names, run once against the server its tests are configured for: ")
+		if r.postgresNote != "" {
+			w("%s.\n\n", r.postgresNote)
+		} else {
+			var parts []string
+			for _, p := range r.postgres {
+				parts = append(parts, fmt.Sprintf("`%s` %s", p.name, dur(p.metrics["ns/op"])))
+			}
+			w("%s.\n\n", strings.Join(parts, ", "))
+		}
+	}
 	w("## Peers: the seeds' ledgers\n\n")
 	if r.peersNote != "" {
 		w("%s\n\n", r.peersNote)
