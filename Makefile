@@ -25,7 +25,7 @@ lint:
 # its fdatasync floor, the whole CLI process with its process-start floor, and
 # the seeds' ledgers side by side, all in one run; prints the figures and
 # writes docs/performance.md. A few minutes on 2 cores (the first run also
-# generates a million-entry ledger, kept in $TMPDIR). BENCH_FLAGS=-rounds=5 for
+# generates a million-entry ledger, kept in $TMPDIR). BENCH_FLAGS=-rounds=9 for
 # more rounds, -peers DIR where ../shared/bench-peers is not.
 bench:
 	$(GO) run ./internal/benchreport -out docs/performance.md $(BENCH_FLAGS)

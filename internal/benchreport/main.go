@@ -32,7 +32,7 @@ import (
 
 func main() {
 	out := flag.String("out", "docs/performance.md", "the report to write; empty: print only")
-	rounds := flag.Int("rounds", 3, "rounds of the ledger benchmarks")
+	rounds := flag.Int("rounds", 5, "rounds of the ledger benchmarks")
 	peers := flag.String("peers", "", "directory of the seeds' ledgers (default: $GHONCE_BENCH_PEERS, else ../shared/bench-peers or ../../shared/bench-peers from the module root)")
 	peerN := flag.Int("peer-n", 1000, "actions per peer run (the seed 003 JSON ledger at a million entries runs -peer-n-1m)")
 	peerN1M := flag.Int("peer-n-1m", 5, "actions of the seed 003 JSON ledger at a million entries: each rewrites the whole file")
