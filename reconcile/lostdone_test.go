@@ -137,6 +137,7 @@ func TestLostDoneRecordIsFoundNotDuplicated(t *testing.T) {
 // --on-unconfirmed retry, into a second run.
 func TestExecWithoutCheckForcesItsDone(t *testing.T) {
 	x := newExecWorld(t)
+	x.engine() // the ledger exists ahead of the run, as `ghonce init` makes it
 	mark := &durableMark{t: t, path: x.ledger}
 	e, _ := x.engine(func(c *reconcile.Config) { mark.Ledger = c.Ledger; c.Ledger = mark })
 	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != reconcile.Created {
