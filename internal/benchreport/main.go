@@ -140,6 +140,7 @@ type report struct {
 	ratio          []float64
 	cli            series // CLI benchmarks: median-ms, p90-ms
 	cliP90         series
+	cliStart       series // ghonce --help, run in turn with each CLI replay
 	cliRequests    float64
 	peers          []peerResult
 	peersNote      string
@@ -168,7 +169,7 @@ func run(out string, rounds int, peersDir string, peerN, peerN1M int, log io.Wri
 	}
 	defer os.RemoveAll(tmp)
 	e := &env{root: root, tmp: tmp, log: log, start: time.Now()}
-	r := &report{rounds: rounds, ns: series{}, cli: series{}, cliP90: series{}, loadBefore: loadAvg(), machine: machine(root)}
+	r := &report{rounds: rounds, ns: series{}, cli: series{}, cliP90: series{}, cliStart: series{}, loadBefore: loadAvg(), machine: machine(root)}
 	_, statErr := os.Stat(filepath.Join(os.TempDir(), "ghonce-bench-1m.db"))
 	r.bigLedgerBuilt = errors.Is(statErr, os.ErrNotExist)
 
@@ -209,6 +210,7 @@ func run(out string, rounds int, peersDir string, peerN, peerN1M int, log io.Wri
 	}
 	r.cli.add(cres, "median-ms")
 	r.cliP90.add(cres, "p90-ms")
+	r.cliStart.add(cres, "start-median-ms")
 	for _, c := range cres {
 		if v, ok := c.metrics["requests/op"]; ok {
 			r.cliRequests = v

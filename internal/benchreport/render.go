@@ -67,7 +67,7 @@ func (r *report) summary() string {
 		ratio(r.med("ClaimFinish/entries=1M"), fresh), ratio(r.med("ClaimDone/entries=1M"), r.med("ClaimDone/entries=1k")),
 		ratio(r.med("ClaimDoneFirst/entries=1M"), r.med("ClaimDoneFirst/entries=1k")))
 	fmt.Fprintf(&b, "CLI replay: median %.2f ms, p90 %.2f ms (target median ≤ 10 ms); process start: ghonce --help %.2f ms, /bin/true %.2f ms\n",
-		median(r.cli["CLIReplay"]), median(r.cliP90["CLIReplay"]), median(r.cli["ProcessStart/ghonce-help"]), median(r.cli["ProcessStart/bin-true"]))
+		median(r.cli["CLIReplay"]), median(r.cliP90["CLIReplay"]), median(r.cliStart["CLIReplay"]), median(r.cli["ProcessStart/bin-true"]))
 	for _, p := range r.peers {
 		fmt.Fprintf(&b, "peer %s, %s entries, N=%d: fresh %.1f µs/op, replay %.1f µs/op %s\n", p.name, p.entries, p.n, p.fresh, p.replay, p.note)
 	}
@@ -87,7 +87,7 @@ func (r *report) render() string {
 	growReplay := ratio(r.med("ClaimDone/entries=1M"), replay)
 	growFirst := ratio(r.med("ClaimDoneFirst/entries=1M"), first)
 	cliMed, cliP90 := median(r.cli["CLIReplay"]), median(r.cliP90["CLIReplay"])
-	startMed, trueMed := median(r.cli["ProcessStart/ghonce-help"]), median(r.cli["ProcessStart/bin-true"])
+	startMed, trueMed := median(r.cliStart["CLIReplay"]), median(r.cli["ProcessStart/bin-true"])
 	rt := median(r.ratio)
 
 	w("# Performance\n\n")
@@ -112,7 +112,7 @@ func (r *report) render() string {
 	w("| growth from 1k to 1M entries, fresh action | %s → %s | — | %.2f× | ≤ 1.2× | %s |\n", dur(fresh), dur(r.med("ClaimFinish/entries=1M")), growFresh, met(growFresh > 0 && growFresh <= 1.2))
 	w("| growth from 1k to 1M entries, replay | %s → %s | — | %.2f× | ≤ 1.2× | %s |\n", dur(replay), dur(r.med("ClaimDone/entries=1M")), growReplay, met(growReplay > 0 && growReplay <= 1.2))
 	w("| growth from 1k to 1M entries, a process's first replay (`ClaimDoneFirst`) | %s → %s | — | %.2f× | (not a target) | |\n", dur(first), dur(r.med("ClaimDoneFirst/entries=1M")), growFirst)
-	w("| `ghonce pr create` for a done action, whole process (`BenchmarkCLIReplay`) | median %.2f ms, p90 %.2f ms | process start (`ghonce --help`): %.2f ms; `/bin/true`: %.2f ms | %.2f× process start | median ≤ 10 ms | %s |\n",
+	w("| `ghonce pr create` for a done action, whole process (`BenchmarkCLIReplay`) | median %.2f ms, p90 %.2f ms | process start (`ghonce --help`, run in turn with each replay): %.2f ms; `/bin/true`: %.2f ms | %.2f× process start | median ≤ 10 ms | %s |\n",
 		cliMed, cliP90, startMed, trueMed, ratio(cliMed, startMed), met(cliMed > 0 && cliMed <= 10))
 	w("| GitHub requests of a replay (counted on the fake) | %.0f | — | — | 0 | %s |\n\n", r.cliRequests, met(r.cliRequests == 0 && cliMed > 0))
 
