@@ -15,16 +15,17 @@
 //
 // Renew, and a Finish marked ledger.FinishParams.Verifiable (a done or
 // failed record whose outcome a rerun can read back from GitHub), are
-// committed on a second connection with synchronous=NORMAL: the commit is
-// written to the WAL, and so to the operating system, but not fsynced. What
-// that means after each kind of crash:
+// committed with synchronous=NORMAL (the one writer connection sets its mode
+// before each transaction): the commit is written to the WAL, and so to the
+// operating system, but not fsynced. What that means after each kind of
+// crash:
 //
 //   - The process dies (SIGKILL, panic, OOM): nothing is lost. The commit is
 //     in the kernel's page cache and every later reader sees it.
 //   - The machine dies (power loss, kernel panic) before the next fsync: the
 //     last unforced commits may be lost, never a forced one, and never out
 //     of order. WAL frames carry a running checksum, so recovery keeps a
-//     prefix of the log, and the next forced commit (any Claim, by any
+//     prefix of the log, and the next forced commit (a Claim, by any
 //     process) fsyncs the whole WAL, earlier unforced frames included; a
 //     checkpoint fsyncs it too. A lost done record leaves the entry
 //     attempting under a dead owner: the next run takes it over, looks on
