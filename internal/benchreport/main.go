@@ -137,7 +137,9 @@ type report struct {
 	loadAfter      string
 	rounds         int
 	ns             series // ledger benchmarks, ns/op per round
-	ratio          []float64
+	// ratio, pair and pairFloor are BenchmarkClaimFinishVsFdatasync's: the
+	// fresh action and the floor timed in turn, per round.
+	ratio, pair, pairFloor series
 	cli            series // CLI benchmarks: median-ms, p90-ms
 	cliP90         series
 	cliStart       series // ghonce --help, run in turn with each CLI replay
@@ -169,7 +171,7 @@ func run(out string, rounds int, peersDir string, peerN, peerN1M int, log io.Wri
 	}
 	defer os.RemoveAll(tmp)
 	e := &env{root: root, tmp: tmp, log: log, start: time.Now()}
-	r := &report{rounds: rounds, ns: series{}, cli: series{}, cliP90: series{}, cliStart: series{}, loadBefore: loadAvg(), machine: machine(root)}
+	r := &report{rounds: rounds, ns: series{}, cli: series{}, cliP90: series{}, cliStart: series{}, ratio: series{}, pair: series{}, pairFloor: series{}, loadBefore: loadAvg(), machine: machine(root)}
 	_, statErr := os.Stat(filepath.Join(os.TempDir(), "ghonce-bench-1m.db"))
 	r.bigLedgerBuilt = errors.Is(statErr, os.ErrNotExist)
 
@@ -186,7 +188,7 @@ func run(out string, rounds int, peersDir string, peerN, peerN1M int, log io.Wri
 	for i := 1; i <= rounds; i++ {
 		fmt.Fprintf(log, "== ledger, round %d of %d\n", i, rounds)
 		// The floor and the fresh action back to back, then the reads.
-		slow, err := e.bench(ctx, sq, sqDir, `^(BenchmarkFdatasync|BenchmarkSQLiteCommit|BenchmarkClaimFinish|BenchmarkClaimFinishForced|BenchmarkClaimFinishUnsynced)$`, "300x")
+		slow, err := e.bench(ctx, sq, sqDir, `^(BenchmarkFdatasync|BenchmarkSQLiteCommit|BenchmarkClaimFinish|BenchmarkClaimFinishForced|BenchmarkClaimFinishUnsynced|BenchmarkClaimFinishVsFdatasync)$`, "300x")
 		if err != nil {
 			return err
 		}
@@ -194,13 +196,11 @@ func run(out string, rounds int, peersDir string, peerN, peerN1M int, log io.Wri
 		if err != nil {
 			return err
 		}
-		round := series{}
-		round.add(slow, "ns/op")
 		r.ns.add(slow, "ns/op")
 		r.ns.add(fast, "ns/op")
-		if f, c := round["Fdatasync"], round["ClaimFinish/entries=1k"]; len(f) == 1 && len(c) == 1 && f[0] > 0 {
-			r.ratio = append(r.ratio, c[0]/f[0])
-		}
+		r.ratio.add(slow, "ratio")
+		r.pair.add(slow, "action-ns")
+		r.pairFloor.add(slow, "fdatasync-ns")
 	}
 	r.postgres, r.postgresNote = postgresBench(ctx, e, root)
 	fmt.Fprintln(log, "== CLI, whole process")
