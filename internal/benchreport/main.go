@@ -132,24 +132,24 @@ func (e *env) bench(ctx context.Context, bin, dir, re, benchtime string) ([]resu
 
 // report is everything the document shows.
 type report struct {
-	machine        []string
-	loadBefore     string
-	loadAfter      string
-	rounds         int
-	ns             series // ledger benchmarks, ns/op per round
+	machine    []string
+	loadBefore string
+	loadAfter  string
+	rounds     int
+	ns         series // ledger benchmarks, ns/op per round
 	// ratio, pair and pairFloor are BenchmarkClaimFinishVsFdatasync's: the
 	// fresh action and the floor timed in turn, per round.
 	ratio, pair, pairFloor series
-	cli            series // CLI benchmarks: median-ms, p90-ms
-	cliP90         series
-	cliStart       series // ghonce --help, run in turn with each CLI replay
-	cliRequests    float64
-	peers          []peerResult
-	peersNote      string
-	postgres       []result // ledger/postgres's ClaimFinish and ClaimDone, when it has them and a server
-	postgresNote   string
-	runtime        time.Duration
-	bigLedgerBuilt bool
+	cli                    series // CLI benchmarks: median-ms, p90-ms
+	cliP90                 series
+	cliStart               series // ghonce --help, run in turn with each CLI replay
+	cliRequests            float64
+	peers                  []peerResult
+	peersNote              string
+	postgres               []result // ledger/postgres's ClaimFinish and ClaimDone, when it has them and a server
+	postgresNote           string
+	runtime                time.Duration
+	bigLedgerBuilt         bool
 }
 
 type peerResult struct {
