@@ -129,6 +129,7 @@ func (r *report) render() string {
 			dur(r.med(row.name+"/entries=1k")), r.rng(row.name+"/entries=1k"), dur(r.med(row.name+"/entries=1M")), r.rng(row.name+"/entries=1M"))
 	}
 	w("| `ClaimFinishForced` | a fresh action whose done record is forced too (a guarded command without `--check`): two fsyncs | %s (%s) | |\n", dur(forced), r.rng("ClaimFinishForced"))
+	w("| `ClaimFinishVsFdatasync` | the fresh action and one floor fdatasync in turn, per iteration: mean ratio | %.2f× (%s) | |\n", rt, ratioRange(r.ratio[pairName]))
 	w("| `ClaimFinishUnsynced` | the fresh action with no fsync at all (`synchronous=OFF`, benchmarks only): its CPU and system calls | %s (%s) | |\n", dur(r.med("ClaimFinishUnsynced")), r.rng("ClaimFinishUnsynced"))
 	w("| `OpenReplay` | the ledger's share of a CLI replay: open the file, answer the claim, close | %s (%s) | |\n", dur(r.med("OpenReplay")), r.rng("OpenReplay"))
 	w("| `SQLiteCommit` | SQLite's own floor: one 100-byte row inserted into a one-table WAL database, committed with `synchronous=FULL`, same driver | %s (%s) | |\n", dur(r.med("SQLiteCommit")), r.rng("SQLiteCommit"))
