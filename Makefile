@@ -41,8 +41,14 @@ lint:
 	git -C "$$dir" init -q && \
 	cd "$$dir" && $(ACTIONLINT) && echo "actionlint: action.yml and docs/examples/workflows OK"
 
+# The performance report (internal/benchreport): the ledger's fast path with
+# its fdatasync floor, the whole CLI process with its process-start floor, and
+# the seeds' ledgers side by side, all in one run; prints the figures and
+# writes docs/performance.md. A few minutes on 2 cores (the first run also
+# generates a million-entry ledger, kept in $TMPDIR). BENCH_FLAGS=-rounds=9 for
+# more rounds, -peers DIR where ../shared/bench-peers is not.
 bench:
-	$(PG_TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2s ./...
+	$(PG_TEST_ENV) $(GO) run ./internal/benchreport -out docs/performance.md $(BENCH_FLAGS)
 
 # Fuzz the key derivation and the marker parser for 30 s each. Their seed
 # corpus (taskkey/testdata/fuzz) runs as ordinary tests in `make test`.

@@ -7,6 +7,15 @@
 // SQLite: each method is one atomic step, ownership of a running attempt is a
 // lease plus a fencing number, and conflicts are reported as the errors below.
 // One conformance suite (ledgertest) runs against every backend.
+//
+// Durability: Claim is durable before it returns, since the intent must be
+// on disk before a request leaves. A Finish marked Verifiable (an outcome a
+// rerun can read back from GitHub) may become durable a little later, with
+// the next forced write: a crash of the machine may then lose it, and the
+// entry reads attempting again, which costs the next run a look-up and
+// never a duplicate. So may Renew: a lost renewal only shortens the lease
+// of a holder that died with the machine. Every other write is durable
+// before it returns.
 package ledger
 
 import (
@@ -184,6 +193,16 @@ type FinishParams struct {
 	Ref     Ref
 	Error   string // stored as LastError; cleared by a Done with no Error
 	Why     string
+	// Verifiable says that the outcome can be established again without
+	// this record: a rerun asks GitHub (or the user's --check command)
+	// before it creates anything. Losing the record to a crash of the
+	// machine then costs a look-up, never a duplicate, so a backend may
+	// return before the record is forced to disk: it must still be visible
+	// to every reader at once, and it must become durable no later than the
+	// next write that is forced (a later Claim). Leave it false where a
+	// lost record would make a rerun act again or stop for a person (a
+	// guarded command without --check).
+	Verifiable bool
 }
 
 // PayloadParams replaces the stored payload of an attempt held under Fence,

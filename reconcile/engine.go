@@ -340,7 +340,7 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, spec
 	if err != nil {
 		return e.createFailed(ctx, env, entry, spec, err)
 	}
-	done, err := e.finish(key, entry.Fence, ledger.Done, string(Created), art, "")
+	done, err := e.finishDone(spec, key, entry.Fence, Created, art)
 	if err != nil {
 		return nil, err
 	}
@@ -428,7 +428,7 @@ func find(ctx context.Context, env *Env, key string, spec, prior Spec) effect.Re
 // mending the tags a crash may have left off it.
 func (e *Engine) adopt(ctx context.Context, env *Env, key string, fence int64, spec Spec, art effect.Artifact) (*Result, error) {
 	warning := mend(ctx, env, key, spec, art)
-	done, err := e.finish(key, fence, ledger.Done, string(Found), art, "")
+	done, err := e.finishDone(spec, key, fence, Found, art)
 	if err != nil {
 		return nil, err
 	}
@@ -467,19 +467,26 @@ func (e *Engine) env(repo string, prior ledger.Status) (*Env, error) {
 // finish records the end of an attempt. It runs on a context of its own so
 // that a cancelled caller still leaves an accurate ledger behind.
 func (e *Engine) finish(key string, fence int64, st ledger.Status, outcome string, art effect.Artifact, errMsg string) (*ledger.Entry, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	why := map[ledger.Status]string{ledger.Done: outcome, ledger.Failed: "refused: nothing was created", ledger.Attempting: "unconfirmed: released for the next run"}[st]
-	ent, err := e.cfg.Ledger.Finish(ctx, ledger.FinishParams{
+	return e.record(ledger.FinishParams{
 		Key: key, Fence: fence, Status: st, Outcome: outcome, Error: errMsg, Why: why,
 		Ref: ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text},
 	})
+}
+
+// record writes p, on a context of its own, mapping a done record fenced
+// off by a newer attempt to an unconfirmed outcome.
+func (e *Engine) record(p ledger.FinishParams) (*ledger.Entry, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	key := p.Key
+	ent, err := e.cfg.Ledger.Finish(ctx, p)
 	if err != nil {
-		if errors.Is(err, ledger.ErrFenced) && st == ledger.Done {
+		if errors.Is(err, ledger.ErrFenced) && p.Status == ledger.Done {
 			// A newer attempt took over; it will find this artifact.
 			return nil, &UnconfirmedError{Key: key, Err: err, Hint: "A newer attempt owns this key now and will find what this one made."}
 		}
-		if st == ledger.Done {
+		if p.Status == ledger.Done {
 			// The artifact exists on GitHub but the ledger could not say so
 			// (a lost database connection, a full disk): the entry is still
 			// attempting, and a rerun finds the artifact. That is exit 3,
@@ -487,17 +494,17 @@ func (e *Engine) finish(key string, fence int64, st ledger.Status, outcome strin
 			// the lease up if the ledger still answers, so a long-running
 			// caller (the MCP server, a library user) can retry at once
 			// instead of waiting out its own lease.
-			_, _ = e.cfg.Ledger.Finish(ctx, ledger.FinishParams{Key: key, Fence: fence, Status: ledger.Attempting,
-				Error: "the ledger could not record " + outcome + ": " + err.Error(), Why: "unconfirmed: released for the next run"})
-			return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("%s on GitHub (%s), but the ledger could not record it: %w", outcome, artText(art), err), Hint: rerunHint}
+			_, _ = e.cfg.Ledger.Finish(ctx, ledger.FinishParams{Key: key, Fence: p.Fence, Status: ledger.Attempting,
+				Error: "the ledger could not record " + p.Outcome + ": " + err.Error(), Why: "unconfirmed: released for the next run"})
+			return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("%s on GitHub (%s), but the ledger could not record it: %w", p.Outcome, refText(p.Ref), err), Hint: rerunHint}
 		}
 		return nil, err
 	}
 	return ent, nil
 }
 
-// artText names an artifact for a message: its URL, else its SHA.
-func artText(a effect.Artifact) string {
+// refText names an artifact for a message: its URL, else its SHA.
+func refText(a ledger.Ref) string {
 	switch {
 	case a.URL != "":
 		return a.URL

@@ -62,6 +62,7 @@ func Run(t *testing.T, open Open) {
 		{"Release", testRelease},
 		{"FailedIsAcquired", testFailedIsAcquired},
 		{"FinishDone", testFinishDone},
+		{"FinishVerifiable", testFinishVerifiable},
 		{"LastError", testLastError},
 		{"Payload", testPayload},
 		{"Renew", testRenew},
@@ -491,6 +492,32 @@ func testFinishDone(h *harness) {
 	want.UpdatedAt = h.start.Add(3 * time.Second)
 	h.same("done entry", e, want)
 	h.same("Get after done", h.get("k"), want)
+}
+
+// A Verifiable finish may skip forcing the record to disk, and nothing
+// else: readers see it at once, its history is written, and the fence
+// still guards it. A replay after it is done.
+func testFinishVerifiable(h *harness) {
+	pa := params("k", "a")
+	h.claim(pa, ledger.ClaimCreated)
+	h.clock.Advance(time.Second)
+	if _, err := h.l.Finish(h.ctx, ledger.FinishParams{Key: "k", Fence: 2, Status: ledger.Done, Outcome: "created", Why: "stale", Verifiable: true}); !errors.Is(err, ledger.ErrFenced) {
+		h.t.Errorf("Verifiable Finish under a wrong fence: err = %v, want ErrFenced", err)
+	}
+	ref := ledger.Ref{Number: 9, URL: "https://github.com/octo/repo/pull/9"}
+	e := h.finish(ledger.FinishParams{Key: "k", Fence: 1, Status: ledger.Done, Outcome: "created", Ref: ref, Why: "created", Verifiable: true})
+	want := created(pa, h.start)
+	want.Status, want.Outcome, want.Ref = ledger.Done, "created", ref
+	want.Owner, want.LeaseUntil = ledger.Owner{}, time.Time{}
+	want.UpdatedAt = h.start.Add(time.Second)
+	h.same("done entry", e, want)
+	h.same("Get after a Verifiable done", h.get("k"), want)
+	h.checkHistory("k", []ledger.Transition{
+		{Key: "k", At: h.start, Owner: "run-a", To: ledger.Attempting, Fence: 1, Why: "claim by a"},
+		{Key: "k", At: h.start.Add(time.Second), Owner: "run-a", From: ledger.Attempting, To: ledger.Done, Fence: 1, Why: "created"},
+	})
+	c := h.claim(params("k", "b"), ledger.ClaimDone)
+	h.same("replay after a Verifiable done", c.Entry, want)
 }
 
 func testLastError(h *harness) {

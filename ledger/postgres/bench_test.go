@@ -41,7 +41,7 @@ func BenchmarkClaimFinish(b *testing.B) {
 		if c.State != ledger.ClaimCreated {
 			b.Fatalf("claim %s: %v", key, c.State)
 		}
-		if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: c.Entry.Fence, Status: ledger.Done, Outcome: "created", Ref: ledger.Ref{Number: i}, Why: "bench"}); err != nil {
+		if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: c.Entry.Fence, Status: ledger.Done, Outcome: "created", Ref: ledger.Ref{Number: i}, Why: "bench", Verifiable: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

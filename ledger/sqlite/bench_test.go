@@ -2,6 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -10,14 +15,125 @@ import (
 	"github.com/ghonce/ghonce/ledger"
 )
 
-func benchLedger(b *testing.B) *Ledger {
+// The ledger benchmarks run at two sizes: a ledger of about a thousand
+// entries, and one of a million, generated once and kept in
+// $TMPDIR/ghonce-bench-1m.db so that later runs reuse it (delete it to
+// generate it again). `-short` skips the million.
+var benchSizes = []struct {
+	name    string
+	entries int
+}{
+	{"entries=1k", 1_000},
+	{"entries=1M", 1_000_000},
+}
+
+// benchKey is a key shaped like a real one (taskkey: random-looking base32
+// after "gk1_"), so the primary-key index is filled in random order as it is
+// in use.
+func benchKey(prefix string, i int) string {
+	h := sha256.Sum256([]byte(prefix + strconv.Itoa(i)))
+	return "gk1_" + hex.EncodeToString(h[:14])
+}
+
+// benchLedger opens a ledger of the given size. The small one is made in the
+// benchmark's temp directory; the big one is generated once (see benchSizes).
+func benchLedger(b *testing.B, entries int) *Ledger {
 	b.Helper()
-	l, err := Open(context.Background(), filepath.Join(b.TempDir(), "ledger.db"), Options{})
+	ctx := context.Background()
+	var path string
+	if entries < 100_000 {
+		path = filepath.Join(b.TempDir(), "ledger.db")
+		l, err := Open(ctx, path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := fillLedger(ctx, l, entries); err != nil {
+			b.Fatal(err)
+		}
+		l.Close()
+	} else {
+		if testing.Short() {
+			b.Skip("skipping the million-entry ledger in -short mode")
+		}
+		var err error
+		if path, err = bigLedger(ctx, entries); err != nil {
+			b.Fatal(err)
+		}
+	}
+	l, err := Open(ctx, path, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { l.Close() })
 	return l
+}
+
+// bigLedger returns the path of the cached ledger of n entries, generating
+// it under a temporary name and renaming it into place when it is complete.
+func bigLedger(ctx context.Context, n int) (string, error) {
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("ghonce-bench-%dk.db", n/1000))
+	if n == 1_000_000 {
+		path = filepath.Join(os.TempDir(), "ghonce-bench-1m.db")
+	}
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	tmp := path + ".generating"
+	for _, p := range []string{tmp, tmp + "-wal", tmp + "-shm"} {
+		os.Remove(p)
+	}
+	l, err := Open(ctx, tmp, Options{})
+	if err != nil {
+		return "", err
+	}
+	if err := fillLedger(ctx, l, n); err != nil {
+		l.Close()
+		return "", err
+	}
+	if err := l.Close(); err != nil { // checkpoints the WAL into the file
+		return "", err
+	}
+	return path, os.Rename(tmp, path)
+}
+
+// fillLedger adds n done entries, each with the two transitions a real one
+// has, in one transaction generated inside SQLite.
+func fillLedger(ctx context.Context, l *Ledger, n int) error {
+	conn, err := l.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA cache_size = -262144"); err != nil { // 256 MiB, for this connection only
+		return err
+	}
+	now := time.Now().UnixNano()
+	stmts := []string{
+		`CREATE TEMP TABLE gen AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ?)
+		 SELECT i, 'gk1_' || lower(hex(randomblob(14))) AS key FROM c`,
+		`INSERT INTO entries (key, task, step, kind, repo, target, payload, payload_hash, status, outcome,
+		 ref_number, ref_url, fence, attempts, created_at, updated_at)
+		 SELECT key, 'task-' || (i / 10), 'pr-create', 'pr', 'octo/repo', 'main',
+		 CAST('{"title":"Fix the frobnicator","body":"A body of a typical pull request."}' AS BLOB), lower(hex(randomblob(32))),
+		 'done', 'created', i, 'https://github.com/octo/repo/pull/' || i, 1, 1, ? + i * 1000, ? + i * 1000 + 500 FROM gen`,
+		`INSERT INTO transitions (key, at, owner, from_status, to_status, fence, why)
+		 SELECT key, ? + i * 1000, 'gen', '', 'attempting', 1, 'run' FROM gen`,
+		`INSERT INTO transitions (key, at, owner, from_status, to_status, fence, why)
+		 SELECT key, ? + i * 1000 + 500, 'gen', 'attempting', 'done', 1, 'created' FROM gen`,
+		`DROP TABLE gen`,
+	}
+	args := [][]any{{n}, {now, now}, {now}, {now}, nil}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for i, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q, args[i]...); err != nil {
+			return fmt.Errorf("generate ledger: %w", err)
+		}
+	}
+	return tx.Commit()
 }
 
 func benchClaim(key string) ledger.ClaimParams {
@@ -30,16 +146,14 @@ func benchClaim(key string) ledger.ClaimParams {
 	}
 }
 
-// BenchmarkClaimFinish is one side effect's ledger cost: a claim that
-// creates the entry and a finish that marks it done. Each is one committed
-// transaction, and with synchronous=FULL in WAL mode each commit is one
-// fsync of the WAL, so this is about two fsyncs per op.
-func BenchmarkClaimFinish(b *testing.B) {
-	l := benchLedger(b)
+// claimFinish is one side effect's ledger cost: a claim that creates the
+// entry (forced: one fsync of the WAL) and a finish that marks it done.
+func claimFinish(b *testing.B, l *Ledger, verifiable bool) {
 	ctx := context.Background()
+	run := strconv.FormatInt(time.Now().UnixNano(), 36) // new keys on every run of a reused ledger
 	i := 0
 	for b.Loop() {
-		key := "key-" + strconv.Itoa(i)
+		key := benchKey(run, i)
 		i++
 		c, err := l.Claim(ctx, benchClaim(key))
 		if err != nil {
@@ -48,18 +162,210 @@ func BenchmarkClaimFinish(b *testing.B) {
 		if c.State != ledger.ClaimCreated {
 			b.Fatalf("claim %s: %v", key, c.State)
 		}
-		if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: c.Entry.Fence, Status: ledger.Done, Outcome: "created", Ref: ledger.Ref{Number: i}, Why: "bench"}); err != nil {
+		if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: c.Entry.Fence, Status: ledger.Done, Outcome: "created",
+			Ref: ledger.Ref{Number: i}, Why: "bench", Verifiable: verifiable}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(2, "commits/op")
 }
 
-// BenchmarkClaimDone is the cost of a re-run finding its step done: a read,
-// no write lock, no fsync.
+// BenchmarkClaimFinish is a fresh action as the engine records it for a
+// GitHub kind: the claim is forced to disk, the done record (Verifiable) is
+// not. Compare it with BenchmarkFdatasync of the same run.
+func BenchmarkClaimFinish(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			l := benchLedger(b, sz.entries)
+			claimFinish(b, l, true)
+			b.ReportMetric(1, "fsyncs/op")
+		})
+	}
+}
+
+// BenchmarkClaimFinishUnsynced is BenchmarkClaimFinish with no fsync at
+// all (synchronous=OFF, never used outside benchmarks): the part of a fresh
+// action that is CPU and system calls, SQLite's checkpoints included.
+func BenchmarkClaimFinishUnsynced(b *testing.B) {
+	l := benchLedger(b, benchSizes[0].entries)
+	l.unsynced = true
+	claimFinish(b, l, true)
+	b.ReportMetric(0, "fsyncs/op")
+}
+
+// BenchmarkClaimFinishForced is a fresh action whose done record is forced
+// too: a guarded command without --check, which has nothing to look at
+// after a lost record.
+func BenchmarkClaimFinishForced(b *testing.B) {
+	l := benchLedger(b, benchSizes[0].entries)
+	claimFinish(b, l, false)
+	b.ReportMetric(2, "fsyncs/op")
+}
+
+// BenchmarkClaimDone is a re-run finding its step done, in a process that
+// has seen the entry before: the replay cache, validated by PRAGMA
+// data_version; no write lock, no fsync.
 func BenchmarkClaimDone(b *testing.B) {
-	l := benchLedger(b)
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			l := benchLedger(b, sz.entries)
+			ctx := context.Background()
+			key := benchKey("done", int(time.Now().UnixNano()))
+			c, err := l.Claim(ctx, benchClaim(key))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: c.Entry.Fence, Status: ledger.Done, Why: "bench"}); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				c, err := l.Claim(ctx, benchClaim(key))
+				if err != nil || c.State != ledger.ClaimDone {
+					b.Fatalf("claim: %v, %v", c, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkClaimDoneFirst is the replay of a done entry that this process
+// has not read before (a new CLI process): the cache misses and the entry is
+// read from the file. Each op reads a different one of the ledger's done
+// entries.
+func BenchmarkClaimDoneFirst(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			l := benchLedger(b, sz.entries)
+			ctx := context.Background()
+			rows, err := l.db.QueryContext(ctx, "SELECT key FROM entries WHERE status = 'done' ORDER BY random() LIMIT 10000")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var keys []string
+			for rows.Next() {
+				var k string
+				if err := rows.Scan(&k); err != nil {
+					b.Fatal(err)
+				}
+				keys = append(keys, k)
+			}
+			rows.Close()
+			i := 0
+			for b.Loop() {
+				l.replays.forget(keys[i%len(keys)])
+				c, err := l.Claim(ctx, benchClaim(keys[i%len(keys)]))
+				if err != nil || c.State != ledger.ClaimDone {
+					b.Fatalf("claim: %v, %v", c, err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkClaimFinishVsFdatasync measures the fresh action and its floor
+// in turn, one of each per iteration, so that on a shared machine both meet
+// the same load: it reports the mean of each and their ratio (ns/op is the
+// fresh action alone; the floor is timed with the benchmark timer stopped).
+func BenchmarkClaimFinishVsFdatasync(b *testing.B) {
+	l := benchLedger(b, benchSizes[0].entries)
+	f, buf := floorFile(b)
 	ctx := context.Background()
+	run := strconv.FormatInt(time.Now().UnixNano(), 36)
+	var action, floor time.Duration
+	i := 0
+	for b.Loop() {
+		key := benchKey(run, i)
+		i++
+		start := time.Now()
+		c, err := l.Claim(ctx, benchClaim(key))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: c.Entry.Fence, Status: ledger.Done, Outcome: "created", Why: "bench", Verifiable: true}); err != nil {
+			b.Fatal(err)
+		}
+		action += time.Since(start)
+		b.StopTimer()
+		start = time.Now()
+		syncFloor(b, f, buf, i)
+		floor += time.Since(start)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(action)/float64(i), "action-ns")
+	b.ReportMetric(float64(floor)/float64(i), "fdatasync-ns")
+	b.ReportMetric(float64(action)/float64(floor), "ratio")
+}
+
+// BenchmarkSQLiteCommit is SQLite's own floor on this disk, beneath any
+// schema: one small row inserted into a one-table WAL database and committed
+// with synchronous=FULL, through the same driver. Between it and
+// BenchmarkFdatasync lies what SQLite itself adds; between it and
+// BenchmarkClaimFinish what the ledger's rows, indexes and history add.
+func BenchmarkSQLiteCommit(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "floor.db")
+	db, err := sql.Open("sqlite3", "file:"+path+"?_synchronous=FULL&_journal_mode=WAL&_stmt_cache_size=8")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, "CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB NOT NULL)"); err != nil {
+		b.Fatal(err)
+	}
+	v := make([]byte, 100)
+	for b.Loop() {
+		if _, err := db.ExecContext(ctx, "INSERT INTO t (v) VALUES (?)", v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFdatasync is the floor under BenchmarkClaimFinish: one 4 KiB
+// write and fdatasync of a file on the same disk (the directory the
+// benchmark ledgers live in), the least a durable commit can cost.
+func BenchmarkFdatasync(b *testing.B) {
+	f, buf := floorFile(b)
+	i := 0
+	for b.Loop() {
+		i++
+		syncFloor(b, f, buf, i)
+	}
+}
+
+// floorFile makes the floor's file in $TMPDIR, beside the benchmark ledgers,
+// with its first 4 KiB block written and synced.
+func floorFile(b *testing.B) (*os.File, []byte) {
+	f, err := os.CreateTemp(os.TempDir(), "ghonce-fdatasync-*")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close(); os.Remove(f.Name()) })
+	buf := make([]byte, 4096)
+	syncFloor(b, f, buf, 0)
+	return f, buf
+}
+
+// syncFloor is the floor: one 4 KiB write at offset 0 and fdatasync.
+func syncFloor(b *testing.B, f *os.File, buf []byte, i int) {
+	buf[0] = byte(i)
+	if _, err := f.WriteAt(buf, 0); err != nil {
+		b.Fatal(err)
+	}
+	if err := fdatasync(f); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkOpenReplay is the ledger's share of a CLI replay (one process,
+// one command): open the file, answer a claim of a done key, close.
+func BenchmarkOpenReplay(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "ledger.db")
+	l, err := Open(ctx, path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	c, err := l.Claim(ctx, benchClaim("k"))
 	if err != nil {
 		b.Fatal(err)
@@ -67,10 +373,17 @@ func BenchmarkClaimDone(b *testing.B) {
 	if _, err := l.Finish(ctx, ledger.FinishParams{Key: "k", Fence: c.Entry.Fence, Status: ledger.Done, Why: "bench"}); err != nil {
 		b.Fatal(err)
 	}
+	l.Close()
 	for b.Loop() {
-		c, err := l.Claim(ctx, benchClaim("k"))
-		if err != nil || c.State != ledger.ClaimDone {
+		l, err := Open(ctx, path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if c, err := l.Claim(ctx, benchClaim("k")); err != nil || c.State != ledger.ClaimDone {
 			b.Fatalf("claim: %v, %v", c, err)
+		}
+		if err := l.Close(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

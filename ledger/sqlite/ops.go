@@ -88,8 +88,23 @@ func addTransition(ctx context.Context, tx *sql.Tx, t ledger.Transition) error {
 }
 
 // write runs fn in one BEGIN IMMEDIATE transaction, with now read once the
-// write lock is held, and commits unless fn fails.
+// write lock is held, and commits unless fn fails. The commit is forced to
+// disk before write returns.
 func (l *Ledger) write(ctx context.Context, fn func(tx *sql.Tx, now time.Time) error) error {
+	return l.writeSync(ctx, "PRAGMA synchronous = FULL", fn)
+}
+
+// writeUnforced is write with synchronous=NORMAL: the commit reaches the
+// operating system but is not fsynced (see the package doc for when that is
+// allowed and what a crash then loses).
+func (l *Ledger) writeUnforced(ctx context.Context, fn func(tx *sql.Tx, now time.Time) error) error {
+	return l.writeSync(ctx, "PRAGMA synchronous = NORMAL", fn)
+}
+
+// writeSync runs fn on the writer connection after setting its synchronous
+// mode with the statement mode. The mode is set before every transaction,
+// so none inherits the previous one's.
+func (l *Ledger) writeSync(ctx context.Context, mode string, fn func(tx *sql.Tx, now time.Time) error) error {
 	if l.readOnly {
 		return fmt.Errorf("ledger %s is open read-only", l.path)
 	}
@@ -99,7 +114,18 @@ func (l *Ledger) write(ctx context.Context, fn func(tx *sql.Tx, now time.Time) e
 		return ctx.Err()
 	}
 	defer func() { <-l.writer }()
-	tx, err := l.db.BeginTx(ctx, nil)
+	conn, err := l.wdb.Conn(ctx)
+	if err != nil {
+		return l.dbErr(err)
+	}
+	defer conn.Close() // back to wdb, for the next write
+	if l.unsynced {
+		mode = "PRAGMA synchronous = OFF"
+	}
+	if _, err := conn.ExecContext(ctx, mode); err != nil {
+		return l.dbErr(err)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return l.dbErr(err)
 	}
@@ -126,7 +152,8 @@ func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 	// Most claims of a known key find it done (a re-run) or busy (another
 	// runner has it). A read answers those without the write lock; the
 	// answer is as true as if the claim had happened at the moment of the read.
-	e, err := getEntry(ctx, l.db, p.Key)
+	// A done entry usually comes from the replay cache (replay.go).
+	e, err := l.replays.lookup(ctx, l.db, p.Key)
 	switch {
 	case errors.Is(err, ledger.ErrNotFound):
 	case err != nil:
@@ -191,9 +218,14 @@ func create(ctx context.Context, tx *sql.Tx, now time.Time, p ledger.ClaimParams
 	if err != nil {
 		return nil, err
 	}
-	e, err := getEntry(ctx, tx, p.Key)
-	if err != nil {
-		return nil, err
+	// The entry as stored, built here rather than read back: the hot path
+	// saves a query. Times go through toNanos and back, as a read would.
+	at := fromNanos(toNanos(now))
+	e := &ledger.Entry{
+		Key: p.Key, Task: p.Task, Step: p.Step, Kind: p.Kind, Repo: p.Repo, Target: p.Target,
+		Payload: payload, PayloadHash: p.PayloadHash, Status: ledger.Attempting,
+		Owner: p.Owner, LeaseUntil: fromNanos(leaseEnd(now, p.Lease)), Fence: 1, Attempts: 1,
+		CreatedAt: at, UpdatedAt: at,
 	}
 	return &ledger.Claim{State: ledger.ClaimCreated, Entry: e}, nil
 }
@@ -211,11 +243,10 @@ func acquire(ctx context.Context, tx *sql.Tx, now time.Time, e *ledger.Entry, p 
 	if err != nil {
 		return nil, err
 	}
-	after, err := getEntry(ctx, tx, p.Key)
-	if err != nil {
-		return nil, err
-	}
-	return &ledger.Claim{State: ledger.ClaimAcquired, Entry: after, Prior: e.Status, PriorUpdatedAt: e.UpdatedAt}, nil
+	after := *e // as the UPDATE left it
+	after.Status, after.Fence, after.Attempts = ledger.Attempting, e.Fence+1, e.Attempts+1
+	after.Owner, after.LeaseUntil, after.UpdatedAt = p.Owner, fromNanos(leaseEnd(now, p.Lease)), fromNanos(toNanos(now))
+	return &ledger.Claim{State: ledger.ClaimAcquired, Entry: &after, Prior: e.Status, PriorUpdatedAt: e.UpdatedAt}, nil
 }
 
 // oneRow checks that an UPDATE inside the write transaction changed exactly
@@ -255,8 +286,14 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 	if !p.Status.Valid() {
 		return nil, fmt.Errorf("finish %s: status %q is not attempting, done or failed", p.Key, p.Status)
 	}
+	// A record a rerun can read back from GitHub need not be forced: the
+	// claim before it was, and losing this one costs a look-up.
+	write := l.write
+	if p.Verifiable {
+		write = l.writeUnforced
+	}
 	var out *ledger.Entry
-	err := l.write(ctx, func(tx *sql.Tx, now time.Time) error {
+	err := write(ctx, func(tx *sql.Tx, now time.Time) error {
 		e, err := held(ctx, tx, p.Key, p.Fence)
 		if err != nil {
 			return err
@@ -285,13 +322,17 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 		if err != nil {
 			return err
 		}
-		out, err = getEntry(ctx, tx, p.Key)
-		if err == nil {
-			// The reliability matrix's kill point "while done is being
-			// written": everything is in the transaction, nothing committed.
-			crashpoint.Hit(crashpoint.InFinish)
+		after := *e // as the UPDATE left it
+		after.Status, after.LastError = p.Status, p.Error
+		if p.Status == ledger.Done {
+			after.Outcome, after.Ref = p.Outcome, p.Ref
 		}
-		return err
+		after.Owner, after.LeaseUntil, after.UpdatedAt = ledger.Owner{}, time.Time{}, fromNanos(toNanos(now))
+		out = &after
+		// The reliability matrix's kill point "while done is being
+		// written": everything is in the transaction, nothing committed.
+		crashpoint.Hit(crashpoint.InFinish)
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("finish %s: %w", p.Key, err)
@@ -329,7 +370,9 @@ func (l *Ledger) SetPayload(ctx context.Context, p ledger.PayloadParams) error {
 }
 
 // Renew implements ledger.Ledger. It also moves the entry's updated time, so
-// an attempt that keeps renewing is not listed as stale.
+// an attempt that keeps renewing is not listed as stale. It is not forced to
+// disk: a renewal lost with the machine only shortens the lease of a holder
+// that died with it.
 func (l *Ledger) Renew(ctx context.Context, key string, fence int64, lease time.Duration) error {
 	if key == "" {
 		return errors.New("renew: key is empty")
@@ -337,7 +380,7 @@ func (l *Ledger) Renew(ctx context.Context, key string, fence int64, lease time.
 	if lease <= 0 {
 		return fmt.Errorf("renew %s: lease %s is not positive", key, lease)
 	}
-	err := l.write(ctx, func(tx *sql.Tx, now time.Time) error {
+	err := l.writeUnforced(ctx, func(tx *sql.Tx, now time.Time) error {
 		if _, err := held(ctx, tx, key, fence); err != nil {
 			return err
 		}
@@ -368,6 +411,7 @@ func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.E
 	if p.Status == ledger.Failed {
 		ref = ledger.Ref{}
 	}
+	defer l.replays.forget(p.Key)
 	var out *ledger.Entry
 	err := l.write(ctx, func(tx *sql.Tx, now time.Time) error {
 		e, err := getEntry(ctx, tx, p.Key)

@@ -1,11 +1,50 @@
 // Package sqlite keeps the ghonce ledger in one SQLite file on the local
 // machine, shared by every ghonce process on it.
 //
-// The file is opened in WAL mode with synchronous=FULL, so a claim is on disk
-// before Claim returns, and every write runs under BEGIN IMMEDIATE with a busy
-// timeout, so processes that write at once queue for the file instead of
-// failing. The file identifies itself with PRAGMA application_id; a file that
-// is not a ghonce ledger is refused and never written to.
+// The file is opened in WAL mode, and every write runs under BEGIN IMMEDIATE
+// with a busy timeout, so processes that write at once queue for the file
+// instead of failing. The file identifies itself with PRAGMA application_id;
+// a file that is not a ghonce ledger is refused and never written to.
+//
+// # Durability: one forced write per action
+//
+// A claim (the intent) is committed with synchronous=FULL: the WAL is
+// fsynced before Claim returns, so the intent is on disk before any request
+// leaves for GitHub. So are SetPayload, Resolve, and a Finish that is not
+// marked Verifiable.
+//
+// Renew, and a Finish marked ledger.FinishParams.Verifiable (a done or
+// failed record whose outcome a rerun can read back from GitHub), are
+// committed with synchronous=NORMAL (the one writer connection sets its mode
+// before each transaction): the commit is written to the WAL, and so to the
+// operating system, but not fsynced. What that means after each kind of
+// crash:
+//
+//   - The process dies (SIGKILL, panic, OOM): nothing is lost. The commit is
+//     in the kernel's page cache and every later reader sees it.
+//   - The machine dies (power loss, kernel panic) before the next fsync: the
+//     last unforced commits may be lost, never a forced one, and never out
+//     of order. WAL frames carry a running checksum, so recovery keeps a
+//     prefix of the log, and the next forced commit (a Claim, by any
+//     process) fsyncs the whole WAL, earlier unforced frames included; a
+//     checkpoint fsyncs it too. A lost done record leaves the entry
+//     attempting under a dead owner: the next run takes it over, looks on
+//     GitHub, finds the artifact and records it as found. It never creates
+//     a second one. A lost Renew only shortens a lease whose holder died
+//     with the machine.
+//
+// A guarded command without --check has nothing to look at, so the engine
+// does not mark its Finish Verifiable: its done record stays forced, and a
+// machine crash cannot turn a finished command into an exit 3 (or, with
+// --on-unconfirmed retry, into a second run).
+//
+// # Replays
+//
+// A done entry is final unless a person resolves it again. Claim answers a
+// replay of a done key from an in-process cache, validated on every call
+// with PRAGMA data_version: any commit to the file by another connection,
+// in this process or another, empties the cache, so a `ghonce resolve
+// --retry` run elsewhere is seen by the very next Claim.
 package sqlite
 
 import (
@@ -45,7 +84,14 @@ type Options struct {
 
 // Ledger is a ledger.Ledger kept in one SQLite file.
 type Ledger struct {
-	db       *sql.DB
+	db *sql.DB // reads, and the checks and migrations of Open
+	// wdb holds the one connection this process writes on, opened at the
+	// first write. Each write sets its synchronous mode first (FULL, or
+	// NORMAL for the writes the package doc lists). One connection keeps
+	// its page cache across writes; a second writer connection would find
+	// its cache stale after each of the other's commits.
+	wdb      *sql.DB
+	replays  replayCache
 	path     string
 	created  bool
 	readOnly bool
@@ -55,6 +101,10 @@ type Ledger struct {
 	// than in SQLite's sleeping busy handler. Other processes are kept apart
 	// by BEGIN IMMEDIATE and the busy timeout.
 	writer chan struct{}
+	// unsynced makes every write synchronous=OFF: never set outside this
+	// package's benchmarks, which use it to split a write's cost into the
+	// part that is CPU and system calls and the part that is fsync.
+	unsynced bool
 }
 
 var _ ledger.Ledger = (*Ledger)(nil)
@@ -103,14 +153,25 @@ func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open ledger %s: %w", abs, err)
 	}
+	// sql.Open connects to nothing yet: a process that only reads never
+	// opens the writer connection.
+	wdb, err := sql.Open("sqlite3", dsn(abs, opts.ReadOnly))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open ledger %s: %w", abs, err)
+	}
+	wdb.SetMaxOpenConns(1)
+	wdb.SetMaxIdleConns(1)
 	l := &Ledger{
 		db:       db,
+		wdb:      wdb,
 		path:     abs,
 		readOnly: opts.ReadOnly,
 		now:      now,
 		writer:   make(chan struct{}, 1),
 	}
 	if err := l.setUpRetrying(ctx); err != nil {
+		wdb.Close()
 		db.Close()
 		return nil, err
 	}
@@ -157,7 +218,9 @@ func (l *Ledger) Created() bool { return l.created }
 // Close closes the database. The last ghonce process to close a ledger
 // checkpoints the WAL into the main file and removes the -wal and -shm files.
 func (l *Ledger) Close() error {
-	if err := l.db.Close(); err != nil {
+	l.replays.close()
+	werr := l.wdb.Close()
+	if err := errors.Join(l.db.Close(), werr); err != nil {
 		return fmt.Errorf("close ledger %s: %w", l.path, err)
 	}
 	return nil
@@ -181,15 +244,21 @@ func dsn(path string, readOnly bool) string {
 	q.Set("_busy_timeout", strconv.FormatInt(BusyTimeout.Milliseconds(), 10))
 	// foreign_keys: every transition must belong to an entry.
 	q.Set("_foreign_keys", "1")
-	// synchronous=FULL: in WAL mode, fsync the WAL on every commit. NORMAL
-	// (the driver's default) may lose the last commits on power loss, and
+	// synchronous=FULL: in WAL mode, fsync the WAL on every commit, since
 	// the intent row must be on disk before the request to GitHub leaves.
+	// NORMAL (the driver's default) skips that fsync and may lose the last
+	// commits on power loss. Every connection starts FULL; the writer
+	// connection sets the mode again before each transaction, NORMAL only
+	// for the writes the package doc lists.
 	q.Set("_synchronous", "FULL")
 	// txlock=immediate: every transaction this package begins (they are all
 	// writes) takes the write lock at BEGIN. A deferred transaction that
 	// reads and then writes can fail with SQLITE_BUSY at once when another
 	// process wrote in between, without waiting for the busy timeout.
 	q.Set("_txlock", "immediate")
+	// stmt_cache_size: keep the statements of the hot path prepared on each
+	// connection; compiling them again costs more than running them.
+	q.Set("_stmt_cache_size", "32")
 	u := url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}
 	return u.String()
 }
@@ -370,6 +439,7 @@ type identity struct {
 	appID   int64
 	version int64 // user_version
 	objects int64 // tables, indexes, triggers and views
+	tables  int64 // of ghonce's two tables, how many exist
 }
 
 func (id identity) empty() bool { return id.appID == 0 && id.version == 0 && id.objects == 0 }
@@ -388,7 +458,8 @@ func (l *Ledger) probe(ctx context.Context, q querier) (identity, error) {
 	err := q.QueryRowContext(ctx, `SELECT
 		(SELECT application_id FROM pragma_application_id),
 		(SELECT user_version FROM pragma_user_version),
-		(SELECT count(*) FROM sqlite_schema)`).Scan(&id.appID, &id.version, &id.objects)
+		(SELECT count(*) FROM sqlite_schema),
+		(SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('entries', 'transitions'))`).Scan(&id.appID, &id.version, &id.objects, &id.tables)
 	if err != nil {
 		return id, l.openErr(err)
 	}
@@ -459,13 +530,21 @@ func (l *Ledger) setUp(ctx context.Context) error {
 		if mode != "wal" {
 			return l.notWAL(mode)
 		}
-		created, err := l.migrate(ctx, conn)
-		if err != nil {
-			return err
+		// A ledger at this ghonce's schema is left alone: a version only
+		// grows, so it needs no migration, and the write lock that
+		// migrate takes to find that out would cost every open.
+		if id.appID != ApplicationID || id.version != SchemaVersion {
+			created, err := l.migrate(ctx, conn)
+			if err != nil {
+				return err
+			}
+			// setUp may run again after a busy answer: a ledger it
+			// created on an earlier try stays created.
+			l.created = l.created || created
+			if id, err = l.probe(ctx, conn); err != nil {
+				return err
+			}
 		}
-		// setUp may run again after a busy answer: a ledger it created
-		// on an earlier try stays created.
-		l.created = l.created || created
 	}
 	// Read the journal mode back: WAL cannot be used on some file systems
 	// (network shares without shared memory), and SQLite then silently keeps
@@ -479,11 +558,7 @@ func (l *Ledger) setUp(ctx context.Context) error {
 		return l.notWAL(mode)
 	}
 	// A damaged schema shows here rather than in the first Claim.
-	var tables int
-	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('entries', 'transitions')").Scan(&tables); err != nil {
-		return l.openErr(err)
-	}
-	if tables != 2 {
+	if id.tables != 2 {
 		return notLedger(l.path, "its ghonce tables are missing: it is damaged")
 	}
 	return nil
@@ -495,7 +570,7 @@ func (l *Ledger) notWAL(mode string) error {
 
 // checkPragmas reads back the per-connection settings dsn asks for, so a
 // driver that ignored one is caught instead of trusted.
-func (l *Ledger) checkPragmas(ctx context.Context, conn *sql.Conn) error {
+func (l *Ledger) checkPragmas(ctx context.Context, conn querier) error {
 	for _, p := range []struct {
 		name string
 		want int64

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseBench(t *testing.T) {
+	out := `goos: linux
+BenchmarkClaimFinish/entries=1k-2         	     300	   812345 ns/op	         1.000 fsyncs/op
+BenchmarkCLIReplay-2      	     100	  25567081 ns/op	        12.24 median-ms	        54.40 p90-ms	         0 requests/op
+PASS
+`
+	rs := parseBench(strings.NewReader(out))
+	if len(rs) != 2 {
+		t.Fatalf("parsed %d results, want 2: %+v", len(rs), rs)
+	}
+	if rs[0].name != "ClaimFinish/entries=1k" || rs[0].n != 300 || rs[0].metrics["ns/op"] != 812345 || rs[0].metrics["fsyncs/op"] != 1 {
+		t.Errorf("first = %+v", rs[0])
+	}
+	if rs[1].name != "CLIReplay" || rs[1].metrics["median-ms"] != 12.24 || rs[1].metrics["p90-ms"] != 54.40 {
+		t.Errorf("second = %+v", rs[1])
+	}
+	if v, ok := rs[1].metrics["requests/op"]; !ok || v != 0 {
+		t.Errorf("requests/op = %v, %v; want 0, true", v, ok)
+	}
+}
+
+// A new report keeps the sections other people wrote into the old one
+// (the Postgres backend's concurrency figures) and replaces its own.
+func TestKeptSections(t *testing.T) {
+	old := "# Performance\n\nintro\n\n## Targets\n\nold figures\n\n## Concurrent claims\n\nPostgres table\n\n## Where the time goes\n\nold text\n"
+	got := keptSections(old)
+	if !strings.Contains(got, "## Concurrent claims\n\nPostgres table") {
+		t.Errorf("kept = %q, want the Concurrent claims section", got)
+	}
+	if strings.Contains(got, "old figures") || strings.Contains(got, "old text") || strings.Contains(got, "intro") {
+		t.Errorf("kept = %q, want none of the generated sections", got)
+	}
+	if keptSections("") != "" {
+		t.Errorf("kept of an empty report = %q, want empty", keptSections(""))
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, tt := range []struct {
+		xs   []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		if got := median(tt.xs); got != tt.want {
+			t.Errorf("median(%v) = %v, want %v", tt.xs, got, tt.want)
+		}
+	}
+}

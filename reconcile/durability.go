@@ -1,0 +1,34 @@
+package reconcile
+
+import (
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ledger"
+)
+
+// finishDone records spec's artifact as done. The record is marked
+// Verifiable when a rerun can find the artifact again by looking (every
+// GitHub kind, and a guarded command with --check): the ledger may then
+// return before the record is forced to disk, since losing it to a crash of
+// the machine leaves the entry attempting, and the next run looks, finds
+// and records it as found, never creating it twice. A guarded command
+// without --check cannot be looked up, so its done record stays forced: a
+// lost one would stop the next run for a person (exit 3) or, with
+// --on-unconfirmed retry, run the command again.
+func (e *Engine) finishDone(spec Spec, key string, fence int64, o Outcome, art effect.Artifact) (*ledger.Entry, error) {
+	p := ledger.FinishParams{Key: key, Fence: fence, Status: ledger.Done, Outcome: string(o), Why: string(o),
+		Ref: ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text}}
+	p.Verifiable = verifiable(spec)
+	return e.record(p)
+}
+
+// verifiable reports whether a rerun can establish spec's outcome without
+// the ledger's record of it.
+func verifiable(spec Spec) bool {
+	switch x := spec.(type) {
+	case Exec:
+		return x.Check != ""
+	case *Exec:
+		return x.Check != ""
+	}
+	return true
+}
