@@ -256,6 +256,28 @@ type Ledger interface {
 	Close() error
 }
 
+// Meta names a backend writes when it creates a store, in the same atomic
+// step, so a ledger always says how it came to be.
+const (
+	// MetaOrigin holds OriginInit or OriginAction. A ledger from before
+	// origins were recorded has none.
+	MetaOrigin = "origin"
+	// MetaCreatedAt holds when the store was created (RFC 3339, UTC).
+	MetaCreatedAt = "created_at"
+)
+
+// Origins: how a ledger was created.
+const (
+	// OriginInit: created ahead of any work by `ghonce init`; it has seen
+	// every action since, so an action it has no entry for never ran
+	// against it.
+	OriginInit = "init"
+	// OriginAction: created by the first action that found no ledger. An
+	// earlier ledger may have been lost, so it cannot vouch for what
+	// happened before it existed.
+	OriginAction = "action"
+)
+
 var (
 	// ErrNotFound: no entry has that key.
 	ErrNotFound = errors.New("ledger: no entry for that key")
@@ -265,6 +287,10 @@ var (
 	ErrBusy = errors.New("ledger: entry is held by a running attempt")
 	// ErrNotLedger: the file exists but is not a ghonce ledger (or is damaged).
 	ErrNotLedger = errors.New("not a ghonce ledger")
+	// ErrNoLedger: there is no ledger at the location, and the caller
+	// asked not to create one (a read-only verb, a monitor). Its message
+	// continues " at PATH; `ghonce init` creates one".
+	ErrNoLedger = errors.New("no ledger")
 	// ErrNewerSchema: the ledger was written by a newer ghonce.
 	ErrNewerSchema = errors.New("ledger was written by a newer ghonce")
 )

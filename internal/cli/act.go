@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ghonce/ghonce/ledger/store"
 	"io"
 	"os"
 
@@ -108,7 +109,7 @@ func runAction(ctx context.Context, o actOptions) error {
 		}
 		gh = c
 	}
-	l, err := f.openLedger(ctx)
+	l, err := f.openLedger(ctx, store.CreateForAction)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/ghonce/ghonce/ledger/store"
 
 	"github.com/spf13/cobra"
 )
@@ -34,7 +35,7 @@ known to be new. init is idempotent and never changes an existing ledger.`,
 
 func initRun(opts *initOptions) error {
 	f := opts.f
-	l, err := f.openLedger(opts.ctx)
+	l, err := f.openLedger(opts.ctx, store.CreateForInit)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/ghonce/ghonce/ledger/store"
 	"net"
 	"runtime/debug"
 	"strings"
@@ -86,7 +87,7 @@ func mcpRun(opts *mcpOptions) error {
 	if err != nil {
 		return err
 	}
-	l, err := f.openLedger(ctx)
+	l, err := f.openLedger(ctx, store.CreateForAction)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ghonce/ghonce/ledger/store"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -46,7 +47,7 @@ func reconcileRun(opts *reconcileOptions) error {
 	if err != nil {
 		return err
 	}
-	l, err := f.openLedger(ctx)
+	l, err := f.openLedger(ctx, store.CreateNever)
 	if err != nil {
 		return err
 	}

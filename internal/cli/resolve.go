@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ghonce/ghonce/ledger/store"
 	"os/user"
 
 	"github.com/spf13/cobra"
@@ -54,7 +55,7 @@ func resolveRun(opts *resolveOptions) error {
 	if opts.Done == opts.Retry {
 		return usagef("give exactly one of --done or --retry")
 	}
-	l, err := f.openLedger(opts.ctx)
+	l, err := f.openLedger(opts.ctx, store.CreateNever)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ghonce/ghonce/ledger/store"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -69,7 +70,7 @@ func statusRun(opts *statusOptions) error {
 			return err
 		}
 	}
-	l, err := f.openLedger(opts.ctx)
+	l, err := f.openLedger(opts.ctx, store.CreateNever)
 	if err != nil {
 		return err
 	}

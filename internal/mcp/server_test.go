@@ -66,7 +66,7 @@ func newWorld(t testing.TB, o opts) *world {
 	t.Cleanup(fake.Close)
 	fake.AddUser(login, token)
 	w := &world{t: t, fake: fake, main: fake.AddRepo(owner, name, "main"), waiting: make(chan string, 16)}
-	l, err := store.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), store.Options{})
+	l, err := store.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), store.Options{Create: store.CreateForAction})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -518,3 +518,13 @@ func (l *Ledger) PutMeta(ctx context.Context, name, value string, ifAbsent bool)
 	}
 	return wrote, nil
 }
+
+// putOrigin records how a new ledger was made (see ledger.MetaOrigin).
+func putOrigin(ctx context.Context, tx *sql.Tx, origin string, now time.Time) error {
+	for name, value := range map[string]string{ledger.MetaOrigin: origin, ledger.MetaCreatedAt: now.Format(time.RFC3339Nano)} {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`, name, value, toNanos(now)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -17,8 +17,29 @@ import (
 	"github.com/ghonce/ghonce/ledger/sqlite"
 )
 
+// Create says whether Open may create a missing ledger, and on whose
+// behalf. Every backend implements it: CreateNever creates nothing (no
+// file, directory, database or table) and fails with ledger.ErrNoLedger.
+type Create int
+
+const (
+	// CreateNever: the ledger must exist. For the verbs that only look at
+	// or settle what the ledger holds (status, reconcile, resolve): a
+	// typo in --ledger is an error, never an empty, "established" ledger.
+	CreateNever Create = iota
+	// CreateForAction: a missing ledger is created for the action about to
+	// run, recorded as ledger.OriginAction.
+	CreateForAction
+	// CreateForInit: `ghonce init` creates the ledger ahead of any work,
+	// recorded as ledger.OriginInit.
+	CreateForInit
+)
+
 // Options tune Open.
 type Options struct {
+	// Create: whether a missing ledger is created (zero: CreateNever).
+	Create Create
+
 	// Now is the clock of a backend that keeps time itself (SQLite); nil
 	// means time.Now. A shared backend takes time from its server instead.
 	Now func() time.Time
@@ -27,9 +48,12 @@ type Options struct {
 // Opened is an open ledger and what Open learned on the way.
 type Opened struct {
 	ledger.Ledger
-	// Created is true when this Open created the store: an earlier ledger
-	// (and what it knew) may have been lost.
+	// Created is true when this Open created the store.
 	Created bool
+	// Origin is how the store was created (ledger.OriginInit or
+	// ledger.OriginAction), as the store itself records it; empty for a
+	// ledger older than that record.
+	Origin string
 	// Location is where the ledger lives, fit to print: a file's absolute
 	// path, or a URL with its password removed.
 	Location string
@@ -52,8 +76,8 @@ func Scheme(location string) string {
 	return strings.ToLower(m[1])
 }
 
-// Open opens the ledger at location. A file path opens (and, if missing,
-// creates) a SQLite ledger. A location that looks like a URL is never
+// Open opens the ledger at location. A file path opens a SQLite ledger,
+// creating a missing one only as opts.Create allows. A location that looks like a URL is never
 // taken as a file path: a scheme with no backend in this build is refused
 // with ErrUnsupported, before anything is created, and the error does not
 // repeat the location (it may hold a password).
@@ -63,12 +87,37 @@ func Open(ctx context.Context, location string, opts Options) (*Opened, error) {
 	}
 	switch s := Scheme(location); s {
 	case "":
-		l, err := sqlite.Open(ctx, location, sqlite.Options{Now: opts.Now})
+		so := sqlite.Options{Now: opts.Now, MustExist: opts.Create == CreateNever, Origin: ledger.OriginAction}
+		if opts.Create == CreateForInit {
+			so.Origin = ledger.OriginInit
+		}
+		l, err := sqlite.Open(ctx, location, so)
 		if err != nil {
 			return nil, err
 		}
-		return &Opened{Ledger: l, Created: l.Created(), Location: l.Path()}, nil
+		return opened(ctx, l, l.Created(), l.Path())
 	default:
 		return nil, fmt.Errorf("open ledger: %w: %s:// (use a file path for SQLite)", ErrUnsupported, s)
 	}
+}
+
+// opened reads the store's origin and wraps it.
+func opened(ctx context.Context, l ledger.Ledger, created bool, location string) (*Opened, error) {
+	origin, err := l.GetMeta(ctx, ledger.MetaOrigin)
+	if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+		l.Close()
+		return nil, fmt.Errorf("open ledger %s: %w", location, err)
+	}
+	return &Opened{Ledger: l, Created: created, Origin: origin, Location: location}, nil
+}
+
+// CannotVouch reports whether the ledger cannot vouch for the past: an
+// action it has no entry for may still have been performed, recorded in an
+// earlier ledger that was lost. That holds for a ledger this Open created
+// for an action. A ledger made by `ghonce init` (whenever it was opened) or
+// one that an earlier run created and has kept since vouches for what ran
+// against it; one older than the origin record is taken as established, as
+// before.
+func (o *Opened) CannotVouch() bool {
+	return o.Created && o.Origin != ledger.OriginInit
 }

@@ -8,18 +8,91 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 )
 
 func TestOpenFilePathIsSQLite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "l.db")
-	o, err := store.Open(context.Background(), path, store.Options{})
+	o, err := store.Open(context.Background(), path, store.Options{Create: store.CreateForAction})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer o.Close()
 	if !o.Created || o.Location != path {
 		t.Fatalf("Created=%v Location=%q, want true and %q", o.Created, o.Location, path)
+	}
+}
+
+// A verb that must not create a ledger (status, reconcile, resolve) gets
+// ErrNoLedger for a missing one, and nothing appears on disk: not the file,
+// its directory, nor SQLite's -wal and -shm.
+func TestOpenCreateNeverCreatesNothing(t *testing.T) {
+	dir := t.TempDir()
+	for _, path := range []string{filepath.Join(dir, "l.db"), filepath.Join(dir, "sub", "deeper", "l.db")} {
+		_, err := store.Open(context.Background(), path, store.Options{})
+		if !errors.Is(err, ledger.ErrNoLedger) {
+			t.Fatalf("%s: err = %v, want ErrNoLedger", path, err)
+		}
+		want := "no ledger at " + path + "; `ghonce init` creates one"
+		if !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %q does not say %q", err, want)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("created %d entries in the directory, want none", len(ents))
+	}
+	// An empty file (touched by hand, or a crash before the schema) is
+	// where a ledger would be: refused and left empty.
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Open(context.Background(), empty, store.Options{}); !errors.Is(err, ledger.ErrNoLedger) {
+		t.Fatalf("empty file: err = %v, want ErrNoLedger", err)
+	}
+	if fi, _ := os.Stat(empty); fi.Size() != 0 {
+		t.Fatalf("empty file now has %d bytes", fi.Size())
+	}
+}
+
+// The store records how it was created, and only a ledger this Open made
+// for an action cannot vouch for the past.
+func TestOpenRecordsOrigin(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		create      store.Create
+		origin      string
+		cannotVouch bool
+	}{
+		{store.CreateForInit, ledger.OriginInit, false},
+		{store.CreateForAction, ledger.OriginAction, true},
+	} {
+		path := filepath.Join(dir, tc.origin+".db")
+		o, err := store.Open(ctx, path, store.Options{Create: tc.create})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Origin != tc.origin || o.CannotVouch() != tc.cannotVouch {
+			t.Fatalf("%s: Origin=%q CannotVouch=%v, want %q %v", path, o.Origin, o.CannotVouch(), tc.origin, tc.cannotVouch)
+		}
+		if at, err := o.GetMeta(ctx, ledger.MetaCreatedAt); err != nil || at == "" {
+			t.Fatalf("%s: created_at = %q, %v", path, at, err)
+		}
+		o.Close()
+		// Opened again, by any verb: it exists, keeps its origin and is
+		// established from now on.
+		for _, c := range []store.Create{store.CreateNever, store.CreateForAction, store.CreateForInit} {
+			o, err := store.Open(ctx, path, store.Options{Create: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Created || o.Origin != tc.origin || o.CannotVouch() {
+				t.Fatalf("%s reopened: Created=%v Origin=%q CannotVouch=%v", path, o.Created, o.Origin, o.CannotVouch())
+			}
+			o.Close()
+		}
 	}
 }
 
