@@ -200,9 +200,36 @@ type PayloadParams struct {
 type ResolveParams struct {
 	Key    string
 	Status Status // Done (it happened) or Failed (retry it)
-	Ref    Ref
-	Who    string
-	Note   string
+	// Ref, for Done, adds to the entry's reference: each non-zero field
+	// replaces the stored one, each zero field keeps it (Ref.Over), so
+	// resolving a done entry again never loses its number or URL.
+	Ref  Ref
+	Who  string
+	Note string
+	// Force allows sending a done entry back to Failed. Without it that
+	// is refused with ErrDone: a done entry's artifact exists, and a
+	// failed entry makes the next run act again.
+	Force bool
+}
+
+// Over returns base with each non-zero field of r put over it.
+func (r Ref) Over(base Ref) Ref {
+	if r.Number != 0 {
+		base.Number = r.Number
+	}
+	if r.ID != 0 {
+		base.ID = r.ID
+	}
+	if r.URL != "" {
+		base.URL = r.URL
+	}
+	if r.SHA != "" {
+		base.SHA = r.SHA
+	}
+	if r.Text != "" {
+		base.Text = r.Text
+	}
+	return base
 }
 
 // Ledger is the durable record. Every method is safe for concurrent use by
@@ -237,8 +264,12 @@ type Ledger interface {
 	// Renew extends the lease held under fence to now+lease; ErrFenced as Finish.
 	Renew(ctx context.Context, key string, fence int64, lease time.Duration) error
 
-	// Resolve records a person's decision. It returns ErrBusy if a live
-	// lease holds the entry, ErrNotFound for an unknown key.
+	// Resolve records a person's decision: the entry becomes p.Status with
+	// Outcome "resolved" and its lease cleared. To Done, its Ref becomes
+	// p.Ref.Over(the stored Ref); to Failed, its Ref is cleared. It returns
+	// ErrBusy if a live lease holds the entry, ErrNotFound for an unknown
+	// key, and ErrDone, changing nothing, for a done entry sent to Failed
+	// without p.Force.
 	Resolve(ctx context.Context, p ResolveParams) (*Entry, error)
 
 	// GetMeta returns the value stored under name, or ErrNotFound. Meta
@@ -283,6 +314,8 @@ var (
 	ErrNotFound = errors.New("ledger: no entry for that key")
 	// ErrFenced: the attempt was taken over; the caller's result must not be recorded.
 	ErrFenced = errors.New("ledger: attempt was taken over by a newer claim")
+	// ErrDone: a done entry may not be sent back to failed without Force.
+	ErrDone = errors.New("ledger: entry is done")
 	// ErrBusy: a live attempt holds the entry.
 	ErrBusy = errors.New("ledger: entry is held by a running attempt")
 	// ErrNotLedger: the file exists but is not a ghonce ledger (or is damaged).

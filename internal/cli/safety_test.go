@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ghonce/ghonce/reconcile"
 )
 
 // The verbs that look at or settle the ledger never create one: a missing
@@ -61,4 +65,61 @@ func TestStatusAfterALostLedgerKeepsTheProtection(t *testing.T) {
 	if o.code != 0 || !strings.Contains(o.stdout, "RAN") {
 		t.Fatalf("exec on an init ledger: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
 	}
+}
+
+// resolve keeps what it should: --done on a done entry keeps its number and
+// URL; --retry on it is refused without --force; with --force it says what
+// the next run will do, and that run finds the issue again, creating none.
+func TestResolveKeepsTheArtifact(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	create := []string{"issue", "create", "--task", "R", "--title", "t", "--body", "b", "--repo", testRepo, "--json"}
+	first := w.result(create...)
+	if first.Outcome != reconcile.Created || first.Number == 0 {
+		t.Fatalf("first create: %+v", first)
+	}
+	if o := w.run("", nil, "resolve", first.Key, "--done", "--note", "checked"); o.code != 0 || !strings.Contains(o.stderr, fmt.Sprintf("issue #%d", first.Number)) {
+		t.Fatalf("resolve --done: exit %d, stderr %q; want 0 and the issue named", o.code, o.stderr)
+	}
+	if r := w.result(create...); r.Outcome != reconcile.Skipped || r.Number != first.Number || r.URL != first.URL {
+		t.Fatalf("after resolve --done: %+v, want skipped with #%d %s", r, first.Number, first.URL)
+	}
+
+	o := w.run("", nil, "resolve", first.Key, "--retry")
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "--force") || !strings.Contains(o.stderr, first.URL) {
+		t.Fatalf("resolve --retry on a done entry: exit %d, stderr %q; want %d naming the issue and --force", o.code, o.stderr, ExitUsage)
+	}
+	if r := w.result(create...); r.Outcome != reconcile.Skipped || r.Number != first.Number {
+		t.Fatalf("a refused --retry changed the entry: %+v", r)
+	}
+
+	o = w.run("", nil, "resolve", first.Key, "--retry", "--force", "--note", "deleted?")
+	if o.code != 0 || !strings.Contains(o.stderr, "looks on GitHub first") {
+		t.Fatalf("resolve --retry --force: exit %d, stderr %q", o.code, o.stderr)
+	}
+	if r := w.result(create...); r.Outcome != reconcile.Found || r.Number != first.Number {
+		t.Fatalf("after --retry --force: %+v, want found #%d", r, first.Number)
+	}
+	if n := len(w.fake.Issues(testOwner, testName)); n != 1 {
+		t.Fatalf("%d issues on the fake, want 1", n)
+	}
+	for _, args := range [][]string{
+		{"resolve", first.Key, "--retry", "--ref", "x"},
+		{"resolve", first.Key, "--done", "--force"},
+	} {
+		if o := w.run("", nil, args...); o.code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d", args, o.code, ExitUsage)
+		}
+	}
+}
+
+// result runs an acting verb with --json and decodes its result.
+func (w *cliWorld) result(args ...string) reconcile.Result {
+	w.t.Helper()
+	o := w.run("", nil, args...)
+	var r reconcile.Result
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
+		w.t.Fatalf("%v: exit %d: %v: stdout %q stderr %q", args, o.code, err, o.stdout, o.stderr)
+	}
+	return r
 }

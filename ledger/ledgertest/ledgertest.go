@@ -602,6 +602,17 @@ func testResolveDone(h *harness) {
 		{Key: "k", At: now, Owner: "person:alice", From: ledger.Attempting, To: ledger.Done, Fence: 1, Why: "PR 7 is the one"},
 	})
 	h.claim(params("k", "b"), ledger.ClaimDone)
+
+	// Resolving a done entry again keeps its artifact: the fields the new
+	// Ref leaves zero stay as they were.
+	h.clock.Advance(time.Second)
+	e, err = h.l.Resolve(h.ctx, ledger.ResolveParams{Key: "k", Status: ledger.Done, Ref: ledger.Ref{Text: "checked by hand"}, Who: "bob", Note: "confirmed"})
+	if err != nil {
+		h.t.Fatalf("Resolve done again: %v", err)
+	}
+	if want := (ledger.Ref{Number: 7, URL: ref.URL, Text: "checked by hand"}); e.Ref != want || h.get("k").Ref != want {
+		h.t.Errorf("ref after resolving a done entry again = %+v, want %+v", e.Ref, want)
+	}
 }
 
 func testResolveFailed(h *harness) {
@@ -621,10 +632,14 @@ func testResolveFailed(h *harness) {
 		h.t.Errorf("claim after Resolve failed: prior %q, fence %d; want failed, 2", c.Prior, c.Entry.Fence)
 	}
 
-	// A done entry may be sent back to failed (the artifact was deleted).
+	// A done entry is sent back to failed only with Force (the artifact
+	// was deleted); without, nothing changes.
 	h.claim(params("d", "a"), ledger.ClaimCreated)
-	h.finish(ledger.FinishParams{Key: "d", Fence: 1, Status: ledger.Done, Outcome: "created", Ref: ledger.Ref{Number: 1}, Why: "ok"})
-	e, err = h.l.Resolve(h.ctx, ledger.ResolveParams{Key: "d", Status: ledger.Failed, Who: "bob", Note: "PR was deleted"})
+	done := h.finish(ledger.FinishParams{Key: "d", Fence: 1, Status: ledger.Done, Outcome: "created", Ref: ledger.Ref{Number: 1}, Why: "ok"})
+	_, err = h.l.Resolve(h.ctx, ledger.ResolveParams{Key: "d", Status: ledger.Failed, Who: "bob", Note: "oops"})
+	wantErr(h.t, "Resolve done entry to failed without Force", err, ledger.ErrDone)
+	h.unchanged("refused Resolve", "d", done, 2)
+	e, err = h.l.Resolve(h.ctx, ledger.ResolveParams{Key: "d", Status: ledger.Failed, Who: "bob", Note: "PR was deleted", Force: true})
 	if err != nil {
 		h.t.Fatalf("Resolve done entry to failed: %v", err)
 	}

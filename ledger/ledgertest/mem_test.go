@@ -185,8 +185,11 @@ func (m *memLedger) Resolve(_ context.Context, p ledger.ResolveParams) (*ledger.
 	if e.LeaseLive(now) {
 		return nil, ledger.ErrBusy
 	}
+	if e.Status == ledger.Done && p.Status == ledger.Failed && !p.Force {
+		return nil, ledger.ErrDone
+	}
 	from := e.Status
-	e.Status, e.Outcome, e.Ref = p.Status, "resolved", p.Ref
+	e.Status, e.Outcome, e.Ref = p.Status, "resolved", p.Ref.Over(e.Ref)
 	if p.Status == ledger.Failed {
 		e.Ref = ledger.Ref{}
 	}

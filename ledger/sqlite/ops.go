@@ -354,7 +354,7 @@ func (l *Ledger) Renew(ctx context.Context, key string, fence int64, lease time.
 
 // Resolve implements ledger.Ledger. A resolved entry's outcome is
 // "resolved"; resolving to Failed also clears its ref, since a failed entry
-// points at nothing.
+// points at nothing, and resolving to Done keeps what p.Ref leaves zero.
 func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.Entry, error) {
 	switch {
 	case p.Key == "":
@@ -364,10 +364,6 @@ func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.E
 	case strings.TrimSpace(p.Who) == "":
 		return nil, fmt.Errorf("resolve %s: who is empty; say who decided", p.Key)
 	}
-	ref := p.Ref
-	if p.Status == ledger.Failed {
-		ref = ledger.Ref{}
-	}
 	var out *ledger.Entry
 	err := l.write(ctx, func(tx *sql.Tx, now time.Time) error {
 		e, err := getEntry(ctx, tx, p.Key)
@@ -376,6 +372,13 @@ func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.E
 		}
 		if e.LeaseLive(now) {
 			return ledger.ErrBusy
+		}
+		if e.Status == ledger.Done && p.Status == ledger.Failed && !p.Force {
+			return ledger.ErrDone
+		}
+		ref := p.Ref.Over(e.Ref)
+		if p.Status == ledger.Failed {
+			ref = ledger.Ref{}
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE entries SET status = ?, outcome = 'resolved',
 			ref_number = ?, ref_id = ?, ref_url = ?, ref_sha = ?, ref_text = ?,
