@@ -281,14 +281,21 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 	// rejects is a configuration error, not an unknown outcome. Nothing was
 	// sent for this attempt, so an entry it created is failed, and one an
 	// earlier attempt left stays attempting.
+	// The same holds when GitHub cannot be reached at all.
+	unsent := func(err error) (*Env, *Result, error) {
+		st := ledger.Attempting
+		if c.State == ledger.ClaimCreated {
+			st = ledger.Failed
+		}
+		if !errors.Is(err, ghcheck.ErrCredentials) {
+			err = &NotSentError{Key: key, Attempting: st == ledger.Attempting, Err: err}
+		}
+		_, _ = e.finish(key, entry.Fence, st, "", effect.Artifact{}, err.Error())
+		return nil, nil, err
+	}
 	if entry.Repo != "" && e.cfg.GitHub != nil {
-		if _, err := e.cfg.GitHub.Login(ctx); errors.Is(err, ghcheck.ErrCredentials) {
-			st := ledger.Attempting
-			if c.State == ledger.ClaimCreated {
-				st = ledger.Failed
-			}
-			_, _ = e.finish(key, entry.Fence, st, "", effect.Artifact{}, err.Error())
-			return nil, nil, err
+		if _, err := e.cfg.GitHub.Login(ctx); errors.Is(err, ghcheck.ErrCredentials) || ghcheck.Classify(err) == ghcheck.ClassNotSent {
+			return unsent(err)
 		}
 	}
 	// An earlier attempt may have sent a different description (a reworded
@@ -315,6 +322,9 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 	case effect.Absent:
 		return env, nil, nil
 	default:
+		if res.Err != nil && entry.Repo != "" && ghcheck.Classify(res.Err) == ghcheck.ClassNotSent {
+			return unsent(res.Err)
+		}
 		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
 		return nil, nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: rerunHint}
 	}

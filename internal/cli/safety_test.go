@@ -4,7 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,4 +127,45 @@ func (w *cliWorld) result(args ...string) reconcile.Result {
 		w.t.Fatalf("%v: exit %d: %v: stdout %q stderr %q", args, o.code, err, o.stdout, o.stderr)
 	}
 	return r
+}
+
+// A request that never left (a refused connection, a TLS handshake with an
+// untrusted certificate; a host that does not resolve is tested in ghcheck,
+// without asking a DNS server) created nothing:
+// the entry is failed (exit 1), not attempting (exit 3), so a wrong API host
+// leaves no stale attempting entries behind, and the message says so.
+func TestNotSentIsFailedNotMaybe(t *testing.T) {
+	t.Parallel()
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedURL := "http://" + closed.Addr().String()
+	closed.Close()
+	untrusted := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the untrusted server was sent %s %s", r.Method, r.URL)
+	}))
+	untrusted.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are expected
+	untrusted.StartTLS()
+	t.Cleanup(untrusted.Close) // after the parallel subtests
+	for _, tc := range []struct{ name, api, says string }{
+		{"refused connection", closedURL, "connection refused"},
+		{"untrusted certificate", untrusted.URL, "certificate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Each waits out ghcheck's retries of a dial error (1s+2s+4s).
+			t.Parallel()
+			w := newCLIWorld(t)
+			env := map[string]string{"GITHUB_API_URL": tc.api}
+			o := w.run("", env, "issue", "create", "--task", "NS", "--title", "t", "--body", "b", "--repo", testRepo)
+			if o.code != ExitError || !strings.Contains(o.stderr, tc.says) || !strings.Contains(o.stderr, "nothing was sent") {
+				t.Fatalf("exit %d, stderr %q; want exit %d saying %q and that nothing was sent", o.code, o.stderr, ExitError, tc.says)
+			}
+			st := w.run("", nil, "status", "--json")
+			var s statusJSON
+			if err := json.Unmarshal([]byte(st.stdout), &s); err != nil || len(s.Entries) != 1 || s.Entries[0].Status != "failed" {
+				t.Errorf("status %q (%v), want one failed entry", st.stdout, err)
+			}
+		})
+	}
 }
