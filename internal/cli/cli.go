@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // Exit codes. Scripts depend on them; keep them stable.
@@ -225,7 +226,16 @@ func (g *global) filter() (reconcile.Filter, error) {
 			return reconcile.Filter{}, err
 		}
 	}
-	return reconcile.Filter{Repo: g.repo, Task: g.task}, nil
+	task := g.task
+	if task != "" {
+		// The one rule for ids: " T-1" and "T-1\n" narrow to T-1, as the
+		// ledger stores it; "T-1\nT-2" is a usage error.
+		if err := taskkey.CheckID("task", task); err != nil {
+			return reconcile.Filter{}, &usageError{err}
+		}
+		task = taskkey.CleanID(task)
+	}
+	return reconcile.Filter{Repo: g.repo, Task: task}, nil
 }
 
 func (g *global) stepOr(def string) string {

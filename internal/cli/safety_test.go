@@ -169,3 +169,45 @@ func TestNotSentIsFailedNotMaybe(t *testing.T) {
 		})
 	}
 }
+
+// Every verb takes task and step ids by the one rule (taskkey.CheckID):
+// " T-1" and "T-1\n" are T-1, in the key, the ledger and the filters,
+// while an id with a newline inside is a usage error (exit 2).
+func TestTaskAndStepIdsByOneRule(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	want := strings.TrimSpace(w.run("", nil, "key", "--task", "T-1", "--step", "s", "--kind", "exec").stdout)
+	for _, task := range []string{" T-1", "T-1\n", "\tT-1 "} {
+		o := w.run("", nil, "key", "--task", task, "--step", "s\n", "--kind", "exec")
+		if got := strings.TrimSpace(o.stdout); o.code != 0 || got != want {
+			t.Errorf("key --task %q: exit %d, key %q; want %q", task, o.code, got, want)
+		}
+	}
+	if r := w.result("exec", "--task", " T-1", "--step", "s", "--check", "false", "--json", "--", "true"); r.Key != want || r.Task != "T-1" {
+		t.Errorf("exec --task ' T-1': key %s task %q; want %s and T-1", r.Key, r.Task, want)
+	}
+	if r := w.result("exec", "--task", "T-1\n", "--step", "s", "--check", "false", "--json", "--", "true"); r.Outcome != reconcile.Skipped {
+		t.Errorf("exec --task 'T-1\\n' after ' T-1': outcome %q, want skipped (the same key)", r.Outcome)
+	}
+	o := w.run("", nil, "status", "--task", "T-1\n", "--json")
+	var st statusJSON
+	if err := json.Unmarshal([]byte(o.stdout), &st); err != nil || len(st.Entries) != 1 {
+		t.Errorf("status --task 'T-1\\n': %q (%v), want the one entry", o.stdout, err)
+	}
+	for _, args := range [][]string{
+		{"key", "--task", "T-1\nT-2", "--step", "s", "--kind", "exec"},
+		{"key", "--task", "T-1", "--step", "a\nb", "--kind", "exec"},
+		{"exec", "--task", "T-1\nT-2", "--step", "s", "--", "true"},
+		{"issue", "create", "--task", "T-1\nT-2", "--title", "t", "--body", "b", "--repo", testRepo},
+		{"pr", "create", "--task", "T-1", "--step", "x\ny", "--base", "main", "--head", "f", "--title", "t", "--body", "b", "--repo", testRepo},
+		{"status", "--task", "T-1\nT-2"},
+		{"reconcile", "--task", "T-1\nT-2"},
+	} {
+		if o := w.run("", nil, args...); o.code != ExitUsage || !strings.Contains(o.stderr, "control character") && !strings.Contains(o.stderr, "newline") {
+			t.Errorf("%q: exit %d, stderr %q; want %d naming the bad character", args, o.code, o.stderr, ExitUsage)
+		}
+	}
+	if n := len(w.fake.Issues(testOwner, testName)); n != 0 {
+		t.Errorf("%d issues created from bad ids", n)
+	}
+}

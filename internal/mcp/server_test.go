@@ -602,3 +602,23 @@ func BenchmarkSkippedCall(b *testing.B) {
 		b.Fatalf("%d GitHub requests for skipped calls, want 0", n)
 	}
 }
+
+// Task and step ids follow the one rule (taskkey.CheckID) on every tool:
+// " T-1" and "T-1\n" are T-1, an id with a newline inside is refused.
+func TestIdsByOneRule(t *testing.T) {
+	w := newWorld(t, opts{task: "-"})
+	first, _ := w.ok("create_issue", args("title", "T", "task", " T-1"))
+	if first.Task != "T-1" {
+		t.Fatalf("task ' T-1' recorded as %q, want T-1", first.Task)
+	}
+	if again, _ := w.ok("create_issue", args("title", "T", "task", "T-1\n")); again.Key != first.Key || again.Outcome != "skipped" {
+		t.Fatalf("task 'T-1\\n': %+v, want the same key, skipped", again)
+	}
+	w.fails("create_issue", args("title", "T", "task", "T-1\nT-2"), "invalid arguments", "control character")
+	w.fails("create_issue", args("title", "T", "task", "T-1", "step", "a\nb"), "invalid arguments", "control character")
+	w.fails("ghonce_key", args("tool", "create_issue", "task", "T-1\nT-2"), "invalid arguments", "control character")
+	w.fails("ghonce_status", map[string]any{"task": "T-1\nT-2"}, "invalid arguments", "control character")
+	if n := len(w.fake.Issues(owner, name)); n != 1 {
+		t.Fatalf("%d issues, want 1", n)
+	}
+}

@@ -241,10 +241,7 @@ func call[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) 
 		return nil, toolError(err)
 	}
 	a.Spec = spec
-	if err := (taskkey.Identity{Task: a.Task, Step: a.Step, Kind: spec.Kind(), Repo: a.Repo}).Validate(); err != nil {
-		return nil, invalid(err)
-	}
-	if err := spec.Validate(reconcile.Key(a)); err != nil {
+	if err := a.Validate(); err != nil {
 		return nil, invalid(err)
 	}
 	r, err := s.cfg.Engine.Do(ctx, a)
@@ -265,6 +262,10 @@ func (s *Server) action(w Where, o Once, defStep string) (reconcile.Action, erro
 	if strings.TrimSpace(step) == "" {
 		step = defStep
 	}
+	if err := taskkey.CheckID("step", step); err != nil {
+		return reconcile.Action{}, invalid(err)
+	}
+	step = taskkey.CleanID(step)
 	if !repoPart(w.Owner) || !repoPart(w.Repo) {
 		return reconcile.Action{}, fmt.Errorf("invalid arguments: repository %q/%q: want owner and repo as on GitHub, e.g. owner \"octo-org\", repo \"hello-world\"", w.Owner, w.Repo)
 	}
