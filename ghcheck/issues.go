@@ -92,7 +92,7 @@ func (c *Client) CreateIssue(ctx context.Context, r Repo, key string, p NewIssue
 		return resp, err
 	})
 	if err != nil {
-		return Artifact{}, c.createErr(class, fmt.Errorf("create issue in %s: %w", r, err))
+		return Artifact{}, c.createErr(class, issueRefused(err, r, 0, "create issue in "+r.String()))
 	}
 	a := issueArtifact(is)
 	if !hasLabel(is.Labels, taskkey.Label(key)) {

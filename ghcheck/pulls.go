@@ -153,7 +153,7 @@ func (c *Client) CreatePR(ctx context.Context, r Repo, key string, p NewPR) (Art
 		return resp, err
 	})
 	if err != nil {
-		return Artifact{}, c.createErr(class, fmt.Errorf("create pull request %s <- %s in %s: %w", p.Base, p.Head, r, err))
+		return Artifact{}, c.createErr(class, c.prCreateRefused(ctx, r, key, p, err))
 	}
 	a := prArtifact(pr)
 	a.Warning = c.addLabels(ctx, r, a.Number, key, labels)

@@ -383,9 +383,14 @@ func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry
 			_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
 			return nil, &UnconfirmedError{Key: key, Err: res.Err, Hint: rerunHint}
 		}
-	case effect.ClassRefused, effect.ClassNotSent:
+	case effect.ClassRefused:
+		// GitHub's final word: the same request is refused again until its
+		// cause is fixed, so the error says what to fix, not "rerun".
 		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
-		return nil, fmt.Errorf("create %s: %w (nothing was created; a rerun will try again)", spec.Kind(), err)
+		return nil, fmt.Errorf("create %s: %w (nothing was created)", spec.Kind(), err)
+	case effect.ClassNotSent:
+		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
+		return nil, fmt.Errorf("create %s: %w (nothing was sent, so nothing was created; a rerun tries again)", spec.Kind(), err)
 	default:
 		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("create %s may have taken effect: %w", spec.Kind(), err), Hint: rerunHint}

@@ -21,6 +21,8 @@ type bodyFlags struct {
 
 func (b *bodyFlags) read(in io.Reader, required bool) (string, error) {
 	switch {
+	case b.set && b.file != "":
+		return "", usagef("give only one of --body or --body-file")
 	case b.set:
 		return b.body, nil
 	case b.file != "":
@@ -161,5 +163,4 @@ func (f *factory) printResult(r *reconcile.Result) error {
 func (b *bodyFlags) add(c *cobra.Command) {
 	c.Flags().StringVarP(&b.body, "body", "b", "", "body text")
 	c.Flags().StringVarP(&b.file, "body-file", "F", "", `read the body from a file ("-" for standard input)`)
-	c.MarkFlagsMutuallyExclusive("body", "body-file")
 }

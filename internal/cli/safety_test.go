@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -209,5 +210,56 @@ func TestTaskAndStepIdsByOneRule(t *testing.T) {
 	}
 	if n := len(w.fake.Issues(testOwner, testName)); n != 0 {
 		t.Errorf("%d issues created from bad ids", n)
+	}
+}
+
+// GitHub's 4xx answers in words a person can act on: which branch is not
+// pushed, which base is missing, which repository or issue is not there,
+// whose open pull request holds the head. Never go-github's structs, never
+// "a rerun will try again" (it cannot help), exit 1, nothing created.
+func TestGitHubRefusalsInWords(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	for _, b := range []string{"feat", "taken"} {
+		w.fake.SetRef(testOwner, testName, b, w.fake.AddCommit(testOwner, testName, "main"))
+	}
+	w.fake.AddUser("alice", "tok-alice")
+	alices := w.fake.SeedPR(testOwner, testName, "alice", fixtures.SeedPR{Title: "Alice's", Head: "taken", Base: "main"})
+	pr := func(task string, extra ...string) []string {
+		return append([]string{"pr", "create", "--task", task, "--title", "t", "--body", "b", "--repo", testRepo}, extra...)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		says []string
+	}{
+		{"head not pushed", pr("A", "--base", "main", "--head", "not-pushed"), []string{"head branch not-pushed is not pushed to " + testRepo, "push it first"}},
+		{"base missing", pr("B", "--base", "no-such-base", "--head", "feat"), []string{"base branch no-such-base does not exist in " + testRepo}},
+		{"repository missing", []string{"pr", "create", "--task", "C", "--title", "t", "--body", "b", "--repo", testOwner + "/nope", "--base", "main", "--head", "feat"}, []string{"repository " + testOwner + "/nope does not exist, or this token cannot see it"}},
+		{"issue missing", []string{"issue", "comment", "999", "--task", "D", "--body", "b", "--repo", testRepo}, []string{"issue or pull request #999 does not exist in " + testRepo}},
+		{"another user's open PR on the head", pr("E", "--base", "main", "--head", "taken"), []string{fmt.Sprintf("open pull request #%d by alice", alices), "/pull/", "another head branch"}},
+	} {
+		o := w.run("", nil, tc.args...)
+		if o.code != ExitError {
+			t.Errorf("%s: exit %d, want %d; stderr %s", tc.name, o.code, ExitError, o.stderr)
+		}
+		for _, s := range tc.says {
+			if !strings.Contains(o.stderr, s) {
+				t.Errorf("%s: stderr %q does not say %q", tc.name, o.stderr, s)
+			}
+		}
+		for _, bad := range []string{"{Resource:", "Field:", "rerun will try again"} {
+			if strings.Contains(o.stderr, bad) {
+				t.Errorf("%s: stderr %q shows %q", tc.name, o.stderr, bad)
+			}
+		}
+	}
+	if n := len(w.fake.PullRequests(testOwner, testName)); n != 1 {
+		t.Errorf("%d pull requests, want alice's 1", n)
+	}
+	// Both body flags: ghonce's words, not cobra's flag-group text.
+	o := w.run("", nil, pr("F", "--base", "main", "--head", "feat", "--body-file", "-")...)
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "only one of --body or --body-file") || strings.Contains(o.stderr, "group") {
+		t.Errorf("--body and --body-file: exit %d, stderr %q", o.code, o.stderr)
 	}
 }
