@@ -194,6 +194,11 @@ type PayloadParams struct {
 	Payload     []byte
 	PayloadHash string
 	Why         string
+	// Done replaces instead the payload of a done entry whose fence is
+	// still Fence (the attempt that made or found its artifact), after the
+	// artifact was edited to match Payload. Its status, ref and lease stay
+	// as they are.
+	Done bool
 }
 
 // ResolveParams is a person settling an entry by hand.
@@ -258,7 +263,9 @@ type Ledger interface {
 	// ErrNotFound for an unknown key.
 	Finish(ctx context.Context, p FinishParams) (*Entry, error)
 
-	// SetPayload replaces the stored payload under p.Fence; ErrFenced as Finish.
+	// SetPayload replaces the stored payload under p.Fence; ErrFenced as
+	// Finish. With p.Done it replaces a done entry's payload instead, and
+	// returns ErrFenced unless the entry is done with fence p.Fence.
 	SetPayload(ctx context.Context, p PayloadParams) error
 
 	// Renew extends the lease held under fence to now+lease; ErrFenced as Finish.

@@ -57,8 +57,14 @@ type Result struct {
 	SHA            string  `json:"sha,omitempty"`
 	Ref            string  `json:"ref,omitempty"`
 	PayloadChanged bool    `json:"payload_changed"`
-	Attempts       int     `json:"attempts"`
-	Warning        string  `json:"warning,omitempty"`
+	// Changed lists the fields of this run's description that differ from
+	// the stored one ("head", "title", "body", ...) when PayloadChanged.
+	Changed []string `json:"changed,omitempty"`
+	// Updated: --on-change update edited the artifact to this run's
+	// description.
+	Updated  bool   `json:"updated,omitempty"`
+	Attempts int    `json:"attempts"`
+	Warning  string `json:"warning,omitempty"`
 }
 
 // Config builds an Engine. Ledger is required; GitHub is required for every
@@ -155,6 +161,9 @@ func (a Action) Validate() error {
 	if err := id.Validate(); err != nil {
 		return err
 	}
+	if err := checkOnChange(a.OnChange); err != nil {
+		return err
+	}
 	if a.Repo != "" {
 		if _, err := ghcheck.ParseRepo(a.Repo); err != nil {
 			return err
@@ -193,11 +202,14 @@ func (e *Engine) Do(ctx context.Context, a Action) (*Result, error) {
 		return nil, err
 	}
 	if c.State == ledger.ClaimDone {
-		r := resultOf(c.Entry, Skipped)
-		r.PayloadChanged = c.Entry.PayloadHash != hash
-		return r, nil
+		return e.onChange(ctx, a, c.Entry, payload, hash, resultOf(c.Entry, Skipped))
 	}
-	return e.attempt(ctx, c, a.Spec, hash, payload)
+	r, err := e.attempt(ctx, c, a.Spec, hash, payload)
+	if err != nil || r.Outcome != Found {
+		return r, err
+	}
+	// Found what an earlier attempt made, perhaps from another description.
+	return e.onChange(ctx, a, c.Entry, payload, hash, r)
 }
 
 // claim claims p.Key, waiting up to cfg.Wait while another live process

@@ -263,3 +263,54 @@ func TestGitHubRefusalsInWords(t *testing.T) {
 		t.Errorf("--body and --body-file: exit %d, stderr %q", o.code, o.stderr)
 	}
 }
+
+// A second pull request in the same task with the default --step but
+// another --head gets the first one back; --json says what changed, and
+// --on-change decides: warn (default), fail (exit 1, nothing changed) or
+// update (title and body edited; the head stays, with a warning).
+func TestOnChange(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	for _, b := range []string{"one", "two"} {
+		w.fake.SetRef(testOwner, testName, b, w.fake.AddCommit(testOwner, testName, "main"))
+	}
+	pr := func(head, title string, extra ...string) []string {
+		return append([]string{"pr", "create", "--task", "OC", "--base", "main", "--head", head, "--title", title, "--body", "b " + title, "--repo", testRepo, "--json"}, extra...)
+	}
+	first := w.result(pr("one", "First")...)
+	if first.Outcome != reconcile.Created || first.PayloadChanged || len(first.Changed) != 0 {
+		t.Fatalf("first: %+v", first)
+	}
+	r := w.result(pr("two", "First")...)
+	if r.Outcome != reconcile.Skipped || r.Number != first.Number || !r.PayloadChanged || strings.Join(r.Changed, ",") != "head" || !strings.Contains(r.Warning, "head differs") {
+		t.Fatalf("another head, default warn: %+v; want skipped #%d, changed [head], a warning", r, first.Number)
+	}
+
+	o := w.run("", nil, pr("two", "Second", "--on-change", "fail")...)
+	if o.code != ExitError || !strings.Contains(o.stderr, "body, head, title") || !strings.Contains(o.stderr, "another --step") {
+		t.Fatalf("--on-change fail: exit %d, stderr %q", o.code, o.stderr)
+	}
+	if got := w.fake.PullRequests(testOwner, testName); len(got) != 1 || got[0].Title != "First" {
+		t.Fatalf("after fail: %+v, want the one PR, untouched", got)
+	}
+
+	r = w.result(pr("two", "Second", "--on-change", "update")...)
+	if !r.Updated || r.Number != first.Number || !strings.Contains(r.Warning, "head cannot be changed") {
+		t.Fatalf("--on-change update: %+v", r)
+	}
+	got := w.fake.PullRequests(testOwner, testName)
+	if len(got) != 1 || got[0].Title != "Second" || !strings.Contains(got[0].Body, "b Second") || !strings.Contains(got[0].Body, first.Key) {
+		t.Fatalf("after update: %+v, want the PR retitled, its body replaced and still marked", got)
+	}
+	// The ledger now holds the new description: the same run skips quietly.
+	writes := w.fake.Writes()
+	if r := w.result(pr("two", "Second", "--on-change", "update")...); r.PayloadChanged || r.Updated || r.Warning != "" {
+		t.Fatalf("the same run again: %+v, want a plain skip", r)
+	}
+	if w.fake.Writes() != writes {
+		t.Fatalf("the plain skip wrote to GitHub")
+	}
+	if o := w.run("", nil, pr("two", "Second", "--on-change", "sometimes")...); o.code != ExitUsage {
+		t.Fatalf("--on-change sometimes: exit %d, want %d", o.code, ExitUsage)
+	}
+}

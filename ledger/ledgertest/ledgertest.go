@@ -387,6 +387,26 @@ func testStaleOwnerFenced(h *harness) {
 	err = h.l.SetPayload(h.ctx, ledger.PayloadParams{Key: "k", Fence: 2, Payload: []byte("x"), Why: "late"})
 	wantErr(h.t, "SetPayload after Finish", err, ledger.ErrFenced)
 	h.unchanged("after writes to a done entry", "k", done, 3)
+
+	// A done entry's payload is replaced only with Done and its own fence
+	// (its artifact was edited to match); status and ref stay.
+	err = h.l.SetPayload(h.ctx, ledger.PayloadParams{Key: "k", Fence: 1, Payload: []byte("x"), PayloadHash: "x", Why: "old fence", Done: true})
+	wantErr(h.t, "SetPayload Done under an old fence", err, ledger.ErrFenced)
+	h.unchanged("after a fenced Done SetPayload", "k", done, 3)
+	h.clock.Advance(time.Second)
+	if err := h.l.SetPayload(h.ctx, ledger.PayloadParams{Key: "k", Fence: 2, Payload: []byte(`{"v":2}`), PayloadHash: "v2", Why: "updated", Done: true}); err != nil {
+		h.t.Fatalf("SetPayload Done: %v", err)
+	}
+	want := *done
+	want.Payload, want.PayloadHash, want.UpdatedAt = []byte(`{"v":2}`), "v2", h.clock.Now()
+	h.same("after SetPayload Done", h.get("k"), &want)
+	if n := len(h.history("k")); n != 4 {
+		h.t.Errorf("history has %d transitions after SetPayload Done, want 4", n)
+	}
+	// An attempting entry is not done: Done is fenced on it.
+	h.claim(params("a", "a"), ledger.ClaimCreated)
+	err = h.l.SetPayload(h.ctx, ledger.PayloadParams{Key: "a", Fence: 1, Payload: []byte("x"), Why: "x", Done: true})
+	wantErr(h.t, "SetPayload Done on an attempting entry", err, ledger.ErrFenced)
 }
 
 func testTakeOverFence(h *harness) {

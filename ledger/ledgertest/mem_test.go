@@ -153,8 +153,17 @@ func (m *memLedger) Finish(_ context.Context, p ledger.FinishParams) (*ledger.En
 func (m *memLedger) SetPayload(_ context.Context, p ledger.PayloadParams) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e, err := m.held(p.Key, p.Fence)
-	if err != nil {
+	var e *ledger.Entry
+	var err error
+	if p.Done {
+		var ok bool
+		if e, ok = m.entries[p.Key]; !ok {
+			return ledger.ErrNotFound
+		}
+		if e.Status != ledger.Done || e.Fence != p.Fence {
+			return ledger.ErrFenced
+		}
+	} else if e, err = m.held(p.Key, p.Fence); err != nil {
 		return err
 	}
 	e.Payload, e.PayloadHash, e.UpdatedAt = slices.Clone(p.Payload), p.PayloadHash, m.now()

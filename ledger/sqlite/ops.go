@@ -309,14 +309,27 @@ func (l *Ledger) SetPayload(ctx context.Context, p ledger.PayloadParams) error {
 	if payload == nil {
 		payload = []byte{}
 	}
+	status := ledger.Attempting
+	if p.Done {
+		status = ledger.Done
+	}
 	err := l.write(ctx, func(tx *sql.Tx, now time.Time) error {
-		e, err := held(ctx, tx, p.Key, p.Fence)
+		var e *ledger.Entry
+		var err error
+		if p.Done {
+			e, err = getEntry(ctx, tx, p.Key)
+			if err == nil && (e.Status != ledger.Done || e.Fence != p.Fence) {
+				err = ledger.ErrFenced
+			}
+		} else {
+			e, err = held(ctx, tx, p.Key, p.Fence)
+		}
 		if err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE entries SET payload = ?, payload_hash = ?, updated_at = ?
-			WHERE key = ? AND status = 'attempting' AND fence = ?`,
-			payload, p.PayloadHash, toNanos(now), p.Key, p.Fence)
+			WHERE key = ? AND status = ? AND fence = ?`,
+			payload, p.PayloadHash, toNanos(now), p.Key, string(status), p.Fence)
 		if err := oneRow(res, err); err != nil {
 			return err
 		}
