@@ -80,6 +80,7 @@ func (c *Client) CreateIssue(ctx context.Context, r Repo, key string, p NewIssue
 	if err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create issue: %w", err))
 	}
+	c.ensureKeyLabel(ctx, r, key)
 	var is *github.Issue
 	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response

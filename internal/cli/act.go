@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ghonce/ghonce/ledger/store"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 )
 

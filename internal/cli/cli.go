@@ -177,7 +177,7 @@ Environment:
 	root.AddCommand(
 		newCmdPR(f), newCmdIssue(f), newCmdBranch(f), newCmdFile(f), newCmdExec(f, nil),
 		newCmdInit(f, nil), newCmdReconcile(f, nil), newCmdResolve(f, nil), newCmdStatus(f, nil), newCmdKey(f, nil), newCmdDemo(f, nil),
-		newCmdMCP(f, nil),
+		newCmdMCP(f, nil), newCmdLabels(f),
 	)
 	return root
 }

@@ -3,9 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/ghonce/ghonce/ledger/store"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/ledger/store"
 )
 
 // initOptions is `ghonce init`.

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/ghonce/ghonce/ledger/store"
 	"net"
 	"runtime/debug"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/mcp"
+	"github.com/ghonce/ghonce/ledger/store"
 )
 
 type mcpOptions struct {

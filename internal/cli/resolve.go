@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ghonce/ghonce/ledger/store"
 	"os/user"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )

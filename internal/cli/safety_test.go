@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/reconcile"
@@ -313,4 +316,80 @@ func TestOnChange(t *testing.T) {
 	if o := w.run("", nil, pr("two", "Second", "--on-change", "sometimes")...); o.code != ExitUsage {
 		t.Fatalf("--on-change sometimes: exit %d, want %d", o.code, ExitUsage)
 	}
+}
+
+// The key label has one neutral look and a description; `labels prune`
+// deletes the labels of pull requests and issues done longer ago than the
+// age, and nothing else: not newer ones, not other kinds, not labels this
+// ledger does not know, and --dry-run deletes nothing.
+func TestKeyLabelsLookAndPrune(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	w.fake.SetRef(testOwner, testName, "feat", w.fake.AddCommit(testOwner, testName, "main"))
+	pr := w.result("pr", "create", "--task", "L", "--base", "main", "--head", "feat", "--title", "t", "--body", "b", "--repo", testRepo, "--json")
+	is := w.result("issue", "create", "--task", "L", "--title", "t", "--body", "b", "--repo", testRepo, "--json")
+	w.fake.SeedIssue(testOwner, testName, "alice", fixtures.SeedIssue{Title: "x", Labels: []string{"ghonce:gk1_" + strings.Repeat("a", 32)}})
+	labels := func() map[string]fixtures.Label {
+		m := map[string]fixtures.Label{}
+		for _, l := range w.fake.Labels(testOwner, testName) {
+			m[l.Name] = l
+		}
+		return m
+	}
+	for _, key := range []string{pr.Key, is.Key} {
+		l, ok := labels()["ghonce:"+key]
+		if !ok || l.Color != "ededed" || !strings.Contains(l.Description, "ghonce key") {
+			t.Fatalf("label of %s: %+v (present %v), want colour ededed and a description", key, l, ok)
+		}
+	}
+
+	// Not old enough yet: nothing to prune.
+	if o := w.run("", nil, "labels", "prune", "--older-than", "1h", "--repo", testRepo); o.code != 0 || o.stdout != "" {
+		t.Fatalf("prune of fresh keys: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
+	later := func(args ...string) cliRun { return w.runAt(time.Now().Add(48*time.Hour), args...) }
+	o := later("labels", "prune", "--older-than", "1d", "--dry-run", "--json")
+	var dry pruneJSON
+	if err := json.Unmarshal([]byte(o.stdout), &dry); err != nil || o.code != 0 || len(dry.Labels) != 2 || !dry.DryRun {
+		t.Fatalf("dry run: exit %d, %q (%v)", o.code, o.stdout, err)
+	}
+	if len(labels()) < 3 {
+		t.Fatal("--dry-run deleted labels")
+	}
+	o = later("labels", "prune", "--older-than", "1d")
+	if o.code != 0 || strings.Count(o.stdout, "\n") != 2 || !strings.Contains(o.stdout, "ghonce:"+pr.Key) || !strings.Contains(o.stdout, "ghonce:"+is.Key) {
+		t.Fatalf("prune: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
+	left := labels()
+	if _, ok := left["ghonce:"+pr.Key]; ok {
+		t.Error("the PR's key label is still there")
+	}
+	if _, ok := left["ghonce:gk1_"+strings.Repeat("a", 32)]; !ok {
+		t.Error("prune deleted a label this ledger does not know")
+	}
+	// Pruned keys are remembered: the next prune asks GitHub nothing.
+	n := len(w.fake.Requests())
+	if o := later("labels", "prune", "--older-than", "1d"); o.code != 0 || o.stdout != "" || len(w.fake.Requests()) != n {
+		t.Fatalf("second prune: exit %d, stdout %q, %d requests", o.code, o.stdout, len(w.fake.Requests())-n)
+	}
+	// With the ledger intact, a pruned key is still skipped.
+	if r := w.result("issue", "create", "--task", "L", "--title", "t", "--body", "b", "--repo", testRepo, "--json"); r.Outcome != reconcile.Skipped {
+		t.Fatalf("after prune: %+v, want skipped", r)
+	}
+	for _, age := range []string{"", "soon", "-1d", "0"} {
+		if o := w.run("", nil, "labels", "prune", "--older-than", age); o.code != ExitUsage {
+			t.Errorf("--older-than %q: exit %d, want %d", age, o.code, ExitUsage)
+		}
+	}
+}
+
+// runAt runs ghonce with the clock at now.
+func (w *cliWorld) runAt(now time.Time, args ...string) cliRun {
+	var out, errb bytes.Buffer
+	sys := IO{
+		In: strings.NewReader(""), Out: &out, Err: &errb,
+		Getenv: func(k string) string { return w.env[k] }, Now: func() time.Time { return now }, Executable: os.Executable,
+	}
+	code := Main(context.Background(), args, sys)
+	return cliRun{code: code, stdout: out.String(), stderr: errb.String()}
 }

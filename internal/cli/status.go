@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ghonce/ghonce/ledger/store"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/store"
 )
 
 // statusOptions is `ghonce status`. Its filters come from --repo and --task
