@@ -125,6 +125,11 @@ func (m *matrix) killPoints(ctx context.Context, k *kind, runs int) ([]*row, err
 			expect(r, k)
 		}
 	}
+	prune, err := m.pruneRows(ctx, w, k, runs)
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, prune...)
 	if k.name == "exec" {
 		r, err := w.orphanRow(ctx, runs)
 		if err != nil {
