@@ -25,7 +25,10 @@ func newCmdInit(f *factory, runF func(*initOptions) error) *cobra.Command {
 Run it once when you set an agent up. A ledger that a run creates itself may
 be replacing one that was lost, so a guarded command ('ghonce exec') without
 --check refuses to run on it (exit 3); a ledger made by 'ghonce init' is
-known to be new. init is idempotent and never changes an existing ledger.`,
+known to be new, and records so in itself (origin "init"). init is
+idempotent and never changes an existing ledger. The verbs that only look at
+or settle the ledger (status, reconcile, resolve, labels prune) never create
+one: a missing ledger is exit 1.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.ctx = c.Context()
