@@ -170,25 +170,25 @@ func joinWarnings(a, b string) string {
 // Update edits the pull request's title and body; its head cannot move.
 func (p PR) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
 	got, err := u.UpdatePR(ctx, env.Repo, art.Number, key, p.Title, p.Body)
-	var kept []string
-	for _, f := range changed {
-		if f != "title" && f != "body" {
-			kept = append(kept, f)
-		}
-	}
-	return got, kept, err
+	return got, notTitleOrBody(changed), err
 }
 
 // Update edits the issue's title and body.
 func (i Issue) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
 	got, err := u.UpdateIssue(ctx, env.Repo, art.Number, key, i.Title, i.Body)
+	return got, notTitleOrBody(changed), err
+}
+
+// notTitleOrBody returns the changed fields that an edit of title and body
+// leaves as they were (a PR's head, draft, labels).
+func notTitleOrBody(changed []string) []string {
 	var kept []string
 	for _, f := range changed {
 		if f != "title" && f != "body" {
 			kept = append(kept, f)
 		}
 	}
-	return got, kept, err
+	return kept
 }
 
 // Update edits the comment's body.
