@@ -303,6 +303,10 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 			err = &NotSentError{Key: key, Attempting: st == ledger.Attempting, Err: err}
 		}
 		_, _ = e.finish(key, entry.Fence, st, "", effect.Artifact{}, err.Error())
+		if st == ledger.Attempting && !errors.Is(err, ghcheck.ErrCredentials) {
+			// The earlier attempt's outcome is still unknown: exit 3.
+			return nil, nil, &UnconfirmedError{Key: key, Err: err}
+		}
 		return nil, nil, err
 	}
 	if entry.Repo != "" && e.cfg.GitHub != nil {

@@ -55,7 +55,8 @@ const rerunHint = "The entry stays \"attempting\": rerun the same command, or ru
 // connection, a host that does not resolve, a TLS handshake that failed):
 // no request left, so nothing was created. An entry this attempt created
 // is failed; one an earlier attempt left attempting stays so, since that
-// attempt's outcome is still unknown. Exit code 1.
+// attempt's outcome is still unknown, and the engine returns the
+// NotSentError inside an *UnconfirmedError (exit 3). Exit code 1.
 type NotSentError struct {
 	Key string
 	// Attempting is true when the entry stays attempting (an earlier

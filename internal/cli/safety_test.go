@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -392,4 +394,39 @@ func (w *cliWorld) runAt(now time.Time, args ...string) cliRun {
 	}
 	code := Main(context.Background(), args, sys)
 	return cliRun{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// An entry an earlier attempt left attempting stays so when GitHub cannot
+// be reached: that attempt's outcome is still unknown (exit 3), and the
+// message still says that this run sent nothing.
+func TestNotSentKeepsAnEarlierAttempt(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	args := []string{"issue", "create", "--task", "NSA", "--title", "t", "--body", "b", "--repo", testRepo}
+	key := strings.TrimSpace(w.run("", nil, "key", "--task", "NSA", "--kind", "issue", "--step", "issue-create", "--repo", testRepo).stdout)
+	l, err := store.Open(context.Background(), w.ledger, store.Options{Create: store.CreateForAction})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A claim by a process on another host whose lease has run out: dead.
+	_, err = l.Claim(context.Background(), ledger.ClaimParams{Key: key, Task: "NSA", Step: "issue-create", Kind: "issue", Repo: testRepo,
+		Owner: ledger.Owner{ID: "elsewhere/1/x", Host: "elsewhere", PID: 1}, Lease: time.Millisecond, Why: "earlier attempt"})
+	l.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := "http://" + closed.Addr().String()
+	closed.Close()
+	o := w.run("", map[string]string{"GITHUB_API_URL": api}, append(args, "--settle", "0")...)
+	if o.code != ExitUnconfirmed || !strings.Contains(o.stderr, "nothing was sent") || !strings.Contains(o.stderr, "stays \"attempting\"") {
+		t.Fatalf("exit %d, stderr %q; want %d, nothing sent, the entry staying attempting", o.code, o.stderr, ExitUnconfirmed)
+	}
+	var s statusJSON
+	if err := json.Unmarshal([]byte(w.run("", nil, "status", "--json").stdout), &s); err != nil || len(s.Entries) != 1 || s.Entries[0].Status != "attempting" {
+		t.Fatalf("status: %+v (%v), want the entry attempting", s, err)
+	}
 }
