@@ -302,6 +302,9 @@ const (
 	MetaOrigin = "origin"
 	// MetaCreatedAt holds when the store was created (RFC 3339, UTC).
 	MetaCreatedAt = "created_at"
+	// MetaCreatedBy says which program created it ("ghonce v1.2.0, pid
+	// 4242 on host"), for a person wondering where a ledger came from.
+	MetaCreatedBy = "created_by"
 )
 
 // Origins: how a ledger was created.

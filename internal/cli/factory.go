@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/ghonce/ghonce/ghcheck"
@@ -53,7 +54,7 @@ func (f *factory) openLedger(ctx context.Context, create store.Create) (*store.O
 		return nil, err
 	}
 	// The backends' errors name the ledger and say what to do.
-	l, err := store.Open(ctx, loc, store.Options{Now: f.sys.Now, Create: create})
+	l, err := store.Open(ctx, loc, store.Options{Now: f.sys.Now, Create: create, CreatedBy: createdBy()})
 	if errors.Is(err, store.ErrUnsupported) {
 		return nil, &usageError{err}
 	}
@@ -86,4 +87,10 @@ func zeroIsOff(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// createdBy is what a ledger this process creates records as its maker.
+func createdBy() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("ghonce %s, pid %d on %s", buildVersion(), os.Getpid(), host)
 }

@@ -536,8 +536,11 @@ func (l *Ledger) PutMeta(ctx context.Context, name, value string, ifAbsent bool)
 }
 
 // putOrigin records how a new ledger was made (see ledger.MetaOrigin).
-func putOrigin(ctx context.Context, tx *sql.Tx, origin string, now time.Time) error {
-	for name, value := range map[string]string{ledger.MetaOrigin: origin, ledger.MetaCreatedAt: now.Format(time.RFC3339Nano)} {
+func putOrigin(ctx context.Context, tx *sql.Tx, origin, createdBy string, now time.Time) error {
+	for name, value := range map[string]string{ledger.MetaOrigin: origin, ledger.MetaCreatedAt: now.Format(time.RFC3339Nano), ledger.MetaCreatedBy: createdBy} {
+		if value == "" {
+			continue
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`, name, value, toNanos(now)); err != nil {
 			return err
 		}

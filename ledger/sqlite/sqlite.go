@@ -49,6 +49,8 @@ type Options struct {
 	// initialises a new ledger, so the store itself says how it came to
 	// be: ledger.OriginInit or ledger.OriginAction. Empty records nothing.
 	Origin string
+	// CreatedBy is recorded with Origin (ledger.MetaCreatedBy) when not empty.
+	CreatedBy string
 }
 
 // Ledger is a ledger.Ledger kept in one SQLite file.
@@ -60,6 +62,7 @@ type Ledger struct {
 	// mustExist: refuse to initialise an empty file (Options.MustExist).
 	mustExist bool
 	origin    string
+	createdBy string
 	now       func() time.Time
 	// writer lets one write transaction of this process run at a time, so
 	// goroutines of one process wait here (and honour their context) rather
@@ -128,6 +131,7 @@ func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
 		readOnly:  opts.ReadOnly,
 		mustExist: opts.MustExist,
 		origin:    opts.Origin,
+		createdBy: opts.CreatedBy,
 		now:       now,
 		writer:    make(chan struct{}, 1),
 	}
@@ -578,7 +582,7 @@ func (l *Ledger) migrate(ctx context.Context, conn *sql.Conn) (created bool, err
 	if id.empty() && l.origin != "" {
 		// In the transaction that creates the ledger, so a ledger never
 		// exists without the record of how it was made.
-		if err := putOrigin(ctx, tx, l.origin, l.now().UTC()); err != nil {
+		if err := putOrigin(ctx, tx, l.origin, l.createdBy, l.now().UTC()); err != nil {
 			return false, fmt.Errorf("migrate ledger %s: record its origin: %w", l.path, l.hint(err))
 		}
 	}

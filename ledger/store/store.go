@@ -39,6 +39,9 @@ const (
 type Options struct {
 	// Create: whether a missing ledger is created (zero: CreateNever).
 	Create Create
+	// CreatedBy names the program creating a new ledger, recorded as
+	// ledger.MetaCreatedBy (never a secret).
+	CreatedBy string
 
 	// Now is the clock of a backend that keeps time itself (SQLite); nil
 	// means time.Now. A shared backend takes time from its server instead.
@@ -87,7 +90,7 @@ func Open(ctx context.Context, location string, opts Options) (*Opened, error) {
 	}
 	switch s := Scheme(location); s {
 	case "":
-		so := sqlite.Options{Now: opts.Now, MustExist: opts.Create == CreateNever, Origin: ledger.OriginAction}
+		so := sqlite.Options{Now: opts.Now, MustExist: opts.Create == CreateNever, Origin: ledger.OriginAction, CreatedBy: opts.CreatedBy}
 		if opts.Create == CreateForInit {
 			so.Origin = ledger.OriginInit
 		}

@@ -70,9 +70,12 @@ func TestOpenRecordsOrigin(t *testing.T) {
 		{store.CreateForAction, ledger.OriginAction, true},
 	} {
 		path := filepath.Join(dir, tc.origin+".db")
-		o, err := store.Open(ctx, path, store.Options{Create: tc.create})
+		o, err := store.Open(ctx, path, store.Options{Create: tc.create, CreatedBy: "ghonce test"})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if by, err := o.GetMeta(ctx, ledger.MetaCreatedBy); err != nil || by != "ghonce test" {
+			t.Fatalf("%s: created_by = %q, %v", path, by, err)
 		}
 		if o.Origin != tc.origin || o.CannotVouch() != tc.cannotVouch {
 			t.Fatalf("%s: Origin=%q CannotVouch=%v, want %q %v", path, o.Origin, o.CannotVouch(), tc.origin, tc.cannotVouch)
