@@ -294,8 +294,8 @@ func TestEveryWriteToolHappensOnce(t *testing.T) {
 			if again.URL != out.URL || again.SHA != out.SHA || again.Number != out.Number {
 				t.Fatalf("second call names %+v, want the first's %+v", again, out)
 			}
-			if c.kind != "branch" && (!again.PayloadChanged || !strings.Contains(msg, "new step")) {
-				t.Fatalf("reworded call: payload_changed %v, text %q; want true and a hint to pass a new step", again.PayloadChanged, msg)
+			if c.kind != "branch" && (!again.PayloadChanged || !strings.Contains(msg, "new step") || len(again.Changed) == 0) {
+				t.Fatalf("reworded call: payload_changed %v, changed %v, text %q; want true, the fields, and a hint to pass a new step", again.PayloadChanged, again.Changed, msg)
 			}
 			if w.writes() != writes || c.count(w) != 1 {
 				t.Fatalf("second call: %d writes, %d artifacts; want 0 and 1", w.writes()-writes, c.count(w))
