@@ -406,6 +406,9 @@ func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry
 		return nil, fmt.Errorf("create %s: %w (nothing was created)", spec.Kind(), err)
 	case effect.ClassNotSent:
 		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
+		if spec.Kind() == (Exec{}).Kind() {
+			return nil, fmt.Errorf("create %s: %w (the command did not start, so nothing happened)", spec.Kind(), err)
+		}
 		return nil, fmt.Errorf("create %s: %w (nothing was sent, so nothing was created; a rerun tries again)", spec.Kind(), err)
 	default:
 		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
