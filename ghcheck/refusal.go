@@ -72,7 +72,8 @@ func answerText(er *github.ErrorResponse) string {
 	if len(details) > 0 {
 		msg += ": " + strings.Join(details, "; ")
 	}
-	return msg
+	// It is followed by "; what to do": no sentence stop in between.
+	return strings.TrimRight(msg, ". ")
 }
 
 // worded returns err put in words when it is a 4xx answer: what was asked

@@ -48,9 +48,9 @@ type ChangedError struct {
 }
 
 func (e *ChangedError) Error() string {
-	return fmt.Sprintf("%s is done (%s), but this run's %s differs from what made it; nothing was changed: "+
+	return fmt.Sprintf("%s is done (%s), but this run's %s from what made it; nothing was changed: "+
 		"use another --step for a new %s, --on-change update to edit it, or --on-change warn to go on",
-		e.Key, describeResult(e.Result), strings.Join(e.Changed, ", "), e.Result.Kind)
+		e.Key, describeResult(e.Result), differ(e.Changed), e.Result.Kind)
 }
 
 func describeResult(r *Result) string {
@@ -112,26 +112,33 @@ func (e *Engine) onChange(ctx context.Context, a Action, entry *ledger.Entry, pa
 	}
 	r.PayloadChanged = true
 	r.Changed = changedFields(entry.Payload, payload)
-	what := "its description"
-	if len(r.Changed) > 0 {
-		what = strings.Join(r.Changed, ", ")
-	}
 	switch a.OnChange {
 	case OnChangeFail:
 		return nil, &ChangedError{Key: r.Key, Changed: r.Changed, Result: r}
 	case OnChangeUpdate:
-		return e.update(ctx, a, entry, payload, hash, r, what)
+		return e.update(ctx, a, entry, payload, hash, r)
 	}
 	// Result.Warning reaches the user (stderr, --json); no log line too.
-	r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s differs from what made %s, which was left as it is (--on-change update edits it, --on-change fail stops)", what, describeResult(r)))
+	r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s from what made %s, which was left as it is (--on-change update edits it, --on-change fail stops)", differ(r.Changed), describeResult(r)))
 	return r, nil
 }
 
-func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payload []byte, hash string, r *Result, what string) (*Result, error) {
+// differ says which fields differ: "head differs", "head and title differ".
+func differ(fields []string) string {
+	switch len(fields) {
+	case 0:
+		return "description differs"
+	case 1:
+		return fields[0] + " differs"
+	}
+	return strings.Join(fields[:len(fields)-1], ", ") + " and " + fields[len(fields)-1] + " differ"
+}
+
+func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payload []byte, hash string, r *Result) (*Result, error) {
 	up, ok := a.Spec.(updatable)
 	gu, gok := e.cfg.GitHub.(Updater)
 	if !ok || !gok {
-		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s differs, and a %s cannot be edited: it was left as it is", what, r.Kind))
+		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s, and a %s cannot be edited: it was left as it is", differ(r.Changed), r.Kind))
 		return r, nil
 	}
 	env, err := e.env(entry.Repo, entry.Status)
@@ -146,16 +153,23 @@ func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payl
 	// Store this run's description, so the next identical run skips
 	// without editing again. The entry is done under the fence that made
 	// it; a newer attempt would have a newer fence.
-	if err := e.cfg.Ledger.SetPayload(ctx, ledger.PayloadParams{Key: r.Key, Fence: entry.Fence, Payload: payload, PayloadHash: hash, Why: "updated the artifact to this run's " + what, Done: true}); err != nil && !errors.Is(err, ledger.ErrFenced) {
+	edited := slices.DeleteFunc(slices.Clone(r.Changed), func(f string) bool { return slices.Contains(kept, f) })
+	if len(edited) == 0 {
+		// Nothing it could edit: the stored description stays the one
+		// that matches the artifact, and the warning comes each time.
+		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s, and the %s of an existing %s cannot be changed: it was left as it is (use another --step for a new one)", differ(r.Changed), strings.Join(kept, " and "), r.Kind))
+		return r, nil
+	}
+	if err := e.cfg.Ledger.SetPayload(ctx, ledger.PayloadParams{Key: r.Key, Fence: entry.Fence, Payload: payload, PayloadHash: hash, Why: "updated the artifact to this run's description: " + strings.Join(edited, ", "), Done: true}); err != nil && !errors.Is(err, ledger.ErrFenced) {
 		return nil, err
 	}
 	r.Updated = true
 	if got.URL != "" {
 		r.URL = got.URL
 	}
-	e.cfg.Logf("%s: updated %s to this run's %s", r.Key, describeResult(r), what)
+	e.cfg.Logf("%s: updated the %s of %s to this run's", r.Key, strings.Join(edited, " and "), describeResult(r))
 	if len(kept) > 0 {
-		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("%s cannot be changed on an existing %s; it keeps its %s (use another --step for a new one)", strings.Join(kept, ", "), r.Kind, strings.Join(kept, ", ")))
+		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("the %s of an existing %s cannot be changed; it keeps its %s (use another --step for a new one)", strings.Join(kept, " and "), r.Kind, strings.Join(kept, " and ")))
 	}
 	return r, nil
 }
@@ -169,14 +183,22 @@ func joinWarnings(a, b string) string {
 
 // Update edits the pull request's title and body; its head cannot move.
 func (p PR) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
+	kept := notTitleOrBody(changed)
+	if len(kept) == len(changed) {
+		return art, kept, nil
+	}
 	got, err := u.UpdatePR(ctx, env.Repo, art.Number, key, p.Title, p.Body)
-	return got, notTitleOrBody(changed), err
+	return got, kept, err
 }
 
 // Update edits the issue's title and body.
 func (i Issue) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
+	kept := notTitleOrBody(changed)
+	if len(kept) == len(changed) {
+		return art, kept, nil
+	}
 	got, err := u.UpdateIssue(ctx, env.Repo, art.Number, key, i.Title, i.Body)
-	return got, notTitleOrBody(changed), err
+	return got, kept, err
 }
 
 // notTitleOrBody returns the changed fields that an edit of title and body

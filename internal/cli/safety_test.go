@@ -292,7 +292,7 @@ func TestOnChange(t *testing.T) {
 	}
 
 	o := w.run("", nil, pr("two", "Second", "--on-change", "fail")...)
-	if o.code != ExitError || !strings.Contains(o.stderr, "body, head, title") || !strings.Contains(o.stderr, "another --step") {
+	if o.code != ExitError || !strings.Contains(o.stderr, "body, head and title differ") || !strings.Contains(o.stderr, "another --step") {
 		t.Fatalf("--on-change fail: exit %d, stderr %q", o.code, o.stderr)
 	}
 	if got := w.fake.PullRequests(testOwner, testName); len(got) != 1 || got[0].Title != "First" {
@@ -300,7 +300,7 @@ func TestOnChange(t *testing.T) {
 	}
 
 	r = w.result(pr("two", "Second", "--on-change", "update")...)
-	if !r.Updated || r.Number != first.Number || !strings.Contains(r.Warning, "head cannot be changed") {
+	if !r.Updated || r.Number != first.Number || !strings.Contains(r.Warning, "the head of an existing pr cannot be changed") {
 		t.Fatalf("--on-change update: %+v", r)
 	}
 	got := w.fake.PullRequests(testOwner, testName)
@@ -314,6 +314,12 @@ func TestOnChange(t *testing.T) {
 	}
 	if w.fake.Writes() != writes {
 		t.Fatalf("the plain skip wrote to GitHub")
+	}
+	// Only the head differs: nothing can be edited, nothing is written,
+	// and the warning says so each time.
+	writes = w.fake.Writes()
+	if r := w.result(pr("one", "Second", "--on-change", "update")...); r.Updated || strings.Join(r.Changed, ",") != "head" || !strings.Contains(r.Warning, "cannot be changed") || w.fake.Writes() != writes {
+		t.Fatalf("update with only the head changed: %+v, %d writes", r, w.fake.Writes()-writes)
 	}
 	if o := w.run("", nil, pr("two", "Second", "--on-change", "sometimes")...); o.code != ExitUsage {
 		t.Fatalf("--on-change sometimes: exit %d, want %d", o.code, ExitUsage)
