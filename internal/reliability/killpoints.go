@@ -55,7 +55,11 @@ func points(k *kind) []point {
 	}
 	if k.name == "pr" {
 		ps = append(ps, point{"after the PR's labels are committed, before the response", func(w *world, t *trial, p *proc) {
-			p.rule = &killRule{commit: func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindLabel && c.Method == "POST" }}
+			// Number: labels added to the PR, not the repository's key label
+			// that ghonce creates first.
+			p.rule = &killRule{commit: func(c *fixtures.Commit) bool {
+				return c.Kind == fixtures.KindLabel && c.Method == "POST" && c.Number != 0
+			}}
 		}})
 	}
 	return append(ps,
