@@ -851,22 +851,22 @@ func testConcurrentAcquire(h *harness) {
 }
 
 func testMeta(h *harness) {
-	if _, err := h.l.GetMeta(h.ctx, "origin"); !errors.Is(err, ledger.ErrNotFound) {
+	if _, err := h.l.GetMeta(h.ctx, "ledgertest-meta"); !errors.Is(err, ledger.ErrNotFound) {
 		h.t.Fatalf("GetMeta of an unset name: err = %v, want ErrNotFound", err)
 	}
-	if wrote, err := h.l.PutMeta(h.ctx, "origin", "init", true); err != nil || !wrote {
+	if wrote, err := h.l.PutMeta(h.ctx, "ledgertest-meta", "init", true); err != nil || !wrote {
 		h.t.Fatalf("PutMeta ifAbsent on an unset name = %v, %v; want true, nil", wrote, err)
 	}
-	if wrote, err := h.l.PutMeta(h.ctx, "origin", "action", true); err != nil || wrote {
+	if wrote, err := h.l.PutMeta(h.ctx, "ledgertest-meta", "action", true); err != nil || wrote {
 		h.t.Fatalf("PutMeta ifAbsent on a set name = %v, %v; want false, nil", wrote, err)
 	}
-	if v, err := h.l.GetMeta(h.ctx, "origin"); err != nil || v != "init" {
+	if v, err := h.l.GetMeta(h.ctx, "ledgertest-meta"); err != nil || v != "init" {
 		h.t.Fatalf("GetMeta after a refused ifAbsent = %q, %v; want the first value", v, err)
 	}
-	if wrote, err := h.l.PutMeta(h.ctx, "origin", "action", false); err != nil || !wrote {
+	if wrote, err := h.l.PutMeta(h.ctx, "ledgertest-meta", "action", false); err != nil || !wrote {
 		h.t.Fatalf("PutMeta = %v, %v; want true, nil", wrote, err)
 	}
-	if v, err := h.l.GetMeta(h.ctx, "origin"); err != nil || v != "action" {
+	if v, err := h.l.GetMeta(h.ctx, "ledgertest-meta"); err != nil || v != "action" {
 		h.t.Fatalf("GetMeta after a replace = %q, %v; want action", v, err)
 	}
 	if _, err := h.l.PutMeta(h.ctx, "", "x", false); err == nil {
@@ -890,7 +890,7 @@ func testConcurrentMetaIfAbsent(h *harness) {
 		go func(v string) {
 			defer wg.Done()
 			<-start
-			wrote, err := h.l.PutMeta(h.ctx, "origin", v, true)
+			wrote, err := h.l.PutMeta(h.ctx, "ledgertest-meta", v, true)
 			if err != nil {
 				h.t.Errorf("PutMeta: %v", err)
 				return
@@ -907,7 +907,7 @@ func testConcurrentMetaIfAbsent(h *harness) {
 	if len(wins) != 1 {
 		h.t.Fatalf("%d concurrent ifAbsent writers won: %v; want exactly one", racers, wins)
 	}
-	if v, err := h.l.GetMeta(h.ctx, "origin"); err != nil || v != wins[0] {
+	if v, err := h.l.GetMeta(h.ctx, "ledgertest-meta"); err != nil || v != wins[0] {
 		h.t.Errorf("GetMeta = %q, %v; want the winner's %q", v, err, wins[0])
 	}
 }

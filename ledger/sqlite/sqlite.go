@@ -9,6 +9,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -47,7 +48,8 @@ type Options struct {
 	MustExist bool
 	// Origin is recorded (ledger.MetaOrigin) in the transaction that
 	// initialises a new ledger, so the store itself says how it came to
-	// be: ledger.OriginInit or ledger.OriginAction. Empty records nothing.
+	// be: ledger.OriginInit or ledger.OriginAction (empty means
+	// ledger.OriginAction: whatever opened it was about to act).
 	Origin string
 	// CreatedBy is recorded with Origin (ledger.MetaCreatedBy) when not empty.
 	CreatedBy string
@@ -130,7 +132,7 @@ func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
 		path:      abs,
 		readOnly:  opts.ReadOnly,
 		mustExist: opts.MustExist,
-		origin:    opts.Origin,
+		origin:    cmp.Or(opts.Origin, ledger.OriginAction),
 		createdBy: opts.CreatedBy,
 		now:       now,
 		writer:    make(chan struct{}, 1),
@@ -579,7 +581,7 @@ func (l *Ledger) migrate(ctx context.Context, conn *sql.Conn) (created bool, err
 			return false, fmt.Errorf("migrate ledger %s to schema version %d (%s): %w", l.path, m.version, m.name, l.hint(err))
 		}
 	}
-	if id.empty() && l.origin != "" {
+	if id.empty() {
 		// In the transaction that creates the ledger, so a ledger never
 		// exists without the record of how it was made.
 		if err := putOrigin(ctx, tx, l.origin, l.createdBy, l.now().UTC()); err != nil {
