@@ -57,14 +57,15 @@ type Result struct {
 	SHA            string  `json:"sha,omitempty"`
 	Ref            string  `json:"ref,omitempty"`
 	PayloadChanged bool    `json:"payload_changed"`
+	Attempts       int     `json:"attempts"`
+	Warning        string  `json:"warning,omitempty"`
+
 	// Changed lists the fields of this run's description that differ from
 	// the stored one ("head", "title", "body", ...) when PayloadChanged.
 	Changed []string `json:"changed,omitempty"`
 	// Updated: --on-change update edited the artifact to this run's
 	// description.
-	Updated  bool   `json:"updated,omitempty"`
-	Attempts int    `json:"attempts"`
-	Warning  string `json:"warning,omitempty"`
+	Updated bool `json:"updated,omitempty"`
 }
 
 // Config builds an Engine. Ledger is required; GitHub is required for every

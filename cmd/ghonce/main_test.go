@@ -274,21 +274,23 @@ func (w *world) counts() (writes, requests int) {
 // names on purpose, apart from reconcile.Result: they are the CLI's contract
 // with scripts, and a rename there must fail these tests.
 type result struct {
-	Key            string   `json:"key"`
-	Kind           string   `json:"kind"`
-	Task           string   `json:"task"`
-	Step           string   `json:"step"`
-	Repo           string   `json:"repo"`
-	Outcome        string   `json:"outcome"`
-	Number         int      `json:"number"`
-	URL            string   `json:"url"`
-	ID             int64    `json:"id"`
-	SHA            string   `json:"sha"`
-	Ref            string   `json:"ref"`
-	PayloadChanged bool     `json:"payload_changed"`
-	Changed        []string `json:"changed"`
-	Attempts       int      `json:"attempts"`
-	Warning        string   `json:"warning"`
+	Key            string `json:"key"`
+	Kind           string `json:"kind"`
+	Task           string `json:"task"`
+	Step           string `json:"step"`
+	Repo           string `json:"repo"`
+	Outcome        string `json:"outcome"`
+	Number         int    `json:"number"`
+	URL            string `json:"url"`
+	ID             int64  `json:"id"`
+	SHA            string `json:"sha"`
+	Ref            string `json:"ref"`
+	PayloadChanged bool   `json:"payload_changed"`
+	Attempts       int    `json:"attempts"`
+	Warning        string `json:"warning"`
+
+	// Changed names the fields that differ when PayloadChanged.
+	Changed []string `json:"changed"`
 }
 
 // oneJSON decodes stdout, which must hold exactly one JSON object and

@@ -82,21 +82,23 @@ type CreateOrUpdateFileArgs struct {
 // Output is every write tool's structuredContent: the fields of the CLI's
 // --json output.
 type Output struct {
-	Key            string   `json:"key" jsonschema:"The key this call's task and step map to"`
-	Kind           string   `json:"kind" jsonschema:"pr, issue, comment, branch or file"`
-	Task           string   `json:"task"`
-	Step           string   `json:"step"`
-	Repo           string   `json:"repo,omitempty" jsonschema:"OWNER/NAME"`
-	Outcome        string   `json:"outcome" jsonschema:"created (this call made it), found (an earlier attempt made it; now recorded) or skipped (already recorded as done; GitHub was not asked)"`
-	Number         int      `json:"number,omitempty" jsonschema:"PR or issue number"`
-	URL            string   `json:"url,omitempty"`
-	ID             int64    `json:"id,omitempty" jsonschema:"comment id"`
-	SHA            string   `json:"sha,omitempty" jsonschema:"commit of a branch, blob of a file"`
-	Ref            string   `json:"ref,omitempty"`
-	PayloadChanged bool     `json:"payload_changed" jsonschema:"true when this call's arguments differ from the ones that made the artifact: nothing new was created for them"`
-	Changed        []string `json:"changed,omitempty" jsonschema:"with payload_changed: the fields that differ (head, title, body, ...); the artifact was left as it is"`
-	Attempts       int      `json:"attempts"`
-	Warning        string   `json:"warning,omitempty"`
+	Key            string `json:"key" jsonschema:"The key this call's task and step map to"`
+	Kind           string `json:"kind" jsonschema:"pr, issue, comment, branch or file"`
+	Task           string `json:"task"`
+	Step           string `json:"step"`
+	Repo           string `json:"repo,omitempty" jsonschema:"OWNER/NAME"`
+	Outcome        string `json:"outcome" jsonschema:"created (this call made it), found (an earlier attempt made it; now recorded) or skipped (already recorded as done; GitHub was not asked)"`
+	Number         int    `json:"number,omitempty" jsonschema:"PR or issue number"`
+	URL            string `json:"url,omitempty"`
+	ID             int64  `json:"id,omitempty" jsonschema:"comment id"`
+	SHA            string `json:"sha,omitempty" jsonschema:"commit of a branch, blob of a file"`
+	Ref            string `json:"ref,omitempty"`
+	PayloadChanged bool   `json:"payload_changed" jsonschema:"true when this call's arguments differ from the ones that made the artifact: nothing new was created for them"`
+	Attempts       int    `json:"attempts"`
+	Warning        string `json:"warning,omitempty"`
+
+	// Changed: with payload_changed, the fields that differ.
+	Changed []string `json:"changed,omitempty" jsonschema:"with payload_changed: the fields that differ (head, title, body, ...); the artifact was left as it is"`
 }
 
 func outputOf(r *reconcile.Result) Output {
