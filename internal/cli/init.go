@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 )
 
@@ -48,7 +50,25 @@ func initRun(opts *initOptions) error {
 	if l.Created {
 		word = "created"
 	}
-	fmt.Fprintf(f.sys.Err, "ghonce: ledger %s\n", word)
+	fmt.Fprintf(f.sys.Err, "ghonce: ledger %s%s\n", word, originNote(opts.ctx, l))
 	fmt.Fprintln(f.sys.Out, l.Location)
 	return nil
+}
+
+// originNote says how an existing ledger came to be, as it records itself.
+func originNote(ctx context.Context, l *store.Opened) string {
+	if l.Created {
+		return ""
+	}
+	at, _ := l.GetMeta(ctx, ledger.MetaCreatedAt)
+	if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
+		at = " on " + t.UTC().Format(time.RFC3339)
+	}
+	switch l.Origin {
+	case ledger.OriginInit:
+		return " (made by `ghonce init`" + at + ")"
+	case ledger.OriginAction:
+		return " (made by a first action" + at + ", not by `ghonce init`; it vouches for what ran against it since)"
+	}
+	return " (from before ledgers recorded their origin)"
 }

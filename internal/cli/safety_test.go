@@ -67,6 +67,11 @@ func TestStatusAfterALostLedgerKeepsTheProtection(t *testing.T) {
 		t.Fatalf("exec on a ledger this run created: exit %d, stdout %q; want exit %d and the command not run", o.code, o.stdout, ExitUnconfirmed)
 	}
 
+	// init on it now says how it was made, and changes nothing.
+	if o := w.run("", nil, "init"); o.code != 0 || !strings.Contains(o.stderr, "made by a first action") {
+		t.Fatalf("init on an action ledger: exit %d, stderr %q", o.code, o.stderr)
+	}
+
 	// A ledger made ahead by init is known to be new: the command runs.
 	w2 := newCLIWorld(t)
 	if o := w2.run("", nil, "init"); o.code != 0 {
