@@ -33,8 +33,10 @@ import (
 //     making remote request." and whose response has no protocol version
 //     (no real exchange produced it). Dial and proxy-connect failures
 //     (*net.OpError with Op "dial" or "proxyconnect") and certificate
-//     verification failures (the TLS handshake precedes the request) are
-//     not sent either.
+//     verification failures and a first answer that is not TLS at all
+//     (the TLS handshake precedes the request), and a *net.DNSError (the
+//     host never resolved), are not sent either. A TLS alert is not: in
+//     TLS 1.3 the server's alert may follow the request.
 //   - ClassMaybe: 5xx, timeouts, a connection reset or EOF after sending, a
 //     context cancelled while waiting for the answer, a 2xx whose body
 //     could not be read, anything else.
@@ -92,8 +94,25 @@ func Classify(err error) Class {
 		// whole story.
 		return ClassNotSent
 	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return ClassNotSent // the host's address was never found
+	}
 	var cv *tls.CertificateVerificationError
 	if errors.As(err, &cv) {
+		return ClassNotSent
+	}
+	// A server that does not speak TLS answers the ClientHello with
+	// something else; crypto/tls sets Conn only for that first record, so
+	// a bad record later (after the request was written) stays maybe.
+	var rh tls.RecordHeaderError
+	if errors.As(err, &rh) && rh.Conn != nil {
+		return ClassNotSent
+	}
+	// net/http's word for that first record when it reads "HTTP/": an
+	// https:// URL for a plain HTTP server. A server that spoke TLS through
+	// a handshake never switches to plain HTTP afterwards.
+	if errors.Is(err, http.ErrSchemeMismatch) {
 		return ClassNotSent
 	}
 	return ClassMaybe

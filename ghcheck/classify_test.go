@@ -3,11 +3,14 @@ package ghcheck
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"syscall"
@@ -63,6 +66,9 @@ func TestClassify(t *testing.T) {
 		{"202 accepted", answer(t, 202, nil), ClassMaybe},
 		{"dial refused", &url.Error{Op: "Post", URL: "https://api.github.com/", Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}, ClassNotSent},
 		{"proxy connect", &url.Error{Op: "Post", URL: "https://api.github.com/", Err: &net.OpError{Op: "proxyconnect", Net: "tcp", Err: syscall.ECONNREFUSED}}, ClassNotSent},
+		{"host does not resolve", &url.Error{Op: "Post", URL: "https://api.example.invalid/", Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "api.example.invalid", IsNotFound: true}}}, ClassNotSent},
+		{"bad TLS record after the handshake", &url.Error{Op: "Post", URL: "https://api.github.com/", Err: tls.RecordHeaderError{Msg: "oversized record"}}, ClassMaybe},
+		{"TLS alert (may follow the request in TLS 1.3)", &url.Error{Op: "Post", URL: "https://api.github.com/", Err: tls.AlertError(116)}, ClassMaybe},
 		{"reset while reading", &url.Error{Op: "Post", URL: "https://api.github.com/", Err: &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}, ClassMaybe},
 		{"EOF", &url.Error{Op: "Post", URL: "https://api.github.com/", Err: io.EOF}, ClassMaybe},
 		{"timeout", context.DeadlineExceeded, ClassMaybe},
@@ -131,5 +137,35 @@ func TestBypassKey(t *testing.T) {
 	u, _, err := gh.Users.Get(context.WithValue(context.Background(), bypassLocalLimit, true), "")
 	if err != nil || u.GetLogin() != me || gets.count() != 2 {
 		t.Fatalf("bypass did not reach the server: %v, %d requests", err, gets.count())
+	}
+}
+
+// Real handshake failures on loopback, as net/http reports them: a server
+// whose certificate is not trusted, and a server that does not speak TLS.
+// Neither saw a request, and both classify as not sent.
+func TestClassifyHandshakeFailuresAreNotSent(t *testing.T) {
+	var requests int
+	count := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { requests++ })
+	untrusted := httptest.NewUnstartedServer(count)
+	untrusted.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake is expected
+	untrusted.StartTLS()
+	defer untrusted.Close()
+	plain := httptest.NewServer(count)
+	defer plain.Close()
+	for name, u := range map[string]string{
+		"untrusted certificate": untrusted.URL,
+		"not a TLS server":      "https://" + plain.Listener.Addr().String(),
+	} {
+		resp, err := http.Post(u+"/repos/o/r/issues", "application/json", bytes.NewReader([]byte("{}")))
+		if err == nil {
+			resp.Body.Close()
+			t.Fatalf("%s: the request succeeded", name)
+		}
+		if got := Classify(err); got != ClassNotSent {
+			t.Errorf("%s: Classify(%v) = %v, want not sent", name, err, got)
+		}
+	}
+	if requests != 0 {
+		t.Errorf("the servers saw %d requests, want 0", requests)
 	}
 }

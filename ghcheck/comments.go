@@ -87,7 +87,7 @@ func (c *Client) CreateComment(ctx context.Context, r Repo, number int, key, bod
 		return resp, err
 	})
 	if err != nil {
-		return Artifact{}, c.createErr(class, fmt.Errorf("create comment on %s#%d: %w", r, number, err))
+		return Artifact{}, c.createErr(class, issueRefused(err, r, number, fmt.Sprintf("create comment on %s#%d", r, number)))
 	}
 	return commentArtifact(cm), nil
 }

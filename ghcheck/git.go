@@ -130,7 +130,7 @@ func (c *Client) CreateBranch(ctx context.Context, r Repo, name, sha string) (Ar
 		return resp, err
 	})
 	if err != nil {
-		return Artifact{}, c.createErr(class, fmt.Errorf("create branch %s at %s in %s: %w", name, short(sha), r, err))
+		return Artifact{}, c.createErr(class, issueRefused(err, r, 0, fmt.Sprintf("create branch %s at %s in %s", name, short(sha), r)))
 	}
 	at := ref.GetObject().GetSHA()
 	if at == "" {

@@ -80,6 +80,7 @@ func (c *Client) CreateIssue(ctx context.Context, r Repo, key string, p NewIssue
 	if err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create issue: %w", err))
 	}
+	c.ensureKeyLabel(ctx, r, key)
 	var is *github.Issue
 	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response
@@ -92,7 +93,7 @@ func (c *Client) CreateIssue(ctx context.Context, r Repo, key string, p NewIssue
 		return resp, err
 	})
 	if err != nil {
-		return Artifact{}, c.createErr(class, fmt.Errorf("create issue in %s: %w", r, err))
+		return Artifact{}, c.createErr(class, issueRefused(err, r, 0, "create issue in "+r.String()))
 	}
 	a := issueArtifact(is)
 	if !hasLabel(is.Labels, taskkey.Label(key)) {

@@ -153,7 +153,7 @@ func (c *Client) CreatePR(ctx context.Context, r Repo, key string, p NewPR) (Art
 		return resp, err
 	})
 	if err != nil {
-		return Artifact{}, c.createErr(class, fmt.Errorf("create pull request %s <- %s in %s: %w", p.Base, p.Head, r, err))
+		return Artifact{}, c.createErr(class, c.prCreateRefused(ctx, r, key, p, err))
 	}
 	a := prArtifact(pr)
 	a.Warning = c.addLabels(ctx, r, a.Number, key, labels)
@@ -164,6 +164,12 @@ func (c *Client) CreatePR(ctx context.Context, r Repo, key string, p NewPR) (Art
 //
 // GitHub API docs: https://docs.github.com/rest/issues/labels#add-labels-to-an-issue
 func (c *Client) addLabels(ctx context.Context, r Repo, n int, key string, labels []string) string {
+	for _, l := range labels {
+		if strings.EqualFold(l, taskkey.Label(key)) {
+			c.ensureKeyLabel(ctx, r, key)
+			break
+		}
+	}
 	var got []*github.Label
 	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response

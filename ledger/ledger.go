@@ -213,15 +213,47 @@ type PayloadParams struct {
 	Payload     []byte
 	PayloadHash string
 	Why         string
+	// Done replaces instead the payload of a done entry whose fence is
+	// still Fence (the attempt that made or found its artifact), after the
+	// artifact was edited to match Payload. Its status, ref and lease stay
+	// as they are.
+	Done bool
 }
 
 // ResolveParams is a person settling an entry by hand.
 type ResolveParams struct {
 	Key    string
 	Status Status // Done (it happened) or Failed (retry it)
-	Ref    Ref
-	Who    string
-	Note   string
+	// Ref, for Done, adds to the entry's reference: each non-zero field
+	// replaces the stored one, each zero field keeps it (Ref.Over), so
+	// resolving a done entry again never loses its number or URL.
+	Ref  Ref
+	Who  string
+	Note string
+	// Force allows sending a done entry back to Failed. Without it that
+	// is refused with ErrDone: a done entry's artifact exists, and a
+	// failed entry makes the next run act again.
+	Force bool
+}
+
+// Over returns base with each non-zero field of r put over it.
+func (r Ref) Over(base Ref) Ref {
+	if r.Number != 0 {
+		base.Number = r.Number
+	}
+	if r.ID != 0 {
+		base.ID = r.ID
+	}
+	if r.URL != "" {
+		base.URL = r.URL
+	}
+	if r.SHA != "" {
+		base.SHA = r.SHA
+	}
+	if r.Text != "" {
+		base.Text = r.Text
+	}
+	return base
 }
 
 // Ledger is the durable record. Every method is safe for concurrent use by
@@ -250,14 +282,20 @@ type Ledger interface {
 	// ErrNotFound for an unknown key.
 	Finish(ctx context.Context, p FinishParams) (*Entry, error)
 
-	// SetPayload replaces the stored payload under p.Fence; ErrFenced as Finish.
+	// SetPayload replaces the stored payload under p.Fence; ErrFenced as
+	// Finish. With p.Done it replaces a done entry's payload instead, and
+	// returns ErrFenced unless the entry is done with fence p.Fence.
 	SetPayload(ctx context.Context, p PayloadParams) error
 
 	// Renew extends the lease held under fence to now+lease; ErrFenced as Finish.
 	Renew(ctx context.Context, key string, fence int64, lease time.Duration) error
 
-	// Resolve records a person's decision. It returns ErrBusy if a live
-	// lease holds the entry, ErrNotFound for an unknown key.
+	// Resolve records a person's decision: the entry becomes p.Status with
+	// Outcome "resolved" and its lease cleared. To Done, its Ref becomes
+	// p.Ref.Over(the stored Ref); to Failed, its Ref is cleared. It returns
+	// ErrBusy if a live lease holds the entry, ErrNotFound for an unknown
+	// key, and ErrDone, changing nothing, for a done entry sent to Failed
+	// without p.Force.
 	Resolve(ctx context.Context, p ResolveParams) (*Entry, error)
 
 	// GetMeta returns the value stored under name, or ErrNotFound. Meta
@@ -275,15 +313,46 @@ type Ledger interface {
 	Close() error
 }
 
+// Meta names a backend writes when it creates a store, in the same atomic
+// step, so a ledger always says how it came to be.
+const (
+	// MetaOrigin holds OriginInit or OriginAction. A ledger from before
+	// origins were recorded has none.
+	MetaOrigin = "origin"
+	// MetaCreatedAt holds when the store was created (RFC 3339, UTC).
+	MetaCreatedAt = "created_at"
+	// MetaCreatedBy says which program created it ("ghonce v1.2.0, pid
+	// 4242 on host"), for a person wondering where a ledger came from.
+	MetaCreatedBy = "created_by"
+)
+
+// Origins: how a ledger was created.
+const (
+	// OriginInit: created ahead of any work by `ghonce init`; it has seen
+	// every action since, so an action it has no entry for never ran
+	// against it.
+	OriginInit = "init"
+	// OriginAction: created by the first action that found no ledger. An
+	// earlier ledger may have been lost, so it cannot vouch for what
+	// happened before it existed.
+	OriginAction = "action"
+)
+
 var (
 	// ErrNotFound: no entry has that key.
 	ErrNotFound = errors.New("ledger: no entry for that key")
 	// ErrFenced: the attempt was taken over; the caller's result must not be recorded.
 	ErrFenced = errors.New("ledger: attempt was taken over by a newer claim")
+	// ErrDone: a done entry may not be sent back to failed without Force.
+	ErrDone = errors.New("ledger: entry is done")
 	// ErrBusy: a live attempt holds the entry.
 	ErrBusy = errors.New("ledger: entry is held by a running attempt")
 	// ErrNotLedger: the file exists but is not a ghonce ledger (or is damaged).
 	ErrNotLedger = errors.New("not a ghonce ledger")
+	// ErrNoLedger: there is no ledger at the location, and the caller
+	// asked not to create one (a read-only verb, a monitor). Its message
+	// continues " at PATH; `ghonce init` creates one".
+	ErrNoLedger = errors.New("no ledger")
 	// ErrNewerSchema: the ledger was written by a newer ghonce.
 	ErrNewerSchema = errors.New("ledger was written by a newer ghonce")
 )

@@ -60,6 +60,13 @@ type Result struct {
 	PayloadChanged bool    `json:"payload_changed"`
 	Attempts       int     `json:"attempts"`
 	Warning        string  `json:"warning,omitempty"`
+
+	// Changed lists the fields of this run's description that differ from
+	// the stored one ("head", "title", "body", ...) when PayloadChanged.
+	Changed []string `json:"changed,omitempty"`
+	// Updated: --on-change update edited the artifact to this run's
+	// description.
+	Updated bool `json:"updated,omitempty"`
 }
 
 // Config builds an Engine. Ledger is required; GitHub is required for every
@@ -156,6 +163,9 @@ func (a Action) Validate() error {
 	if err := id.Validate(); err != nil {
 		return err
 	}
+	if err := checkOnChange(a.OnChange); err != nil {
+		return err
+	}
 	if a.Repo != "" {
 		if _, err := ghcheck.ParseRepo(a.Repo); err != nil {
 			return err
@@ -194,11 +204,14 @@ func (e *Engine) Do(ctx context.Context, a Action) (*Result, error) {
 		return nil, err
 	}
 	if c.State == ledger.ClaimDone {
-		r := resultOf(c.Entry, Skipped)
-		r.PayloadChanged = c.Entry.PayloadHash != hash
-		return r, nil
+		return e.onChange(ctx, a, c.Entry, payload, hash, resultOf(c.Entry, Skipped))
 	}
-	return e.attempt(ctx, c, a.Spec, hash, payload)
+	r, err := e.attempt(ctx, c, a.Spec, hash, payload)
+	if err != nil || r.Outcome != Found {
+		return r, err
+	}
+	// Found what an earlier attempt made, perhaps from another description.
+	return e.onChange(ctx, a, c.Entry, payload, hash, r)
 }
 
 // claim claims p.Key, waiting up to cfg.Wait while another live process
@@ -282,14 +295,25 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 	// rejects is a configuration error, not an unknown outcome. Nothing was
 	// sent for this attempt, so an entry it created is failed, and one an
 	// earlier attempt left stays attempting.
+	// The same holds when GitHub cannot be reached at all.
+	unsent := func(err error) (*Env, *Result, error) {
+		st := ledger.Attempting
+		if c.State == ledger.ClaimCreated {
+			st = ledger.Failed
+		}
+		if !errors.Is(err, ghcheck.ErrCredentials) {
+			err = &NotSentError{Key: key, Attempting: st == ledger.Attempting, Err: err}
+		}
+		_, _ = e.finish(key, entry.Fence, st, "", effect.Artifact{}, err.Error())
+		if st == ledger.Attempting && !errors.Is(err, ghcheck.ErrCredentials) {
+			// The earlier attempt's outcome is still unknown: exit 3.
+			return nil, nil, &UnconfirmedError{Key: key, Err: err}
+		}
+		return nil, nil, err
+	}
 	if entry.Repo != "" && e.cfg.GitHub != nil {
-		if _, err := e.cfg.GitHub.Login(ctx); errors.Is(err, ghcheck.ErrCredentials) {
-			st := ledger.Attempting
-			if c.State == ledger.ClaimCreated {
-				st = ledger.Failed
-			}
-			_, _ = e.finish(key, entry.Fence, st, "", effect.Artifact{}, err.Error())
-			return nil, nil, err
+		if _, err := e.cfg.GitHub.Login(ctx); errors.Is(err, ghcheck.ErrCredentials) || ghcheck.Classify(err) == ghcheck.ClassNotSent {
+			return unsent(err)
 		}
 	}
 	// An earlier attempt may have sent a different description (a reworded
@@ -316,6 +340,9 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 	case effect.Absent:
 		return env, nil, nil
 	default:
+		if res.Err != nil && entry.Repo != "" && ghcheck.Classify(res.Err) == ghcheck.ClassNotSent {
+			return unsent(res.Err)
+		}
 		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
 		return nil, nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: rerunHint}
 	}
@@ -374,9 +401,17 @@ func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry
 			_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
 			return nil, &UnconfirmedError{Key: key, Err: res.Err, Hint: rerunHint}
 		}
-	case effect.ClassRefused, effect.ClassNotSent:
+	case effect.ClassRefused:
+		// GitHub's final word: the same request is refused again until its
+		// cause is fixed, so the error says what to fix, not "rerun".
 		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
-		return nil, fmt.Errorf("create %s: %w (nothing was created; a rerun will try again)", spec.Kind(), err)
+		return nil, fmt.Errorf("create %s: %w (nothing was created)", spec.Kind(), err)
+	case effect.ClassNotSent:
+		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
+		if spec.Kind() == (Exec{}).Kind() {
+			return nil, fmt.Errorf("create %s: %w (the command did not start, so nothing happened)", spec.Kind(), err)
+		}
+		return nil, fmt.Errorf("create %s: %w (nothing was sent, so nothing was created; a rerun tries again)", spec.Kind(), err)
 	default:
 		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("create %s may have taken effect: %w", spec.Kind(), err), Hint: rerunHint}

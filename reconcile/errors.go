@@ -51,3 +51,26 @@ func (e *ConflictError) Error() string { return fmt.Sprintf("conflict for %s: %v
 func (e *ConflictError) Unwrap() error { return e.Err }
 
 const rerunHint = "The entry stays \"attempting\": rerun the same command, or run `ghonce reconcile`, to settle it against GitHub before anything is created again."
+
+// NotSentError means GitHub could not be reached at all (a refused
+// connection, a host that does not resolve, a TLS handshake that failed):
+// no request left, so nothing was created. An entry this attempt created
+// is failed; one an earlier attempt left attempting stays so, since that
+// attempt's outcome is still unknown, and the engine returns the
+// NotSentError inside an *UnconfirmedError (exit 3). Exit code 1.
+type NotSentError struct {
+	Key string
+	// Attempting is true when the entry stays attempting (an earlier
+	// attempt's outcome is still to be settled).
+	Attempting bool
+	Err        error
+}
+
+func (e *NotSentError) Error() string {
+	msg := fmt.Sprintf("cannot reach GitHub for %s: %v; nothing was sent, so nothing was created. Check GITHUB_API_URL (GitHub Enterprise: https://HOST/api/v3), the network and any proxy", e.Key, e.Err)
+	if e.Attempting {
+		msg += "; the entry stays \"attempting\" for the earlier attempt: rerun once GitHub is reachable"
+	}
+	return msg
+}
+func (e *NotSentError) Unwrap() error { return e.Err }

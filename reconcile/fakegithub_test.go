@@ -180,3 +180,44 @@ func TestLedgerLostAfterCreateIsUnconfirmedAndTheRerunFinds(t *testing.T) {
 		t.Fatalf("%d creates, want 1", gh.creates)
 	}
 }
+
+// --on-change through the engine, for a library caller: the changed fields
+// are named; fail stops with a *ChangedError; update on a GitHub that
+// cannot edit (no reconcile.Updater) falls back to a warning, touching
+// nothing.
+func TestOnChangeAgainstAnInterfaceFake(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	gh := &fakeGitHub{find: effect.Result{State: effect.Absent}, create: func() (effect.Artifact, error) { return effect.Artifact{Number: 3}, nil }}
+	e := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Wait: time.Second, Settle: -1})
+	a := reconcile.Action{Task: "T", Step: "s", Repo: "octo-org/hello-world", Spec: reconcile.Issue{Title: "t", Body: "b"}}
+	if _, err := e.Do(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	a.Spec = reconcile.Issue{Title: "t2", Body: "b"}
+	r, err := e.Do(ctx, a)
+	if err != nil || !r.PayloadChanged || len(r.Changed) != 1 || r.Changed[0] != "title" || r.Warning == "" {
+		t.Fatalf("warn: %+v, %v; want changed [title] and a warning", r, err)
+	}
+	a.OnChange = reconcile.OnChangeFail
+	var ce *reconcile.ChangedError
+	if _, err := e.Do(ctx, a); !errors.As(err, &ce) || ce.Changed[0] != "title" {
+		t.Fatalf("fail: err %v, want a ChangedError naming title", err)
+	}
+	a.OnChange = reconcile.OnChangeUpdate
+	if r, err := e.Do(ctx, a); err != nil || r.Updated || r.Warning == "" {
+		t.Fatalf("update without an Updater: %+v, %v; want a warning, not updated", r, err)
+	}
+	a.OnChange = "sometimes"
+	if err := a.Validate(); err == nil {
+		t.Fatal("Validate accepted OnChange \"sometimes\"")
+	}
+	if gh.creates != 1 {
+		t.Fatalf("%d creates, want 1", gh.creates)
+	}
+}

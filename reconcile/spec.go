@@ -46,6 +46,10 @@ type Action struct {
 	Task, Step string
 	Repo       string // "owner/name"; empty for a command that does not touch GitHub
 	Spec       Spec
+	// OnChange says what to do when the key is done but this description
+	// differs from the stored one: OnChangeWarn (""), OnChangeFail or
+	// OnChangeUpdate.
+	OnChange string
 }
 
 // kinds maps each kind's name to a new, empty description of it: the one

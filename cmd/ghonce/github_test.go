@@ -62,6 +62,11 @@ func TestPRRetryOnAnotherHeadWithRewordedBody(t *testing.T) {
 			if prs := w.ourPRs(); len(prs) != 1 || prs[0].Head != "agent/fix-42-attempt-1" || prs[0].Title != "Fix #42" {
 				t.Fatalf("PRs after the retry: %+v, want only the first, untouched", prs)
 			}
+			// Found, with the ledger kept: what differs is named, and the
+			// default --on-change warn says the PR was left as it is.
+			if !tc.lose && (strings.Join(r.Changed, ",") != "body,head,title" || !strings.Contains(r.Warning, "left as it is")) {
+				t.Fatalf("found on another head: changed %v, warning %q; want [body head title] and a warning", r.Changed, r.Warning)
+			}
 			again := w.ok(retry...)
 			if again.Outcome != "skipped" || !tc.lose && !again.PayloadChanged || again.Number != made[0].Number {
 				t.Fatalf("run after success with the new body: %+v, want skipped, payload_changed, #%d", again, made[0].Number)

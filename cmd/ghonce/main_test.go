@@ -227,7 +227,9 @@ func (w *world) run(args ...string) harness.Outcome {
 // write happened.
 func (w *world) crash(k fixtures.CommitKind, args ...string) {
 	w.t.Helper()
-	o := w.exec(func(c *fixtures.Commit) bool { return c.Kind == k }, nil, withFlags(args, "--ledger", w.ledger, "--repo", repo)...)
+	// A label commit means labels added to the issue or PR (Number set),
+	// not the repository label ghonce creates first.
+	o := w.exec(func(c *fixtures.Commit) bool { return c.Kind == k && (k != fixtures.KindLabel || c.Number != 0) }, nil, withFlags(args, "--ledger", w.ledger, "--repo", repo)...)
 	if !o.Killed {
 		w.t.Fatalf("ghonce %s: want it killed at a %s commit, but it ended with exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), k, o.Exit, o.Stdout, o.Stderr)
 	}
@@ -286,6 +288,9 @@ type result struct {
 	PayloadChanged bool   `json:"payload_changed"`
 	Attempts       int    `json:"attempts"`
 	Warning        string `json:"warning"`
+
+	// Changed names the fields that differ when PayloadChanged.
+	Changed []string `json:"changed"`
 }
 
 // oneJSON decodes stdout, which must hold exactly one JSON object and

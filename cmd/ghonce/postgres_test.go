@@ -64,7 +64,7 @@ func TestPostgresLedgerFromTheCLI(t *testing.T) {
 	}
 	// A person sends it back (the issue was deleted, say); the next run
 	// finds the issue on GitHub and records it again: nothing new is made.
-	o = w.exec(nil, nil, "resolve", r1.Key, "--retry", "--note", "re-check", "--ledger", loc)
+	o = w.exec(nil, nil, "resolve", r1.Key, "--retry", "--force", "--note", "re-check", "--ledger", loc)
 	wantExit(t, o, 0, "resolve --retry")
 	o = w.exec(nil, nil, args...)
 	wantExit(t, o, 0, "issue create after resolve --retry")

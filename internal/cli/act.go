@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -17,10 +18,15 @@ import (
 type bodyFlags struct {
 	body, file string
 	set        bool // --body was given (an empty --body is a body)
+	// onChange is --on-change, which the verbs with a body share: what
+	// to do when the key is done but this run's description differs.
+	onChange string
 }
 
 func (b *bodyFlags) read(in io.Reader, required bool) (string, error) {
 	switch {
+	case b.set && b.file != "":
+		return "", usagef("give only one of --body or --body-file")
 	case b.set:
 		return b.body, nil
 	case b.file != "":
@@ -66,7 +72,7 @@ func actWithBody(ctx context.Context, f *factory, b *bodyFlags, defStep string, 
 	if err != nil {
 		return err
 	}
-	return runAction(ctx, actOptions{f: f, defStep: defStep, needRepo: true, spec: spec(body)})
+	return runAction(ctx, actOptions{f: f, defStep: defStep, needRepo: true, spec: spec(body), onChange: b.onChange})
 }
 
 // actOptions is what every acting verb hands to runAction.
@@ -77,6 +83,7 @@ type actOptions struct {
 	// needRepo is false for guarded commands, which do not touch GitHub.
 	needRepo bool
 	spec     reconcile.Spec
+	onChange string // reconcile.OnChange*; "" is warn
 }
 
 // runAction runs one action through the engine and prints its result. Bad
@@ -93,7 +100,7 @@ func runAction(ctx context.Context, o actOptions) error {
 			return err
 		}
 	}
-	a := reconcile.Action{Task: task, Step: f.g.stepOr(o.defStep), Repo: repo, Spec: o.spec}
+	a := reconcile.Action{Task: task, Step: f.g.stepOr(o.defStep), Repo: repo, Spec: o.spec, OnChange: o.onChange}
 	if err := a.Validate(); err != nil {
 		return &usageError{err}
 	}
@@ -121,7 +128,7 @@ func act(ctx context.Context, f *factory, o actOptions, a reconcile.Action) (led
 		}
 		gh = c
 	}
-	l, err := f.openLedger(ctx)
+	l, err := f.openLedger(ctx, store.CreateForAction)
 	if err != nil {
 		return "", err
 	}
@@ -177,5 +184,5 @@ func (f *factory) printResult(r *reconcile.Result) error {
 func (b *bodyFlags) add(c *cobra.Command) {
 	c.Flags().StringVarP(&b.body, "body", "b", "", "body text")
 	c.Flags().StringVarP(&b.file, "body-file", "F", "", `read the body from a file ("-" for standard input)`)
-	c.MarkFlagsMutuallyExclusive("body", "body-file")
+	c.Flags().StringVar(&b.onChange, "on-change", reconcile.OnChangeWarn, "when the key is done but this description differs (another --head, a new title or body): warn, fail (exit 1) or update (edit it to match)")
 }

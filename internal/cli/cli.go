@@ -19,6 +19,7 @@ import (
 
 	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // Exit codes. Scripts depend on them; keep them stable. They live in
@@ -179,7 +180,7 @@ Environment:
 	root.AddCommand(
 		newCmdPR(f), newCmdIssue(f), newCmdBranch(f), newCmdFile(f), newCmdExec(f, nil),
 		newCmdInit(f, nil), newCmdReconcile(f, nil), newCmdResolve(f, nil), newCmdStatus(f, nil), newCmdKey(f, nil), newCmdDemo(f, nil),
-		newCmdMCP(f, nil), newCmdVersion(f),
+		newCmdMCP(f, nil), newCmdVersion(f), newCmdLabels(f),
 	)
 	// Each verb's help lists only the shared flags it reads. The others
 	// are still accepted, hidden, so a wrapper that passes --repo to every
@@ -344,7 +345,16 @@ func (g *global) filter() (reconcile.Filter, error) {
 			return reconcile.Filter{}, err
 		}
 	}
-	return reconcile.Filter{Repo: g.repo, Task: g.task}, nil
+	task := g.task
+	if task != "" {
+		// The one rule for ids: " T-1" and "T-1\n" narrow to T-1, as the
+		// ledger stores it; "T-1\nT-2" is a usage error.
+		if err := taskkey.CheckID("task", task); err != nil {
+			return reconcile.Filter{}, &usageError{err}
+		}
+		task = taskkey.CleanID(task)
+	}
+	return reconcile.Filter{Repo: g.repo, Task: task}, nil
 }
 
 func (g *global) stepOr(def string) string {

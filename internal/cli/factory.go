@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/ghonce/ghonce/ghcheck"
@@ -43,15 +44,18 @@ func (f *factory) github(ctx context.Context) (*ghcheck.Client, error) {
 	return c, nil
 }
 
-// openLedger opens the ledger at --ledger, GHONCE_LEDGER or the default path.
-// A location in a scheme this build does not support is a usage error.
-func (f *factory) openLedger(ctx context.Context) (*store.Opened, error) {
+// openLedger opens the ledger at --ledger, GHONCE_LEDGER or the default path,
+// creating a missing one only as create allows: the verbs that look at or
+// settle the ledger pass store.CreateNever, so a typo is an error (exit 1)
+// rather than a new, empty ledger. A location in a scheme this build does
+// not support is a usage error.
+func (f *factory) openLedger(ctx context.Context, create store.Create) (*store.Opened, error) {
 	loc, err := ledger.ResolvePath(f.ledgerFlag(), f.sys.Getenv)
 	if err != nil {
 		return nil, err
 	}
 	// The backends' errors name the ledger and say what to do.
-	l, err := store.Open(ctx, loc, store.Options{Now: f.sys.Now})
+	l, err := store.Open(ctx, loc, store.Options{Now: f.sys.Now, Create: create, CreatedBy: createdBy()})
 	switch {
 	case errors.Is(err, store.ErrUnsupported):
 		return nil, &usageError{err}
@@ -66,7 +70,7 @@ func (f *factory) openLedger(ctx context.Context) (*store.Opened, error) {
 func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer) *reconcile.Engine {
 	return reconcile.New(reconcile.Config{
 		// A flag's 0 means "not at all"; the engine reads 0 as its default.
-		Ledger: l, GitHub: gh, LedgerNew: l.Created, Wait: zeroIsOff(f.g.wait), Settle: zeroIsOff(f.g.settle),
+		Ledger: l, GitHub: gh, LedgerNew: l.CannotVouch(), Wait: zeroIsOff(f.g.wait), Settle: zeroIsOff(f.g.settle),
 		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err,
 		Logf: f.logf,
 	})
@@ -92,4 +96,10 @@ func zeroIsOff(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// createdBy is what a ledger this process creates records as its maker.
+func createdBy() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("ghonce %s, pid %d on %s", buildVersion(), os.Getpid(), host)
 }

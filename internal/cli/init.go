@@ -3,8 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/store"
 )
 
 // initOptions is `ghonce init`.
@@ -23,7 +27,10 @@ func newCmdInit(f *factory, runF func(*initOptions) error) *cobra.Command {
 Run it once when you set an agent up. A ledger that a run creates itself may
 be replacing one that was lost, so a guarded command ('ghonce exec') without
 --check refuses to run on it (exit 3); a ledger made by 'ghonce init' is
-known to be new. init is idempotent and never changes an existing ledger.`,
+known to be new, and records so in itself (origin "init"). init is
+idempotent and never changes an existing ledger. The verbs that only look at
+or settle the ledger (status, reconcile, resolve, labels prune) never create
+one: a missing ledger is exit 1.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.ctx = c.Context()
@@ -34,7 +41,7 @@ known to be new. init is idempotent and never changes an existing ledger.`,
 
 func initRun(opts *initOptions) error {
 	f := opts.f
-	l, err := f.openLedger(opts.ctx)
+	l, err := f.openLedger(opts.ctx, store.CreateForInit)
 	if err != nil {
 		return err
 	}
@@ -43,10 +50,28 @@ func initRun(opts *initOptions) error {
 	if l.Created {
 		word = "created"
 	}
-	fmt.Fprintf(f.sys.Err, "ghonce: ledger %s\n", word)
+	fmt.Fprintf(f.sys.Err, "ghonce: ledger %s%s\n", word, originNote(opts.ctx, l))
 	if f.g.json {
 		return f.writeJSON(initJSON{outcomeJSON: succeeded(), Ledger: l.Location, Created: l.Created})
 	}
 	fmt.Fprintln(f.sys.Out, l.Location)
 	return nil
+}
+
+// originNote says how an existing ledger came to be, as it records itself.
+func originNote(ctx context.Context, l *store.Opened) string {
+	if l.Created {
+		return ""
+	}
+	at, _ := l.GetMeta(ctx, ledger.MetaCreatedAt)
+	if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
+		at = " on " + t.UTC().Format(time.RFC3339)
+	}
+	switch l.Origin {
+	case ledger.OriginInit:
+		return " (made by `ghonce init`" + at + ")"
+	case ledger.OriginAction:
+		return " (made by a first action" + at + ", not by `ghonce init`; it vouches for what ran against it since)"
+	}
+	return " (from before ledgers recorded their origin)"
 }

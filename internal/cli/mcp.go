@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/mcp"
+	"github.com/ghonce/ghonce/ledger/store"
 )
 
 type mcpOptions struct {
@@ -85,7 +86,7 @@ func mcpRun(opts *mcpOptions) error {
 	if err != nil {
 		return err
 	}
-	l, err := f.openLedger(ctx)
+	l, err := f.openLedger(ctx, store.CreateForAction)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func oneObject(t *testing.T, name, stdout string) map[string]any {
 func holdKey(t *testing.T, path, key string, at time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	l, err := store.Open(ctx, path, store.Options{Now: func() time.Time { return at }})
+	l, err := store.Open(ctx, path, store.Options{Create: store.CreateForAction, Now: func() time.Time { return at }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestUsageErrorsPointAtTheVerb(t *testing.T) {
 		args   []string
 		stderr []string
 	}{
-		{[]string{"issue", "create", "--body", "b", "-F", "x"}, []string{"--body and --body-file cannot be used together", "Run 'ghonce issue create --help' for usage."}},
+		{[]string{"issue", "create", "--body", "b", "-F", "x"}, []string{"give only one of --body or --body-file", "Run 'ghonce issue create --help' for usage."}},
 		{[]string{"status", "--since", "1s"}, []string{"unknown flag: --since", "Run 'ghonce status --help' for usage."}},
 		{[]string{"nope"}, []string{"unknown command", "Run 'ghonce --help' for usage."}},
 	} {
@@ -247,7 +247,7 @@ func statusWorld(t *testing.T) (path string, now time.Time, keys []string) {
 	path = filepath.Join(t.TempDir(), "ledger.db")
 	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	clock := t0
-	l, err := store.Open(ctx, path, store.Options{Now: func() time.Time { return clock }})
+	l, err := store.Open(ctx, path, store.Options{Create: store.CreateForAction, Now: func() time.Time { return clock }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -46,7 +47,7 @@ func reconcileRun(opts *reconcileOptions) error {
 	if err != nil {
 		return err
 	}
-	l, err := f.openLedger(ctx)
+	l, err := f.openLedger(ctx, store.CreateNever)
 	if err != nil {
 		return err
 	}

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os/user"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -20,18 +22,26 @@ type resolveOptions struct {
 	ctx         context.Context
 	Key         string
 	Done, Retry bool
+	Force       bool
 	Ref, Note   string
 }
 
 func newCmdResolve(f *factory, runF func(*resolveOptions) error) *cobra.Command {
 	opts := &resolveOptions{f: f}
 	c := &cobra.Command{
-		Use:   "resolve KEY (--done [--ref R] | --retry) [--note TEXT]",
+		Use:   "resolve KEY (--done [--ref R] | --retry [--force]) [--note TEXT]",
 		Short: "Settle an entry by hand: it happened (--done) or it did not (--retry)",
 		Long: `Record a person's decision about an entry that ghonce could not settle by
 looking (a guarded command without --check, say). --done marks it done, with
---ref as its reference; --retry marks it failed so the next run performs it.
-The decision, who made it and --note are kept in the entry's history.`,
+--ref added to its reference (a done entry keeps the number and URL it has);
+--retry marks it failed so the next run performs it. The decision, who made
+it and --note are kept in the entry's history.
+
+A done entry points at an artifact that exists; --retry on it is refused
+unless --force is given (the artifact was deleted, say). The next run then
+looks on GitHub first: what it finds tagged with the key (PR, issue,
+comment, branch, file) it records as done again; only if it finds nothing
+does it create it again. A guarded command without --check runs again.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.ctx = c.Context()
@@ -41,6 +51,7 @@ The decision, who made it and --note are kept in the entry's history.`,
 	}
 	c.Flags().BoolVar(&opts.Done, "done", false, "it happened: mark the entry done")
 	c.Flags().BoolVar(&opts.Retry, "retry", false, "it did not happen: let the next run perform it")
+	c.Flags().BoolVar(&opts.Force, "force", false, "with --retry: send a done entry back too")
 	c.Flags().StringVar(&opts.Ref, "ref", "", "with --done: a reference to what was made (a URL, an id)")
 	c.Flags().StringVar(&opts.Note, "note", "", "why; kept in the history")
 	return c
@@ -51,28 +62,48 @@ func resolveRun(opts *resolveOptions) error {
 	if err := checkKeyArg(key); err != nil {
 		return err
 	}
-	if opts.Done == opts.Retry {
-		return &clierr.Keyed{Key: key, Err: usagef("give exactly one of --done or --retry")}
+	switch {
+	case opts.Done == opts.Retry:
+		return &clierr.Keyed{Key: key, Err: usagef("resolve: give exactly one of --done or --retry")}
+	case opts.Ref != "" && !opts.Done:
+		return &clierr.Keyed{Key: key, Err: usagef("resolve: --ref goes with --done; a retried entry points at nothing")}
+	case opts.Force && !opts.Retry:
+		return &clierr.Keyed{Key: key, Err: usagef("resolve: --force goes with --retry")}
 	}
-	l, err := f.openLedger(opts.ctx)
+	l, err := f.openLedger(opts.ctx, store.CreateNever)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	p := ledger.ResolveParams{Key: key, Status: ledger.Failed, Who: whoAmI(f.sys.Getenv), Note: opts.Note}
+	p := ledger.ResolveParams{Key: key, Status: ledger.Failed, Who: whoAmI(f.sys.Getenv), Note: opts.Note, Force: opts.Force}
 	if opts.Done {
 		p.Status, p.Ref = ledger.Done, ledger.Ref{Text: opts.Ref}
 	}
-	ent, err := l.Resolve(opts.ctx, p)
+	before, err := l.Get(opts.ctx, key)
+	if err == nil && before.Status == ledger.Done && opts.Retry && !opts.Force {
+		err = ledger.ErrDone
+	}
+	var ent *ledger.Entry
+	if err == nil {
+		ent, err = l.Resolve(opts.ctx, p)
+	}
 	switch {
 	case errors.Is(err, ledger.ErrNotFound):
 		return &clierr.Keyed{Key: key, Err: fmt.Errorf("resolve %s: no such entry in the ledger; see `ghonce status`: %w", key, err)}
 	case errors.Is(err, ledger.ErrBusy):
 		return &reconcile.InProgressError{Key: key}
+	case errors.Is(err, ledger.ErrDone):
+		return usagef("resolve %s: the entry is done (%s), and --retry would make the next run act again; if that artifact is gone, pass --force", key, describeRef(before))
 	case err != nil:
 		return &clierr.Keyed{Key: key, Err: fmt.Errorf("resolve %s: %w", key, err)}
 	}
 	fmt.Fprintf(f.sys.Err, "ghonce: %s is now %s\n", key, ent.Status)
+	switch {
+	case ent.Status == ledger.Done && !ent.Ref.IsZero():
+		fmt.Fprintf(f.sys.Err, "ghonce: its artifact: %s\n", describeRef(ent))
+	case before.Status == ledger.Done:
+		fmt.Fprintf(f.sys.Err, "ghonce: it no longer points at %s. %s\n", describeRef(before), retryWillDo(before.Kind))
+	}
 	if f.g.json {
 		return f.writeJSON(resolveJSON{outcomeJSON: succeeded(), State: ent.Status, entryJSON: newEntryJSON(ent)})
 	}
@@ -95,4 +126,36 @@ func whoAmI(getenv func(string) string) string {
 		return u
 	}
 	return "unknown"
+}
+
+// describeRef names an entry's artifact for a person: "pr #7 URL".
+func describeRef(e *ledger.Entry) string {
+	if e == nil || e.Ref.IsZero() {
+		return "no artifact recorded"
+	}
+	var parts []string
+	if e.Ref.Number != 0 {
+		parts = append(parts, fmt.Sprintf("%s #%d", e.Kind, e.Ref.Number))
+	} else if e.Ref.SHA != "" {
+		parts = append(parts, fmt.Sprintf("%s at %.12s", e.Kind, e.Ref.SHA))
+	}
+	for _, s := range []string{e.Ref.URL, e.Ref.Text} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, fmt.Sprintf("%s id %d", e.Kind, e.Ref.ID))
+	}
+	return strings.Join(parts, " ")
+}
+
+// retryWillDo says what the next run does with a done entry sent back:
+// the engine looks before it creates, for every kind but a guarded command
+// without --check.
+func retryWillDo(kind string) string {
+	if kind == "exec" {
+		return "The next run runs the command again, unless its --check finds the effect."
+	}
+	return "The next run looks on GitHub first and records an artifact tagged with the key as done again; only if it finds none does it create a new one."
 }

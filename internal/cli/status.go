@@ -14,6 +14,7 @@ import (
 	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/store"
 )
 
 // statusOptions is `ghonce status`. Its filters come from --repo and --task
@@ -80,7 +81,7 @@ func statusRun(opts *statusOptions) error {
 			return err
 		}
 	}
-	l, err := f.openLedger(opts.ctx)
+	l, err := f.openLedger(opts.ctx, store.CreateNever)
 	if err != nil {
 		return err
 	}

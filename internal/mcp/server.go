@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ghonce/ghonce/taskkey"
 	"io"
 	"net"
 	"net/http"
@@ -158,11 +159,16 @@ func (s *Server) ServeHTTP(ctx context.Context, l net.Listener) error {
 
 // task returns the call's task, else the server's default.
 func (s *Server) task(given string) (string, error) {
-	if t := strings.TrimSpace(given); t != "" {
-		return given, nil
-	}
-	if strings.TrimSpace(s.cfg.Task) != "" {
-		return s.cfg.Task, nil
+	for _, t := range []string{given, s.cfg.Task} {
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		// The one rule for ids (taskkey.CheckID): " T-1" and "T-1\n" are
+		// T-1 in keys, filters and output; "T-1\nT-2" is refused.
+		if err := taskkey.CheckID("task", t); err != nil {
+			return "", invalid(err)
+		}
+		return taskkey.CleanID(t), nil
 	}
 	return "", errors.New("invalid arguments: no task: pass task (an id that names the work, e.g. the issue you are fixing), or start `ghonce mcp` with --task or GHONCE_TASK")
 }

@@ -66,7 +66,7 @@ func newWorld(t testing.TB, o opts) *world {
 	t.Cleanup(fake.Close)
 	fake.AddUser(login, token)
 	w := &world{t: t, fake: fake, main: fake.AddRepo(owner, name, "main"), waiting: make(chan string, 16)}
-	l, err := store.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), store.Options{})
+	l, err := store.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), store.Options{Create: store.CreateForAction})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,8 +294,8 @@ func TestEveryWriteToolHappensOnce(t *testing.T) {
 			if again.URL != out.URL || again.SHA != out.SHA || again.Number != out.Number {
 				t.Fatalf("second call names %+v, want the first's %+v", again, out)
 			}
-			if c.kind != "branch" && (!again.PayloadChanged || !strings.Contains(msg, "new step")) {
-				t.Fatalf("reworded call: payload_changed %v, text %q; want true and a hint to pass a new step", again.PayloadChanged, msg)
+			if c.kind != "branch" && (!again.PayloadChanged || !strings.Contains(msg, "new step") || len(again.Changed) == 0) {
+				t.Fatalf("reworded call: payload_changed %v, changed %v, text %q; want true, the fields, and a hint to pass a new step", again.PayloadChanged, again.Changed, msg)
 			}
 			if w.writes() != writes || c.count(w) != 1 {
 				t.Fatalf("second call: %d writes, %d artifacts; want 0 and 1", w.writes()-writes, c.count(w))
@@ -600,5 +600,25 @@ func BenchmarkSkippedCall(b *testing.B) {
 	}
 	if n := len(w.fake.Requests()) - before; n != 0 {
 		b.Fatalf("%d GitHub requests for skipped calls, want 0", n)
+	}
+}
+
+// Task and step ids follow the one rule (taskkey.CheckID) on every tool:
+// " T-1" and "T-1\n" are T-1, an id with a newline inside is refused.
+func TestIdsByOneRule(t *testing.T) {
+	w := newWorld(t, opts{task: "-"})
+	first, _ := w.ok("create_issue", args("title", "T", "task", " T-1"))
+	if first.Task != "T-1" {
+		t.Fatalf("task ' T-1' recorded as %q, want T-1", first.Task)
+	}
+	if again, _ := w.ok("create_issue", args("title", "T", "task", "T-1\n")); again.Key != first.Key || again.Outcome != "skipped" {
+		t.Fatalf("task 'T-1\\n': %+v, want the same key, skipped", again)
+	}
+	w.fails("create_issue", args("title", "T", "task", "T-1\nT-2"), "invalid arguments", "control character")
+	w.fails("create_issue", args("title", "T", "task", "T-1", "step", "a\nb"), "invalid arguments", "control character")
+	w.fails("ghonce_key", args("tool", "create_issue", "task", "T-1\nT-2"), "invalid arguments", "control character")
+	w.fails("ghonce_status", map[string]any{"task": "T-1\nT-2"}, "invalid arguments", "control character")
+	if n := len(w.fake.Issues(owner, name)); n != 1 {
+		t.Fatalf("%d issues, want 1", n)
 	}
 }

@@ -96,13 +96,16 @@ type Output struct {
 	PayloadChanged bool   `json:"payload_changed" jsonschema:"true when this call's arguments differ from the ones that made the artifact: nothing new was created for them"`
 	Attempts       int    `json:"attempts"`
 	Warning        string `json:"warning,omitempty"`
+
+	// Changed: with payload_changed, the fields that differ.
+	Changed []string `json:"changed,omitempty" jsonschema:"with payload_changed: the fields that differ (head, title, body, ...); the artifact was left as it is"`
 }
 
 func outputOf(r *reconcile.Result) Output {
 	return Output{
 		Key: r.Key, Kind: r.Kind, Task: r.Task, Step: r.Step, Repo: r.Repo, Outcome: string(r.Outcome),
 		Number: r.Number, URL: r.URL, ID: r.ID, SHA: r.SHA, Ref: r.Ref,
-		PayloadChanged: r.PayloadChanged, Attempts: r.Attempts, Warning: r.Warning,
+		PayloadChanged: r.PayloadChanged, Changed: r.Changed, Attempts: r.Attempts, Warning: r.Warning,
 	}
 }
 
@@ -241,10 +244,7 @@ func call[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) 
 		return nil, toolError(err)
 	}
 	a.Spec = spec
-	if err := (taskkey.Identity{Task: a.Task, Step: a.Step, Kind: spec.Kind(), Repo: a.Repo}).Validate(); err != nil {
-		return nil, invalid(err)
-	}
-	if err := spec.Validate(reconcile.Key(a)); err != nil {
+	if err := a.Validate(); err != nil {
 		return nil, invalid(err)
 	}
 	r, err := s.cfg.Engine.Do(ctx, a)
@@ -265,6 +265,10 @@ func (s *Server) action(w Where, o Once, defStep string) (reconcile.Action, erro
 	if strings.TrimSpace(step) == "" {
 		step = defStep
 	}
+	if err := taskkey.CheckID("step", step); err != nil {
+		return reconcile.Action{}, invalid(err)
+	}
+	step = taskkey.CleanID(step)
 	if !repoPart(w.Owner) || !repoPart(w.Repo) {
 		return reconcile.Action{}, fmt.Errorf("invalid arguments: repository %q/%q: want owner and repo as on GitHub, e.g. owner \"octo-org\", repo \"hello-world\"", w.Owner, w.Repo)
 	}

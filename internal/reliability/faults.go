@@ -237,7 +237,7 @@ func faultList() []fault {
 			kinds: []string{"pr", "issue"}, first: -1, creates: 1,
 			killOn: func(f *faultRun, c *fixtures.Commit) bool {
 				if f.k.name == "pr" {
-					return c.Kind == fixtures.KindLabel && c.Method == "POST"
+					return c.Kind == fixtures.KindLabel && c.Method == "POST" && c.Number != 0 // added to the PR
 				}
 				return f.k.isCreated(f.w, f.t, c)
 			},

@@ -55,7 +55,11 @@ func points(k *kind) []point {
 	}
 	if k.name == "pr" {
 		ps = append(ps, point{"after the PR's labels are committed, before the response", func(w *world, t *trial, p *proc) {
-			p.rule = &killRule{commit: func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindLabel && c.Method == "POST" }}
+			// Number: labels added to the PR, not the repository's key label
+			// that ghonce creates first.
+			p.rule = &killRule{commit: func(c *fixtures.Commit) bool {
+				return c.Kind == fixtures.KindLabel && c.Method == "POST" && c.Number != 0
+			}}
 		}})
 	}
 	return append(ps,
@@ -125,6 +129,11 @@ func (m *matrix) killPoints(ctx context.Context, k *kind, runs int) ([]*row, err
 			expect(r, k)
 		}
 	}
+	prune, err := m.pruneRows(ctx, w, k, runs)
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, prune...)
 	if k.name == "exec" {
 		r, err := w.orphanRow(ctx, runs)
 		if err != nil {

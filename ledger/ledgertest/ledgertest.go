@@ -388,6 +388,26 @@ func testStaleOwnerFenced(h *harness) {
 	err = h.l.SetPayload(h.ctx, ledger.PayloadParams{Key: "k", Fence: 2, Payload: []byte("x"), Why: "late"})
 	wantErr(h.t, "SetPayload after Finish", err, ledger.ErrFenced)
 	h.unchanged("after writes to a done entry", "k", done, 3)
+
+	// A done entry's payload is replaced only with Done and its own fence
+	// (its artifact was edited to match); status and ref stay.
+	err = h.l.SetPayload(h.ctx, ledger.PayloadParams{Key: "k", Fence: 1, Payload: []byte("x"), PayloadHash: "x", Why: "old fence", Done: true})
+	wantErr(h.t, "SetPayload Done under an old fence", err, ledger.ErrFenced)
+	h.unchanged("after a fenced Done SetPayload", "k", done, 3)
+	h.clock.Advance(time.Second)
+	if err := h.l.SetPayload(h.ctx, ledger.PayloadParams{Key: "k", Fence: 2, Payload: []byte(`{"v":2}`), PayloadHash: "v2", Why: "updated", Done: true}); err != nil {
+		h.t.Fatalf("SetPayload Done: %v", err)
+	}
+	want := *done
+	want.Payload, want.PayloadHash, want.UpdatedAt = []byte(`{"v":2}`), "v2", h.clock.Now()
+	h.same("after SetPayload Done", h.get("k"), &want)
+	if n := len(h.history("k")); n != 4 {
+		h.t.Errorf("history has %d transitions after SetPayload Done, want 4", n)
+	}
+	// An attempting entry is not done: Done is fenced on it.
+	h.claim(params("a", "a"), ledger.ClaimCreated)
+	err = h.l.SetPayload(h.ctx, ledger.PayloadParams{Key: "a", Fence: 1, Payload: []byte("x"), Why: "x", Done: true})
+	wantErr(h.t, "SetPayload Done on an attempting entry", err, ledger.ErrFenced)
 }
 
 func testTakeOverFence(h *harness) {
@@ -629,6 +649,17 @@ func testResolveDone(h *harness) {
 		{Key: "k", At: now, Owner: "person:alice", From: ledger.Attempting, To: ledger.Done, Fence: 1, Why: "PR 7 is the one"},
 	})
 	h.claim(params("k", "b"), ledger.ClaimDone)
+
+	// Resolving a done entry again keeps its artifact: the fields the new
+	// Ref leaves zero stay as they were.
+	h.clock.Advance(time.Second)
+	e, err = h.l.Resolve(h.ctx, ledger.ResolveParams{Key: "k", Status: ledger.Done, Ref: ledger.Ref{Text: "checked by hand"}, Who: "bob", Note: "confirmed"})
+	if err != nil {
+		h.t.Fatalf("Resolve done again: %v", err)
+	}
+	if want := (ledger.Ref{Number: 7, URL: ref.URL, Text: "checked by hand"}); e.Ref != want || h.get("k").Ref != want {
+		h.t.Errorf("ref after resolving a done entry again = %+v, want %+v", e.Ref, want)
+	}
 }
 
 func testResolveFailed(h *harness) {
@@ -648,10 +679,14 @@ func testResolveFailed(h *harness) {
 		h.t.Errorf("claim after Resolve failed: prior %q, fence %d; want failed, 2", c.Prior, c.Entry.Fence)
 	}
 
-	// A done entry may be sent back to failed (the artifact was deleted).
+	// A done entry is sent back to failed only with Force (the artifact
+	// was deleted); without, nothing changes.
 	h.claim(params("d", "a"), ledger.ClaimCreated)
-	h.finish(ledger.FinishParams{Key: "d", Fence: 1, Status: ledger.Done, Outcome: "created", Ref: ledger.Ref{Number: 1}, Why: "ok"})
-	e, err = h.l.Resolve(h.ctx, ledger.ResolveParams{Key: "d", Status: ledger.Failed, Who: "bob", Note: "PR was deleted"})
+	done := h.finish(ledger.FinishParams{Key: "d", Fence: 1, Status: ledger.Done, Outcome: "created", Ref: ledger.Ref{Number: 1}, Why: "ok"})
+	_, err = h.l.Resolve(h.ctx, ledger.ResolveParams{Key: "d", Status: ledger.Failed, Who: "bob", Note: "oops"})
+	wantErr(h.t, "Resolve done entry to failed without Force", err, ledger.ErrDone)
+	h.unchanged("refused Resolve", "d", done, 2)
+	e, err = h.l.Resolve(h.ctx, ledger.ResolveParams{Key: "d", Status: ledger.Failed, Who: "bob", Note: "PR was deleted", Force: true})
 	if err != nil {
 		h.t.Fatalf("Resolve done entry to failed: %v", err)
 	}
@@ -843,22 +878,22 @@ func testConcurrentAcquire(h *harness) {
 }
 
 func testMeta(h *harness) {
-	if _, err := h.l.GetMeta(h.ctx, "origin"); !errors.Is(err, ledger.ErrNotFound) {
+	if _, err := h.l.GetMeta(h.ctx, "ledgertest-meta"); !errors.Is(err, ledger.ErrNotFound) {
 		h.t.Fatalf("GetMeta of an unset name: err = %v, want ErrNotFound", err)
 	}
-	if wrote, err := h.l.PutMeta(h.ctx, "origin", "init", true); err != nil || !wrote {
+	if wrote, err := h.l.PutMeta(h.ctx, "ledgertest-meta", "init", true); err != nil || !wrote {
 		h.t.Fatalf("PutMeta ifAbsent on an unset name = %v, %v; want true, nil", wrote, err)
 	}
-	if wrote, err := h.l.PutMeta(h.ctx, "origin", "action", true); err != nil || wrote {
+	if wrote, err := h.l.PutMeta(h.ctx, "ledgertest-meta", "action", true); err != nil || wrote {
 		h.t.Fatalf("PutMeta ifAbsent on a set name = %v, %v; want false, nil", wrote, err)
 	}
-	if v, err := h.l.GetMeta(h.ctx, "origin"); err != nil || v != "init" {
+	if v, err := h.l.GetMeta(h.ctx, "ledgertest-meta"); err != nil || v != "init" {
 		h.t.Fatalf("GetMeta after a refused ifAbsent = %q, %v; want the first value", v, err)
 	}
-	if wrote, err := h.l.PutMeta(h.ctx, "origin", "action", false); err != nil || !wrote {
+	if wrote, err := h.l.PutMeta(h.ctx, "ledgertest-meta", "action", false); err != nil || !wrote {
 		h.t.Fatalf("PutMeta = %v, %v; want true, nil", wrote, err)
 	}
-	if v, err := h.l.GetMeta(h.ctx, "origin"); err != nil || v != "action" {
+	if v, err := h.l.GetMeta(h.ctx, "ledgertest-meta"); err != nil || v != "action" {
 		h.t.Fatalf("GetMeta after a replace = %q, %v; want action", v, err)
 	}
 	if _, err := h.l.PutMeta(h.ctx, "", "x", false); err == nil {
@@ -882,7 +917,7 @@ func testConcurrentMetaIfAbsent(h *harness) {
 		go func(v string) {
 			defer wg.Done()
 			<-start
-			wrote, err := h.l.PutMeta(h.ctx, "origin", v, true)
+			wrote, err := h.l.PutMeta(h.ctx, "ledgertest-meta", v, true)
 			if err != nil {
 				h.t.Errorf("PutMeta: %v", err)
 				return
@@ -899,7 +934,7 @@ func testConcurrentMetaIfAbsent(h *harness) {
 	if len(wins) != 1 {
 		h.t.Fatalf("%d concurrent ifAbsent writers won: %v; want exactly one", racers, wins)
 	}
-	if v, err := h.l.GetMeta(h.ctx, "origin"); err != nil || v != wins[0] {
+	if v, err := h.l.GetMeta(h.ctx, "ledgertest-meta"); err != nil || v != wins[0] {
 		h.t.Errorf("GetMeta = %q, %v; want the winner's %q", v, err, wins[0])
 	}
 }

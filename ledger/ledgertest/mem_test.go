@@ -153,8 +153,17 @@ func (m *memLedger) Finish(_ context.Context, p ledger.FinishParams) (*ledger.En
 func (m *memLedger) SetPayload(_ context.Context, p ledger.PayloadParams) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e, err := m.held(p.Key, p.Fence)
-	if err != nil {
+	var e *ledger.Entry
+	var err error
+	if p.Done {
+		var ok bool
+		if e, ok = m.entries[p.Key]; !ok {
+			return ledger.ErrNotFound
+		}
+		if e.Status != ledger.Done || e.Fence != p.Fence {
+			return ledger.ErrFenced
+		}
+	} else if e, err = m.held(p.Key, p.Fence); err != nil {
 		return err
 	}
 	e.Payload, e.PayloadHash, e.UpdatedAt = slices.Clone(p.Payload), p.PayloadHash, m.now()
@@ -185,8 +194,11 @@ func (m *memLedger) Resolve(_ context.Context, p ledger.ResolveParams) (*ledger.
 	if e.LeaseLive(now) {
 		return nil, ledger.ErrBusy
 	}
+	if e.Status == ledger.Done && p.Status == ledger.Failed && !p.Force {
+		return nil, ledger.ErrDone
+	}
 	from := e.Status
-	e.Status, e.Outcome, e.Ref = p.Status, "resolved", p.Ref
+	e.Status, e.Outcome, e.Ref = p.Status, "resolved", p.Ref.Over(e.Ref)
 	if p.Status == ledger.Failed {
 		e.Ref = ledger.Ref{}
 	}

@@ -310,7 +310,20 @@ func (l *Ledger) SetPayload(ctx context.Context, p ledger.PayloadParams) error {
 		payload = []byte{}
 	}
 	err := l.write(ctx, func(tx pgx.Tx) error {
-		e, now, err := l.held(ctx, tx, p.Key, p.Fence)
+		var (
+			e   *ledger.Entry
+			now time.Time
+			err error
+		)
+		if p.Done {
+			// The done entry this run recorded, updated on GitHub since.
+			e, now, err = l.lock(ctx, tx, p.Key)
+			if err == nil && (e.Status != ledger.Done || e.Fence != p.Fence) {
+				err = ledger.ErrFenced
+			}
+		} else {
+			e, now, err = l.held(ctx, tx, p.Key, p.Fence)
+		}
 		if err != nil {
 			return err
 		}
@@ -362,10 +375,6 @@ func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.E
 	case strings.TrimSpace(p.Who) == "":
 		return nil, fmt.Errorf("resolve %s: who is empty; say who decided", p.Key)
 	}
-	ref := p.Ref
-	if p.Status == ledger.Failed {
-		ref = ledger.Ref{}
-	}
 	var out *ledger.Entry
 	err := l.write(ctx, func(tx pgx.Tx) error {
 		e, now, err := l.lock(ctx, tx, p.Key)
@@ -374,6 +383,14 @@ func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.E
 		}
 		if e.LeaseLive(now) {
 			return ledger.ErrBusy
+		}
+		if e.Status == ledger.Done && p.Status == ledger.Failed && !p.Force {
+			return ledger.ErrDone
+		}
+		// Done keeps what p.Ref leaves zero; failed points at nothing.
+		ref := p.Ref.Over(e.Ref)
+		if p.Status == ledger.Failed {
+			ref = ledger.Ref{}
 		}
 		out, err = scanEntry(tx.QueryRow(ctx, `UPDATE ghonce_entries SET status = $1, outcome = 'resolved',
 			ref_number = $2, ref_id = $3, ref_url = $4, ref_sha = $5, ref_text = $6,

@@ -45,6 +45,17 @@ const (
 
 // Options tunes Open. The zero value is right for every real use.
 type Options struct {
+	// MustExist opens an existing ledger but never creates one: a database
+	// (or schema) holding no ghonce tables is refused with an error
+	// wrapping ledger.ErrNoLedger, and nothing is created in it.
+	MustExist bool
+	// Origin is recorded (ledger.MetaOrigin) in the transaction that
+	// creates the ledger: ledger.OriginInit or ledger.OriginAction (empty
+	// means ledger.OriginAction).
+	Origin string
+	// CreatedBy is recorded with Origin (ledger.MetaCreatedBy) when not empty.
+	CreatedBy string
+
 	// Now replaces the server's clock. It exists for tests that must move
 	// time (the conformance suite's fake clock); with it, lease expiry
 	// depends on the caller's clock, which is exactly what the server's
@@ -60,6 +71,7 @@ type Ledger struct {
 	secrets  []string // the password and sslpassword, scrubbed from every error
 	created  bool
 	fake     func() time.Time
+	opts     Options
 }
 
 var _ ledger.Ledger = (*Ledger)(nil)
@@ -94,7 +106,7 @@ func Redact(location string) string {
 // password; they say what failed (server unreachable, login refused,
 // database missing, TLS required, timeout) and what to do.
 func Open(ctx context.Context, location string, opts Options) (*Ledger, error) {
-	l := &Ledger{location: Redact(location), fake: opts.Now}
+	l := &Ledger{location: Redact(location), fake: opts.Now, opts: opts}
 	if u, err := url.Parse(location); err == nil {
 		if u.User != nil {
 			pw, _ := u.User.Password()
@@ -192,6 +204,12 @@ func (l *Ledger) setUp(ctx context.Context) error {
 		return l.newerSchema(v)
 	case v == SchemaVersion:
 		return nil
+	case v == 0 && l.opts.MustExist:
+		where := "database"
+		if l.schema != "" {
+			where = "schema " + l.schema
+		}
+		return fmt.Errorf("%w at %s (the %s holds no ghonce tables); `ghonce init --ledger URL` creates one (or check --ledger and GHONCE_LEDGER)", ledger.ErrNoLedger, l.location, where)
 	}
 	return l.migrate(ctx)
 }
@@ -271,10 +289,38 @@ func (l *Ledger) migrate(ctx context.Context) error {
 			return l.migrateErr(m.Version, m.Name, err)
 		}
 	}
+	if v == 0 {
+		// The same transaction that makes the ledger says how it was made.
+		if err := l.putOrigin(ctx, tx); err != nil {
+			return l.migrateErr(SchemaVersion, "record the origin", err)
+		}
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return l.openErr(err)
 	}
 	l.created = v == 0
+	return nil
+}
+
+// putOrigin records how and when the ledger was created (ledger.MetaOrigin,
+// MetaCreatedAt, MetaCreatedBy), by the server's clock.
+func (l *Ledger) putOrigin(ctx context.Context, tx pgx.Tx) error {
+	origin := l.opts.Origin
+	if origin == "" {
+		origin = ledger.OriginAction
+	}
+	now, err := l.now(ctx, tx)
+	if err != nil {
+		return err
+	}
+	for _, kv := range [][2]string{{ledger.MetaOrigin, origin}, {ledger.MetaCreatedAt, now.Format(time.RFC3339Nano)}, {ledger.MetaCreatedBy, l.opts.CreatedBy}} {
+		if kv[1] == "" {
+			continue
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO ghonce_meta (name, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`, kv[0], kv[1], now); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -350,14 +350,30 @@ func (l *Ledger) SetPayload(ctx context.Context, p ledger.PayloadParams) error {
 	if payload == nil {
 		payload = []byte{}
 	}
+	status := ledger.Attempting
+	if p.Done {
+		status = ledger.Done
+		// A done entry's description changes: no process may replay the
+		// old one from its cache.
+		defer l.replays.forget(p.Key)
+	}
 	err := l.write(ctx, func(tx *sql.Tx, now time.Time) error {
-		e, err := held(ctx, tx, p.Key, p.Fence)
+		var e *ledger.Entry
+		var err error
+		if p.Done {
+			e, err = getEntry(ctx, tx, p.Key)
+			if err == nil && (e.Status != ledger.Done || e.Fence != p.Fence) {
+				err = ledger.ErrFenced
+			}
+		} else {
+			e, err = held(ctx, tx, p.Key, p.Fence)
+		}
 		if err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE entries SET payload = ?, payload_hash = ?, updated_at = ?
-			WHERE key = ? AND status = 'attempting' AND fence = ?`,
-			payload, p.PayloadHash, toNanos(now), p.Key, p.Fence)
+			WHERE key = ? AND status = ? AND fence = ?`,
+			payload, p.PayloadHash, toNanos(now), p.Key, string(status), p.Fence)
 		if err := oneRow(res, err); err != nil {
 			return err
 		}
@@ -397,7 +413,7 @@ func (l *Ledger) Renew(ctx context.Context, key string, fence int64, lease time.
 
 // Resolve implements ledger.Ledger. A resolved entry's outcome is
 // "resolved"; resolving to Failed also clears its ref, since a failed entry
-// points at nothing.
+// points at nothing, and resolving to Done keeps what p.Ref leaves zero.
 func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.Entry, error) {
 	switch {
 	case p.Key == "":
@@ -407,10 +423,8 @@ func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.E
 	case strings.TrimSpace(p.Who) == "":
 		return nil, fmt.Errorf("resolve %s: who is empty; say who decided", p.Key)
 	}
-	ref := p.Ref
-	if p.Status == ledger.Failed {
-		ref = ledger.Ref{}
-	}
+	// A person's decision changes a done entry: no process may replay
+	// the old one from its cache.
 	defer l.replays.forget(p.Key)
 	var out *ledger.Entry
 	err := l.write(ctx, func(tx *sql.Tx, now time.Time) error {
@@ -420,6 +434,13 @@ func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.E
 		}
 		if e.LeaseLive(now) {
 			return ledger.ErrBusy
+		}
+		if e.Status == ledger.Done && p.Status == ledger.Failed && !p.Force {
+			return ledger.ErrDone
+		}
+		ref := p.Ref.Over(e.Ref)
+		if p.Status == ledger.Failed {
+			ref = ledger.Ref{}
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE entries SET status = ?, outcome = 'resolved',
 			ref_number = ?, ref_id = ?, ref_url = ?, ref_sha = ?, ref_text = ?,
@@ -561,4 +582,17 @@ func (l *Ledger) PutMeta(ctx context.Context, name, value string, ifAbsent bool)
 		return false, fmt.Errorf("put meta %s: %w", name, l.dbErr(err))
 	}
 	return wrote, nil
+}
+
+// putOrigin records how a new ledger was made (see ledger.MetaOrigin).
+func putOrigin(ctx context.Context, tx *sql.Tx, origin, createdBy string, now time.Time) error {
+	for name, value := range map[string]string{ledger.MetaOrigin: origin, ledger.MetaCreatedAt: now.Format(time.RFC3339Nano), ledger.MetaCreatedBy: createdBy} {
+		if value == "" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`, name, value, toNanos(now)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

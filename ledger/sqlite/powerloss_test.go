@@ -71,8 +71,8 @@ func TestReplayCacheSeesResolveElsewhere(t *testing.T) {
 			t.Fatalf("replay = %+v, %v; want done", c, err)
 		}
 	}
-	person := open(t, path, Options{}) // `ghonce resolve k --retry`
-	if _, err := person.Resolve(ctx, ledger.ResolveParams{Key: "k", Status: ledger.Failed, Who: "alice", Note: "the PR was deleted"}); err != nil {
+	person := open(t, path, Options{}) // `ghonce resolve k --retry --force`
+	if _, err := person.Resolve(ctx, ledger.ResolveParams{Key: "k", Status: ledger.Failed, Who: "alice", Note: "the PR was deleted", Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	c, err = server.Claim(ctx, claimParams("k", "a"))

@@ -48,6 +48,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -80,6 +81,17 @@ type Options struct {
 	// ReadOnly opens an existing ledger for reading: nothing is created,
 	// initialised or migrated, and the methods that write fail.
 	ReadOnly bool
+	// MustExist opens an existing ledger read-write but never creates one:
+	// a missing file (or directory) or an empty file is refused with an
+	// error wrapping ledger.ErrNoLedger, and nothing is created on disk.
+	MustExist bool
+	// Origin is recorded (ledger.MetaOrigin) in the transaction that
+	// initialises a new ledger, so the store itself says how it came to
+	// be: ledger.OriginInit or ledger.OriginAction (empty means
+	// ledger.OriginAction: whatever opened it was about to act).
+	Origin string
+	// CreatedBy is recorded with Origin (ledger.MetaCreatedBy) when not empty.
+	CreatedBy string
 }
 
 // Ledger is a ledger.Ledger kept in one SQLite file.
@@ -95,7 +107,11 @@ type Ledger struct {
 	path     string
 	created  bool
 	readOnly bool
-	now      func() time.Time
+	// mustExist: refuse to initialise an empty file (Options.MustExist).
+	mustExist bool
+	origin    string
+	createdBy string
+	now       func() time.Time
 	// writer lets one write transaction of this process run at a time, so
 	// goroutines of one process wait here (and honour their context) rather
 	// than in SQLite's sleeping busy handler. Other processes are kept apart
@@ -110,7 +126,10 @@ type Ledger struct {
 var _ ledger.Ledger = (*Ledger)(nil)
 
 // Open opens the ledger at path, creating and initialising it if the file does
-// not exist or is empty (unless opts.ReadOnly), and migrating an older schema.
+// not exist or is empty (unless opts.ReadOnly or opts.MustExist), and
+// migrating an older schema. With MustExist a missing or empty file is
+// refused with ledger.ErrNoLedger and nothing (file, directory, -wal, -shm)
+// is created.
 //
 // A new file is created with mode 0600, and any missing parent directory with
 // mode 0700. SQLite creates the -wal and -shm files beside it with the
@@ -135,7 +154,12 @@ func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
 	if now == nil {
 		now = time.Now
 	}
-	if !opts.ReadOnly {
+	if opts.MustExist && !opts.ReadOnly {
+		if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+			return nil, noLedger(abs)
+		}
+	}
+	if !opts.ReadOnly && !opts.MustExist {
 		if err := makeDir(filepath.Dir(abs)); err != nil {
 			return nil, fmt.Errorf("create ledger directory for %s: %w; check the permissions of its parent or pass --ledger PATH", abs, err)
 		}
@@ -163,12 +187,15 @@ func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
 	wdb.SetMaxOpenConns(1)
 	wdb.SetMaxIdleConns(1)
 	l := &Ledger{
-		db:       db,
-		wdb:      wdb,
-		path:     abs,
-		readOnly: opts.ReadOnly,
-		now:      now,
-		writer:   make(chan struct{}, 1),
+		db:        db,
+		wdb:       wdb,
+		path:      abs,
+		readOnly:  opts.ReadOnly,
+		mustExist: opts.MustExist,
+		origin:    cmp.Or(opts.Origin, ledger.OriginAction),
+		createdBy: opts.CreatedBy,
+		now:       now,
+		writer:    make(chan struct{}, 1),
 	}
 	if err := l.setUpRetrying(ctx); err != nil {
 		wdb.Close()
@@ -338,6 +365,12 @@ func syncDir(dir string) error {
 // ledger.
 func notLedger(path, why string) error {
 	return fmt.Errorf("open ledger %s: %w: %s; move it aside or pass --ledger PATH", path, ledger.ErrNotLedger, why)
+}
+
+// noLedger is the error for a ledger that does not exist where a caller
+// must not create one.
+func noLedger(path string) error {
+	return fmt.Errorf("%w at %s; `ghonce init` creates one (or check --ledger and GHONCE_LEDGER)", ledger.ErrNoLedger, path)
 }
 
 func newerSchema(path string, version int64) error {
@@ -517,6 +550,10 @@ func (l *Ledger) setUp(ctx context.Context) error {
 		if id.version < SchemaVersion {
 			return fmt.Errorf("open ledger %s: schema version %d is older than this ghonce's %d; run a ghonce command that writes to the ledger once to upgrade it", l.path, id.version, SchemaVersion)
 		}
+	} else if l.mustExist && id.empty() {
+		// An empty file is where a ledger would be created; a caller that
+		// must not create one treats it as missing and leaves it alone.
+		return noLedger(l.path)
 	} else {
 		// journal_mode=WAL is stored in the file, so it is set once here,
 		// only on a file known to be a ghonce ledger or empty. Readers then
@@ -617,6 +654,13 @@ func (l *Ledger) migrate(ctx context.Context, conn *sql.Conn) (created bool, err
 	for _, m := range ms[id.version:] {
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			return false, fmt.Errorf("migrate ledger %s to schema version %d (%s): %w", l.path, m.version, m.name, l.hint(err))
+		}
+	}
+	if id.empty() {
+		// In the transaction that creates the ledger, so a ledger never
+		// exists without the record of how it was made.
+		if err := putOrigin(ctx, tx, l.origin, l.createdBy, l.now().UTC()); err != nil {
+			return false, fmt.Errorf("migrate ledger %s: record its origin: %w", l.path, l.hint(err))
 		}
 	}
 	// PRAGMA takes no bound parameters; both values are constants.

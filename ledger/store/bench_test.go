@@ -41,7 +41,7 @@ func benchConcurrent(b *testing.B, loc string, workers int) {
 	ctx := context.Background()
 	ls := make([]ledger.Ledger, workers)
 	for i := range ls {
-		o, err := store.Open(ctx, loc, store.Options{})
+		o, err := store.Open(ctx, loc, store.Options{Create: store.CreateForAction})
 		if err != nil {
 			b.Fatal(err)
 		}

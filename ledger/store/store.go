@@ -18,19 +18,58 @@ import (
 	"github.com/ghonce/ghonce/ledger/sqlite"
 )
 
+// Create says whether Open may create a missing ledger, and on whose
+// behalf. Every backend implements it: CreateNever creates nothing (no
+// file, directory, database or table) and fails with ledger.ErrNoLedger.
+type Create int
+
+const (
+	// CreateNever: the ledger must exist. For the verbs that only look at
+	// or settle what the ledger holds (status, reconcile, resolve): a
+	// typo in --ledger is an error, never an empty, "established" ledger.
+	CreateNever Create = iota
+	// CreateForAction: a missing ledger is created for the action about to
+	// run, recorded as ledger.OriginAction.
+	CreateForAction
+	// CreateForInit: `ghonce init` creates the ledger ahead of any work,
+	// recorded as ledger.OriginInit.
+	CreateForInit
+)
+
 // Options tune Open.
 type Options struct {
+	// Create: whether a missing ledger is created (zero: CreateNever).
+	Create Create
+	// CreatedBy names the program creating a new ledger, recorded as
+	// ledger.MetaCreatedBy (never a secret).
+	CreatedBy string
+
 	// Now is the clock of a backend that keeps time itself (SQLite); nil
 	// means time.Now. A shared backend takes time from its server instead.
 	Now func() time.Time
 }
 
+// origin is what a backend records for a ledger it creates, and whether it
+// may create one at all.
+func (o Options) origin() (origin string, mustExist bool) {
+	switch o.Create {
+	case CreateForInit:
+		return ledger.OriginInit, false
+	case CreateForAction:
+		return ledger.OriginAction, false
+	}
+	return "", true
+}
+
 // Opened is an open ledger and what Open learned on the way.
 type Opened struct {
 	ledger.Ledger
-	// Created is true when this Open created the store: an earlier ledger
-	// (and what it knew) may have been lost.
+	// Created is true when this Open created the store.
 	Created bool
+	// Origin is how the store was created (ledger.OriginInit or
+	// ledger.OriginAction), as the store itself records it; empty for a
+	// ledger older than that record.
+	Origin string
 	// Location is where the ledger lives, fit to print: a file's absolute
 	// path, or a URL with its password removed.
 	Location string
@@ -58,9 +97,10 @@ func Scheme(location string) string {
 // and taken as a file path it would create a file named after it.
 var keywordDSNRe = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|sslmode|service)\s*=`)
 
-// Open opens the ledger at location. A file path opens (and, if missing,
-// creates) a SQLite ledger; a postgres:// or postgresql:// URL opens (and
-// migrates) a Postgres ledger. A location that looks like a URL is never
+// Open opens the ledger at location, creating a missing one only as
+// opts.Create allows: a file path is a SQLite ledger; a postgres:// or
+// postgresql:// URL is a Postgres ledger (its schema migrated on open). A
+// location that looks like a URL is never
 // taken as a file path: a scheme with no backend in this build is refused
 // with ErrUnsupported, before anything is created, and the error does not
 // repeat the location (it may hold a password).
@@ -72,21 +112,44 @@ func Open(ctx context.Context, location string, opts Options) (*Opened, error) {
 	case "postgres", "postgresql":
 		// The Postgres ledger keeps time by the server's clock; opts.Now
 		// (the local clock) is not passed on.
-		l, err := postgres.Open(ctx, location, postgres.Options{})
+		origin, mustExist := opts.origin()
+		l, err := postgres.Open(ctx, location, postgres.Options{MustExist: mustExist, Origin: origin, CreatedBy: opts.CreatedBy})
 		if err != nil {
 			return nil, err
 		}
-		return &Opened{Ledger: l, Created: l.Created(), Location: l.Location()}, nil
+		return opened(ctx, l, l.Created(), l.Location())
 	case "":
 		if keywordDSNRe.MatchString(location) {
 			return nil, fmt.Errorf("open ledger: %w: a keyword/value connection string; write the Postgres ledger as a URL, postgres://USER@HOST:PORT/DATABASE", ErrUnsupported)
 		}
-		l, err := sqlite.Open(ctx, location, sqlite.Options{Now: opts.Now})
+		origin, mustExist := opts.origin()
+		l, err := sqlite.Open(ctx, location, sqlite.Options{Now: opts.Now, MustExist: mustExist, Origin: origin, CreatedBy: opts.CreatedBy})
 		if err != nil {
 			return nil, err
 		}
-		return &Opened{Ledger: l, Created: l.Created(), Location: l.Path()}, nil
+		return opened(ctx, l, l.Created(), l.Path())
 	default:
 		return nil, fmt.Errorf("open ledger: %w: %s:// (use a file path for SQLite, or postgres://USER@HOST/DATABASE)", ErrUnsupported, s)
 	}
+}
+
+// opened reads the store's origin and wraps it.
+func opened(ctx context.Context, l ledger.Ledger, created bool, location string) (*Opened, error) {
+	origin, err := l.GetMeta(ctx, ledger.MetaOrigin)
+	if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+		l.Close()
+		return nil, fmt.Errorf("open ledger %s: %w", location, err)
+	}
+	return &Opened{Ledger: l, Created: created, Origin: origin, Location: location}, nil
+}
+
+// CannotVouch reports whether the ledger cannot vouch for the past: an
+// action it has no entry for may still have been performed, recorded in an
+// earlier ledger that was lost. That holds for a ledger this Open created
+// for an action. A ledger made by `ghonce init` (whenever it was opened) or
+// one that an earlier run created and has kept since vouches for what ran
+// against it; one older than the origin record is taken as established, as
+// before.
+func (o *Opened) CannotVouch() bool {
+	return o.Created && o.Origin != ledger.OriginInit
 }

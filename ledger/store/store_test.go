@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/postgres"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
 	"github.com/ghonce/ghonce/ledger/store"
@@ -16,13 +19,88 @@ import (
 
 func TestOpenFilePathIsSQLite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "l.db")
-	o, err := store.Open(context.Background(), path, store.Options{})
+	o, err := store.Open(context.Background(), path, store.Options{Create: store.CreateForAction})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer o.Close()
 	if !o.Created || o.Location != path {
 		t.Fatalf("Created=%v Location=%q, want true and %q", o.Created, o.Location, path)
+	}
+}
+
+// A verb that must not create a ledger (status, reconcile, resolve) gets
+// ErrNoLedger for a missing one, and nothing appears on disk: not the file,
+// its directory, nor SQLite's -wal and -shm.
+func TestOpenCreateNeverCreatesNothing(t *testing.T) {
+	dir := t.TempDir()
+	for _, path := range []string{filepath.Join(dir, "l.db"), filepath.Join(dir, "sub", "deeper", "l.db")} {
+		_, err := store.Open(context.Background(), path, store.Options{})
+		if !errors.Is(err, ledger.ErrNoLedger) {
+			t.Fatalf("%s: err = %v, want ErrNoLedger", path, err)
+		}
+		want := "no ledger at " + path + "; `ghonce init` creates one"
+		if !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %q does not say %q", err, want)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("created %d entries in the directory, want none", len(ents))
+	}
+	// An empty file (touched by hand, or a crash before the schema) is
+	// where a ledger would be: refused and left empty.
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Open(context.Background(), empty, store.Options{}); !errors.Is(err, ledger.ErrNoLedger) {
+		t.Fatalf("empty file: err = %v, want ErrNoLedger", err)
+	}
+	if fi, _ := os.Stat(empty); fi.Size() != 0 {
+		t.Fatalf("empty file now has %d bytes", fi.Size())
+	}
+}
+
+// The store records how it was created, and only a ledger this Open made
+// for an action cannot vouch for the past.
+func TestOpenRecordsOrigin(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		create      store.Create
+		origin      string
+		cannotVouch bool
+	}{
+		{store.CreateForInit, ledger.OriginInit, false},
+		{store.CreateForAction, ledger.OriginAction, true},
+	} {
+		path := filepath.Join(dir, tc.origin+".db")
+		o, err := store.Open(ctx, path, store.Options{Create: tc.create, CreatedBy: "ghonce test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if by, err := o.GetMeta(ctx, ledger.MetaCreatedBy); err != nil || by != "ghonce test" {
+			t.Fatalf("%s: created_by = %q, %v", path, by, err)
+		}
+		if o.Origin != tc.origin || o.CannotVouch() != tc.cannotVouch {
+			t.Fatalf("%s: Origin=%q CannotVouch=%v, want %q %v", path, o.Origin, o.CannotVouch(), tc.origin, tc.cannotVouch)
+		}
+		if at, err := o.GetMeta(ctx, ledger.MetaCreatedAt); err != nil || at == "" {
+			t.Fatalf("%s: created_at = %q, %v", path, at, err)
+		}
+		o.Close()
+		// Opened again, by any verb: it exists, keeps its origin and is
+		// established from now on.
+		for _, c := range []store.Create{store.CreateNever, store.CreateForAction, store.CreateForInit} {
+			o, err := store.Open(ctx, path, store.Options{Create: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Created || o.Origin != tc.origin || o.CannotVouch() {
+				t.Fatalf("%s reopened: Created=%v Origin=%q CannotVouch=%v", path, o.Created, o.Origin, o.CannotVouch())
+			}
+			o.Close()
+		}
 	}
 }
 
@@ -67,7 +145,7 @@ func TestOpenPostgres(t *testing.T) {
 	u, _ := url.Parse(loc)
 	u.User = url.UserPassword(u.User.Username(), "s3cret")
 	// Trust auth ignores the password; it must still never be shown.
-	o, err := store.Open(context.Background(), u.String(), store.Options{})
+	o, err := store.Open(context.Background(), u.String(), store.Options{Create: store.CreateForAction})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,5 +168,43 @@ func TestOpenKeywordDSNRefused(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("created %d files", len(ents))
+	}
+}
+
+// A read-only verb on a Postgres location with no ghonce tables is told
+// there is no ledger, and nothing is created: not the schema, not a table.
+// The ledger `ghonce init` makes records its origin, as SQLite's does.
+func TestOpenPostgresNeverCreates(t *testing.T) {
+	ctx := context.Background()
+	loc := pgtest.Schema(t)
+	u, _ := url.Parse(loc)
+	schema := u.Query().Get("search_path")
+	if _, err := store.Open(ctx, loc, store.Options{}); !errors.Is(err, ledger.ErrNoLedger) || !strings.Contains(err.Error(), "ghonce init") {
+		t.Fatalf("CreateNever on an empty schema: %v, want ErrNoLedger with a hint", err)
+	}
+	conn, err := pgx.Connect(ctx, os.Getenv("GHONCE_TEST_POSTGRES"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = $1", schema).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("schema %s exists after a CreateNever open (%d, %v); nothing may be created", schema, n, err)
+	}
+	o, err := store.Open(ctx, loc, store.Options{Create: store.CreateForInit, CreatedBy: "ghonce test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Created || o.Origin != ledger.OriginInit || o.CannotVouch() {
+		t.Fatalf("init: Created=%v Origin=%q CannotVouch=%v, want true, init, false", o.Created, o.Origin, o.CannotVouch())
+	}
+	o.Close()
+	o, err = store.Open(ctx, loc, store.Options{})
+	if err != nil {
+		t.Fatalf("CreateNever on the ledger init made: %v", err)
+	}
+	defer o.Close()
+	if o.Created || o.Origin != ledger.OriginInit {
+		t.Fatalf("reopen: Created=%v Origin=%q, want false, init", o.Created, o.Origin)
 	}
 }

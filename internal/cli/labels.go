@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/store"
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+func newCmdLabels(f *factory) *cobra.Command {
+	c := &cobra.Command{Use: "labels", Short: "The ghonce:KEY labels on GitHub: prune"}
+	c.AddCommand(newCmdLabelsPrune(f, nil))
+	return c
+}
+
+// labelsPruneOptions is `ghonce labels prune`.
+type labelsPruneOptions struct {
+	f         *factory
+	ctx       context.Context
+	OlderThan string
+	DryRun    bool
+}
+
+func newCmdLabelsPrune(f *factory, runF func(*labelsPruneOptions) error) *cobra.Command {
+	opts := &labelsPruneOptions{f: f}
+	c := &cobra.Command{
+		Use:   "prune --older-than AGE [--repo O/R] [--dry-run] [--json]",
+		Short: "Delete the ghonce:KEY labels of pull requests and issues settled long ago",
+		Long: `Delete from GitHub the ghonce:KEY label of every pull request and issue this
+ledger has recorded as done more than AGE ago (30d, 12h, 90m). Labels of
+entries that are not done, that are newer, or that this ledger does not know
+are never touched. A deleted label leaves every artifact that carried it.
+
+What the label buys, and what pruning gives up: with the ledger intact a
+pruned key is still skipped (the ledger says done). Only if the ledger is
+lost as well does a rerun have to find the artifact on GitHub, and then an
+issue is no longer found (ghonce finds issues by their label: the rerun files
+a second one); a pull request is still found by its head branch, or among the
+100 most recent pull requests, and lost only when its head changed and more
+than 100 pull requests were opened since. Choose AGE longer than any rerun
+of that work can come.
+` + filterHelp + `
+Prints each label it deletes (with --dry-run: would delete) on stdout, one
+per line as REPO LABEL NUMBER; --json prints one object.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.ctx = c.Context()
+			return runOr(opts, runF, labelsPruneRun)
+		},
+	}
+	c.Flags().StringVar(&opts.OlderThan, "older-than", "", "prune keys done longer ago than this: 30d, 12h, 90m (required)")
+	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "list what would be deleted, delete nothing")
+	return c
+}
+
+// prunedJSON is one label in `labels prune --json`.
+type prunedJSON struct {
+	Repo   string    `json:"repo"`
+	Key    string    `json:"key"`
+	Label  string    `json:"label"`
+	Kind   string    `json:"kind"`
+	Number int       `json:"number,omitempty"`
+	DoneAt time.Time `json:"done_at"`
+	// Deleted is false when GitHub had no such label (deleted before) or
+	// with --dry-run.
+	Deleted bool   `json:"deleted"`
+	Error   string `json:"error,omitempty"`
+}
+
+type pruneJSON struct {
+	DryRun bool         `json:"dry_run"`
+	Before time.Time    `json:"before"`
+	Labels []prunedJSON `json:"labels"`
+}
+
+// metaPruned names the meta value that records a pruned key's label, so
+// the next prune does not ask GitHub about it again.
+func metaPruned(key string) string { return "label_pruned:" + key }
+
+func labelsPruneRun(opts *labelsPruneOptions) error {
+	f, ctx := opts.f, opts.ctx
+	if opts.OlderThan == "" {
+		return usagef("labels prune: --older-than is required, e.g. --older-than 30d")
+	}
+	age, err := parseAge(opts.OlderThan)
+	if err != nil {
+		return &usageError{err}
+	}
+	filter, err := f.g.filter()
+	if err != nil {
+		return err
+	}
+	l, err := f.openLedger(ctx, store.CreateNever)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	before := f.sys.Now().Add(-age)
+	entries, err := l.List(ctx, ledger.ListParams{Repo: filter.Repo, Task: filter.Task, Status: ledger.Done, UpdatedBefore: before})
+	if err != nil {
+		return fmt.Errorf("list ledger: %w", err)
+	}
+	out := pruneJSON{DryRun: opts.DryRun, Before: before.UTC(), Labels: []prunedJSON{}}
+	var gh *ghcheck.Client
+	failed := 0
+	for _, e := range entries {
+		// Only pull requests and issues carry the key's label.
+		if e.Kind != "pr" && e.Kind != "issue" {
+			continue
+		}
+		if _, err := l.GetMeta(ctx, metaPruned(e.Key)); err == nil {
+			continue
+		}
+		p := prunedJSON{Repo: e.Repo, Key: e.Key, Label: taskkey.Label(e.Key), Kind: e.Kind, Number: e.Ref.Number, DoneAt: e.UpdatedAt.UTC()}
+		if !opts.DryRun {
+			if gh == nil {
+				if gh, err = f.github(ctx); err != nil {
+					return err
+				}
+			}
+			r, err := ghcheck.ParseRepo(e.Repo)
+			if err == nil {
+				p.Deleted, err = gh.DeleteKeyLabel(ctx, r, e.Key)
+			}
+			if err != nil {
+				failed++
+				p.Error = err.Error()
+				fmt.Fprintf(f.sys.Err, "ghonce: %v\n", err)
+			} else if _, err := l.PutMeta(ctx, metaPruned(e.Key), f.sys.Now().UTC().Format(time.RFC3339), false); err != nil {
+				return fmt.Errorf("labels prune: record %s as pruned: %w", p.Label, err)
+			}
+		}
+		out.Labels = append(out.Labels, p)
+		if !f.g.json && p.Error == "" {
+			fmt.Fprintf(f.sys.Out, "%s %s %d\n", p.Repo, p.Label, p.Number)
+		}
+	}
+	if f.g.json {
+		if err := json.NewEncoder(f.sys.Out).Encode(out); err != nil {
+			return err
+		}
+	}
+	verb := "deleted"
+	if opts.DryRun {
+		verb = "would delete"
+	}
+	fmt.Fprintf(f.sys.Err, "ghonce: %s %d key labels of pull requests and issues done before %s\n", verb, len(out.Labels)-failed, before.UTC().Format(time.RFC3339))
+	if failed > 0 {
+		return &silentError{code: ExitError}
+	}
+	return nil
+}
+
+// parseAge parses 30d, 2w, or a Go duration (12h, 90m).
+func parseAge(s string) (time.Duration, error) {
+	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
+	if n := len(s); n > 1 {
+		if u, ok := unit[s[n-1]]; ok {
+			v, err := strconv.ParseFloat(s[:n-1], 64)
+			if err == nil && v > 0 {
+				return time.Duration(v * float64(u)), nil
+			}
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("invalid --older-than %q: want a positive age such as 30d, 2w, 12h or 90m", strings.TrimSpace(s))
+	}
+	return d, nil
+}

@@ -1,0 +1,220 @@
+package reconcile
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/ledger"
+)
+
+// What a run does when its key is already done (or found) but its
+// description differs from the one the ledger stored: another --head, a
+// reworded title or body (Action.OnChange).
+const (
+	// OnChangeWarn (the default): keep the artifact as it is, report the
+	// changed fields in Result.Changed and say so in Result.Warning.
+	OnChangeWarn = "warn"
+	// OnChangeFail: keep the artifact as it is and return a
+	// *ChangedError (exit 1), so a runner notices.
+	OnChangeFail = "fail"
+	// OnChangeUpdate: edit the artifact to this run's description where
+	// its kind allows (a PR's or issue's title and body, a comment's body),
+	// and store this run's description. What cannot be edited (a PR's head
+	// branch) is kept, and Result.Warning says so.
+	OnChangeUpdate = "update"
+)
+
+func checkOnChange(v string) error {
+	switch v {
+	case "", OnChangeWarn, OnChangeFail, OnChangeUpdate:
+		return nil
+	}
+	return fmt.Errorf("invalid --on-change %q: want warn, fail or update", v)
+}
+
+// ChangedError: the key is done, and this run's description differs from
+// the stored one in Changed; with OnChangeFail nothing was changed. Exit 1.
+type ChangedError struct {
+	Key     string
+	Changed []string
+	Result  *Result // the done result, pointing at the artifact
+}
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("%s is done (%s), but this run's %s from what made it; nothing was changed: "+
+		"use another --step for a new %s, --on-change update to edit it, or --on-change warn to go on",
+		e.Key, describeResult(e.Result), differ(e.Changed), e.Result.Kind)
+}
+
+func describeResult(r *Result) string {
+	switch {
+	case r.URL != "":
+		return r.URL
+	case r.Number != 0:
+		return fmt.Sprintf("%s #%d", r.Kind, r.Number)
+	case r.SHA != "":
+		return fmt.Sprintf("%s at %.12s", r.Kind, r.SHA)
+	}
+	return r.Kind
+}
+
+// Updater is a GitHub that can edit what ghonce made (*ghcheck.Client is
+// one). A GitHub without it makes --on-change update fall back to warn.
+type Updater interface {
+	UpdatePR(ctx context.Context, r ghcheck.Repo, number int, key, title, body string) (effect.Artifact, error)
+	UpdateIssue(ctx context.Context, r ghcheck.Repo, number int, key, title, body string) (effect.Artifact, error)
+	UpdateComment(ctx context.Context, r ghcheck.Repo, id int64, key, body string) (effect.Artifact, error)
+}
+
+var _ Updater = (*ghcheck.Client)(nil)
+
+// updatable is a Spec whose artifact can be edited to match it. Update
+// edits art (found or recorded for key) and returns it; kept names the
+// changed fields it could not edit.
+type updatable interface {
+	Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (out effect.Artifact, kept []string, err error)
+}
+
+// changedFields lists the top-level fields of two payloads (JSON objects of
+// one kind) that differ, sorted; nil when either cannot be read.
+func changedFields(old, cur []byte) []string {
+	var a, b map[string]json.RawMessage
+	if json.Unmarshal(old, &a) != nil || json.Unmarshal(cur, &b) != nil {
+		return nil
+	}
+	var out []string
+	for k, v := range b {
+		if !bytes.Equal(a[k], v) {
+			out = append(out, k)
+		}
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// onChange applies a.OnChange to r, the done result of entry (skipped or
+// found), when this run's payload differs from the stored one.
+func (e *Engine) onChange(ctx context.Context, a Action, entry *ledger.Entry, payload []byte, hash string, r *Result) (*Result, error) {
+	if entry.PayloadHash == hash {
+		return r, nil
+	}
+	r.PayloadChanged = true
+	r.Changed = changedFields(entry.Payload, payload)
+	switch a.OnChange {
+	case OnChangeFail:
+		return nil, &ChangedError{Key: r.Key, Changed: r.Changed, Result: r}
+	case OnChangeUpdate:
+		return e.update(ctx, a, entry, payload, hash, r)
+	}
+	// Result.Warning reaches the user (stderr, --json); no log line too.
+	r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s from what made %s, which was left as it is (--on-change update edits it, --on-change fail stops)", differ(r.Changed), describeResult(r)))
+	return r, nil
+}
+
+// differ says which fields differ: "head differs", "head and title differ".
+func differ(fields []string) string {
+	switch len(fields) {
+	case 0:
+		return "description differs"
+	case 1:
+		return fields[0] + " differs"
+	}
+	return strings.Join(fields[:len(fields)-1], ", ") + " and " + fields[len(fields)-1] + " differ"
+}
+
+func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payload []byte, hash string, r *Result) (*Result, error) {
+	up, ok := a.Spec.(updatable)
+	gu, gok := e.cfg.GitHub.(Updater)
+	if !ok || !gok {
+		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s, and a %s cannot be edited: it was left as it is", differ(r.Changed), r.Kind))
+		return r, nil
+	}
+	env, err := e.env(entry.Repo, entry.Status)
+	if err != nil {
+		return nil, err
+	}
+	art := effect.Artifact{Number: r.Number, ID: r.ID, URL: r.URL, SHA: r.SHA, Text: r.Ref}
+	got, kept, err := up.Update(ctx, env, gu, r.Key, art, r.Changed)
+	if err != nil {
+		return nil, fmt.Errorf("update %s: %w (the entry stays done and points at it)", describeResult(r), err)
+	}
+	// Store this run's description, so the next identical run skips
+	// without editing again. The entry is done under the fence that made
+	// it; a newer attempt would have a newer fence.
+	edited := slices.DeleteFunc(slices.Clone(r.Changed), func(f string) bool { return slices.Contains(kept, f) })
+	if len(edited) == 0 {
+		// Nothing it could edit: the stored description stays the one
+		// that matches the artifact, and the warning comes each time.
+		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s, and the %s of an existing %s cannot be changed: it was left as it is (use another --step for a new one)", differ(r.Changed), strings.Join(kept, " and "), r.Kind))
+		return r, nil
+	}
+	if err := e.cfg.Ledger.SetPayload(ctx, ledger.PayloadParams{Key: r.Key, Fence: entry.Fence, Payload: payload, PayloadHash: hash, Why: "updated the artifact to this run's description: " + strings.Join(edited, ", "), Done: true}); err != nil && !errors.Is(err, ledger.ErrFenced) {
+		return nil, err
+	}
+	r.Updated = true
+	if got.URL != "" {
+		r.URL = got.URL
+	}
+	e.cfg.Logf("%s: updated the %s of %s to this run's", r.Key, strings.Join(edited, " and "), describeResult(r))
+	if len(kept) > 0 {
+		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("the %s of an existing %s cannot be changed; it keeps its %s (use another --step for a new one)", strings.Join(kept, " and "), r.Kind, strings.Join(kept, " and ")))
+	}
+	return r, nil
+}
+
+func joinWarnings(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// Update edits the pull request's title and body; its head cannot move.
+func (p PR) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
+	kept := notTitleOrBody(changed)
+	if len(kept) == len(changed) {
+		return art, kept, nil
+	}
+	got, err := u.UpdatePR(ctx, env.Repo, art.Number, key, p.Title, p.Body)
+	return got, kept, err
+}
+
+// Update edits the issue's title and body.
+func (i Issue) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
+	kept := notTitleOrBody(changed)
+	if len(kept) == len(changed) {
+		return art, kept, nil
+	}
+	got, err := u.UpdateIssue(ctx, env.Repo, art.Number, key, i.Title, i.Body)
+	return got, kept, err
+}
+
+// notTitleOrBody returns the changed fields that an edit of title and body
+// leaves as they were (a PR's head, draft, labels).
+func notTitleOrBody(changed []string) []string {
+	var kept []string
+	for _, f := range changed {
+		if f != "title" && f != "body" {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// Update edits the comment's body.
+func (c Comment) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, _ []string) (effect.Artifact, []string, error) {
+	got, err := u.UpdateComment(ctx, env.Repo, art.ID, key, c.Body)
+	return got, nil, err
+}
