@@ -429,7 +429,7 @@ func TestUnconfirmedThenTheSameCallFindsIt(t *testing.T) {
 // with the CLI's meaning.
 func TestErrorsAreToolErrors(t *testing.T) {
 	w := newWorld(t, opts{wait: -1})
-	w.fails("add_issue_comment", args("issue_number", 1.5, "body", "x"), "invalid arguments", "issue_number")
+	w.fails("add_issue_comment", args("issue_number", 1.5, "body", "x"), "invalid arguments", "issue_number", "[usage: the CLI's exit 2")
 	w.fails("add_issue_comment", args("body", "x"), "issue_number")
 	w.fails("create_pull_request", args("title", "T", "head", "a b", "base", "main"), "invalid arguments")
 	w.fails("create_issue", map[string]any{"owner": "o/x", "repo": name, "title": "T"}, "invalid arguments", "repository")
@@ -441,7 +441,7 @@ func TestErrorsAreToolErrors(t *testing.T) {
 
 	// A branch of that name at an unrelated commit is someone else's.
 	w.fake.SetRef(owner, name, "taken", w.fake.AddOrphanCommit(owner, name))
-	w.fails("create_branch", args("branch", "taken"), "refused", "conflict")
+	w.fails("create_branch", args("branch", "taken"), "refused", "conflict", "[conflict: the CLI's exit 1, key gk1_")
 
 	// Another holder of the key: in progress elsewhere.
 	k := taskkey.Key(taskkey.Identity{Task: task, Step: "issue-create", Kind: "issue", Repo: repo})
@@ -449,7 +449,7 @@ func TestErrorsAreToolErrors(t *testing.T) {
 		Owner: reconcile.NewOwner(), Lease: time.Hour, Why: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	w.fails("create_issue", args("title", "T"), "in progress elsewhere", "Call again")
+	w.fails("create_issue", args("title", "T"), "in progress elsewhere", "Call again", "[in_progress: the CLI's exit 4, key "+k)
 	if n := len(w.fake.Issues(owner, name)); n != 0 {
 		t.Fatalf("%d issues after refused calls, want 0", n)
 	}

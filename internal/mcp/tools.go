@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -223,6 +224,7 @@ func addWrite[In writeArgs](s *Server, t writeTool[In]) error {
 		defer s.calls.Done()
 		r, err := call(ctx, s, t, in)
 		if err != nil {
+			err = toolError(err)
 			s.cfg.Logf("%s: %v", t.name, err)
 			return nil, Output{}, err
 		}
@@ -232,7 +234,8 @@ func addWrite[In writeArgs](s *Server, t writeTool[In]) error {
 	return nil
 }
 
-// call is the one flow every write tool goes through.
+// call is the one flow every write tool goes through. Its errors are the
+// engine's and the arguments'; the tool handler words them (toolError).
 func call[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) (*reconcile.Result, error) {
 	a, err := s.action(in.where(), in.once(), t.step)
 	if err != nil {
@@ -241,7 +244,7 @@ func call[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) 
 	key := func(sp reconcile.Spec) string { a.Spec = sp; return reconcile.Key(a) }
 	spec, err := t.spec(ctx, s, in, key)
 	if err != nil {
-		return nil, toolError(err)
+		return nil, err
 	}
 	a.Spec = spec
 	if err := a.Validate(); err != nil {
@@ -249,7 +252,7 @@ func call[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) 
 	}
 	r, err := s.cfg.Engine.Do(ctx, a)
 	if err != nil {
-		return nil, toolError(err)
+		return nil, err
 	}
 	return r, nil
 }
@@ -362,6 +365,9 @@ func (e *invalidError) Error() string {
 }
 func (e *invalidError) Unwrap() error { return e.err }
 
+// Usage marks bad input for clierr: the CLI's exit 2.
+func (e *invalidError) Usage() bool { return true }
+
 func invalid(err error) error { return &invalidError{err} }
 
 var flagsAsArgs = strings.NewReplacer("pass --body or --body-file", "pass body", "pass --", "pass ")
@@ -371,6 +377,11 @@ var flagsAsArgs = strings.NewReplacer("pass --body or --body-file", "pass body",
 // protocol error. Errors from GitHub are already stripped of the token by
 // ghcheck.
 func toolError(err error) error {
+	return withKind(err, toolMessage(err))
+}
+
+// toolMessage is the text of a tool error for the model.
+func toolMessage(err error) error {
 	var (
 		uc *reconcile.UnconfirmedError
 		ip *reconcile.InProgressError
@@ -390,4 +401,17 @@ func toolError(err error) error {
 		return fmt.Errorf("cancelled: %v: if a request had been sent it may have taken effect; call again with the same arguments to settle it", err)
 	}
 	return err
+}
+
+// withKind ends msg with the failure's kind, the CLI exit code of the same
+// meaning and the key, as `ghonce --json` reports them (clierr is the one
+// mapping), so an agent or a runner reading tool errors speaks the same
+// vocabulary as one reading the CLI.
+func withKind(err, msg error) error {
+	d := clierr.Describe(err, "mcp")
+	tail := fmt.Sprintf("[%s: the CLI's exit %d", d.Error.Kind, d.ExitCode)
+	if d.Key != "" {
+		tail += ", key " + d.Key
+	}
+	return fmt.Errorf("%w\n%s]", msg, tail)
 }
