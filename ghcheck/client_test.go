@@ -103,7 +103,7 @@ func TestTokenNeverInErrors(t *testing.T) {
 	errs = append(errs, err)
 	_, err = c.CreateBranch(ctx, repo, "b", sha1a)
 	errs = append(errs, err)
-	_, err = c.PutFile(ctx, repo, "b", "p", "m", nil)
+	_, err = c.PutFile(ctx, repo, "b", "p", "m", nil, "")
 	errs = append(errs, err)
 
 	if !sawToken {

@@ -62,7 +62,13 @@ func (c *Client) FindFile(ctx context.Context, r Repo, branch, path string, cont
 // The artifact's SHA is the new blob SHA, its URL the file's html_url.
 //
 // GitHub API docs: https://docs.github.com/rest/repos/contents#create-or-update-file-contents
-func (c *Client) PutFile(ctx context.Context, r Repo, branch, path, message string, content []byte) (Artifact, error) {
+//
+// replaces, when not empty, is the blob SHA the caller expects the file to
+// have now: a file that already holds content is still done, but one whose
+// SHA differs from replaces (or that does not exist) is refused with
+// nothing written, so a change someone made since the caller read the
+// file is never overwritten. Empty replaces whatever is there.
+func (c *Client) PutFile(ctx context.Context, r Repo, branch, path, message string, content []byte, replaces string) (Artifact, error) {
 	if err := checkFile(branch, path); err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("put file: %w", err))
 	}
@@ -78,6 +84,8 @@ func (c *Client) PutFile(ctx context.Context, r Repo, branch, path, message stri
 		Branch:  github.String(branch),
 	}
 	switch {
+	case notFound(err) && replaces != "":
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("put file: %s does not exist on branch %s of %s, but the call names blob %.12s to replace: it was deleted or moved; read it again", path, branch, r, replaces))
 	case notFound(err):
 	case err != nil:
 		return Artifact{}, c.createErr(ClassNotSent, fmt.Errorf("put file: %w", err))
@@ -85,6 +93,8 @@ func (c *Client) PutFile(ctx context.Context, r Repo, branch, path, message stri
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("put file: %s on branch %s of %s is a %s, not a file: choose another path", path, branch, r, typeOf(cur)))
 	case cur.GetSHA() == want:
 		return Artifact{SHA: want, URL: cur.GetHTMLURL()}, nil
+	case replaces != "" && cur.GetSHA() != replaces:
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("put file: %s on branch %s of %s is blob %.12s now, not %.12s as the call expects: someone changed it since it was read; read it again and redo the change", path, branch, r, cur.GetSHA(), replaces))
 	default:
 		opts.SHA = github.String(cur.GetSHA())
 	}

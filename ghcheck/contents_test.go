@@ -74,7 +74,7 @@ func TestPutFile(t *testing.T) {
 			route(getContents, reply(404, fixture(t, "not-found.404.json"))),
 			route(putContents, putReply(&sent)),
 		)
-		a, err := c.PutFile(context.Background(), repo, "work", "docs/a.md", "add a", content)
+		a, err := c.PutFile(context.Background(), repo, "work", "docs/a.md", "add a", content, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestPutFile(t *testing.T) {
 			route(getContents, reply(200, fileAt("docs/a.md", []byte("old\n")))),
 			route(putContents, putReply(&sent)),
 		)
-		if _, err := c.PutFile(context.Background(), repo, "work", "docs/a.md", "update a", content); err != nil {
+		if _, err := c.PutFile(context.Background(), repo, "work", "docs/a.md", "update a", content, ""); err != nil {
 			t.Fatal(err)
 		}
 		if sent["sha"] != BlobSHA([]byte("old\n")) {
@@ -104,7 +104,7 @@ func TestPutFile(t *testing.T) {
 			route(getContents, reply(200, fileAt("docs/a.md", content))),
 			route(putContents, puts.seq(reply(500, nil))),
 		)
-		a, err := c.PutFile(context.Background(), repo, "work", "docs/a.md", "m", content)
+		a, err := c.PutFile(context.Background(), repo, "work", "docs/a.md", "m", content, "")
 		if err != nil || a.SHA != BlobSHA(content) || puts.count() != 0 {
 			t.Fatalf("PutFile = %+v, %v after %d puts", a, err, puts.count())
 		}
@@ -119,15 +119,42 @@ func TestPutFile(t *testing.T) {
 				route(getContents, reply(404, fixture(t, "not-found.404.json"))),
 				route(putContents, reply(status, fixture(t, f))),
 			)
-			_, err := c.PutFile(context.Background(), repo, "work", "docs/a.md", "m", content)
+			_, err := c.PutFile(context.Background(), repo, "work", "docs/a.md", "m", content, "")
 			if cl := classOf(t, err); cl != ClassRefused || !strings.Contains(err.Error(), "rerun") {
 				t.Fatalf("class = %v, err = %v", cl, err)
 			}
 		})
 	}
+	// With replaces, a file changed since the caller read it is refused with
+	// nothing sent; the intended content already there is still done; the
+	// SHA that matches is the one the PUT names.
+	t.Run("replaces", func(t *testing.T) {
+		old := []byte("old\n")
+		var puts counter
+		c, _ := newTest(t, Options{},
+			route(getContents, reply(200, fileAt("docs/a.md", old))),
+			route(putContents, puts.seq(reply(200, []byte(`{"content":{"sha":"`+BlobSHA(content)+`"}}`)))),
+		)
+		stale := BlobSHA([]byte("what the caller read\n"))
+		_, err := c.PutFile(context.Background(), repo, "work", "docs/a.md", "m", content, stale)
+		if cl := classOf(t, err); cl != ClassRefused || !strings.Contains(err.Error(), "changed it since") || puts.count() != 0 {
+			t.Fatalf("stale replaces: class %v, err %v, %d puts; want refused, nothing sent", cl, err, puts.count())
+		}
+		if a, err := c.PutFile(context.Background(), repo, "work", "docs/a.md", "m", content, BlobSHA(old)); err != nil || puts.count() != 1 || a.SHA != BlobSHA(content) {
+			t.Fatalf("matching replaces: %+v, %v, %d puts; want one put", a, err, puts.count())
+		}
+		c2, _ := newTest(t, Options{}, route(getContents, reply(200, fileAt("docs/a.md", content))))
+		if _, err := c2.PutFile(context.Background(), repo, "work", "docs/a.md", "m", content, stale); err != nil {
+			t.Fatalf("content already there, stale replaces: %v; want done (a rerun after a crash)", err)
+		}
+		c3, _ := newTest(t, Options{}, route(getContents, reply(404, fixture(t, "not-found.404.json"))))
+		if _, err := c3.PutFile(context.Background(), repo, "work", "docs/a.md", "m", content, stale); classOf(t, err) != ClassRefused {
+			t.Fatalf("missing file with replaces: %v; want refused", err)
+		}
+	})
 	t.Run("read fails", func(t *testing.T) {
 		c, _ := newTest(t, Options{}, route(getContents, reply(401, fixture(t, "bad-credentials.401.json"))))
-		_, err := c.PutFile(context.Background(), repo, "work", "docs/a.md", "m", content)
+		_, err := c.PutFile(context.Background(), repo, "work", "docs/a.md", "m", content, "")
 		if cl := classOf(t, err); cl != ClassNotSent {
 			t.Fatalf("class = %v, want not sent", cl)
 		}
@@ -135,7 +162,7 @@ func TestPutFile(t *testing.T) {
 	t.Run("bad input", func(t *testing.T) {
 		c, _ := newTest(t, Options{})
 		for _, in := range [][3]string{{"work", "/abs", "m"}, {"work", "", "m"}, {"bad..b", "a", "m"}, {"work", "a", " "}} {
-			_, err := c.PutFile(context.Background(), repo, in[0], in[1], in[2], content)
+			_, err := c.PutFile(context.Background(), repo, in[0], in[1], in[2], content, "")
 			if cl := classOf(t, err); cl != ClassRefused {
 				t.Errorf("%q: class = %v", in, cl)
 			}

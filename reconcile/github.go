@@ -35,7 +35,7 @@ type GitHub interface {
 	CreateBranch(ctx context.Context, r ghcheck.Repo, name, sha string) (effect.Artifact, error)
 
 	FindFile(ctx context.Context, r ghcheck.Repo, branch, path string, content []byte) effect.Result
-	PutFile(ctx context.Context, r ghcheck.Repo, branch, path, message string, content []byte) (effect.Artifact, error)
+	PutFile(ctx context.Context, r ghcheck.Repo, branch, path, message string, content []byte, replaces string) (effect.Artifact, error)
 }
 
 var _ GitHub = (*ghcheck.Client)(nil)

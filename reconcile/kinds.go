@@ -148,6 +148,12 @@ type File struct {
 	Path    string `json:"path"`
 	Message string `json:"message"`
 	Content []byte `json:"content"`
+	// Replaces, when set, is the blob SHA of the file the caller read and
+	// means to replace: if the file on the branch has changed since (and
+	// does not already hold Content), GitHub refuses the write instead of
+	// ghonce overwriting someone else's change. Empty: replace whatever is
+	// there.
+	Replaces string `json:"replaces,omitempty"`
 }
 
 func (File) Kind() string     { return "file" }
@@ -162,13 +168,16 @@ func (f File) Validate(string) error {
 	if f.Message == "" {
 		return errors.New("commit message is empty: pass --message")
 	}
+	if f.Replaces != "" && !taskkey.IsCommitSHA(f.Replaces) {
+		return fmt.Errorf("invalid blob SHA %q to replace: want the 40 lower-case hex digits GitHub gives a file's sha", f.Replaces)
+	}
 	return nil
 }
 func (f File) Find(ctx context.Context, env *Env, _ string) effect.Result {
 	return env.GitHub.FindFile(ctx, env.Repo, f.Branch, f.Path, f.Content)
 }
 func (f File) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
-	return env.GitHub.PutFile(ctx, env.Repo, f.Branch, f.Path, f.Message, f.Content)
+	return env.GitHub.PutFile(ctx, env.Repo, f.Branch, f.Path, f.Message, f.Content, f.Replaces)
 }
 
 func validateText(key, body string, labels []string) error {

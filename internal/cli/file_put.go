@@ -41,6 +41,7 @@ content (git blob hashes, computed locally); different content means not yet.
 	c.Flags().StringVarP(&opts.File.Message, "message", "m", "", "commit message (required)")
 	c.Flags().StringVar(&opts.Content, "content", "", "file content")
 	c.Flags().StringVar(&opts.ContentFile, "content-file", "", `read the content from a file ("-" for standard input)`)
+	c.Flags().StringVar(&opts.File.Replaces, "replaces", "", "blob SHA of the file as you read it: refuse to write if it has changed since (default: replace whatever is there)")
 	return c
 }
 

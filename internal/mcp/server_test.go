@@ -622,3 +622,22 @@ func TestIdsByOneRule(t *testing.T) {
 		t.Fatalf("%d issues, want 1", n)
 	}
 }
+
+// create_or_update_file's sha is the blob the agent read: if the file has
+// changed since, the write is refused and the other change survives; with
+// the sha it read last, the write goes through.
+func TestFileShaGuardsAgainstOverwritingAnotherChange(t *testing.T) {
+	w := newWorld(t, opts{})
+	first, _ := w.ok("create_or_update_file", args("path", "NOTES.md", "content", "v1\n", "message", "m", "branch", "main", "step", "notes-1"))
+	// Someone else edits the file after the agent read v1.
+	w.ok("create_or_update_file", args("path", "NOTES.md", "content", "theirs\n", "message", "m", "branch", "main", "step", "someone-else"))
+	w.fails("create_or_update_file", args("path", "NOTES.md", "content", "v2\n", "message", "m", "branch", "main", "step", "notes-2", "sha", first.SHA),
+		"changed it since", "[refused")
+	if got, _ := w.fake.FileContent(owner, name, "main", "NOTES.md"); string(got) != "theirs\n" {
+		t.Fatalf("file = %q after a refused write, want the other change kept", got)
+	}
+	theirs := ghcheck.BlobSHA([]byte("theirs\n"))
+	if out, _ := w.ok("create_or_update_file", args("path", "NOTES.md", "content", "v2\n", "message", "m", "branch", "main", "step", "notes-3", "sha", theirs)); out.Outcome != "created" {
+		t.Fatalf("write with the current sha: %+v, want created", out)
+	}
+}

@@ -76,7 +76,7 @@ type CreateOrUpdateFileArgs struct {
 	Content string `json:"content" jsonschema:"Content of the file, exactly as it should appear once written (plain text, not base64)"`
 	Message string `json:"message" jsonschema:"Commit message"`
 	Branch  string `json:"branch" jsonschema:"Branch to create/update the file in"`
-	SHA     string `json:"sha,omitempty" jsonschema:"The blob SHA of the file being replaced. Accepted for compatibility and not needed: ghonce reads the file it replaces itself."`
+	SHA     string `json:"sha,omitempty" jsonschema:"The blob SHA of the file being replaced, as read. If the file has changed since, the write is refused instead of overwriting that change. Omit it to replace whatever is there."`
 	Once
 }
 
@@ -189,7 +189,7 @@ func (s *Server) addWriteTools() error {
 			name: "create_or_update_file", title: "Create or update file (once)", step: stepFile,
 			desc: "Create or update a single file in a GitHub repository, on a branch." + onceNote + "write of the same file on the same branch (a second, different edit in the same task needs a new step).",
 			spec: func(_ context.Context, _ *Server, in CreateOrUpdateFileArgs, _ func(reconcile.Spec) string) (reconcile.Spec, error) {
-				return reconcile.File{Branch: in.Branch, Path: in.Path, Message: in.Message, Content: []byte(in.Content)}, nil
+				return reconcile.File{Branch: in.Branch, Path: in.Path, Message: in.Message, Content: []byte(in.Content), Replaces: in.SHA}, nil
 			},
 			what: func(in CreateOrUpdateFileArgs, _ *reconcile.Result) string {
 				return fmt.Sprintf("file %s on branch %s", in.Path, in.Branch)
