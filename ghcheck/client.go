@@ -42,6 +42,13 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// UserAgent is sent with every request.
 	UserAgent string
+	// LoginCache, if set, remembers the token's login across processes
+	// (keyed by TokenFingerprint, never the token), so Login asks GET /user
+	// only the first time. Used only with a static Token.
+	LoginCache LoginCache
+	// Budget paces content-creating requests and bounds requests in flight
+	// (see Budget); the zero value is GitHub's documented limits.
+	Budget Budget
 }
 
 // Client is the GitHub layer. It is safe for concurrent use.
@@ -55,6 +62,13 @@ type Client struct {
 	loginMu   sync.Mutex
 	loginDone bool
 	login     string // the token's identity; "" when /user is not readable
+	// fingerprint names Token at BaseURL for the LoginCache; "" without a
+	// static token.
+	fingerprint string
+
+	budget *budget
+	etags  *etagCache
+	stats  *stats
 }
 
 // NewPR is what CreatePR sends.
@@ -132,9 +146,13 @@ func New(opts Options) (*Client, error) {
 	if src == nil {
 		src = oauth2.StaticTokenSource(&oauth2.Token{AccessToken: opts.Token})
 	}
+	b := newBudget(opts.Budget)
+	etags := newETagCache()
+	st := &stats{}
+	b.stats = st
 	hc.Transport = roundTripOnly{&oauth2.Transport{
 		Source: src,
-		Base:   &sendTracker{base: inner},
+		Base:   &sendTracker{base: inner, budget: b, etags: etags, stats: st},
 	}}
 
 	gh := github.NewClient(&hc)
@@ -143,7 +161,11 @@ func New(opts Options) (*Client, error) {
 	gh.BaseURL = base
 	gh.UserAgent = opts.UserAgent
 
-	return &Client{gh: gh, opts: opts, web: webRoot(base)}, nil
+	c := &Client{gh: gh, opts: opts, web: webRoot(base), budget: b, etags: etags, stats: st}
+	if opts.TokenSource == nil {
+		c.fingerprint = TokenFingerprint(base.String(), opts.Token)
+	}
+	return c, nil
 }
 
 // parseBaseURL parses an API root and gives it exactly one trailing slash.
