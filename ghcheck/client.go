@@ -83,6 +83,15 @@ type PRQuery struct {
 	Key   string
 	Base  string
 	Heads []string // "branch" (in the repository's owner) or "owner:branch"
+	// Since, if set, is when the first attempt of Key began (less clock
+	// skew): the last look-up then reads the newest pull requests page by
+	// page back to Since, instead of one page of RecentPRs.
+	Since time.Time
+	// SkipRecent leaves the newest-pull-requests look-up out. It exists
+	// for a PR whose attempt died between creating and labelling it with
+	// its ledger lost; a caller whose ledger vouches that no attempt of Key
+	// was ever made from it sets it (see reconcile.Config).
+	SkipRecent bool
 }
 
 // NewIssue is what CreateIssue sends.

@@ -99,6 +99,9 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 		return c.unknown(fmt.Errorf("list pull requests of %s labeled %s: %w", r, label, err))
 	}
 	if byLabel == nil {
+		if q.SkipRecent {
+			return Result{State: Absent}
+		}
 		return c.findRecentPR(ctx, rn, r, q, ours)
 	}
 
@@ -214,31 +217,44 @@ func parseHeads(r Repo, in []string) ([]head, error) {
 // pull requests were opened in the repository in between.
 const RecentPRs = 100
 
-// findRecentPR reads one page of the newest pull requests for ours with
-// q.Key's marker and base.
+// findRecentPR reads the newest pull requests for ours with q.Key's marker
+// and base: GET /repos/{o}/{r}/pulls?state=all&sort=created&direction=desc,
+// one page of RecentPRs, or, with q.Since, every page back to the first
+// pull request created before q.Since.
 func (c *Client) findRecentPR(ctx context.Context, rn *run, r Repo, q PRQuery, ours func(string) bool) Result {
-	var prs []*github.PullRequest
-	err := rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		prs, resp, err = c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{
+	var best *github.PullRequest
+	older := false
+	fetch := func(ctx context.Context, page int) (*github.Response, error) {
+		if older {
+			return nil, nil // reached before Since: no later page can hold it
+		}
+		prs, resp, err := c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{
 			State: "all", Sort: "created", Direction: "desc",
-			ListOptions: github.ListOptions{PerPage: RecentPRs},
+			ListOptions: github.ListOptions{Page: page, PerPage: RecentPRs},
 		})
-		return resp, err
-	})
+		if err != nil {
+			return resp, err
+		}
+		for _, pr := range prs {
+			if !q.Since.IsZero() && pr.GetCreatedAt().Before(q.Since) {
+				older = true
+			}
+			if (q.Base == "" || pr.GetBase().GetRef() == q.Base) && ours(pr.GetUser().GetLogin()) && taskkey.HasMarker(pr.GetBody(), q.Key) &&
+				(best == nil || pr.GetNumber() < best.GetNumber()) {
+				best = pr
+			}
+		}
+		if q.Since.IsZero() {
+			return nil, nil // one page
+		}
+		return resp, nil
+	}
+	err := rn.pages(ctx, fetch)
 	if notFound(err) {
 		return Result{State: Absent}
 	}
 	if err != nil {
 		return c.unknown(fmt.Errorf("list recent pull requests of %s: %w", r, err))
-	}
-	var best *github.PullRequest
-	for _, pr := range prs {
-		if (q.Base == "" || pr.GetBase().GetRef() == q.Base) && ours(pr.GetUser().GetLogin()) && taskkey.HasMarker(pr.GetBody(), q.Key) &&
-			(best == nil || pr.GetNumber() < best.GetNumber()) {
-			best = pr
-		}
 	}
 	if best == nil {
 		return Result{State: Absent}

@@ -90,6 +90,24 @@ type Config struct {
 	Stdout, Stderr io.Writer
 	// Logf reports progress (to stderr in the CLI); nil is silent.
 	Logf func(format string, args ...any)
+	// TrustNeverAttempted skips the look-up on GitHub for a key this
+	// ledger has never seen, when the ledger is established (LedgerNew
+	// false): the create is sent at once. Safe only when every run that
+	// may act on the same tasks uses this same ledger (one machine, or one
+	// shared Postgres ledger); see the README's "When ghonce trusts the
+	// ledger". Default false: such a key is looked up (by head and label
+	// for a pull request, without the newest-PR scan that only a lost
+	// ledger needs).
+	TrustNeverAttempted bool
+	// ClockSkew is how far this machine's clock may be ahead of GitHub's
+	// (default 10 minutes). A look-up after an earlier attempt reads only
+	// what changed since that attempt began, less ClockSkew.
+	ClockSkew time.Duration
+	// Concurrency bounds the look-ups Reconcile runs at once (default 8).
+	Concurrency int
+	// Progress, if set, is told how many entries Reconcile will settle and
+	// each one it settled.
+	Progress Progress
 }
 
 // Engine performs actions once. It is safe for concurrent use.
@@ -126,6 +144,12 @@ func New(cfg Config) *Engine {
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.ClockSkew <= 0 {
+		cfg.ClockSkew = 10 * time.Minute
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 8
 	}
 	return &Engine{cfg: cfg}
 }
@@ -277,6 +301,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 	if err != nil {
 		return release(err)
 	}
+	e.dateEnv(env, c)
 	// Who we are on GitHub decides what counts as ours; a token GitHub
 	// rejects is a configuration error, not an unknown outcome. Nothing was
 	// sent for this attempt, so an entry it created is failed, and one an
@@ -299,7 +324,12 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 			return release(err)
 		}
 	}
-	res := find(ctx, env, key, spec, prior)
+	var res effect.Result
+	if e.cfg.TrustNeverAttempted && env.NeverAttempted && entry.Repo != "" {
+		res = effect.Result{State: effect.Absent} // trusted: see Config
+	} else {
+		res = find(ctx, env, key, spec, prior)
+	}
 	switch res.State {
 	case effect.Found:
 		e.cfg.Logf("found %s on GitHub: recording it as done", key)
@@ -449,6 +479,20 @@ func mend(ctx context.Context, env *Env, key string, spec Spec, art effect.Artif
 		return m.Mend(ctx, env, key, art)
 	}
 	return ""
+}
+
+// dateEnv says what the ledger vouches for about c's key: that no attempt
+// was ever made from it (a new entry in an established ledger), or when the
+// first attempt began (an entry an earlier attempt left): anything that
+// attempt made was created after that, less clock skew.
+func (e *Engine) dateEnv(env *Env, c *ledger.Claim) {
+	if c.State == ledger.ClaimCreated {
+		env.NeverAttempted = !e.cfg.LedgerNew
+		return
+	}
+	if !c.Entry.CreatedAt.IsZero() {
+		env.Since = c.Entry.CreatedAt.Add(-e.cfg.ClockSkew)
+	}
 }
 
 func (e *Engine) env(repo string, prior ledger.Status) (*Env, error) {
