@@ -27,8 +27,9 @@ type Limit struct {
 type Budget struct {
 	// Creates limits content-creating requests (every method but GET and
 	// HEAD). Default: 80 a minute and 500 an hour. Each window is kept
-	// 5% longer than stated, so latency jitter between ghonce and GitHub
-	// cannot make GitHub count one more than ghonce did.
+	// 5% (at least paceMargin) longer than stated, so latency jitter
+	// between ghonce and GitHub cannot make GitHub count one more than
+	// ghonce did.
 	Creates []Limit
 	// NoPacing turns the pacing of Creates off (tests of rate-limit answers).
 	NoPacing bool
@@ -41,6 +42,9 @@ type Budget struct {
 
 // DefaultCreates is GitHub's documented content-creation limit per token.
 var DefaultCreates = []Limit{{N: 80, Window: time.Minute}, {N: 500, Window: time.Hour}}
+
+// paceMargin is the least a paced window is lengthened by.
+const paceMargin = 50 * time.Millisecond
 
 // DefaultMaxInFlight is how many requests a Client has open at most.
 const DefaultMaxInFlight = 8
@@ -95,7 +99,7 @@ func newBudget(b Budget) *budget {
 	var keep []Limit
 	for _, l := range b.Creates {
 		if l.N > 0 && l.Window > 0 {
-			l.Window += l.Window / 20
+			l.Window += max(l.Window/20, paceMargin)
 			keep = append(keep, l)
 		}
 	}
@@ -108,18 +112,24 @@ func creates(method string) bool { return method != http.MethodGet && method != 
 
 // acquire waits for a slot and, for a write, for room under every limit.
 // The returned func releases the slot.
+//
+// The slot comes first: a write is timed by the pacer when it leaves, not
+// when it started queueing for a slot, or a queue of writes would leave
+// in a burst.
 func (b *budget) acquire(ctx context.Context, write bool) (func(), error) {
-	if write {
-		if err := b.pace(ctx); err != nil {
-			return nil, err
-		}
-	}
 	select {
 	case b.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return func() { <-b.slots }, nil
+	release := func() { <-b.slots }
+	if write {
+		if err := b.pace(ctx); err != nil {
+			release()
+			return nil, err
+		}
+	}
+	return release, nil
 }
 
 // pace waits until one more write fits every limit and records it.
