@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -100,19 +101,26 @@ func runAction(ctx context.Context, o actOptions) error {
 	if f.g.json {
 		out = f.sys.Err // a guarded command's output must not corrupt the JSON
 	}
-	var gh reconcile.GitHub
-	if o.needRepo {
-		c, err := f.github(ctx)
-		if err != nil {
+	var opts ghcheck.Options
+	if o.needRepo { // a missing token is refused before the ledger is opened
+		if opts, err = f.githubOptions(ctx); err != nil {
 			return err
 		}
-		gh = c
 	}
 	l, err := f.openLedger(ctx)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
+	var gh reconcile.GitHub
+	if o.needRepo {
+		opts.LoginCache = reconcile.LoginCache(l)
+		c, err := newGitHub(opts)
+		if err != nil {
+			return err
+		}
+		gh = c
+	}
 	res, err := f.engine(l, gh, out).Do(ctx, a)
 	if err != nil {
 		return err

@@ -128,6 +128,7 @@ type global struct {
 	wait         time.Duration
 	settle       time.Duration
 	trustAuthors []string
+	trustLedger  bool
 	app          appFlags
 	errOut       io.Writer // where a derived default (the task in Actions) is reported
 }
@@ -170,6 +171,7 @@ Environment:
 	pf.DurationVar(&g.wait, "wait", 30*time.Second, "how long to wait for another process working on the same key")
 	pf.DurationVar(&g.settle, "settle", 2*time.Second, "after a crashed or unconfirmed attempt, wait this long from its last ledger write before looking, so its requests in flight land first")
 	pf.StringArrayVar(&g.trustAuthors, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot]")
+	pf.BoolVar(&g.trustLedger, "trust-ledger", false, "create a key this established ledger has never seen without looking on GitHub first: only when every run of these tasks uses this ledger (README: When ghonce trusts the ledger)")
 	g.app.add(pf)
 
 	f := &factory{sys: sys, g: g}

@@ -35,6 +35,22 @@ func (f *factory) github(ctx context.Context) (*ghcheck.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newGitHub(opts)
+}
+
+// githubOn is github with the token's login cached in l (by a fingerprint
+// of the token, never the token): only the first run on a ledger spends
+// GET /user.
+func (f *factory) githubOn(ctx context.Context, l ledger.Ledger) (*ghcheck.Client, error) {
+	opts, err := f.githubOptions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts.LoginCache = reconcile.LoginCache(l)
+	return newGitHub(opts)
+}
+
+func newGitHub(opts ghcheck.Options) (*ghcheck.Client, error) {
 	c, err := ghcheck.New(opts)
 	if err != nil {
 		return nil, usagef("%v", err)
@@ -59,13 +75,17 @@ func (f *factory) openLedger(ctx context.Context) (*store.Opened, error) {
 
 // engine returns an engine on the open ledger l; gh is nil for guarded
 // commands, which do not touch GitHub.
-func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer) *reconcile.Engine {
-	return reconcile.New(reconcile.Config{
+func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer, mod ...func(*reconcile.Config)) *reconcile.Engine {
+	cfg := reconcile.Config{
 		// A flag's 0 means "not at all"; the engine reads 0 as its default.
 		Ledger: l, GitHub: gh, LedgerNew: l.Created, Wait: zeroIsOff(f.g.wait), Settle: zeroIsOff(f.g.settle),
-		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err,
+		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err, TrustNeverAttempted: f.g.trustLedger,
 		Logf: func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce: "+format+"\n", args...) },
-	})
+	}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	return reconcile.New(cfg)
 }
 
 // parseRepo parses --repo; a malformed one is a usage error.
