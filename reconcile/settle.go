@@ -169,8 +169,10 @@ type batchable interface {
 	lookup(key string) ghcheck.Lookup
 }
 
-func (PR) lookup(key string) ghcheck.Lookup    { return ghcheck.Lookup{Kind: ghcheck.LookupPR, Key: key} }
-func (Issue) lookup(key string) ghcheck.Lookup { return ghcheck.Lookup{Kind: ghcheck.LookupIssue, Key: key} }
+func (PR) lookup(key string) ghcheck.Lookup { return ghcheck.Lookup{Kind: ghcheck.LookupPR, Key: key} }
+func (Issue) lookup(key string) ghcheck.Lookup {
+	return ghcheck.Lookup{Kind: ghcheck.LookupIssue, Key: key}
+}
 func (c Comment) lookup(key string) ghcheck.Lookup {
 	return ghcheck.Lookup{Kind: ghcheck.LookupComment, Key: key, Number: c.Number}
 }
