@@ -28,8 +28,16 @@ func (c *memLogins) GetLogin(_ context.Context, fp string) (string, bool) {
 	l, ok := c.m[fp]
 	return l, ok && l != ""
 }
-func (c *memLogins) PutLogin(_ context.Context, fp, l string) { c.mu.Lock(); c.m[fp] = l; c.mu.Unlock() }
-func (c *memLogins) ForgetLogin(_ context.Context, fp string) { c.mu.Lock(); delete(c.m, fp); c.mu.Unlock() }
+func (c *memLogins) PutLogin(_ context.Context, fp, l string) {
+	c.mu.Lock()
+	c.m[fp] = l
+	c.mu.Unlock()
+}
+func (c *memLogins) ForgetLogin(_ context.Context, fp string) {
+	c.mu.Lock()
+	delete(c.m, fp)
+	c.mu.Unlock()
+}
 
 func budgetFake(t *testing.T) *fixtures.Server {
 	s := fixtures.NewServer(fixtures.Options{})
