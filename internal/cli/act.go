@@ -102,8 +102,13 @@ func runAction(ctx context.Context, o actOptions) error {
 		out = f.sys.Err // a guarded command's output must not corrupt the JSON
 	}
 	var opts ghcheck.Options
-	if o.needRepo { // a missing token is refused before the ledger is opened
+	if o.needRepo {
+		// A missing or malformed token or API root is refused before the
+		// ledger is opened: New makes no request.
 		if opts, err = f.githubOptions(ctx); err != nil {
+			return err
+		}
+		if _, err := newGitHub(opts); err != nil {
 			return err
 		}
 	}
