@@ -130,3 +130,39 @@ func TestRepeatedReadIsConditional(t *testing.T) {
 		t.Errorf("after creating it: %v, want found", got.State)
 	}
 }
+
+// The pacer, on a fake clock: 80 writes go at once, the 81st waits until
+// the first is a (lengthened) minute old, and the 501st until the first is
+// an hour old; reads are never paced.
+func TestPacerKeepsWritesUnderTheLimits(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	now := time.Unix(1_700_000_000, 0)
+	var waits []time.Duration
+	b := ghcheck.Budget{
+		Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
+		Sleep: func(_ context.Context, d time.Duration) error {
+			mu.Lock()
+			defer mu.Unlock()
+			waits = append(waits, d)
+			now = now.Add(d)
+			return nil
+		},
+	}
+	start := b.Now()
+	sent := ghcheck.PaceForTest(b, 501)
+	if got := sent[79].Sub(start); got != 0 {
+		t.Errorf("80th write waited %s, want 0", got)
+	}
+	if got := sent[80].Sub(sent[0]); got < time.Minute {
+		t.Errorf("81st write %s after the first, want at least a minute", got)
+	}
+	if got := sent[500].Sub(sent[0]); got < time.Hour {
+		t.Errorf("501st write %s after the first, want at least an hour", got)
+	}
+	for i := 80; i < len(sent); i++ {
+		if d := sent[i].Sub(sent[i-80]); d < time.Minute {
+			t.Fatalf("writes %d and %d are %s apart: 81 in a minute", i-80, i, d)
+		}
+	}
+}

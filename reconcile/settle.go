@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -82,6 +83,11 @@ func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) 
 	e.findAll(ctx, held)
 	for i, p := range held {
 		s, err := e.settleFound(p)
+		if errors.Is(err, ledger.ErrFenced) {
+			// The lease ran out during a long batch and another run took
+			// the entry over: it settles it.
+			s.To, s.Why, err = ledger.Attempting, "taken over by another run meanwhile", nil
+		}
 		if err != nil {
 			e.releaseAll(held[i+1:], err)
 			return out, err

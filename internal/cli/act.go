@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -101,29 +100,13 @@ func runAction(ctx context.Context, o actOptions) error {
 	if f.g.json {
 		out = f.sys.Err // a guarded command's output must not corrupt the JSON
 	}
-	var opts ghcheck.Options
-	if o.needRepo {
-		// A missing or malformed token or API root is refused before the
-		// ledger is opened: New makes no request.
-		if opts, err = f.githubOptions(ctx); err != nil {
-			return err
-		}
-		if _, err := newGitHub(opts); err != nil {
-			return err
-		}
-	}
-	l, err := f.openLedger(ctx)
+	l, c, err := f.ledgerAndGitHub(ctx, o.needRepo)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
 	var gh reconcile.GitHub
-	if o.needRepo {
-		opts.LoginCache = reconcile.LoginCache(l)
-		c, err := newGitHub(opts)
-		if err != nil {
-			return err
-		}
+	if c != nil {
 		gh = c
 	}
 	res, err := f.engine(l, gh, out).Do(ctx, a)

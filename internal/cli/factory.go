@@ -50,6 +50,33 @@ func (f *factory) githubOn(ctx context.Context, l ledger.Ledger) (*ghcheck.Clien
 	return newGitHub(opts)
 }
 
+// ledgerAndGitHub opens the ledger and, if withGitHub, a GitHub client
+// whose login is cached in it (c is nil otherwise). A missing or malformed
+// token or API root is refused before the ledger is opened: New makes no
+// request.
+func (f *factory) ledgerAndGitHub(ctx context.Context, withGitHub bool) (l *store.Opened, c *ghcheck.Client, err error) {
+	var opts ghcheck.Options
+	if withGitHub {
+		if opts, err = f.githubOptions(ctx); err != nil {
+			return nil, nil, err
+		}
+		if _, err := newGitHub(opts); err != nil {
+			return nil, nil, err
+		}
+	}
+	if l, err = f.openLedger(ctx); err != nil {
+		return nil, nil, err
+	}
+	if withGitHub {
+		opts.LoginCache = reconcile.LoginCache(l)
+		if c, err = newGitHub(opts); err != nil {
+			l.Close()
+			return nil, nil, err
+		}
+	}
+	return l, c, nil
+}
+
 func newGitHub(opts ghcheck.Options) (*ghcheck.Client, error) {
 	c, err := ghcheck.New(opts)
 	if err != nil {

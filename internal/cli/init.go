@@ -3,8 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/ledger"
 )
 
 // initOptions is `ghonce init`.
@@ -23,7 +26,12 @@ func newCmdInit(f *factory, runF func(*initOptions) error) *cobra.Command {
 Run it once when you set an agent up. A ledger that a run creates itself may
 be replacing one that was lost, so a guarded command ('ghonce exec') without
 --check refuses to run on it (exit 3); a ledger made by 'ghonce init' is
-known to be new. init is idempotent and never changes an existing ledger.`,
+known to be new. init is idempotent and never changes an existing ledger.
+
+With a token set (GH_TOKEN or GITHUB_TOKEN), init also records the token's
+login in the ledger, under a fingerprint of the token (never the token), so
+the first action spends no request on GET /user. If GitHub cannot be asked
+now, init says so and succeeds: the first run asks instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.ctx = c.Context()
@@ -44,6 +52,35 @@ func initRun(opts *initOptions) error {
 		word = "created"
 	}
 	fmt.Fprintf(f.sys.Err, "ghonce: ledger %s\n", word)
+	if msg := f.recordLogin(opts.ctx, l); msg != "" {
+		fmt.Fprintln(f.sys.Err, "ghonce: "+msg)
+	}
 	fmt.Fprintln(f.sys.Out, l.Location)
 	return nil
+}
+
+// recordLogin caches the token's login in l, best effort, and says what it
+// did ("" when there is no token, or a GitHub App mints them: an App's
+// identity comes from GET /app, not from the cache).
+func (f *factory) recordLogin(ctx context.Context, l ledger.Ledger) string {
+	if _, err := f.token(); err != nil {
+		return ""
+	}
+	if app, err := f.githubApp(); err != nil || app != nil {
+		return ""
+	}
+	c, err := f.githubOn(ctx, l)
+	if err != nil {
+		return fmt.Sprintf("did not record the token's login: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	login, err := c.Login(ctx)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("could not read the token's login now (%v); the first run will ask", err)
+	case login == "":
+		return "" // an installation token: nothing to record
+	}
+	return fmt.Sprintf("recorded the token's login (%s) in the ledger", login)
 }

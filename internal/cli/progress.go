@@ -77,7 +77,11 @@ func summarize(out []reconcile.Settlement, c *ghcheck.Client) string {
 	if c != nil {
 		st = c.Stats()
 	}
-	msg += fmt.Sprintf("; %d GitHub requests", st.Requests)
+	plural := "s"
+	if st.Requests == 1 {
+		plural = ""
+	}
+	msg += fmt.Sprintf("; %d GitHub request%s", st.Requests, plural)
 	if st.NotModified > 0 {
 		msg += fmt.Sprintf(" (%d answered 304 Not Modified, free)", st.NotModified)
 	}

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ghonce/ghonce/fixtures"
+)
+
+// `ghonce init` records the token's login, so the first pr create on the
+// ledger it made costs at most 4 GitHub requests, GET /user not among them.
+func TestInitCachesTheLoginForTheFirstPRCreate(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	o := w.run("", nil, "init")
+	if o.code != 0 || !strings.Contains(o.stderr, "recorded the token's login (agent-bot)") {
+		t.Fatalf("init: exit %d, stderr %q", o.code, o.stderr)
+	}
+	sha := w.fake.AddCommit(testOwner, testName, "main")
+	w.fake.SetRef(testOwner, testName, "fix-1", sha)
+	w.fake.WaitIdle()
+	before := len(w.fake.Requests())
+	o = w.run("", nil, "pr", "create", "--task", "T1", "--repo", testRepo, "--base", "main", "--head", "fix-1", "--title", "t", "--body", "b")
+	if o.code != 0 {
+		t.Fatalf("pr create: exit %d: %s", o.code, o.stderr)
+	}
+	w.fake.WaitIdle()
+	var paths []string
+	for _, r := range w.fake.Requests()[before:] {
+		paths = append(paths, r.Method+" "+r.Path)
+	}
+	if len(paths) > 4 || strings.Contains(strings.Join(paths, ","), "/user") {
+		t.Errorf("first pr create after init: %d requests, want at most 4 and no GET /user: %v", len(paths), paths)
+	}
+}
+
+// In a pipe reconcile draws no bar, and always ends with a summary that
+// counts what it spent.
+func TestReconcileSummaryInAPipe(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	w.fake.Inject(fixtures.Fault{Match: fixtures.MatchMethod("POST"), Kind: fixtures.DropAfterCommit, Times: 1})
+	if o := w.run("", nil, "issue", "create", "--task", "T1", "--repo", testRepo, "--title", "t", "--body", "b"); o.code != ExitUnconfirmed {
+		t.Fatalf("dropped create: exit %d, want %d: %s", o.code, ExitUnconfirmed, o.stderr)
+	}
+	o := w.run("", nil, "reconcile", "--settle", "0")
+	if o.code != 0 {
+		t.Fatalf("reconcile: exit %d: %s", o.code, o.stderr)
+	}
+	if !strings.Contains(o.stderr, "settled 1 done, 0 failed, 0 still attempting; 1 GitHub request\n") {
+		t.Errorf("summary missing or wrong: %q", o.stderr)
+	}
+	if strings.ContainsAny(o.stderr, "\r\x1b") {
+		t.Errorf("a progress bar was drawn into a pipe: %q", o.stderr)
+	}
+}
