@@ -166,3 +166,59 @@ func TestPacerKeepsWritesUnderTheLimits(t *testing.T) {
 		}
 	}
 }
+
+// FindMany tells pull requests from issues, counts only our author and
+// the right thread, and answers unknown, never absent, for the look-ups of
+// a listing that failed.
+func TestFindMany(t *testing.T) {
+	t.Parallel()
+	s := budgetFake(t)
+	s.AddUser("mallory", "tok-mallory")
+	ctx := context.Background()
+	r := ghcheck.Repo{Owner: "octo", Name: "hello"}
+	key := func(s string) string {
+		return taskkey.Key(taskkey.Identity{Task: "T", Step: s, Kind: "x", Repo: "octo/hello"})
+	}
+	since := time.Now().Add(-time.Hour)
+	thread := s.SeedIssue("octo", "hello", "mallory", fixtures.SeedIssue{Title: "thread"})
+	other := s.SeedIssue("octo", "hello", "mallory", fixtures.SeedIssue{Title: "other"})
+	s.SeedIssue("octo", "hello", bLogin, fixtures.SeedIssue{Title: "ours", Body: taskkey.WithMarker(key("issue"), "b")})
+	s.SeedPR("octo", "hello", bLogin, fixtures.SeedPR{Head: "main", Title: "pr", Body: taskkey.WithMarker(key("pr"), "b")})
+	s.SeedIssue("octo", "hello", "mallory", fixtures.SeedIssue{Title: "look-alike", Body: taskkey.WithMarker(key("stranger"), "b")})
+	s.SeedComment("octo", "hello", thread, bLogin, taskkey.WithMarker(key("comment"), "b"))
+	s.SeedComment("octo", "hello", other, bLogin, taskkey.WithMarker(key("elsewhere"), "b"))
+	ls := []ghcheck.Lookup{
+		{Kind: ghcheck.LookupIssue, Key: key("issue")},
+		{Kind: ghcheck.LookupPR, Key: key("pr")},
+		{Kind: ghcheck.LookupIssue, Key: key("pr")}, // a PR is not an issue
+		{Kind: ghcheck.LookupIssue, Key: key("stranger")},
+		{Kind: ghcheck.LookupComment, Key: key("comment"), Number: thread},
+		{Kind: ghcheck.LookupComment, Key: key("elsewhere"), Number: thread}, // on another thread
+	}
+	want := []ghcheck.State{ghcheck.Found, ghcheck.Found, ghcheck.Absent, ghcheck.Absent, ghcheck.Found, ghcheck.Absent}
+	c, err := ghcheck.New(ghcheck.Options{BaseURL: s.URL(), Token: bToken, Sleep: func(context.Context, time.Duration) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(s.Requests())
+	for i, res := range c.FindMany(ctx, r, since, ls) {
+		if res.State != want[i] {
+			t.Errorf("look-up %d: %v, want %v (%v)", i, res.State, want[i], res.Err)
+		}
+	}
+	if n := len(s.Requests()) - before; n != 3 {
+		t.Errorf("%d requests, want 3 (login, issues, comments)", n)
+	}
+	// The issues listing fails: its look-ups are unknown; comments still decided.
+	s.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath("GET", "/repos/octo/hello/issues"), Kind: fixtures.Status502BeforeCommit, Times: 100})
+	got := c.FindMany(ctx, r, since, ls)
+	for i, res := range got {
+		w := ghcheck.Unknown
+		if ls[i].Kind == ghcheck.LookupComment {
+			w = want[i]
+		}
+		if res.State != w {
+			t.Errorf("with issues failing, look-up %d: %v, want %v", i, res.State, w)
+		}
+	}
+}
