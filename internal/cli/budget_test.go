@@ -54,3 +54,19 @@ func TestReconcileSummaryInAPipe(t *testing.T) {
 		t.Errorf("a progress bar was drawn into a pipe: %q", o.stderr)
 	}
 }
+
+func TestWritePacingFromTheEnvironment(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	o := w.run("", map[string]string{"GHONCE_WRITES_PER_MINUTE": "eighty"}, "issue", "create", "--task", "T1", "--repo", testRepo, "--title", "t", "--body", "b")
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "invalid GHONCE_WRITES_PER_MINUTE") {
+		t.Errorf("exit %d, stderr %q; want a usage error naming the variable", o.code, o.stderr)
+	}
+	if n := len(w.fake.Issues(testOwner, testName)); n != 0 {
+		t.Errorf("%d issues created despite the usage error", n)
+	}
+	b, err := budgetFromEnv(func(k string) string { return map[string]string{"GHONCE_WRITES_PER_HOUR": "50"}[k] })
+	if err != nil || b.Creates[0].N != 80 || b.Creates[1].N != 50 {
+		t.Errorf("budget %+v, %v; want 80 a minute and 50 an hour", b, err)
+	}
+}
