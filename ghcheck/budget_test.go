@@ -222,3 +222,35 @@ func TestFindMany(t *testing.T) {
 		}
 	}
 }
+
+// After an earlier attempt FindPR reads the newest pull requests back to
+// the attempt's start; when they run past three pages it falls back to
+// the head and label look-ups instead of giving up.
+func TestFindPRSinceFallsBackOnABusyRepository(t *testing.T) {
+	t.Parallel()
+	s := budgetFake(t)
+	s.AddUser("mallory", "tok-mallory")
+	key := taskkey.Key(taskkey.Identity{Task: "T", Step: "pr", Kind: "pr", Repo: "octo/hello"})
+	sha := s.AddCommit("octo", "hello", "main")
+	s.SetRef("octo", "hello", "ours", sha)
+	n := s.SeedPR("octo", "hello", bLogin, fixtures.SeedPR{Head: "ours", Base: "main", Title: "t", Body: taskkey.WithMarker(key, "b")})
+	for i := range 350 {
+		s.SeedPR("octo", "hello", "mallory", fixtures.SeedPR{Head: "main", Base: "main", Title: "noise " + string(rune('a'+i%26))})
+	}
+	c, err := ghcheck.New(ghcheck.Options{BaseURL: s.URL(), Token: bToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ghcheck.Repo{Owner: "octo", Name: "hello"}
+	if _, err := c.Login(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	before := len(s.Requests())
+	res := c.FindPR(context.Background(), r, ghcheck.PRQuery{Key: key, Base: "main", Heads: []string{"ours"}, Since: time.Now().Add(-time.Hour)})
+	if res.State != ghcheck.Found || res.Artifact.Number != n {
+		t.Fatalf("%v #%d, want found #%d (%v)", res.State, res.Artifact.Number, n, res.Err)
+	}
+	if got := len(s.Requests()) - before; got != 4 {
+		t.Errorf("%d requests, want 4 (three pages of the newest, then the head list)", got)
+	}
+}

@@ -31,6 +31,11 @@ import (
 // /repos/{o}/{r}/pulls?state=all&sort=created&direction=desc, one page.
 // Search is never used: it lags minutes behind writes.
 //
+// With q.Since (a rerun after an earlier attempt, whose start the ledger
+// recorded), the newest pull requests back to q.Since come first and
+// answer alone when they fit in sincePages pages; then the newest-PR scan
+// is not repeated at the end. With q.SkipRecent it is left out.
+//
 // Found: the oldest matching pull request, open, closed or merged (the step
 // happened). Absent: none, or the repository does not exist for this token
 // (404; the create then fails too). Unknown: a read failed.
@@ -49,6 +54,18 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 		return c.unknown(fmt.Errorf("find pull request: %w", err))
 	}
 	rn := c.newRun()
+
+	// After an earlier attempt (q.Since): every pull request any attempt
+	// made was created after q.Since, so the newest pull requests back to
+	// it answer alone, whatever the head, labelled or not. Only when they
+	// run to more than sincePages pages (a busy repository, an old
+	// attempt) are the head and label look-ups made as well.
+	if !q.Since.IsZero() {
+		res, complete := c.findRecentPR(ctx, rn, r, q, ours, sincePages)
+		if res.State != Absent || complete {
+			return res
+		}
+	}
 
 	var best *github.PullRequest
 	for _, h := range heads {
@@ -99,10 +116,11 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 		return c.unknown(fmt.Errorf("list pull requests of %s labeled %s: %w", r, label, err))
 	}
 	if byLabel == nil {
-		if q.SkipRecent {
+		if q.SkipRecent || !q.Since.IsZero() { // with Since, the newest were read first
 			return Result{State: Absent}
 		}
-		return c.findRecentPR(ctx, rn, r, q, ours)
+		res, _ := c.findRecentPR(ctx, rn, r, q, ours, 1)
+		return res
 	}
 
 	// The issue view has no "merged": read the pull request itself.
@@ -217,17 +235,27 @@ func parseHeads(r Repo, in []string) ([]head, error) {
 // pull requests were opened in the repository in between.
 const RecentPRs = 100
 
+// sincePages is how many pages of the newest pull requests FindPR reads
+// back to PRQuery.Since before it falls back to the head and label
+// look-ups.
+const sincePages = 3
+
 // findRecentPR reads the newest pull requests for ours with q.Key's marker
 // and base: GET /repos/{o}/{r}/pulls?state=all&sort=created&direction=desc,
-// one page of RecentPRs, or, with q.Since, every page back to the first
-// pull request created before q.Since.
-func (c *Client) findRecentPR(ctx context.Context, rn *run, r Repo, q PRQuery, ours func(string) bool) Result {
+// at most maxPages pages of RecentPRs, stopping at the first created
+// before q.Since. complete says the listing reached q.Since (so an absent
+// answer proves that none was created after it); it is false without
+// q.Since. The list is consistent; pull requests opened while it is read
+// push older ones onto later pages, where they are seen again, never
+// skipped.
+func (c *Client) findRecentPR(ctx context.Context, rn *run, r Repo, q PRQuery, ours func(string) bool, maxPages int) (res Result, complete bool) {
 	var best *github.PullRequest
-	older := false
+	read := 0
 	fetch := func(ctx context.Context, page int) (*github.Response, error) {
-		if older {
-			return nil, nil // reached before Since: no later page can hold it
+		if complete || read == maxPages {
+			return nil, nil // stop: reached Since, or the page budget
 		}
+		read++
 		prs, resp, err := c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{
 			State: "all", Sort: "created", Direction: "desc",
 			ListOptions: github.ListOptions{Page: page, PerPage: RecentPRs},
@@ -237,29 +265,28 @@ func (c *Client) findRecentPR(ctx context.Context, rn *run, r Repo, q PRQuery, o
 		}
 		for _, pr := range prs {
 			if !q.Since.IsZero() && pr.GetCreatedAt().Before(q.Since) {
-				older = true
+				complete = true
 			}
 			if (q.Base == "" || pr.GetBase().GetRef() == q.Base) && ours(pr.GetUser().GetLogin()) && taskkey.HasMarker(pr.GetBody(), q.Key) &&
 				(best == nil || pr.GetNumber() < best.GetNumber()) {
 				best = pr
 			}
 		}
-		if q.Since.IsZero() {
-			return nil, nil // one page
+		if resp.NextPage == 0 && !q.Since.IsZero() {
+			complete = true // every pull request of the repository was read
 		}
 		return resp, nil
 	}
 	err := rn.pages(ctx, fetch)
-	if notFound(err) {
-		return Result{State: Absent}
+	switch {
+	case notFound(err):
+		return Result{State: Absent}, true
+	case err != nil:
+		return c.unknown(fmt.Errorf("list recent pull requests of %s: %w", r, err)), false
+	case best != nil:
+		return Result{State: Found, Artifact: prArtifact(best)}, true
 	}
-	if err != nil {
-		return c.unknown(fmt.Errorf("list recent pull requests of %s: %w", r, err))
-	}
-	if best == nil {
-		return Result{State: Absent}
-	}
-	return Result{State: Found, Artifact: prArtifact(best)}
+	return Result{State: Absent}, complete
 }
 
 // prMatches verifies a listed pull request instead of trusting the filter.

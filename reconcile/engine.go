@@ -390,8 +390,12 @@ func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry
 	}
 	switch class {
 	case effect.ClassExists:
-		// GitHub refused a duplicate: adopt it if it is ours.
-		res := find(ctx, env, key, spec, nil)
+		// GitHub refused a duplicate: adopt it if it is ours. It may be
+		// older than any attempt of this ledger (another ledger's): look
+		// with every look-up, not only at what changed since.
+		full := *env
+		full.Since, full.NeverAttempted = time.Time{}, false
+		res := find(ctx, &full, key, spec, nil)
 		switch res.State {
 		case effect.Found:
 			return e.adopt(ctx, env, key, entry.Fence, spec, res.Artifact)
