@@ -148,82 +148,56 @@ func TestRequestsRerunAfterCrash(t *testing.T) {
 	mu.Unlock()
 	w.establish()
 	w.push("feat")
-	for _, tc := range []struct {
+	type rerunCase struct {
 		kind string
 		spec reconcile.Spec
-		path string // the create to drop the answer of
-	}{
-		{"pr", reconcile.PR{Base: "main", Head: "feat", Title: "t", Body: "b"}, "/repos/" + repo + "/pulls"},
-		{"issue", reconcile.Issue{Title: "t", Body: "b"}, "/repos/" + repo + "/issues"},
-		{"comment", reconcile.Comment{Number: thread, Body: "b"}, fmt.Sprintf("/repos/%s/issues/%d/comments", repo, thread)},
-		{"branch", reconcile.Branch{Name: "made", SHA: sha}, "/repos/" + repo + "/git/refs"},
-		{"file", reconcile.File{Branch: "main", Path: "f.txt", Message: "m", Content: []byte("x")}, "/repos/" + repo + "/contents/f.txt"},
-	} {
-		a := reconcile.Action{Task: "CRASH", Step: tc.kind, Repo: repo, Spec: tc.spec}
-		method := http.MethodPost
-		if tc.kind == "file" {
-			method = http.MethodPut
-		}
-		s.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath(method, tc.path), Kind: fixtures.DropAfterCommit})
-		e, l := w.budgetEngine()
-		if _, err := e.Do(w.ctx, a); err == nil {
-			t.Fatalf("%s: the dropped create did not leave the entry unconfirmed", tc.kind)
-		}
-		l.Close()
-		var r *reconcile.Result
-		reqs := w.spent(func() {
-			e2, l2 := w.budgetEngine()
-			var err error
-			if r, err = e2.Do(w.ctx, a); err != nil {
-				t.Fatalf("%s rerun: %v", tc.kind, err)
-			}
-			l2.Close()
-		})
-		if r.Outcome != reconcile.Found {
-			t.Errorf("%s rerun: outcome %s, want found", tc.kind, r.Outcome)
-		}
-		atMost(t, tc.kind+" rerun after a crash", reqs, 3)
+		path string // the create to fault
 	}
-	// The same, with the create refused by a 502 before GitHub stored
-	// anything (the ledger state a kill before sending leaves): the rerun
-	// looks, finds nothing and creates, still within 3.
+	// rerun faults each kind's create with fault, then counts what the
+	// rerun of a restarted process spends, and checks its outcome.
+	rerun := func(task string, fault fixtures.FaultKind, want reconcile.Outcome, what string, cases []rerunCase) {
+		for _, tc := range cases {
+			a := reconcile.Action{Task: task, Step: tc.kind, Repo: repo, Spec: tc.spec}
+			method := http.MethodPost
+			if tc.kind == "file" {
+				method = http.MethodPut
+			}
+			s.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath(method, tc.path), Kind: fault})
+			e, l := w.budgetEngine()
+			if _, err := e.Do(w.ctx, a); err == nil {
+				t.Fatalf("%s: the faulted create did not leave the entry unconfirmed", tc.kind)
+			}
+			l.Close()
+			var r *reconcile.Result
+			reqs := w.spent(func() {
+				e2, l2 := w.budgetEngine()
+				var err error
+				if r, err = e2.Do(w.ctx, a); err != nil {
+					t.Fatalf("%s rerun: %v", tc.kind, err)
+				}
+				l2.Close()
+			})
+			if r.Outcome != want {
+				t.Errorf("%s rerun: outcome %s, want %s", tc.kind, r.Outcome, want)
+			}
+			atMost(t, tc.kind+" rerun after "+what, reqs, 3)
+		}
+	}
+	cases := func(head, branch, file string) []rerunCase {
+		return []rerunCase{
+			{"pr", reconcile.PR{Base: "main", Head: head, Title: "t", Body: "b"}, "/repos/" + repo + "/pulls"},
+			{"issue", reconcile.Issue{Title: "t", Body: "b"}, "/repos/" + repo + "/issues"},
+			{"comment", reconcile.Comment{Number: thread, Body: "b"}, fmt.Sprintf("/repos/%s/issues/%d/comments", repo, thread)},
+			{"branch", reconcile.Branch{Name: branch, SHA: sha}, "/repos/" + repo + "/git/refs"},
+			{"file", reconcile.File{Branch: "main", Path: file, Message: "m", Content: []byte("x")}, "/repos/" + repo + "/contents/" + file},
+		}
+	}
+	rerun("CRASH", fixtures.DropAfterCommit, reconcile.Found, "a crash after GitHub stored the create", cases("feat", "made", "f.txt"))
+	// The create refused by a 502 before GitHub stored anything (the
+	// ledger state a kill before sending leaves): the rerun looks, finds
+	// nothing and creates, still within 3.
 	w.push("feat2")
-	for _, tc := range []struct {
-		kind string
-		spec reconcile.Spec
-		path string
-	}{
-		{"pr", reconcile.PR{Base: "main", Head: "feat2", Title: "t", Body: "b"}, "/repos/" + repo + "/pulls"},
-		{"issue", reconcile.Issue{Title: "t", Body: "b"}, "/repos/" + repo + "/issues"},
-		{"comment", reconcile.Comment{Number: thread, Body: "b"}, fmt.Sprintf("/repos/%s/issues/%d/comments", repo, thread)},
-		{"branch", reconcile.Branch{Name: "made2", SHA: sha}, "/repos/" + repo + "/git/refs"},
-		{"file", reconcile.File{Branch: "main", Path: "g.txt", Message: "m", Content: []byte("x")}, "/repos/" + repo + "/contents/g.txt"},
-	} {
-		a := reconcile.Action{Task: "CRASH-BEFORE", Step: tc.kind, Repo: repo, Spec: tc.spec}
-		method := http.MethodPost
-		if tc.kind == "file" {
-			method = http.MethodPut
-		}
-		s.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath(method, tc.path), Kind: fixtures.Status502BeforeCommit})
-		e, l := w.budgetEngine()
-		if _, err := e.Do(w.ctx, a); err == nil {
-			t.Fatalf("%s: the 502 did not leave the entry unconfirmed", tc.kind)
-		}
-		l.Close()
-		var r *reconcile.Result
-		reqs := w.spent(func() {
-			e2, l2 := w.budgetEngine()
-			var err error
-			if r, err = e2.Do(w.ctx, a); err != nil {
-				t.Fatalf("%s rerun: %v", tc.kind, err)
-			}
-			l2.Close()
-		})
-		if r.Outcome != reconcile.Created {
-			t.Errorf("%s rerun: outcome %s, want created", tc.kind, r.Outcome)
-		}
-		atMost(t, tc.kind+" rerun after a crash before GitHub stored it", reqs, 3)
-	}
+	rerun("CRASH-BEFORE", fixtures.Status502BeforeCommit, reconcile.Created, "a crash before GitHub stored it", cases("feat2", "made2", "g.txt"))
 	if n := len(s.Comments(owner, name, thread)); n != 3003 {
 		t.Errorf("thread has %d comments, want 3003 (the setup's and the two crashed attempts')", n)
 	}
