@@ -33,7 +33,7 @@ import (
 //
 // With q.Since (a rerun after an earlier attempt, whose start the ledger
 // recorded), the newest pull requests back to q.Since come first and
-// answer alone when they fit in sincePages pages; then the newest-PR scan
+// answer alone when they fit in one page (sincePages); then the newest-PR scan
 // is not repeated at the end. With q.SkipRecent it is left out.
 //
 // Found: the oldest matching pull request, open, closed or merged (the step
@@ -58,8 +58,8 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 	// After an earlier attempt (q.Since): every pull request any attempt
 	// made was created after q.Since, so the newest pull requests back to
 	// it answer alone, whatever the head, labelled or not. Only when they
-	// run to more than sincePages pages (a busy repository, an old
-	// attempt) are the head and label look-ups made as well.
+	// run past sincePages pages (a busy repository, an old attempt) are the
+	// head and label look-ups made as well.
 	if !q.Since.IsZero() {
 		res, complete := c.findRecentPR(ctx, rn, r, q, ours, sincePages)
 		if res.State != Absent || complete {
@@ -237,8 +237,9 @@ const RecentPRs = 100
 
 // sincePages is how many pages of the newest pull requests FindPR reads
 // back to PRQuery.Since before it falls back to the head and label
-// look-ups.
-const sincePages = 3
+// look-ups. One: the page stands in for the newest-PR page FindPR would
+// read last anyway, so a busy repository costs no more than without Since.
+const sincePages = 1
 
 // findRecentPR reads the newest pull requests for ours with q.Key's marker
 // and base: GET /repos/{o}/{r}/pulls?state=all&sort=created&direction=desc,
