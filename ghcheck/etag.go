@@ -25,6 +25,7 @@ type etagCache struct {
 	mu    sync.Mutex
 	items map[[32]byte]*etagItem
 	order [][32]byte // insertion order, for eviction
+	bytes int        // of the bodies held
 }
 
 type etagItem struct {
@@ -36,7 +37,8 @@ type etagItem struct {
 
 const (
 	etagMaxItems = 512
-	etagMaxBody  = 4 << 20
+	etagMaxBody  = 4 << 20  // a larger answer is not kept
+	etagMaxBytes = 32 << 20 // all bodies together
 )
 
 func newETagCache() *etagCache { return &etagCache{items: map[[32]byte]*etagItem{}} }
@@ -100,12 +102,18 @@ func (c *etagCache) roundTrip(base http.RoundTripper, req *http.Request, st *sta
 func (c *etagCache) put(k [32]byte, it *etagItem) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.items[k]; !ok {
+	if old, ok := c.items[k]; ok {
+		c.bytes -= len(old.body)
+	} else {
 		c.order = append(c.order, k)
 	}
 	c.items[k] = it
-	for len(c.order) > etagMaxItems {
-		delete(c.items, c.order[0])
+	c.bytes += len(it.body)
+	for len(c.order) > etagMaxItems || c.bytes > etagMaxBytes {
+		if old, ok := c.items[c.order[0]]; ok {
+			c.bytes -= len(old.body)
+			delete(c.items, c.order[0])
+		}
 		c.order = c.order[1:]
 	}
 }
