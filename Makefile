@@ -3,7 +3,7 @@
 GO ?= go
 BIN := bin/ghonce
 
-.PHONY: build test demo lint bench fuzz reliability reliability-short clean
+.PHONY: build test demo lint bench bench-github fuzz reliability reliability-short clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/ghonce
@@ -49,6 +49,14 @@ lint:
 # more rounds, -peers DIR where ../shared/bench-peers is not.
 bench:
 	$(PG_TEST_ENV) $(GO) run ./internal/benchreport -out docs/performance.md $(BENCH_FLAGS)
+
+# GitHub requests per operation and kind, and reconcile at N = 40, 1,000
+# (also with 50 ms per request) and 10,000 next to the seeds' ledgers
+# (../shared/bench-peers), counted on the fake: docs/performance-github.md,
+# the section the lead folds into docs/performance.md. About 4 minutes on
+# 2 cores (the seeds' JSON ledger at N = 10,000 is most of it).
+bench-github:
+	$(GO) test -count=1 -timeout 20m -run '^TestGitHubReport$$' ./internal/bench -v -github.out=$(CURDIR)/docs/performance-github.md
 
 # Fuzz the key derivation and the marker parser for 30 s each. Their seed
 # corpus (taskkey/testdata/fuzz) runs as ordinary tests in `make test`.

@@ -45,6 +45,13 @@ type Options struct {
 	// Logf, if set, is told of every wait for a rate limit and of the
 	// first retry of a failed read, once each, in words for a person.
 	Logf func(format string, args ...any)
+	// LoginCache, if set, remembers the token's login across processes
+	// (keyed by TokenFingerprint, never the token), so Login asks GET /user
+	// only the first time. Used only with a static Token.
+	LoginCache LoginCache
+	// Budget paces content-creating requests and bounds requests in flight
+	// (see Budget); the zero value is GitHub's documented limits.
+	Budget Budget
 }
 
 // Client is the GitHub layer. It is safe for concurrent use.
@@ -58,6 +65,17 @@ type Client struct {
 	loginMu   sync.Mutex
 	loginDone bool
 	login     string // the token's identity; "" when /user is not readable
+	// fingerprint names Token at BaseURL for the LoginCache; "" without a
+	// static token.
+	fingerprint string
+
+	budget *budget
+	etags  *etagCache
+	stats  *stats
+
+	// keyLabels remembers, per "owner/name\x00key", that the key's label
+	// exists (made or found by ensureKeyLabel), so it is made once a process.
+	keyLabels sync.Map
 }
 
 // NewPR is what CreatePR sends.
@@ -72,6 +90,21 @@ type PRQuery struct {
 	Key   string
 	Base  string
 	Heads []string // "branch" (in the repository's owner) or "owner:branch"
+	// Since, if set, is when the first attempt of Key began (less clock
+	// skew): the last look-up then reads the newest pull requests page by
+	// page back to Since, instead of one page of RecentPRs.
+	Since time.Time
+	// SkipRecent leaves the newest-pull-requests look-up out. It exists
+	// for a PR whose attempt died between creating and labelling it with
+	// its ledger lost; a caller whose ledger vouches that no attempt of Key
+	// was ever made from it sets it (see reconcile.Config).
+	SkipRecent bool
+	// ProbeLabel lets FindPR create the key's label (with its colour and
+	// description) in place of listing it: GitHub answering 201 proves the
+	// label did not exist, so nothing carries it, and one write replaces a
+	// read the create needs anyway. FindPR then writes; only a caller about
+	// to create sets it (never reconcile, which only reads).
+	ProbeLabel bool
 }
 
 // NewIssue is what CreateIssue sends.
@@ -135,9 +168,13 @@ func New(opts Options) (*Client, error) {
 	if src == nil {
 		src = oauth2.StaticTokenSource(&oauth2.Token{AccessToken: opts.Token})
 	}
+	b := newBudget(opts.Budget)
+	etags := newETagCache()
+	st := &stats{}
+	b.stats = st
 	hc.Transport = roundTripOnly{&oauth2.Transport{
 		Source: src,
-		Base:   &sendTracker{base: inner},
+		Base:   &sendTracker{base: inner, budget: b, etags: etags, stats: st},
 	}}
 
 	gh := github.NewClient(&hc)
@@ -146,7 +183,11 @@ func New(opts Options) (*Client, error) {
 	gh.BaseURL = base
 	gh.UserAgent = opts.UserAgent
 
-	return &Client{gh: gh, opts: opts, web: webRoot(base)}, nil
+	c := &Client{gh: gh, opts: opts, web: webRoot(base), budget: b, etags: etags, stats: st}
+	if opts.TokenSource == nil {
+		c.fingerprint = TokenFingerprint(base.String(), opts.Token)
+	}
+	return c, nil
 }
 
 // parseBaseURL parses an API root and gives it exactly one trailing slash.

@@ -3,6 +3,7 @@ package ghcheck
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/go-github/v66/github"
 
@@ -25,6 +26,17 @@ import (
 //
 // GitHub API docs: https://docs.github.com/rest/issues/comments#list-issue-comments
 func (c *Client) FindComment(ctx context.Context, r Repo, number int, key string) Result {
+	return c.FindCommentSince(ctx, r, number, key, time.Time{})
+}
+
+// FindCommentSince is FindComment reading only the comments updated at or
+// after since (GET .../comments?since=..., GitHub's filter on updated_at;
+// a zero since reads the whole thread). A comment created at or after
+// since is always in that list, so a caller that knows when the first
+// attempt of key began (the ledger records it before anything is sent)
+// reads one page instead of the whole thread. An older comment edited
+// since appears too; it is checked like any other.
+func (c *Client) FindCommentSince(ctx context.Context, r Repo, number int, key string, since time.Time) Result {
 	if err := checkKey(key); err != nil {
 		return c.unknown(fmt.Errorf("find comment: %w", err))
 	}
@@ -37,9 +49,11 @@ func (c *Client) FindComment(ctx context.Context, r Repo, number int, key string
 	}
 	var best *github.IssueComment
 	err = c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-		cs, resp, err := c.gh.Issues.ListComments(ctx, r.Owner, r.Name, number, &github.IssueListCommentsOptions{
-			ListOptions: github.ListOptions{Page: page, PerPage: 100},
-		})
+		opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{Page: page, PerPage: 100}}
+		if !since.IsZero() {
+			opts.Since = &since
+		}
+		cs, resp, err := c.gh.Issues.ListComments(ctx, r.Owner, r.Name, number, opts)
 		if err == nil {
 			for _, cm := range cs {
 				if ours(cm.GetUser().GetLogin()) && taskkey.HasMarker(cm.GetBody(), key) &&

@@ -49,6 +49,10 @@ func (c *Client) Login(ctx context.Context) (string, error) {
 	if c.loginDone {
 		return c.login, nil
 	}
+	if l := c.cachedLogin(ctx); l != "" {
+		c.loginDone, c.login = true, l
+		return l, nil
+	}
 	var u *github.User
 	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response
@@ -78,6 +82,7 @@ func (c *Client) Login(ctx context.Context) (string, error) {
 		return "", errors.New("read token identity: GET /user answered without a login")
 	}
 	c.loginDone, c.login = true, login
+	c.storeLogin(ctx, login)
 	return login, nil
 }
 

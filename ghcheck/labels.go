@@ -20,23 +20,45 @@ const (
 	KeyLabelDescription = "ghonce key: finds this artifact again after a crash (safe to delete once settled)"
 )
 
+// labelState is what ensureKeyLabel learned of the key's label.
+type labelState int
+
+const (
+	labelUnknown labelState = iota // the create failed: nothing learned
+	labelCreated                   // GitHub made it now: it did not exist
+	labelExisted                   // it exists (already_exists, or made earlier by this client)
+)
+
 // ensureKeyLabel creates key's label with its colour and description,
 // before anything is labelled with it (GitHub would otherwise create it
-// bare). POST /repos/{o}/{r}/labels answers 422 already_exists for a label
-// that exists, which is fine, so it is retried like a read. Failing is not
-// an error: labelling creates the label anyway, without the description.
+// bare), once per client. POST /repos/{o}/{r}/labels answers 422
+// already_exists for a label that exists, which is fine, so it is retried
+// like a read. Failing is not an error: labelling creates the label
+// anyway, without the description.
 //
 // GitHub API docs: https://docs.github.com/rest/issues/labels#create-a-label
-func (c *Client) ensureKeyLabel(ctx context.Context, r Repo, key string) {
+func (c *Client) ensureKeyLabel(ctx context.Context, r Repo, key string) labelState {
+	memo := r.String() + "\x00" + key
+	if _, ok := c.keyLabels.Load(memo); ok {
+		return labelExisted
+	}
+	st := labelUnknown
 	_ = c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
 		_, resp, err := c.gh.Issues.CreateLabel(ctx, r.Owner, r.Name, &github.Label{
 			Name: github.String(taskkey.Label(key)), Color: github.String(KeyLabelColor), Description: github.String(KeyLabelDescription),
 		})
-		if err != nil && Classify(err) == ClassExists {
-			return resp, nil
+		switch {
+		case err == nil:
+			st = labelCreated
+		case Classify(err) == ClassExists:
+			st, err = labelExisted, nil
 		}
 		return resp, err
 	})
+	if st != labelUnknown {
+		c.keyLabels.Store(memo, true)
+	}
+	return st
 }
 
 // DeleteKeyLabel deletes key's label from repository r, and with it from

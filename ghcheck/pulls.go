@@ -31,6 +31,13 @@ import (
 // /repos/{o}/{r}/pulls?state=all&sort=created&direction=desc, one page.
 // Search is never used: it lags minutes behind writes.
 //
+// With q.Since (a rerun after an earlier attempt, whose start the ledger
+// recorded), the newest pull requests back to q.Since come first and
+// answer alone when they fit in one page (sincePages); then the newest-PR scan
+// is not repeated at the end. With q.SkipRecent it is left out. With
+// q.ProbeLabel the label is created instead of listed when it does not
+// exist yet (POST /repos/{o}/{r}/labels answering 201: nothing carries it).
+//
 // Found: the oldest matching pull request, open, closed or merged (the step
 // happened). Absent: none, or the repository does not exist for this token
 // (404; the create then fails too). Unknown: a read failed.
@@ -49,6 +56,18 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 		return c.unknown(fmt.Errorf("find pull request: %w", err))
 	}
 	rn := c.newRun()
+
+	// After an earlier attempt (q.Since): every pull request any attempt
+	// made was created after q.Since, so the newest pull requests back to
+	// it answer alone, whatever the head, labelled or not. Only when they
+	// run past sincePages pages (a busy repository, an old attempt) are the
+	// head and label look-ups made as well.
+	if !q.Since.IsZero() {
+		res, complete := c.findRecentPR(ctx, rn, r, q, ours, sincePages)
+		if res.State != Absent || complete {
+			return res
+		}
+	}
 
 	var best *github.PullRequest
 	for _, h := range heads {
@@ -79,6 +98,15 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 	}
 
 	label := taskkey.Label(q.Key)
+	if q.ProbeLabel && c.ensureKeyLabel(ctx, r, q.Key) == labelCreated {
+		// The label did not exist until now: no pull request carries it,
+		// so listing it would answer nothing (the create needs it anyway).
+		if q.SkipRecent || !q.Since.IsZero() {
+			return Result{State: Absent}
+		}
+		res, _ := c.findRecentPR(ctx, rn, r, q, ours, 1)
+		return res
+	}
 	var byLabel *github.Issue
 	err = rn.pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
 		issues, resp, err := c.listByLabel(ctx, r, label, page)
@@ -99,7 +127,11 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 		return c.unknown(fmt.Errorf("list pull requests of %s labeled %s: %w", r, label, err))
 	}
 	if byLabel == nil {
-		return c.findRecentPR(ctx, rn, r, q, ours)
+		if q.SkipRecent || !q.Since.IsZero() { // with Since, the newest were read first
+			return Result{State: Absent}
+		}
+		res, _ := c.findRecentPR(ctx, rn, r, q, ours, 1)
+		return res
 	}
 
 	// The issue view has no "merged": read the pull request itself.
@@ -163,13 +195,12 @@ func (c *Client) CreatePR(ctx context.Context, r Repo, key string, p NewPR) (Art
 // addLabels labels issue or pull request n and returns a warning, or "".
 //
 // GitHub API docs: https://docs.github.com/rest/issues/labels#add-labels-to-an-issue
+//
+// The key's label is not made here: FindPR made it on the way (ProbeLabel),
+// with its colour and description, in the attempt that first looked; where
+// it did not, GitHub creates it as the label is added, in the same neutral
+// colour.
 func (c *Client) addLabels(ctx context.Context, r Repo, n int, key string, labels []string) string {
-	for _, l := range labels {
-		if strings.EqualFold(l, taskkey.Label(key)) {
-			c.ensureKeyLabel(ctx, r, key)
-			break
-		}
-	}
 	var got []*github.Label
 	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response
@@ -220,36 +251,59 @@ func parseHeads(r Repo, in []string) ([]head, error) {
 // pull requests were opened in the repository in between.
 const RecentPRs = 100
 
-// findRecentPR reads one page of the newest pull requests for ours with
-// q.Key's marker and base.
-func (c *Client) findRecentPR(ctx context.Context, rn *run, r Repo, q PRQuery, ours func(string) bool) Result {
-	var prs []*github.PullRequest
-	err := rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		prs, resp, err = c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{
-			State: "all", Sort: "created", Direction: "desc",
-			ListOptions: github.ListOptions{PerPage: RecentPRs},
-		})
-		return resp, err
-	})
-	if notFound(err) {
-		return Result{State: Absent}
-	}
-	if err != nil {
-		return c.unknown(fmt.Errorf("list recent pull requests of %s: %w", r, err))
-	}
+// sincePages is how many pages of the newest pull requests FindPR reads
+// back to PRQuery.Since before it falls back to the head and label
+// look-ups. One: the page stands in for the newest-PR page FindPR would
+// read last anyway, so a busy repository costs no more than without Since.
+const sincePages = 1
+
+// findRecentPR reads the newest pull requests for ours with q.Key's marker
+// and base: GET /repos/{o}/{r}/pulls?state=all&sort=created&direction=desc,
+// at most maxPages pages of RecentPRs, stopping at the first created
+// before q.Since. complete says the listing reached q.Since (so an absent
+// answer proves that none was created after it); it is false without
+// q.Since. The list is consistent; pull requests opened while it is read
+// push older ones onto later pages, where they are seen again, never
+// skipped.
+func (c *Client) findRecentPR(ctx context.Context, rn *run, r Repo, q PRQuery, ours func(string) bool, maxPages int) (res Result, complete bool) {
 	var best *github.PullRequest
-	for _, pr := range prs {
-		if (q.Base == "" || pr.GetBase().GetRef() == q.Base) && ours(pr.GetUser().GetLogin()) && taskkey.HasMarker(pr.GetBody(), q.Key) &&
-			(best == nil || pr.GetNumber() < best.GetNumber()) {
-			best = pr
+	read := 0
+	fetch := func(ctx context.Context, page int) (*github.Response, error) {
+		if complete || read == maxPages {
+			return nil, nil // stop: reached Since, or the page budget
 		}
+		read++
+		prs, resp, err := c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{
+			State: "all", Sort: "created", Direction: "desc",
+			ListOptions: github.ListOptions{Page: page, PerPage: RecentPRs},
+		})
+		if err != nil {
+			return resp, err
+		}
+		for _, pr := range prs {
+			if !q.Since.IsZero() && pr.GetCreatedAt().Before(q.Since) {
+				complete = true
+			}
+			if (q.Base == "" || pr.GetBase().GetRef() == q.Base) && ours(pr.GetUser().GetLogin()) && taskkey.HasMarker(pr.GetBody(), q.Key) &&
+				(best == nil || pr.GetNumber() < best.GetNumber()) {
+				best = pr
+			}
+		}
+		if resp.NextPage == 0 && !q.Since.IsZero() {
+			complete = true // every pull request of the repository was read
+		}
+		return resp, nil
 	}
-	if best == nil {
-		return Result{State: Absent}
+	err := rn.pages(ctx, fetch)
+	switch {
+	case notFound(err):
+		return Result{State: Absent}, true
+	case err != nil:
+		return c.unknown(fmt.Errorf("list recent pull requests of %s: %w", r, err)), false
+	case best != nil:
+		return Result{State: Found, Artifact: prArtifact(best)}, true
 	}
-	return Result{State: Found, Artifact: prArtifact(best)}
+	return Result{State: Absent}, complete
 }
 
 // prMatches verifies a listed pull request instead of trusting the filter.

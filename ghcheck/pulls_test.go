@@ -260,3 +260,35 @@ func TestFindPRFoundAmongRecentWithoutLabel(t *testing.T) {
 		t.Errorf("recent scans = %q, want one of state=all sort=created direction=desc per_page=100", sorts)
 	}
 }
+
+// ProbeLabel: a key label GitHub creates now (201) did not exist, so no
+// pull request carries it and its listing is skipped; one that exists
+// (422 already_exists) is listed as before; without ProbeLabel nothing is
+// written at all.
+func TestFindPRProbeLabel(t *testing.T) {
+	key := keyFor("pr")
+	for _, tc := range []struct {
+		name          string
+		probe         bool
+		create        http.HandlerFunc
+		posts, labels int
+	}{
+		{"created: no listing", true, reply(201, &github.Label{Name: github.String(taskkey.Label(key))}), 1, 0},
+		{"exists: listed", true, reply(422, fixture(t, "label-exists.422.json")), 1, 1},
+		{"off: read only", false, reply(201, nil), 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var posts, lists counter
+			c, _ := newTest(t, Options{},
+				route(mock.GetReposPullsByOwnerByRepo, reply(200, []*github.PullRequest{})),
+				route(mock.PostReposLabelsByOwnerByRepo, posts.seq(tc.create)),
+				route(mock.GetReposIssuesByOwnerByRepo, lists.seq(reply(200, []*github.Issue{}))),
+			)
+			res := c.FindPR(context.Background(), repo, PRQuery{Key: key, Base: "main", Heads: []string{"fix"}, SkipRecent: true, ProbeLabel: tc.probe})
+			wantState(t, res, Absent)
+			if posts.count() != tc.posts || lists.count() != tc.labels {
+				t.Fatalf("%d label creates, %d label listings; want %d, %d", posts.count(), lists.count(), tc.posts, tc.labels)
+			}
+		})
+	}
+}

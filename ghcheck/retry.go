@@ -61,20 +61,40 @@ const bypassLocalLimit = github.SleepUntilPrimaryRateLimitResetWhenRateLimited -
 type sentKey struct{}
 
 // sendTracker sits right above the real transport. A request that never
-// reached it sent nothing.
-type sendTracker struct{ base http.RoundTripper }
+// reached it sent nothing. It also spends the budget: it bounds requests in
+// flight, paces content-creating requests (both before anything is sent,
+// so a wait cut short by the context is "not sent"), and makes repeated
+// reads conditional (etag.go).
+type sendTracker struct {
+	base   http.RoundTripper
+	budget *budget
+	etags  *etagCache
+	stats  *stats
+}
 
 func (t *sendTracker) RoundTrip(req *http.Request) (*http.Response, error) {
-	if err := req.Context().Err(); err != nil {
+	fail := func(err error) (*http.Response, error) {
 		if req.Body != nil {
 			req.Body.Close()
 		}
 		return nil, err
 	}
+	if err := req.Context().Err(); err != nil {
+		return fail(err)
+	}
+	release, err := t.budget.acquire(req.Context(), creates(req.Method))
+	if err != nil {
+		return fail(err)
+	}
+	defer release()
 	if sent, ok := req.Context().Value(sentKey{}).(*atomic.Bool); ok {
 		sent.Store(true)
 	}
-	return t.base.RoundTrip(req)
+	t.stats.sent.Add(1)
+	if req.Method != http.MethodGet {
+		return t.base.RoundTrip(req)
+	}
+	return t.etags.roundTrip(t.base, req, t.stats)
 }
 
 // policy says which failures a request may retry.
@@ -125,6 +145,9 @@ func (rn *run) do(ctx context.Context, p policy, fn func(context.Context) (*gith
 			return 0, nil
 		}
 		scrub(err, rn.c.opts.Token) // before anything formats its text
+		if httpStatus(err) == http.StatusUnauthorized {
+			rn.c.forgetLogin(ctx)
+		}
 		if !sent.Load() {
 			err = &notSentError{err}
 		}

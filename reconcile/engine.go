@@ -98,6 +98,24 @@ type Config struct {
 	Stdout, Stderr io.Writer
 	// Logf reports progress (to stderr in the CLI); nil is silent.
 	Logf func(format string, args ...any)
+	// TrustNeverAttempted skips the look-up on GitHub for a key this
+	// ledger has never seen, when the ledger is established (LedgerNew
+	// false): the create is sent at once. Safe only when every run that
+	// may act on the same tasks uses this same ledger (one machine, or one
+	// shared Postgres ledger); see the README's "When ghonce trusts the
+	// ledger". Default false: such a key is looked up (by head and label
+	// for a pull request, without the newest-PR scan that only a lost
+	// ledger needs).
+	TrustNeverAttempted bool
+	// ClockSkew is how far this machine's clock may be ahead of GitHub's
+	// (default 10 minutes). A look-up after an earlier attempt reads only
+	// what changed since that attempt began, less ClockSkew.
+	ClockSkew time.Duration
+	// Concurrency bounds the look-ups Reconcile runs at once (default 8).
+	Concurrency int
+	// Progress, if set, is told how many entries Reconcile will settle and
+	// each one it settled.
+	Progress Progress
 }
 
 // Engine performs actions once. It is safe for concurrent use.
@@ -134,6 +152,12 @@ func New(cfg Config) *Engine {
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.ClockSkew <= 0 {
+		cfg.ClockSkew = 10 * time.Minute
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 8
 	}
 	return &Engine{cfg: cfg}
 }
@@ -291,6 +315,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 	if err != nil {
 		return release(err)
 	}
+	e.dateEnv(env, c)
 	// Who we are on GitHub decides what counts as ours; a token GitHub
 	// rejects is a configuration error, not an unknown outcome. Nothing was
 	// sent for this attempt, so an entry it created is failed, and one an
@@ -324,7 +349,12 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 			return release(err)
 		}
 	}
-	res := find(ctx, env, key, spec, prior)
+	var res effect.Result
+	if e.cfg.TrustNeverAttempted && env.NeverAttempted && entry.Repo != "" {
+		res = effect.Result{State: effect.Absent} // trusted: see Config
+	} else {
+		res = find(ctx, env, key, spec, prior)
+	}
 	switch res.State {
 	case effect.Found:
 		e.cfg.Logf("found %s on GitHub: recording it as done", key)
@@ -388,8 +418,12 @@ func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry
 	}
 	switch class {
 	case effect.ClassExists:
-		// GitHub refused a duplicate: adopt it if it is ours.
-		res := find(ctx, env, key, spec, nil)
+		// GitHub refused a duplicate: adopt it if it is ours. It may be
+		// older than any attempt of this ledger (another ledger's): look
+		// with every look-up, not only at what changed since.
+		full := *env
+		full.Since, full.NeverAttempted = time.Time{}, false
+		res := find(ctx, &full, key, spec, nil)
 		switch res.State {
 		case effect.Found:
 			return e.adopt(ctx, env, key, entry.Fence, spec, res.Artifact)
@@ -485,6 +519,20 @@ func mend(ctx context.Context, env *Env, key string, spec Spec, art effect.Artif
 		return m.Mend(ctx, env, key, art)
 	}
 	return ""
+}
+
+// dateEnv says what the ledger vouches for about c's key: that no attempt
+// was ever made from it (a new entry in an established ledger), or when the
+// first attempt began (an entry an earlier attempt left): anything that
+// attempt made was created after that, less clock skew.
+func (e *Engine) dateEnv(env *Env, c *ledger.Claim) {
+	if c.State == ledger.ClaimCreated {
+		env.NeverAttempted = !e.cfg.LedgerNew
+		return
+	}
+	if !c.Entry.CreatedAt.IsZero() {
+		env.Since = c.Entry.CreatedAt.Add(-e.cfg.ClockSkew)
+	}
 }
 
 func (e *Engine) env(repo string, prior ledger.Status) (*Env, error) {

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"time"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -28,7 +29,9 @@ type GitHub interface {
 	FindIssue(ctx context.Context, r ghcheck.Repo, key string) effect.Result
 	CreateIssue(ctx context.Context, r ghcheck.Repo, key string, p ghcheck.NewIssue) (effect.Artifact, error)
 
-	FindComment(ctx context.Context, r ghcheck.Repo, number int, key string) effect.Result
+	// FindCommentSince reads only comments updated at or after since
+	// (zero: the whole thread).
+	FindCommentSince(ctx context.Context, r ghcheck.Repo, number int, key string, since time.Time) effect.Result
 	CreateComment(ctx context.Context, r ghcheck.Repo, number int, key, body string) (effect.Artifact, error)
 
 	FindBranch(ctx context.Context, r ghcheck.Repo, name, sha string) effect.Result

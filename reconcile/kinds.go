@@ -52,7 +52,10 @@ func (p PR) Find(ctx context.Context, env *Env, key string) effect.Result {
 // FindWithPrior looks on this run's head and on the head an earlier attempt
 // stored, in one FindPR: the label and newest-PR reads are made once.
 func (p PR) FindWithPrior(ctx context.Context, env *Env, key string, prior Spec) effect.Result {
-	q := ghcheck.PRQuery{Key: key, Base: p.Base, Heads: []string{p.Head}}
+	// On the way to a create the key's label is made in place of being
+	// listed when it does not exist yet, with its colour and description
+	// (never in reconcile, which only reads).
+	q := ghcheck.PRQuery{Key: key, Base: p.Base, Heads: []string{p.Head}, Since: env.Since, SkipRecent: env.NeverAttempted, ProbeLabel: !env.ReadOnly}
 	if old, ok := prior.(*PR); ok && old.Base == p.Base {
 		q.Heads = append(q.Heads, old.Head)
 	}
@@ -110,7 +113,7 @@ func (c Comment) Validate(key string) error {
 	return validateText(key, c.Body, nil)
 }
 func (c Comment) Find(ctx context.Context, env *Env, key string) effect.Result {
-	return env.GitHub.FindComment(ctx, env.Repo, c.Number, key)
+	return env.GitHub.FindCommentSince(ctx, env.Repo, c.Number, key, env.Since)
 }
 func (c Comment) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
 	return env.GitHub.CreateComment(ctx, env.Repo, c.Number, key, c.Body)

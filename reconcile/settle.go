@@ -2,9 +2,13 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -36,28 +40,86 @@ func (s Settlement) Settled() bool { return s.To != ledger.Attempting }
 // Reconcile settles every attempting entry matching f against reality: found
 // → done; absent → failed, so the next run creates it; unknown, or held by a
 // live process → stays attempting. It never creates anything.
+//
+// It spends few requests: it claims every entry first, then looks for the
+// pull requests, issues and comments of each repository together with a
+// few listings (ghcheck.FindMany: about one request per 100 entries), and
+// for the other kinds one look-up each, at most Config.Concurrency at once.
 func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) {
 	entries, err := e.cfg.Ledger.List(ctx, ledger.ListParams{Task: f.Task, Repo: f.Repo, Status: ledger.Attempting})
 	if err != nil {
 		return nil, fmt.Errorf("list attempting entries: %w", err)
 	}
+	prog := e.cfg.Progress
+	if prog == nil {
+		prog = noProgress{}
+	}
+	prog.Start(len(entries))
 	out := make([]Settlement, 0, len(entries))
+	report := func(s Settlement) {
+		out = append(out, s)
+		prog.Settled(s)
+	}
+	// Claim everything first, so the look-ups can be batched.
+	var held []*pending
 	for _, ent := range entries {
-		s, err := e.settle(ctx, ent)
+		p, s, err := e.claimForReconcile(ctx, ent)
 		if err != nil {
+			e.releaseAll(held, err)
 			return out, err
 		}
-		out = append(out, s)
+		if p == nil {
+			report(s)
+			continue
+		}
+		held = append(held, p)
+	}
+	for _, p := range held {
+		if err := e.letInFlightLand(ctx, p.claim); err != nil {
+			e.releaseAll(held, err)
+			return out, err
+		}
+	}
+	e.findAll(ctx, held)
+	for i, p := range held {
+		s, err := e.settleFound(p)
+		if errors.Is(err, ledger.ErrFenced) {
+			// The lease ran out during a long batch and another run took
+			// the entry over: it settles it.
+			s.To, s.Why, err = ledger.Attempting, "taken over by another run meanwhile", nil
+		}
+		if err != nil {
+			e.releaseAll(held[i+1:], err)
+			return out, err
+		}
+		report(s)
 	}
 	return out, nil
 }
 
-func (e *Engine) settle(ctx context.Context, ent *ledger.Entry) (Settlement, error) {
+// pending is an entry Reconcile holds, with what it found.
+type pending struct {
+	ent   *ledger.Entry
+	claim *ledger.Claim
+	spec  Spec
+	env   *Env
+	res   effect.Result
+	s     Settlement
+}
+
+type noProgress struct{}
+
+func (noProgress) Start(int)          {}
+func (noProgress) Settled(Settlement) {}
+
+// claimForReconcile claims ent for settling. It returns the entry held, or
+// nil and the settlement of an entry it cannot or need not settle.
+func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pending, Settlement, error) {
 	s := Settlement{Key: ent.Key, Kind: ent.Kind, Task: ent.Task, Step: ent.Step, Repo: ent.Repo, From: ledger.Attempting, To: ledger.Attempting}
 	// Do not wait for a live holder: it is settling the entry itself.
 	if ent.LeaseLive(e.cfg.Now()) && !e.holderGone(ent.Owner) {
 		s.Why = fmt.Sprintf("in progress in process %d on %s", ent.Owner.PID, ent.Owner.Host)
-		return s, nil
+		return nil, s, nil
 	}
 	p := ledger.ClaimParams{
 		Key: ent.Key, Task: ent.Task, Step: ent.Step, Kind: ent.Kind, Repo: ent.Repo, Target: ent.Target,
@@ -68,53 +130,132 @@ func (e *Engine) settle(ctx context.Context, ent *ledger.Entry) (Settlement, err
 	}
 	c, err := e.cfg.Ledger.Claim(ctx, p)
 	if err != nil {
-		return s, fmt.Errorf("claim %s: %w", ent.Key, err)
+		return nil, s, fmt.Errorf("claim %s: %w", ent.Key, err)
 	}
 	switch c.State {
 	case ledger.ClaimDone:
 		s.To, s.Why = ledger.Done, "settled by another run meanwhile"
-		return s, nil
+		return nil, s, nil
 	case ledger.ClaimBusy:
 		s.Why = "claimed by another run meanwhile"
-		return s, nil
+		return nil, s, nil
 	}
 	fence := c.Entry.Fence
-	if err := e.letInFlightLand(ctx, c); err != nil {
-		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
-		return s, err
-	}
 	spec, err := DecodeSpec(ent.Kind, ent.Payload)
 	if err != nil {
 		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		s.Why = err.Error()
-		return s, nil
+		return nil, s, nil
 	}
 	env, err := e.env(ent.Repo, ledger.Attempting)
 	if err != nil {
 		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		s.Why = err.Error()
-		return s, nil
+		return nil, s, nil
 	}
-	res := spec.Find(ctx, env, ent.Key)
+	e.dateEnv(env, c)
+	env.ReadOnly = true
+	return &pending{ent: c.Entry, claim: c, spec: spec, env: env, s: s}, s, nil
+}
+
+// releaseAll leaves the entries still held attempting, for the next run.
+func (e *Engine) releaseAll(held []*pending, err error) {
+	for _, p := range held {
+		_, _ = e.finish(p.ent.Key, p.claim.Entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+	}
+}
+
+// batchGitHub is a GitHub that can answer many look-ups in one repository
+// with a few listings; *ghcheck.Client is one.
+type batchGitHub interface {
+	FindMany(ctx context.Context, r ghcheck.Repo, since time.Time, ls []ghcheck.Lookup) []effect.Result
+}
+
+// batchable is a Spec whose artifact a batched listing can find.
+type batchable interface {
+	lookup(key string) ghcheck.Lookup
+}
+
+func (PR) lookup(key string) ghcheck.Lookup { return ghcheck.Lookup{Kind: ghcheck.LookupPR, Key: key} }
+func (Issue) lookup(key string) ghcheck.Lookup {
+	return ghcheck.Lookup{Kind: ghcheck.LookupIssue, Key: key}
+}
+func (c Comment) lookup(key string) ghcheck.Lookup {
+	return ghcheck.Lookup{Kind: ghcheck.LookupComment, Key: key, Number: c.Number}
+}
+
+// findAll fills in each pending entry's result: the batchable ones of a
+// repository with one FindMany, the rest (and all of them when the GitHub
+// cannot batch) one Find each, at most Config.Concurrency at once.
+func (e *Engine) findAll(ctx context.Context, held []*pending) {
+	var single []*pending
+	groups := map[ghcheck.Repo][]*pending{}
+	var order []ghcheck.Repo
+	bg, canBatch := e.cfg.GitHub.(batchGitHub)
+	for _, p := range held {
+		if _, ok := p.spec.(batchable); ok && canBatch && !p.env.Since.IsZero() {
+			if groups[p.env.Repo] == nil {
+				order = append(order, p.env.Repo)
+			}
+			groups[p.env.Repo] = append(groups[p.env.Repo], p)
+			continue
+		}
+		single = append(single, p)
+	}
+	sem := make(chan struct{}, e.cfg.Concurrency)
+	var wg sync.WaitGroup
+	for _, r := range order {
+		g := groups[r]
+		since := g[0].env.Since
+		ls := make([]ghcheck.Lookup, len(g))
+		for i, p := range g {
+			if p.env.Since.Before(since) {
+				since = p.env.Since
+			}
+			ls[i] = p.spec.(batchable).lookup(p.ent.Key)
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			for i, res := range bg.FindMany(ctx, r, since, ls) {
+				g[i].res = res
+			}
+		}()
+	}
+	for _, p := range single {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			p.res = p.spec.Find(ctx, p.env, p.ent.Key)
+		}()
+	}
+	wg.Wait()
+}
+
+// settleFound records what the look-up of p found.
+func (e *Engine) settleFound(p *pending) (Settlement, error) {
+	s, res, key, fence := p.s, p.res, p.ent.Key, p.claim.Entry.Fence
 	switch res.State {
 	case effect.Found:
-		done, err := e.finish(ent.Key, fence, ledger.Done, string(Found), res.Artifact, "")
+		done, err := e.finish(key, fence, ledger.Done, string(Found), res.Artifact, "")
 		if err != nil {
 			return s, err
 		}
 		s.To, s.Number, s.URL, s.Why = ledger.Done, done.Ref.Number, done.Ref.URL, "found on GitHub"
 	case effect.Absent:
-		if _, err := e.finish(ent.Key, fence, ledger.Failed, "", effect.Artifact{}, "reconcile: not found; the next run creates it"); err != nil {
+		if _, err := e.finish(key, fence, ledger.Failed, "", effect.Artifact{}, "reconcile: not found; the next run creates it"); err != nil {
 			return s, err
 		}
 		s.To, s.Why = ledger.Failed, "not found: the next run will create it"
 	case effect.Conflict:
-		if _, err := e.finish(ent.Key, fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error()); err != nil {
+		if _, err := e.finish(key, fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error()); err != nil {
 			return s, err
 		}
 		s.To, s.Why = ledger.Failed, res.Err.Error()
 	default:
-		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
+		_, _ = e.finish(key, fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
 		s.Why = errText(res.Err)
 	}
 	return s, nil

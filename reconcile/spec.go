@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -37,6 +38,15 @@ type Env struct {
 	// LedgerNew is true when the ledger file was created by this process:
 	// an earlier ledger may have been lost.
 	LedgerNew bool
+	// NeverAttempted is true when the ledger is established and has no
+	// earlier attempt of this key: only another ledger could have made it.
+	NeverAttempted bool
+	// Since, when not zero, is when the first attempt of this key began,
+	// less clock skew: what any attempt made was created after it.
+	Since time.Time
+	// ReadOnly is set by Reconcile: Find may only read (it settles entries;
+	// it never creates, so it never makes a label ahead of a create either).
+	ReadOnly bool
 	// Stdout and Stderr receive a guarded command's output.
 	Stdout, Stderr io.Writer
 }

@@ -120,19 +120,15 @@ func act(ctx context.Context, f *factory, o actOptions, a reconcile.Action) (led
 	if f.g.json {
 		out = f.sys.Err // a guarded command's output must not corrupt the JSON
 	}
-	var gh reconcile.GitHub
-	if o.needRepo {
-		c, err := f.github(ctx)
-		if err != nil {
-			return "", err
-		}
-		gh = c
-	}
-	l, err := f.openLedger(ctx, store.CreateForAction)
+	l, c, err := f.ledgerAndGitHub(ctx, store.CreateForAction, o.needRepo)
 	if err != nil {
 		return "", err
 	}
 	defer l.Close()
+	var gh reconcile.GitHub
+	if c != nil {
+		gh = c
+	}
 	res, err := f.engine(l, gh, out).Do(ctx, a)
 	if err != nil {
 		state := ledger.Status("")

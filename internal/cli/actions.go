@@ -68,6 +68,10 @@ func (f *factory) ledgerFlag() string {
 // token cannot read /user (the job's GITHUB_TOKEN).
 func (f *factory) githubOptions(ctx context.Context) (ghcheck.Options, error) {
 	opts := ghcheck.Options{BaseURL: f.sys.Getenv("GITHUB_API_URL"), TrustedAuthors: f.g.trustAuthors, UserAgent: "ghonce", Logf: f.logf}
+	var err error
+	if opts.Budget, err = budgetFromEnv(f.sys.Getenv); err != nil {
+		return opts, err
+	}
 	app, err := f.githubApp()
 	if err != nil {
 		return opts, err

@@ -141,6 +141,7 @@ type global struct {
 	wait         time.Duration
 	settle       time.Duration
 	trustAuthors []string
+	trustLedger  bool
 	app          appFlags
 	printedJSON  bool      // the run's one JSON object is out: a later failure adds none
 	errOut       io.Writer // where a derived default (the task in Actions) is reported
@@ -227,9 +228,10 @@ const (
 	flagSettle
 	flagTrust // --trust-author
 	flagApp   // --app-id, --app-private-key-file, --app-installation-id
+	flagTrustLedger
 
 	flagsGitHub = flagTrust | flagApp
-	flagsActing = flagLedger | flagRepo | flagTask | flagStep | flagJSON | flagWait | flagSettle | flagsGitHub
+	flagsActing = flagLedger | flagRepo | flagTask | flagStep | flagJSON | flagWait | flagSettle | flagsGitHub | flagTrustLedger
 	flagsAll    = flagsActing
 )
 
@@ -248,7 +250,7 @@ var verbFlags = map[string]sharedFlags{
 	"status":        flagLedger | flagRepo | flagTask | flagJSON,
 	"key":           flagRepo | flagTask | flagStep | flagJSON,
 	"branch name":   flagRepo | flagTask | flagStep | flagJSON,
-	"mcp":           flagLedger | flagRepo | flagTask | flagWait | flagSettle | flagsGitHub,
+	"mcp":           flagLedger | flagRepo | flagTask | flagWait | flagSettle | flagsGitHub | flagTrustLedger,
 	"demo":          0,
 	"version":       flagJSON,
 }
@@ -256,7 +258,7 @@ var verbFlags = map[string]sharedFlags{
 // sharedFlagNames maps each shared flag to its bit.
 var sharedFlagNames = map[string]sharedFlags{
 	"ledger": flagLedger, "repo": flagRepo, "task": flagTask, "step": flagStep, "json": flagJSON,
-	"wait": flagWait, "settle": flagSettle, "trust-author": flagTrust,
+	"wait": flagWait, "settle": flagSettle, "trust-author": flagTrust, "trust-ledger": flagTrustLedger,
 	"app-id": flagApp, "app-private-key-file": flagApp, "app-installation-id": flagApp,
 }
 
@@ -298,6 +300,9 @@ func (g *global) addFlags(fs *pflag.FlagSet, which sharedFlags) {
 	}
 	if which&flagApp != 0 {
 		g.app.add(fs)
+	}
+	if which&flagTrustLedger != 0 {
+		fs.BoolVar(&g.trustLedger, "trust-ledger", false, "create a key this established ledger has never seen without looking on GitHub first: only when every run of these tasks uses this ledger (README: When ghonce trusts the ledger)")
 	}
 }
 

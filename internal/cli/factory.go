@@ -37,6 +37,49 @@ func (f *factory) github(ctx context.Context) (*ghcheck.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newGitHub(opts)
+}
+
+// githubOn is github with the token's login cached in l (by a fingerprint
+// of the token, never the token): only the first run on a ledger spends
+// GET /user.
+func (f *factory) githubOn(ctx context.Context, l ledger.Ledger) (*ghcheck.Client, error) {
+	opts, err := f.githubOptions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts.LoginCache = reconcile.LoginCache(l)
+	return newGitHub(opts)
+}
+
+// ledgerAndGitHub opens the ledger and, if withGitHub, a GitHub client
+// whose login is cached in it (c is nil otherwise). A missing or malformed
+// token or API root is refused before the ledger is opened: New makes no
+// request.
+func (f *factory) ledgerAndGitHub(ctx context.Context, create store.Create, withGitHub bool) (l *store.Opened, c *ghcheck.Client, err error) {
+	var opts ghcheck.Options
+	if withGitHub {
+		if opts, err = f.githubOptions(ctx); err != nil {
+			return nil, nil, err
+		}
+		if _, err := newGitHub(opts); err != nil {
+			return nil, nil, err
+		}
+	}
+	if l, err = f.openLedger(ctx, create); err != nil {
+		return nil, nil, err
+	}
+	if withGitHub {
+		opts.LoginCache = reconcile.LoginCache(l)
+		if c, err = newGitHub(opts); err != nil {
+			l.Close()
+			return nil, nil, err
+		}
+	}
+	return l, c, nil
+}
+
+func newGitHub(opts ghcheck.Options) (*ghcheck.Client, error) {
 	c, err := ghcheck.New(opts)
 	if err != nil {
 		return nil, usagef("%v", err)
@@ -67,13 +110,17 @@ func (f *factory) openLedger(ctx context.Context, create store.Create) (*store.O
 
 // engine returns an engine on the open ledger l; gh is nil for guarded
 // commands, which do not touch GitHub.
-func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer) *reconcile.Engine {
-	return reconcile.New(reconcile.Config{
+func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer, mod ...func(*reconcile.Config)) *reconcile.Engine {
+	cfg := reconcile.Config{
 		// A flag's 0 means "not at all"; the engine reads 0 as its default.
 		Ledger: l, GitHub: gh, LedgerNew: l.CannotVouch(), Wait: zeroIsOff(f.g.wait), Settle: zeroIsOff(f.g.settle),
-		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err,
+		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err, TrustNeverAttempted: f.g.trustLedger,
 		Logf: f.logf,
-	})
+	}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	return reconcile.New(cfg)
 }
 
 // logf reports progress and waits on stderr.

@@ -30,7 +30,12 @@ be replacing one that was lost, so a guarded command ('ghonce exec') without
 known to be new, and records so in itself (origin "init"). init is
 idempotent and never changes an existing ledger. The verbs that only look at
 or settle the ledger (status, reconcile, resolve, labels prune) never create
-one: a missing ledger is exit 1.`,
+one: a missing ledger is exit 1.
+
+With a token set (GH_TOKEN or GITHUB_TOKEN), init also records the token's
+login in the ledger, under a fingerprint of the token (never the token), so
+the first action spends no request on GET /user. If GitHub cannot be asked
+now, init says so and succeeds: the first run asks instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.ctx = c.Context()
@@ -51,6 +56,9 @@ func initRun(opts *initOptions) error {
 		word = "created"
 	}
 	fmt.Fprintf(f.sys.Err, "ghonce: ledger %s%s\n", word, originNote(opts.ctx, l))
+	if msg := f.recordLogin(opts.ctx, l); msg != "" {
+		fmt.Fprintln(f.sys.Err, "ghonce: "+msg)
+	}
 	if f.g.json {
 		return f.writeJSON(initJSON{outcomeJSON: succeeded(), Ledger: l.Location, Created: l.Created})
 	}
@@ -74,4 +82,30 @@ func originNote(ctx context.Context, l *store.Opened) string {
 		return " (made by a first action" + at + ", not by `ghonce init`; it vouches for what ran against it since)"
 	}
 	return " (from before ledgers recorded their origin)"
+}
+
+// recordLogin caches the token's login in l, best effort, and says what it
+// did ("" when there is no token, or a GitHub App mints them: an App's
+// identity comes from GET /app, not from the cache).
+func (f *factory) recordLogin(ctx context.Context, l ledger.Ledger) string {
+	if _, err := f.token(); err != nil {
+		return ""
+	}
+	if app, err := f.githubApp(); err != nil || app != nil {
+		return ""
+	}
+	c, err := f.githubOn(ctx, l)
+	if err != nil {
+		return fmt.Sprintf("did not record the token's login: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	login, err := c.Login(ctx)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("could not read the token's login now (%v); the first run will ask", err)
+	case login == "":
+		return "" // an installation token: nothing to record
+	}
+	return fmt.Sprintf("recorded the token's login (%s) in the ledger", login)
 }

@@ -82,11 +82,7 @@ func mcpRun(opts *mcpOptions) error {
 	}
 	// One GitHub client serves the engine and from_branch; no request is
 	// made until a call needs one.
-	gh, err := f.github(ctx)
-	if err != nil {
-		return err
-	}
-	l, err := f.openLedger(ctx, store.CreateForAction)
+	l, gh, err := f.ledgerAndGitHub(ctx, store.CreateForAction, true)
 	if err != nil {
 		return err
 	}

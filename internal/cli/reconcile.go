@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/cli/clierr"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
@@ -59,17 +60,19 @@ func reconcileRun(opts *reconcileOptions) error {
 		return fmt.Errorf("list ledger: %w", err)
 	}
 	var gh reconcile.GitHub
+	var client *ghcheck.Client
 	for _, e := range pending {
 		if e.Kind != "exec" {
-			c, err := f.github(ctx)
-			if err != nil {
+			if client, err = f.githubOn(ctx, l); err != nil {
 				return err
 			}
-			gh = c
+			gh = client
 			break
 		}
 	}
-	out, err := f.engine(l, gh, f.sys.Err).Reconcile(ctx, filter)
+	bar := newProgress(f.sys.Err, "reconcile")
+	out, err := f.engine(l, gh, f.sys.Err, func(c *reconcile.Config) { c.Progress = bar }).Reconcile(ctx, filter)
+	bar.Finish()
 	if err != nil {
 		return err
 	}
@@ -101,8 +104,8 @@ func reconcileRun(opts *reconcileOptions) error {
 			fmt.Fprintf(w, "%s\t%s\t%s/%s\t%s → %s\t%s\t%s\n", s.Key, s.Kind, s.Task, s.Step, s.From, s.To, s.URL, s.Why)
 		}
 		_ = w.Flush()
-		fmt.Fprintf(f.sys.Err, "ghonce: %d settled, %d left unsettled\n", len(out)-unsettled, unsettled)
 	}
+	fmt.Fprintln(f.sys.Err, "ghonce: "+summarize(out, client))
 	if unsettled > 0 {
 		return &silentError{ExitUnconfirmed}
 	}

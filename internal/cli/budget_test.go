@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/ghonce/ghonce/fixtures"
+)
+
+// `ghonce init` records the token's login, so the first pr create on the
+// ledger it made costs at most 4 GitHub requests, GET /user not among them.
+func TestInitCachesTheLoginForTheFirstPRCreate(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	o := w.run("", nil, "init")
+	if o.code != 0 || !strings.Contains(o.stderr, "recorded the token's login (agent-bot)") {
+		t.Fatalf("init: exit %d, stderr %q", o.code, o.stderr)
+	}
+	sha := w.fake.AddCommit(testOwner, testName, "main")
+	w.fake.SetRef(testOwner, testName, "fix-1", sha)
+	w.fake.WaitIdle()
+	before := len(w.fake.Requests())
+	o = w.run("", nil, "pr", "create", "--task", "T1", "--repo", testRepo, "--base", "main", "--head", "fix-1", "--title", "t", "--body", "b")
+	if o.code != 0 {
+		t.Fatalf("pr create: exit %d: %s", o.code, o.stderr)
+	}
+	w.fake.WaitIdle()
+	var paths []string
+	for _, r := range w.fake.Requests()[before:] {
+		paths = append(paths, r.Method+" "+r.Path)
+	}
+	if len(paths) > 4 || strings.Contains(strings.Join(paths, ","), "/user") {
+		t.Errorf("first pr create after init: %d requests, want at most 4 and no GET /user: %v", len(paths), paths)
+	}
+}
+
+// In a pipe reconcile draws no bar, and always ends with a summary that
+// counts what it spent.
+func TestReconcileSummaryInAPipe(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	// The issue's create, not the key label made just before it.
+	w.fake.Inject(fixtures.Fault{Match: func(r *http.Request) bool {
+		return r.Method == "POST" && strings.HasSuffix(r.URL.Path, "/repos/"+testRepo+"/issues")
+	}, Kind: fixtures.DropAfterCommit, Times: 1})
+	if o := w.run("", nil, "issue", "create", "--task", "T1", "--repo", testRepo, "--title", "t", "--body", "b"); o.code != ExitUnconfirmed {
+		t.Fatalf("dropped create: exit %d, want %d: %s", o.code, ExitUnconfirmed, o.stderr)
+	}
+	o := w.run("", nil, "reconcile", "--settle", "0")
+	if o.code != 0 {
+		t.Fatalf("reconcile: exit %d: %s", o.code, o.stderr)
+	}
+	if !strings.Contains(o.stderr, "settled 1 done, 0 failed, 0 still attempting; 1 GitHub request\n") {
+		t.Errorf("summary missing or wrong: %q", o.stderr)
+	}
+	if strings.ContainsAny(o.stderr, "\r\x1b") {
+		t.Errorf("a progress bar was drawn into a pipe: %q", o.stderr)
+	}
+}
+
+func TestWritePacingFromTheEnvironment(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	o := w.run("", map[string]string{"GHONCE_WRITES_PER_MINUTE": "eighty"}, "issue", "create", "--task", "T1", "--repo", testRepo, "--title", "t", "--body", "b")
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "invalid GHONCE_WRITES_PER_MINUTE") {
+		t.Errorf("exit %d, stderr %q; want a usage error naming the variable", o.code, o.stderr)
+	}
+	if n := len(w.fake.Issues(testOwner, testName)); n != 0 {
+		t.Errorf("%d issues created despite the usage error", n)
+	}
+	b, err := budgetFromEnv(func(k string) string { return map[string]string{"GHONCE_WRITES_PER_HOUR": "50"}[k] })
+	if err != nil || b.Creates[0].N != 80 || b.Creates[1].N != 50 {
+		t.Errorf("budget %+v, %v; want 80 a minute and 50 an hour", b, err)
+	}
+}

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// progress draws a bar on stderr while reconcile settles entries, only
+// when stderr is a terminal and there are enough entries to be worth one;
+// in a pipe (CI logs, a runner capturing output) it stays silent.
+type progress struct {
+	w    io.Writer
+	what string
+	bar  *progressbar.ProgressBar
+}
+
+// minBarEntries is how many entries it takes to draw a bar at all.
+const minBarEntries = 20
+
+func newProgress(w io.Writer, what string) *progress { return &progress{w: w, what: what} }
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func (p *progress) Start(total int) {
+	if total < minBarEntries || !isTerminal(p.w) {
+		return
+	}
+	p.bar = progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionSetDescription("ghonce: "+p.what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100_000_000), // redraw at most every 100 ms
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+func (p *progress) Settled(reconcile.Settlement) {
+	if p.bar != nil {
+		_ = p.bar.Add(1)
+	}
+}
+
+// Finish removes the bar before the summary is printed.
+func (p *progress) Finish() {
+	if p.bar != nil {
+		_ = p.bar.Finish()
+	}
+}
+
+// summarize is reconcile's last line: what was settled and what it cost.
+func summarize(out []reconcile.Settlement, c *ghcheck.Client) string {
+	var done, failed, left int
+	for _, s := range out {
+		switch s.To {
+		case ledger.Done:
+			done++
+		case ledger.Failed:
+			failed++
+		default:
+			left++
+		}
+	}
+	msg := fmt.Sprintf("settled %d done, %d failed, %d still attempting", done, failed, left)
+	var st ghcheck.Stats
+	if c != nil {
+		st = c.Stats()
+	}
+	plural := "s"
+	if st.Requests == 1 {
+		plural = ""
+	}
+	msg += fmt.Sprintf("; %d GitHub request%s", st.Requests, plural)
+	if st.NotModified > 0 {
+		msg += fmt.Sprintf(" (%d answered 304 Not Modified, free)", st.NotModified)
+	}
+	return msg
+}
