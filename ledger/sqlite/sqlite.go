@@ -632,7 +632,7 @@ func (l *Ledger) checkPragmas(ctx context.Context, conn querier) error {
 // opening a new ledger at once one initialises it and the others find it
 // done. It reports whether it initialised an empty database.
 func (l *Ledger) migrate(ctx context.Context, conn *sql.Conn) (created bool, err error) {
-	ms, err := migrations()
+	ms, err := loadMigrations()
 	if err != nil {
 		return false, err
 	}
@@ -652,8 +652,8 @@ func (l *Ledger) migrate(ctx context.Context, conn *sql.Conn) (created bool, err
 		return false, nil
 	}
 	for _, m := range ms[id.version:] {
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			return false, fmt.Errorf("migrate ledger %s to schema version %d (%s): %w", l.path, m.version, m.name, l.hint(err))
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return false, fmt.Errorf("migrate ledger %s to schema version %d (%s): %w", l.path, m.Version, m.Name, l.hint(err))
 		}
 	}
 	if id.empty() {

@@ -156,12 +156,12 @@ func TestPragmas(t *testing.T) {
 }
 
 func TestMigrations(t *testing.T) {
-	ms, err := migrations()
+	ms, err := loadMigrations()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) != SchemaVersion || ms[len(ms)-1].version != SchemaVersion {
-		t.Fatalf("migrations = %d, last version %d; want %d", len(ms), ms[len(ms)-1].version, SchemaVersion)
+	if len(ms) != SchemaVersion || ms[len(ms)-1].Version != SchemaVersion {
+		t.Fatalf("migrations = %d, last version %d; want %d", len(ms), ms[len(ms)-1].Version, SchemaVersion)
 	}
 }
 
@@ -860,11 +860,11 @@ func TestReclaimByHolder(t *testing.T) {
 // migrates to the current version and keeps its entries.
 func TestOpenMigratesAVersion1Ledger(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.db")
-	ms, err := migrations()
+	ms, err := loadMigrations()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rawExec(t, path, "PRAGMA journal_mode = WAL", ms[0].sql,
+	rawExec(t, path, "PRAGMA journal_mode = WAL", ms[0].SQL,
 		`INSERT INTO entries (key, task, step, kind, repo, target, payload, payload_hash, status, fence, attempts, created_at, updated_at)
 		 VALUES ('gk1_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'T', 's', 'pr', 'o/r', 'main', X'7B7D', 'h', 'done', 1, 1, 1, 1)`,
 		fmt.Sprintf("PRAGMA application_id = %d", ApplicationID), "PRAGMA user_version = 1")
