@@ -5,8 +5,10 @@ BIN := bin/ghonce
 
 .PHONY: build test demo lint bench bench-github fuzz reliability reliability-short clean
 
+# -buildvcs=auto: stamp the commit (ghonce --version) even where GOFLAGS
+# turns VCS stamping off; outside a git checkout it stamps nothing.
 build:
-	$(GO) build -o $(BIN) ./cmd/ghonce
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/ghonce
 
 # The Postgres the ledger's tests use when GHONCE_TEST_POSTGRES is unset and
 # one answers locally (each test makes and drops its own schema in it).
