@@ -76,6 +76,20 @@ func (r *report) summary() string {
 	if r.peersNote != "" {
 		fmt.Fprintf(&b, "peers: %s\n", r.peersNote)
 	}
+	for _, backend := range []string{"sqlite", "postgres"} {
+		for _, row := range r.concurrentRows(backend) {
+			if row.found {
+				fmt.Fprintf(&b, "concurrent claims, %s, %d workers: %.0f ops/s, p50 %s, p99 %s\n", row.backendName, row.workers, row.ops, ms(row.p50), ms(row.p99))
+			}
+		}
+	}
+	if r.concurrentNote != "" {
+		fmt.Fprintf(&b, "concurrent claims: %s\n", r.concurrentNote)
+	}
+	if r.githubNote != "" {
+		fmt.Fprintf(&b, "GitHub requests: %s\n", r.githubNote)
+	}
+	fmt.Fprintf(&b, "took: concurrent claims %s, GitHub report %s, whole run %s\n", r.concurrentTook, r.githubTook, r.runtime)
 	return b.String()
 }
 
