@@ -43,22 +43,26 @@ lint:
 	git -C "$$dir" init -q && \
 	cd "$$dir" && $(ACTIONLINT) && echo "actionlint: action.yml and docs/examples/workflows OK"
 
-# The performance report (internal/benchreport): the ledger's fast path with
-# its fdatasync floor, the whole CLI process with its process-start floor, and
-# the seeds' ledgers side by side, all in one run; prints the figures and
-# writes docs/performance.md. A few minutes on 2 cores (the first run also
-# generates a million-entry ledger, kept in $TMPDIR). BENCH_FLAGS=-rounds=9 for
-# more rounds, -peers DIR where ../shared/bench-peers is not.
+# The performance report (internal/benchreport), all of docs/performance.md in
+# one run: the ledger's fast path with its fdatasync floor, the whole CLI
+# process with its process-start floor, the seeds' ledgers side by side,
+# concurrent claims on SQLite and Postgres (ledger/store; Postgres when
+# GHONCE_TEST_POSTGRES is set or one answers locally), and GitHub requests per
+# kind and reconcile at N = 40, 1,000 and 10,000 (internal/bench
+# TestGitHubReport, on the fake). Prints the figures and writes the report.
+# About 10 minutes on 2 cores (the first run also generates a million-entry
+# ledger, kept in $TMPDIR). BENCH_FLAGS=-rounds=9 for more rounds, -peers DIR
+# where ../shared/bench-peers is not; a quick check of the generator:
+# BENCH_FLAGS='-rounds=1 -peer-n=10 -peer-n-1m=1 -github-maxn=40 -concurrent-benchtime=20x'.
 bench:
 	$(PG_TEST_ENV) $(GO) run ./internal/benchreport -out docs/performance.md $(BENCH_FLAGS)
 
-# GitHub requests per operation and kind, and reconcile at N = 40, 1,000
-# (also with 50 ms per request) and 10,000 next to the seeds' ledgers
-# (../shared/bench-peers), counted on the fake: docs/performance-github.md,
-# the section the lead folds into docs/performance.md. About 4 minutes on
-# 2 cores (the seeds' JSON ledger at N = 10,000 is most of it).
+# The GitHub part of `make bench` alone, printed (not written): requests per
+# operation and kind, reconcile at N = 40, 1,000 (also with 50 ms per
+# request) and 10,000 next to the seeds' ledgers, counted on the fake.
+# About 4 minutes on 2 cores; GITHUB_FLAGS=-github.maxn=1000 for a faster one.
 bench-github:
-	$(GO) test -count=1 -timeout 20m -run '^TestGitHubReport$$' ./internal/bench -v -github.out=$(CURDIR)/docs/performance-github.md
+	$(GO) test -count=1 -timeout 20m -run '^TestGitHubReport$$' ./internal/bench -v -github.out=- $(GITHUB_FLAGS)
 
 # Fuzz the key derivation and the marker parser for 30 s each. Their seed
 # corpus (taskkey/testdata/fuzz) runs as ordinary tests in `make test`.

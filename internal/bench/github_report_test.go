@@ -21,9 +21,14 @@ import (
 	"github.com/ghonce/ghonce/taskkey"
 )
 
-// githubOut is where TestGitHubReport writes its section of
-// docs/performance.md (make bench-github).
-var githubOut = flag.String("github.out", "", "write the GitHub request report (markdown) to this file")
+// TestGitHubReport's flags. benchreport (make bench) runs it with
+// -github.out set to a temporary file and renders that file's sections in
+// docs/performance.md; make bench-github prints them (-github.out=-).
+var (
+	githubOut   = flag.String("github.out", "", "write the GitHub request report (markdown) to this file; - for stdout")
+	githubMaxN  = flag.Int("github.maxn", 10000, "measure reconcile only at N up to this (a quick check: 40)")
+	githubPeers = flag.String("github.peers", "", "directory of the seeds' ledgers (default: ../shared/bench-peers from the module root, else /work/shared/bench-peers)")
+)
 
 const (
 	gOwner = "octo-org"
@@ -149,10 +154,10 @@ func (w *gworld) seedAttempting(n int) {
 // reconcile/budget_test.go's.
 func TestGitHubReport(t *testing.T) {
 	if *githubOut == "" {
-		t.Skip("set -github.out=FILE (make bench-github) to write the GitHub request report")
+		t.Skip("set -github.out=FILE or -github.out=- (make bench-github) to write the GitHub request report")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## GitHub requests per operation\n\nCounted on the fake GitHub (`fixtures`), %s, Go %s. The login is cached in the ledger after the first run (0 requests).\n\n",
+	fmt.Fprintf(&b, "## GitHub requests per operation and per kind\n\nCounted on the fake GitHub (`fixtures`), %s, Go %s. The login is cached in the ledger after the first run (0 requests).\n\n",
 		time.Now().UTC().Format("2006-01-02"), strings.TrimPrefix(goVersion(), "go"))
 	b.WriteString("| kind | first create, established ledger (target ≤ 4) | replay (target 0) | rerun after the create landed unanswered (target ≤ 3) | first create, `--trust-ledger` |\n| --- | --- | --- | --- | --- |\n")
 	w := newGWorld(t)
@@ -190,13 +195,17 @@ func TestGitHubReport(t *testing.T) {
 	}
 	b.WriteString("\nA rerun's comment look-up reads `issues/N/comments?since=` the first attempt's start (less 10 minutes of clock skew): one page on a thread of any length.\n\n")
 
-	b.WriteString("## Reconcile at N\n\nN attempting entries in one repository (pull requests, issues and comments in turn; every second one exists on GitHub), settled by one `Engine.Reconcile` on a SQLite ledger on this machine's disk. Target: ≤ ⌈N/100⌉ + 3 requests; N = 1,000 with 50 ms per request under 5 s.\n\n")
+	b.WriteString("## Reconcile at N = 40, 1,000 and 10,000\n\nN attempting entries in one repository (pull requests, issues and comments in turn; every second one exists on GitHub), settled by one `Engine.Reconcile` on a SQLite ledger on this machine's disk. Target: ≤ ⌈N/100⌉ + 3 requests; N = 1,000 with 50 ms per request under 5 s.\n\n")
 	b.WriteString("| N | look-ups | latency per request | requests | target | time |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, tc := range []struct {
 		n        int
 		latency  time.Duration
 		perEntry bool
 	}{{40, 0, true}, {40, 0, false}, {1000, 0, true}, {1000, 0, false}, {1000, 50 * time.Millisecond, false}, {10000, 0, false}} {
+		if tc.n > *githubMaxN {
+			fmt.Fprintf(&b, "| %d | | | not measured (-github.maxn=%d) | | |\n", tc.n, *githubMaxN)
+			continue
+		}
 		w := newGWorld(t)
 		w.seedAttempting(tc.n)
 		w.fake.SetLatency(tc.latency)
@@ -224,9 +233,16 @@ func TestGitHubReport(t *testing.T) {
 	b.WriteString("\nThe seeds' ledgers, same N, same disk (`../shared/bench-peers/`): they never ask GitHub, so a `started` row left by a crash is simply run again (the duplicate ghonce exists to prevent); their figure is the cost of their ledger alone, with their libraries' default durability.\n\n")
 	b.WriteString("| N | seed 000 (SQLite) fresh / replay µs per op | seed 003 (JSON file) fresh / replay µs per op |\n| --- | --- | --- |\n")
 	for _, n := range []int{40, 1000, 10000} {
+		if n > *githubMaxN {
+			continue
+		}
 		fmt.Fprintf(&b, "| %d | %s | %s |\n", n, peer(t, "seed000_sqlite_ledger.py", n), peer(t, "seed003_json_ledger.py", n))
 	}
 	b.WriteString("\nWhere the time goes: with no latency, reconcile is bound by the ledger (a claim and a finish per entry, each a durable SQLite commit), not by GitHub; with 50 ms per request it is the handful of listing pages (one per 100 entries, read one after another since each page follows the previous one's Link) plus the ledger's commits.\n")
+	if *githubOut == "-" {
+		fmt.Print(b.String())
+		return
+	}
 	if err := os.WriteFile(*githubOut, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +260,9 @@ func mustDo(t *testing.T, e *reconcile.Engine, a reconcile.Action) {
 // figures, or why it could not.
 func peer(t *testing.T, script string, n int) string {
 	path := filepath.Join("..", "..", "..", "..", "shared", "bench-peers", script)
-	if _, err := os.Stat(path); err != nil {
+	if *githubPeers != "" {
+		path = filepath.Join(*githubPeers, script)
+	} else if _, err := os.Stat(path); err != nil {
 		path = filepath.Join("/work/shared/bench-peers", script)
 	}
 	out, err := exec.Command("python3", path, filepath.Join(t.TempDir(), "peer.db"), fmt.Sprint(n)).Output()

@@ -36,11 +36,26 @@ func main() {
 	peers := flag.String("peers", "", "directory of the seeds' ledgers (default: $GHONCE_BENCH_PEERS, else ../shared/bench-peers or ../../shared/bench-peers from the module root)")
 	peerN := flag.Int("peer-n", 1000, "actions per peer run (the seed 003 JSON ledger at a million entries runs -peer-n-1m)")
 	peerN1M := flag.Int("peer-n-1m", 5, "actions of the seed 003 JSON ledger at a million entries: each rewrites the whole file")
+	github := flag.String("github", "", "render the GitHub sections from this file (internal/bench TestGitHubReport -github.out) instead of running that test")
+	githubMaxN := flag.Int("github-maxn", 10000, "reconcile at N up to this only (TestGitHubReport -github.maxn; 40 for a quick check)")
+	concurrent := flag.String("concurrent-benchtime", "3s", "-test.benchtime of BenchmarkConcurrentClaimFinish (ledger/store), per backend and worker count")
 	flag.Parse()
-	if err := run(*out, *rounds, *peers, *peerN, *peerN1M, os.Stdout); err != nil {
+	o := options{out: *out, rounds: *rounds, peers: *peers, peerN: *peerN, peerN1M: *peerN1M, github: *github, githubMaxN: *githubMaxN, concurrentBenchtime: *concurrent}
+	if err := run(o, os.Stdout); err != nil {
 		fmt.Fprintf(os.Stderr, "benchreport: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+// options are the command's flags.
+type options struct {
+	out                 string
+	rounds              int
+	peers               string
+	peerN, peerN1M      int
+	github              string
+	githubMaxN          int
+	concurrentBenchtime string
 }
 
 // result is one benchmark line of `go test -bench` output.
@@ -150,6 +165,14 @@ type report struct {
 	postgresNote           string
 	runtime                time.Duration
 	bigLedgerBuilt         bool
+	github                 map[string]string // TestGitHubReport's sections: heading -> body
+	githubNote             string            // why they are missing
+	githubTook             time.Duration
+	concurrent             []result // BenchmarkConcurrentClaimFinish's
+	concurrentNote         string
+	concurrentTook         time.Duration
+	postgresServer         string // version and durability settings of the server measured
+	concurrentBenchtime    string
 }
 
 type peerResult struct {
@@ -159,7 +182,8 @@ type peerResult struct {
 	note          string
 }
 
-func run(out string, rounds int, peersDir string, peerN, peerN1M int, log io.Writer) error {
+func run(o options, log io.Writer) error {
+	out, rounds := o.out, o.rounds
 	ctx := context.Background()
 	root, err := harness.ModuleRoot()
 	if err != nil {
@@ -171,7 +195,7 @@ func run(out string, rounds int, peersDir string, peerN, peerN1M int, log io.Wri
 	}
 	defer os.RemoveAll(tmp)
 	e := &env{root: root, tmp: tmp, log: log, start: time.Now()}
-	r := &report{rounds: rounds, ns: series{}, cli: series{}, cliP90: series{}, cliStart: series{}, ratio: series{}, pair: series{}, pairFloor: series{}, loadBefore: loadAvg(), machine: machine(root)}
+	r := &report{concurrentBenchtime: o.concurrentBenchtime, rounds: rounds, ns: series{}, cli: series{}, cliP90: series{}, cliStart: series{}, ratio: series{}, pair: series{}, pairFloor: series{}, loadBefore: loadAvg(), machine: machine(root)}
 	_, statErr := os.Stat(filepath.Join(os.TempDir(), "ghonce-bench-1m.db"))
 	r.bigLedgerBuilt = errors.Is(statErr, os.ErrNotExist)
 
@@ -217,7 +241,15 @@ func run(out string, rounds int, peersDir string, peerN, peerN1M int, log io.Wri
 		}
 	}
 	fmt.Fprintln(log, "== peers")
-	r.peers, r.peersNote = runPeers(ctx, e, root, peersDir, peerN, peerN1M)
+	peersDir := findPeers(root, o.peers)
+	r.peers, r.peersNote = runPeers(ctx, e, peersDir, o.peerN, o.peerN1M)
+	t0 := time.Now()
+	r.concurrent, r.concurrentNote = concurrentBench(ctx, e, root, o.concurrentBenchtime)
+	r.concurrentTook = time.Since(t0).Round(time.Second)
+	r.postgresServer = postgresServer(ctx)
+	t0 = time.Now()
+	r.github, r.githubNote = githubReport(ctx, e, root, o.github, o.githubMaxN, peersDir)
+	r.githubTook = time.Since(t0).Round(time.Second)
 	r.loadAfter = loadAvg()
 	r.runtime = time.Since(e.start).Round(time.Second)
 
@@ -253,7 +285,7 @@ func postgresBench(ctx context.Context, e *env, root string) ([]result, string) 
 	if err != nil {
 		return nil, fmt.Sprintf("not run: %v", firstLine(err.Error()))
 	}
-	rs, err := e.bench(ctx, bin, dir, `^(BenchmarkClaimFinish|BenchmarkClaimDone)$`, "1s")
+	rs, err := e.bench(ctx, bin, dir, `^(BenchmarkClaimFinish|BenchmarkClaimDone|BenchmarkOpen)$`, "1s")
 	if err != nil {
 		return nil, fmt.Sprintf("not run: %v", firstLine(err.Error()))
 	}
@@ -267,8 +299,8 @@ func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 var peerLine = regexp.MustCompile(`fresh_us_per_op=([0-9.]+) replay_us_per_op=([0-9.]+)`)
 
-// runPeers runs the seeds' ledgers at the sizes ghonce's benchmarks use.
-func runPeers(ctx context.Context, e *env, root, dir string, n, n1M int) ([]peerResult, string) {
+// findPeers returns the directory of the seeds' ledgers, or "".
+func findPeers(root, dir string) string {
 	if dir == "" {
 		dir = os.Getenv("GHONCE_BENCH_PEERS")
 	}
@@ -280,6 +312,11 @@ func runPeers(ctx context.Context, e *env, root, dir string, n, n1M int) ([]peer
 			}
 		}
 	}
+	return dir
+}
+
+// runPeers runs the seeds' ledgers at the sizes ghonce's benchmarks use.
+func runPeers(ctx context.Context, e *env, dir string, n, n1M int) ([]peerResult, string) {
 	if dir == "" {
 		return nil, "NOT RUN: the seeds' ledgers were not found (pass -peers DIR or set GHONCE_BENCH_PEERS)."
 	}

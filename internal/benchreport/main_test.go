@@ -52,3 +52,45 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+// The GitHub report's sections replace the placeholders under the same
+// headings; a missing one says why, never a placeholder.
+func TestGitHubSections(t *testing.T) {
+	secs := splitSections("## " + githubRequestsSection + "\n\n| pr | 4 |\n\n## " + reconcileSection + "\n\n| 40 | 3 |\n")
+	r := &report{ns: series{}, github: secs}
+	doc := r.render()
+	for _, want := range []string{"## " + githubRequestsSection + "\n\nMeasured in this run", "| pr | 4 |", "| 40 | 3 |"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(doc, "Placeholder") {
+		t.Error("report still has placeholder text")
+	}
+	r = &report{ns: series{}, githubNote: "not run: TestGitHubReport failed"}
+	if doc := r.render(); !strings.Contains(doc, "**Not measured in this run**: not run: TestGitHubReport failed") {
+		t.Errorf("report without the GitHub figures does not say why:\n%s", doc)
+	}
+}
+
+// The concurrent-claims table is generated; without Postgres figures the
+// report says Postgres was not measured and claims nothing about it.
+func TestConcurrentSection(t *testing.T) {
+	out := `BenchmarkConcurrentClaimFinish/backend=sqlite/workers=1-2  100  0 ns/op  383.0 ops/s  1.6 p50-ms  14.0 p99-ms
+BenchmarkConcurrentClaimFinish/backend=sqlite/workers=8-2  100  0 ns/op  384.0 ops/s  1.4 p50-ms  136.0 p99-ms
+BenchmarkConcurrentClaimFinish/backend=sqlite/workers=32-2  100  0 ns/op  397.0 ops/s  1.4 p50-ms  2457.0 p99-ms
+`
+	r := &report{ns: series{}, concurrent: parseBench(strings.NewReader(out))}
+	doc := r.render()
+	for _, want := range []string{"| SQLite | 32 | 397 | 1.4 ms | 2457 ms |", "**Postgres was not measured in this run**", "stays about the same (1.04×)", "p99 grows 175.5×"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("report lacks %q:\n%s", want, doc)
+		}
+	}
+	if strings.Contains(doc, "| Postgres | 1 |") || strings.Contains(doc, "group commit") {
+		t.Error("report shows Postgres figures it did not measure")
+	}
+	if strings.Contains(keptSections(doc), concurrentSection) {
+		t.Error("the generated concurrent section would be kept twice by the next run")
+	}
+}
