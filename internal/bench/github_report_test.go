@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -108,6 +109,19 @@ func (w *gworld) specs(i int) map[string]reconcile.Spec {
 
 var kinds = []string{"pr", "issue", "comment", "branch", "file"}
 
+// createOf matches the request that creates kind k's artifact.
+func createOf(k string, sp reconcile.Spec, thread int) func(*http.Request) bool {
+	method, suffix := http.MethodPost, map[string]string{
+		"pr": "/pulls", "issue": "/issues", "comment": fmt.Sprintf("/issues/%d/comments", thread), "branch": "/git/refs",
+	}[k]
+	if f, ok := sp.(reconcile.File); ok {
+		method, suffix = http.MethodPut, "/contents/"+f.Path
+	}
+	return func(r *http.Request) bool {
+		return r.Method == method && strings.HasSuffix(r.URL.Path, "/repos/"+gRepo+suffix)
+	}
+}
+
 // seedAttempting records n attempting entries (pull requests, issues,
 // comments in turn) and makes every second one's artifact on the fake.
 func (w *gworld) seedAttempting(n int) {
@@ -176,9 +190,14 @@ func TestGitHubReport(t *testing.T) {
 		// rerun: drop the answer of the create.
 		sp = w.specs(1)
 		a = reconcile.Action{Task: "CRASH-" + k, Step: k, Repo: gRepo, Spec: sp[k]}
-		w.fake.Inject(fixtures.Fault{Match: fixtures.MatchMethod(map[string]string{"file": http.MethodPut}[k] + map[bool]string{true: http.MethodPost}[k != "file"]), Kind: fixtures.DropAfterCommit})
+		// Fault the artifact's own create, not a request on the way to it
+		// (the key label a PR's look-up makes, say).
+		w.fake.Inject(fixtures.Fault{Match: createOf(k, sp[k], w.thread), Kind: fixtures.DropAfterCommit})
 		e, _, closeL = w.engine()
-		_, _ = e.Do(context.Background(), a)
+		var ue *reconcile.UnconfirmedError
+		if _, err := e.Do(context.Background(), a); !errors.As(err, &ue) {
+			t.Fatalf("%s: the dropped create left %v, want an unconfirmed entry", k, err)
+		}
 		closeL()
 		w.fake.ClearFaults()
 		e, _, closeL = w.engine()
