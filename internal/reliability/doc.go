@@ -17,7 +17,7 @@
 // faults, bad input, and a search of every output and ledger file for the
 // token. TestMatrix runs it; its profile sets the size:
 //
-//	go test ./reliability                                   # smoke: seconds, part of `make test`
+//	go test ./internal/reliability                          # smoke: seconds, part of `make test`
 //	make reliability-short                                  # CI: a few minutes
 //	make reliability                                        # full: writes docs/reliability.md
 //
