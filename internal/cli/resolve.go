@@ -79,10 +79,9 @@ func resolveRun(opts *resolveOptions) error {
 	if opts.Done {
 		p.Status, p.Ref = ledger.Done, ledger.Ref{Text: opts.Ref}
 	}
+	// The entry as it was, to say what the decision changes; the ledger
+	// itself refuses done -> retry without Force (ErrDone), atomically.
 	before, err := l.Get(opts.ctx, key)
-	if err == nil && before.Status == ledger.Done && opts.Retry && !opts.Force {
-		err = ledger.ErrDone
-	}
 	var ent *ledger.Entry
 	if err == nil {
 		ent, err = l.Resolve(opts.ctx, p)
