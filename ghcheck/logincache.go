@@ -44,6 +44,11 @@ func TokenFingerprint(baseURL, token string) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
+// UseLoginCache sets the client's LoginCache after New, for a caller that
+// validates its options (New makes no request) before it opens the store
+// the cache lives in. Call it before the client's first request.
+func (c *Client) UseLoginCache(lc LoginCache) { c.opts.LoginCache = lc }
+
 // cachedLogin returns the login a LoginCache holds for this client's
 // token, "" when there is none, no cache, or no static token (an App's
 // minted tokens rotate; their identity comes from GET /app).

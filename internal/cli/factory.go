@@ -44,37 +44,29 @@ func (f *factory) github(ctx context.Context) (*ghcheck.Client, error) {
 // of the token, never the token): only the first run on a ledger spends
 // GET /user.
 func (f *factory) githubOn(ctx context.Context, l ledger.Ledger) (*ghcheck.Client, error) {
-	opts, err := f.githubOptions(ctx)
+	c, err := f.github(ctx)
 	if err != nil {
 		return nil, err
 	}
-	opts.LoginCache = reconcile.LoginCache(l)
-	return newGitHub(opts)
+	c.UseLoginCache(reconcile.LoginCache(l))
+	return c, nil
 }
 
 // ledgerAndGitHub opens the ledger and, if withGitHub, a GitHub client
-// whose login is cached in it (c is nil otherwise). A missing or malformed
-// token or API root is refused before the ledger is opened: New makes no
-// request.
+// whose login is cached in it (c is nil otherwise). The client is made
+// first, so a missing or malformed token or API root is refused before a
+// ledger can be created (New makes no request).
 func (f *factory) ledgerAndGitHub(ctx context.Context, create store.Create, withGitHub bool) (l *store.Opened, c *ghcheck.Client, err error) {
-	var opts ghcheck.Options
 	if withGitHub {
-		if opts, err = f.githubOptions(ctx); err != nil {
-			return nil, nil, err
-		}
-		if _, err := newGitHub(opts); err != nil {
+		if c, err = f.github(ctx); err != nil {
 			return nil, nil, err
 		}
 	}
 	if l, err = f.openLedger(ctx, create); err != nil {
 		return nil, nil, err
 	}
-	if withGitHub {
-		opts.LoginCache = reconcile.LoginCache(l)
-		if c, err = newGitHub(opts); err != nil {
-			l.Close()
-			return nil, nil, err
-		}
+	if c != nil {
+		c.UseLoginCache(reconcile.LoginCache(l))
 	}
 	return l, c, nil
 }
