@@ -59,19 +59,27 @@ func (p *progress) Finish() {
 	}
 }
 
-// summarize is reconcile's last line: what was settled and what it cost.
-func summarize(out []reconcile.Settlement, c *ghcheck.Client) string {
-	var done, failed, left int
+// tally counts what a reconcile settled, and what it left attempting.
+type tally struct{ done, failed, left int }
+
+func tallyOf(out []reconcile.Settlement) tally {
+	var t tally
 	for _, s := range out {
 		switch s.To {
 		case ledger.Done:
-			done++
+			t.done++
 		case ledger.Failed:
-			failed++
+			t.failed++
 		default:
-			left++
+			t.left++
 		}
 	}
+	return t
+}
+
+// summarize is reconcile's last line: what was settled and what it cost.
+func summarize(t tally, c *ghcheck.Client) string {
+	done, failed, left := t.done, t.failed, t.left
 	msg := fmt.Sprintf("settled %d done, %d failed, %d still attempting", done, failed, left)
 	var st ghcheck.Stats
 	if c != nil {

@@ -76,12 +76,8 @@ func reconcileRun(opts *reconcileOptions) error {
 	if err != nil {
 		return err
 	}
-	unsettled := 0
-	for _, s := range out {
-		if !s.Settled() {
-			unsettled++
-		}
-	}
+	t := tallyOf(out)
+	unsettled := t.left
 	if f.g.json {
 		res := reconcileJSON{outcomeJSON: succeeded(), Settled: out, Unsettled: unsettled}
 		if out == nil {
@@ -105,7 +101,7 @@ func reconcileRun(opts *reconcileOptions) error {
 		}
 		_ = w.Flush()
 	}
-	fmt.Fprintln(f.sys.Err, "ghonce: "+summarize(out, client))
+	fmt.Fprintln(f.sys.Err, "ghonce: "+summarize(t, client))
 	if unsettled > 0 {
 		return &silentError{ExitUnconfirmed}
 	}
