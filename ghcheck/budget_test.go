@@ -93,7 +93,7 @@ func TestLoginCache(t *testing.T) {
 	t.Cleanup(revoked.Close)
 	rc, _ := ghcheck.New(ghcheck.Options{BaseURL: revoked.URL(), Token: bToken, LoginCache: cache})
 	cache.PutLogin(context.Background(), ghcheck.TokenFingerprint(revoked.URL(), bToken), bLogin)
-	_ = rc.FindIssue(context.Background(), ghcheck.Repo{Owner: "octo", Name: "hello"}, taskkey.Key(taskkey.Identity{Task: "T", Step: "s", Kind: "issue", Repo: "octo/hello"}))
+	_ = rc.FindIssue(context.Background(), ghcheck.Repo{Owner: "octo", Name: "hello"}, ghcheck.IssueQuery{Key: taskkey.Key(taskkey.Identity{Task: "T", Step: "s", Kind: "issue", Repo: "octo/hello"})})
 	if _, ok := cache.GetLogin(context.Background(), ghcheck.TokenFingerprint(revoked.URL(), bToken)); ok {
 		t.Error("a 401 left the cached login in place")
 	}
@@ -110,9 +110,9 @@ func TestRepeatedReadIsConditional(t *testing.T) {
 	}
 	r := ghcheck.Repo{Owner: "octo", Name: "hello"}
 	key := taskkey.Key(taskkey.Identity{Task: "T", Step: "s", Kind: "issue", Repo: "octo/hello"})
-	first := c.FindIssue(context.Background(), r, key)
+	first := c.FindIssue(context.Background(), r, ghcheck.IssueQuery{Key: key})
 	used := s.RateUsed(bLogin)
-	second := c.FindIssue(context.Background(), r, key)
+	second := c.FindIssue(context.Background(), r, ghcheck.IssueQuery{Key: key})
 	if first.State != ghcheck.Absent || second.State != first.State {
 		t.Fatalf("answers %v then %v", first.State, second.State)
 	}
@@ -126,7 +126,7 @@ func TestRepeatedReadIsConditional(t *testing.T) {
 	if _, err := c.CreateIssue(context.Background(), r, key, ghcheck.NewIssue{Title: "t", Body: "b"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := c.FindIssue(context.Background(), r, key); got.State != ghcheck.Found {
+	if got := c.FindIssue(context.Background(), r, ghcheck.IssueQuery{Key: key}); got.State != ghcheck.Found {
 		t.Errorf("after creating it: %v, want found", got.State)
 	}
 }

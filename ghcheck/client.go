@@ -83,6 +83,11 @@ type NewPR struct {
 	Base, Head, Title, Body string
 	Draft                   bool
 	Labels                  []string // user labels; the key's label is added too
+	// KeyLabel makes the key's label, with its colour and description,
+	// before the pull request is labelled (once per client: a look-up that
+	// made it already, ProbeLabel, is not repeated). Without it GitHub
+	// makes the label bare, in the same colour, as it is added.
+	KeyLabel bool
 }
 
 // PRQuery says where FindPR looks.
@@ -107,10 +112,21 @@ type PRQuery struct {
 	ProbeLabel bool
 }
 
+// IssueQuery says how FindIssue looks.
+type IssueQuery struct {
+	Key string
+	// ProbeLabel: as PRQuery.ProbeLabel, the key's label is made in place
+	// of being listed when it does not exist yet. Only a caller about to
+	// create sets it.
+	ProbeLabel bool
+}
+
 // NewIssue is what CreateIssue sends.
 type NewIssue struct {
 	Title, Body string
 	Labels      []string
+	// KeyLabel: as NewPR.KeyLabel, before the issue is created.
+	KeyLabel bool
 }
 
 const (

@@ -88,7 +88,7 @@ func TestTokenNeverInErrors(t *testing.T) {
 	errs = append(errs, err)
 	errs = append(errs,
 		c.FindPR(ctx, repo, PRQuery{Key: keyFor("pr"), Base: "main", Heads: []string{"f"}}).Err,
-		c.FindIssue(ctx, repo, keyFor("i")).Err,
+		c.FindIssue(ctx, repo, IssueQuery{Key: keyFor("i")}).Err,
 		c.FindComment(ctx, repo, 1, keyFor("c")).Err,
 		c.FindBranch(ctx, repo, "b", sha1a).Err,
 		c.FindFile(ctx, repo, "b", "p", nil).Err,

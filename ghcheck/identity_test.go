@@ -46,7 +46,7 @@ func TestLogin401(t *testing.T) {
 	}
 	// Finds report the failure as unknown.
 	c, _ = newTest(t, Options{}, route(mock.GetUser, reply(401, fixture(t, "bad-credentials.401.json"))))
-	wantState(t, c.FindIssue(context.Background(), repo, keyFor("issue")), Unknown)
+	wantState(t, c.FindIssue(context.Background(), repo, IssueQuery{Key: keyFor("issue")}), Unknown)
 }
 
 func TestLoginForbiddenNeedsTrustedAuthors(t *testing.T) {

@@ -16,18 +16,26 @@ import (
 // issue counts only if its author is ours and the first line of its body
 // is key's marker; a label anyone can add proves nothing alone.
 //
+// With q.ProbeLabel the label is created instead of listed when it does
+// not exist yet (POST /repos/{o}/{r}/labels answering 201: nothing carries
+// it, so the issue is absent).
+//
 // Found: the oldest such issue, open or closed. Absent: none, or the
 // repository does not exist for this token (404; the create then fails
 // too). Unknown: a read failed.
 //
 // GitHub API docs: https://docs.github.com/rest/issues/issues#list-repository-issues
-func (c *Client) FindIssue(ctx context.Context, r Repo, key string) Result {
+func (c *Client) FindIssue(ctx context.Context, r Repo, q IssueQuery) Result {
+	key := q.Key
 	if err := checkKey(key); err != nil {
 		return c.unknown(fmt.Errorf("find issue: %w", err))
 	}
 	ours, err := c.oursFunc(ctx)
 	if err != nil {
 		return c.unknown(fmt.Errorf("find issue: %w", err))
+	}
+	if c.keyLabelIsNew(ctx, r, key, q.ProbeLabel) {
+		return Result{State: Absent}
 	}
 	label := taskkey.Label(key)
 	var best *github.Issue
@@ -80,7 +88,9 @@ func (c *Client) CreateIssue(ctx context.Context, r Repo, key string, p NewIssue
 	if err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create issue: %w", err))
 	}
-	c.ensureKeyLabel(ctx, r, key)
+	if p.KeyLabel {
+		c.ensureKeyLabel(ctx, r, key)
+	}
 	var is *github.Issue
 	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response

@@ -27,7 +27,7 @@ func TestFindIssueSkipsPullRequestsAndStrangers(t *testing.T) {
 			[]*github.Issue{issue(8, me, body, false), issue(6, me, body+" again", false)},
 		),
 	)
-	res := c.FindIssue(context.Background(), repo, key)
+	res := c.FindIssue(context.Background(), repo, IssueQuery{Key: key})
 	wantState(t, res, Found)
 	if res.Artifact.Number != 6 || res.Artifact.State != "open" || res.Artifact.Author != me {
 		t.Errorf("artifact = %+v, want the oldest, #6", res.Artifact)
@@ -39,7 +39,7 @@ func TestFindIssueAbsent(t *testing.T) {
 	c, _ := newTest(t, Options{},
 		route(mock.GetReposIssuesByOwnerByRepo, reply(200, []*github.Issue{issue(2, me, taskkey.WithMarker(key, ""), true)})),
 	)
-	wantState(t, c.FindIssue(context.Background(), repo, key), Absent)
+	wantState(t, c.FindIssue(context.Background(), repo, IssueQuery{Key: key}), Absent)
 }
 
 func TestCreateIssueLabelsAtomically(t *testing.T) {

@@ -61,6 +61,14 @@ func (c *Client) ensureKeyLabel(ctx context.Context, r Repo, key string) labelSt
 	return st
 }
 
+// keyLabelIsNew, when probe is set, makes key's label and reports whether
+// GitHub had to create it (201): then nothing carries it yet, and a look-up
+// by label would answer nothing, so the caller skips it. The create needs
+// the label anyway, so the write replaces a read.
+func (c *Client) keyLabelIsNew(ctx context.Context, r Repo, key string, probe bool) bool {
+	return probe && c.ensureKeyLabel(ctx, r, key) == labelCreated
+}
+
 // DeleteKeyLabel deletes key's label from repository r, and with it from
 // every issue and pull request that carries it. It reports false, with no
 // error, for a label that does not exist (deleted already). DELETE

@@ -98,9 +98,7 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 	}
 
 	label := taskkey.Label(q.Key)
-	if q.ProbeLabel && c.ensureKeyLabel(ctx, r, q.Key) == labelCreated {
-		// The label did not exist until now: no pull request carries it,
-		// so listing it would answer nothing (the create needs it anyway).
+	if c.keyLabelIsNew(ctx, r, q.Key, q.ProbeLabel) {
 		if q.SkipRecent || !q.Since.IsZero() {
 			return Result{State: Absent}
 		}
@@ -188,6 +186,9 @@ func (c *Client) CreatePR(ctx context.Context, r Repo, key string, p NewPR) (Art
 		return Artifact{}, c.createErr(class, c.prCreateRefused(ctx, r, key, p, err))
 	}
 	a := prArtifact(pr)
+	if p.KeyLabel {
+		c.ensureKeyLabel(ctx, r, key)
+	}
 	a.Warning = c.addLabels(ctx, r, a.Number, key, labels)
 	return a, nil
 }
@@ -196,10 +197,9 @@ func (c *Client) CreatePR(ctx context.Context, r Repo, key string, p NewPR) (Art
 //
 // GitHub API docs: https://docs.github.com/rest/issues/labels#add-labels-to-an-issue
 //
-// The key's label is not made here: FindPR made it on the way (ProbeLabel),
-// with its colour and description, in the attempt that first looked; where
-// it did not, GitHub creates it as the label is added, in the same neutral
-// colour.
+// The key's label is not made here: FindPR (ProbeLabel) or CreatePR
+// (NewPR.KeyLabel) made it with its colour and description; where neither
+// did, GitHub creates it as the label is added, in the same neutral colour.
 func (c *Client) addLabels(ctx context.Context, r Repo, n int, key string, labels []string) string {
 	var got []*github.Label
 	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {

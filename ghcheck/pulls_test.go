@@ -262,7 +262,7 @@ func TestFindPRFoundAmongRecentWithoutLabel(t *testing.T) {
 }
 
 // ProbeLabel: a key label GitHub creates now (201) did not exist, so no
-// pull request carries it and its listing is skipped; one that exists
+// pull request or issue carries it and its listing is skipped; one that exists
 // (422 already_exists) is listed as before; without ProbeLabel nothing is
 // written at all.
 func TestFindPRProbeLabel(t *testing.T) {
@@ -287,7 +287,17 @@ func TestFindPRProbeLabel(t *testing.T) {
 			res := c.FindPR(context.Background(), repo, PRQuery{Key: key, Base: "main", Heads: []string{"fix"}, SkipRecent: true, ProbeLabel: tc.probe})
 			wantState(t, res, Absent)
 			if posts.count() != tc.posts || lists.count() != tc.labels {
-				t.Fatalf("%d label creates, %d label listings; want %d, %d", posts.count(), lists.count(), tc.posts, tc.labels)
+				t.Fatalf("FindPR: %d label creates, %d label listings; want %d, %d", posts.count(), lists.count(), tc.posts, tc.labels)
+			}
+			// FindIssue, on a fresh client (the label is made once a client).
+			var iposts, ilists counter
+			ic, _ := newTest(t, Options{},
+				route(mock.PostReposLabelsByOwnerByRepo, iposts.seq(tc.create)),
+				route(mock.GetReposIssuesByOwnerByRepo, ilists.seq(reply(200, []*github.Issue{}))),
+			)
+			wantState(t, ic.FindIssue(context.Background(), repo, IssueQuery{Key: key, ProbeLabel: tc.probe}), Absent)
+			if iposts.count() != tc.posts || ilists.count() != tc.labels {
+				t.Fatalf("FindIssue: %d label creates, %d label listings; want %d, %d", iposts.count(), ilists.count(), tc.posts, tc.labels)
 			}
 		})
 	}

@@ -71,7 +71,7 @@ func TestTooManyRequests(t *testing.T) {
 			okIssue,
 		)),
 	)
-	wantState(t, c.FindIssue(context.Background(), repo, keyFor("issue")), Absent)
+	wantState(t, c.FindIssue(context.Background(), repo, IssueQuery{Key: keyFor("issue")}), Absent)
 	if _, err := c.CreateIssue(context.Background(), repo, keyFor("issue"), NewIssue{Title: "t"}); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestPrimaryLimitBeyondMaxWaitThenLocalRefusal(t *testing.T) {
 			"X-RateLimit-Limit", "5000", "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))),
 		route(mock.PostReposIssuesByOwnerByRepo, posts.seq(okIssue)),
 	)
-	res := c.FindIssue(context.Background(), repo, keyFor("issue"))
+	res := c.FindIssue(context.Background(), repo, IssueQuery{Key: keyFor("issue")})
 	wantState(t, res, Unknown)
 	if msg := res.Err.Error(); !strings.Contains(msg, "resets at "+reset.UTC().Add(time.Second).Format("15:04")) || !strings.Contains(msg, "rerun after that") {
 		t.Errorf("err = %v", res.Err)
@@ -130,7 +130,7 @@ func TestReadsRetryServerErrors(t *testing.T) {
 	c, s := newTest(t, Options{},
 		route(mock.GetReposIssuesByOwnerByRepo, gets.seq(reply(502, fixture(t, "server.502.json")))),
 	)
-	wantState(t, c.FindIssue(context.Background(), repo, keyFor("issue")), Unknown)
+	wantState(t, c.FindIssue(context.Background(), repo, IssueQuery{Key: keyFor("issue")}), Unknown)
 	if gets.count() != 1+maxRetries {
 		t.Errorf("gets = %d", gets.count())
 	}

@@ -352,6 +352,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 	var res effect.Result
 	if e.cfg.TrustNeverAttempted && env.NeverAttempted && entry.Repo != "" {
 		res = effect.Result{State: effect.Absent} // trusted: see Config
+		env.Trusted = true
 	} else {
 		res = find(ctx, env, key, spec, prior)
 	}

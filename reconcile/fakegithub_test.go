@@ -27,7 +27,7 @@ type fakeGitHub struct {
 }
 
 func (g *fakeGitHub) Login(context.Context) (string, error) { return "agent-bot", nil }
-func (g *fakeGitHub) FindIssue(context.Context, ghcheck.Repo, string) effect.Result {
+func (g *fakeGitHub) FindIssue(context.Context, ghcheck.Repo, ghcheck.IssueQuery) effect.Result {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.find

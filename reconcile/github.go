@@ -26,7 +26,7 @@ type GitHub interface {
 	// warning, never an error.
 	MendPRLabels(ctx context.Context, r ghcheck.Repo, a effect.Artifact, key string, labels []string) string
 
-	FindIssue(ctx context.Context, r ghcheck.Repo, key string) effect.Result
+	FindIssue(ctx context.Context, r ghcheck.Repo, q ghcheck.IssueQuery) effect.Result
 	CreateIssue(ctx context.Context, r ghcheck.Repo, key string, p ghcheck.NewIssue) (effect.Artifact, error)
 
 	// FindCommentSince reads only comments updated at or after since

@@ -52,17 +52,14 @@ func (p PR) Find(ctx context.Context, env *Env, key string) effect.Result {
 // FindWithPrior looks on this run's head and on the head an earlier attempt
 // stored, in one FindPR: the label and newest-PR reads are made once.
 func (p PR) FindWithPrior(ctx context.Context, env *Env, key string, prior Spec) effect.Result {
-	// On the way to a create the key's label is made in place of being
-	// listed when it does not exist yet, with its colour and description
-	// (never in reconcile, which only reads).
-	q := ghcheck.PRQuery{Key: key, Base: p.Base, Heads: []string{p.Head}, Since: env.Since, SkipRecent: env.NeverAttempted, ProbeLabel: !env.ReadOnly}
+	q := ghcheck.PRQuery{Key: key, Base: p.Base, Heads: []string{p.Head}, Since: env.Since, SkipRecent: env.NeverAttempted, ProbeLabel: env.probeLabel()}
 	if old, ok := prior.(*PR); ok && old.Base == p.Base {
 		q.Heads = append(q.Heads, old.Head)
 	}
 	return env.GitHub.FindPR(ctx, env.Repo, q)
 }
 func (p PR) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
-	return env.GitHub.CreatePR(ctx, env.Repo, key, ghcheck.NewPR{Base: p.Base, Head: p.Head, Title: p.Title, Body: p.Body, Draft: p.Draft, Labels: p.Labels})
+	return env.GitHub.CreatePR(ctx, env.Repo, key, ghcheck.NewPR{Base: p.Base, Head: p.Head, Title: p.Title, Body: p.Body, Draft: p.Draft, Labels: p.Labels, KeyLabel: env.keyLabel()})
 }
 
 // Mend adds the labels a crash between creating the PR and labelling it
@@ -87,10 +84,10 @@ func (i Issue) Validate(key string) error {
 	return validateText(key, i.Body, i.Labels)
 }
 func (i Issue) Find(ctx context.Context, env *Env, key string) effect.Result {
-	return env.GitHub.FindIssue(ctx, env.Repo, key)
+	return env.GitHub.FindIssue(ctx, env.Repo, ghcheck.IssueQuery{Key: key, ProbeLabel: env.probeLabel()})
 }
 func (i Issue) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
-	return env.GitHub.CreateIssue(ctx, env.Repo, key, ghcheck.NewIssue{Title: i.Title, Body: i.Body, Labels: i.Labels})
+	return env.GitHub.CreateIssue(ctx, env.Repo, key, ghcheck.NewIssue{Title: i.Title, Body: i.Body, Labels: i.Labels, KeyLabel: env.keyLabel()})
 }
 
 // Comment comments on an issue or pull request. GitHub has no uniqueness
