@@ -177,10 +177,7 @@ func rowsTable(b *strings.Builder, rows []*row, withLedger bool) {
 		b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |\n")
 	}
 	for _, r := range rows {
-		person := fmt.Sprint(r.person)
-		if c := r.causeList(); c != "" {
-			person += " (" + c + ")"
-		}
+		person := r.personCell()
 		what := r.what
 		if r.finding {
 			what += " — *finding*"
@@ -209,10 +206,7 @@ func raceTable(b *strings.Builder, rows []*row) {
 		if r.finding {
 			what += " — *finding*"
 		}
-		person := fmt.Sprint(r.person)
-		if c := r.causeList(); c != "" {
-			person += " (" + c + ")"
-		}
+		person := r.personCell()
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %d | %s | %s | %s |\n", r.kind, what, r.what, r.dups, r.dupRounds, r.lost, md(countList(r.exits)), md(person), md(strings.Join(r.notes, "; ")))
 	}
 	b.WriteString("\n")

@@ -94,6 +94,15 @@ func (r *row) add(to trialOut) {
 
 func (r *row) causeList() string { return countList(r.causes) }
 
+// personCell is a table's "needed a person" cell: the count, then the
+// causes ghonce printed.
+func (r *row) personCell() string {
+	if c := r.causeList(); c != "" {
+		return fmt.Sprintf("%d (%s)", r.person, c)
+	}
+	return fmt.Sprint(r.person)
+}
+
 func countList(m map[string]int) string {
 	type kv struct {
 		k string
