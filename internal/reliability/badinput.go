@@ -87,9 +87,15 @@ func badCases(m *matrix) []badCase {
 				if err != nil {
 					return err
 				}
-				// Page 2 is the entries table: its cell pointers and the
-				// free space after them.
-				for i := 4096 + 8; i < len(data) && i < 4096+2048; i++ {
+				// The entries table holds one entry: its root page is the
+				// leaf with the key. Damage its cell pointers and the free
+				// space after them.
+				page, err := rootPage(b.source().ledger, "entries")
+				if err != nil {
+					return err
+				}
+				start := (page-1)*4096 + 8
+				for i := start; i < len(data) && i < start+2040; i++ {
 					data[i] = 0xA5
 				}
 				b.ledger = filepath.Join(b.userDir, "damaged.db")
@@ -346,6 +352,21 @@ func (b *badRun) sourceArgs() []string {
 }
 
 // realLedger returns the bytes of a ledger ghonce has used.
+// rootPage is the number of the root page of the table name in the SQLite
+// database at path.
+func rootPage(path, name string) (int, error) {
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var page int
+	if err := db.QueryRow("SELECT rootpage FROM sqlite_schema WHERE name = ?", name).Scan(&page); err != nil {
+		return 0, fmt.Errorf("find the root page of %s in %s: %w", name, path, err)
+	}
+	return page, nil
+}
+
 func (b *badRun) realLedger() ([]byte, error) {
 	t := b.source()
 	path := t.ledger

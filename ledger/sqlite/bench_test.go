@@ -17,8 +17,8 @@ import (
 
 // The ledger benchmarks run at two sizes: a ledger of about a thousand
 // entries, and one of a million, generated once and kept in
-// $TMPDIR/ghonce-bench-1m.db so that later runs reuse it (delete it to
-// generate it again). `-short` skips the million.
+// $TMPDIR/ghonce-bench-1m-vN.db (N the schema version) so that later runs
+// reuse it (delete it to generate it again). `-short` skips the million.
 var benchSizes = []struct {
 	name    string
 	entries int
@@ -71,9 +71,9 @@ func benchLedger(b *testing.B, entries int) *Ledger {
 // bigLedger returns the path of the cached ledger of n entries, generating
 // it under a temporary name and renaming it into place when it is complete.
 func bigLedger(ctx context.Context, n int) (string, error) {
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("ghonce-bench-%dk.db", n/1000))
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("ghonce-bench-%dk-v%d.db", n/1000, SchemaVersion))
 	if n == 1_000_000 {
-		path = filepath.Join(os.TempDir(), "ghonce-bench-1m.db")
+		path = filepath.Join(os.TempDir(), fmt.Sprintf("ghonce-bench-1m-v%d.db", SchemaVersion))
 	}
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
@@ -112,14 +112,14 @@ func fillLedger(ctx context.Context, l *Ledger, n int) error {
 		`CREATE TEMP TABLE gen AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ?)
 		 SELECT i, 'gk1_' || lower(hex(randomblob(14))) AS key FROM c`,
 		`INSERT INTO entries (key, task, step, kind, repo, target, payload, payload_hash, status, outcome,
-		 ref_number, ref_url, fence, attempts, created_at, updated_at)
+		 ref_number, ref_url, fence, attempts, created_at, updated_at, history_len)
 		 SELECT key, 'task-' || (i / 10), 'pr-create', 'pr', 'octo/repo', 'main',
 		 CAST('{"title":"Fix the frobnicator","body":"A body of a typical pull request."}' AS BLOB), lower(hex(randomblob(32))),
-		 'done', 'created', i, 'https://github.com/octo/repo/pull/' || i, 1, 1, ? + i * 1000, ? + i * 1000 + 500 FROM gen`,
-		`INSERT INTO transitions (key, at, owner, from_status, to_status, fence, why)
-		 SELECT key, ? + i * 1000, 'gen', '', 'attempting', 1, 'run' FROM gen`,
-		`INSERT INTO transitions (key, at, owner, from_status, to_status, fence, why)
-		 SELECT key, ? + i * 1000 + 500, 'gen', 'attempting', 'done', 1, 'created' FROM gen`,
+		 'done', 'created', i, 'https://github.com/octo/repo/pull/' || i, 1, 1, ? + i * 1000, ? + i * 1000 + 500, 2 FROM gen`,
+		`INSERT INTO transitions (key, seq, at, owner, from_status, to_status, fence, why)
+		 SELECT key, 1, ? + i * 1000, 'gen', '', 'attempting', 1, 'run' FROM gen`,
+		`INSERT INTO transitions (key, seq, at, owner, from_status, to_status, fence, why)
+		 SELECT key, 2, ? + i * 1000 + 500, 'gen', 'attempting', 'done', 1, 'created' FROM gen`,
 		`DROP TABLE gen`,
 	}
 	args := [][]any{{n}, {now, now}, {now}, {now}, nil}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
@@ -11,37 +12,102 @@ import (
 
 	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/ledger"
+	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
-// entryColumns is the column list scanEntry reads, in its order.
+// entryColumns is the column list entryFrom reads, in its order.
 const entryColumns = `key, task, step, kind, repo, target, payload, payload_hash,
 	status, outcome, ref_number, ref_id, ref_url, ref_sha, ref_text,
 	owner_id, owner_host, owner_pid, lease_until, fence, attempts, last_error,
 	created_at, updated_at`
 
+// entryWidth is the number of entryColumns.
+const entryWidth = 24
+
 type scanner interface{ Scan(dest ...any) error }
 
+// scanEntry reads an entry from a database/sql row of entryColumns.
 func scanEntry(s scanner) (*ledger.Entry, error) {
-	var (
-		e                    ledger.Entry
-		status               string
-		lease                sql.NullInt64
-		createdAt, updatedAt int64
-	)
-	err := s.Scan(&e.Key, &e.Task, &e.Step, &e.Kind, &e.Repo, &e.Target, &e.Payload, &e.PayloadHash,
-		&status, &e.Outcome, &e.Ref.Number, &e.Ref.ID, &e.Ref.URL, &e.Ref.SHA, &e.Ref.Text,
-		&e.Owner.ID, &e.Owner.Host, &e.Owner.PID, &lease, &e.Fence, &e.Attempts, &e.LastError,
-		&createdAt, &updatedAt)
-	if err != nil {
+	var vals [entryWidth]any
+	var ptrs [entryWidth]any
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := s.Scan(ptrs[:]...); err != nil {
 		return nil, err
 	}
-	e.Status = ledger.Status(status)
-	if lease.Valid {
-		e.LeaseUntil = fromNanos(lease.Int64)
+	row := make([]driver.Value, entryWidth)
+	for i, v := range vals {
+		row[i] = v
 	}
-	e.CreatedAt = fromNanos(createdAt)
-	e.UpdatedAt = fromNanos(updatedAt)
-	return &e, nil
+	return entryFrom(row)
+}
+
+// entryFrom builds an entry from the values of one row of entryColumns, as
+// the driver returns them (int64, string or []byte, nil for NULL).
+func entryFrom(v []driver.Value) (*ledger.Entry, error) {
+	if len(v) != entryWidth {
+		return nil, fmt.Errorf("read entry: %d columns, want %d", len(v), entryWidth)
+	}
+	d := decoder{v: v}
+	e := &ledger.Entry{
+		Key: d.str(0), Task: d.str(1), Step: d.str(2), Kind: d.str(3), Repo: d.str(4), Target: d.str(5),
+		Payload: d.bytes(6), PayloadHash: d.str(7), Status: ledger.Status(d.str(8)), Outcome: d.str(9),
+		Ref:   ledger.Ref{Number: int(d.int(10)), ID: d.int(11), URL: d.str(12), SHA: d.str(13), Text: d.str(14)},
+		Owner: ledger.Owner{ID: d.str(15), Host: d.str(16), PID: int(d.int(17))},
+		Fence: d.int(19), Attempts: int(d.int(20)), LastError: d.str(21),
+		CreatedAt: fromNanos(d.int(22)), UpdatedAt: fromNanos(d.int(23)),
+	}
+	if v[18] != nil {
+		e.LeaseUntil = fromNanos(d.int(18))
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("read entry %s: %w", e.Key, d.err)
+	}
+	return e, nil
+}
+
+// decoder reads typed values out of a row, remembering the first value of
+// an unexpected type.
+type decoder struct {
+	v   []driver.Value
+	err error
+}
+
+func (d *decoder) str(i int) string {
+	switch x := d.v[i].(type) {
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	}
+	d.fail(i, "text")
+	return ""
+}
+
+func (d *decoder) bytes(i int) []byte {
+	switch x := d.v[i].(type) {
+	case []byte:
+		return append([]byte{}, x...)
+	case string:
+		return []byte(x)
+	}
+	d.fail(i, "a blob")
+	return nil
+}
+
+func (d *decoder) int(i int) int64 {
+	if x, ok := d.v[i].(int64); ok {
+		return x
+	}
+	d.fail(i, "an integer")
+	return 0
+}
+
+func (d *decoder) fail(i int, want string) {
+	if d.err == nil {
+		d.err = fmt.Errorf("column %d is %T, want %s", i+1, d.v[i], want)
+	}
 }
 
 // Times are stored as nanoseconds since the Unix epoch, UTC.
@@ -80,31 +146,49 @@ func getEntry(ctx context.Context, q querier, key string) (*ledger.Entry, error)
 	return e, err
 }
 
-func addTransition(ctx context.Context, tx *sql.Tx, t ledger.Transition) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO transitions (key, at, owner, from_status, to_status, fence, why)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		t.Key, toNanos(t.At), t.Owner, string(t.From), string(t.To), t.Fence, t.Why)
+// stored is an entry as the writer reads it: with the length of its
+// history, which numbers the next transition.
+type stored struct {
+	*ledger.Entry
+	historyLen int64
+}
+
+// getEntryW is getEntry on the writer connection.
+func getEntryW(w *wconn, key string) (stored, error) {
+	ok, err := w.queryRow("SELECT "+entryColumns+", history_len FROM entries WHERE key = ?", w.row, key)
+	if err != nil {
+		return stored{}, err
+	}
+	if !ok {
+		return stored{}, ledger.ErrNotFound
+	}
+	e, err := entryFrom(w.row[:entryWidth])
+	if err != nil {
+		return stored{}, err
+	}
+	n, ok := w.row[entryWidth].(int64)
+	if !ok {
+		return stored{}, fmt.Errorf("read entry %s: history_len is %T", key, w.row[entryWidth])
+	}
+	return stored{e, n}, nil
+}
+
+// addTransition appends t to the history of e, whose length the caller's
+// write of the entry moves on by one (history_len = history_len + 1).
+//
+// (The number is read with the entry rather than searched for in the
+// history: SQLite would plan such a search around the bound key and, since
+// the driver clears bindings between runs, compile it again on every run.)
+func addTransition(w *wconn, e stored, t ledger.Transition) error {
+	_, err := w.exec(`INSERT INTO transitions (key, seq, at, owner, from_status, to_status, fence, why)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.Key, e.historyLen+1, toNanos(t.At), t.Owner, string(t.From), string(t.To), t.Fence, t.Why)
 	return err
 }
 
-// write runs fn in one BEGIN IMMEDIATE transaction, with now read once the
-// write lock is held, and commits unless fn fails. The commit is forced to
-// disk before write returns.
-func (l *Ledger) write(ctx context.Context, fn func(tx *sql.Tx, now time.Time) error) error {
-	return l.writeSync(ctx, "PRAGMA synchronous = FULL", fn)
-}
-
-// writeUnforced is write with synchronous=NORMAL: the commit reaches the
-// operating system but is not fsynced (see the package doc for when that is
-// allowed and what a crash then loses).
-func (l *Ledger) writeUnforced(ctx context.Context, fn func(tx *sql.Tx, now time.Time) error) error {
-	return l.writeSync(ctx, "PRAGMA synchronous = NORMAL", fn)
-}
-
-// writeSync runs fn on the writer connection after setting its synchronous
-// mode with the statement mode. The mode is set before every transaction,
-// so none inherits the previous one's.
-func (l *Ledger) writeSync(ctx context.Context, mode string, fn func(tx *sql.Tx, now time.Time) error) error {
+// withWriter runs fn with the writer connection, opening it at the first
+// write, while no other goroutine of this process writes.
+func (l *Ledger) withWriter(ctx context.Context, fn func(w *wconn) error) error {
 	if l.readOnly {
 		return fmt.Errorf("ledger %s is open read-only", l.path)
 	}
@@ -114,27 +198,52 @@ func (l *Ledger) writeSync(ctx context.Context, mode string, fn func(tx *sql.Tx,
 		return ctx.Err()
 	}
 	defer func() { <-l.writer }()
-	conn, err := l.wdb.Conn(ctx)
-	if err != nil {
-		return l.dbErr(err)
+	if l.w == nil {
+		mode := "NORMAL"
+		if l.unsynced {
+			mode = "OFF"
+		}
+		w, err := openWConn(l.path, mode)
+		if err != nil {
+			return fmt.Errorf("open the ledger %s for writing: %w", l.path, l.hint(err))
+		}
+		l.w = w
 	}
-	defer conn.Close() // back to wdb, for the next write
+	return fn(l.w)
+}
+
+// write runs fn in one BEGIN IMMEDIATE transaction, with now read once the
+// write lock is held, and commits unless fn fails. A forced write is on disk
+// before write returns (durable); the others reach the operating system
+// only (see the package doc for which writes may be unforced).
+func (l *Ledger) write(ctx context.Context, forced bool, fn func(w *wconn, now time.Time) error) error {
+	return l.withWriter(ctx, func(w *wconn) error {
+		if err := w.begin(ctx, "BEGIN IMMEDIATE"); err != nil {
+			return l.dbErr(err)
+		}
+		defer w.rollback() // after a failure; a no-op after the commit
+		if err := fn(w, l.now().UTC()); err != nil {
+			return l.dbErr(err)
+		}
+		if err := w.commit(); err != nil {
+			return l.dbErr(err)
+		}
+		if forced {
+			return l.durable()
+		}
+		return nil
+	})
+}
+
+// durable makes the writes committed so far durable: one fdatasync of the
+// WAL. A failure leaves the write committed, visible to every process, but
+// perhaps not on disk.
+func (l *Ledger) durable() error {
 	if l.unsynced {
-		mode = "PRAGMA synchronous = OFF"
+		return nil
 	}
-	if _, err := conn.ExecContext(ctx, mode); err != nil {
-		return l.dbErr(err)
-	}
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return l.dbErr(err)
-	}
-	defer tx.Rollback()
-	if err := fn(tx, l.now().UTC()); err != nil {
-		return l.dbErr(err)
-	}
-	if err := tx.Commit(); err != nil {
-		return l.dbErr(err)
+	if err := l.wal.sync(); err != nil {
+		return fmt.Errorf("the write is recorded but may not be on disk: %w; check the disk that holds the ledger before running again", err)
 	}
 	return nil
 }
@@ -149,40 +258,71 @@ func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 	case p.Lease <= 0:
 		return nil, fmt.Errorf("claim %s: lease %s is not positive", p.Key, p.Lease)
 	}
-	// Most claims of a known key find it done (a re-run) or busy (another
-	// runner has it). A read answers those without the write lock; the
-	// answer is as true as if the claim had happened at the moment of the read.
-	// A done entry usually comes from the replay cache (replay.go).
-	e, err := l.replays.lookup(ctx, l.db, p.Key)
-	switch {
-	case errors.Is(err, ledger.ErrNotFound):
-	case err != nil:
-		return nil, fmt.Errorf("claim %s: %w", p.Key, l.dbErr(err))
-	default:
-		if c := settled(e, l.now(), p.TakeOverFence); c != nil {
-			return c, nil
-		}
-	}
 	var c *ledger.Claim
-	err = l.write(ctx, func(tx *sql.Tx, now time.Time) error {
-		e, err := getEntry(ctx, tx, p.Key)
-		if errors.Is(err, ledger.ErrNotFound) {
-			c, err = create(ctx, tx, now, p)
-			return err
-		}
+	err := l.withWriter(ctx, func(w *wconn) error {
+		// A done entry this process has read before is answered from the
+		// replay cache (replay.go).
+		e, err := l.replays.lookup(w, p.Key)
 		if err != nil {
-			return err
+			return l.dbErr(err)
 		}
-		if c = settled(e, now, p.TakeOverFence); c != nil {
+		if e != nil {
+			c = &ledger.Claim{State: ledger.ClaimDone, Entry: e, Prior: e.Status}
 			return nil
 		}
-		c, err = acquire(ctx, tx, now, e, p)
+		// Most claims of a known key find it done (a re-run) or busy
+		// (another runner has it): a deferred transaction answers those
+		// with a read, without the write lock, and takes the lock only to
+		// write. If another process wrote since the read, SQLite refuses
+		// the upgrade at once (SQLITE_BUSY); the claim then starts over
+		// under BEGIN IMMEDIATE, which waits for the lock.
+		c, err = l.claim(ctx, w, p, "BEGIN")
+		if isBusy(err) {
+			c, err = l.claim(ctx, w, p, "BEGIN IMMEDIATE")
+		}
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim %s: %w", p.Key, err)
 	}
 	return c, nil
+}
+
+// claim is one try of Claim, in a transaction begun with how.
+func (l *Ledger) claim(ctx context.Context, w *wconn, p ledger.ClaimParams, how string) (*ledger.Claim, error) {
+	if err := w.begin(ctx, how); err != nil {
+		return nil, l.dbErr(err)
+	}
+	defer w.rollback() // after a failure; a no-op after the commit
+	now := l.now().UTC()
+	e, err := getEntryW(w, p.Key)
+	var c *ledger.Claim
+	switch {
+	case errors.Is(err, ledger.ErrNotFound):
+		c, err = create(w, now, p)
+	case err != nil:
+	default:
+		if c = settled(e.Entry, now, p.TakeOverFence); c != nil {
+			// Nothing to write: the read ends here.
+			l.replays.put(e.Entry)
+			return c, l.dbErr(w.commit())
+		}
+		c, err = acquire(w, now, e, p)
+	}
+	if err != nil {
+		return nil, l.dbErr(err)
+	}
+	if err := w.commit(); err != nil {
+		return nil, l.dbErr(err)
+	}
+	// The intent is on disk before any request leaves.
+	return c, l.durable()
+}
+
+// isBusy reports whether err is SQLite's "database is locked".
+func isBusy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.Code == sqlite3.ErrBusy
 }
 
 // settled returns the claim for an entry that cannot be taken (done, or held
@@ -199,22 +339,22 @@ func settled(e *ledger.Entry, now time.Time, takeOver int64) *ledger.Claim {
 	return nil
 }
 
-func create(ctx context.Context, tx *sql.Tx, now time.Time, p ledger.ClaimParams) (*ledger.Claim, error) {
+func create(w *wconn, now time.Time, p ledger.ClaimParams) (*ledger.Claim, error) {
 	payload := p.Payload
 	if payload == nil {
 		payload = []byte{}
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO entries (key, task, step, kind, repo, target,
+	_, err := w.exec(`INSERT INTO entries (key, task, step, kind, repo, target,
 		payload, payload_hash, status, owner_id, owner_host, owner_pid, lease_until,
-		fence, attempts, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?)`,
+		fence, attempts, created_at, updated_at, history_len)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?, 1)`,
 		p.Key, p.Task, p.Step, p.Kind, p.Repo, p.Target, payload, p.PayloadHash,
-		string(ledger.Attempting), p.Owner.ID, p.Owner.Host, p.Owner.PID, leaseEnd(now, p.Lease),
+		string(ledger.Attempting), p.Owner.ID, p.Owner.Host, int64(p.Owner.PID), leaseEnd(now, p.Lease),
 		toNanos(now), toNanos(now))
 	if err != nil {
 		return nil, err
 	}
-	err = addTransition(ctx, tx, ledger.Transition{Key: p.Key, At: now, Owner: p.Owner.ID, To: ledger.Attempting, Fence: 1, Why: p.Why})
+	err = addTransition(w, stored{}, ledger.Transition{Key: p.Key, At: now, Owner: p.Owner.ID, To: ledger.Attempting, Fence: 1, Why: p.Why})
 	if err != nil {
 		return nil, err
 	}
@@ -230,32 +370,28 @@ func create(ctx context.Context, tx *sql.Tx, now time.Time, p ledger.ClaimParams
 	return &ledger.Claim{State: ledger.ClaimCreated, Entry: e}, nil
 }
 
-func acquire(ctx context.Context, tx *sql.Tx, now time.Time, e *ledger.Entry, p ledger.ClaimParams) (*ledger.Claim, error) {
-	res, err := tx.ExecContext(ctx, `UPDATE entries SET status = ?, fence = fence + 1, attempts = attempts + 1,
-		owner_id = ?, owner_host = ?, owner_pid = ?, lease_until = ?, updated_at = ?
+func acquire(w *wconn, now time.Time, e stored, p ledger.ClaimParams) (*ledger.Claim, error) {
+	n, err := w.exec(`UPDATE entries SET status = ?, fence = fence + 1, attempts = attempts + 1,
+		owner_id = ?, owner_host = ?, owner_pid = ?, lease_until = ?, updated_at = ?, history_len = history_len + 1
 		WHERE key = ? AND fence = ?`,
-		string(ledger.Attempting), p.Owner.ID, p.Owner.Host, p.Owner.PID, leaseEnd(now, p.Lease), toNanos(now),
+		string(ledger.Attempting), p.Owner.ID, p.Owner.Host, int64(p.Owner.PID), leaseEnd(now, p.Lease), toNanos(now),
 		p.Key, e.Fence)
-	if err := oneRow(res, err); err != nil {
+	if err := oneRow(n, err); err != nil {
 		return nil, err
 	}
-	err = addTransition(ctx, tx, ledger.Transition{Key: p.Key, At: now, Owner: p.Owner.ID, From: e.Status, To: ledger.Attempting, Fence: e.Fence + 1, Why: p.Why})
+	err = addTransition(w, e, ledger.Transition{Key: p.Key, At: now, Owner: p.Owner.ID, From: e.Status, To: ledger.Attempting, Fence: e.Fence + 1, Why: p.Why})
 	if err != nil {
 		return nil, err
 	}
-	after := *e // as the UPDATE left it
+	after := *e.Entry // as the UPDATE left it
 	after.Status, after.Fence, after.Attempts = ledger.Attempting, e.Fence+1, e.Attempts+1
 	after.Owner, after.LeaseUntil, after.UpdatedAt = p.Owner, fromNanos(leaseEnd(now, p.Lease)), fromNanos(toNanos(now))
 	return &ledger.Claim{State: ledger.ClaimAcquired, Entry: &after, Prior: e.Status, PriorUpdatedAt: e.UpdatedAt}, nil
 }
 
 // oneRow checks that an UPDATE inside the write transaction changed exactly
-// the row it was aimed at; anything else is a bug, not a race.
-func oneRow(res sql.Result, err error) error {
-	if err != nil {
-		return err
-	}
-	n, err := res.RowsAffected()
+// the row it was aimed at (n rows); anything else is a bug, not a race.
+func oneRow(n int64, err error) error {
 	if err != nil {
 		return err
 	}
@@ -267,13 +403,13 @@ func oneRow(res sql.Result, err error) error {
 
 // held loads key for a write under fence: ErrNotFound for an unknown key,
 // ErrFenced unless it is attempting under exactly that fence.
-func held(ctx context.Context, tx *sql.Tx, key string, fence int64) (*ledger.Entry, error) {
-	e, err := getEntry(ctx, tx, key)
+func held(w *wconn, key string, fence int64) (stored, error) {
+	e, err := getEntryW(w, key)
 	if err != nil {
-		return nil, err
+		return stored{}, err
 	}
 	if e.Status != ledger.Attempting || e.Fence != fence {
-		return nil, ledger.ErrFenced
+		return stored{}, ledger.ErrFenced
 	}
 	return e, nil
 }
@@ -288,41 +424,39 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 	}
 	// A record a rerun can read back from GitHub need not be forced: the
 	// claim before it was, and losing this one costs a look-up.
-	write := l.write
-	if p.Verifiable {
-		write = l.writeUnforced
-	}
 	var out *ledger.Entry
-	err := write(ctx, func(tx *sql.Tx, now time.Time) error {
-		e, err := held(ctx, tx, p.Key, p.Fence)
+	err := l.write(ctx, !p.Verifiable, func(w *wconn, now time.Time) error {
+		e, err := held(w, p.Key, p.Fence)
 		if err != nil {
 			return err
 		}
 		// Every case gives up the lease; the WHERE clause repeats the fence
 		// check that held made.
-		var res sql.Result
+		var n int64
 		switch p.Status {
 		case ledger.Done:
-			res, err = tx.ExecContext(ctx, `UPDATE entries SET status = ?, outcome = ?,
+			n, err = w.exec(`UPDATE entries SET status = ?, outcome = ?,
 				ref_number = ?, ref_id = ?, ref_url = ?, ref_sha = ?, ref_text = ?,
-				last_error = ?, owner_id = '', owner_host = '', owner_pid = 0, lease_until = NULL, updated_at = ?
+				last_error = ?, owner_id = '', owner_host = '', owner_pid = 0, lease_until = NULL, updated_at = ?,
+				history_len = history_len + 1
 				WHERE key = ? AND status = 'attempting' AND fence = ?`,
-				string(ledger.Done), p.Outcome, p.Ref.Number, p.Ref.ID, p.Ref.URL, p.Ref.SHA, p.Ref.Text,
+				string(ledger.Done), p.Outcome, int64(p.Ref.Number), p.Ref.ID, p.Ref.URL, p.Ref.SHA, p.Ref.Text,
 				p.Error, toNanos(now), p.Key, p.Fence)
 		default: // Failed, or Attempting to release the lease
-			res, err = tx.ExecContext(ctx, `UPDATE entries SET status = ?, last_error = ?,
-				owner_id = '', owner_host = '', owner_pid = 0, lease_until = NULL, updated_at = ?
+			n, err = w.exec(`UPDATE entries SET status = ?, last_error = ?,
+				owner_id = '', owner_host = '', owner_pid = 0, lease_until = NULL, updated_at = ?,
+				history_len = history_len + 1
 				WHERE key = ? AND status = 'attempting' AND fence = ?`,
 				string(p.Status), p.Error, toNanos(now), p.Key, p.Fence)
 		}
-		if err := oneRow(res, err); err != nil {
+		if err := oneRow(n, err); err != nil {
 			return err
 		}
-		err = addTransition(ctx, tx, ledger.Transition{Key: p.Key, At: now, Owner: e.Owner.ID, From: e.Status, To: p.Status, Fence: p.Fence, Why: p.Why})
+		err = addTransition(w, e, ledger.Transition{Key: p.Key, At: now, Owner: e.Owner.ID, From: e.Status, To: p.Status, Fence: p.Fence, Why: p.Why})
 		if err != nil {
 			return err
 		}
-		after := *e // as the UPDATE left it
+		after := *e.Entry // as the UPDATE left it
 		after.Status, after.LastError = p.Status, p.Error
 		if p.Status == ledger.Done {
 			after.Outcome, after.Ref = p.Outcome, p.Ref
@@ -353,31 +487,31 @@ func (l *Ledger) SetPayload(ctx context.Context, p ledger.PayloadParams) error {
 	status := ledger.Attempting
 	if p.Done {
 		status = ledger.Done
-		// A done entry's description changes: no process may replay the
-		// old one from its cache.
-		defer l.replays.forget(p.Key)
 	}
-	err := l.write(ctx, func(tx *sql.Tx, now time.Time) error {
-		var e *ledger.Entry
+	err := l.write(ctx, true, func(w *wconn, now time.Time) error {
+		var e stored
 		var err error
 		if p.Done {
-			e, err = getEntry(ctx, tx, p.Key)
+			// A done entry's description changes: no replay may answer
+			// with the old one from this process's cache.
+			l.replays.forget(p.Key)
+			e, err = getEntryW(w, p.Key)
 			if err == nil && (e.Status != ledger.Done || e.Fence != p.Fence) {
 				err = ledger.ErrFenced
 			}
 		} else {
-			e, err = held(ctx, tx, p.Key, p.Fence)
+			e, err = held(w, p.Key, p.Fence)
 		}
 		if err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE entries SET payload = ?, payload_hash = ?, updated_at = ?
+		n, err := w.exec(`UPDATE entries SET payload = ?, payload_hash = ?, updated_at = ?, history_len = history_len + 1
 			WHERE key = ? AND status = ? AND fence = ?`,
 			payload, p.PayloadHash, toNanos(now), p.Key, string(status), p.Fence)
-		if err := oneRow(res, err); err != nil {
+		if err := oneRow(n, err); err != nil {
 			return err
 		}
-		return addTransition(ctx, tx, ledger.Transition{Key: p.Key, At: now, Owner: e.Owner.ID, From: e.Status, To: e.Status, Fence: p.Fence, Why: p.Why})
+		return addTransition(w, e, ledger.Transition{Key: p.Key, At: now, Owner: e.Owner.ID, From: e.Status, To: e.Status, Fence: p.Fence, Why: p.Why})
 	})
 	if err != nil {
 		return fmt.Errorf("set payload %s: %w", p.Key, err)
@@ -396,14 +530,14 @@ func (l *Ledger) Renew(ctx context.Context, key string, fence int64, lease time.
 	if lease <= 0 {
 		return fmt.Errorf("renew %s: lease %s is not positive", key, lease)
 	}
-	err := l.writeUnforced(ctx, func(tx *sql.Tx, now time.Time) error {
-		if _, err := held(ctx, tx, key, fence); err != nil {
+	err := l.write(ctx, false, func(w *wconn, now time.Time) error {
+		if _, err := held(w, key, fence); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE entries SET lease_until = ?, updated_at = ?
+		n, err := w.exec(`UPDATE entries SET lease_until = ?, updated_at = ?
 			WHERE key = ? AND status = 'attempting' AND fence = ?`,
 			leaseEnd(now, lease), toNanos(now), key, fence)
-		return oneRow(res, err)
+		return oneRow(n, err)
 	})
 	if err != nil {
 		return fmt.Errorf("renew %s: %w", key, err)
@@ -423,12 +557,12 @@ func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.E
 	case strings.TrimSpace(p.Who) == "":
 		return nil, fmt.Errorf("resolve %s: who is empty; say who decided", p.Key)
 	}
-	// A person's decision changes a done entry: no process may replay
-	// the old one from its cache.
-	defer l.replays.forget(p.Key)
 	var out *ledger.Entry
-	err := l.write(ctx, func(tx *sql.Tx, now time.Time) error {
-		e, err := getEntry(ctx, tx, p.Key)
+	err := l.write(ctx, true, func(w *wconn, now time.Time) error {
+		// A person's decision changes a done entry: no replay may answer
+		// with the old one from this process's cache.
+		l.replays.forget(p.Key)
+		e, err := getEntryW(w, p.Key)
 		if err != nil {
 			return err
 		}
@@ -442,19 +576,21 @@ func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.E
 		if p.Status == ledger.Failed {
 			ref = ledger.Ref{}
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE entries SET status = ?, outcome = 'resolved',
+		n, err := w.exec(`UPDATE entries SET status = ?, outcome = 'resolved',
 			ref_number = ?, ref_id = ?, ref_url = ?, ref_sha = ?, ref_text = ?,
-			owner_id = '', owner_host = '', owner_pid = 0, lease_until = NULL, updated_at = ?
+			owner_id = '', owner_host = '', owner_pid = 0, lease_until = NULL, updated_at = ?,
+			history_len = history_len + 1
 			WHERE key = ? AND fence = ?`,
-			string(p.Status), ref.Number, ref.ID, ref.URL, ref.SHA, ref.Text, toNanos(now), p.Key, e.Fence)
-		if err := oneRow(res, err); err != nil {
+			string(p.Status), int64(ref.Number), ref.ID, ref.URL, ref.SHA, ref.Text, toNanos(now), p.Key, e.Fence)
+		if err := oneRow(n, err); err != nil {
 			return err
 		}
-		err = addTransition(ctx, tx, ledger.Transition{Key: p.Key, At: now, Owner: "person:" + p.Who, From: e.Status, To: p.Status, Fence: e.Fence, Why: p.Note})
+		err = addTransition(w, e, ledger.Transition{Key: p.Key, At: now, Owner: "person:" + p.Who, From: e.Status, To: p.Status, Fence: e.Fence, Why: p.Note})
 		if err != nil {
 			return err
 		}
-		out, err = getEntry(ctx, tx, p.Key)
+		after, err := getEntryW(w, p.Key)
+		out = after.Entry
 		return err
 	})
 	if err != nil {
@@ -472,8 +608,8 @@ func (l *Ledger) Get(ctx context.Context, key string) (*ledger.Entry, error) {
 	return e, nil
 }
 
-// List implements ledger.Ledger. A Limit of zero or less means no limit.
-func (l *Ledger) List(ctx context.Context, p ledger.ListParams) ([]*ledger.Entry, error) {
+// listQuery is the query List runs for p, and its arguments.
+func listQuery(p ledger.ListParams) (string, []any) {
 	var (
 		where []string
 		args  []any
@@ -485,6 +621,11 @@ func (l *Ledger) List(ctx context.Context, p ledger.ListParams) ([]*ledger.Entry
 			where = append(where, f.col+" = ?")
 			args = append(args, f.val)
 		}
+	}
+	if p.Status != "" && p.Status != ledger.Done {
+		// Spelled out so that SQLite sees the query needs only the
+		// entries in the partial index entries_not_done.
+		where = append(where, "status <> 'done'")
 	}
 	if !p.UpdatedBefore.IsZero() {
 		where = append(where, "updated_at < ?")
@@ -499,6 +640,12 @@ func (l *Ledger) List(ctx context.Context, p ledger.ListParams) ([]*ledger.Entry
 		q += " LIMIT ?"
 		args = append(args, p.Limit)
 	}
+	return q, args
+}
+
+// List implements ledger.Ledger. A Limit of zero or less means no limit.
+func (l *Ledger) List(ctx context.Context, p ledger.ListParams) ([]*ledger.Entry, error) {
+	q, args := listQuery(p)
 	rows, err := l.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list entries: %w", l.dbErr(err))
@@ -521,7 +668,7 @@ func (l *Ledger) List(ctx context.Context, p ledger.ListParams) ([]*ledger.Entry
 // History implements ledger.Ledger.
 func (l *Ledger) History(ctx context.Context, key string) ([]ledger.Transition, error) {
 	rows, err := l.db.QueryContext(ctx, `SELECT key, at, owner, from_status, to_status, fence, why
-		FROM transitions WHERE key = ? ORDER BY id`, key)
+		FROM transitions WHERE key = ? ORDER BY seq`, key)
 	if err != nil {
 		return nil, fmt.Errorf("history %s: %w", key, l.dbErr(err))
 	}
@@ -569,12 +716,8 @@ func (l *Ledger) PutMeta(ctx context.Context, name, value string, ifAbsent bool)
 		q = `INSERT INTO meta (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`
 	}
 	wrote := false
-	err := l.write(ctx, func(tx *sql.Tx, now time.Time) error {
-		res, err := tx.ExecContext(ctx, q, name, value, toNanos(now))
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
+	err := l.write(ctx, true, func(w *wconn, now time.Time) error {
+		n, err := w.exec(q, name, value, toNanos(now))
 		wrote = n > 0
 		return err
 	})

@@ -81,21 +81,14 @@ func TestReplayCacheSeesResolveElsewhere(t *testing.T) {
 	}
 }
 
-// Each write sets the writer connection's synchronous mode: FULL (2) for a
-// claim and for a Finish that is not Verifiable, NORMAL (1) for a
-// Verifiable Finish and a renewal. The mode a write leaves behind never
-// carries over to the next.
-func TestWriteModes(t *testing.T) {
+// The forced writes are exactly those the package doc lists: a claim that
+// writes, SetPayload, Resolve, PutMeta and a Finish that is not Verifiable
+// each sync the WAL once after their commit; a Verifiable Finish, a renewal
+// and a claim that writes nothing (a replay, a busy key) sync nothing. The
+// writer connection itself never fsyncs a commit (synchronous=NORMAL).
+func TestForcedWrites(t *testing.T) {
 	ctx := context.Background()
 	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), Options{})
-	synchronous := func() int {
-		t.Helper()
-		var m int
-		if err := l.wdb.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&m); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
 	claim := func(key string) func() error {
 		return func() error { _, err := l.Claim(ctx, claimParams(key, "o")); return err }
 	}
@@ -105,27 +98,38 @@ func TestWriteModes(t *testing.T) {
 			return err
 		}
 	}
-	renew := func(key string) func() error { return func() error { return l.Renew(ctx, key, 1, time.Hour) } }
-	// Each step follows one that left the other mode.
 	steps := []struct {
-		what string
-		do   func() error
-		want int
+		what  string
+		do    func() error
+		syncs int
 	}{
-		{"claim", claim("a"), 2},
-		{"renew", renew("a"), 1},
-		{"forced done", finish("a", false), 2},
-		{"claim", claim("b"), 2},
-		{"renew", renew("b"), 1},
-		{"verifiable done", finish("b", true), 1},
-		{"claim after a verifiable done", claim("c"), 2},
+		{"claim of a new key", claim("a"), 1},
+		{"claim of a key held by a live lease", func() error { _, err := l.Claim(ctx, claimParams("a", "other")); return err }, 0},
+		{"renew", func() error { return l.Renew(ctx, "a", 1, time.Hour) }, 0},
+		{"forced done", finish("a", false), 1},
+		{"replay of a done key", claim("a"), 0},
+		{"claim", claim("b"), 1},
+		{"set payload", func() error {
+			return l.SetPayload(ctx, ledger.PayloadParams{Key: "b", Fence: 1, Payload: []byte("{}"), PayloadHash: "h", Why: "edit"})
+		}, 1},
+		{"verifiable done", finish("b", true), 0},
+		{"resolve", func() error {
+			_, err := l.Resolve(ctx, ledger.ResolveParams{Key: "b", Status: ledger.Failed, Who: "alice", Force: true})
+			return err
+		}, 1},
+		{"put meta", func() error { _, err := l.PutMeta(ctx, "n", "v", false); return err }, 1},
 	}
 	for _, s := range steps {
+		before := l.wal.n
 		if err := s.do(); err != nil {
 			t.Fatalf("%s: %v", s.what, err)
 		}
-		if got := synchronous(); got != s.want {
-			t.Errorf("after %s: the writer connection is synchronous=%d, want %d", s.what, got, s.want)
+		if got := l.wal.n - before; got != s.syncs {
+			t.Errorf("%s synced the WAL %d times, want %d", s.what, got, s.syncs)
 		}
+	}
+	v := l.w.row[:1]
+	if ok, err := l.w.queryRow("PRAGMA synchronous", v); err != nil || !ok || v[0] != int64(1) {
+		t.Errorf("the writer connection is synchronous=%v (%v), want 1 (NORMAL)", v[0], err)
 	}
 }

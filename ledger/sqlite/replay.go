@@ -1,11 +1,6 @@
 package sqlite
 
 import (
-	"context"
-	"database/sql"
-	"errors"
-	"sync"
-
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -13,113 +8,52 @@ import (
 const maxCachedReplays = 10000
 
 // replayCache answers Claim for done entries without reading them again. It
-// owns one connection of the main pool, because PRAGMA data_version is per
-// connection: it changes when any other connection (of this process or
-// another) has committed since the last time this connection asked. Every
+// is kept on the writer connection and used only while Ledger.writer is
+// held. PRAGMA data_version is per connection: it changes when any other
+// connection (of this process or another) has committed since the last time
+// this connection asked, and never for this connection's own commits. Every
 // lookup asks first and empties the cache on a change, so an entry a person
-// resolved elsewhere is never answered from the cache.
+// resolved elsewhere is never answered from the cache; this process's own
+// writes to a done entry forget it.
 type replayCache struct {
-	mu   sync.Mutex
-	conn *sql.Conn
-	// Statements prepared once on conn: preparing is most of a small
-	// query's cost.
-	versionStmt, getStmt *sql.Stmt
-	version              int64
-	done                 map[string]*ledger.Entry
-	closed               bool
+	version int64
+	done    map[string]*ledger.Entry
 }
 
-// lookup returns the entry for key and whether it came from the cache. It
-// returns ledger.ErrNotFound for an unknown key.
-func (c *replayCache) lookup(ctx context.Context, db *sql.DB, key string) (*ledger.Entry, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, errors.New("ledger is closed")
-	}
-	if c.conn == nil {
-		if err := c.open(ctx, db); err != nil {
-			return nil, err
-		}
-	}
-	var v int64
-	if err := c.versionStmt.QueryRowContext(ctx).Scan(&v); err != nil {
-		c.drop()
+// lookup returns the cached done entry for key, if any, after checking that
+// no other connection has committed since the cache was filled.
+func (c *replayCache) lookup(w *wconn, key string) (*ledger.Entry, error) {
+	v := w.row[:1]
+	if _, err := w.queryRow("PRAGMA data_version", v); err != nil {
+		c.reset()
 		return nil, err
 	}
-	if v != c.version || c.done == nil {
-		c.version = v
+	if version, _ := v[0].(int64); version != c.version || c.done == nil {
+		c.version = version
 		c.done = make(map[string]*ledger.Entry)
 	}
 	if e, ok := c.done[key]; ok {
 		return cloneEntry(e), nil
 	}
-	// Read on the same connection, after data_version: a commit that lands
-	// in between changes data_version, so the next lookup starts over.
-	e, err := scanEntry(c.getStmt.QueryRowContext(ctx, key))
-	if errors.Is(err, sql.ErrNoRows) {
-		err = ledger.ErrNotFound
+	return nil, nil
+}
+
+// put caches e, a done entry read under the version lookup checked.
+func (c *replayCache) put(e *ledger.Entry) {
+	if c.done == nil || e.Status != ledger.Done {
+		return
 	}
-	if err != nil {
-		if !errors.Is(err, ledger.ErrNotFound) {
-			c.drop()
-		}
-		return nil, err
+	if len(c.done) >= maxCachedReplays {
+		clear(c.done)
 	}
-	if e.Status == ledger.Done {
-		if len(c.done) >= maxCachedReplays {
-			clear(c.done)
-		}
-		c.done[key] = cloneEntry(e)
-	}
-	return e, nil
+	c.done[e.Key] = cloneEntry(e)
 }
 
 // forget drops key, after this process wrote it.
-func (c *replayCache) forget(key string) {
-	c.mu.Lock()
-	delete(c.done, key)
-	c.mu.Unlock()
-}
+func (c *replayCache) forget(key string) { delete(c.done, key) }
 
-// open takes the cache's connection and prepares its statements. c.mu is held.
-func (c *replayCache) open(ctx context.Context, db *sql.DB) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	c.conn = conn
-	if c.versionStmt, err = conn.PrepareContext(ctx, "PRAGMA data_version"); err == nil {
-		c.getStmt, err = conn.PrepareContext(ctx, "SELECT "+entryColumns+" FROM entries WHERE key = ?")
-	}
-	if err != nil {
-		c.drop()
-	}
-	return err
-}
-
-// drop gives the connection back after an error: the next lookup takes a
-// fresh one and starts with an empty cache. c.mu is held.
-func (c *replayCache) drop() {
-	for _, st := range []*sql.Stmt{c.versionStmt, c.getStmt} {
-		if st != nil {
-			st.Close()
-		}
-	}
-	c.versionStmt, c.getStmt = nil, nil
-	if c.conn != nil {
-		c.conn.Close()
-		c.conn = nil
-	}
-	c.done = nil
-}
-
-func (c *replayCache) close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.drop()
-	c.closed = true
-}
+// reset empties the cache: the next lookup starts over.
+func (c *replayCache) reset() { c.done = nil }
 
 func cloneEntry(e *ledger.Entry) *ledger.Entry {
 	out := *e

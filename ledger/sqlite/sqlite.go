@@ -1,33 +1,44 @@
 // Package sqlite keeps the ghonce ledger in one SQLite file on the local
 // machine, shared by every ghonce process on it.
 //
-// The file is opened in WAL mode, and every write runs under BEGIN IMMEDIATE
-// with a busy timeout, so processes that write at once queue for the file
-// instead of failing. The file identifies itself with PRAGMA application_id;
-// a file that is not a ghonce ledger is refused and never written to.
+// The file is opened in WAL mode. Each process writes on one connection of
+// its own (wconn.go), under SQLite's write lock with a busy timeout, so
+// processes that write at once queue for the file instead of failing. The
+// file identifies itself with PRAGMA application_id; a file that is not a
+// ghonce ledger is refused and never written to.
 //
 // # Durability: one forced write per action
 //
-// A claim (the intent) is committed with synchronous=FULL: the WAL is
-// fsynced before Claim returns, so the intent is on disk before any request
-// leaves for GitHub. So are SetPayload, Resolve, and a Finish that is not
-// marked Verifiable.
+// The writer connection commits with synchronous=NORMAL: a commit is
+// written to the WAL, and so to the operating system, but SQLite does not
+// fsync it. A write that must be on disk before it returns is forced by
+// ghonce itself, with one fdatasync of the WAL right after the commit: the
+// commit's frames, and any earlier unforced ones, are then on disk, and
+// WAL recovery after a crash keeps them. (This is what synchronous=FULL
+// does, with fdatasync instead of the fsync SQLite is built with here,
+// which also writes the file's times through the file system's journal;
+// BenchmarkSQLiteCommit against BenchmarkFdatasync shows what that costs.
+// The first forced write of a process to a WAL file
+// also syncs its directory, as SQLite does for a WAL it creates.) SQLite
+// still fsyncs the WAL before and the file after each checkpoint, so a
+// checkpoint never drops what the WAL held.
+//
+// A claim that writes (the intent) is forced: it is on disk before any
+// request leaves for GitHub. So are SetPayload, Resolve, PutMeta, and a
+// Finish that is not marked Verifiable.
 //
 // Renew, and a Finish marked ledger.FinishParams.Verifiable (a done or
-// failed record whose outcome a rerun can read back from GitHub), are
-// committed with synchronous=NORMAL (the one writer connection sets its mode
-// before each transaction): the commit is written to the WAL, and so to the
-// operating system, but not fsynced. What that means after each kind of
-// crash:
+// failed record whose outcome a rerun can read back from GitHub), are not
+// forced. What that means after each kind of crash:
 //
 //   - The process dies (SIGKILL, panic, OOM): nothing is lost. The commit is
 //     in the kernel's page cache and every later reader sees it.
-//   - The machine dies (power loss, kernel panic) before the next fsync: the
-//     last unforced commits may be lost, never a forced one, and never out
-//     of order. WAL frames carry a running checksum, so recovery keeps a
-//     prefix of the log, and the next forced commit (a Claim, by any
-//     process) fsyncs the whole WAL, earlier unforced frames included; a
-//     checkpoint fsyncs it too. A lost done record leaves the entry
+//   - The machine dies (power loss, kernel panic) before the next forced
+//     write: the last unforced commits may be lost, never a forced one, and
+//     never out of order. WAL frames carry a running checksum, so recovery
+//     keeps a prefix of the log, and the next forced write (a Claim, by any
+//     process) syncs the whole WAL, earlier unforced frames included; a
+//     checkpoint syncs it too. A lost done record leaves the entry
 //     attempting under a dead owner: the next run takes it over, looks on
 //     GitHub, finds the artifact and records it as found. It never creates
 //     a second one. A lost Renew only shortens a lease whose holder died
@@ -41,10 +52,12 @@
 // # Replays
 //
 // A done entry is final unless a person resolves it again. Claim answers a
-// replay of a done key from an in-process cache, validated on every call
-// with PRAGMA data_version: any commit to the file by another connection,
-// in this process or another, empties the cache, so a `ghonce resolve
-// --retry` run elsewhere is seen by the very next Claim.
+// replay of a done key from an in-process cache kept on the writer
+// connection and validated on every call with PRAGMA data_version: any
+// commit to the file by another connection, in this process or another,
+// empties the cache, so a `ghonce resolve --retry` run elsewhere is seen by
+// the very next Claim. A key not in the cache is read in a deferred
+// transaction, which takes the write lock only if the claim writes.
 package sqlite
 
 import (
@@ -97,12 +110,12 @@ type Options struct {
 // Ledger is a ledger.Ledger kept in one SQLite file.
 type Ledger struct {
 	db *sql.DB // reads, and the checks and migrations of Open
-	// wdb holds the one connection this process writes on, opened at the
-	// first write. Each write sets its synchronous mode first (FULL, or
-	// NORMAL for the writes the package doc lists). One connection keeps
-	// its page cache across writes; a second writer connection would find
-	// its cache stale after each of the other's commits.
-	wdb      *sql.DB
+	// w is the one connection this process writes on (wconn.go), opened at
+	// the first write and used only while writer is held. The replay
+	// cache lives on it too: its PRAGMA data_version moves only when
+	// another connection commits, never for this process's own writes.
+	w        *wconn
+	wal      walSync
 	replays  replayCache
 	path     string
 	created  bool
@@ -112,14 +125,15 @@ type Ledger struct {
 	origin    string
 	createdBy string
 	now       func() time.Time
-	// writer lets one write transaction of this process run at a time, so
-	// goroutines of one process wait here (and honour their context) rather
-	// than in SQLite's sleeping busy handler. Other processes are kept apart
-	// by BEGIN IMMEDIATE and the busy timeout.
+	// writer lets one write of this process run at a time, so goroutines
+	// of one process wait here (and honour their context) rather than in
+	// SQLite's sleeping busy handler. Other processes are kept apart by
+	// SQLite's write lock and the busy timeout.
 	writer chan struct{}
-	// unsynced makes every write synchronous=OFF: never set outside this
-	// package's benchmarks, which use it to split a write's cost into the
-	// part that is CPU and system calls and the part that is fsync.
+	// unsynced makes every write synchronous=OFF with no WAL sync: never
+	// set outside this package's benchmarks, which use it to split a
+	// write's cost into the part that is CPU and system calls and the part
+	// that is fsync.
 	unsynced bool
 }
 
@@ -177,18 +191,11 @@ func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open ledger %s: %w", abs, err)
 	}
-	// sql.Open connects to nothing yet: a process that only reads never
-	// opens the writer connection.
-	wdb, err := sql.Open("sqlite3", dsn(abs, opts.ReadOnly))
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open ledger %s: %w", abs, err)
-	}
-	wdb.SetMaxOpenConns(1)
-	wdb.SetMaxIdleConns(1)
+	// sql.Open connects to nothing yet, and the writer connection is opened
+	// at the first write: a process that only reads never opens it.
 	l := &Ledger{
 		db:        db,
-		wdb:       wdb,
+		wal:       walSync{path: abs + "-wal"},
 		path:      abs,
 		readOnly:  opts.ReadOnly,
 		mustExist: opts.MustExist,
@@ -198,7 +205,6 @@ func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
 		writer:    make(chan struct{}, 1),
 	}
 	if err := l.setUpRetrying(ctx); err != nil {
-		wdb.Close()
 		db.Close()
 		return nil, err
 	}
@@ -245,18 +251,28 @@ func (l *Ledger) Created() bool { return l.created }
 // Close closes the database. The last ghonce process to close a ledger
 // checkpoints the WAL into the main file and removes the -wal and -shm files.
 func (l *Ledger) Close() error {
-	l.replays.close()
-	werr := l.wdb.Close()
-	if err := errors.Join(l.db.Close(), werr); err != nil {
+	l.writer <- struct{}{} // wait for a write in flight
+	var werr error
+	if l.w != nil {
+		werr = l.w.close()
+		l.w = nil
+	}
+	l.replays.reset()
+	<-l.writer
+	if err := errors.Join(werr, l.db.Close()); err != nil {
 		return fmt.Errorf("close ledger %s: %w", l.path, err)
 	}
 	return nil
 }
 
-// dsn builds the connection string. database/sql opens connections as it
-// needs them, and mattn/go-sqlite3 applies these settings to each one, in
-// this order: busy_timeout first, then foreign_keys, then synchronous.
-func dsn(path string, readOnly bool) string {
+// dsn builds the connection string of the read pool. database/sql opens
+// connections as it needs them, and mattn/go-sqlite3 applies these settings
+// to each one, in this order: busy_timeout first, then foreign_keys, then
+// synchronous.
+func dsn(path string, readOnly bool) string { return dsnWith(path, readOnly, "FULL") }
+
+// dsnWith is dsn with the given synchronous mode.
+func dsnWith(path string, readOnly bool, synchronous string) string {
 	q := url.Values{}
 	// mode=rw: SQLite opens the file Open created or found but never
 	// creates one itself, so the file always has the mode Open gave it.
@@ -271,15 +287,12 @@ func dsn(path string, readOnly bool) string {
 	q.Set("_busy_timeout", strconv.FormatInt(BusyTimeout.Milliseconds(), 10))
 	// foreign_keys: every transition must belong to an entry.
 	q.Set("_foreign_keys", "1")
-	// synchronous=FULL: in WAL mode, fsync the WAL on every commit, since
-	// the intent row must be on disk before the request to GitHub leaves.
-	// NORMAL (the driver's default) skips that fsync and may lose the last
-	// commits on power loss. Every connection starts FULL; the writer
-	// connection sets the mode again before each transaction, NORMAL only
-	// for the writes the package doc lists.
-	q.Set("_synchronous", "FULL")
-	// txlock=immediate: every transaction this package begins (they are all
-	// writes) takes the write lock at BEGIN. A deferred transaction that
+	// synchronous: FULL for the read pool, where only Open's migrations
+	// write (SQLite fsyncs the WAL on each commit). The writer connection
+	// is NORMAL and makes a forced write durable itself (wconn.go).
+	q.Set("_synchronous", synchronous)
+	// txlock=immediate: every transaction database/sql begins here (Open's
+	// migrations) takes the write lock at BEGIN. A deferred transaction that
 	// reads and then writes can fail with SQLITE_BUSY at once when another
 	// process wrote in between, without waiting for the busy timeout.
 	q.Set("_txlock", "immediate")

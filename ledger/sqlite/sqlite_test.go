@@ -24,7 +24,7 @@ import (
 	"github.com/ghonce/ghonce/ledger/ledgertest"
 )
 
-func open(t *testing.T, path string, opts Options) *Ledger {
+func open(t testing.TB, path string, opts Options) *Ledger {
 	t.Helper()
 	l, err := Open(context.Background(), path, opts)
 	if err != nil {
@@ -882,5 +882,97 @@ func TestOpenMigratesAVersion1Ledger(t *testing.T) {
 	var v int
 	if err := l.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
 		t.Fatalf("user_version = %d, %v; want %d", v, err, SchemaVersion)
+	}
+}
+
+// A ledger at schema version 2 (rowid tables, transitions ordered by id)
+// migrates to the current version with every entry and every history in
+// its order, and a write after the migration numbers its transition after
+// the migrated ones.
+func TestOpenMigratesAVersion2Ledger(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v2.db")
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts := []string{"PRAGMA journal_mode = WAL", ms[0].SQL, ms[1].SQL}
+	for _, k := range []string{"gk1_a", "gk1_b"} {
+		stmts = append(stmts, `INSERT INTO entries (key, task, step, kind, repo, target, payload, payload_hash, status, owner_id, lease_until, fence, attempts, created_at, updated_at)
+			VALUES ('`+k+`', 'T', 's', 'pr', 'o/r', 'main', X'7B7D', 'h', 'attempting', 'dead', 1, 2, 2, 1, 1)`)
+	}
+	// The two histories interleave in id order, as concurrent runs leave them.
+	for i, tr := range []struct{ key, from, to, why string }{
+		{"gk1_a", "", "attempting", "a1"}, {"gk1_b", "", "attempting", "b1"},
+		{"gk1_a", "attempting", "failed", "a2"}, {"gk1_b", "attempting", "failed", "b2"},
+		{"gk1_a", "failed", "attempting", "a3"}, {"gk1_b", "failed", "attempting", "b3"},
+	} {
+		stmts = append(stmts, fmt.Sprintf(`INSERT INTO transitions (key, at, owner, from_status, to_status, fence, why)
+			VALUES ('%s', %d, 'dead', '%s', '%s', 1, '%s')`, tr.key, 10+i, tr.from, tr.to, tr.why))
+	}
+	stmts = append(stmts, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID), "PRAGMA user_version = 2")
+	rawExec(t, path, stmts...)
+
+	l := open(t, path, Options{})
+	for _, k := range []string{"gk1_a", "gk1_b"} {
+		h, err := l.History(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var whys []string
+		for _, tr := range h {
+			whys = append(whys, tr.Why)
+		}
+		p := k[len(k)-1:]
+		if want := []string{p + "1", p + "2", p + "3"}; !slices.Equal(whys, want) {
+			t.Errorf("history of %s after migration = %v, want %v", k, whys, want)
+		}
+	}
+	if _, err := l.Finish(ctx, ledger.FinishParams{Key: "gk1_a", Fence: 2, Status: ledger.Done, Why: "a4"}); err != nil {
+		t.Fatalf("finish after migration: %v", err)
+	}
+	h, err := l.History(ctx, "gk1_a")
+	if err != nil || len(h) != 4 || h[3].Why != "a4" || h[3].To != ledger.Done {
+		t.Fatalf("history after a write = %+v, %v; want a fourth transition to done", h, err)
+	}
+	var v int
+	if err := l.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
+		t.Fatalf("user_version = %d, %v; want %d", v, err, SchemaVersion)
+	}
+}
+
+// The listings the commands make on a large ledger read an index, not the
+// whole table: the default listing, a task's entries, and the entries that
+// are not done (reconcile, status --stale), filtered by repository too.
+func TestListingsUseAnIndex(t *testing.T) {
+	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), Options{})
+	for _, c := range []struct {
+		p    ledger.ListParams
+		want string
+	}{
+		{ledger.ListParams{Limit: 50}, "entries_by_created"},
+		{ledger.ListParams{Task: "t"}, "entries_by_task"},
+		{ledger.ListParams{Status: ledger.Attempting}, "entries_not_done"},
+		{ledger.ListParams{Status: ledger.Attempting, Repo: "o/r"}, "entries_not_done"},
+		{ledger.ListParams{Status: ledger.Attempting, UpdatedBefore: time.Now()}, "entries_not_done"},
+	} {
+		q, args := listQuery(c.p)
+		rows, err := l.db.Query("EXPLAIN QUERY PLAN "+q, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		if got := strings.Join(plan, "; "); !strings.Contains(got, "USING INDEX "+c.want) && !strings.Contains(got, "USING COVERING INDEX "+c.want) {
+			t.Errorf("List(%+v) plan = %q, want it to use %s", c.p, got, c.want)
+		}
 	}
 }

@@ -1,0 +1,93 @@
+-- Schema version 3: the same rows, kept so that recording an action writes
+-- fewer pages (see docs/performance.md: a fresh action is one claim and one
+-- done record, and every page a commit changes is written to the WAL and
+-- later to the file).
+--
+-- entries is stored in its primary key (WITHOUT ROWID): a rowid table with a
+-- TEXT key keeps the row and a separate index of the key. Of its indexes
+-- only those a command needs on a large ledger stay: the default listing
+-- (created_at, key), a task's entries (task, ...), and the entries that are
+-- not done (reconcile, `status --stale`), a partial index that a done entry
+-- leaves. Filters by repository or kind scan the table.
+--
+-- transitions is keyed by (key, seq), seq counting an entry's transitions
+-- from 1, so an entry's history sits together and a new transition changes
+-- one page instead of a table page and an index page. entries.history_len
+-- is how many transitions the entry has: a write reads it with the entry and
+-- numbers the next one without searching the history.
+
+CREATE TABLE entries_v3 (
+    key          TEXT    NOT NULL PRIMARY KEY,
+    task         TEXT    NOT NULL,
+    step         TEXT    NOT NULL,
+    kind         TEXT    NOT NULL,
+    repo         TEXT    NOT NULL,
+    target       TEXT    NOT NULL,
+    payload      BLOB    NOT NULL,
+    payload_hash TEXT    NOT NULL,
+    status       TEXT    NOT NULL CHECK (status IN ('attempting', 'done', 'failed')),
+    outcome      TEXT    NOT NULL DEFAULT '',
+    ref_number   INTEGER NOT NULL DEFAULT 0,
+    ref_id       INTEGER NOT NULL DEFAULT 0,
+    ref_url      TEXT    NOT NULL DEFAULT '',
+    ref_sha      TEXT    NOT NULL DEFAULT '',
+    ref_text     TEXT    NOT NULL DEFAULT '',
+    owner_id     TEXT    NOT NULL DEFAULT '',
+    owner_host   TEXT    NOT NULL DEFAULT '',
+    owner_pid    INTEGER NOT NULL DEFAULT 0,
+    lease_until  INTEGER,
+    fence        INTEGER NOT NULL CHECK (fence >= 1),
+    attempts     INTEGER NOT NULL CHECK (attempts >= 1),
+    last_error   TEXT    NOT NULL DEFAULT '',
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    history_len  INTEGER NOT NULL DEFAULT 0 CHECK (history_len >= 0)
+) STRICT, WITHOUT ROWID;
+
+INSERT INTO entries_v3 (key, task, step, kind, repo, target, payload, payload_hash,
+    status, outcome, ref_number, ref_id, ref_url, ref_sha, ref_text,
+    owner_id, owner_host, owner_pid, lease_until, fence, attempts, last_error,
+    created_at, updated_at, history_len)
+SELECT key, task, step, kind, repo, target, payload, payload_hash,
+    status, outcome, ref_number, ref_id, ref_url, ref_sha, ref_text,
+    owner_id, owner_host, owner_pid, lease_until, fence, attempts, last_error,
+    created_at, updated_at, (SELECT count(*) FROM transitions t WHERE t.key = e.key)
+FROM entries e;
+
+CREATE TABLE transitions_v3 (
+    key         TEXT    NOT NULL REFERENCES entries_v3 (key),
+    seq         INTEGER NOT NULL CHECK (seq >= 1),
+    at          INTEGER NOT NULL,
+    owner       TEXT    NOT NULL,
+    from_status TEXT    NOT NULL,
+    to_status   TEXT    NOT NULL,
+    fence       INTEGER NOT NULL,
+    why         TEXT    NOT NULL,
+    PRIMARY KEY (key, seq)
+) STRICT, WITHOUT ROWID;
+
+INSERT INTO transitions_v3 (key, seq, at, owner, from_status, to_status, fence, why)
+SELECT key, row_number() OVER (PARTITION BY key ORDER BY id), at, owner, from_status, to_status, fence, why
+FROM transitions;
+
+DROP TRIGGER transitions_no_update;
+DROP TRIGGER transitions_no_delete;
+DROP TABLE transitions;
+DROP TABLE entries;
+ALTER TABLE entries_v3 RENAME TO entries;
+ALTER TABLE transitions_v3 RENAME TO transitions;
+
+-- List returns entries oldest first, by (created_at, key).
+CREATE INDEX entries_by_created   ON entries (created_at, key);
+CREATE INDEX entries_by_task      ON entries (task, created_at, key);
+CREATE INDEX entries_not_done     ON entries (created_at, key) WHERE status <> 'done';
+
+CREATE TRIGGER transitions_no_update BEFORE UPDATE ON transitions
+BEGIN
+    SELECT RAISE(ABORT, 'ghonce ledger: transitions are append-only');
+END;
+
+CREATE TRIGGER transitions_no_delete BEFORE DELETE ON transitions
+BEGIN
+    SELECT RAISE(ABORT, 'ghonce ledger: transitions are append-only');
+END;
