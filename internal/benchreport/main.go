@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/ledger/sqlite"
 )
 
 func main() {
@@ -182,6 +183,10 @@ type peerResult struct {
 	note          string
 }
 
+// bigLedgerName is the file ledger/sqlite's benchmarks keep the
+// million-entry ledger in, under $TMPDIR (named by the schema version).
+var bigLedgerName = fmt.Sprintf("ghonce-bench-1m-v%d.db", sqlite.SchemaVersion)
+
 func run(o options, log io.Writer) error {
 	out, rounds := o.out, o.rounds
 	ctx := context.Background()
@@ -196,7 +201,7 @@ func run(o options, log io.Writer) error {
 	defer os.RemoveAll(tmp)
 	e := &env{root: root, tmp: tmp, log: log, start: time.Now()}
 	r := &report{concurrentBenchtime: o.concurrentBenchtime, rounds: rounds, ns: series{}, cli: series{}, cliP90: series{}, cliStart: series{}, ratio: series{}, pair: series{}, pairFloor: series{}, loadBefore: loadAvg(), machine: machine(root)}
-	_, statErr := os.Stat(filepath.Join(os.TempDir(), "ghonce-bench-1m.db"))
+	_, statErr := os.Stat(filepath.Join(os.TempDir(), bigLedgerName))
 	r.bigLedgerBuilt = errors.Is(statErr, os.ErrNotExist)
 
 	fmt.Fprintln(log, "== building test binaries")

@@ -116,7 +116,7 @@ func (r *report) render() string {
 	}
 	w("- Load average (1, 5, 15 min) before the run: %s; after: %s. The machine is shared: a load above the number of CPUs means other work ran meanwhile, and the figures, the floors included, are slower than on an idle machine.\n", r.loadBefore, r.loadAfter)
 	if r.bigLedgerBuilt {
-		w("- The million-entry ledger was generated in this run (it is kept in `$TMPDIR/ghonce-bench-1m.db` for the next).\n")
+		w("- The million-entry ledger was generated in this run (it is kept in `$TMPDIR/%s` for the next).\n", bigLedgerName)
 	}
 	w("\n")
 

@@ -976,3 +976,25 @@ func TestListingsUseAnIndex(t *testing.T) {
 		}
 	}
 }
+
+// A ghonce of schema 2 that still had the ledger open when a newer one
+// migrated it writes history rows the old way; the write fails with a
+// message that says what happened and what to do, and changes nothing.
+func TestOldWriterAfterMigrationIsToldToUpgrade(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := open(t, path, Options{})
+	if _, err := l.Claim(context.Background(), claimParams("k", "a")); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	defer db.Close()
+	// The statement schema 2's Finish ran after its UPDATE.
+	_, err := db.Exec(`INSERT INTO transitions (key, at, owner, from_status, to_status, fence, why)
+		VALUES ('k', 1, 'a', 'attempting', 'done', 1, 'created')`)
+	if err == nil || !strings.Contains(err.Error(), "upgrade ghonce") {
+		t.Fatalf("old-style insert: %v; want an error that says to upgrade ghonce", err)
+	}
+	if h, err := l.History(context.Background(), "k"); err != nil || len(h) != 1 {
+		t.Fatalf("history = %v, %v; want the claim's one transition", h, err)
+	}
+}

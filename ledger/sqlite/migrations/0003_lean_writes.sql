@@ -82,6 +82,15 @@ CREATE INDEX entries_by_created   ON entries (created_at, key);
 CREATE INDEX entries_by_task      ON entries (task, created_at, key);
 CREATE INDEX entries_not_done     ON entries (created_at, key) WHERE status <> 'done';
 
+-- A ghonce of schema 2 that had the ledger open while a newer one migrated
+-- it still writes history rows without seq: tell it what happened instead
+-- of failing on a NOT NULL constraint. (Once it closes the ledger, it
+-- refuses to open it again: the schema version is newer than it knows.)
+CREATE TRIGGER transitions_need_seq BEFORE INSERT ON transitions WHEN NEW.seq IS NULL
+BEGIN
+    SELECT RAISE(ABORT, 'ghonce ledger: a newer ghonce upgraded this ledger to schema version 3 while this process had it open; upgrade ghonce and run again');
+END;
+
 CREATE TRIGGER transitions_no_update BEFORE UPDATE ON transitions
 BEGIN
     SELECT RAISE(ABORT, 'ghonce ledger: transitions are append-only');
