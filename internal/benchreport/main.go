@@ -217,7 +217,7 @@ func run(o options, log io.Writer) error {
 	for i := 1; i <= rounds; i++ {
 		fmt.Fprintf(log, "== ledger, round %d of %d\n", i, rounds)
 		// The floor and the fresh action back to back, then the reads.
-		slow, err := e.bench(ctx, sq, sqDir, `^(BenchmarkFdatasync|BenchmarkSQLiteCommit|BenchmarkClaimFinish|BenchmarkClaimFinishForced|BenchmarkClaimFinishUnsynced|BenchmarkClaimFinishVsFdatasync)$`, "300x")
+		slow, err := e.bench(ctx, sq, sqDir, `^(BenchmarkFdatasync|BenchmarkFdatasyncWALFrames|BenchmarkSQLiteCommit|BenchmarkClaimFinish|BenchmarkClaimFinishForced|BenchmarkClaimFinishUnsynced|BenchmarkClaimFinishVsFdatasync)$`, "300x")
 		if err != nil {
 			return err
 		}

@@ -333,6 +333,54 @@ func BenchmarkFdatasync(b *testing.B) {
 	}
 }
 
+// walFramesPerClaim is how many WAL frames a claim's fdatasync flushes on a
+// ledger of a thousand entries, measured as the WAL's growth: about 8 for
+// the claim itself (its row, three index leaves, its history row, and the
+// B-tree splits random keys cause) and 4 left by the unforced done record
+// before it.
+const walFramesPerClaim = 12
+
+// BenchmarkFdatasyncWALFrames is the floor of the claim's forced write as
+// SQLite lays it out: walFramesPerClaim frames of a 24-byte header and a
+// 4 KiB page, each written with two pwrite calls at a moving offset of a
+// WAL-sized file, then one fdatasync. Between it and BenchmarkFdatasync
+// lies what the WAL's format costs; between it and BenchmarkClaimFinish
+// the CPU of the two transactions and the checkpoints.
+func BenchmarkFdatasyncWALFrames(b *testing.B) {
+	const walSize = 4 << 20 // a WAL of SQLite's default autocheckpoint, 1,000 pages
+	f, err := os.CreateTemp(os.TempDir(), "ghonce-fdatasync-wal-*")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close(); os.Remove(f.Name()) })
+	if _, err := f.WriteAt(make([]byte, walSize), 0); err != nil {
+		b.Fatal(err)
+	}
+	if err := fdatasync(f); err != nil {
+		b.Fatal(err)
+	}
+	hdr, page := make([]byte, 24), make([]byte, 4096)
+	off := int64(32)
+	for b.Loop() {
+		for range walFramesPerClaim {
+			if off+4120 > walSize {
+				off = 32
+			}
+			page[0]++
+			if _, err := f.WriteAt(hdr, off); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := f.WriteAt(page, off+24); err != nil {
+				b.Fatal(err)
+			}
+			off += 4120
+		}
+		if err := fdatasync(f); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // floorFile makes the floor's file in $TMPDIR, beside the benchmark ledgers,
 // with its first 4 KiB block written and synced.
 func floorFile(b *testing.B) (*os.File, []byte) {
