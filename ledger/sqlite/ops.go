@@ -614,15 +614,22 @@ func listQuery(p ledger.ListParams) (string, []any) {
 		where []string
 		args  []any
 	)
+	notDone := p.Status != "" && p.Status != ledger.Done
+	repo := "repo"
+	if notDone {
+		// The entries not done are few, a repository's may be all of
+		// them: the unary + keeps SQLite from choosing entries_by_repo.
+		repo = "+repo"
+	}
 	for _, f := range []struct{ col, val string }{
-		{"task", p.Task}, {"repo", p.Repo}, {"kind", p.Kind}, {"status", string(p.Status)},
+		{"task", p.Task}, {repo, p.Repo}, {"kind", p.Kind}, {"status", string(p.Status)},
 	} {
 		if f.val != "" {
 			where = append(where, f.col+" = ?")
 			args = append(args, f.val)
 		}
 	}
-	if p.Status != "" && p.Status != ledger.Done {
+	if notDone {
 		// Spelled out so that SQLite sees the query needs only the
 		// entries in the partial index entries_not_done.
 		where = append(where, "status <> 'done'")

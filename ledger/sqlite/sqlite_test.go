@@ -942,8 +942,9 @@ func TestOpenMigratesAVersion2Ledger(t *testing.T) {
 }
 
 // The listings the commands make on a large ledger read an index, not the
-// whole table: the default listing, a task's entries, and the entries that
-// are not done (reconcile, status --stale), filtered by repository too.
+// whole table: the default listing, a task's entries, a repository's
+// entries (status --repo, labels prune), and the entries that are not done
+// (reconcile, status --stale), filtered by repository too.
 func TestListingsUseAnIndex(t *testing.T) {
 	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), Options{})
 	for _, c := range []struct {
@@ -955,6 +956,8 @@ func TestListingsUseAnIndex(t *testing.T) {
 		{ledger.ListParams{Status: ledger.Attempting}, "entries_not_done"},
 		{ledger.ListParams{Status: ledger.Attempting, Repo: "o/r"}, "entries_not_done"},
 		{ledger.ListParams{Status: ledger.Attempting, UpdatedBefore: time.Now()}, "entries_not_done"},
+		{ledger.ListParams{Repo: "o/r"}, "entries_by_repo"},
+		{ledger.ListParams{Repo: "o/r", Status: ledger.Done, UpdatedBefore: time.Now()}, "entries_by_repo"}, // labels prune
 	} {
 		q, args := listQuery(c.p)
 		rows, err := l.db.Query("EXPLAIN QUERY PLAN "+q, args...)

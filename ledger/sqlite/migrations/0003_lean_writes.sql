@@ -6,9 +6,10 @@
 -- entries is stored in its primary key (WITHOUT ROWID): a rowid table with a
 -- TEXT key keeps the row and a separate index of the key. Of its indexes
 -- only those a command needs on a large ledger stay: the default listing
--- (created_at, key), a task's entries (task, ...), and the entries that are
--- not done (reconcile, `status --stale`), a partial index that a done entry
--- leaves. Filters by repository or kind scan the table.
+-- (created_at, key), a task's entries (task, ...), a repository's entries
+-- (`status --repo`, `labels prune`), and the entries that are not done
+-- (reconcile, `status --stale`; a partial index, which an entry leaves when
+-- it is done). A filter by state or kind alone walks the default order.
 --
 -- transitions is keyed by (key, seq), seq counting an entry's transitions
 -- from 1, so an entry's history sits together and a new transition changes
@@ -80,6 +81,7 @@ ALTER TABLE transitions_v3 RENAME TO transitions;
 -- List returns entries oldest first, by (created_at, key).
 CREATE INDEX entries_by_created   ON entries (created_at, key);
 CREATE INDEX entries_by_task      ON entries (task, created_at, key);
+CREATE INDEX entries_by_repo      ON entries (repo, created_at, key);
 CREATE INDEX entries_not_done     ON entries (created_at, key) WHERE status <> 'done';
 
 -- A ghonce of schema 2 that had the ledger open while a newer one migrated
