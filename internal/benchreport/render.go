@@ -148,6 +148,7 @@ func (r *report) render() string {
 	w("| `ClaimFinishUnsynced` | the fresh action with no fsync at all (`synchronous=OFF`, benchmarks only): its CPU and system calls | %s (%s) | |\n", dur(r.med("ClaimFinishUnsynced")), r.rng("ClaimFinishUnsynced"))
 	w("| `OpenReplay` | the ledger's share of a CLI replay: open the file, answer the claim, close | %s (%s) | |\n", dur(r.med("OpenReplay")), r.rng("OpenReplay"))
 	w("| `SQLiteCommit` | SQLite's own floor: one 100-byte row inserted into a one-table WAL database, committed with `synchronous=FULL`, same driver | %s (%s) | |\n", dur(r.med("SQLiteCommit")), r.rng("SQLiteCommit"))
+	w("| `FdatasyncWALFrames` | the claim's forced write as SQLite lays it out: 10 WAL frames (a 24-byte header and a 4 KiB page, two `pwrite` calls each) at a moving offset of a 4 MiB file, then `fdatasync` | %s (%s) | |\n", dur(r.med("FdatasyncWALFrames")), r.rng("FdatasyncWALFrames"))
 	w("| `Fdatasync` | the floor: a 4 KiB write at offset 0 and `fdatasync`, in `$TMPDIR` | %s (%s) | |\n\n", dur(floor), r.rng("Fdatasync"))
 
 	if len(r.postgres) > 0 || r.postgresNote != "" {
