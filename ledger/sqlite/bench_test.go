@@ -130,15 +130,15 @@ func fillLedger(ctx context.Context, l *Ledger, n int) error {
 	stmts := []string{
 		`CREATE TEMP TABLE gen AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ?)
 		 SELECT i, 'gk1_' || lower(hex(randomblob(14))) AS key FROM c`,
-		`INSERT INTO entries (key, task, step, kind, repo, target, payload, payload_hash, status, outcome,
+		`INSERT INTO entries (id, key, task, step, kind, repo, target, payload, payload_hash, status, outcome,
 		 ref_number, ref_url, fence, attempts, created_at, updated_at, history_len)
-		 SELECT key, 'task-' || (i / 10), 'pr-create', 'pr', 'octo/repo', 'main',
+		 SELECT i, key, 'task-' || (i / 10), 'pr-create', 'pr', 'octo/repo', 'main',
 		 CAST('{"title":"Fix the frobnicator","body":"A body of a typical pull request."}' AS BLOB), lower(hex(randomblob(32))),
 		 'done', 'created', i, 'https://github.com/octo/repo/pull/' || i, 1, 1, ? + i * 1000, ? + i * 1000 + 500, 2 FROM gen`,
-		`INSERT INTO transitions (key, seq, at, owner, from_status, to_status, fence, why)
-		 SELECT key, 1, ? + i * 1000, 'gen', '', 'attempting', 1, 'run' FROM gen`,
-		`INSERT INTO transitions (key, seq, at, owner, from_status, to_status, fence, why)
-		 SELECT key, 2, ? + i * 1000 + 500, 'gen', 'attempting', 'done', 1, 'created' FROM gen`,
+		`INSERT INTO transitions (entry_id, seq, key, at, owner, from_status, to_status, fence, why)
+		 SELECT i, 1, key, ? + i * 1000, 'gen', '', 'attempting', 1, 'run' FROM gen`,
+		`INSERT INTO transitions (entry_id, seq, key, at, owner, from_status, to_status, fence, why)
+		 SELECT i, 2, key, ? + i * 1000 + 500, 'gen', 'attempting', 'done', 1, 'created' FROM gen`,
 		`DROP TABLE gen`,
 	}
 	args := [][]any{{n}, {now, now}, {now}, {now}, nil}
@@ -359,11 +359,12 @@ func BenchmarkFdatasync(b *testing.B) {
 }
 
 // walFramesPerClaim is how many WAL frames a claim's fdatasync flushes on a
-// ledger of a thousand entries, measured as the WAL's growth over 100
-// actions: about 7 for the claim itself (its row, four index leaves, its
-// history row, and the B-tree splits random keys cause) and 3 left by the
-// unforced done record before it.
-const walFramesPerClaim = 10
+// ledger of a thousand entries, measured as the WAL's growth over 80
+// actions: about 9 for the claim itself (its row at the end of the table,
+// the leaf of its key's index, four other index leaves, its history row,
+// and page 1 whenever the file grows by a page) and 3 left by the unforced
+// done record before it.
+const walFramesPerClaim = 12
 
 // BenchmarkFdatasyncWALFrames is the floor of the claim's forced write as
 // SQLite lays it out: walFramesPerClaim frames of a 24-byte header and a

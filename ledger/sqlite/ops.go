@@ -146,16 +146,18 @@ func getEntry(ctx context.Context, q querier, key string) (*ledger.Entry, error)
 	return e, err
 }
 
-// stored is an entry as the writer reads it: with the length of its
-// history, which numbers the next transition.
+// stored is an entry as the writer reads it: with its row id, which its
+// history rows are keyed by, and the length of its history, which numbers
+// the next transition.
 type stored struct {
 	*ledger.Entry
+	id         int64
 	historyLen int64
 }
 
 // getEntryW is getEntry on the writer connection.
 func getEntryW(w *wconn, key string) (stored, error) {
-	ok, err := w.queryRow("SELECT "+entryColumns+", history_len FROM entries WHERE key = ?", w.row, key)
+	ok, err := w.queryRow("SELECT "+entryColumns+", id, history_len FROM entries WHERE key = ?", w.row, key)
 	if err != nil {
 		return stored{}, err
 	}
@@ -166,11 +168,12 @@ func getEntryW(w *wconn, key string) (stored, error) {
 	if err != nil {
 		return stored{}, err
 	}
-	n, ok := w.row[entryWidth].(int64)
-	if !ok {
-		return stored{}, fmt.Errorf("read entry %s: history_len is %T", key, w.row[entryWidth])
+	id, ok1 := w.row[entryWidth].(int64)
+	n, ok2 := w.row[entryWidth+1].(int64)
+	if !ok1 || !ok2 {
+		return stored{}, fmt.Errorf("read entry %s: id %T, history_len %T", key, w.row[entryWidth], w.row[entryWidth+1])
 	}
-	return stored{e, n}, nil
+	return stored{e, id, n}, nil
 }
 
 // addTransition appends t to the history of e, whose length the caller's
@@ -180,9 +183,9 @@ func getEntryW(w *wconn, key string) (stored, error) {
 // history: SQLite would plan such a search around the bound key and, since
 // the driver clears bindings between runs, compile it again on every run.)
 func addTransition(w *wconn, e stored, t ledger.Transition) error {
-	_, err := w.exec(`INSERT INTO transitions (key, seq, at, owner, from_status, to_status, fence, why)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.Key, e.historyLen+1, toNanos(t.At), t.Owner, string(t.From), string(t.To), t.Fence, t.Why)
+	_, err := w.exec(`INSERT INTO transitions (entry_id, seq, key, at, owner, from_status, to_status, fence, why)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.id, e.historyLen+1, t.Key, toNanos(t.At), t.Owner, string(t.From), string(t.To), t.Fence, t.Why)
 	return err
 }
 
@@ -344,7 +347,7 @@ func create(w *wconn, now time.Time, p ledger.ClaimParams) (*ledger.Claim, error
 	if payload == nil {
 		payload = []byte{}
 	}
-	_, err := w.exec(`INSERT INTO entries (key, task, step, kind, repo, target,
+	id, err := w.insert(`INSERT INTO entries (key, task, step, kind, repo, target,
 		payload, payload_hash, status, owner_id, owner_host, owner_pid, lease_until,
 		fence, attempts, created_at, updated_at, history_len)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?, 1)`,
@@ -354,7 +357,7 @@ func create(w *wconn, now time.Time, p ledger.ClaimParams) (*ledger.Claim, error
 	if err != nil {
 		return nil, err
 	}
-	err = addTransition(w, stored{}, ledger.Transition{Key: p.Key, At: now, Owner: p.Owner.ID, To: ledger.Attempting, Fence: 1, Why: p.Why})
+	err = addTransition(w, stored{id: id}, ledger.Transition{Key: p.Key, At: now, Owner: p.Owner.ID, To: ledger.Attempting, Fence: 1, Why: p.Why})
 	if err != nil {
 		return nil, err
 	}
@@ -675,7 +678,7 @@ func (l *Ledger) List(ctx context.Context, p ledger.ListParams) ([]*ledger.Entry
 // History implements ledger.Ledger.
 func (l *Ledger) History(ctx context.Context, key string) ([]ledger.Transition, error) {
 	rows, err := l.db.QueryContext(ctx, `SELECT key, at, owner, from_status, to_status, fence, why
-		FROM transitions WHERE key = ? ORDER BY seq`, key)
+		FROM transitions WHERE entry_id = (SELECT id FROM entries WHERE key = ?) ORDER BY seq`, key)
 	if err != nil {
 		return nil, fmt.Errorf("history %s: %w", key, l.dbErr(err))
 	}

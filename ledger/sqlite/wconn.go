@@ -29,7 +29,7 @@ import (
 type wconn struct {
 	c     *sqlite3.SQLiteConn
 	stmts map[string]*sqlite3.SQLiteStmt
-	// row is reused by the one-row reads: an entry and its history length.
+	// row is reused by the one-row reads: an entry, its id and history length.
 	row []driver.Value
 }
 
@@ -39,7 +39,7 @@ func openWConn(path, synchronous string) (*wconn, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &wconn{c: dc.(*sqlite3.SQLiteConn), stmts: make(map[string]*sqlite3.SQLiteStmt), row: make([]driver.Value, entryWidth+1)}
+	w := &wconn{c: dc.(*sqlite3.SQLiteConn), stmts: make(map[string]*sqlite3.SQLiteStmt), row: make([]driver.Value, entryWidth+2)}
 	// Read back what the DSN asked for: a driver that ignored a setting is
 	// caught here, not trusted.
 	for _, p := range []struct {
@@ -95,6 +95,19 @@ func (w *wconn) exec(q string, args ...driver.Value) (int64, error) {
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+
+// insert runs q, an INSERT, and returns the row id of the row it made.
+func (w *wconn) insert(q string, args ...driver.Value) (int64, error) {
+	s, err := w.stmt(q)
+	if err != nil {
+		return 0, err
+	}
+	res, err := s.Exec(args)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
 }
 
 // queryRow runs q and reads its first row into dest, reporting whether
