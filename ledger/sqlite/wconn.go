@@ -84,13 +84,18 @@ func (w *wconn) stmt(q string) (*sqlite3.SQLiteStmt, error) {
 	return s, nil
 }
 
-// exec runs q and returns how many rows it changed.
-func (w *wconn) exec(q string, args ...driver.Value) (int64, error) {
+// run runs q, a statement that returns no rows.
+func (w *wconn) run(q string, args []driver.Value) (driver.Result, error) {
 	s, err := w.stmt(q)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	res, err := s.Exec(args)
+	return s.Exec(args)
+}
+
+// exec runs q and returns how many rows it changed.
+func (w *wconn) exec(q string, args ...driver.Value) (int64, error) {
+	res, err := w.run(q, args)
 	if err != nil {
 		return 0, err
 	}
@@ -99,11 +104,7 @@ func (w *wconn) exec(q string, args ...driver.Value) (int64, error) {
 
 // insert runs q, an INSERT, and returns the row id of the row it made.
 func (w *wconn) insert(q string, args ...driver.Value) (int64, error) {
-	s, err := w.stmt(q)
-	if err != nil {
-		return 0, err
-	}
-	res, err := s.Exec(args)
+	res, err := w.run(q, args)
 	if err != nil {
 		return 0, err
 	}
