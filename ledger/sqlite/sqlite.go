@@ -18,10 +18,10 @@
 // does, with fdatasync instead of the fsync SQLite is built with here,
 // which also writes the file's times through the file system's journal;
 // BenchmarkSQLiteCommit against BenchmarkFdatasync shows what that costs.
-// The first forced write of a process to a WAL file
-// also syncs its directory, as SQLite does for a WAL it creates.) SQLite
-// still fsyncs the WAL before and the file after each checkpoint, so a
-// checkpoint never drops what the WAL held.
+// The first forced write of a process to a WAL file also syncs its
+// directory, as SQLite does for a WAL it creates.) SQLite still fsyncs the
+// WAL before and the file after each checkpoint, so a checkpoint never
+// drops what the WAL held.
 //
 // A claim that writes (the intent) is forced: it is on disk before any
 // request leaves for GitHub. So are SetPayload, Resolve, PutMeta, and a
