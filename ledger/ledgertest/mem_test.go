@@ -2,7 +2,6 @@ package ledgertest
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -134,8 +133,8 @@ func (m *memLedger) held(key string, fence int64) (*ledger.Entry, error) {
 func (m *memLedger) Finish(_ context.Context, p ledger.FinishParams) (*ledger.Entry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !p.Status.Valid() {
-		return nil, errors.New("finish: bad status")
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	e, err := m.held(p.Key, p.Fence)
 	if err != nil {
@@ -191,17 +190,12 @@ func (m *memLedger) Resolve(_ context.Context, p ledger.ResolveParams) (*ledger.
 		return nil, ledger.ErrNotFound
 	}
 	now := m.now()
-	if e.LeaseLive(now) {
-		return nil, ledger.ErrBusy
-	}
-	if e.Status == ledger.Done && p.Status == ledger.Failed && !p.Force {
-		return nil, ledger.ErrDone
+	ref, err := p.Apply(e, now)
+	if err != nil {
+		return nil, err
 	}
 	from := e.Status
-	e.Status, e.Outcome, e.Ref = p.Status, "resolved", p.Ref.Over(e.Ref)
-	if p.Status == ledger.Failed {
-		e.Ref = ledger.Ref{}
-	}
+	e.Status, e.Outcome, e.Ref = p.Status, "resolved", ref
 	e.Owner, e.LeaseUntil, e.UpdatedAt = ledger.Owner{}, time.Time{}, now
 	m.log(e, "person:"+p.Who, from, p.Note, now)
 	return clone(e), nil
@@ -220,8 +214,8 @@ func (m *memLedger) GetMeta(_ context.Context, name string) (string, error) {
 }
 
 func (m *memLedger) PutMeta(_ context.Context, name, value string, ifAbsent bool) (bool, error) {
-	if name == "" {
-		return false, errors.New("put meta: name is empty")
+	if err := ledger.ValidateMetaName(name); err != nil {
+		return false, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -123,13 +123,8 @@ SELECT ` + entryColumns + ` FROM ins`
 // taking over a failed entry or a dead lease is one short transaction under
 // the entry's row lock, with the lease judged by the server's clock.
 func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim, error) {
-	switch {
-	case p.Key == "":
-		return nil, errors.New("claim: key is empty")
-	case p.Owner.ID == "":
-		return nil, fmt.Errorf("claim %s: owner ID is empty", p.Key)
-	case p.Lease <= 0:
-		return nil, fmt.Errorf("claim %s: lease %s is not positive", p.Key, p.Lease)
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	// Most claims of a known key find it done (a re-run) or busy (another
 	// runner has it): one read answers those, as true as if the claim had
@@ -152,7 +147,7 @@ func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 			if l.fake != nil {
 				serverNow = l.fake()
 			}
-			if c := settled(e, serverNow, p.TakeOverFence); c != nil {
+			if c := ledger.Settled(e, serverNow, p.TakeOverFence); c != nil {
 				return c, nil
 			}
 		}
@@ -162,7 +157,7 @@ func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 			if err != nil {
 				return err
 			}
-			if c = settled(e, now, p.TakeOverFence); c != nil {
+			if c = ledger.Settled(e, now, p.TakeOverFence); c != nil {
 				return nil
 			}
 			c, err = acquire(ctx, tx, now, e, p)
@@ -197,18 +192,6 @@ func (l *Ledger) create(ctx context.Context, p ledger.ClaimParams) (*ledger.Clai
 	return &ledger.Claim{State: ledger.ClaimCreated, Entry: e}, nil
 }
 
-// settled returns the claim for an entry that cannot be taken (done, or held
-// by a live lease that takeOver does not name), or nil if it can.
-func settled(e *ledger.Entry, now time.Time, takeOver int64) *ledger.Claim {
-	switch {
-	case e.Status == ledger.Done:
-		return &ledger.Claim{State: ledger.ClaimDone, Entry: e, Prior: e.Status}
-	case e.LeaseLive(now) && takeOver != e.Fence:
-		return &ledger.Claim{State: ledger.ClaimBusy, Entry: e, Prior: e.Status}
-	}
-	return nil
-}
-
 func acquire(ctx context.Context, tx pgx.Tx, now time.Time, e *ledger.Entry, p ledger.ClaimParams) (*ledger.Claim, error) {
 	after, err := scanEntry(tx.QueryRow(ctx, `UPDATE ghonce_entries SET status = 'attempting',
 		fence = fence + 1, attempts = attempts + 1,
@@ -241,11 +224,8 @@ func (l *Ledger) held(ctx context.Context, tx pgx.Tx, key string, fence int64) (
 
 // Finish implements ledger.Ledger.
 func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Entry, error) {
-	if p.Key == "" {
-		return nil, errors.New("finish: key is empty")
-	}
-	if !p.Status.Valid() {
-		return nil, fmt.Errorf("finish %s: status %q is not attempting, done or failed", p.Key, p.Status)
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	ref := p.Ref
 	outcome := p.Outcome
@@ -302,8 +282,8 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 // SetPayload implements ledger.Ledger. The replacement is recorded in the
 // history as attempting → attempting with p.Why.
 func (l *Ledger) SetPayload(ctx context.Context, p ledger.PayloadParams) error {
-	if p.Key == "" {
-		return errors.New("set payload: key is empty")
+	if err := p.Validate(); err != nil {
+		return err
 	}
 	payload := p.Payload
 	if payload == nil {
@@ -343,11 +323,8 @@ func (l *Ledger) SetPayload(ctx context.Context, p ledger.PayloadParams) error {
 // now. It also moves the entry's updated time, so an attempt that keeps
 // renewing is not listed as stale.
 func (l *Ledger) Renew(ctx context.Context, key string, fence int64, lease time.Duration) error {
-	if key == "" {
-		return errors.New("renew: key is empty")
-	}
-	if lease <= 0 {
-		return fmt.Errorf("renew %s: lease %s is not positive", key, lease)
+	if err := ledger.ValidateRenew(key, lease); err != nil {
+		return err
 	}
 	err := l.write(ctx, func(tx pgx.Tx) error {
 		_, now, err := l.held(ctx, tx, key, fence)
@@ -367,13 +344,8 @@ func (l *Ledger) Renew(ctx context.Context, key string, fence int64, lease time.
 // Resolve implements ledger.Ledger. A resolved entry's outcome is
 // "resolved"; resolving to Failed also clears its ref.
 func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.Entry, error) {
-	switch {
-	case p.Key == "":
-		return nil, errors.New("resolve: key is empty")
-	case p.Status != ledger.Done && p.Status != ledger.Failed:
-		return nil, fmt.Errorf("resolve %s: status %q is not done or failed", p.Key, p.Status)
-	case strings.TrimSpace(p.Who) == "":
-		return nil, fmt.Errorf("resolve %s: who is empty; say who decided", p.Key)
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	var out *ledger.Entry
 	err := l.write(ctx, func(tx pgx.Tx) error {
@@ -381,16 +353,9 @@ func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.E
 		if err != nil {
 			return err
 		}
-		if e.LeaseLive(now) {
-			return ledger.ErrBusy
-		}
-		if e.Status == ledger.Done && p.Status == ledger.Failed && !p.Force {
-			return ledger.ErrDone
-		}
-		// Done keeps what p.Ref leaves zero; failed points at nothing.
-		ref := p.Ref.Over(e.Ref)
-		if p.Status == ledger.Failed {
-			ref = ledger.Ref{}
+		ref, err := p.Apply(e, now)
+		if err != nil {
+			return err
 		}
 		out, err = scanEntry(tx.QueryRow(ctx, `UPDATE ghonce_entries SET status = $1, outcome = 'resolved',
 			ref_number = $2, ref_id = $3, ref_url = $4, ref_sha = $5, ref_text = $6,
@@ -509,8 +474,8 @@ func (l *Ledger) GetMeta(ctx context.Context, name string) (string, error) {
 // PutMeta implements ledger.Ledger: one statement, so of concurrent
 // ifAbsent writers the primary key lets exactly one insert.
 func (l *Ledger) PutMeta(ctx context.Context, name, value string, ifAbsent bool) (bool, error) {
-	if name == "" {
-		return false, errors.New("put meta: name is empty")
+	if err := ledger.ValidateMetaName(name); err != nil {
+		return false, err
 	}
 	q := `INSERT INTO ghonce_meta (name, value, updated_at) VALUES ($1, $2, coalesce($3::timestamptz, clock_timestamp()))
 		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`

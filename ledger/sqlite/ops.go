@@ -253,13 +253,8 @@ func (l *Ledger) durable() error {
 
 // Claim implements ledger.Ledger.
 func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim, error) {
-	switch {
-	case p.Key == "":
-		return nil, errors.New("claim: key is empty")
-	case p.Owner.ID == "":
-		return nil, fmt.Errorf("claim %s: owner ID is empty", p.Key)
-	case p.Lease <= 0:
-		return nil, fmt.Errorf("claim %s: lease %s is not positive", p.Key, p.Lease)
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	var c *ledger.Claim
 	err := l.withWriter(ctx, func(w *wconn) error {
@@ -305,7 +300,7 @@ func (l *Ledger) claim(ctx context.Context, w *wconn, p ledger.ClaimParams, how 
 		c, err = create(w, now, p)
 	case err != nil:
 	default:
-		if c = settled(e.Entry, now, p.TakeOverFence); c != nil {
+		if c = ledger.Settled(e.Entry, now, p.TakeOverFence); c != nil {
 			// Nothing to write: the read ends here.
 			l.replays.put(e.Entry)
 			return c, l.dbErr(w.commit())
@@ -326,20 +321,6 @@ func (l *Ledger) claim(ctx context.Context, w *wconn, p ledger.ClaimParams, how 
 func isBusy(err error) bool {
 	var se sqlite3.Error
 	return errors.As(err, &se) && se.Code == sqlite3.ErrBusy
-}
-
-// settled returns the claim for an entry that cannot be taken (done, or held
-// by a live lease that takeOver does not name), or nil if it can: it is
-// failed, or attempting with a dead or released lease, or takeOver names its
-// fence. (Fences start at 1, so a zero takeOver names none.)
-func settled(e *ledger.Entry, now time.Time, takeOver int64) *ledger.Claim {
-	switch {
-	case e.Status == ledger.Done:
-		return &ledger.Claim{State: ledger.ClaimDone, Entry: e, Prior: e.Status}
-	case e.LeaseLive(now) && takeOver != e.Fence:
-		return &ledger.Claim{State: ledger.ClaimBusy, Entry: e, Prior: e.Status}
-	}
-	return nil
 }
 
 func create(w *wconn, now time.Time, p ledger.ClaimParams) (*ledger.Claim, error) {
@@ -419,11 +400,8 @@ func held(w *wconn, key string, fence int64) (stored, error) {
 
 // Finish implements ledger.Ledger.
 func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Entry, error) {
-	if p.Key == "" {
-		return nil, errors.New("finish: key is empty")
-	}
-	if !p.Status.Valid() {
-		return nil, fmt.Errorf("finish %s: status %q is not attempting, done or failed", p.Key, p.Status)
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	// A record a rerun can read back from GitHub need not be forced: the
 	// claim before it was, and losing this one costs a look-up.
@@ -480,8 +458,8 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 // SetPayload implements ledger.Ledger. The replacement is recorded in the
 // history as attempting → attempting with p.Why.
 func (l *Ledger) SetPayload(ctx context.Context, p ledger.PayloadParams) error {
-	if p.Key == "" {
-		return errors.New("set payload: key is empty")
+	if err := p.Validate(); err != nil {
+		return err
 	}
 	payload := p.Payload
 	if payload == nil {
@@ -527,11 +505,8 @@ func (l *Ledger) SetPayload(ctx context.Context, p ledger.PayloadParams) error {
 // disk: a renewal lost with the machine only shortens the lease of a holder
 // that died with it.
 func (l *Ledger) Renew(ctx context.Context, key string, fence int64, lease time.Duration) error {
-	if key == "" {
-		return errors.New("renew: key is empty")
-	}
-	if lease <= 0 {
-		return fmt.Errorf("renew %s: lease %s is not positive", key, lease)
+	if err := ledger.ValidateRenew(key, lease); err != nil {
+		return err
 	}
 	err := l.write(ctx, false, func(w *wconn, now time.Time) error {
 		if _, err := held(w, key, fence); err != nil {
@@ -549,16 +524,10 @@ func (l *Ledger) Renew(ctx context.Context, key string, fence int64, lease time.
 }
 
 // Resolve implements ledger.Ledger. A resolved entry's outcome is
-// "resolved"; resolving to Failed also clears its ref, since a failed entry
-// points at nothing, and resolving to Done keeps what p.Ref leaves zero.
+// "resolved"; its ref is what ledger.ResolveParams.Apply leaves.
 func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.Entry, error) {
-	switch {
-	case p.Key == "":
-		return nil, errors.New("resolve: key is empty")
-	case p.Status != ledger.Done && p.Status != ledger.Failed:
-		return nil, fmt.Errorf("resolve %s: status %q is not done or failed", p.Key, p.Status)
-	case strings.TrimSpace(p.Who) == "":
-		return nil, fmt.Errorf("resolve %s: who is empty; say who decided", p.Key)
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	var out *ledger.Entry
 	err := l.write(ctx, true, func(w *wconn, now time.Time) error {
@@ -569,15 +538,9 @@ func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.E
 		if err != nil {
 			return err
 		}
-		if e.LeaseLive(now) {
-			return ledger.ErrBusy
-		}
-		if e.Status == ledger.Done && p.Status == ledger.Failed && !p.Force {
-			return ledger.ErrDone
-		}
-		ref := p.Ref.Over(e.Ref)
-		if p.Status == ledger.Failed {
-			ref = ledger.Ref{}
+		ref, err := p.Apply(e.Entry, now)
+		if err != nil {
+			return err
 		}
 		n, err := w.exec(`UPDATE entries SET status = ?, outcome = 'resolved',
 			ref_number = ?, ref_id = ?, ref_url = ?, ref_sha = ?, ref_text = ?,
@@ -717,8 +680,8 @@ func (l *Ledger) GetMeta(ctx context.Context, name string) (string, error) {
 
 // PutMeta implements ledger.Ledger.
 func (l *Ledger) PutMeta(ctx context.Context, name, value string, ifAbsent bool) (bool, error) {
-	if name == "" {
-		return false, errors.New("put meta: name is empty")
+	if err := ledger.ValidateMetaName(name); err != nil {
+		return false, err
 	}
 	q := `INSERT INTO meta (name, value, updated_at) VALUES (?, ?, ?)
 		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`

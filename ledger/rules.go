@@ -1,0 +1,107 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The rules of the contract that do not depend on how an entry is stored,
+// written once so that every backend (and the test model) applies the same
+// ones with the same words.
+
+// Validate checks the arguments of a claim before it touches the store.
+func (p ClaimParams) Validate() error {
+	switch {
+	case p.Key == "":
+		return errors.New("claim: key is empty")
+	case p.Owner.ID == "":
+		return fmt.Errorf("claim %s: owner ID is empty", p.Key)
+	case p.Lease <= 0:
+		return fmt.Errorf("claim %s: lease %s is not positive", p.Key, p.Lease)
+	}
+	return nil
+}
+
+// Settled returns the claim for an entry that cannot be taken (done, or
+// held by a live lease that takeOver does not name), or nil if it can: it
+// is failed, or attempting with a dead or released lease, or takeOver names
+// its fence. (Fences start at 1, so a zero takeOver names none.)
+func Settled(e *Entry, now time.Time, takeOver int64) *Claim {
+	switch {
+	case e.Status == Done:
+		return &Claim{State: ClaimDone, Entry: e, Prior: e.Status}
+	case e.LeaseLive(now) && takeOver != e.Fence:
+		return &Claim{State: ClaimBusy, Entry: e, Prior: e.Status}
+	}
+	return nil
+}
+
+// Validate checks the arguments of a finish.
+func (p FinishParams) Validate() error {
+	if p.Key == "" {
+		return errors.New("finish: key is empty")
+	}
+	if !p.Status.Valid() {
+		return fmt.Errorf("finish %s: status %q is not attempting, done or failed", p.Key, p.Status)
+	}
+	return nil
+}
+
+// Validate checks the arguments of a payload replacement.
+func (p PayloadParams) Validate() error {
+	if p.Key == "" {
+		return errors.New("set payload: key is empty")
+	}
+	return nil
+}
+
+// ValidateRenew checks the arguments of a renewal.
+func ValidateRenew(key string, lease time.Duration) error {
+	if key == "" {
+		return errors.New("renew: key is empty")
+	}
+	if lease <= 0 {
+		return fmt.Errorf("renew %s: lease %s is not positive", key, lease)
+	}
+	return nil
+}
+
+// Validate checks the arguments of a person's decision.
+func (p ResolveParams) Validate() error {
+	switch {
+	case p.Key == "":
+		return errors.New("resolve: key is empty")
+	case p.Status != Done && p.Status != Failed:
+		return fmt.Errorf("resolve %s: status %q is not done or failed", p.Key, p.Status)
+	case strings.TrimSpace(p.Who) == "":
+		return fmt.Errorf("resolve %s: who is empty; say who decided", p.Key)
+	}
+	return nil
+}
+
+// Apply decides a person's decision about e at now: ErrBusy while a live
+// lease holds it, ErrDone for a done entry sent back to failed without
+// Force; otherwise the ref the entry keeps. Done keeps what p.Ref leaves
+// zero; failed points at nothing.
+func (p ResolveParams) Apply(e *Entry, now time.Time) (Ref, error) {
+	if e.LeaseLive(now) {
+		return Ref{}, ErrBusy
+	}
+	if e.Status == Done && p.Status == Failed && !p.Force {
+		return Ref{}, ErrDone
+	}
+	if p.Status == Failed {
+		return Ref{}, nil
+	}
+	return p.Ref.Over(e.Ref), nil
+}
+
+// ValidateMetaName checks the name of a meta value.
+func ValidateMetaName(name string) error {
+	if name == "" {
+		return errors.New("put meta: name is empty")
+	}
+	return nil
+}
