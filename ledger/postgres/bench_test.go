@@ -4,24 +4,16 @@ import (
 	"context"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/ledgertest"
 	"github.com/ghonce/ghonce/ledger/postgres"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
 )
 
 func benchLedger(b *testing.B) *postgres.Ledger { return open(b, pgtest.Schema(b)) }
 
-func benchClaim(key string) ledger.ClaimParams {
-	return ledger.ClaimParams{
-		Key: key, Task: "task", Step: "open-pr", Kind: "pr", Repo: "octo/repo", Target: "main",
-		Payload:     []byte(`{"title":"Fix the frobnicator","body":"A body of a typical pull request, a few hundred bytes long."}`),
-		PayloadHash: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-		Owner:       ledger.Owner{ID: "bench", Host: "host", PID: 1},
-		Lease:       time.Minute, Why: "bench",
-	}
-}
+var benchClaim = ledgertest.BenchClaim
 
 // BenchmarkClaimFinish is one side effect's ledger cost: a claim that
 // creates the entry (a read, then one INSERT ... ON CONFLICT statement) and

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/ledgertest"
 )
 
 // The ledger benchmarks run at two sizes: a ledger of about a thousand
@@ -155,15 +156,7 @@ func fillLedger(ctx context.Context, l *Ledger, n int) error {
 	return tx.Commit()
 }
 
-func benchClaim(key string) ledger.ClaimParams {
-	return ledger.ClaimParams{
-		Key: key, Task: "task", Step: "open-pr", Kind: "pr", Repo: "octo/repo", Target: "main",
-		Payload:     []byte(`{"title":"Fix the frobnicator","body":"A body of a typical pull request, a few hundred bytes long."}`),
-		PayloadHash: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-		Owner:       ledger.Owner{ID: "bench", Host: "host", PID: 1},
-		Lease:       time.Minute, Why: "bench",
-	}
-}
+var benchClaim = ledgertest.BenchClaim
 
 // claimFinish is one side effect's ledger cost: a claim that creates the
 // entry (forced: one fsync of the WAL) and a finish that marks it done.
