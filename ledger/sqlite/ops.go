@@ -221,21 +221,30 @@ func (l *Ledger) withWriter(ctx context.Context, fn func(w *wconn) error) error 
 // only (see the package doc for which writes may be unforced).
 func (l *Ledger) write(ctx context.Context, forced bool, fn func(w *wconn, now time.Time) error) error {
 	return l.withWriter(ctx, func(w *wconn) error {
-		if err := w.begin(ctx, "BEGIN IMMEDIATE"); err != nil {
-			return l.dbErr(err)
-		}
-		defer w.rollback() // after a failure; a no-op after the commit
-		if err := fn(w, l.now().UTC()); err != nil {
-			return l.dbErr(err)
-		}
-		if err := w.commit(); err != nil {
-			return l.dbErr(err)
-		}
-		if forced {
-			return l.durable()
-		}
-		return nil
+		return l.txn(ctx, w, "BEGIN IMMEDIATE", func(now time.Time) (bool, error) { return forced, fn(w, now) })
 	})
+}
+
+// txn runs fn in one transaction on w begun with how ("BEGIN IMMEDIATE"
+// takes the write lock at once, "BEGIN" at the first write), with now read
+// after BEGIN, and commits unless fn fails. If fn says the commit must be
+// forced, it is on disk before txn returns.
+func (l *Ledger) txn(ctx context.Context, w *wconn, how string, fn func(now time.Time) (forced bool, err error)) error {
+	if err := w.begin(ctx, how); err != nil {
+		return l.dbErr(err)
+	}
+	defer w.rollback() // after a failure; a no-op after the commit
+	forced, err := fn(l.now().UTC())
+	if err != nil {
+		return l.dbErr(err)
+	}
+	if err := w.commit(); err != nil {
+		return l.dbErr(err)
+	}
+	if forced {
+		return l.durable()
+	}
+	return nil
 }
 
 // durable makes the writes committed so far durable: one fdatasync of the
@@ -286,35 +295,31 @@ func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 	return c, nil
 }
 
-// claim is one try of Claim, in a transaction begun with how.
+// claim is one try of Claim, in a transaction begun with how. A claim that
+// writes (the intent) is forced: it is on disk before any request leaves.
 func (l *Ledger) claim(ctx context.Context, w *wconn, p ledger.ClaimParams, how string) (*ledger.Claim, error) {
-	if err := w.begin(ctx, how); err != nil {
-		return nil, l.dbErr(err)
-	}
-	defer w.rollback() // after a failure; a no-op after the commit
-	now := l.now().UTC()
-	e, err := getEntryW(w, p.Key)
 	var c *ledger.Claim
-	switch {
-	case errors.Is(err, ledger.ErrNotFound):
-		c, err = create(w, now, p)
-	case err != nil:
-	default:
+	err := l.txn(ctx, w, how, func(now time.Time) (bool, error) {
+		e, err := getEntryW(w, p.Key)
+		switch {
+		case errors.Is(err, ledger.ErrNotFound):
+			c, err = create(w, now, p)
+			return true, err
+		case err != nil:
+			return false, err
+		}
 		if c = ledger.Settled(e.Entry, now, p.TakeOverFence); c != nil {
 			// Nothing to write: the read ends here.
 			l.replays.put(e.Entry)
-			return c, l.dbErr(w.commit())
+			return false, nil
 		}
 		c, err = acquire(w, now, e, p)
-	}
+		return true, err
+	})
 	if err != nil {
-		return nil, l.dbErr(err)
+		return nil, err
 	}
-	if err := w.commit(); err != nil {
-		return nil, l.dbErr(err)
-	}
-	// The intent is on disk before any request leaves.
-	return c, l.durable()
+	return c, nil
 }
 
 // isBusy reports whether err is SQLite's "database is locked".

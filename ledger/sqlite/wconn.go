@@ -35,7 +35,10 @@ type wconn struct {
 
 // openWConn opens the writer connection on the ledger at path.
 func openWConn(path, synchronous string) (*wconn, error) {
-	dc, err := (&sqlite3.SQLiteDriver{}).Open(writerDSN(path, synchronous))
+	// The read pool's settings, with synchronous NORMAL (or OFF, for the
+	// benchmarks that split a write's cost); transactions are begun
+	// explicitly, so _txlock does not apply.
+	dc, err := (&sqlite3.SQLiteDriver{}).Open(dsnWith(path, false, synchronous))
 	if err != nil {
 		return nil, err
 	}
@@ -61,13 +64,6 @@ func openWConn(path, synchronous string) (*wconn, error) {
 		}
 	}
 	return w, nil
-}
-
-// writerDSN is dsn for the writer connection: the same settings, with
-// synchronous NORMAL (or OFF, for the benchmarks that split a write's cost)
-// and transactions begun explicitly.
-func writerDSN(path, synchronous string) string {
-	return dsnWith(path, false, synchronous)
 }
 
 // stmt returns q prepared on this connection.
