@@ -337,8 +337,16 @@ func TestBurstIsPacedUnderSecondaryLimits(t *testing.T) {
 		t.Errorf("%d comments, want 200", got)
 	}
 
-	// Without pacing the same fake refuses: the limit is real.
-	c, err := ghcheck.New(ghcheck.Options{BaseURL: s.URL(), Token: token, Budget: ghcheck.Budget{NoPacing: true}, MaxWait: time.Nanosecond,
+	// Without pacing the fake refuses: the limit is real. The fake's clock
+	// is frozen here, so the 15 writes fall in one window however slowly
+	// a busy machine sends them.
+	frozen := time.Now()
+	s2 := fixtures.NewServer(fixtures.Options{ContentLimits: limits, Now: func() time.Time { return frozen }})
+	t.Cleanup(s2.Close)
+	s2.AddUser(login, token)
+	s2.AddRepo(owner, name, "main")
+	thread = s2.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "bug"})
+	c, err := ghcheck.New(ghcheck.Options{BaseURL: s2.URL(), Token: token, Budget: ghcheck.Budget{NoPacing: true}, MaxWait: time.Nanosecond,
 		Sleep: func(context.Context, time.Duration) error { return nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -346,7 +354,10 @@ func TestBurstIsPacedUnderSecondaryLimits(t *testing.T) {
 	for i := range 15 {
 		_, _ = c.CreateComment(w.ctx, ghcheck.Repo{Owner: owner, Name: name}, thread, reconcile.Key(reconcile.Action{Task: "X", Step: fmt.Sprint(i), Repo: repo, Spec: reconcile.Comment{Number: thread, Body: "x"}}), "x")
 	}
-	if s.SecondaryLimited() == 0 {
-		t.Error("15 unpaced comments at once met no secondary limit: the fake does not enforce it")
+	if s2.SecondaryLimited() == 0 {
+		t.Error("15 unpaced comments in one window met no secondary limit: the fake does not enforce it")
+	}
+	if got := len(s2.Comments(owner, name, thread)); got != 10 {
+		t.Errorf("%d of 15 unpaced comments were made, want 10 (the fake's limit)", got)
 	}
 }
