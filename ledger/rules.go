@@ -49,6 +49,28 @@ func (p FinishParams) Validate() error {
 	return nil
 }
 
+// Holds returns ErrFenced unless e is attempting under exactly fence: the
+// check that Finish, Renew and SetPayload make before they write for the
+// attempt that claimed e.
+func Holds(e *Entry, fence int64) error {
+	if e.Status != Attempting || e.Fence != fence {
+		return ErrFenced
+	}
+	return nil
+}
+
+// Allows returns ErrFenced unless p may replace e's payload: e is held
+// under p.Fence, or, with p.Done, e is done and was recorded under p.Fence.
+func (p PayloadParams) Allows(e *Entry) error {
+	if !p.Done {
+		return Holds(e, p.Fence)
+	}
+	if e.Status != Done || e.Fence != p.Fence {
+		return ErrFenced
+	}
+	return nil
+}
+
 // Validate checks the arguments of a payload replacement.
 func (p PayloadParams) Validate() error {
 	if p.Key == "" {

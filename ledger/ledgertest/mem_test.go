@@ -118,14 +118,14 @@ func (m *memLedger) History(_ context.Context, key string) ([]ledger.Transition,
 	return slices.Clone(m.history[key]), nil
 }
 
-// held returns the entry under fence, or the error Finish, SetPayload and Renew return.
+// held returns the entry under fence, or the error Finish and Renew return.
 func (m *memLedger) held(key string, fence int64) (*ledger.Entry, error) {
 	e, ok := m.entries[key]
-	switch {
-	case !ok:
+	if !ok {
 		return nil, ledger.ErrNotFound
-	case e.Status != ledger.Attempting || e.Fence != fence:
-		return nil, ledger.ErrFenced
+	}
+	if err := ledger.Holds(e, fence); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -152,17 +152,11 @@ func (m *memLedger) Finish(_ context.Context, p ledger.FinishParams) (*ledger.En
 func (m *memLedger) SetPayload(_ context.Context, p ledger.PayloadParams) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var e *ledger.Entry
-	var err error
-	if p.Done {
-		var ok bool
-		if e, ok = m.entries[p.Key]; !ok {
-			return ledger.ErrNotFound
-		}
-		if e.Status != ledger.Done || e.Fence != p.Fence {
-			return ledger.ErrFenced
-		}
-	} else if e, err = m.held(p.Key, p.Fence); err != nil {
+	e, ok := m.entries[p.Key]
+	if !ok {
+		return ledger.ErrNotFound
+	}
+	if err := p.Allows(e); err != nil {
 		return err
 	}
 	e.Payload, e.PayloadHash, e.UpdatedAt = slices.Clone(p.Payload), p.PayloadHash, m.now()

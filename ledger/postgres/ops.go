@@ -216,8 +216,8 @@ func (l *Ledger) held(ctx context.Context, tx pgx.Tx, key string, fence int64) (
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	if e.Status != ledger.Attempting || e.Fence != fence {
-		return nil, time.Time{}, ledger.ErrFenced
+	if err := ledger.Holds(e, fence); err != nil {
+		return nil, time.Time{}, err
 	}
 	return e, now, nil
 }
@@ -290,21 +290,11 @@ func (l *Ledger) SetPayload(ctx context.Context, p ledger.PayloadParams) error {
 		payload = []byte{}
 	}
 	err := l.write(ctx, func(tx pgx.Tx) error {
-		var (
-			e   *ledger.Entry
-			now time.Time
-			err error
-		)
-		if p.Done {
-			// The done entry this run recorded, updated on GitHub since.
-			e, now, err = l.lock(ctx, tx, p.Key)
-			if err == nil && (e.Status != ledger.Done || e.Fence != p.Fence) {
-				err = ledger.ErrFenced
-			}
-		} else {
-			e, now, err = l.held(ctx, tx, p.Key, p.Fence)
-		}
+		e, now, err := l.lock(ctx, tx, p.Key)
 		if err != nil {
+			return err
+		}
+		if err := p.Allows(e); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE ghonce_entries SET payload = $1, payload_hash = $2, updated_at = $3

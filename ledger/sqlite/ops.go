@@ -397,8 +397,8 @@ func held(w *wconn, key string, fence int64) (stored, error) {
 	if err != nil {
 		return stored{}, err
 	}
-	if e.Status != ledger.Attempting || e.Fence != fence {
-		return stored{}, ledger.ErrFenced
+	if err := ledger.Holds(e.Entry, fence); err != nil {
+		return stored{}, err
 	}
 	return e, nil
 }
@@ -475,20 +475,16 @@ func (l *Ledger) SetPayload(ctx context.Context, p ledger.PayloadParams) error {
 		status = ledger.Done
 	}
 	err := l.write(ctx, true, func(w *wconn, now time.Time) error {
-		var e stored
-		var err error
 		if p.Done {
 			// A done entry's description changes: no replay may answer
 			// with the old one from this process's cache.
 			l.replays.forget(p.Key)
-			e, err = getEntryW(w, p.Key)
-			if err == nil && (e.Status != ledger.Done || e.Fence != p.Fence) {
-				err = ledger.ErrFenced
-			}
-		} else {
-			e, err = held(w, p.Key, p.Fence)
 		}
+		e, err := getEntryW(w, p.Key)
 		if err != nil {
+			return err
+		}
+		if err := p.Allows(e.Entry); err != nil {
 			return err
 		}
 		n, err := w.exec(`UPDATE entries SET payload = ?, payload_hash = ?, updated_at = ?, history_len = history_len + 1
