@@ -938,16 +938,3 @@ func testConcurrentMetaIfAbsent(h *harness) {
 		h.t.Errorf("GetMeta = %q, %v; want the winner's %q", v, err, wins[0])
 	}
 }
-
-// BenchClaim is the claim the backends' benchmarks make for key: a pull
-// request with a payload of typical size, the same in every backend so
-// that their figures compare.
-func BenchClaim(key string) ledger.ClaimParams {
-	return ledger.ClaimParams{
-		Key: key, Task: "task", Step: "open-pr", Kind: "pr", Repo: "octo/repo", Target: "main",
-		Payload:     []byte(`{"title":"Fix the frobnicator","body":"A body of a typical pull request, a few hundred bytes long."}`),
-		PayloadHash: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-		Owner:       ledger.Owner{ID: "bench", Host: "host", PID: 1},
-		Lease:       time.Minute, Why: "bench",
-	}
-}

@@ -24,16 +24,8 @@ func BenchmarkClaimFinish(b *testing.B) {
 	ctx := context.Background()
 	i := 0
 	for b.Loop() {
-		key := "key-" + strconv.Itoa(i)
 		i++
-		c, err := l.Claim(ctx, benchClaim(key))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if c.State != ledger.ClaimCreated {
-			b.Fatalf("claim %s: %v", key, c.State)
-		}
-		if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: c.Entry.Fence, Status: ledger.Done, Outcome: "created", Ref: ledger.Ref{Number: i}, Why: "bench", Verifiable: true}); err != nil {
+		if err := ledgertest.BenchAction(ctx, l, benchClaim("key-"+strconv.Itoa(i)), true); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -45,11 +37,7 @@ func BenchmarkClaimFinish(b *testing.B) {
 func BenchmarkClaimDone(b *testing.B) {
 	l := benchLedger(b)
 	ctx := context.Background()
-	c, err := l.Claim(ctx, benchClaim("k"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := l.Finish(ctx, ledger.FinishParams{Key: "k", Fence: c.Entry.Fence, Status: ledger.Done, Why: "bench"}); err != nil {
+	if err := ledgertest.BenchAction(ctx, l, benchClaim("k"), false); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {

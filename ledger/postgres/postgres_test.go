@@ -5,11 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/ledgertest"
 	"github.com/ghonce/ghonce/ledger/postgres"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
 	"github.com/jackc/pgx/v5"
@@ -68,32 +68,9 @@ func TestServerClock(t *testing.T) {
 func TestConcurrentOpenMigratesOnce(t *testing.T) {
 	loc := pgtest.Schema(t)
 	ctx := context.Background()
-	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		created int
-		start   = make(chan struct{})
-	)
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			l, err := postgres.Open(ctx, loc, postgres.Options{})
-			if err != nil {
-				t.Errorf("Open: %v", err)
-				return
-			}
-			defer l.Close()
-			mu.Lock()
-			defer mu.Unlock()
-			if l.Created() {
-				created++
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+	created := ledgertest.ConcurrentOpens(t, 16, func() (*postgres.Ledger, error) {
+		return postgres.Open(ctx, loc, postgres.Options{})
+	})
 	if created != 1 {
 		t.Errorf("%d Opens report Created, want 1", created)
 	}

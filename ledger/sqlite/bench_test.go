@@ -167,15 +167,7 @@ func claimFinish(b *testing.B, l *Ledger, verifiable bool) {
 	for b.Loop() {
 		key := benchKey(run, i)
 		i++
-		c, err := l.Claim(ctx, benchClaim(key))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if c.State != ledger.ClaimCreated {
-			b.Fatalf("claim %s: %v", key, c.State)
-		}
-		if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: c.Entry.Fence, Status: ledger.Done, Outcome: "created",
-			Ref: ledger.Ref{Number: i}, Why: "bench", Verifiable: verifiable}); err != nil {
+		if err := ledgertest.BenchAction(ctx, l, benchClaim(key), verifiable); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -228,11 +220,7 @@ func BenchmarkClaimDone(b *testing.B) {
 			l := benchLedger(b, sz.entries)
 			ctx := context.Background()
 			key := benchKey("done", int(time.Now().UnixNano()))
-			c, err := l.Claim(ctx, benchClaim(key))
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: c.Entry.Fence, Status: ledger.Done, Why: "bench"}); err != nil {
+			if err := ledgertest.BenchAction(ctx, l, benchClaim(key), false); err != nil {
 				b.Fatal(err)
 			}
 			for b.Loop() {
@@ -295,11 +283,7 @@ func BenchmarkClaimFinishVsFdatasync(b *testing.B) {
 		key := benchKey(run, i)
 		i++
 		start := time.Now()
-		c, err := l.Claim(ctx, benchClaim(key))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: c.Entry.Fence, Status: ledger.Done, Outcome: "created", Why: "bench", Verifiable: true}); err != nil {
+		if err := ledgertest.BenchAction(ctx, l, benchClaim(key), true); err != nil {
 			b.Fatal(err)
 		}
 		action += time.Since(start)

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -521,32 +520,9 @@ func TestPathWithURICharacters(t *testing.T) {
 func TestConcurrentOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "new", "ledger.db")
 	const n = 16
-	var (
-		wg      sync.WaitGroup
-		start   = make(chan struct{})
-		mu      sync.Mutex
-		created int
-	)
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			l, err := Open(context.Background(), path, Options{})
-			if err != nil {
-				t.Errorf("Open: %v", err)
-				return
-			}
-			defer l.Close()
-			mu.Lock()
-			defer mu.Unlock()
-			if l.Created() {
-				created++
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+	created := ledgertest.ConcurrentOpens(t, n, func() (*Ledger, error) {
+		return Open(context.Background(), path, Options{})
+	})
 	if created != 1 {
 		t.Errorf("%d of %d Opens created the ledger, want 1", created, n)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/ledgertest"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
 	"github.com/ghonce/ghonce/ledger/store"
 )
@@ -66,19 +67,11 @@ func benchConcurrent(b *testing.B, loc string, workers int) {
 				if i >= int64(b.N) {
 					break
 				}
-				key := fmt.Sprintf("key-%d", i)
+				p := ledgertest.BenchClaim(fmt.Sprintf("key-%d", i))
+				p.Owner = ledger.Owner{ID: fmt.Sprintf("worker-%d", w), Host: "bench", PID: w + 1}
 				t0 := time.Now()
-				c, err := l.Claim(ctx, ledger.ClaimParams{
-					Key: key, Task: "task", Step: "step", Kind: "issue", Repo: "octo/repo", Target: "t",
-					Payload: []byte(`{"title":"a typical title","body":"a typical body of a few dozen bytes"}`), PayloadHash: "h",
-					Owner: ledger.Owner{ID: fmt.Sprintf("worker-%d", w), Host: "bench", PID: w + 1}, Lease: time.Minute, Why: "bench",
-				})
-				if err != nil || c.State != ledger.ClaimCreated {
-					b.Errorf("claim %s: %v, %v", key, c, err)
-					return
-				}
-				if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: c.Entry.Fence, Status: ledger.Done, Outcome: "created", Why: "bench"}); err != nil {
-					b.Errorf("finish %s: %v", key, err)
+				if err := ledgertest.BenchAction(ctx, l, p, false); err != nil {
+					b.Error(err)
 					return
 				}
 				mine = append(mine, time.Since(t0))
