@@ -21,6 +21,7 @@ package ledger
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -54,6 +55,21 @@ type Ref struct {
 
 // IsZero reports whether r points at nothing.
 func (r Ref) IsZero() bool { return r == Ref{} }
+
+// Name is what a message calls the artifact: its URL, else its SHA, else
+// #number; empty for a ref that names none (a guarded command's Text is
+// what its check printed, not a name).
+func (r Ref) Name() string {
+	switch {
+	case r.URL != "":
+		return r.URL
+	case r.SHA != "":
+		return r.SHA
+	case r.Number != 0:
+		return "#" + strconv.Itoa(r.Number)
+	}
+	return ""
+}
 
 // Owner identifies one running process that holds (or held) a lease.
 type Owner struct {

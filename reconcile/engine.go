@@ -587,13 +587,10 @@ func (e *Engine) record(p ledger.FinishParams) (*ledger.Entry, error) {
 	return ent, nil
 }
 
-// refText names an artifact for a message: its URL, else its SHA.
+// refText names an artifact for a message.
 func refText(a ledger.Ref) string {
-	switch {
-	case a.URL != "":
-		return a.URL
-	case a.SHA != "":
-		return a.SHA
+	if n := a.Name(); n != "" {
+		return n
 	}
 	return "no reference"
 }

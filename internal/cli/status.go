@@ -245,14 +245,11 @@ func printStatusRecord(out io.Writer, now time.Time, e *ledger.Entry, history []
 	_ = hw.Flush()
 }
 
+// refText is the ref column: the artifact's name, or what a guarded
+// command's check printed.
 func refText(r ledger.Ref) string {
-	switch {
-	case r.URL != "":
-		return r.URL
-	case r.SHA != "":
-		return r.SHA
-	case r.Number != 0:
-		return fmt.Sprintf("#%d", r.Number)
+	if n := r.Name(); n != "" {
+		return n
 	}
 	return r.Text
 }
