@@ -546,8 +546,12 @@ func (l *Ledger) setUp(ctx context.Context) error {
 	}
 	defer conn.Close()
 
-	if err := l.checkPragmas(ctx, conn); err != nil {
-		return err
+	err = checkPragmas("FULL", func(pragma string) (v int64, err error) {
+		err = conn.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&v)
+		return v, err
+	})
+	if err != nil {
+		return l.openErr(err)
 	}
 	id, err := l.probe(ctx, conn)
 	if err != nil {
@@ -618,23 +622,26 @@ func (l *Ledger) notWAL(mode string) error {
 	return fmt.Errorf("open ledger %s: journal mode is %q, not \"wal\": the file system may not support SQLite's WAL mode; put the ledger on a local disk with --ledger PATH", l.path, mode)
 }
 
-// checkPragmas reads back the per-connection settings dsn asks for, so a
-// driver that ignored one is caught instead of trusted.
-func (l *Ledger) checkPragmas(ctx context.Context, conn querier) error {
+// syncLevels are PRAGMA synchronous's values for the modes dsnWith takes.
+var syncLevels = map[string]int64{"OFF": 0, "NORMAL": 1, "FULL": 2}
+
+// checkPragmas reads back, with read, the per-connection settings dsnWith
+// asks for, so a driver that ignored one is caught instead of trusted.
+func checkPragmas(synchronous string, read func(pragma string) (int64, error)) error {
 	for _, p := range []struct {
 		name string
 		want int64
 	}{
 		{"busy_timeout", BusyTimeout.Milliseconds()},
 		{"foreign_keys", 1},
-		{"synchronous", 2}, // FULL
+		{"synchronous", syncLevels[synchronous]},
 	} {
-		var got int64
-		if err := conn.QueryRowContext(ctx, "PRAGMA "+p.name).Scan(&got); err != nil {
-			return l.openErr(err)
+		got, err := read(p.name)
+		if err != nil {
+			return err
 		}
 		if got != p.want {
-			return fmt.Errorf("open ledger %s: PRAGMA %s is %d, want %d", l.path, p.name, got, p.want)
+			return fmt.Errorf("PRAGMA %s is %d, want %d", p.name, got, p.want)
 		}
 	}
 	return nil

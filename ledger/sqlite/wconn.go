@@ -43,25 +43,18 @@ func openWConn(path, synchronous string) (*wconn, error) {
 		return nil, err
 	}
 	w := &wconn{c: dc.(*sqlite3.SQLiteConn), stmts: make(map[string]*sqlite3.SQLiteStmt), row: make([]driver.Value, entryWidth+2)}
-	// Read back what the DSN asked for: a driver that ignored a setting is
-	// caught here, not trusted.
-	for _, p := range []struct {
-		name string
-		want int64
-	}{
-		{"busy_timeout", BusyTimeout.Milliseconds()},
-		{"foreign_keys", 1},
-		{"synchronous", map[string]int64{"OFF": 0, "NORMAL": 1}[synchronous]},
-	} {
+	err = checkPragmas(synchronous, func(pragma string) (int64, error) {
 		v := w.row[:1]
-		ok, err := w.queryRow("PRAGMA "+p.name, v)
-		if err == nil && (!ok || v[0] != p.want) {
-			err = fmt.Errorf("PRAGMA %s is %v, want %d", p.name, v[0], p.want)
+		ok, err := w.queryRow("PRAGMA "+pragma, v)
+		if err == nil && !ok {
+			err = fmt.Errorf("PRAGMA %s returned nothing", pragma)
 		}
-		if err != nil {
-			w.close()
-			return nil, err
-		}
+		n, _ := v[0].(int64)
+		return n, err
+	})
+	if err != nil {
+		w.close()
+		return nil, err
 	}
 	return w, nil
 }
