@@ -15,20 +15,20 @@ import (
 // lost one would stop the next run for a person (exit 3) or, with
 // --on-unconfirmed retry, run the command again.
 func (e *Engine) finishDone(spec Spec, key string, fence int64, o Outcome, art effect.Artifact) (*ledger.Entry, error) {
-	p := ledger.FinishParams{Key: key, Fence: fence, Status: ledger.Done, Outcome: string(o), Why: string(o),
-		Ref: ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text}}
+	p := finishParams(key, fence, ledger.Done, string(o), art, "")
 	p.Verifiable = verifiable(spec)
 	return e.record(p)
+}
+
+// unverifiable is a Spec whose outcome a rerun may not be able to look up
+// (a guarded command without --check); every other kind can be.
+type unverifiable interface {
+	unverifiable() bool
 }
 
 // verifiable reports whether a rerun can establish spec's outcome without
 // the ledger's record of it.
 func verifiable(spec Spec) bool {
-	switch x := spec.(type) {
-	case Exec:
-		return x.Check != ""
-	case *Exec:
-		return x.Check != ""
-	}
-	return true
+	u, ok := spec.(unverifiable)
+	return !ok || !u.unverifiable()
 }

@@ -443,14 +443,25 @@ func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry
 		return nil, fmt.Errorf("create %s: %w (nothing was created)", spec.Kind(), err)
 	case effect.ClassNotSent:
 		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
-		if spec.Kind() == (Exec{}).Kind() {
-			return nil, fmt.Errorf("create %s: %w (the command did not start, so nothing happened)", spec.Kind(), err)
-		}
-		return nil, fmt.Errorf("create %s: %w (nothing was sent, so nothing was created; a rerun tries again)", spec.Kind(), err)
+		return nil, fmt.Errorf("create %s: %w (%s)", spec.Kind(), err, notSentMeans(spec))
 	default:
 		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("create %s may have taken effect: %w", spec.Kind(), err), Hint: rerunHint}
 	}
+}
+
+// notSentNoter is a Spec for which "nothing was sent" means something
+// else than for a request to GitHub (a command that did not start).
+type notSentNoter interface {
+	notSent() string
+}
+
+// notSentMeans says what a create that never left means for spec.
+func notSentMeans(spec Spec) string {
+	if n, ok := spec.(notSentNoter); ok {
+		return n.notSent()
+	}
+	return "nothing was sent, so nothing was created; a rerun tries again"
 }
 
 // letInFlightLand waits, before looking, until cfg.Settle has passed since the
@@ -551,11 +562,17 @@ func (e *Engine) env(repo string, prior ledger.Status) (*Env, error) {
 // finish records the end of an attempt. It runs on a context of its own so
 // that a cancelled caller still leaves an accurate ledger behind.
 func (e *Engine) finish(key string, fence int64, st ledger.Status, outcome string, art effect.Artifact, errMsg string) (*ledger.Entry, error) {
+	return e.record(finishParams(key, fence, st, outcome, art, errMsg))
+}
+
+// finishParams is the record of an attempt's end, with the history's reason
+// for each status.
+func finishParams(key string, fence int64, st ledger.Status, outcome string, art effect.Artifact, errMsg string) ledger.FinishParams {
 	why := map[ledger.Status]string{ledger.Done: outcome, ledger.Failed: "refused: nothing was created", ledger.Attempting: "unconfirmed: released for the next run"}[st]
-	return e.record(ledger.FinishParams{
+	return ledger.FinishParams{
 		Key: key, Fence: fence, Status: st, Outcome: outcome, Error: errMsg, Why: why,
 		Ref: ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text},
-	})
+	}
 }
 
 // record writes p, on a context of its own, mapping a done record fenced
@@ -578,8 +595,7 @@ func (e *Engine) record(p ledger.FinishParams) (*ledger.Entry, error) {
 			// the lease up if the ledger still answers, so a long-running
 			// caller (the MCP server, a library user) can retry at once
 			// instead of waiting out its own lease.
-			_, _ = e.cfg.Ledger.Finish(ctx, ledger.FinishParams{Key: key, Fence: p.Fence, Status: ledger.Attempting,
-				Error: "the ledger could not record " + p.Outcome + ": " + err.Error(), Why: "unconfirmed: released for the next run"})
+			_, _ = e.cfg.Ledger.Finish(ctx, finishParams(key, p.Fence, ledger.Attempting, "", effect.Artifact{}, "the ledger could not record "+p.Outcome+": "+err.Error()))
 			return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("%s on GitHub (%s), but the ledger could not record it: %w", p.Outcome, refText(p.Ref), err), Hint: rerunHint}
 		}
 		return nil, err
