@@ -99,8 +99,7 @@ func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) 
 
 // pending is an entry Reconcile holds, with what it found.
 type pending struct {
-	ent   *ledger.Entry
-	claim *ledger.Claim
+	claim *ledger.Claim // its Entry is the entry as held
 	spec  Spec
 	env   *Env
 	res   effect.Result
@@ -155,13 +154,13 @@ func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pen
 	}
 	e.dateEnv(env, c)
 	env.ReadOnly = true
-	return &pending{ent: c.Entry, claim: c, spec: spec, env: env, s: s}, s, nil
+	return &pending{claim: c, spec: spec, env: env, s: s}, s, nil
 }
 
 // releaseAll leaves the entries still held attempting, for the next run.
 func (e *Engine) releaseAll(held []*pending, err error) {
 	for _, p := range held {
-		_, _ = e.finish(p.ent.Key, p.claim.Entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+		_, _ = e.finish(p.claim.Entry.Key, p.claim.Entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 	}
 }
 
@@ -204,6 +203,14 @@ func (e *Engine) findAll(ctx context.Context, held []*pending) {
 	}
 	sem := make(chan struct{}, e.cfg.Concurrency)
 	var wg sync.WaitGroup
+	spawn := func(f func()) {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f()
+		}()
+	}
 	for _, r := range order {
 		g := groups[r]
 		since := g[0].env.Since
@@ -212,31 +219,23 @@ func (e *Engine) findAll(ctx context.Context, held []*pending) {
 			if p.env.Since.Before(since) {
 				since = p.env.Since
 			}
-			ls[i] = p.spec.(batchable).lookup(p.ent.Key)
+			ls[i] = p.spec.(batchable).lookup(p.claim.Entry.Key)
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
+		spawn(func() {
 			for i, res := range bg.FindMany(ctx, r, since, ls) {
 				g[i].res = res
 			}
-		}()
+		})
 	}
 	for _, p := range single {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			p.res = p.spec.Find(ctx, p.env, p.ent.Key)
-		}()
+		spawn(func() { p.res = p.spec.Find(ctx, p.env, p.claim.Entry.Key) })
 	}
 	wg.Wait()
 }
 
 // settleFound records what the look-up of p found.
 func (e *Engine) settleFound(p *pending) (Settlement, error) {
-	s, res, key, fence := p.s, p.res, p.ent.Key, p.claim.Entry.Fence
+	s, res, key, fence := p.s, p.res, p.claim.Entry.Key, p.claim.Entry.Fence
 	switch res.State {
 	case effect.Found:
 		done, err := e.finish(key, fence, ledger.Done, string(Found), res.Artifact, "")
