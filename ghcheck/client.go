@@ -96,8 +96,8 @@ type PRQuery struct {
 	Base  string
 	Heads []string // "branch" (in the repository's owner) or "owner:branch"
 	// Since, if set, is when the first attempt of Key began (less clock
-	// skew): the last look-up then reads the newest pull requests page by
-	// page back to Since, instead of one page of RecentPRs.
+	// skew): the newest pull requests, one page of RecentPRs, are then read
+	// first, and when they reach back to Since they answer alone.
 	Since time.Time
 	// SkipRecent leaves the newest-pull-requests look-up out. It exists
 	// for a PR whose attempt died between creating and labelling it with

@@ -33,7 +33,7 @@ import (
 //
 // With q.Since (a rerun after an earlier attempt, whose start the ledger
 // recorded), the newest pull requests back to q.Since come first and
-// answer alone when they fit in one page (sincePages); then the newest-PR scan
+// answer alone when they fit in one page; then the newest-PR scan
 // is not repeated at the end. With q.SkipRecent it is left out. With
 // q.ProbeLabel the label is created instead of listed when it does not
 // exist yet (POST /repos/{o}/{r}/labels answering 201: nothing carries it).
@@ -60,10 +60,10 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 	// After an earlier attempt (q.Since): every pull request any attempt
 	// made was created after q.Since, so the newest pull requests back to
 	// it answer alone, whatever the head, labelled or not. Only when they
-	// run past sincePages pages (a busy repository, an old attempt) are the
+	// run past one page (a busy repository, an old attempt) are the
 	// head and label look-ups made as well.
 	if !q.Since.IsZero() {
-		res, complete := c.findRecentPR(ctx, rn, r, q, ours, sincePages)
+		res, complete := c.findRecentPR(ctx, rn, r, q, ours)
 		if res.State != Absent || complete {
 			return res
 		}
@@ -97,13 +97,18 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 		return Result{State: Found, Artifact: prArtifact(best)}
 	}
 
-	label := taskkey.Label(q.Key)
-	if c.keyLabelIsNew(ctx, r, q.Key, q.ProbeLabel) {
+	// The last look: the newest pull requests, unless skipped or, with
+	// Since, read first already.
+	recent := func() Result {
 		if q.SkipRecent || !q.Since.IsZero() {
 			return Result{State: Absent}
 		}
-		res, _ := c.findRecentPR(ctx, rn, r, q, ours, 1)
+		res, _ := c.findRecentPR(ctx, rn, r, q, ours)
 		return res
+	}
+	label := taskkey.Label(q.Key)
+	if c.keyLabelIsNew(ctx, r, q.Key, q.ProbeLabel) {
+		return recent()
 	}
 	var byLabel *github.Issue
 	err = rn.pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
@@ -125,11 +130,7 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 		return c.unknown(fmt.Errorf("list pull requests of %s labeled %s: %w", r, label, err))
 	}
 	if byLabel == nil {
-		if q.SkipRecent || !q.Since.IsZero() { // with Since, the newest were read first
-			return Result{State: Absent}
-		}
-		res, _ := c.findRecentPR(ctx, rn, r, q, ours, 1)
-		return res
+		return recent()
 	}
 
 	// The issue view has no "merged": read the pull request itself.
@@ -251,31 +252,20 @@ func parseHeads(r Repo, in []string) ([]head, error) {
 // pull requests were opened in the repository in between.
 const RecentPRs = 100
 
-// sincePages is how many pages of the newest pull requests FindPR reads
-// back to PRQuery.Since before it falls back to the head and label
-// look-ups. One: the page stands in for the newest-PR page FindPR would
-// read last anyway, so a busy repository costs no more than without Since.
-const sincePages = 1
-
 // findRecentPR reads the newest pull requests for ours with q.Key's marker
-// and base: GET /repos/{o}/{r}/pulls?state=all&sort=created&direction=desc,
-// at most maxPages pages of RecentPRs, stopping at the first created
-// before q.Since. complete says the listing reached q.Since (so an absent
-// answer proves that none was created after it); it is false without
-// q.Since. The list is consistent; pull requests opened while it is read
-// push older ones onto later pages, where they are seen again, never
-// skipped.
-func (c *Client) findRecentPR(ctx context.Context, rn *run, r Repo, q PRQuery, ours func(string) bool, maxPages int) (res Result, complete bool) {
+// and base: one page of RecentPRs, GET
+// /repos/{o}/{r}/pulls?state=all&sort=created&direction=desc. complete says
+// the page reached q.Since (so an absent answer proves that none was created
+// after it); it is false without q.Since. One page: with Since it stands in
+// for the newest-PR page FindPR would read last anyway, so a busy repository
+// costs no more than without Since. The list is consistent; pull requests
+// opened while it is read push older ones down, never out of it.
+func (c *Client) findRecentPR(ctx context.Context, rn *run, r Repo, q PRQuery, ours func(string) bool) (res Result, complete bool) {
 	var best *github.PullRequest
-	read := 0
-	fetch := func(ctx context.Context, page int) (*github.Response, error) {
-		if complete || read == maxPages {
-			return nil, nil // stop: reached Since, or the page budget
-		}
-		read++
+	err := rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
 		prs, resp, err := c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{
 			State: "all", Sort: "created", Direction: "desc",
-			ListOptions: github.ListOptions{Page: page, PerPage: RecentPRs},
+			ListOptions: github.ListOptions{PerPage: RecentPRs},
 		})
 		if err != nil {
 			return resp, err
@@ -293,8 +283,7 @@ func (c *Client) findRecentPR(ctx context.Context, rn *run, r Repo, q PRQuery, o
 			complete = true // every pull request of the repository was read
 		}
 		return resp, nil
-	}
-	err := rn.pages(ctx, fetch)
+	})
 	switch {
 	case notFound(err):
 		return Result{State: Absent}, true
