@@ -112,7 +112,6 @@ func (c *Client) FindMany(ctx context.Context, r Repo, since time.Time, ls []Loo
 			})
 			if err == nil {
 				for _, is := range items {
-					is := is
 					if is.IsPullRequest() {
 						match(is.GetBody(), is.GetUser().GetLogin(), LookupPR, is.GetNumber(), 0, func() Artifact { return prFromIssue(is) })
 					} else {
@@ -134,7 +133,6 @@ func (c *Client) FindMany(ctx context.Context, r Repo, since time.Time, ls []Loo
 			})
 			if err == nil {
 				for _, cm := range cs {
-					cm := cm
 					match(cm.GetBody(), cm.GetUser().GetLogin(), LookupComment, issueNumberOf(cm.GetIssueURL()), cm.GetID(), func() Artifact { return commentArtifact(cm) })
 				}
 			}

@@ -28,9 +28,9 @@ type etagCache struct {
 	bytes int        // of the bodies held
 }
 
+// etagItem is a 200 answer kept for revalidation.
 type etagItem struct {
 	etag   string
-	status int
 	header http.Header
 	body   []byte
 }
@@ -81,7 +81,7 @@ func (c *etagCache) roundTrip(base http.RoundTripper, req *http.Request, st *sta
 			h[name] = v
 		}
 		h.Set("Content-Length", strconv.Itoa(len(it.body)))
-		resp.StatusCode, resp.Status = it.status, strconv.Itoa(it.status)+" "+http.StatusText(it.status)
+		resp.StatusCode, resp.Status = http.StatusOK, "200 OK"
 		resp.Header, resp.ContentLength = h, int64(len(it.body))
 		resp.Body = io.NopCloser(bytes.NewReader(it.body))
 		return resp, nil
@@ -93,7 +93,7 @@ func (c *etagCache) roundTrip(base http.RoundTripper, req *http.Request, st *sta
 		}
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 		if len(body) <= etagMaxBody {
-			c.put(k, &etagItem{etag: resp.Header.Get("ETag"), status: resp.StatusCode, header: resp.Header.Clone(), body: body})
+			c.put(k, &etagItem{etag: resp.Header.Get("ETag"), header: resp.Header.Clone(), body: body})
 		}
 	}
 	return resp, nil
