@@ -81,6 +81,12 @@ func statusRun(opts *statusOptions) error {
 			return err
 		}
 	}
+	now := f.sys.Now()
+	if opts.Stale > 0 && (p.Status == "" || p.Status == ledger.Attempting) {
+		// The ledger selects the stale entries itself (from its index of
+		// entries not done), rather than all of them for the loop below.
+		p.Status, p.UpdatedBefore = ledger.Attempting, now.Add(-opts.Stale)
+	}
 	l, err := f.openLedger(opts.ctx, store.CreateNever)
 	if err != nil {
 		return err
@@ -90,10 +96,10 @@ func statusRun(opts *statusOptions) error {
 	if err != nil {
 		return err
 	}
-	now := f.sys.Now()
 	stale := 0
 	if opts.Stale > 0 {
-		// --stale lists only the stale entries: what a person must look at.
+		// --stale lists only the stale entries: what a person must look at
+		// (this also judges the one entry of `status KEY`).
 		kept := entries[:0:0]
 		for _, e := range entries {
 			if e.Status == ledger.Attempting && now.Sub(e.UpdatedAt) > opts.Stale {
