@@ -102,7 +102,7 @@ func runAction(ctx context.Context, o actOptions) error {
 	}
 	a := reconcile.Action{Task: task, Step: f.g.stepOr(o.defStep), Repo: repo, Spec: o.spec, OnChange: o.onChange}
 	if err := a.Validate(); err != nil {
-		return &usageError{err}
+		return usage(err)
 	}
 	key := reconcile.Key(a)
 	if state, err := act(ctx, f, o, a); err != nil {

@@ -43,7 +43,7 @@ func (g *global) actionsTask(getenv func(string) string) (string, error) {
 	}
 	task, why, err := actions.DefaultTask(getenv, os.ReadFile)
 	if err != nil {
-		return "", &usageError{err}
+		return "", usage(err)
 	}
 	if g.errOut != nil {
 		fmt.Fprintf(g.errOut, "ghonce: task %s (from the %s; set the task yourself in matrix jobs or when one job makes several of the same kind)\n", task, why)
@@ -142,7 +142,7 @@ func (f *factory) githubApp() (*appauth.App, error) {
 	}
 	app, err := appauth.New(cfg)
 	if errors.Is(err, appauth.ErrBadKey) {
-		return nil, &usageError{err}
+		return nil, usage(err)
 	}
 	return app, err
 }

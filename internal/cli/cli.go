@@ -116,14 +116,10 @@ func jsonRequested(args []string) bool {
 	return false
 }
 
-// usageError marks bad input (exit 2); clierr knows it by its Usage method.
-type usageError struct{ err error }
+// usage marks err as bad input (exit 2).
+func usage(err error) error { return &clierr.UsageError{Err: err} }
 
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-func (e *usageError) Usage() bool   { return true }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
+func usagef(format string, args ...any) error { return clierr.Usagef(format, args...) }
 
 // silentError carries an exit code for an outcome the verb has reported
 // itself, on stderr and (with --json) in its own object on stdout.
@@ -174,7 +170,7 @@ Environment:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usage(err) })
 	addVersion(root)
 
 	f := &factory{sys: sys, g: g}
@@ -355,7 +351,7 @@ func (g *global) filter() (reconcile.Filter, error) {
 		// The one rule for ids: " T-1" and "T-1\n" narrow to T-1, as the
 		// ledger stores it; "T-1\nT-2" is a usage error.
 		if err := taskkey.CheckID("task", task); err != nil {
-			return reconcile.Filter{}, &usageError{err}
+			return reconcile.Filter{}, usage(err)
 		}
 		task = taskkey.CleanID(task)
 	}

@@ -93,7 +93,7 @@ func (f *factory) openLedger(ctx context.Context, create store.Create) (*store.O
 	l, err := store.Open(ctx, loc, store.Options{Now: f.sys.Now, Create: create, CreatedBy: createdBy()})
 	switch {
 	case errors.Is(err, store.ErrUnsupported):
-		return nil, &usageError{err}
+		return nil, usage(err)
 	case err != nil:
 		return nil, &clierr.LedgerError{Err: err}
 	}
@@ -124,7 +124,7 @@ func (f *factory) logf(format string, args ...any) {
 func parseRepo(s string) (ghcheck.Repo, error) {
 	r, err := ghcheck.ParseRepo(s)
 	if err != nil {
-		return r, &usageError{err}
+		return r, usage(err)
 	}
 	return r, nil
 }

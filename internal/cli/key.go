@@ -46,7 +46,7 @@ func keyRun(opts *keyOptions) error {
 	}
 	id := taskkey.Identity{Task: task, Step: f.g.stepOr(""), Kind: opts.Kind, Repo: repo, Target: opts.Target}
 	if err := id.Validate(); err != nil {
-		return &usageError{err}
+		return usage(err)
 	}
 	key := taskkey.Key(id)
 	if f.g.json {

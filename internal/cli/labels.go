@@ -93,7 +93,7 @@ func labelsPruneRun(opts *labelsPruneOptions) error {
 	}
 	age, err := parseAge(opts.OlderThan)
 	if err != nil {
-		return &usageError{err}
+		return usage(err)
 	}
 	filter, err := f.g.filter()
 	if err != nil {

@@ -73,7 +73,7 @@ func mcpRun(opts *mcpOptions) error {
 	f, ctx, httpAddr := opts.f, opts.ctx, opts.HTTP
 	if httpAddr != "" {
 		if err := mcp.CheckLoopback(httpAddr); err != nil {
-			return &usageError{err}
+			return usage(err)
 		}
 	}
 	task, err := f.mcpTask()
