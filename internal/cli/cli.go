@@ -187,10 +187,10 @@ Environment:
 		if c.Runnable() && c != root {
 			which, ok := verbFlags[strings.TrimPrefix(c.CommandPath(), root.Name()+" ")]
 			if !ok {
-				which = flagsAll // a verb not in the table yet: offer everything
+				which = flagsActing // a verb not in the table yet: offer everything
 			}
-			g.addFlags(c.Flags(), flagsAll)
-			g.hideUnused(c.Flags(), which)
+			g.addFlags(c.Flags())
+			hideUnused(c.Flags(), which)
 		}
 		for _, sub := range c.Commands() {
 			walk(sub)
@@ -199,8 +199,8 @@ Environment:
 	walk(root)
 	// Before the verb too (`ghonce --json pr create`), as in earlier
 	// releases: hidden on the root, where they never show in help.
-	g.addFlags(root.PersistentFlags(), flagsAll)
-	g.hideUnused(root.PersistentFlags(), 0)
+	g.addFlags(root.PersistentFlags())
+	hideUnused(root.PersistentFlags(), 0)
 	root.PersistentPreRun = func(c *cobra.Command, _ []string) {
 		c.Flags().Visit(func(fl *pflag.Flag) {
 			if fl.Hidden && sharedFlag(fl.Name) {
@@ -228,7 +228,6 @@ const (
 
 	flagsGitHub = flagTrust | flagApp
 	flagsActing = flagLedger | flagRepo | flagTask | flagStep | flagJSON | flagWait | flagSettle | flagsGitHub | flagTrustLedger
-	flagsAll    = flagsActing
 )
 
 // verbFlags says which shared flags each verb reads.
@@ -261,7 +260,7 @@ var sharedFlagNames = map[string]sharedFlags{
 func sharedFlag(name string) bool { _, ok := sharedFlagNames[name]; return ok }
 
 // hideUnused hides the shared flags outside which from the help.
-func (g *global) hideUnused(fs *pflag.FlagSet, which sharedFlags) {
+func hideUnused(fs *pflag.FlagSet, which sharedFlags) {
 	for name, bit := range sharedFlagNames {
 		if which&bit == 0 {
 			_ = fs.MarkHidden(name)
@@ -269,37 +268,19 @@ func (g *global) hideUnused(fs *pflag.FlagSet, which sharedFlags) {
 	}
 }
 
-func (g *global) addFlags(fs *pflag.FlagSet, which sharedFlags) {
-	if which&flagLedger != 0 {
-		fs.StringVar(&g.ledgerPath, "ledger", "", "ledger file (default $GHONCE_LEDGER, else $XDG_STATE_HOME/ghonce/ledger.db)")
-	}
-	if which&flagRepo != 0 {
-		fs.StringVarP(&g.repo, "repo", "R", "", "repository OWNER/NAME (default $GH_REPO, else $GITHUB_REPOSITORY)")
-	}
-	if which&flagTask != 0 {
-		fs.StringVar(&g.task, "task", "", "task id: the unit of work (default $GHONCE_TASK)")
-	}
-	if which&flagStep != 0 {
-		fs.StringVar(&g.step, "step", "", "step within the task (default: the verb, e.g. pr-create)")
-	}
-	if which&flagJSON != 0 {
-		fs.BoolVar(&g.json, "json", false, "print one JSON object on stdout, whatever the outcome")
-	}
-	if which&flagWait != 0 {
-		fs.DurationVar(&g.wait, "wait", 30*time.Second, "how long to wait for another process working on the same key")
-	}
-	if which&flagSettle != 0 {
-		fs.DurationVar(&g.settle, "settle", 2*time.Second, "after a crashed or unconfirmed attempt, wait this long from its last ledger write before looking, so its requests in flight land first")
-	}
-	if which&flagTrust != 0 {
-		fs.StringArrayVar(&g.trustAuthors, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot]")
-	}
-	if which&flagApp != 0 {
-		g.app.add(fs)
-	}
-	if which&flagTrustLedger != 0 {
-		fs.BoolVar(&g.trustLedger, "trust-ledger", false, "create a key this established ledger has never seen without looking on GitHub first: only when every run of these tasks uses this ledger (README: When ghonce trusts the ledger)")
-	}
+// addFlags defines every shared flag on fs; hideUnused then hides, per verb,
+// those it does not read.
+func (g *global) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&g.ledgerPath, "ledger", "", "ledger file (default $GHONCE_LEDGER, else $XDG_STATE_HOME/ghonce/ledger.db)")
+	fs.StringVarP(&g.repo, "repo", "R", "", "repository OWNER/NAME (default $GH_REPO, else $GITHUB_REPOSITORY)")
+	fs.StringVar(&g.task, "task", "", "task id: the unit of work (default $GHONCE_TASK)")
+	fs.StringVar(&g.step, "step", "", "step within the task (default: the verb, e.g. pr-create)")
+	fs.BoolVar(&g.json, "json", false, "print one JSON object on stdout, whatever the outcome")
+	fs.DurationVar(&g.wait, "wait", 30*time.Second, "how long to wait for another process working on the same key")
+	fs.DurationVar(&g.settle, "settle", 2*time.Second, "after a crashed or unconfirmed attempt, wait this long from its last ledger write before looking, so its requests in flight land first")
+	fs.StringArrayVar(&g.trustAuthors, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot]")
+	g.app.add(fs)
+	fs.BoolVar(&g.trustLedger, "trust-ledger", false, "create a key this established ledger has never seen without looking on GitHub first: only when every run of these tasks uses this ledger (README: When ghonce trusts the ledger)")
 }
 
 // repoOrEnv resolves the repository from --repo, GH_REPO, GITHUB_REPOSITORY.
