@@ -80,9 +80,7 @@ func (m *matrix) killPoints(ctx context.Context, k *kind, runs int) ([]*row, err
 	for pi, pt := range points(k) {
 		variants := []bool{false, true}
 		if k.name == "exec-nocheck" {
-			// Designed to stop for a person at every point: show it where the
-			// command surely did not run and where it surely did.
-			if !strings.Contains(pt.name, crashpoint.AfterClaim) && !strings.HasPrefix(pt.name, "after the service commits") {
+			if !showsNoCheckDesign(pt) {
 				continue
 			}
 			variants = []bool{false}
@@ -118,12 +116,7 @@ func (m *matrix) killPoints(ctx context.Context, k *kind, runs int) ([]*row, err
 				if err != nil {
 					return nil, err
 				}
-				switch {
-				case len(to.outs) == 0:
-					r.errorf("%s: no run ran", t.task)
-				case to.kills != 1 || !to.outs[0].Killed:
-					r.errorf("%s: the first run was not killed at the point (exit %d: %s)", t.task, to.outs[0].Exit, cause(to.outs[0].Stderr))
-				}
+				checkKilledFirst(r, t, to)
 				r.add(to)
 			}
 			expect(r, k)
@@ -291,5 +284,24 @@ func drain(c chan string) {
 		default:
 			return
 		}
+	}
+}
+
+// showsNoCheckDesign picks the kill points the guarded command without
+// --check is shown at: it is designed to stop for a person at every point,
+// so it is shown where the command surely did not run and where it surely
+// did.
+func showsNoCheckDesign(pt point) bool {
+	return strings.Contains(pt.name, crashpoint.AfterClaim) || strings.HasPrefix(pt.name, "after the service commits")
+}
+
+// checkKilledFirst reports a trial whose first run was not the one killed
+// at the point.
+func checkKilledFirst(r *row, t *trial, to trialOut) {
+	switch {
+	case len(to.outs) == 0:
+		r.errorf("%s: no run ran", t.task)
+	case to.kills != 1 || !to.outs[0].Killed:
+		r.errorf("%s: the first run was not killed at the point (exit %d: %s)", t.task, to.outs[0].Exit, cause(to.outs[0].Stderr))
 	}
 }

@@ -139,7 +139,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	if err := step("random", func() error {
-		rows, info, err := m.randomKills(ctx, cfg.Seed)
+		rows, info, err := m.randomKills(ctx, cfg.Seed, false)
 		rep.random, rep.randomInfo = rows, info
 		return err
 	}); err != nil {

@@ -2,19 +2,13 @@ package reliability
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
 )
 
 // The shared-Postgres part ("pg"): ghonce on separate machines (each run in
@@ -23,7 +17,7 @@ import (
 // SQLite rows of the kill, random and race tables.
 
 // pgEnv names the database the part makes its schema in.
-const pgEnv = "GHONCE_TEST_POSTGRES"
+const pgEnv = pgtest.EnvVar
 
 // pgLabel is the ledger column of the part's rows.
 const pgLabel = "shared Postgres, separate machines"
@@ -43,12 +37,16 @@ func (m *matrix) pgPart(ctx context.Context, rep *Report, seed int64, logf func(
 		logf("part pg SKIPPED: set %s=postgres://USER@HOST/DB to run ghonce on a shared Postgres ledger", pgEnv)
 		return nil
 	}
-	loc, drop, err := pgSchema(ctx, dsn)
+	loc, drop, err := pgtest.NewSchema(dsn, "ghonce_matrix_")
 	if err != nil {
-		return err
+		return fmt.Errorf("part pg: %w", err)
 	}
 	if !rep.cfg.Keep {
-		defer drop()
+		defer func() {
+			if err := drop(); err != nil {
+				logf("part pg: %v", err)
+			}
+		}()
 	}
 	if u, err := url.Parse(dsn); err == nil && u.User != nil {
 		if pw, ok := u.User.Password(); ok && pw != "" {
@@ -61,21 +59,7 @@ func (m *matrix) pgPart(ctx context.Context, rep *Report, seed int64, logf func(
 	if err != nil {
 		return err
 	}
-	random, err := perKind(ctx, randomKinds, func(k *kind) ([]*row, error) {
-		ki := 0
-		for i, n := range randomKinds {
-			if n == k.name {
-				ki = i
-			}
-		}
-		// Another stream than the SQLite loop's, as reproducible.
-		rng := rand.New(rand.NewPCG(uint64(seed), uint64(1000+ki)))
-		r, _, err := m.randomKind(ctx, k, rng, true)
-		if err != nil {
-			return nil, err
-		}
-		return []*row{r}, nil
-	})
+	random, _, err := m.randomKills(ctx, seed, true)
 	if err != nil {
 		return err
 	}
@@ -99,32 +83,6 @@ func (m *matrix) pgPart(ctx context.Context, rep *Report, seed int64, logf func(
 	return nil
 }
 
-// pgSchema returns dsn with search_path set to a new schema's name, and a
-// function that drops the schema.
-func pgSchema(ctx context.Context, dsn string) (string, func(), error) {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "", nil, fmt.Errorf("part pg: %s does not parse as a URL", pgEnv)
-	}
-	var b [6]byte
-	if _, err := crand.Read(b[:]); err != nil {
-		return "", nil, err
-	}
-	schema := "ghonce_matrix_" + hex.EncodeToString(b[:])
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	drop := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if c, err := pgx.Connect(ctx, dsn); err == nil {
-			_, _ = c.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
-			_ = c.Close(ctx)
-		}
-	}
-	return u.String(), drop, nil
-}
-
 // onMachine runs p on machine n of w: its own working directory and HOME.
 func (w *world) onMachine(p *proc, n int) {
 	dir := filepath.Join(w.dir, "machines", fmt.Sprintf("m%d", n))
@@ -144,8 +102,8 @@ func (m *matrix) pgKillPoints(ctx context.Context, k *kind) ([]*row, error) {
 	defer w.close()
 	var rows []*row
 	for pi, pt := range points(k) {
-		if k.name == "exec-nocheck" && !strings.Contains(pt.name, "after-claim") && !strings.HasPrefix(pt.name, "after the service commits") {
-			continue // as in the SQLite rows: the two points that show its design
+		if k.name == "exec-nocheck" && !showsNoCheckDesign(pt) {
+			continue // as in the SQLite rows
 		}
 		r := newRow(k.name, pt.name, pgLabel)
 		for n := 0; n < m.prof.pgKillRuns; n++ {
@@ -159,9 +117,7 @@ func (m *matrix) pgKillPoints(ctx context.Context, k *kind) ([]*row, error) {
 			if err != nil {
 				return nil, err
 			}
-			if to.kills != 1 || len(to.outs) == 0 || !to.outs[0].Killed {
-				r.errorf("%s: the first run was not killed at the point (exit %d: %s)", t.task, to.outs[0].Exit, cause(to.outs[0].Stderr))
-			}
+			checkKilledFirst(r, t, to)
 			r.add(to)
 		}
 		expect(r, k)

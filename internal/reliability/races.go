@@ -49,15 +49,14 @@ func (m *matrix) races(ctx context.Context) ([]*row, error) {
 }
 
 func (w *world) raceRows(ctx context.Context, k *kind, mode string, githubUnique bool) (*row, error) {
-	r := newRow(k.name, fmt.Sprintf("%d × %d", w.m.prof.raceRounds, racers), mode)
-	r.exits = map[string]int{}
 	separate := mode == "separate ledgers"
 	pg := mode == pgLabel
 	rounds := w.m.prof.raceRounds
 	if pg {
 		rounds = w.m.prof.pgRaceRounds
-		r.what = fmt.Sprintf("%d × %d", rounds, racers)
 	}
+	r := newRow(k.name, fmt.Sprintf("%d × %d", rounds, racers), mode)
+	r.exits = map[string]int{}
 	shared := ledgerPath(w, "race-"+strings.ReplaceAll(mode, " ", "-")+".db")
 	if mode == "one ledger in use" {
 		if err := w.warmLedger(ctx, shared); err != nil {

@@ -20,18 +20,18 @@ var randomKinds = []string{"pr", "issue", "comment", "branch", "file", "exec"}
 // randomKills is the randomised loop: per kind, trials whose first run is
 // killed at a random delay after its start, and whose reruns are killed
 // again with probability 1/2 (at most twice), then rerun until exit 0.
-func (m *matrix) randomKills(ctx context.Context, seed int64) ([]*row, []string, error) {
+// With pg the trials share the Postgres ledger (randomKind), and draw from
+// other streams than the SQLite loop's, as reproducible.
+func (m *matrix) randomKills(ctx context.Context, seed int64, pg bool) ([]*row, []string, error) {
 	info := make([]string, len(randomKinds))
 	var mu sync.Mutex
 	rows, err := perKind(ctx, randomKinds, func(k *kind) ([]*row, error) {
-		ki := 0
-		for i, n := range randomKinds {
-			if n == k.name {
-				ki = i
-			}
+		ki := slices.Index(randomKinds, k.name)
+		stream := uint64(ki)
+		if pg {
+			stream += 1000
 		}
-		rng := rand.New(rand.NewPCG(uint64(seed), uint64(ki)))
-		r, cal, err := m.randomKind(ctx, k, rng, false)
+		r, cal, err := m.randomKind(ctx, k, rand.New(rand.NewPCG(uint64(seed), stream)), pg)
 		mu.Lock()
 		info[ki] = cal
 		mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"testing"
@@ -38,14 +39,35 @@ func DSN(t testing.TB) string {
 // everything in it, when t ends.
 func Schema(t testing.TB) string {
 	t.Helper()
-	dsn := DSN(t)
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	loc, drop, err := NewSchema(DSN(t), "ghonce_test_")
+	if err != nil {
 		t.Fatal(err)
 	}
-	name := "ghonce_test_" + hex.EncodeToString(b[:])
-	t.Cleanup(func() { Drop(t, dsn, name) })
-	return WithParam(t, dsn, "search_path", name)
+	t.Cleanup(func() {
+		if err := drop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return loc
+}
+
+// NewSchema is Schema for a caller without a testing.TB (the reliability
+// matrix): dsn with search_path set to a new schema's name, prefix and a
+// random suffix, and a function that drops the schema.
+func NewSchema(dsn, prefix string) (loc string, drop func() error, err error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s does not parse as a URL", EnvVar)
+	}
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", nil, err
+	}
+	name := prefix + hex.EncodeToString(b[:])
+	q := u.Query()
+	q.Set("search_path", name)
+	u.RawQuery = q.Encode()
+	return u.String(), func() error { return dropSchema(dsn, name) }, nil
 }
 
 // WithParam returns dsn with the query parameter k set to v.
@@ -63,15 +85,21 @@ func WithParam(t testing.TB, dsn, k, v string) string {
 
 // Drop removes schema from the database at dsn.
 func Drop(t testing.TB, dsn, schema string) {
+	if err := dropSchema(dsn, schema); err != nil {
+		t.Error(err)
+	}
+}
+
+func dropSchema(dsn, schema string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		t.Errorf("drop schema %s: %v", schema, err)
-		return
+		return fmt.Errorf("drop schema %s: %w", schema, err)
 	}
 	defer c.Close(ctx)
 	if _, err := c.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-		t.Errorf("drop schema %s: %v", schema, err)
+		return fmt.Errorf("drop schema %s: %w", schema, err)
 	}
+	return nil
 }
