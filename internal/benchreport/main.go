@@ -31,6 +31,10 @@ import (
 	"github.com/ghonce/ghonce/ledger/sqlite"
 )
 
+// defaultConcurrentBenchtime is -concurrent-benchtime's default, and what the
+// report names when a test builds one without it.
+const defaultConcurrentBenchtime = "3s"
+
 func main() {
 	out := flag.String("out", "docs/performance.md", "the report to write; empty: print only")
 	rounds := flag.Int("rounds", 5, "rounds of the ledger benchmarks")
@@ -39,7 +43,7 @@ func main() {
 	peerN1M := flag.Int("peer-n-1m", 5, "actions of the seed 003 JSON ledger at a million entries: each rewrites the whole file")
 	github := flag.String("github", "", "render the GitHub sections from this file (internal/bench TestGitHubReport -github.out) instead of running that test")
 	githubMaxN := flag.Int("github-maxn", 10000, "reconcile at N up to this only (TestGitHubReport -github.maxn; 40 for a quick check)")
-	concurrent := flag.String("concurrent-benchtime", "3s", "-test.benchtime of BenchmarkConcurrentClaimFinish (ledger/store), per backend and worker count")
+	concurrent := flag.String("concurrent-benchtime", defaultConcurrentBenchtime, "-test.benchtime of BenchmarkConcurrentClaimFinish (ledger/store), per backend and worker count")
 	flag.Parse()
 	o := options{out: *out, rounds: *rounds, peers: *peers, peerN: *peerN, peerN1M: *peerN1M, github: *github, githubMaxN: *githubMaxN, concurrentBenchtime: *concurrent}
 	if err := run(o, os.Stdout); err != nil {

@@ -118,7 +118,6 @@ func postgresServer(ctx context.Context) string {
 
 // concurrentRow is one backend and worker count of BenchmarkConcurrentClaimFinish.
 type concurrentRow struct {
-	backend       string
 	workers       int
 	ops, p50, p99 float64
 	found         bool
@@ -130,7 +129,7 @@ type concurrentRow struct {
 func (r *report) concurrentRows(backend string) []concurrentRow {
 	var rows []concurrentRow
 	for _, w := range []int{1, 8, 32} {
-		row := concurrentRow{backend: backend, workers: w, backendName: map[string]string{"sqlite": "SQLite", "postgres": "Postgres"}[backend]}
+		row := concurrentRow{workers: w, backendName: map[string]string{"sqlite": "SQLite", "postgres": "Postgres"}[backend]}
 		want := fmt.Sprintf("ConcurrentClaimFinish/backend=%s/workers=%d", backend, w)
 		for _, c := range r.concurrent {
 			if c.name == want {
@@ -168,7 +167,7 @@ func grows(a, b float64) string {
 func (r *report) renderConcurrent(w func(string, ...any)) {
 	w("## %s\n\n", concurrentSection)
 	w("What one side effect costs in the ledger, and how that holds up when many runners act at once: claim of a fresh key + finish as done, from 1, 8 and 32 concurrent workers, each worker with its own ledger handle (its own SQLite connection to one file, or its own Postgres connection), as separate ghonce processes have (`BenchmarkConcurrentClaimFinish` in `ledger/store`, `-test.benchtime %s` per line, measured in this run after the ledger benchmarks above, on the machine and load named above). Alone:\n\n", r.concurrentBenchtimeOr())
-	w("```sh\nexport GHONCE_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/test?sslmode=disable'   # optional: without it only SQLite runs\ngo test -run '^$' -bench Concurrent -benchtime 3s ./ledger/store/\n```\n\n")
+	w("```sh\nexport GHONCE_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/test?sslmode=disable'   # optional: without it only SQLite runs\ngo test -run '^$' -bench Concurrent -benchtime %s ./ledger/store/\n```\n\n", defaultConcurrentBenchtime)
 	if r.concurrentNote != "" {
 		w("%s.\n\n", strings.TrimSuffix(r.concurrentNote, "."))
 		return
@@ -227,7 +226,7 @@ func (r *report) renderConcurrent(w func(string, ...any)) {
 
 func (r *report) concurrentBenchtimeOr() string {
 	if r.concurrentBenchtime == "" {
-		return "3s"
+		return defaultConcurrentBenchtime
 	}
 	return r.concurrentBenchtime
 }
