@@ -40,8 +40,8 @@ func (c *Client) FindCommentSince(ctx context.Context, r Repo, number int, key s
 	if err := checkKey(key); err != nil {
 		return c.unknown(fmt.Errorf("find comment: %w", err))
 	}
-	if number <= 0 {
-		return c.unknown(fmt.Errorf("find comment: invalid issue or pull request number %d", number))
+	if err := CheckIssueNumber(number); err != nil {
+		return c.unknown(fmt.Errorf("find comment: %w", err))
 	}
 	ours, err := c.oursFunc(ctx)
 	if err != nil {
@@ -88,8 +88,8 @@ func (c *Client) CreateComment(ctx context.Context, r Repo, number int, key, bod
 	if _, err := checkCreate(key, body, nil); err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create comment: %w", err))
 	}
-	if number <= 0 {
-		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create comment: invalid issue or pull request number %d", number))
+	if err := CheckIssueNumber(number); err != nil {
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create comment: %w", err))
 	}
 	var cm *github.IssueComment
 	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
@@ -108,4 +108,13 @@ func (c *Client) CreateComment(ctx context.Context, r Repo, number int, key, bod
 
 func commentArtifact(cm *github.IssueComment) Artifact {
 	return Artifact{ID: cm.GetID(), URL: cm.GetHTMLURL(), Author: cm.GetUser().GetLogin()}
+}
+
+// CheckIssueNumber refuses the issue or pull request number FindComment and
+// CreateComment would refuse before sending anything: zero or negative.
+func CheckIssueNumber(number int) error {
+	if number <= 0 {
+		return fmt.Errorf("invalid issue or pull request number %d", number)
+	}
+	return nil
 }

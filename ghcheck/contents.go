@@ -34,7 +34,7 @@ func BlobSHA(content []byte) string {
 //
 // GitHub API docs: https://docs.github.com/rest/repos/contents#get-repository-content
 func (c *Client) FindFile(ctx context.Context, r Repo, branch, path string, content []byte) Result {
-	if err := checkFile(branch, path); err != nil {
+	if err := CheckFile(branch, path); err != nil {
 		return c.unknown(fmt.Errorf("find file: %w", err))
 	}
 	cur, err := c.readFile(ctx, c.newRun(), r, branch, path)
@@ -69,11 +69,11 @@ func (c *Client) FindFile(ctx context.Context, r Repo, branch, path string, cont
 // nothing written, so a change someone made since the caller read the
 // file is never overwritten. Empty replaces whatever is there.
 func (c *Client) PutFile(ctx context.Context, r Repo, branch, path, message string, content []byte, replaces string) (Artifact, error) {
-	if err := checkFile(branch, path); err != nil {
+	if err := CheckFile(branch, path); err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("put file: %w", err))
 	}
-	if strings.TrimSpace(message) == "" {
-		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("put file: commit message is empty: pass --message"))
+	if err := CheckCommitMessage(message); err != nil {
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("put file: %w", err))
 	}
 	want := BlobSHA(content)
 	rn := c.newRun()
@@ -146,12 +146,29 @@ func typeOf(rc *github.RepositoryContent) string {
 	return "non-file"
 }
 
-func checkFile(branch, path string) error {
+// CheckFile refuses a branch or path FindFile and PutFile would refuse
+// before sending anything: an invalid branch name, or a path that is empty,
+// absolute, names a directory or contains "..". A caller that validates its input with it
+// (reconcile's File) refuses exactly what this layer refuses.
+func CheckFile(branch, path string) error {
 	if err := taskkey.CheckBranchName(branch); err != nil {
 		return err
 	}
 	if path == "" || strings.HasPrefix(path, "/") || strings.HasSuffix(path, "/") {
 		return fmt.Errorf("invalid path %q: want a file path relative to the repository root", path)
+	}
+	// go-github's GetContents refuses it (ErrPathForbidden) without sending.
+	if strings.Contains(path, "..") {
+		return fmt.Errorf("invalid path %q: it must not contain \"..\"", path)
+	}
+	return nil
+}
+
+// CheckCommitMessage refuses the commit message PutFile would refuse: empty
+// or only white space.
+func CheckCommitMessage(message string) error {
+	if strings.TrimSpace(message) == "" {
+		return fmt.Errorf("commit message is empty: pass --message")
 	}
 	return nil
 }

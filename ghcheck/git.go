@@ -54,7 +54,7 @@ func (c *Client) ResolveCommit(ctx context.Context, r Repo, ref string) (string,
 //
 // GitHub API docs: https://docs.github.com/rest/git/refs#get-a-reference
 func (c *Client) FindBranch(ctx context.Context, r Repo, name, sha string) Result {
-	if err := checkBranch(name, sha); err != nil {
+	if err := CheckBranch(name, sha); err != nil {
 		return c.unknown(fmt.Errorf("find branch: %w", err))
 	}
 	rn := c.newRun()
@@ -116,7 +116,7 @@ func noCommonAncestor(err error) bool {
 //
 // GitHub API docs: https://docs.github.com/rest/git/refs#create-a-reference
 func (c *Client) CreateBranch(ctx context.Context, r Repo, name, sha string) (Artifact, error) {
-	if err := checkBranch(name, sha); err != nil {
+	if err := CheckBranch(name, sha); err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create branch: %w", err))
 	}
 	var ref *github.Reference
@@ -139,12 +139,15 @@ func (c *Client) CreateBranch(ctx context.Context, r Repo, name, sha string) (Ar
 	return Artifact{SHA: strings.ToLower(at), URL: c.branchURL(r, name)}, nil
 }
 
-func checkBranch(name, sha string) error {
+// CheckBranch refuses a branch name or commit FindBranch and CreateBranch
+// would refuse before sending anything: an invalid branch name, or a
+// commit that is not 40 lower-case hex digits.
+func CheckBranch(name, sha string) error {
 	if err := taskkey.CheckBranchName(name); err != nil {
 		return err
 	}
 	if !taskkey.IsCommitSHA(sha) {
-		return fmt.Errorf("invalid commit %q: want a 40-character hex SHA", sha)
+		return fmt.Errorf("invalid commit %q: want a 40-character hex SHA (or use --from REF)", sha)
 	}
 	return nil
 }

@@ -226,15 +226,15 @@ func parseHeads(r Repo, in []string) ([]head, error) {
 	var out []head
 	seen := map[string]bool{}
 	for _, s := range in {
+		if err := CheckHead(s); err != nil {
+			return nil, err
+		}
 		h := head{owner: r.Owner, branch: s}
 		if o, b, ok := strings.Cut(s, ":"); ok {
 			h = head{owner: o, branch: b}
 		}
-		if h.owner == "" || strings.ContainsAny(h.owner, "/: ") {
+		if h.owner == "" {
 			return nil, fmt.Errorf("invalid head %q: want BRANCH or OWNER:BRANCH", s)
-		}
-		if err := taskkey.CheckBranchName(h.branch); err != nil {
-			return nil, fmt.Errorf("invalid head %q: %w", s, err)
 		}
 		k := strings.ToLower(h.owner) + ":" + h.branch
 		if !seen[k] {
@@ -243,6 +243,23 @@ func parseHeads(r Repo, in []string) ([]head, error) {
 		}
 	}
 	return out, nil
+}
+
+// CheckHead refuses a pull request's head FindPR would refuse before
+// sending anything: it is BRANCH, or OWNER:BRANCH for a fork, with a valid
+// branch name and an owner holding no '/', ':' or space.
+func CheckHead(s string) error {
+	branch := s
+	if o, b, ok := strings.Cut(s, ":"); ok {
+		if o == "" || strings.ContainsAny(o, "/: ") {
+			return fmt.Errorf("invalid head %q: want BRANCH or OWNER:BRANCH", s)
+		}
+		branch = b
+	}
+	if err := taskkey.CheckBranchName(branch); err != nil {
+		return fmt.Errorf("invalid head %q: %w", s, err)
+	}
+	return nil
 }
 
 // RecentPRs is how many of the most recently created pull requests FindPR
@@ -372,6 +389,16 @@ func checkKey(key string) error {
 		return fmt.Errorf("invalid key %q: want %s followed by 32 base32 characters", key, taskkey.Prefix)
 	}
 	return nil
+}
+
+// CheckCreate refuses a body or labels CreatePR, CreateIssue and
+// CreateComment would refuse before sending anything for key: a body too
+// long for GitHub once key's marker is added, or a label GitHub cannot
+// hold. A caller that validates its input with it (reconcile's kinds)
+// refuses exactly what this layer refuses.
+func CheckCreate(key, body string, labels []string) error {
+	_, err := checkCreate(key, body, labels)
+	return err
 }
 
 // checkCreate validates what a create of an issue or pull request sends and
