@@ -37,13 +37,13 @@ func (p PR) Validate(key string) error {
 	case p.Title == "":
 		return errors.New("title is empty: pass --title")
 	}
-	_, head, _ := cutOwner(p.Head)
-	for _, b := range []string{p.Base, head} {
-		if err := taskkey.CheckBranchName(b); err != nil {
-			return err
-		}
+	if err := taskkey.CheckBranchName(p.Base); err != nil {
+		return err
 	}
-	return validateText(key, p.Body, p.Labels)
+	if err := ghcheck.CheckHead(p.Head); err != nil {
+		return err
+	}
+	return ghcheck.CheckCreate(key, p.Body, p.Labels)
 }
 func (p PR) Find(ctx context.Context, env *Env, key string) effect.Result {
 	return p.FindWithPrior(ctx, env, key, nil)
@@ -81,7 +81,7 @@ func (i Issue) Validate(key string) error {
 	if i.Title == "" {
 		return errors.New("title is empty: pass --title")
 	}
-	return validateText(key, i.Body, i.Labels)
+	return ghcheck.CheckCreate(key, i.Body, i.Labels)
 }
 func (i Issue) Find(ctx context.Context, env *Env, key string) effect.Result {
 	return env.GitHub.FindIssue(ctx, env.Repo, ghcheck.IssueQuery{Key: key, ProbeLabel: env.probeLabel()})
@@ -101,13 +101,13 @@ type Comment struct {
 func (Comment) Kind() string     { return "comment" }
 func (c Comment) Target() string { return strconv.Itoa(c.Number) }
 func (c Comment) Validate(key string) error {
-	if c.Number <= 0 {
-		return fmt.Errorf("invalid issue or pull request number %d", c.Number)
+	if err := ghcheck.CheckIssueNumber(c.Number); err != nil {
+		return err
 	}
 	if c.Body == "" {
 		return errors.New("body is empty: pass --body or --body-file")
 	}
-	return validateText(key, c.Body, nil)
+	return ghcheck.CheckCreate(key, c.Body, nil)
 }
 func (c Comment) Find(ctx context.Context, env *Env, key string) effect.Result {
 	return env.GitHub.FindCommentSince(ctx, env.Repo, c.Number, key, env.Since)
@@ -123,17 +123,9 @@ type Branch struct {
 	SHA  string `json:"sha"`
 }
 
-func (Branch) Kind() string     { return "branch" }
-func (b Branch) Target() string { return b.Name }
-func (b Branch) Validate(string) error {
-	if err := taskkey.CheckBranchName(b.Name); err != nil {
-		return err
-	}
-	if !taskkey.IsCommitSHA(b.SHA) {
-		return fmt.Errorf("invalid commit %q: want a 40-character hex SHA (or use --from REF)", b.SHA)
-	}
-	return nil
-}
+func (Branch) Kind() string            { return "branch" }
+func (b Branch) Target() string        { return b.Name }
+func (b Branch) Validate(string) error { return ghcheck.CheckBranch(b.Name, b.SHA) }
 func (b Branch) Find(ctx context.Context, env *Env, _ string) effect.Result {
 	return env.GitHub.FindBranch(ctx, env.Repo, b.Name, b.SHA)
 }
@@ -159,14 +151,11 @@ type File struct {
 func (File) Kind() string     { return "file" }
 func (f File) Target() string { return f.Branch + ":" + f.Path }
 func (f File) Validate(string) error {
-	if err := taskkey.CheckBranchName(f.Branch); err != nil {
+	if err := ghcheck.CheckFile(f.Branch, f.Path); err != nil {
 		return err
 	}
-	if f.Path == "" || f.Path[0] == '/' {
-		return fmt.Errorf("invalid path %q: want a path relative to the repository root", f.Path)
-	}
-	if f.Message == "" {
-		return errors.New("commit message is empty: pass --message")
+	if err := ghcheck.CheckCommitMessage(f.Message); err != nil {
+		return err
 	}
 	if f.Replaces != "" && !taskkey.IsCommitSHA(f.Replaces) {
 		return fmt.Errorf("invalid blob SHA %q to replace: want the 40 lower-case hex digits GitHub gives a file's sha", f.Replaces)
@@ -178,25 +167,4 @@ func (f File) Find(ctx context.Context, env *Env, _ string) effect.Result {
 }
 func (f File) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
 	return env.GitHub.PutFile(ctx, env.Repo, f.Branch, f.Path, f.Message, f.Content, f.Replaces)
-}
-
-func validateText(key, body string, labels []string) error {
-	if err := taskkey.CheckBody(key, body); err != nil {
-		return err
-	}
-	for _, l := range labels {
-		if err := taskkey.CheckLabel(l); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func cutOwner(head string) (owner, branch string, ok bool) {
-	for i := 0; i < len(head); i++ {
-		if head[i] == ':' {
-			return head[:i], head[i+1:], true
-		}
-	}
-	return "", head, false
 }
