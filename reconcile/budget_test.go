@@ -77,7 +77,7 @@ func atMost(t *testing.T, what string, reqs []string, limit int) {
 func (w *world) establish() {
 	w.t.Helper()
 	e, l := w.budgetEngine()
-	if _, err := e.Do(w.ctx, reconcile.Action{Task: "SETUP", Step: "c", Repo: repo, Spec: reconcile.Comment{Number: w.issue(), Body: "hello"}}); err != nil {
+	if _, err := do(w.ctx, e, reconcile.Action{Task: "SETUP", Step: "c", Repo: repo, Spec: reconcile.Comment{Number: w.issue(), Body: "hello"}}); err != nil {
 		w.t.Fatal(err)
 	}
 	l.Close()
@@ -98,7 +98,7 @@ func TestRequestsFirstPRCreateAndReplay(t *testing.T) {
 	e, _ := w.budgetEngine()
 	a := reconcile.Action{Task: "ISSUE-42", Step: "pr", Repo: repo, Spec: reconcile.PR{Base: "main", Head: "fix-42", Title: "Fix", Body: "b"}}
 	reqs := w.spent(func() {
-		r, err := e.Do(w.ctx, a)
+		r, err := do(w.ctx, e, a)
 		if err != nil || r.Outcome != reconcile.Created {
 			t.Fatalf("first pr create: %+v, %v", r, err)
 		}
@@ -107,7 +107,7 @@ func TestRequestsFirstPRCreateAndReplay(t *testing.T) {
 	atMost(t, "first pr create on an established ledger", reqs, 4)
 	reqs = w.spent(func() {
 		e2, _ := w.budgetEngine()
-		if r, err := e2.Do(w.ctx, a); err != nil || r.Outcome != reconcile.Skipped {
+		if r, err := do(w.ctx, e2, a); err != nil || r.Outcome != reconcile.Skipped {
 			t.Fatalf("replay: %+v, %v", r, err)
 		}
 	})
@@ -117,7 +117,7 @@ func TestRequestsFirstPRCreateAndReplay(t *testing.T) {
 	w.push("fix-43")
 	e3, _ := w.budgetEngine(func(c *reconcile.Config, _ *ghcheck.Options) { c.TrustNeverAttempted = true })
 	reqs = w.spent(func() {
-		if _, err := e3.Do(w.ctx, reconcile.Action{Task: "ISSUE-43", Step: "pr", Repo: repo, Spec: reconcile.PR{Base: "main", Head: "fix-43", Title: "Fix", Body: "b"}}); err != nil {
+		if _, err := do(w.ctx, e3, reconcile.Action{Task: "ISSUE-43", Step: "pr", Repo: repo, Spec: reconcile.PR{Base: "main", Head: "fix-43", Title: "Fix", Body: "b"}}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -164,7 +164,7 @@ func TestRequestsRerunAfterCrash(t *testing.T) {
 			}
 			s.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath(method, tc.path), Kind: fault})
 			e, l := w.budgetEngine()
-			if _, err := e.Do(w.ctx, a); err == nil {
+			if _, err := do(w.ctx, e, a); err == nil {
 				t.Fatalf("%s: the faulted create did not leave the entry unconfirmed", tc.kind)
 			}
 			l.Close()
@@ -172,7 +172,7 @@ func TestRequestsRerunAfterCrash(t *testing.T) {
 			reqs := w.spent(func() {
 				e2, l2 := w.budgetEngine()
 				var err error
-				if r, err = e2.Do(w.ctx, a); err != nil {
+				if r, err = do(w.ctx, e2, a); err != nil {
 					t.Fatalf("%s rerun: %v", tc.kind, err)
 				}
 				l2.Close()
@@ -222,7 +222,7 @@ func seedAttempting(t *testing.T, w *world, l ledger.Ledger, n int) map[string]b
 			spec = &reconcile.Comment{Number: thread, Body: "b"}
 		}
 		a := reconcile.Action{Task: fmt.Sprintf("T-%d", i), Step: "s", Repo: repo, Spec: spec}
-		key := reconcile.Key(a)
+		key := keyOf(t, a)
 		payload, _ := json.Marshal(spec)
 		_, err := l.Claim(w.ctx, ledger.ClaimParams{Key: key, Task: a.Task, Step: "s", Kind: spec.Kind(), Repo: repo, Target: spec.Target(),
 			Payload: payload, PayloadHash: "h", Owner: ledger.Owner{ID: "gone", Host: "elsewhere", PID: 1}, Lease: time.Nanosecond, Why: "seed"})
@@ -319,7 +319,7 @@ func TestBurstIsPacedUnderSecondaryLimits(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := e.Do(w.ctx, reconcile.Action{Task: "BURST", Step: fmt.Sprint("c", i), Repo: repo, Spec: reconcile.Comment{Number: thread, Body: "hi"}})
+			_, err := do(w.ctx, e, reconcile.Action{Task: "BURST", Step: fmt.Sprint("c", i), Repo: repo, Spec: reconcile.Comment{Number: thread, Body: "hi"}})
 			errs <- err
 		}()
 	}
@@ -352,7 +352,7 @@ func TestBurstIsPacedUnderSecondaryLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 15 {
-		_, _ = c.CreateComment(w.ctx, ghcheck.Repo{Owner: owner, Name: name}, thread, reconcile.Key(reconcile.Action{Task: "X", Step: fmt.Sprint(i), Repo: repo, Spec: reconcile.Comment{Number: thread, Body: "x"}}), "x")
+		_, _ = c.CreateComment(w.ctx, ghcheck.Repo{Owner: owner, Name: name}, thread, keyOf(t, reconcile.Action{Task: "X", Step: fmt.Sprint(i), Repo: repo, Spec: reconcile.Comment{Number: thread, Body: "x"}}), "x")
 	}
 	if s2.SecondaryLimited() == 0 {
 		t.Error("15 unpaced comments in one window met no secondary limit: the fake does not enforce it")

@@ -32,7 +32,6 @@ import (
 	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/ledger"
-	"github.com/ghonce/ghonce/taskkey"
 )
 
 // Outcome says how an action ended.
@@ -170,56 +169,19 @@ func NewOwner() ledger.Owner {
 	return ledger.Owner{ID: fmt.Sprintf("%s/%d/%x", host, os.Getpid(), b), Host: host, PID: os.Getpid()}
 }
 
-// Key returns the key of a, without touching the ledger or GitHub.
-func Key(a Action) string {
-	return taskkey.Key(identity(a))
-}
-
-// Validate reports bad input in a (no spec, an empty task or step, a
-// malformed repository, a description its kind refuses) before anything is
-// recorded or sent. Do calls it; a caller may call it first to tell bad
-// input apart from a failed run.
-func (a Action) Validate() error {
-	if a.Spec == nil {
-		return errors.New("validate action: no spec")
-	}
-	id := identity(a)
-	if err := id.Validate(); err != nil {
-		return err
-	}
-	if err := checkOnChange(a.OnChange); err != nil {
-		return err
-	}
-	if a.Repo != "" {
-		if _, err := ghcheck.ParseRepo(a.Repo); err != nil {
-			return err
-		}
-	}
-	return a.Spec.Validate(taskkey.Key(id))
-}
-
-func identity(a Action) taskkey.Identity {
-	// Clean: the ledger keeps the task and step the key was derived from,
-	// so " T-1" and "T-1\n" are recorded, listed and filtered as T-1.
-	return taskkey.Identity{Task: a.Task, Step: a.Step, Kind: a.Spec.Kind(), Repo: a.Repo, Target: a.Spec.Target()}.Clean()
-}
-
-// Do performs a once. It returns the stored result without asking GitHub
-// when the ledger says done; otherwise it claims the key, looks for the
-// artifact and creates it only when consistent reads show it absent.
+// Do performs the prepared action once. It returns the stored result
+// without asking GitHub when the ledger says done; otherwise it claims the
+// key, looks for the artifact and creates it only when consistent reads
+// show it absent. p is what Prepare returned: bad input was refused there,
+// before anything was recorded.
 //
 // Errors: *UnconfirmedError (exit 3), *InProgressError (exit 4),
 // *ConflictError and anything else (exit 1).
-func (e *Engine) Do(ctx context.Context, a Action) (*Result, error) {
-	if err := a.Validate(); err != nil {
-		return nil, err
+func (e *Engine) Do(ctx context.Context, p *Prepared) (*Result, error) {
+	if p == nil || p.key == "" {
+		return nil, errors.New("do action: not prepared: pass what reconcile.Prepare returned")
 	}
-	id := identity(a)
-	key := taskkey.Key(id)
-	payload, hash, err := encodeSpec(a.Spec)
-	if err != nil {
-		return nil, err
-	}
+	a, id, key, payload, hash := p.a, p.id, p.key, p.payload, p.hash
 	c, err := e.claim(ctx, ledger.ClaimParams{
 		Key: key, Task: id.Task, Step: id.Step, Kind: id.Kind, Repo: a.Repo, Target: id.Target,
 		Payload: payload, PayloadHash: hash, Why: "run",

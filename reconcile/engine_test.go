@@ -72,7 +72,7 @@ func TestSeedC_CreatedButAnswerLostIsFound(t *testing.T) {
 			w := newWorld(t)
 			w.push("fix-42")
 			w.fake.Inject(fixtures.Fault{Match: postPulls, Kind: fixtures.DropAfterCommit})
-			_, err := w.engine().Do(w.ctx, prAction("ISSUE-42", "fix-42", "Fix", "body"))
+			_, err := do(w.ctx, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
 			var uc *reconcile.UnconfirmedError
 			if !errors.As(err, &uc) {
 				t.Fatalf("lost answer: err = %v, want *UnconfirmedError (a maybe is never a no)", err)
@@ -98,7 +98,7 @@ func TestRewordedRetryOnAnotherHeadFindsTheFirstPR(t *testing.T) {
 	w.push("agent/attempt-1")
 	w.push("agent/attempt-2")
 	w.fake.Inject(fixtures.Fault{Match: postPulls, Kind: fixtures.DropAfterCommit})
-	_, err := w.engine().Do(w.ctx, prAction("ISSUE-42", "agent/attempt-1", "Fix the bug", "I fixed it."))
+	_, err := do(w.ctx, w.engine(), prAction("ISSUE-42", "agent/attempt-1", "Fix the bug", "I fixed it."))
 	if err == nil {
 		t.Fatal("lost answer: want an error")
 	}
@@ -120,7 +120,7 @@ func TestRewordedRetryOnAnotherHeadFindsTheFirstPR(t *testing.T) {
 func TestStrangersLookAlikePRIsNotAdopted(t *testing.T) {
 	w := newWorld(t)
 	a := prAction("ISSUE-42", "fix-42", "Fix", "body")
-	key := reconcile.Key(a)
+	key := keyOf(t, a)
 	// Another user's PR carries our marker and label; the bare-branch head
 	// trap would return it for any head.
 	stranger := w.fake.SeedPR(owner, name, other, fixtures.SeedPR{Title: "Fix", Body: taskkey.WithMarker(key, "mine now"), Head: "fix-42-copy", Labels: []string{taskkey.Label(key)}})
@@ -138,7 +138,7 @@ func TestReadsThatFailLeaveTheEntryAttempting(t *testing.T) {
 	w := newWorld(t)
 	w.push("fix-42")
 	w.fake.Inject(fixtures.Fault{Match: fixtures.MatchMethod("GET"), Kind: fixtures.Status502BeforeCommit, Times: 1000})
-	_, err := w.engine().Do(w.ctx, prAction("ISSUE-42", "fix-42", "Fix", "body"))
+	_, err := do(w.ctx, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
 	var uc *reconcile.UnconfirmedError
 	if !errors.As(err, &uc) || !strings.Contains(err.Error(), "reconcile") {
 		t.Fatalf("err = %v, want *UnconfirmedError that points to a rerun or ghonce reconcile", err)
@@ -155,7 +155,7 @@ func TestReadsThatFailLeaveTheEntryAttempting(t *testing.T) {
 func TestRefusedCreateIsFailedAndRetried(t *testing.T) {
 	w := newWorld(t)
 	// The head branch was never pushed: GitHub answers 422 and creates nothing.
-	_, err := w.engine().Do(w.ctx, prAction("ISSUE-42", "fix-42", "Fix", "body"))
+	_, err := do(w.ctx, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
 	var uc *reconcile.UnconfirmedError
 	if err == nil || errors.As(err, &uc) || !strings.Contains(err.Error(), "nothing was created") {
 		t.Fatalf("err = %v, want a plain error saying nothing was created", err)
@@ -172,7 +172,7 @@ func TestAlreadyExistsButNotTaggedIsAConflict(t *testing.T) {
 	w.push("fix-42")
 	// Our own identity opened a PR for the same head by hand, without a marker.
 	w.fake.SeedPR(owner, name, login, fixtures.SeedPR{Title: "by hand", Head: "fix-42"})
-	_, err := w.engine().Do(w.ctx, prAction("ISSUE-42", "fix-42", "Fix", "body"))
+	_, err := do(w.ctx, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
 	var ce *reconcile.ConflictError
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v, want *ConflictError", err)
@@ -199,7 +199,7 @@ func TestConcurrentRunnersOnOneLedgerCreateOnce(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			results[i], errs[i] = engines[i].Do(w.ctx, prAction("ISSUE-42", "fix-42", "Fix", "body"))
+			results[i], errs[i] = do(w.ctx, engines[i], prAction("ISSUE-42", "fix-42", "Fix", "body"))
 		}(i)
 	}
 	wg.Wait()
@@ -227,7 +227,7 @@ func TestHeldByALiveProcessElsewhereIsInProgress(t *testing.T) {
 	}
 	defer l.Close()
 	holder := ledger.Owner{ID: "other-host/77/x", Host: "other-host", PID: 77}
-	if _, err := l.Claim(w.ctx, ledger.ClaimParams{Key: reconcile.Key(a), Task: a.Task, Step: a.Step, Kind: "pr", Repo: repo, Target: "main", Owner: holder, Lease: time.Hour}); err != nil {
+	if _, err := l.Claim(w.ctx, ledger.ClaimParams{Key: keyOf(t, a), Task: a.Task, Step: a.Step, Kind: "pr", Repo: repo, Target: "main", Owner: holder, Lease: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
 	var slept time.Duration
@@ -237,7 +237,7 @@ func TestHeldByALiveProcessElsewhereIsInProgress(t *testing.T) {
 		c.Now = func() time.Time { return now.Add(slept) }
 		c.Sleep = func(_ context.Context, d time.Duration) error { slept += d; return nil }
 	})
-	_, err = e.Do(w.ctx, a)
+	_, err = do(w.ctx, e, a)
 	var ip *reconcile.InProgressError
 	if !errors.As(err, &ip) || ip.Holder.Host != "other-host" {
 		t.Fatalf("err = %v, want *InProgressError naming other-host", err)
@@ -261,7 +261,7 @@ func TestDeadHolderOnThisHostIsTakenOverAtOnce(t *testing.T) {
 	defer l.Close()
 	me := reconcile.NewOwner()
 	dead := ledger.Owner{ID: "crashed", Host: me.Host, PID: 999999}
-	if _, err := l.Claim(w.ctx, ledger.ClaimParams{Key: reconcile.Key(a), Task: a.Task, Step: a.Step, Kind: "pr", Repo: repo, Target: "main", Owner: dead, Lease: time.Hour}); err != nil {
+	if _, err := l.Claim(w.ctx, ledger.ClaimParams{Key: keyOf(t, a), Task: a.Task, Step: a.Step, Kind: "pr", Repo: repo, Target: "main", Owner: dead, Lease: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
 	e := w.engine(func(c *reconcile.Config) {
@@ -273,7 +273,7 @@ func TestDeadHolderOnThisHostIsTakenOverAtOnce(t *testing.T) {
 	if r := mustDo(t, e, a); r.Outcome != reconcile.Created {
 		t.Fatalf("outcome %s, want created", r.Outcome)
 	}
-	hist, err := l.History(w.ctx, reconcile.Key(a))
+	hist, err := l.History(w.ctx, keyOf(t, a))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestReconcileSettles40CrashedTasksWithoutWriting(t *testing.T) {
 			kind = fixtures.Status502BeforeCommit // not created
 		}
 		w.fake.Inject(fixtures.Fault{Match: postPulls, Kind: kind})
-		_, err := e.Do(w.ctx, prAction("TASK-"+head, head, "Fix", "body"))
+		_, err := do(w.ctx, e, prAction("TASK-"+head, head, "Fix", "body"))
 		var uc *reconcile.UnconfirmedError
 		if !errors.As(err, &uc) {
 			t.Fatalf("task %d: err = %v, want unconfirmed", i, err)
@@ -339,7 +339,7 @@ func TestRejectedTokenFailsWithoutLeavingAnAttempt(t *testing.T) {
 	w.push("fix-42")
 	a := prAction("ISSUE-42", "fix-42", "Fix", "body")
 	e := w.engine(func(c *reconcile.Config) { c.GitHub = w.client("tok-nobody-knows") })
-	_, err := e.Do(w.ctx, a)
+	_, err := do(w.ctx, e, a)
 	var uc *reconcile.UnconfirmedError
 	if !errors.Is(err, ghcheck.ErrCredentials) || errors.As(err, &uc) || !strings.Contains(err.Error(), "GH_TOKEN") {
 		t.Fatalf("err = %v, want ErrCredentials with a hint, not unconfirmed", err)
@@ -349,7 +349,7 @@ func TestRejectedTokenFailsWithoutLeavingAnAttempt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if ent, err := l.Get(w.ctx, reconcile.Key(a)); err != nil || ent.Status != ledger.Failed {
+	if ent, err := l.Get(w.ctx, keyOf(t, a)); err != nil || ent.Status != ledger.Failed {
 		t.Fatalf("entry %+v, %v; want failed", ent, err)
 	}
 	if w.writes() != 0 {
@@ -382,7 +382,7 @@ func TestTakeOverWaitsForRequestsInFlight(t *testing.T) {
 		t.Run(tc.task, func(t *testing.T) {
 			w.push(tc.task)
 			a := prAction(tc.task, tc.task, "Fix", "body")
-			c, err := l.Claim(w.ctx, ledger.ClaimParams{Key: reconcile.Key(a), Task: a.Task, Step: a.Step, Kind: "pr", Repo: repo, Target: "main",
+			c, err := l.Claim(w.ctx, ledger.ClaimParams{Key: keyOf(t, a), Task: a.Task, Step: a.Step, Kind: "pr", Repo: repo, Target: "main",
 				Owner: ledger.Owner{ID: "crashed", Host: me.Host, PID: 999999}, Lease: time.Hour})
 			if err != nil || c.State != ledger.ClaimCreated {
 				t.Fatalf("claim as the crashed attempt: %v, %v", c, err)
@@ -395,7 +395,7 @@ func TestTakeOverWaitsForRequestsInFlight(t *testing.T) {
 				cfg.Alive = func(pid int) bool { return pid != 999999 }
 				cfg.Sleep = func(_ context.Context, d time.Duration) error { slept += d; return nil }
 			})
-			r, err := e.Do(w.ctx, a)
+			r, err := do(w.ctx, e, a)
 			if err != nil {
 				t.Fatal(err)
 			}

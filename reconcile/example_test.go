@@ -63,7 +63,12 @@ func Example() {
 		}
 		eng := reconcile.New(reconcile.Config{Ledger: l, GitHub: client, LedgerNew: l.Created()})
 		for _, a := range steps {
-			res, err := eng.Do(ctx, a)
+			// Prepare refuses bad input before anything is recorded.
+			p, err := reconcile.Prepare(a)
+			if err != nil {
+				return err
+			}
+			res, err := eng.Do(ctx, p)
 			if err != nil {
 				return err
 			}
@@ -130,9 +135,13 @@ func ExampleEngine_Do_crashAndResume() {
 		log.Fatal(err)
 	}
 	eng := reconcile.New(reconcile.Config{Ledger: l, GitHub: client, LedgerNew: l.Created()})
-	openPR := func(head, body string) reconcile.Action {
-		return reconcile.Action{Task: "ISSUE-42", Step: "open-pr", Repo: "octo-org/hello-world",
-			Spec: reconcile.PR{Base: "main", Head: head, Title: "Fix crash on start", Body: body}}
+	openPR := func(head, body string) *reconcile.Prepared {
+		p, err := reconcile.Prepare(reconcile.Action{Task: "ISSUE-42", Step: "open-pr", Repo: "octo-org/hello-world",
+			Spec: reconcile.PR{Base: "main", Head: head, Title: "Fix crash on start", Body: body}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		return p
 	}
 
 	_, err = eng.Do(ctx, openPR("fix-42", "Fixes #1."))
@@ -181,8 +190,12 @@ func ExampleEngine_Reconcile() {
 	}
 	eng := reconcile.New(reconcile.Config{Ledger: l, GitHub: client, LedgerNew: l.Created()})
 	for _, task := range []string{"ISSUE-1", "ISSUE-2"} {
-		_, err := eng.Do(ctx, reconcile.Action{Task: task, Step: "follow-up", Repo: "octo-org/hello-world",
+		p, err := reconcile.Prepare(reconcile.Action{Task: task, Step: "follow-up", Repo: "octo-org/hello-world",
 			Spec: reconcile.Issue{Title: "Follow-up for " + task, Body: "Flaky test."}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		_, err = eng.Do(ctx, p)
 		fmt.Printf("%s: %v\n", task, err != nil)
 	}
 

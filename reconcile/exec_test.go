@@ -65,11 +65,11 @@ func execAction(spec reconcile.Exec) reconcile.Action {
 func (x *execWorld) crashAfterRunning(l ledger.Ledger, a reconcile.Action) {
 	x.t.Helper()
 	me := reconcile.NewOwner()
-	if _, err := l.Claim(context.Background(), ledger.ClaimParams{Key: reconcile.Key(a), Task: a.Task, Step: a.Step, Kind: "exec",
+	if _, err := l.Claim(context.Background(), ledger.ClaimParams{Key: keyOf(x.t, a), Task: a.Task, Step: a.Step, Kind: "exec",
 		Owner: ledger.Owner{ID: "dead", Host: me.Host, PID: 999999}, Lease: time.Hour}); err != nil {
 		x.t.Fatal(err)
 	}
-	if err := os.WriteFile(x.sent, []byte(reconcile.Key(a)+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(x.sent, []byte(keyOf(x.t, a)+"\n"), 0o600); err != nil {
 		x.t.Fatal(err)
 	}
 }
@@ -80,7 +80,7 @@ func TestExecRunsOnceAndSkipsAfterwards(t *testing.T) {
 	x := newExecWorld(t)
 	e, _ := x.engine()
 	// A ledger that this process created cannot vouch for the past.
-	_, err := e.Do(context.Background(), execAction(x.notify()))
+	_, err := do(context.Background(), e, execAction(x.notify()))
 	var uc *reconcile.UnconfirmedError
 	if !errors.As(err, &uc) || !strings.Contains(err.Error(), "ghonce resolve") {
 		t.Fatalf("first exec on a new ledger: err = %v, want unconfirmed with a resolve hint", err)
@@ -90,7 +90,7 @@ func TestExecRunsOnceAndSkipsAfterwards(t *testing.T) {
 	}
 	// A person says it never ran.
 	_, l := x.engine()
-	if _, err := l.Resolve(context.Background(), ledger.ResolveParams{Key: reconcile.Key(execAction(x.notify())), Status: ledger.Failed, Who: "test", Note: "first use"}); err != nil {
+	if _, err := l.Resolve(context.Background(), ledger.ResolveParams{Key: keyOf(t, execAction(x.notify())), Status: ledger.Failed, Who: "test", Note: "first use"}); err != nil {
 		t.Fatal(err)
 	}
 	e, _ = x.engine()
@@ -118,7 +118,7 @@ func TestExecUnconfirmedPolicies(t *testing.T) {
 		_, l := x.engine()
 		x.crashAfterRunning(l, execAction(x.notify()))
 		e, _ := x.engine(deadPID)
-		_, err := e.Do(context.Background(), execAction(x.notify()))
+		_, err := do(context.Background(), e, execAction(x.notify()))
 		var uc *reconcile.UnconfirmedError
 		if !errors.As(err, &uc) || !strings.Contains(err.Error(), "--done") {
 			t.Fatalf("err = %v, want unconfirmed naming resolve --done", err)
@@ -173,10 +173,10 @@ func TestExecFailingCommandIsRetriedNotRecordedDone(t *testing.T) {
 	x.engine()
 	e, l := x.engine()
 	a := execAction(reconcile.Exec{Argv: []string{"/bin/sh", "-c", "exit 7"}})
-	if _, err := e.Do(context.Background(), a); err == nil || !strings.Contains(err.Error(), "exit status 7") {
+	if _, err := do(context.Background(), e, a); err == nil || !strings.Contains(err.Error(), "exit status 7") {
 		t.Fatalf("err = %v, want the command's exit status", err)
 	}
-	ent, err := l.Get(context.Background(), reconcile.Key(a))
+	ent, err := l.Get(context.Background(), keyOf(x.t, a))
 	if err != nil || ent.Status != ledger.Failed {
 		t.Fatalf("entry %+v, %v; want failed", ent, err)
 	}

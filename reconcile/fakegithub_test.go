@@ -77,7 +77,7 @@ func TestEngineAgainstAnInterfaceFake(t *testing.T) {
 		gh := &fakeGitHub{find: tc.find, create: tc.create}
 		e := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Wait: time.Second, Settle: -1})
 		a := reconcile.Action{Task: "T", Step: "s", Repo: "octo-org/hello-world", Spec: reconcile.Issue{Title: "t", Body: "b"}}
-		r, err := e.Do(context.Background(), a)
+		r, err := do(context.Background(), e, a)
 		var ue *reconcile.UnconfirmedError
 		switch {
 		case tc.unconfirmed && !errors.As(err, &ue):
@@ -90,7 +90,7 @@ func TestEngineAgainstAnInterfaceFake(t *testing.T) {
 		if gh.creates != tc.creates {
 			t.Errorf("%s: %d creates, want %d", tc.name, gh.creates, tc.creates)
 		}
-		ent, err := l.Get(context.Background(), reconcile.Key(a))
+		ent, err := l.Get(context.Background(), keyOf(t, a))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -101,8 +101,9 @@ func TestEngineAgainstAnInterfaceFake(t *testing.T) {
 	}
 }
 
-// Action.Validate refuses bad input before anything is recorded; Do calls it.
-func TestActionValidate(t *testing.T) {
+// Prepare refuses bad input, as an *InvalidError, before anything is
+// recorded; for what it accepts, KeyOf is the same key.
+func TestPrepare(t *testing.T) {
 	t.Parallel()
 	issue := reconcile.Issue{Title: "t", Body: "b"}
 	for _, tc := range []struct {
@@ -118,9 +119,19 @@ func TestActionValidate(t *testing.T) {
 		{"upper-case sha", reconcile.Action{Task: "T", Step: "s", Repo: "o/r", Spec: reconcile.Branch{Name: "b", SHA: "ABCDEF0123456789ABCDEF0123456789ABCDEF01"}}, false},
 		{"lower-case sha", reconcile.Action{Task: "T", Step: "s", Repo: "o/r", Spec: reconcile.Branch{Name: "b", SHA: "abcdef0123456789abcdef0123456789abcdef01"}}, true},
 	} {
-		if err := tc.a.Validate(); (err == nil) != tc.ok {
-			t.Errorf("%s: Validate() = %v, want ok=%v", tc.name, err, tc.ok)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := reconcile.Prepare(tc.a)
+			var inv *reconcile.InvalidError
+			if (err == nil) != tc.ok || err != nil && !errors.As(err, &inv) {
+				t.Fatalf("Prepare() = %v, want ok=%v (an *InvalidError when not)", err, tc.ok)
+			}
+			if !tc.ok {
+				return
+			}
+			if k, err := reconcile.KeyOf(tc.a); err != nil || k != p.Key() {
+				t.Fatalf("KeyOf = %q, %v; want Prepare's key %q", k, err, p.Key())
+			}
+		})
 	}
 }
 
@@ -160,19 +171,19 @@ func TestLedgerLostAfterCreateIsUnconfirmedAndTheRerunFinds(t *testing.T) {
 	gh := &fakeGitHub{find: effect.Result{State: effect.Absent}, create: func() (effect.Artifact, error) { return made, nil }}
 	e := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Wait: time.Second, Settle: -1})
 	a := reconcile.Action{Task: "T", Step: "s", Repo: "octo-org/hello-world", Spec: reconcile.Issue{Title: "t", Body: "b"}}
-	_, err = e.Do(context.Background(), a)
+	_, err = do(context.Background(), e, a)
 	var ue *reconcile.UnconfirmedError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), made.URL) {
 		t.Fatalf("Do with the ledger failing after the create: %v, want UnconfirmedError naming %s", err, made.URL)
 	}
-	if ent, err := sl.Get(context.Background(), reconcile.Key(a)); err != nil || ent.Status != ledger.Attempting {
+	if ent, err := sl.Get(context.Background(), keyOf(t, a)); err != nil || ent.Status != ledger.Attempting {
 		t.Fatalf("entry after the lost write: %+v, %v; want attempting", ent, err)
 	}
 	// GitHub now holds the artifact: the rerun finds it.
 	gh.mu.Lock()
 	gh.find = effect.Result{State: effect.Found, Artifact: made}
 	gh.mu.Unlock()
-	r, err := e.Do(context.Background(), a)
+	r, err := do(context.Background(), e, a)
 	if err != nil || r.Outcome != reconcile.Found || r.Number != 7 {
 		t.Fatalf("rerun: %+v, %v; want found #7", r, err)
 	}
@@ -196,26 +207,26 @@ func TestOnChangeAgainstAnInterfaceFake(t *testing.T) {
 	gh := &fakeGitHub{find: effect.Result{State: effect.Absent}, create: func() (effect.Artifact, error) { return effect.Artifact{Number: 3}, nil }}
 	e := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Wait: time.Second, Settle: -1})
 	a := reconcile.Action{Task: "T", Step: "s", Repo: "octo-org/hello-world", Spec: reconcile.Issue{Title: "t", Body: "b"}}
-	if _, err := e.Do(ctx, a); err != nil {
+	if _, err := do(ctx, e, a); err != nil {
 		t.Fatal(err)
 	}
 	a.Spec = reconcile.Issue{Title: "t2", Body: "b"}
-	r, err := e.Do(ctx, a)
+	r, err := do(ctx, e, a)
 	if err != nil || !r.PayloadChanged || len(r.Changed) != 1 || r.Changed[0] != "title" || r.Warning == "" {
 		t.Fatalf("warn: %+v, %v; want changed [title] and a warning", r, err)
 	}
 	a.OnChange = reconcile.OnChangeFail
 	var ce *reconcile.ChangedError
-	if _, err := e.Do(ctx, a); !errors.As(err, &ce) || ce.Changed[0] != "title" {
+	if _, err := do(ctx, e, a); !errors.As(err, &ce) || ce.Changed[0] != "title" {
 		t.Fatalf("fail: err %v, want a ChangedError naming title", err)
 	}
 	a.OnChange = reconcile.OnChangeUpdate
-	if r, err := e.Do(ctx, a); err != nil || r.Updated || r.Warning == "" {
+	if r, err := do(ctx, e, a); err != nil || r.Updated || r.Warning == "" {
 		t.Fatalf("update without an Updater: %+v, %v; want a warning, not updated", r, err)
 	}
 	a.OnChange = "sometimes"
-	if err := a.Validate(); err == nil {
-		t.Fatal("Validate accepted OnChange \"sometimes\"")
+	if _, err := reconcile.Prepare(a); err == nil {
+		t.Fatal("Prepare accepted OnChange \"sometimes\"")
 	}
 	if gh.creates != 1 {
 		t.Fatalf("%d creates, want 1", gh.creates)

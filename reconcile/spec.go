@@ -19,7 +19,11 @@ type Spec interface {
 	// Target is the kind's part of the key: the base branch of a PR, the
 	// issue number of a comment, the name of a branch, ...
 	Target() string
-	// Validate reports bad input before anything is recorded or sent.
+	// Validate reports bad input before anything is recorded or sent
+	// (Prepare calls it). It must refuse every shape GitHub's layer
+	// refuses before sending, by calling ghcheck's Check functions for the
+	// requests Find and Create make: an action it accepts must never be
+	// refused by those checks once its intent is recorded.
 	Validate(key string) error
 	// Find looks for the artifact tagged with key.
 	Find(ctx context.Context, env *Env, key string) effect.Result

@@ -92,9 +92,29 @@ func prAction(task, head, title, body string) reconcile.Action {
 
 func mustDo(t *testing.T, e *reconcile.Engine, a reconcile.Action) *reconcile.Result {
 	t.Helper()
-	r, err := e.Do(context.Background(), a)
+	r, err := do(context.Background(), e, a)
 	if err != nil {
 		t.Fatalf("Do: %v", err)
 	}
 	return r
+}
+
+// do runs a through the engine's front door, as every front end does:
+// Prepare, then Do.
+func do(ctx context.Context, e *reconcile.Engine, a reconcile.Action) (*reconcile.Result, error) {
+	p, err := reconcile.Prepare(a)
+	if err != nil {
+		return nil, err
+	}
+	return e.Do(ctx, p)
+}
+
+// keyOf is the key of a, which must be valid.
+func keyOf(t testing.TB, a reconcile.Action) string {
+	t.Helper()
+	p, err := reconcile.Prepare(a)
+	if err != nil {
+		t.Fatalf("prepare: %v", err)
+	}
+	return p.Key()
 }

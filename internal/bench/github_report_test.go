@@ -141,7 +141,11 @@ func (w *gworld) seedAttempting(n int) {
 			spec = &reconcile.Comment{Number: w.thread, Body: "b"}
 		}
 		a := reconcile.Action{Task: fmt.Sprintf("R-%d", i), Step: "s", Repo: gRepo, Spec: spec}
-		key := reconcile.Key(a)
+		pa, err := reconcile.Prepare(a)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		key := pa.Key()
 		payload, _ := json.Marshal(spec)
 		if _, err := l.Claim(context.Background(), ledger.ClaimParams{Key: key, Task: a.Task, Step: "s", Kind: spec.Kind(), Repo: gRepo, Target: spec.Target(),
 			Payload: payload, PayloadHash: "h", Owner: ledger.Owner{ID: "gone", Host: "elsewhere", PID: 1}, Lease: time.Nanosecond, Why: "seed"}); err != nil {
@@ -176,7 +180,7 @@ func TestGitHubReport(t *testing.T) {
 	b.WriteString("| kind | first create, established ledger (target ≤ 4) | replay (target 0) | rerun after the create landed unanswered (target ≤ 3) | first create, `--trust-ledger` |\n| --- | --- | --- | --- | --- |\n")
 	w := newGWorld(t)
 	e, _, closeL := w.engine()
-	if _, err := e.Do(context.Background(), reconcile.Action{Task: "SETUP", Step: "c", Repo: gRepo, Spec: reconcile.Comment{Number: w.thread, Body: "hi"}}); err != nil {
+	if _, err := do(e, reconcile.Action{Task: "SETUP", Step: "c", Repo: gRepo, Spec: reconcile.Comment{Number: w.thread, Body: "hi"}}); err != nil {
 		t.Fatal(err)
 	}
 	closeL()
@@ -195,7 +199,7 @@ func TestGitHubReport(t *testing.T) {
 		w.fake.Inject(fixtures.Fault{Match: createOf(k, sp[k], w.thread), Kind: fixtures.DropAfterCommit})
 		e, _, closeL = w.engine()
 		var ue *reconcile.UnconfirmedError
-		if _, err := e.Do(context.Background(), a); !errors.As(err, &ue) {
+		if _, err := do(e, a); !errors.As(err, &ue) {
 			t.Fatalf("%s: the dropped create left %v, want an unconfirmed entry", k, err)
 		}
 		closeL()
@@ -270,9 +274,18 @@ func TestGitHubReport(t *testing.T) {
 
 func mustDo(t *testing.T, e *reconcile.Engine, a reconcile.Action) {
 	t.Helper()
-	if _, err := e.Do(context.Background(), a); err != nil {
+	if _, err := do(e, a); err != nil {
 		t.Fatalf("%s/%s: %v", a.Task, a.Step, err)
 	}
+}
+
+// do runs a through the engine's front door: Prepare, then Do.
+func do(e *reconcile.Engine, a reconcile.Action) (*reconcile.Result, error) {
+	p, err := reconcile.Prepare(a)
+	if err != nil {
+		return nil, err
+	}
+	return e.Do(context.Background(), p)
 }
 
 // peer runs one of the seeds' ledgers with n actions and returns its

@@ -100,22 +100,22 @@ func runAction(ctx context.Context, o actOptions) error {
 			return err
 		}
 	}
-	a := reconcile.Action{Task: task, Step: f.g.stepOr(o.defStep), Repo: repo, Spec: o.spec, OnChange: o.onChange}
-	if err := a.Validate(); err != nil {
-		return usage(err)
+	// A *reconcile.InvalidError: exit 2, and nothing recorded.
+	p, err := reconcile.Prepare(reconcile.Action{Task: task, Step: f.g.stepOr(o.defStep), Repo: repo, Spec: o.spec, OnChange: o.onChange})
+	if err != nil {
+		return err
 	}
-	key := reconcile.Key(a)
-	if state, err := act(ctx, f, o, a); err != nil {
+	if state, err := act(ctx, f, o, p); err != nil {
 		// Every failure from here on names the key and, once the ledger
 		// is open, the entry's state: what a caller needs to settle it.
-		return &clierr.Keyed{Key: key, State: state, Err: err}
+		return &clierr.Keyed{Key: p.Key(), State: state, Err: err}
 	}
 	return nil
 }
 
-// act runs a; on failure it returns the status of a's entry after the run
+// act runs p; on failure it returns the status of p's entry after the run
 // ("" before the ledger is open or when there is no entry).
-func act(ctx context.Context, f *factory, o actOptions, a reconcile.Action) (ledger.Status, error) {
+func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (ledger.Status, error) {
 	out := f.sys.Out
 	if f.g.json {
 		out = f.sys.Err // a guarded command's output must not corrupt the JSON
@@ -129,10 +129,10 @@ func act(ctx context.Context, f *factory, o actOptions, a reconcile.Action) (led
 	if c != nil {
 		gh = c
 	}
-	res, err := f.engine(l, gh, out).Do(ctx, a)
+	res, err := f.engine(l, gh, out).Do(ctx, p)
 	if err != nil {
 		state := ledger.Status("")
-		if e, gerr := l.Get(ctx, reconcile.Key(a)); gerr == nil {
+		if e, gerr := l.Get(ctx, p.Key()); gerr == nil {
 			state = e.Status
 		}
 		return state, err

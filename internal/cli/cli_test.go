@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -240,5 +242,38 @@ func TestFlagsParseIntoOptions(t *testing.T) {
 	}
 	if fp.File.Path != "a/b.txt" || fp.File.Branch != "main" || fp.File.Message != "msg" || !fp.ContentSet {
 		t.Errorf("file put options %+v", fp)
+	}
+}
+
+// As a new user tried it: a directory given as a file's path is bad input
+// (exit 2, kind usage), refused before anything is recorded, where it used
+// to exit 3 and leave an attempting entry no rerun could settle.
+func TestFilePutOfADirectoryIsUsageAndRecordsNothing(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	if o := w.run("", nil, "issue", "create", "--task", "T0", "--title", "t", "--body", "b", "--repo", testRepo); o.code != 0 {
+		t.Fatalf("setup: exit %d: %s", o.code, o.stderr)
+	}
+	writes := w.fake.Writes()
+	o := w.run("", nil, "file", "put", "docs/", "--task", "T1", "--branch", "main", "-m", "add", "--content", "x", "--repo", testRepo, "--json")
+	if o.code != ExitUsage {
+		t.Fatalf("exit %d, want %d (usage); stderr: %s", o.code, ExitUsage, o.stderr)
+	}
+	var f struct {
+		Error struct{ Kind string } `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &f); err != nil || f.Error.Kind != "usage" {
+		t.Fatalf("failure %q (%v), want kind usage", o.stdout, err)
+	}
+	l, err := sqlite.Open(context.Background(), w.ledger, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if ents, err := l.List(context.Background(), ledger.ListParams{Task: "T1"}); err != nil || len(ents) != 0 {
+		t.Fatalf("the ledger holds %d entries for T1 (%v), want none", len(ents), err)
+	}
+	if n := w.fake.Writes() - writes; n != 0 {
+		t.Fatalf("%d writes reached GitHub, want none", n)
 	}
 }

@@ -175,7 +175,11 @@ func (s *Server) key(ctx context.Context, in KeyArgs) (KeyOutput, error) {
 	if t := a.Spec.Target(); in.Tool != "create_issue" && (t == "" || strings.HasPrefix(t, ":") || strings.HasSuffix(t, ":")) {
 		return KeyOutput{}, fmt.Errorf("invalid arguments: %s's key depends on its target: pass base (create_pull_request), issue_number (add_issue_comment), branch (create_branch) or branch and path (create_or_update_file)", in.Tool)
 	}
-	out := KeyOutput{Key: reconcile.Key(a), Task: a.Task, Step: a.Step, Kind: a.Spec.Kind(), Repo: a.Repo, Target: a.Spec.Target(), Status: "none"}
+	k, err := reconcile.KeyOf(a)
+	if err != nil {
+		return KeyOutput{}, invalid(err)
+	}
+	out := KeyOutput{Key: k, Task: a.Task, Step: a.Step, Kind: a.Spec.Kind(), Repo: a.Repo, Target: a.Spec.Target(), Status: "none"}
 	e, err := s.cfg.Ledger.Get(ctx, out.Key)
 	switch {
 	case errors.Is(err, ledger.ErrNotFound):

@@ -31,7 +31,7 @@ import (
 
 // Doer performs an action once: *reconcile.Engine.
 type Doer interface {
-	Do(ctx context.Context, a reconcile.Action) (*reconcile.Result, error)
+	Do(ctx context.Context, p *reconcile.Prepared) (*reconcile.Result, error)
 }
 
 // ResolveFunc returns the full SHA of the commit ref names in owner/repo.

@@ -126,7 +126,7 @@ type writeTool[In writeArgs] struct {
 	step string
 	// spec builds the action's description from the arguments; key is the
 	// action's key (the spec's target is all it depends on).
-	spec func(ctx context.Context, s *Server, in In, key func(reconcile.Spec) string) (reconcile.Spec, error)
+	spec func(ctx context.Context, s *Server, in In, key func(reconcile.Spec) (string, error)) (reconcile.Spec, error)
 	// what names the artifact for the model, e.g. "PR #12".
 	what func(in In, r *reconcile.Result) string
 }
@@ -148,7 +148,7 @@ func (s *Server) addWriteTools() error {
 		addWrite(s, writeTool[CreatePullRequestArgs]{
 			name: "create_pull_request", title: "Create pull request (once)", step: stepPR,
 			desc: "Create a new pull request in a GitHub repository." + onceNote + "pull request to the same base.",
-			spec: func(_ context.Context, _ *Server, in CreatePullRequestArgs, _ func(reconcile.Spec) string) (reconcile.Spec, error) {
+			spec: func(_ context.Context, _ *Server, in CreatePullRequestArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
 				return reconcile.PR{Base: in.Base, Head: in.Head, Title: in.Title, Body: in.Body, Draft: in.Draft}, nil
 			},
 			what: func(_ CreatePullRequestArgs, r *reconcile.Result) string { return fmt.Sprintf("PR #%d", r.Number) },
@@ -156,7 +156,7 @@ func (s *Server) addWriteTools() error {
 		addWrite(s, writeTool[CreateIssueArgs]{
 			name: "create_issue", title: "Create issue (once)", step: stepIssue,
 			desc: "Create a new issue in a GitHub repository." + onceNote + "issue (by default a task files one issue per repository).",
-			spec: func(_ context.Context, _ *Server, in CreateIssueArgs, _ func(reconcile.Spec) string) (reconcile.Spec, error) {
+			spec: func(_ context.Context, _ *Server, in CreateIssueArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
 				return reconcile.Issue{Title: in.Title, Body: in.Body, Labels: in.Labels}, nil
 			},
 			what: func(_ CreateIssueArgs, r *reconcile.Result) string { return fmt.Sprintf("issue #%d", r.Number) },
@@ -164,7 +164,7 @@ func (s *Server) addWriteTools() error {
 		addWrite(s, writeTool[AddIssueCommentArgs]{
 			name: "add_issue_comment", title: "Add issue comment (once)", step: stepComment,
 			desc: "Add a comment to a specific issue or pull request in a GitHub repository." + onceNote + "comment on the same issue (by default a task posts one comment per issue).",
-			spec: func(_ context.Context, _ *Server, in AddIssueCommentArgs, _ func(reconcile.Spec) string) (reconcile.Spec, error) {
+			spec: func(_ context.Context, _ *Server, in AddIssueCommentArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
 				n, err := issueNumber(in.IssueNumber)
 				if err != nil {
 					return nil, err
@@ -178,7 +178,7 @@ func (s *Server) addWriteTools() error {
 		addWrite(s, writeTool[CreateBranchArgs]{
 			name: "create_branch", title: "Create branch (once)", step: stepBranch,
 			desc: "Create a new branch in a GitHub repository." + onceNote + "branch. A branch of that name at an unrelated commit is someone else's and is never adopted.",
-			spec: func(ctx context.Context, s *Server, in CreateBranchArgs, key func(reconcile.Spec) string) (reconcile.Spec, error) {
+			spec: func(ctx context.Context, s *Server, in CreateBranchArgs, key func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
 				return s.branchSpec(ctx, in, key)
 			},
 			what: func(in CreateBranchArgs, r *reconcile.Result) string {
@@ -188,7 +188,7 @@ func (s *Server) addWriteTools() error {
 		addWrite(s, writeTool[CreateOrUpdateFileArgs]{
 			name: "create_or_update_file", title: "Create or update file (once)", step: stepFile,
 			desc: "Create or update a single file in a GitHub repository, on a branch." + onceNote + "write of the same file on the same branch (a second, different edit in the same task needs a new step).",
-			spec: func(_ context.Context, _ *Server, in CreateOrUpdateFileArgs, _ func(reconcile.Spec) string) (reconcile.Spec, error) {
+			spec: func(_ context.Context, _ *Server, in CreateOrUpdateFileArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
 				return reconcile.File{Branch: in.Branch, Path: in.Path, Message: in.Message, Content: []byte(in.Content), Replaces: in.SHA}, nil
 			},
 			what: func(in CreateOrUpdateFileArgs, _ *reconcile.Result) string {
@@ -241,16 +241,17 @@ func call[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) 
 	if err != nil {
 		return nil, err
 	}
-	key := func(sp reconcile.Spec) string { a.Spec = sp; return reconcile.Key(a) }
+	key := func(sp reconcile.Spec) (string, error) { a.Spec = sp; return reconcile.KeyOf(a) }
 	spec, err := t.spec(ctx, s, in, key)
 	if err != nil {
 		return nil, err
 	}
 	a.Spec = spec
-	if err := a.Validate(); err != nil {
+	p, err := reconcile.Prepare(a)
+	if err != nil {
 		return nil, invalid(err)
 	}
-	r, err := s.cfg.Engine.Do(ctx, a)
+	r, err := s.cfg.Engine.Do(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -302,9 +303,13 @@ func repoPart(s string) bool {
 // attempt of the same key chose, if there was one (from_branch may have
 // moved since, and the branch that attempt may have made must still count
 // as ours); else from_branch, or the default branch, resolved on GitHub.
-func (s *Server) branchSpec(ctx context.Context, in CreateBranchArgs, key func(reconcile.Spec) string) (reconcile.Spec, error) {
+func (s *Server) branchSpec(ctx context.Context, in CreateBranchArgs, key func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
 	b := reconcile.Branch{Name: in.Branch}
-	if e, err := s.cfg.Ledger.Get(ctx, key(b)); err == nil && e.Status != ledger.Failed && e.Kind == b.Kind() {
+	k, err := key(b)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	if e, err := s.cfg.Ledger.Get(ctx, k); err == nil && e.Status != ledger.Failed && e.Kind == b.Kind() {
 		if prior, err := reconcile.DecodeSpec(e.Kind, e.Payload); err == nil {
 			if pb, ok := prior.(*reconcile.Branch); ok && pb.SHA != "" {
 				b.SHA = pb.SHA

@@ -130,13 +130,14 @@ func Describe(err error, verb string) Failure {
 		ce    *effect.CreateError
 		le    *LedgerError
 		ae    *appauth.Error
+		inv   *reconcile.InvalidError
 	)
 	if errors.As(err, &keyed) {
 		f.Key, f.State = keyed.Key, string(keyed.State)
 	}
 	kind, code := Other, ExitError
 	switch {
-	case isUsage(err):
+	case isUsage(err), errors.As(err, &inv):
 		kind, code = Usage, ExitUsage
 	case errors.As(err, &mc):
 		kind, code = Credentials, ExitUsage

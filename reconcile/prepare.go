@@ -1,0 +1,106 @@
+package reconcile
+
+import (
+	"errors"
+
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// InvalidError is bad input, refused before anything is recorded or sent:
+// no description, an empty or malformed task or step, a malformed
+// repository, an unknown on-change policy, or a description its kind
+// refuses. A front end reports it as a usage error (the CLI's exit 2);
+// nothing needs settling.
+type InvalidError struct{ Err error }
+
+func (e *InvalidError) Error() string { return e.Err.Error() }
+func (e *InvalidError) Unwrap() error { return e.Err }
+
+// Prepared is an Action validated once, with its key, identity, repository
+// and payload derived once. Prepare makes it; Engine.Do takes it. It is
+// immutable and may be passed to Do any number of times, from any
+// goroutine.
+type Prepared struct {
+	a       Action // as cleaned
+	id      taskkey.Identity
+	key     string
+	repo    ghcheck.Repo // zero when a.Repo is empty
+	payload []byte       // the Spec as the ledger stores it
+	hash    string       // of payload
+}
+
+// Prepare validates a and derives what Do needs from it, without touching
+// the ledger or GitHub. Its error is an *InvalidError: bad input that no
+// rerun can fix. The kind's validation (Spec.Validate) is the one rule: it
+// refuses every shape GitHub's layer (package ghcheck) would refuse before
+// sending, so an action Prepare accepts is never refused by ghcheck's
+// checks after its intent is recorded.
+//
+// a.Spec is read once, here: a change to it afterwards (through a pointer
+// or a shared slice) is not seen by the key or the payload.
+func Prepare(a Action) (*Prepared, error) {
+	id, err := checkIdentity(a)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOnChange(a.OnChange); err != nil {
+		return nil, &InvalidError{err}
+	}
+	p := &Prepared{id: id, key: taskkey.Key(id)}
+	if a.Repo != "" {
+		if p.repo, err = ghcheck.ParseRepo(a.Repo); err != nil {
+			return nil, &InvalidError{err}
+		}
+	}
+	if err := a.Spec.Validate(p.key); err != nil {
+		return nil, &InvalidError{err}
+	}
+	if p.payload, p.hash, err = encodeSpec(a.Spec); err != nil {
+		return nil, &InvalidError{err}
+	}
+	a.Task, a.Step = id.Task, id.Step
+	p.a = a
+	return p, nil
+}
+
+// Key is the action's key: the same task, step, kind, repository and
+// target always give the same key.
+func (p *Prepared) Key() string { return p.key }
+
+// Action is the action as cleaned: its task and step without surrounding
+// white space, as the ledger records them.
+func (p *Prepared) Action() Action { return p.a }
+
+// KeyOf is the key a has, checking only what the key depends on (a
+// description, the task, the step, the repository) and not the rest of the
+// description: for a caller that needs the key before the description is
+// complete, such as `ghonce key` or a branch whose commit an earlier
+// attempt resolved. For every a that Prepare accepts,
+// KeyOf(a) equals Prepare(a).Key(). Its error is an *InvalidError.
+func KeyOf(a Action) (string, error) {
+	id, err := checkIdentity(a)
+	if err != nil {
+		return "", err
+	}
+	if a.Repo != "" {
+		if _, err := ghcheck.ParseRepo(a.Repo); err != nil {
+			return "", &InvalidError{err}
+		}
+	}
+	return taskkey.Key(id), nil
+}
+
+// checkIdentity returns a's identity, cleaned: the ledger keeps the task
+// and step the key was derived from, so " T-1" and "T-1\n" are recorded,
+// listed and filtered as T-1.
+func checkIdentity(a Action) (taskkey.Identity, error) {
+	if a.Spec == nil {
+		return taskkey.Identity{}, &InvalidError{errors.New("validate action: no spec")}
+	}
+	id := taskkey.Identity{Task: a.Task, Step: a.Step, Kind: a.Spec.Kind(), Repo: a.Repo, Target: a.Spec.Target()}.Clean()
+	if err := id.Validate(); err != nil {
+		return taskkey.Identity{}, &InvalidError{err}
+	}
+	return id, nil
+}

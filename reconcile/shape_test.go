@@ -1,0 +1,179 @@
+package reconcile_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// claimCounter is a ledger that counts the claims it is asked for.
+type claimCounter struct {
+	ledger.Ledger
+	claims atomic.Int32
+}
+
+func (l *claimCounter) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim, error) {
+	l.claims.Add(1)
+	return l.Ledger.Claim(ctx, p)
+}
+
+// shapeCandidates is every description built from a few good and bad
+// values of each field ghcheck checks before it sends: branch names, file
+// paths, commit messages, heads, commits, issue numbers, bodies and labels.
+func shapeCandidates() map[string]reconcile.Spec {
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	branches := []string{"main", "feature/x", "", "has space", "a..b", "-x", "x/", "refs/heads/x", "x.lock", "a:b", "@"}
+	paths := []string{"README.md", "docs/a.md", "", "/abs", "docs/", "a/../b", "a/./b", "a//b", "a#b", "a?b", "a%2e%2e/b", "..", "%2e%2e/x"}
+	messages := []string{"add", "", "   ", "\n"}
+	heads := []string{"fix-1", "fork:fix-1", ":fix", "a b:fix", "o/x:fix", "has space", "o:", "o:a..b", "o::b"}
+	shas := []string{sha, strings.ToUpper(sha), "abc", ""}
+	numbers := []int{1, 0, -3}
+	bodies := []string{"b", strings.Repeat("x", taskkey.MaxBody)}
+	labels := [][]string{nil, {"ok"}, {""}, {" "}, {strings.Repeat("l", taskkey.MaxLabel+1)}}
+
+	out := map[string]reconcile.Spec{}
+	add := func(s reconcile.Spec) { out[s.Kind()+" "+strings.ReplaceAll(fmtSpec(s), taskkey.Prefix, "")] = s }
+	for _, b := range branches {
+		for _, p := range paths {
+			for _, m := range messages {
+				add(reconcile.File{Branch: b, Path: p, Message: m, Content: []byte("x")})
+			}
+		}
+		for _, s := range shas {
+			add(reconcile.Branch{Name: b, SHA: s})
+		}
+	}
+	for _, h := range heads {
+		for _, body := range bodies {
+			for _, l := range labels {
+				add(reconcile.PR{Base: "main", Head: h, Title: "t", Body: body, Labels: l})
+			}
+		}
+	}
+	for _, body := range bodies {
+		for _, l := range labels {
+			add(reconcile.Issue{Title: "t", Body: body, Labels: l})
+		}
+		for _, n := range numbers {
+			add(reconcile.Comment{Number: n, Body: body})
+		}
+	}
+	return out
+}
+
+func fmtSpec(s reconcile.Spec) string {
+	switch v := s.(type) {
+	case reconcile.File:
+		return v.Branch + " " + v.Path + " " + v.Message
+	case reconcile.Branch:
+		return v.Name + " " + v.SHA
+	case reconcile.PR:
+		return v.Head + " " + strings.Join(v.Labels, ",") + " " + shortBody(v.Body)
+	case reconcile.Issue:
+		return strings.Join(v.Labels, ",") + " " + shortBody(v.Body)
+	case reconcile.Comment:
+		return strconv.Itoa(v.Number) + " " + shortBody(v.Body)
+	}
+	return ""
+}
+
+func shortBody(b string) string {
+	if len(b) > 8 {
+		return b[:8] + "..."
+	}
+	return b
+}
+
+// refusedByGitHubLayer reports whether ghcheck refuses spec before sending
+// anything: its Find answers unknown, or its Create refuses, with no
+// request reaching GitHub.
+func refusedByGitHubLayer(t *testing.T, w *world, c *ghcheck.Client, spec reconcile.Spec) (bool, string) {
+	t.Helper()
+	key := taskkey.Key(taskkey.Identity{Task: "SHAPE", Step: "s", Kind: spec.Kind(), Repo: repo, Target: spec.Target()})
+	env := &reconcile.Env{GitHub: c, Repo: ghcheck.Repo{Owner: owner, Name: name}}
+	before := len(w.fake.Requests())
+	res := spec.Find(w.ctx, env, key)
+	if res.State == effect.Unknown && len(w.fake.Requests()) == before {
+		return true, "find: " + errText(res.Err)
+	}
+	before = len(w.fake.Requests())
+	_, err := spec.Create(w.ctx, env, key)
+	var ce *effect.CreateError
+	if errors.As(err, &ce) && ce.Class == effect.ClassRefused && len(w.fake.Requests()) == before {
+		return true, "create: " + err.Error()
+	}
+	return false, ""
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// Every shape GitHub's layer refuses before sending is refused by Prepare,
+// as an *InvalidError, so the front door (Prepare, then Do) never records
+// an intent that ghcheck would refuse to act on: that intent would stay
+// attempting for ever, since no rerun or reconcile could settle it.
+func TestPrepareRefusesEveryShapeGitHubsLayerRefuses(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	c := w.client(token)
+	l, err := sqlite.Open(w.ctx, filepath.Join(t.TempDir(), "ledger.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	counted := &claimCounter{Ledger: l}
+	e := reconcile.New(reconcile.Config{Ledger: counted, GitHub: c, LedgerNew: l.Created(), Settle: -1})
+
+	refused := 0
+	for name, spec := range shapeCandidates() {
+		by, why := refusedByGitHubLayer(t, w, c, spec)
+		if !by {
+			continue
+		}
+		refused++
+		t.Run(name, func(t *testing.T) {
+			claims := counted.claims.Load()
+			_, err := do(w.ctx, e, reconcile.Action{Task: "SHAPE", Step: "s", Repo: repo, Spec: spec})
+			var inv *reconcile.InvalidError
+			if !errors.As(err, &inv) {
+				t.Fatalf("ghcheck refuses it (%s), but the front door answered %v, want an *InvalidError", why, err)
+			}
+			if n := counted.claims.Load() - claims; n != 0 {
+				t.Fatalf("the ledger was asked for %d claims, want none", n)
+			}
+		})
+	}
+	// The corpus must exercise the refusals, not only valid shapes.
+	if refused < 100 {
+		t.Fatalf("only %d candidates were refused by ghcheck; the corpus lost its bad shapes", refused)
+	}
+	if ents, err := l.List(w.ctx, ledger.ListParams{}); err != nil || len(ents) != 0 {
+		t.Fatalf("ledger holds %d entries (%v), want none", len(ents), err)
+	}
+}
+
+// The issue's case, as a new user tried it: a directory is not a file.
+func TestPrepareRefusesADirectoryPath(t *testing.T) {
+	t.Parallel()
+	_, err := reconcile.Prepare(reconcile.Action{Task: "T", Step: "s", Repo: repo,
+		Spec: reconcile.File{Branch: "main", Path: "docs/", Message: "add", Content: []byte("x")}})
+	var inv *reconcile.InvalidError
+	if !errors.As(err, &inv) || !strings.Contains(err.Error(), "docs/") {
+		t.Fatalf("Prepare(file docs/) = %v, want an *InvalidError naming the path", err)
+	}
+}
