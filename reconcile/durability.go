@@ -20,15 +20,9 @@ func (e *Engine) finishDone(spec Spec, key string, fence int64, o Outcome, art e
 	return e.record(p)
 }
 
-// unverifiable is a Spec whose outcome a rerun may not be able to look up
-// (a guarded command without --check); every other kind can be.
-type unverifiable interface {
-	unverifiable() bool
-}
-
 // verifiable reports whether a rerun can establish spec's outcome without
 // the ledger's record of it.
 func verifiable(spec Spec) bool {
-	u, ok := spec.(unverifiable)
-	return !ok || !u.unverifiable()
+	u, ok := spec.(Unverifiable)
+	return !ok || !u.Unverifiable()
 }

@@ -412,16 +412,10 @@ func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry
 	}
 }
 
-// notSentNoter is a Spec for which "nothing was sent" means something
-// else than for a request to GitHub (a command that did not start).
-type notSentNoter interface {
-	notSent() string
-}
-
 // notSentMeans says what a create that never left means for spec.
 func notSentMeans(spec Spec) string {
-	if n, ok := spec.(notSentNoter); ok {
-		return n.notSent()
+	if n, ok := spec.(NotSentNoter); ok {
+		return n.NotSent()
 	}
 	return "nothing was sent, so nothing was created; a rerun tries again"
 }
@@ -442,18 +436,11 @@ func (e *Engine) letInFlightLand(ctx context.Context, c *ledger.Claim) error {
 	return e.cfg.Sleep(ctx, wait)
 }
 
-// priorFinder is a Spec that can look for its own artifact and an earlier
-// description's in one look-up, sharing the requests that depend only on
-// the key (a PR's label and newest-PR reads).
-type priorFinder interface {
-	FindWithPrior(ctx context.Context, env *Env, key string, prior Spec) effect.Result
-}
-
 // find asks for spec's artifact, then for prior's (the description an
 // earlier attempt stored). Found wins; otherwise unknown or conflict wins
 // over absent, so absence is only reported when both looks are sure.
 func find(ctx context.Context, env *Env, key string, spec, prior Spec) effect.Result {
-	if pf, ok := spec.(priorFinder); ok && prior != nil {
+	if pf, ok := spec.(PriorFinder); ok && prior != nil {
 		return pf.FindWithPrior(ctx, env, key, prior)
 	}
 	res := spec.Find(ctx, env, key)
@@ -480,16 +467,8 @@ func (e *Engine) adopt(ctx context.Context, env *Env, key string, fence int64, s
 	return r, nil
 }
 
-// mender is a Spec whose artifact can be left half-tagged by a crash (a
-// PR created, its labels not yet added). Mend completes the tags of an
-// artifact found by a run; it never creates one. Reconcile does not mend:
-// it only reads.
-type mender interface {
-	Mend(ctx context.Context, env *Env, key string, art effect.Artifact) (warning string)
-}
-
 func mend(ctx context.Context, env *Env, key string, spec Spec, art effect.Artifact) string {
-	if m, ok := spec.(mender); ok {
+	if m, ok := spec.(Mender); ok {
 		return m.Mend(ctx, env, key, art)
 	}
 	return ""

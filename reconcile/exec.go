@@ -45,11 +45,11 @@ type Exec struct {
 func (Exec) Kind() string     { return "exec" }
 func (x Exec) Target() string { return x.Tgt }
 
-// unverifiable: without Check nothing can look the command's effect up.
-func (x Exec) unverifiable() bool { return x.Check == "" }
+// Unverifiable: without Check nothing can look the command's effect up.
+func (x Exec) Unverifiable() bool { return x.Check == "" }
 
-// notSent: a command that did not start did nothing.
-func (Exec) notSent() string { return "the command did not start, so nothing happened" }
+// NotSent: a command that did not start did nothing.
+func (Exec) NotSent() string { return "the command did not start, so nothing happened" }
 func (x Exec) Validate(string) error {
 	if len(x.Argv) == 0 || x.Argv[0] == "" {
 		return errors.New("no command: give it after --, e.g. ghonce exec --task T --step S -- ./notify.sh")

@@ -75,13 +75,6 @@ type Updater interface {
 
 var _ Updater = (*ghcheck.Client)(nil)
 
-// updatable is a Spec whose artifact can be edited to match it. Update
-// edits art (found or recorded for key) and returns it; kept names the
-// changed fields it could not edit.
-type updatable interface {
-	Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (out effect.Artifact, kept []string, err error)
-}
-
 // changedFields lists the top-level fields of two payloads (JSON objects of
 // one kind) that differ, sorted; nil when either cannot be read.
 func changedFields(old, cur []byte) []string {
@@ -135,7 +128,7 @@ func differ(fields []string) string {
 }
 
 func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payload []byte, hash string, r *Result) (*Result, error) {
-	up, ok := a.Spec.(updatable)
+	up, ok := a.Spec.(Updatable)
 	gu, gok := e.cfg.GitHub.(Updater)
 	if !ok || !gok {
 		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s, and a %s cannot be edited: it was left as it is", differ(r.Changed), r.Kind))

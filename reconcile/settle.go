@@ -170,20 +170,15 @@ type batchGitHub interface {
 	FindMany(ctx context.Context, r ghcheck.Repo, since time.Time, ls []ghcheck.Lookup) []effect.Result
 }
 
-// batchable is a Spec whose artifact a batched listing can find.
-type batchable interface {
-	lookup(key string) ghcheck.Lookup
-}
-
-func (PR) lookup(key string) ghcheck.Lookup { return ghcheck.Lookup{Kind: ghcheck.LookupPR, Key: key} }
-func (Issue) lookup(key string) ghcheck.Lookup {
+func (PR) Lookup(key string) ghcheck.Lookup { return ghcheck.Lookup{Kind: ghcheck.LookupPR, Key: key} }
+func (Issue) Lookup(key string) ghcheck.Lookup {
 	return ghcheck.Lookup{Kind: ghcheck.LookupIssue, Key: key}
 }
-func (c Comment) lookup(key string) ghcheck.Lookup {
+func (c Comment) Lookup(key string) ghcheck.Lookup {
 	return ghcheck.Lookup{Kind: ghcheck.LookupComment, Key: key, Number: c.Number}
 }
 
-// findAll fills in each pending entry's result: the batchable ones of a
+// findAll fills in each pending entry's result: the BatchFinder ones of a
 // repository with one FindMany, the rest (and all of them when the GitHub
 // cannot batch) one Find each, at most Config.Concurrency at once.
 func (e *Engine) findAll(ctx context.Context, held []*pending) {
@@ -192,7 +187,7 @@ func (e *Engine) findAll(ctx context.Context, held []*pending) {
 	var order []ghcheck.Repo
 	bg, canBatch := e.cfg.GitHub.(batchGitHub)
 	for _, p := range held {
-		if _, ok := p.spec.(batchable); ok && canBatch && !p.env.Since.IsZero() {
+		if _, ok := p.spec.(BatchFinder); ok && canBatch && !p.env.Since.IsZero() {
 			if groups[p.env.Repo] == nil {
 				order = append(order, p.env.Repo)
 			}
@@ -219,7 +214,7 @@ func (e *Engine) findAll(ctx context.Context, held []*pending) {
 			if p.env.Since.Before(since) {
 				since = p.env.Since
 			}
-			ls[i] = p.spec.(batchable).lookup(p.claim.Entry.Key)
+			ls[i] = p.spec.(BatchFinder).Lookup(p.claim.Entry.Key)
 		}
 		spawn(func() {
 			for i, res := range bg.FindMany(ctx, r, since, ls) {

@@ -1,0 +1,69 @@
+package reconcile
+
+import (
+	"context"
+
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ghcheck"
+)
+
+// A kind is a Spec (spec.go): how to validate, find and create its
+// artifact. What follows is everything else a kind may do, each an
+// interface its Spec implements or not; the engine asks for each with a
+// type assertion and has a default for a kind without it. A kind's file
+// (kind_pr.go, kind_issue.go, ..., exec.go) holds every method it has.
+
+// PriorFinder is a Spec that looks for its own artifact and for the one
+// an earlier attempt's description may have made (prior, of the same
+// kind: another head branch, a reworded body) in one look-up, sharing the
+// requests that depend only on the key (a PR's label and newest-PR reads).
+//
+// FindWithPrior answers as Find does: found if either exists; absent only
+// when both looks are sure. Without it the engine calls Find twice, once
+// per description.
+type PriorFinder interface {
+	FindWithPrior(ctx context.Context, env *Env, key string, prior Spec) effect.Result
+}
+
+// Mender is a Spec whose artifact a crash can leave half-tagged (a PR
+// created, its labels not yet added). Mend completes the tags of an
+// artifact a run found; it never creates one, never fails the run (it
+// returns a warning, or ""), and is not called by Reconcile, which only
+// reads.
+type Mender interface {
+	Mend(ctx context.Context, env *Env, key string, art effect.Artifact) (warning string)
+}
+
+// BatchFinder is a Spec whose artifact a batched listing of its
+// repository can find (ghcheck.Client.FindMany): Reconcile settles many
+// entries of such kinds with a few listings instead of one look-up each.
+// Lookup describes the look-up for key; it makes no request.
+type BatchFinder interface {
+	Lookup(key string) ghcheck.Lookup
+}
+
+// Updatable is a Spec whose artifact can be edited to match it, for
+// OnChangeUpdate. Update edits art (found or recorded for key) through u
+// and returns it; changed names the fields that differ from the stored
+// description, and kept those of them it could not edit (a PR's head).
+// Without it, OnChangeUpdate falls back to a warning.
+type Updatable interface {
+	Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (out effect.Artifact, kept []string, err error)
+}
+
+// Unverifiable is a Spec whose outcome a rerun may not be able to look
+// up: Unverifiable reports true for this description (a guarded command
+// without Check). Its done record is then forced to disk before Do
+// returns, since a lost one cannot be found again. Every kind without it is
+// verifiable.
+type Unverifiable interface {
+	Unverifiable() bool
+}
+
+// NotSentNoter is a Spec for which "nothing was sent" means something
+// else than for a request to GitHub: NotSent says what a create that never
+// left means (a command that did not start). Without it, the engine says
+// nothing was sent, so nothing was created.
+type NotSentNoter interface {
+	NotSent() string
+}
