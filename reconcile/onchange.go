@@ -174,26 +174,6 @@ func joinWarnings(a, b string) string {
 	return a + "; " + b
 }
 
-// Update edits the pull request's title and body; its head cannot move.
-func (p PR) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
-	kept := notTitleOrBody(changed)
-	if len(kept) == len(changed) {
-		return art, kept, nil
-	}
-	got, err := u.UpdatePR(ctx, env.Repo, art.Number, key, p.Title, p.Body)
-	return got, kept, err
-}
-
-// Update edits the issue's title and body.
-func (i Issue) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
-	kept := notTitleOrBody(changed)
-	if len(kept) == len(changed) {
-		return art, kept, nil
-	}
-	got, err := u.UpdateIssue(ctx, env.Repo, art.Number, key, i.Title, i.Body)
-	return got, kept, err
-}
-
 // notTitleOrBody returns the changed fields that an edit of title and body
 // leaves as they were (a PR's head, draft, labels).
 func notTitleOrBody(changed []string) []string {
@@ -204,10 +184,4 @@ func notTitleOrBody(changed []string) []string {
 		}
 	}
 	return kept
-}
-
-// Update edits the comment's body.
-func (c Comment) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, _ []string) (effect.Artifact, []string, error) {
-	got, err := u.UpdateComment(ctx, env.Repo, art.ID, key, c.Body)
-	return got, nil, err
 }

@@ -170,14 +170,6 @@ type batchGitHub interface {
 	FindMany(ctx context.Context, r ghcheck.Repo, since time.Time, ls []ghcheck.Lookup) []effect.Result
 }
 
-func (PR) Lookup(key string) ghcheck.Lookup { return ghcheck.Lookup{Kind: ghcheck.LookupPR, Key: key} }
-func (Issue) Lookup(key string) ghcheck.Lookup {
-	return ghcheck.Lookup{Kind: ghcheck.LookupIssue, Key: key}
-}
-func (c Comment) Lookup(key string) ghcheck.Lookup {
-	return ghcheck.Lookup{Kind: ghcheck.LookupComment, Key: key, Number: c.Number}
-}
-
 // findAll fills in each pending entry's result: the BatchFinder ones of a
 // repository with one FindMany, the rest (and all of them when the GitHub
 // cannot batch) one Find each, at most Config.Concurrency at once.

@@ -85,6 +85,13 @@ type Action struct {
 
 // kinds maps each kind's name to a new, empty description of it: the one
 // list of kinds, used to read payloads back from the ledger.
+//
+// Each kind is a description in a file of its own (kind_pr.go, ...,
+// exec.go): its fields are the payload stored in the ledger (so `ghonce
+// reconcile` can look for it later without the original command line),
+// Target is its part of the key, and Find/Create say how to look for and
+// make its artifact; its file holds every method it has, the optional
+// capabilities (capabilities.go) included.
 var kinds = map[string]func() Spec{
 	PR{}.Kind():      func() Spec { return &PR{} },
 	Issue{}.Kind():   func() Spec { return &Issue{} },

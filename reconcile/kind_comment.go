@@ -1,0 +1,54 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ghcheck"
+)
+
+// Comment comments on an issue or pull request. GitHub has no uniqueness
+// for comments: the marker, read back from every page of the thread, is
+// the only tag.
+type Comment struct {
+	Number int    `json:"number"`
+	Body   string `json:"body"`
+}
+
+func (Comment) Kind() string     { return "comment" }
+func (c Comment) Target() string { return strconv.Itoa(c.Number) }
+func (c Comment) Validate(key string) error {
+	if err := ghcheck.CheckIssueNumber(c.Number); err != nil {
+		return err
+	}
+	if c.Body == "" {
+		return errors.New("body is empty: pass --body or --body-file")
+	}
+	return ghcheck.CheckCreate(key, c.Body, nil)
+}
+func (c Comment) Find(ctx context.Context, env *Env, key string) effect.Result {
+	return env.GitHub.FindCommentSince(ctx, env.Repo, c.Number, key, env.Since)
+}
+func (c Comment) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
+	return env.GitHub.CreateComment(ctx, env.Repo, c.Number, key, c.Body)
+}
+
+// Update edits the comment's body.
+func (c Comment) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, _ []string) (effect.Artifact, []string, error) {
+	got, err := u.UpdateComment(ctx, env.Repo, art.ID, key, c.Body)
+	return got, nil, err
+}
+
+// Lookup: Reconcile finds comments by their marker in a listing of the
+// repository's comments changed since (FindMany).
+func (c Comment) Lookup(key string) ghcheck.Lookup {
+	return ghcheck.Lookup{Kind: ghcheck.LookupComment, Key: key, Number: c.Number}
+}
+
+var (
+	_ Spec        = Comment{}
+	_ BatchFinder = Comment{}
+	_ Updatable   = Comment{}
+)

@@ -1,0 +1,48 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// File writes a file on a branch through the contents API. Found when the
+// file already has exactly the intended content (git blob hashes compared).
+type File struct {
+	Branch  string `json:"branch"`
+	Path    string `json:"path"`
+	Message string `json:"message"`
+	Content []byte `json:"content"`
+	// Replaces, when set, is the blob SHA of the file the caller read and
+	// means to replace: if the file on the branch has changed since (and
+	// does not already hold Content), GitHub refuses the write instead of
+	// ghonce overwriting someone else's change. Empty: replace whatever is
+	// there.
+	Replaces string `json:"replaces,omitempty"`
+}
+
+func (File) Kind() string     { return "file" }
+func (f File) Target() string { return f.Branch + ":" + f.Path }
+func (f File) Validate(string) error {
+	if err := ghcheck.CheckFile(f.Branch, f.Path); err != nil {
+		return err
+	}
+	if err := ghcheck.CheckCommitMessage(f.Message); err != nil {
+		return err
+	}
+	if f.Replaces != "" && !taskkey.IsCommitSHA(f.Replaces) {
+		return fmt.Errorf("invalid blob SHA %q to replace: want the 40 lower-case hex digits GitHub gives a file's sha", f.Replaces)
+	}
+	return nil
+}
+func (f File) Find(ctx context.Context, env *Env, _ string) effect.Result {
+	return env.GitHub.FindFile(ctx, env.Repo, f.Branch, f.Path, f.Content)
+}
+func (f File) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
+	return env.GitHub.PutFile(ctx, env.Repo, f.Branch, f.Path, f.Message, f.Content, f.Replaces)
+}
+
+var _ Spec = File{}

@@ -1,0 +1,53 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ghcheck"
+)
+
+// Issue files an issue. Tags: the key's label (set atomically at creation) and the marker.
+type Issue struct {
+	Title  string   `json:"title"`
+	Body   string   `json:"body"`
+	Labels []string `json:"labels,omitempty"`
+}
+
+func (Issue) Kind() string   { return "issue" }
+func (Issue) Target() string { return "" }
+func (i Issue) Validate(key string) error {
+	if i.Title == "" {
+		return errors.New("title is empty: pass --title")
+	}
+	return ghcheck.CheckCreate(key, i.Body, i.Labels)
+}
+func (i Issue) Find(ctx context.Context, env *Env, key string) effect.Result {
+	return env.GitHub.FindIssue(ctx, env.Repo, ghcheck.IssueQuery{Key: key, ProbeLabel: env.probeLabel()})
+}
+func (i Issue) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
+	return env.GitHub.CreateIssue(ctx, env.Repo, key, ghcheck.NewIssue{Title: i.Title, Body: i.Body, Labels: i.Labels, KeyLabel: env.keyLabel()})
+}
+
+// Update edits the issue's title and body.
+func (i Issue) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
+	kept := notTitleOrBody(changed)
+	if len(kept) == len(changed) {
+		return art, kept, nil
+	}
+	got, err := u.UpdateIssue(ctx, env.Repo, art.Number, key, i.Title, i.Body)
+	return got, kept, err
+}
+
+// Lookup: Reconcile finds issues by their marker in one listing of the
+// repository's issues and pull requests changed since (FindMany).
+func (Issue) Lookup(key string) ghcheck.Lookup {
+	return ghcheck.Lookup{Kind: ghcheck.LookupIssue, Key: key}
+}
+
+var (
+	_ Spec        = Issue{}
+	_ BatchFinder = Issue{}
+	_ Updatable   = Issue{}
+)

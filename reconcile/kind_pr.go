@@ -1,0 +1,84 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// PR opens a pull request. Tags: the head branch, the key's label, the marker.
+type PR struct {
+	Base   string   `json:"base"`
+	Head   string   `json:"head"`
+	Title  string   `json:"title"`
+	Body   string   `json:"body"`
+	Draft  bool     `json:"draft,omitempty"`
+	Labels []string `json:"labels,omitempty"`
+}
+
+func (PR) Kind() string     { return "pr" }
+func (p PR) Target() string { return p.Base }
+func (p PR) Validate(key string) error {
+	switch {
+	case p.Base == "":
+		return errors.New("base branch is empty: pass --base")
+	case p.Head == "":
+		return errors.New("head branch is empty: pass --head")
+	case p.Title == "":
+		return errors.New("title is empty: pass --title")
+	}
+	if err := taskkey.CheckBranchName(p.Base); err != nil {
+		return err
+	}
+	if err := ghcheck.CheckHead(p.Head); err != nil {
+		return err
+	}
+	return ghcheck.CheckCreate(key, p.Body, p.Labels)
+}
+func (p PR) Find(ctx context.Context, env *Env, key string) effect.Result {
+	return p.FindWithPrior(ctx, env, key, nil)
+}
+
+// FindWithPrior looks on this run's head and on the head an earlier attempt
+// stored, in one FindPR: the label and newest-PR reads are made once.
+func (p PR) FindWithPrior(ctx context.Context, env *Env, key string, prior Spec) effect.Result {
+	q := ghcheck.PRQuery{Key: key, Base: p.Base, Heads: []string{p.Head}, Since: env.Since, SkipRecent: env.NeverAttempted, ProbeLabel: env.probeLabel()}
+	if old, ok := prior.(*PR); ok && old.Base == p.Base {
+		q.Heads = append(q.Heads, old.Head)
+	}
+	return env.GitHub.FindPR(ctx, env.Repo, q)
+}
+func (p PR) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
+	return env.GitHub.CreatePR(ctx, env.Repo, key, ghcheck.NewPR{Base: p.Base, Head: p.Head, Title: p.Title, Body: p.Body, Draft: p.Draft, Labels: p.Labels, KeyLabel: env.keyLabel()})
+}
+
+// Mend adds the labels a crash between creating the PR and labelling it
+// left off.
+func (p PR) Mend(ctx context.Context, env *Env, key string, art effect.Artifact) string {
+	return env.GitHub.MendPRLabels(ctx, env.Repo, art, key, p.Labels)
+}
+
+// Update edits the pull request's title and body; its head cannot move.
+func (p PR) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
+	kept := notTitleOrBody(changed)
+	if len(kept) == len(changed) {
+		return art, kept, nil
+	}
+	got, err := u.UpdatePR(ctx, env.Repo, art.Number, key, p.Title, p.Body)
+	return got, kept, err
+}
+
+// Lookup: Reconcile finds pull requests by their marker in one listing of
+// the repository's issues and pull requests changed since (FindMany).
+func (PR) Lookup(key string) ghcheck.Lookup { return ghcheck.Lookup{Kind: ghcheck.LookupPR, Key: key} }
+
+var (
+	_ Spec        = PR{}
+	_ PriorFinder = PR{}
+	_ Mender      = PR{}
+	_ BatchFinder = PR{}
+	_ Updatable   = PR{}
+)
