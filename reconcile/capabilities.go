@@ -67,3 +67,24 @@ type Unverifiable interface {
 type NotSentNoter interface {
 	NotSent() string
 }
+
+// OffGitHub is a Spec whose effect is not on GitHub (a guarded command):
+// its action needs no repository, the engine needs no GitHub client, no
+// login and no GitHub look-up for it. Every kind without it acts on a
+// GitHub repository, which Prepare then requires.
+type OffGitHub interface {
+	OffGitHub()
+}
+
+// KeyLabeled is a Spec whose artifact carries the key's label
+// (taskkey.Label) on GitHub: a pull request or an issue. `ghonce labels
+// prune` deletes those labels once their entries are long done.
+type KeyLabeled interface {
+	KeyLabeled()
+}
+
+// onGitHub reports whether spec acts on GitHub (it is not OffGitHub).
+func onGitHub(spec Spec) bool {
+	_, off := spec.(OffGitHub)
+	return !off
+}

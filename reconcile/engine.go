@@ -298,7 +298,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 		}
 		return nil, nil, err
 	}
-	if entry.Repo != "" && e.cfg.GitHub != nil {
+	if onGitHub(spec) && e.cfg.GitHub != nil {
 		if _, err := e.cfg.GitHub.Login(ctx); errors.Is(err, ghcheck.ErrCredentials) || ghcheck.Classify(err) == ghcheck.ClassNotSent {
 			return unsent(err)
 		}
@@ -312,7 +312,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 		}
 	}
 	var res effect.Result
-	if e.cfg.TrustNeverAttempted && env.NeverAttempted && entry.Repo != "" {
+	if e.cfg.TrustNeverAttempted && env.NeverAttempted && onGitHub(spec) {
 		res = effect.Result{State: effect.Absent} // trusted: see Config
 		env.Trusted = true
 	} else {
@@ -333,7 +333,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 	case effect.Absent:
 		return env, nil, nil
 	default:
-		if res.Err != nil && entry.Repo != "" && ghcheck.Classify(res.Err) == ghcheck.ClassNotSent {
+		if res.Err != nil && onGitHub(spec) && ghcheck.Classify(res.Err) == ghcheck.ClassNotSent {
 			return unsent(res.Err)
 		}
 		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))

@@ -48,6 +48,9 @@ func (x Exec) Target() string { return x.Tgt }
 // Unverifiable: without Check nothing can look the command's effect up.
 func (x Exec) Unverifiable() bool { return x.Check == "" }
 
+// OffGitHub: a guarded command's effect is not on GitHub.
+func (Exec) OffGitHub() {}
+
 // NotSent: a command that did not start did nothing.
 func (Exec) NotSent() string { return "the command did not start, so nothing happened" }
 func (x Exec) Validate(string) error {

@@ -46,8 +46,12 @@ func (Issue) Lookup(key string) ghcheck.Lookup {
 	return ghcheck.Lookup{Kind: ghcheck.LookupIssue, Key: key}
 }
 
+// KeyLabeled: the key's label is one of an issue's tags.
+func (Issue) KeyLabeled() {}
+
 var (
 	_ Spec        = Issue{}
 	_ BatchFinder = Issue{}
 	_ Updatable   = Issue{}
+	_ KeyLabeled  = Issue{}
 )

@@ -75,10 +75,14 @@ func (p PR) Update(ctx context.Context, env *Env, u Updater, key string, art eff
 // the repository's issues and pull requests changed since (FindMany).
 func (PR) Lookup(key string) ghcheck.Lookup { return ghcheck.Lookup{Kind: ghcheck.LookupPR, Key: key} }
 
+// KeyLabeled: the key's label is one of a pull request's tags.
+func (PR) KeyLabeled() {}
+
 var (
 	_ Spec        = PR{}
 	_ PriorFinder = PR{}
 	_ Mender      = PR{}
 	_ BatchFinder = PR{}
 	_ Updatable   = PR{}
+	_ KeyLabeled  = PR{}
 )

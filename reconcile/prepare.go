@@ -2,14 +2,15 @@ package reconcile
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
 // InvalidError is bad input, refused before anything is recorded or sent:
-// no description, an empty or malformed task or step, a malformed
-// repository, an unknown on-change policy, or a description its kind
+// no description, an empty or malformed task or step, a missing or
+// malformed repository, an unknown on-change policy, or a description its kind
 // refuses. A front end reports it as a usage error (the CLI's exit 2);
 // nothing needs settling.
 type InvalidError struct{ Err error }
@@ -48,6 +49,9 @@ func Prepare(a Action) (*Prepared, error) {
 		return nil, &InvalidError{err}
 	}
 	p := &Prepared{id: id, key: taskkey.Key(id)}
+	if a.Repo == "" && onGitHub(a.Spec) {
+		return nil, &InvalidError{fmt.Errorf("no repository: a %s acts on a GitHub repository: pass --repo OWNER/NAME", id.Kind)}
+	}
 	if a.Repo != "" {
 		if p.repo, err = ghcheck.ParseRepo(a.Repo); err != nil {
 			return nil, &InvalidError{err}

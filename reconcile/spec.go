@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/ghonce/ghonce/effect"
@@ -99,6 +100,37 @@ var kinds = map[string]func() Spec{
 	Branch{}.Kind():  func() Spec { return &Branch{} },
 	File{}.Kind():    func() Spec { return &File{} },
 	Exec{}.Kind():    func() Spec { return &Exec{} },
+}
+
+// Kinds names every kind, sorted.
+func Kinds() []string {
+	out := make([]string, 0, len(kinds))
+	for k := range kinds {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// IsGitHubKind reports whether kind acts on GitHub (every kind but a
+// guarded command): its actions need a repository, and settling its
+// entries needs a GitHub client. A kind this build does not know (an
+// entry written by a newer ghonce) counts as one: asking for a token is
+// the safe side.
+func IsGitHubKind(kind string) bool {
+	mk, ok := kinds[kind]
+	return !ok || onGitHub(mk())
+}
+
+// CarriesKeyLabel reports whether kind's artifact carries the key's label
+// (taskkey.Label) on GitHub: a pull request's or an issue's does.
+func CarriesKeyLabel(kind string) bool {
+	mk, ok := kinds[kind]
+	if !ok {
+		return false
+	}
+	_, l := mk().(KeyLabeled)
+	return l
 }
 
 // DecodeSpec rebuilds the Spec of a kind from its stored payload.
