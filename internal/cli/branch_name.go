@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -32,7 +33,7 @@ func branchNameRun(opts *branchNameOptions) error {
 		return err
 	}
 	repo, _ := f.g.repoOrEnv(f.sys.Getenv)
-	name := taskkey.BranchName(taskkey.Identity{Task: task, Step: f.g.stepOr("branch"), Kind: "branch", Repo: repo})
+	name := taskkey.BranchName(taskkey.Identity{Task: task, Step: f.g.stepOr("branch"), Kind: reconcile.Branch{}.Kind(), Repo: repo})
 	if f.g.json {
 		return f.writeJSON(branchNameJSON{outcomeJSON: succeeded(), Branch: name})
 	}

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -27,7 +29,7 @@ name for branch, BRANCH:PATH for file, --target for exec, empty for issue.`,
 			return runOr(opts, runF, keyRun)
 		},
 	}
-	c.Flags().StringVar(&opts.Kind, "kind", "pr", "kind: pr, issue, comment, branch, file or exec")
+	c.Flags().StringVar(&opts.Kind, "kind", reconcile.PR{}.Kind(), "kind: "+strings.Join(reconcile.Kinds(), ", "))
 	c.Flags().StringVar(&opts.Target, "target", "", "the kind's target (see above)")
 	return c
 }
@@ -39,7 +41,7 @@ func keyRun(opts *keyOptions) error {
 		return err
 	}
 	repo := ""
-	if opts.Kind != "exec" {
+	if reconcile.IsGitHubKind(opts.Kind) {
 		if repo, err = f.g.repoOrEnv(f.sys.Getenv); err != nil {
 			return err
 		}

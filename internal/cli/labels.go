@@ -13,6 +13,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
+	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -114,7 +115,7 @@ func labelsPruneRun(opts *labelsPruneOptions) error {
 	failed := 0
 	for _, e := range entries {
 		// Only pull requests and issues carry the key's label.
-		if e.Kind != "pr" && e.Kind != "issue" {
+		if !reconcile.CarriesKeyLabel(e.Kind) {
 			continue
 		}
 		if _, err := l.GetMeta(ctx, metaPruned(e.Key)); err == nil {

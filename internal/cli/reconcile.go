@@ -62,7 +62,7 @@ func reconcileRun(opts *reconcileOptions) error {
 	var gh reconcile.GitHub
 	var client *ghcheck.Client
 	for _, e := range pending {
-		if e.Kind != "exec" {
+		if reconcile.IsGitHubKind(e.Kind) {
 			if client, err = f.githubOn(ctx, l); err != nil {
 				return err
 			}

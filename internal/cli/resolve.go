@@ -151,9 +151,9 @@ func describeRef(e *ledger.Entry) string {
 
 // retryWillDo says what the next run does with a done entry sent back:
 // the engine looks before it creates, for every kind but a guarded command
-// without --check.
+// (the one kind off GitHub) without --check.
 func retryWillDo(kind string) string {
-	if kind == "exec" {
+	if !reconcile.IsGitHubKind(kind) {
 		return "The next run runs the command again, unless its --check finds the effect."
 	}
 	return "The next run looks on GitHub first and records an artifact tagged with the key as done again; only if it finds none does it create a new one."
