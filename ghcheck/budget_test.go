@@ -225,7 +225,8 @@ func TestFindMany(t *testing.T) {
 
 // After an earlier attempt FindPR reads the newest pull requests back to
 // the attempt's start; when they run past a page it falls back to
-// the head and label look-ups after one page instead of giving up.
+// the head and label look-ups (read together) after one page instead of
+// giving up.
 func TestFindPRSinceFallsBackOnABusyRepository(t *testing.T) {
 	t.Parallel()
 	s := budgetFake(t)
@@ -250,7 +251,7 @@ func TestFindPRSinceFallsBackOnABusyRepository(t *testing.T) {
 	if res.State != ghcheck.Found || res.Artifact.Number != n {
 		t.Fatalf("%v #%d, want found #%d (%v)", res.State, res.Artifact.Number, n, res.Err)
 	}
-	if got := len(s.Requests()) - before; got != 2 {
-		t.Errorf("%d requests, want 2 (a page of the newest, then the head list)", got)
+	if got := len(s.Requests()) - before; got != 3 {
+		t.Errorf("%d requests, want 3 (a page of the newest, then the head and label lists together)", got)
 	}
 }

@@ -73,9 +73,9 @@ type Client struct {
 	etags  *etagCache
 	stats  *stats
 
-	// keyLabels remembers, per "owner/name\x00key", that the key's label
-	// exists (made or found by ensureKeyLabel), so it is made once a process.
-	keyLabels sync.Map
+	// files holds, per "owner/name\x00branch\x00path", what FindFile
+	// read of a file that is not done yet, for the PutFile that follows.
+	files sync.Map
 }
 
 // NewPR is what CreatePR sends.
@@ -83,11 +83,6 @@ type NewPR struct {
 	Base, Head, Title, Body string
 	Draft                   bool
 	Labels                  []string // user labels; the key's label is added too
-	// KeyLabel makes the key's label, with its colour and description,
-	// before the pull request is labelled (once per client: a look-up that
-	// made it already, ProbeLabel, is not repeated). Without it GitHub
-	// makes the label bare, in the same colour, as it is added.
-	KeyLabel bool
 }
 
 // PRQuery says where FindPR looks.
@@ -104,29 +99,17 @@ type PRQuery struct {
 	// its ledger lost; a caller whose ledger vouches that no attempt of Key
 	// was ever made from it sets it (see reconcile.Config).
 	SkipRecent bool
-	// ProbeLabel lets FindPR create the key's label (with its colour and
-	// description) in place of listing it: GitHub answering 201 proves the
-	// label did not exist, so nothing carries it, and one write replaces a
-	// read the create needs anyway. FindPR then writes; only a caller about
-	// to create sets it (never reconcile, which only reads).
-	ProbeLabel bool
 }
 
 // IssueQuery says how FindIssue looks.
 type IssueQuery struct {
 	Key string
-	// ProbeLabel: as PRQuery.ProbeLabel, the key's label is made in place
-	// of being listed when it does not exist yet. Only a caller about to
-	// create sets it.
-	ProbeLabel bool
 }
 
 // NewIssue is what CreateIssue sends.
 type NewIssue struct {
 	Title, Body string
 	Labels      []string
-	// KeyLabel: as NewPR.KeyLabel, before the issue is created.
-	KeyLabel bool
 }
 
 const (

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v66/github"
 
@@ -38,6 +39,9 @@ func (c *Client) FindFile(ctx context.Context, r Repo, branch, path string, cont
 		return c.unknown(fmt.Errorf("find file: %w", err))
 	}
 	cur, err := c.readFile(ctx, c.newRun(), r, branch, path)
+	if notFound(err) || (err == nil && cur.GetType() == "file" && cur.GetSHA() != BlobSHA(content)) {
+		c.files.Store(fileMemo(r, branch, path), fileSeen{cur: cur, err: err, at: c.budget.cfg.Now()})
+	}
 	switch {
 	case notFound(err):
 		return Result{State: Absent}
@@ -52,9 +56,12 @@ func (c *Client) FindFile(ctx context.Context, r Repo, branch, path string, cont
 }
 
 // PutFile writes content to path on branch in one commit with message:
-// PUT /repos/{o}/{r}/contents/{path}. It reads the file first (as FindFile)
-// to send its current blob SHA, which GitHub requires to update a file;
-// if the file already has exactly content, nothing is written. If someone changes
+// PUT /repos/{o}/{r}/contents/{path}. It sends the file's current blob
+// SHA, which GitHub requires to update a file (and no SHA to create one),
+// as FindFile on this client just read it, or else as it reads it first;
+// if the file already has exactly content, nothing is written. Reusing the
+// look-up's read saves a round trip and loses nothing: GitHub checks the
+// SHA against the branch as it writes. If someone changes
 // the file between the read and the write, GitHub answers 409 or 422 and
 // nothing is written (ClassRefused: rerun). A failed read sends nothing
 // (ClassNotSent). The write is not retried once it may have been sent.
@@ -77,7 +84,7 @@ func (c *Client) PutFile(ctx context.Context, r Repo, branch, path, message stri
 	}
 	want := BlobSHA(content)
 	rn := c.newRun()
-	cur, err := c.readFile(ctx, rn, r, branch, path)
+	cur, err := c.readFileOnce(ctx, rn, r, branch, path)
 	opts := &github.RepositoryContentFileOptions{
 		Message: github.String(message),
 		Content: content,
@@ -119,6 +126,36 @@ func (c *Client) PutFile(ctx context.Context, r Repo, branch, path, message stri
 		a.SHA = want
 	}
 	return a, nil
+}
+
+// fileSeen is what FindFile read of a file that is not done yet, kept
+// for the PutFile that follows it (readFileOnce).
+type fileSeen struct {
+	cur *github.RepositoryContent
+	err error // a 404, or nil
+	at  time.Time
+}
+
+// fileSeenFor is how long what FindFile read stands in for PutFile's read:
+// the engine creates right after it looks; a look-up left without a create
+// (another process won the claim) is not reused much later.
+const fileSeenFor = time.Minute
+
+func fileMemo(r Repo, branch, path string) string {
+	return r.String() + "\x00" + branch + "\x00" + path
+}
+
+// readFileOnce returns what FindFile last read of path on branch, once, or
+// reads it. What it returns may be stale by the time PutFile writes; so it
+// could be fresh from a read, and GitHub refuses a write whose SHA is not
+// the branch's (409/422, nothing written).
+func (c *Client) readFileOnce(ctx context.Context, rn *run, r Repo, branch, path string) (*github.RepositoryContent, error) {
+	if v, ok := c.files.LoadAndDelete(fileMemo(r, branch, path)); ok {
+		if seen := v.(fileSeen); c.budget.cfg.Now().Sub(seen.at) < fileSeenFor {
+			return seen.cur, seen.err
+		}
+	}
+	return c.readFile(ctx, rn, r, branch, path)
 }
 
 // readFile reads path on branch; a directory comes back as a

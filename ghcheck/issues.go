@@ -3,6 +3,7 @@ package ghcheck
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/google/go-github/v66/github"
 
@@ -11,14 +12,13 @@ import (
 
 // FindIssue looks for our issue for key: GET
 // /repos/{o}/{r}/issues?labels=LABEL&state=all&per_page=100, every page.
-// The list is consistent right after a write (search is not). The issues
-// API returns pull requests too: items with pull_request are skipped. An
-// issue counts only if its author is ours and the first line of its body
-// is key's marker; a label anyone can add proves nothing alone.
-//
-// With q.ProbeLabel the label is created instead of listed when it does
-// not exist yet (POST /repos/{o}/{r}/labels answering 201: nothing carries
-// it, so the issue is absent).
+// The list is consistent right after a write (search is not), and a label
+// that does not exist yet answers an empty list: absence is proved by a
+// read, never by writing. The issues API returns pull requests too: items
+// with pull_request are skipped. An issue counts only if its author is ours
+// and the first line of its body is key's marker; a label anyone can add
+// proves nothing alone. The token's identity is read (when it is not
+// cached) while the list is: one round trip for both.
 //
 // Found: the oldest such issue, open or closed. Absent: none, or the
 // repository does not exist for this token (404; the create then fails
@@ -30,33 +30,30 @@ func (c *Client) FindIssue(ctx context.Context, r Repo, q IssueQuery) Result {
 	if err := checkKey(key); err != nil {
 		return c.unknown(fmt.Errorf("find issue: %w", err))
 	}
-	ours, err := c.oursFunc(ctx)
-	if err != nil {
-		return c.unknown(fmt.Errorf("find issue: %w", err))
-	}
-	if c.keyLabelIsNew(ctx, r, key, q.ProbeLabel) {
-		return Result{State: Absent}
-	}
 	label := taskkey.Label(key)
-	var best *github.Issue
-	err = c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-		issues, resp, err := c.listByLabel(ctx, r, label, page)
-		if err == nil {
-			for _, is := range issues {
-				if !is.IsPullRequest() && ours(is.GetUser().GetLogin()) && taskkey.HasMarker(is.GetBody(), key) &&
-					(best == nil || is.GetNumber() < best.GetNumber()) {
-					best = is
-				}
-			}
-		}
-		return resp, err
-	})
+	var ours func(string) bool
+	var oursErr, err error
+	var issues []*github.Issue
+	together(
+		func() { ours, oursErr = c.oursFunc(ctx) },
+		func() { issues, err = c.allByLabel(ctx, r, label) },
+	)
 	switch {
+	case oursErr != nil:
+		return c.unknown(fmt.Errorf("find issue: %w", oursErr))
 	case notFound(err):
 		return Result{State: Absent}
 	case err != nil:
 		return c.unknown(fmt.Errorf("list issues of %s labeled %s: %w", r, label, err))
-	case best == nil:
+	}
+	var best *github.Issue
+	for _, is := range issues {
+		if !is.IsPullRequest() && ours(is.GetUser().GetLogin()) && taskkey.HasMarker(is.GetBody(), key) &&
+			(best == nil || is.GetNumber() < best.GetNumber()) {
+			best = is
+		}
+	}
+	if best == nil {
 		return Result{State: Absent}
 	}
 	return Result{State: Found, Artifact: issueArtifact(best)}
@@ -71,8 +68,38 @@ func (c *Client) listByLabel(ctx context.Context, r Repo, label string, page int
 	})
 }
 
+// allByLabel reads every page of listByLabel, in a run of its own (safe
+// beside other look-ups).
+func (c *Client) allByLabel(ctx context.Context, r Repo, label string) ([]*github.Issue, error) {
+	var all []*github.Issue
+	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		issues, resp, err := c.listByLabel(ctx, r, label, page)
+		all = append(all, issues...)
+		return resp, err
+	})
+	return all, err
+}
+
+// together runs fns concurrently and returns when all have: look-ups that
+// do not depend on each other cost one round trip, not one each. Each fn
+// writes only its own results.
+func together(fns ...func()) {
+	var wg sync.WaitGroup
+	for _, fn := range fns[1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn()
+		}()
+	}
+	fns[0]()
+	wg.Wait()
+}
+
 // CreateIssue files an issue whose body starts with key's marker, labeled
-// with the key's label and p.Labels in the same request.
+// with the key's label and p.Labels in the same request: one
+// content-creating request. GitHub creates a label that does not exist yet
+// (the key's label on a first create) as it applies it.
 //
 // POST /repos/{o}/{r}/issues is not idempotent (GitHub has no uniqueness
 // for issues) and is never retried once it may have been sent. A body too
@@ -87,9 +114,6 @@ func (c *Client) CreateIssue(ctx context.Context, r Repo, key string, p NewIssue
 	labels, err := checkCreate(key, p.Body, p.Labels)
 	if err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create issue: %w", err))
-	}
-	if p.KeyLabel {
-		c.ensureKeyLabel(ctx, r, key)
 	}
 	var is *github.Issue
 	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {

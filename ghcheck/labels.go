@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/google/go-github/v66/github"
 
@@ -11,63 +12,66 @@ import (
 )
 
 // The key label (taskkey.Label) is how ghonce finds an issue, or a pull
-// request whose head changed, again when the ledger is gone. It gets one
-// look in every repository: a neutral colour and a description saying
-// what it is, so a maintainer reading the label list knows it can go once
-// the work has settled (`ghonce labels prune`).
+// request whose head changed, again when the ledger is gone.
+//
+// It is never made on the hot path. GitHub creates a label that does not
+// exist when an issue is created with it or it is added to an issue or
+// pull request, in the colour KeyLabelColor, so a first create spends no
+// write on it: an issue costs one content-creating request, a pull request
+// two (the create, then the labels). A look-up never writes either: listing
+// issues by a label that does not exist answers an empty list, which proves
+// absence as well as a label create answering 201 did. What GitHub does not
+// give the label is KeyLabelDescription; DescribeKeyLabels adds it, off the
+// hot path (`ghonce labels describe`), so a maintainer reading the label
+// list knows it can go once the work has settled (`ghonce labels prune`).
 const (
 	KeyLabelColor       = "ededed"
 	KeyLabelDescription = "ghonce key: finds this artifact again after a crash (safe to delete once settled)"
 )
 
-// labelState is what ensureKeyLabel learned of the key's label.
-type labelState int
-
-const (
-	labelUnknown labelState = iota // the create failed: nothing learned
-	labelCreated                   // GitHub made it now: it did not exist
-	labelExisted                   // it exists (already_exists, or made earlier by this client)
-)
-
-// ensureKeyLabel creates key's label with its colour and description,
-// before anything is labelled with it (GitHub would otherwise create it
-// bare), once per client. POST /repos/{o}/{r}/labels answers 422
-// already_exists for a label that exists, which is fine, so it is retried
-// like a read. Failing is not an error: labelling creates the label
-// anyway, without the description.
+// DescribeKeyLabels gives every key label of repository r (a name starting
+// "ghonce:gk") that has no description KeyLabelDescription, and returns
+// how many it changed. It reads GET /repos/{o}/{r}/labels, every page, and
+// sends one PATCH /repos/{o}/{r}/labels/{name} per bare label: idempotent,
+// retried, and never on the way to a create. A label someone described
+// otherwise is left alone.
 //
-// GitHub API docs: https://docs.github.com/rest/issues/labels#create-a-label
-func (c *Client) ensureKeyLabel(ctx context.Context, r Repo, key string) labelState {
-	memo := r.String() + "\x00" + key
-	if _, ok := c.keyLabels.Load(memo); ok {
-		return labelExisted
-	}
-	st := labelUnknown
-	_ = c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		_, resp, err := c.gh.Issues.CreateLabel(ctx, r.Owner, r.Name, &github.Label{
-			Name: github.String(taskkey.Label(key)), Color: github.String(KeyLabelColor), Description: github.String(KeyLabelDescription),
-		})
-		switch {
-		case err == nil:
-			st = labelCreated
-		case Classify(err) == ClassExists:
-			st, err = labelExisted, nil
+// GitHub API docs: https://docs.github.com/rest/issues/labels#update-a-label
+func (c *Client) DescribeKeyLabels(ctx context.Context, r Repo) (int, error) {
+	var bare []string
+	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		ls, resp, err := c.gh.Issues.ListLabels(ctx, r.Owner, r.Name, &github.ListOptions{Page: page, PerPage: 100})
+		for _, l := range ls {
+			if strings.HasPrefix(strings.ToLower(l.GetName()), keyLabelPrefix) && l.GetDescription() == "" {
+				bare = append(bare, l.GetName())
+			}
 		}
 		return resp, err
 	})
-	if st != labelUnknown {
-		c.keyLabels.Store(memo, true)
+	if err != nil {
+		return 0, c.redact(worded(err, "list labels of "+r.String(), "the token needs read access to the repository"))
 	}
-	return st
+	n := 0
+	for _, name := range bare {
+		err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
+			_, resp, err := c.gh.Issues.EditLabel(ctx, r.Owner, r.Name, name, &github.Label{
+				Color: github.String(KeyLabelColor), Description: github.String(KeyLabelDescription),
+			})
+			return resp, err
+		})
+		switch {
+		case httpStatus(err) == http.StatusNotFound:
+			continue // deleted meanwhile (a prune)
+		case err != nil:
+			return n, c.redact(worded(err, fmt.Sprintf("describe label %s in %s", name, r), "the token needs write access to the repository's labels (triage or more)"))
+		}
+		n++
+	}
+	return n, nil
 }
 
-// keyLabelIsNew, when probe is set, makes key's label and reports whether
-// GitHub had to create it (201): then nothing carries it yet, and a look-up
-// by label would answer nothing, so the caller skips it. The create needs
-// the label anyway, so the write replaces a read.
-func (c *Client) keyLabelIsNew(ctx context.Context, r Repo, key string, probe bool) bool {
-	return probe && c.ensureKeyLabel(ctx, r, key) == labelCreated
-}
+// keyLabelPrefix starts every key label's name, lower-cased.
+var keyLabelPrefix = strings.ToLower(taskkey.Label("gk"))
 
 // DeleteKeyLabel deletes key's label from repository r, and with it from
 // every issue and pull request that carries it. It reports false, with no

@@ -12,7 +12,7 @@ import (
 
 // FindPR looks for our pull request for q.Key.
 //
-// First by head, for each of q.Heads ("branch" means a branch of r.Owner,
+// By head, for each of q.Heads ("branch" means a branch of r.Owner,
 // "owner:branch" a branch of that owner): GET
 // /repos/{o}/{r}/pulls?state=all&head=OWNER:BRANCH, every page. The list is
 // consistent (search is not), but its filter is not trusted: a malformed
@@ -21,22 +21,26 @@ import (
 // (when set), an author that is ours and q.Key's marker on the first line
 // of its body.
 //
-// Then, if none matched (a retry may push to another head branch), by the
-// key's label: GET /repos/{o}/{r}/issues?labels=LABEL&state=all, every
-// page, keeping pull requests (items with pull_request) that are ours and
-// carry the marker; GET /repos/{o}/{r}/pulls/{n} then tells whether it was
-// merged. Last, for a pull request created by an attempt that died before
-// it could add the label (and whose head the ledger no longer remembers):
-// the RecentPRs most recently created pull requests, GET
+// And by the key's label, for a pull request a retry opened from another
+// head: GET /repos/{o}/{r}/issues?labels=LABEL&state=all, every page,
+// keeping pull requests (items with pull_request) that are ours and carry
+// the marker; GET /repos/{o}/{r}/pulls/{n} then tells whether it was
+// merged. A label that does not exist yet answers an empty list, so the
+// look-up never writes. The head and label lists (and the token's
+// identity, when it is not cached) are read concurrently: one round trip,
+// one read more than reading the label only after the heads found nothing,
+// and only when a head matches.
+//
+// Last, for a pull request created by an attempt that died before it
+// could add the label (and whose head the ledger no longer remembers): the
+// RecentPRs most recently created pull requests, GET
 // /repos/{o}/{r}/pulls?state=all&sort=created&direction=desc, one page.
 // Search is never used: it lags minutes behind writes.
 //
 // With q.Since (a rerun after an earlier attempt, whose start the ledger
 // recorded), the newest pull requests back to q.Since come first and
 // answer alone when they fit in one page; then the newest-PR scan
-// is not repeated at the end. With q.SkipRecent it is left out. With
-// q.ProbeLabel the label is created instead of listed when it does not
-// exist yet (POST /repos/{o}/{r}/labels answering 201: nothing carries it).
+// is not repeated at the end. With q.SkipRecent it is left out.
 //
 // Found: the oldest matching pull request, open, closed or merged (the step
 // happened). Absent: none, or the repository does not exist for this token
@@ -51,11 +55,6 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 	if err != nil {
 		return c.unknown(fmt.Errorf("find pull request: %w", err))
 	}
-	ours, err := c.oursFunc(ctx)
-	if err != nil {
-		return c.unknown(fmt.Errorf("find pull request: %w", err))
-	}
-	rn := c.newRun()
 
 	// After an earlier attempt (q.Since): every pull request any attempt
 	// made was created after q.Since, so the newest pull requests back to
@@ -63,79 +62,78 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 	// run past one page (a busy repository, an old attempt) are the
 	// head and label look-ups made as well.
 	if !q.Since.IsZero() {
-		res, complete := c.findRecentPR(ctx, rn, r, q, ours)
+		ours, err := c.oursFunc(ctx)
+		if err != nil {
+			return c.unknown(fmt.Errorf("find pull request: %w", err))
+		}
+		res, complete := c.findRecentPR(ctx, c.newRun(), r, q, ours)
 		if res.State != Absent || complete {
 			return res
 		}
 	}
 
+	label := taskkey.Label(q.Key)
+	var ours func(string) bool
+	var oursErr, labelErr error
+	var labelled []*github.Issue
+	byHead := make([][]*github.PullRequest, len(heads))
+	headErr := make([]error, len(heads))
+	reads := []func(){
+		func() { ours, oursErr = c.oursFunc(ctx) },
+		func() { labelled, labelErr = c.allByLabel(ctx, r, label) },
+	}
+	for i, h := range heads {
+		reads = append(reads, func() { byHead[i], headErr[i] = c.allByHead(ctx, r, h) })
+	}
+	together(reads...)
+	if oursErr != nil {
+		return c.unknown(fmt.Errorf("find pull request: %w", oursErr))
+	}
+
 	var best *github.PullRequest
-	for _, h := range heads {
-		err := rn.pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-			prs, resp, err := c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{
-				State:       "all",
-				Head:        h.owner + ":" + h.branch,
-				ListOptions: github.ListOptions{Page: page, PerPage: 100},
-			})
-			if err == nil {
-				for _, pr := range prs {
-					if prMatches(pr, h, q, ours) && (best == nil || pr.GetNumber() < best.GetNumber()) {
-						best = pr
-					}
-				}
-			}
-			return resp, err
-		})
-		if notFound(err) {
+	for i, h := range heads {
+		if notFound(headErr[i]) {
 			return Result{State: Absent}
 		}
-		if err != nil {
-			return c.unknown(fmt.Errorf("list pull requests of %s with head %s:%s: %w", r, h.owner, h.branch, err))
+		if headErr[i] != nil {
+			return c.unknown(fmt.Errorf("list pull requests of %s with head %s:%s: %w", r, h.owner, h.branch, headErr[i]))
+		}
+		for _, pr := range byHead[i] {
+			if prMatches(pr, h, q, ours) && (best == nil || pr.GetNumber() < best.GetNumber()) {
+				best = pr
+			}
 		}
 	}
 	if best != nil {
 		return Result{State: Found, Artifact: prArtifact(best)}
 	}
 
-	// The last look: the newest pull requests, unless skipped or, with
-	// Since, read first already.
-	recent := func() Result {
+	if notFound(labelErr) {
+		return Result{State: Absent}
+	}
+	if labelErr != nil {
+		return c.unknown(fmt.Errorf("list pull requests of %s labeled %s: %w", r, label, labelErr))
+	}
+	var byLabel *github.Issue
+	for _, is := range labelled {
+		if is.IsPullRequest() && ours(is.GetUser().GetLogin()) && taskkey.HasMarker(is.GetBody(), q.Key) &&
+			(byLabel == nil || is.GetNumber() < byLabel.GetNumber()) {
+			byLabel = is
+		}
+	}
+	if byLabel == nil {
+		// The last look: the newest pull requests, unless skipped or, with
+		// Since, read first already.
 		if q.SkipRecent || !q.Since.IsZero() {
 			return Result{State: Absent}
 		}
-		res, _ := c.findRecentPR(ctx, rn, r, q, ours)
+		res, _ := c.findRecentPR(ctx, c.newRun(), r, q, ours)
 		return res
-	}
-	label := taskkey.Label(q.Key)
-	if c.keyLabelIsNew(ctx, r, q.Key, q.ProbeLabel) {
-		return recent()
-	}
-	var byLabel *github.Issue
-	err = rn.pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-		issues, resp, err := c.listByLabel(ctx, r, label, page)
-		if err == nil {
-			for _, is := range issues {
-				if is.IsPullRequest() && ours(is.GetUser().GetLogin()) && taskkey.HasMarker(is.GetBody(), q.Key) &&
-					(byLabel == nil || is.GetNumber() < byLabel.GetNumber()) {
-					byLabel = is
-				}
-			}
-		}
-		return resp, err
-	})
-	if notFound(err) {
-		return Result{State: Absent}
-	}
-	if err != nil {
-		return c.unknown(fmt.Errorf("list pull requests of %s labeled %s: %w", r, label, err))
-	}
-	if byLabel == nil {
-		return recent()
 	}
 
 	// The issue view has no "merged": read the pull request itself.
 	var pr *github.PullRequest
-	err = rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
+	err = c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response
 		var err error
 		pr, resp, err = c.gh.PullRequests.Get(ctx, r.Owner, r.Name, byLabel.GetNumber())
@@ -150,6 +148,22 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 	return Result{State: Found, Artifact: prArtifact(pr)}
 }
 
+// allByHead reads every page of GET
+// /repos/{o}/{r}/pulls?state=all&head=OWNER:BRANCH, in a run of its own.
+func (c *Client) allByHead(ctx context.Context, r Repo, h head) ([]*github.PullRequest, error) {
+	var all []*github.PullRequest
+	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		prs, resp, err := c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{
+			State:       "all",
+			Head:        h.owner + ":" + h.branch,
+			ListOptions: github.ListOptions{Page: page, PerPage: 100},
+		})
+		all = append(all, prs...)
+		return resp, err
+	})
+	return all, err
+}
+
 // CreatePR opens a pull request whose body starts with key's marker, then
 // labels it with the key's label and p.Labels.
 //
@@ -160,8 +174,9 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 // does not block a new one. A body too long for GitHub once the marker is
 // added, an invalid key or label is refused before sending (ClassRefused).
 //
-// The labels are added by POST /repos/{o}/{r}/issues/{n}/labels, which is
-// idempotent and retried; if it fails the pull request still exists, and
+// The labels are added by POST /repos/{o}/{r}/issues/{n}/labels (GitHub's
+// create takes no labels), which is idempotent and retried: two
+// content-creating requests in all; if it fails the pull request still exists, and
 // Artifact.Warning says so.
 //
 // GitHub API docs: https://docs.github.com/rest/pulls/pulls#create-a-pull-request
@@ -187,9 +202,6 @@ func (c *Client) CreatePR(ctx context.Context, r Repo, key string, p NewPR) (Art
 		return Artifact{}, c.createErr(class, c.prCreateRefused(ctx, r, key, p, err))
 	}
 	a := prArtifact(pr)
-	if p.KeyLabel {
-		c.ensureKeyLabel(ctx, r, key)
-	}
 	a.Warning = c.addLabels(ctx, r, a.Number, key, labels)
 	return a, nil
 }
@@ -198,9 +210,9 @@ func (c *Client) CreatePR(ctx context.Context, r Repo, key string, p NewPR) (Art
 //
 // GitHub API docs: https://docs.github.com/rest/issues/labels#add-labels-to-an-issue
 //
-// The key's label is not made here: FindPR (ProbeLabel) or CreatePR
-// (NewPR.KeyLabel) made it with its colour and description; where neither
-// did, GitHub creates it as the label is added, in the same neutral colour.
+// GitHub creates a label that does not exist yet (the key's label on a
+// first create) as it adds it, in KeyLabelColor: no request is spent on
+// making it first (see KeyLabelDescription for its description).
 func (c *Client) addLabels(ctx context.Context, r Repo, n int, key string, labels []string) string {
 	var got []*github.Label
 	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {

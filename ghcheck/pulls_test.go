@@ -261,44 +261,20 @@ func TestFindPRFoundAmongRecentWithoutLabel(t *testing.T) {
 	}
 }
 
-// ProbeLabel: a key label GitHub creates now (201) did not exist, so no
-// pull request or issue carries it and its listing is skipped; one that exists
-// (422 already_exists) is listed as before; without ProbeLabel nothing is
-// written at all.
-func TestFindPRProbeLabel(t *testing.T) {
+// A look-up never writes: FindPR and FindIssue list by the key's label
+// whether or not it exists (GitHub answers an empty list for a label that
+// does not), and make no label.
+func TestFindNeverWrites(t *testing.T) {
 	key := keyFor("pr")
-	for _, tc := range []struct {
-		name          string
-		probe         bool
-		create        http.HandlerFunc
-		posts, labels int
-	}{
-		{"created: no listing", true, reply(201, &github.Label{Name: github.String(taskkey.Label(key))}), 1, 0},
-		{"exists: listed", true, reply(422, fixture(t, "label-exists.422.json")), 1, 1},
-		{"off: read only", false, reply(201, nil), 0, 1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var posts, lists counter
-			c, _ := newTest(t, Options{},
-				route(mock.GetReposPullsByOwnerByRepo, reply(200, []*github.PullRequest{})),
-				route(mock.PostReposLabelsByOwnerByRepo, posts.seq(tc.create)),
-				route(mock.GetReposIssuesByOwnerByRepo, lists.seq(reply(200, []*github.Issue{}))),
-			)
-			res := c.FindPR(context.Background(), repo, PRQuery{Key: key, Base: "main", Heads: []string{"fix"}, SkipRecent: true, ProbeLabel: tc.probe})
-			wantState(t, res, Absent)
-			if posts.count() != tc.posts || lists.count() != tc.labels {
-				t.Fatalf("FindPR: %d label creates, %d label listings; want %d, %d", posts.count(), lists.count(), tc.posts, tc.labels)
-			}
-			// FindIssue, on a fresh client (the label is made once a client).
-			var iposts, ilists counter
-			ic, _ := newTest(t, Options{},
-				route(mock.PostReposLabelsByOwnerByRepo, iposts.seq(tc.create)),
-				route(mock.GetReposIssuesByOwnerByRepo, ilists.seq(reply(200, []*github.Issue{}))),
-			)
-			wantState(t, ic.FindIssue(context.Background(), repo, IssueQuery{Key: key, ProbeLabel: tc.probe}), Absent)
-			if iposts.count() != tc.posts || ilists.count() != tc.labels {
-				t.Fatalf("FindIssue: %d label creates, %d label listings; want %d, %d", iposts.count(), ilists.count(), tc.posts, tc.labels)
-			}
-		})
+	var posts, lists, heads counter
+	c, _ := newTest(t, Options{},
+		route(mock.GetReposPullsByOwnerByRepo, heads.seq(reply(200, []*github.PullRequest{}))),
+		route(mock.PostReposLabelsByOwnerByRepo, posts.seq(reply(201, &github.Label{Name: github.String(taskkey.Label(key))}))),
+		route(mock.GetReposIssuesByOwnerByRepo, lists.seq(reply(200, []*github.Issue{}), reply(200, []*github.Issue{}))),
+	)
+	wantState(t, c.FindPR(context.Background(), repo, PRQuery{Key: key, Base: "main", Heads: []string{"fix"}, SkipRecent: true}), Absent)
+	wantState(t, c.FindIssue(context.Background(), repo, IssueQuery{Key: key}), Absent)
+	if posts.count() != 0 || heads.count() != 1 || lists.count() != 2 {
+		t.Fatalf("FindPR and FindIssue: %d label creates, %d head lists, %d label lists; want 0, 1, 2", posts.count(), heads.count(), lists.count())
 	}
 }

@@ -110,6 +110,12 @@ func TestPrimaryLimitBeyondMaxWaitThenLocalRefusal(t *testing.T) {
 			"X-RateLimit-Limit", "5000", "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))),
 		route(mock.PostReposIssuesByOwnerByRepo, posts.seq(okIssue)),
 	)
+	// The login first: FindIssue reads it beside the list, and an answer
+	// without rate headers arriving after the 403 would reset go-github's
+	// memory of the limit (GitHub then refuses the create itself).
+	if _, err := c.Login(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	res := c.FindIssue(context.Background(), repo, IssueQuery{Key: keyFor("issue")})
 	wantState(t, res, Unknown)
 	if msg := res.Err.Error(); !strings.Contains(msg, "resets at "+reset.UTC().Add(time.Second).Format("15:04")) || !strings.Contains(msg, "rerun after that") {

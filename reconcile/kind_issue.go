@@ -24,10 +24,10 @@ func (i Issue) Validate(key string) error {
 	return ghcheck.CheckCreate(key, i.Body, i.Labels)
 }
 func (i Issue) Find(ctx context.Context, env *Env, key string) effect.Result {
-	return env.GitHub.FindIssue(ctx, env.Repo, ghcheck.IssueQuery{Key: key, ProbeLabel: env.probeLabel()})
+	return env.GitHub.FindIssue(ctx, env.Repo, ghcheck.IssueQuery{Key: key})
 }
 func (i Issue) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
-	return env.GitHub.CreateIssue(ctx, env.Repo, key, ghcheck.NewIssue{Title: i.Title, Body: i.Body, Labels: i.Labels, KeyLabel: env.keyLabel()})
+	return env.GitHub.CreateIssue(ctx, env.Repo, key, ghcheck.NewIssue{Title: i.Title, Body: i.Body, Labels: i.Labels})
 }
 
 // Update edits the issue's title and body.

@@ -45,14 +45,14 @@ func (p PR) Find(ctx context.Context, env *Env, key string) effect.Result {
 // FindWithPrior looks on this run's head and on the head an earlier attempt
 // stored, in one FindPR: the label and newest-PR reads are made once.
 func (p PR) FindWithPrior(ctx context.Context, env *Env, key string, prior Spec) effect.Result {
-	q := ghcheck.PRQuery{Key: key, Base: p.Base, Heads: []string{p.Head}, Since: env.Since, SkipRecent: env.NeverAttempted, ProbeLabel: env.probeLabel()}
+	q := ghcheck.PRQuery{Key: key, Base: p.Base, Heads: []string{p.Head}, Since: env.Since, SkipRecent: env.NeverAttempted}
 	if old, ok := prior.(*PR); ok && old.Base == p.Base {
 		q.Heads = append(q.Heads, old.Head)
 	}
 	return env.GitHub.FindPR(ctx, env.Repo, q)
 }
 func (p PR) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
-	return env.GitHub.CreatePR(ctx, env.Repo, key, ghcheck.NewPR{Base: p.Base, Head: p.Head, Title: p.Title, Body: p.Body, Draft: p.Draft, Labels: p.Labels, KeyLabel: env.keyLabel()})
+	return env.GitHub.CreatePR(ctx, env.Repo, key, ghcheck.NewPR{Base: p.Base, Head: p.Head, Title: p.Title, Body: p.Body, Draft: p.Draft, Labels: p.Labels})
 }
 
 // Mend adds the labels a crash between creating the PR and labelling it

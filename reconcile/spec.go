@@ -52,26 +52,13 @@ type Env struct {
 	// Trusted is set when the create follows no look-up: the ledger's
 	// "never attempted" was trusted (Config.TrustNeverAttempted).
 	Trusted bool
-	// ReadOnly is set by Reconcile: Find may only read (it settles entries;
-	// it never creates, so it never makes a label ahead of a create either).
+	// ReadOnly is set by Reconcile: Find may only read (it settles entries
+	// and never creates). No Find of the kinds here writes at all: the key's
+	// label is made by GitHub as a create applies it (ghcheck.KeyLabelColor).
 	ReadOnly bool
 	// Stdout and Stderr receive a guarded command's output.
 	Stdout, Stderr io.Writer
 }
-
-// probeLabel says whether a look-up may make the key's label in place of
-// listing it (ghcheck's ProbeLabel): only for a key this established
-// ledger has never attempted, on the way to a create, where the label most
-// likely does not exist yet and GitHub creating it proves nothing carries
-// it. Never where the artifact may exist already (a lost ledger, a rerun):
-// a look-up that finds it writes nothing.
-func (env *Env) probeLabel() bool { return env.NeverAttempted && !env.ReadOnly }
-
-// keyLabel says whether the create makes the key's label, with its colour
-// and description, first: on a first attempt that looked on GitHub. A
-// rerun reuses what its first attempt made; a trusted create (no look-up)
-// spends nothing on it, and GitHub makes the label bare as it is added.
-func (env *Env) keyLabel() bool { return env.Since.IsZero() && !env.Trusted }
 
 // Action is one side effect to perform once.
 type Action struct {
