@@ -5,10 +5,16 @@ BIN := bin/ghonce
 
 .PHONY: build test demo lint bench bench-github fuzz reliability reliability-short clean
 
-# -buildvcs=auto: stamp the commit (ghonce --version) even where GOFLAGS
-# turns VCS stamping off; outside a git checkout it stamps nothing.
+# ghonce version names the build: VERSION is the nearest release tag
+# (v1.2.3, or v1.2.3-4-gabc1234-dirty past it; empty without one: "dev"),
+# COMMIT the checkout's commit, both by -ldflags, since the toolchain stamps
+# no VCS revision in a git worktree or with GOFLAGS=-buildvcs=false.
+# -buildvcs=auto stamps it (and whether the tree was modified) where it can.
+VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X github.com/ghonce/ghonce/internal/cli.version=$(VERSION) -X github.com/ghonce/ghonce/internal/cli.commit=$(COMMIT)
 build:
-	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/ghonce
+	$(GO) build -buildvcs=auto -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ghonce
 
 # The Postgres the ledger's tests use when GHONCE_TEST_POSTGRES is unset and
 # one answers locally (each test makes and drops its own schema in it).

@@ -18,9 +18,69 @@ import (
 )
 
 func newCmdLabels(f *factory) *cobra.Command {
-	c := &cobra.Command{Use: "labels", Short: "The ghonce:KEY labels on GitHub: prune"}
+	c := &cobra.Command{Use: "labels", Short: "The ghonce:KEY labels on GitHub: describe, prune"}
+	c.AddCommand(newCmdLabelsDescribe(f, nil))
 	c.AddCommand(newCmdLabelsPrune(f, nil))
 	return c
+}
+
+// labelsDescribeOptions is `ghonce labels describe`.
+type labelsDescribeOptions struct {
+	f   *factory
+	ctx context.Context
+}
+
+func newCmdLabelsDescribe(f *factory, runF func(*labelsDescribeOptions) error) *cobra.Command {
+	opts := &labelsDescribeOptions{f: f}
+	return &cobra.Command{
+		Use:   "describe [--repo O/R] [--json]",
+		Short: "Give the repository's ghonce:KEY labels their description",
+		Long: `Give every ghonce:KEY label of the repository that has no description one
+saying what it is and that it can go once the work has settled, in the key
+label's neutral colour.
+
+ghonce spends no request on a key label when it creates: GitHub makes the
+label as the issue or pull request is created or labelled with it, in the
+same colour but without a description. Run this off the hot path (after a
+batch of work, or from a scheduled workflow); it reads the repository's
+labels and changes only bare key labels, one request each. Never needed for
+ghonce to work.
+
+Prints how many labels it changed on stderr; --json prints {"described": N}.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.ctx = c.Context()
+			return runOr(opts, runF, labelsDescribeRun)
+		},
+	}
+}
+
+func labelsDescribeRun(opts *labelsDescribeOptions) error {
+	f, ctx := opts.f, opts.ctx
+	name, err := f.g.repoOrEnv(f.sys.Getenv)
+	if err != nil {
+		return err
+	}
+	r, err := parseRepo(name)
+	if err != nil {
+		return err
+	}
+	gh, err := f.github(ctx)
+	if err != nil {
+		return err
+	}
+	n, err := gh.DescribeKeyLabels(ctx, r)
+	fmt.Fprintf(f.sys.Err, "ghonce: described %d key labels in %s\n", n, r)
+	if err != nil {
+		return fmt.Errorf("labels describe: %w", err)
+	}
+	if f.g.json {
+		return f.writeJSON(struct {
+			outcomeJSON
+			Described int `json:"described"`
+		}{succeeded(), n})
+	}
+	return nil
 }
 
 // labelsPruneOptions is `ghonce labels prune`.
