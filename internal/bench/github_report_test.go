@@ -194,8 +194,8 @@ func TestGitHubReport(t *testing.T) {
 		// rerun: drop the answer of the create.
 		sp = w.specs(1)
 		a = reconcile.Action{Task: "CRASH-" + k, Step: k, Repo: gRepo, Spec: sp[k]}
-		// Fault the artifact's own create, not a request on the way to it
-		// (the key label a PR's look-up makes, say).
+		// Fault the artifact's own create, not a request after it (the
+		// labels a PR's create adds, say).
 		w.fake.Inject(fixtures.Fault{Match: createOf(k, sp[k], w.thread), Kind: fixtures.DropAfterCommit})
 		e, _, closeL = w.engine()
 		var ue *reconcile.UnconfirmedError
@@ -216,7 +216,10 @@ func TestGitHubReport(t *testing.T) {
 		l.Close()
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d |\n", k, first, replay, rerun, trusted)
 	}
+	b.WriteString("\nA first create's look-up writes nothing: GitHub makes the key's label as the create applies it (`ghonce labels describe` gives it its description later).\n\n")
 	b.WriteString("\nA rerun's comment look-up reads `issues/N/comments?since=` the first attempt's start (less 10 minutes of clock skew): one page on a thread of any length.\n\n")
+
+	b.WriteString("## On the wire\n\n" + wireReport(t) + "\n")
 
 	b.WriteString("## Reconcile at N = 40, 1,000 and 10,000\n\nN attempting entries in one repository (pull requests, issues and comments in turn; every second one exists on GitHub), settled by one `Engine.Reconcile` on a SQLite ledger on this machine's disk. Target: ≤ ⌈N/100⌉ + 3 requests; N = 1,000 with 50 ms per request under 5 s.\n\n")
 	b.WriteString("| N | look-ups | latency per request | requests | target | time |\n| --- | --- | --- | --- | --- | --- |\n")

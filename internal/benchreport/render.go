@@ -16,6 +16,7 @@ var generatedSections = []string{
 	"Peers: the seeds' ledgers",
 	"Where the time goes",
 	githubRequestsSection,
+	wireSection,
 	reconcileSection,
 	concurrentSection,
 }
@@ -61,7 +62,7 @@ func ratio(a, b float64) float64 {
 func (r *report) summary() string {
 	var b strings.Builder
 	fresh, floor := r.med("ClaimFinish/entries=1k"), r.med("Fdatasync")
-	fmt.Fprintf(&b, "fresh action timed in turn with one fdatasync (ClaimFinishVsFdatasync, 1k): %s vs %s, ratio %.2f× (target ≤ 1.6×); ClaimFinish alone %s, Fdatasync alone %s\n",
+	fmt.Fprintf(&b, "fresh action timed in turn with one fdatasync (ClaimFinishVsFdatasync, 1k): %s vs %s, ratio %.2f× (a guard; the 1.6× target is retired); ClaimFinish alone %s, Fdatasync alone %s\n",
 		dur(median(r.pair[pairName])), dur(median(r.pairFloor[pairName])), median(r.ratio[pairName]), dur(fresh), dur(floor))
 	fmt.Fprintf(&b, "forced done (ClaimFinishForced): %s; SQLite's minimal durable commit (SQLiteCommit): %s\n", dur(r.med("ClaimFinishForced")), dur(r.med("SQLiteCommit")))
 	fmt.Fprintf(&b, "replay (ClaimDone, 1k): %s (target ≤ 10 µs); first replay in a process: %s\n", dur(r.med("ClaimDone/entries=1k")), dur(r.med("ClaimDoneFirst/entries=1k")))
@@ -122,8 +123,8 @@ func (r *report) render() string {
 
 	w("## Targets\n\n")
 	w("| target (issue 10) | figure | floor, same run | ratio | target | met |\n| --- | ---: | ---: | ---: | --- | --- |\n")
-	w("| fresh action: claim forced, done not (`BenchmarkClaimFinishVsFdatasync`, 1k entries: the action and the floor timed in turn) | %s | one 4 KiB write + fdatasync: %s | %.2f× (rounds %s) | ≤ 1.6× one fdatasync | %s |\n",
-		dur(median(r.pair[pairName])), dur(median(r.pairFloor[pairName])), rt, ratioRange(r.ratio[pairName]), met(rt > 0 && rt <= 1.6))
+	w("| fresh action: claim forced, done not (`BenchmarkClaimFinishVsFdatasync`, 1k entries: the action and the floor timed in turn) | %s | one 4 KiB write + fdatasync: %s | %.2f× (rounds %s) | a guard, no longer a target (issue 22: the old 1.6× is retired) | |\n",
+		dur(median(r.pair[pairName])), dur(median(r.pairFloor[pairName])), rt, ratioRange(r.ratio[pairName]))
 	w("| replay of a done entry (`BenchmarkClaimDone`, 1k entries) | %s | — | — | ≤ 10 µs | %s |\n", dur(replay), met(replay > 0 && replay <= 10_000))
 	w("| growth from 1k to 1M entries, fresh action | %s → %s | — | %.2f× | ≤ 1.2× | %s |\n", dur(fresh), dur(r.med("ClaimFinish/entries=1M")), growFresh, met(growFresh > 0 && growFresh <= 1.2))
 	w("| growth from 1k to 1M entries, replay | %s → %s | — | %.2f× | ≤ 1.2× | %s |\n", dur(replay), dur(r.med("ClaimDone/entries=1M")), growReplay, met(growReplay > 0 && growReplay <= 1.2))
@@ -192,10 +193,11 @@ func (r *report) render() string {
 	w("A CLI replay (median %.2f ms) is mostly process start: the same binary printing its help takes %.2f ms, and the ledger's part, opening the file and answering the claim, is %s (`OpenReplay`); most of that is SQLite opening its connection and the WAL's shared memory. ", cliMed, startMed, dur(r.med("OpenReplay")))
 	cpu1k, cpu1M := r.med("ClaimFinishUnsynced/entries=1k"), r.med("ClaimFinishUnsynced/entries=1M")
 	w("With a million entries the fresh action costs %.2f× what it costs with a thousand (%s more): a new entry goes at the end of its table and of its history, so of its pages only the leaf of its key's index sits at a random place in a larger B-tree, and each checkpoint writes those leaves back to scattered places in the file (the million-entry ledger is read once before it is measured, so that its pages are in the operating system's cache as on a machine that uses it). Of that, the CPU and system calls (`ClaimFinishUnsynced`, %s → %s) account for %s, and the fsyncs, the checkpoints' included, for the rest. The replay cache does not depend on the size, and a process's first replay descends deeper B-trees (%.2f×).\n\n", growFresh, dur(r.med("ClaimFinish/entries=1M")-fresh), dur(cpu1k), dur(cpu1M), dur(cpu1M-cpu1k), growFirst)
-	w("**Why the 1.6× target is not met, and what would get there.** No design that forces SQLite's WAL gets close on this disk: the frames one claim must flush cost %.2f× the floor before any CPU is spent (`FdatasyncWALFrames`), and the CPU of the two transactions alone (`ClaimFinishUnsynced`) is %.2f× it. Nor does moving the intent out of the WAL: a prototype that made the claim durable with one 4 KiB record in a file of its own, and left SQLite unforced, saved about 7%%, because the WAL's frames still reach the disk, at the next checkpoint, whose fsyncs grow by what the claims no longer synced (issue 10's notes). The floor of an SQLite ledger is the pages an action writes, about 12 to the WAL and again to the file; a fresh action near one fdatasync needs a store that logs a small record per action rather than pages, which is a different backend.\n\n", ratio(r.med("FdatasyncWALFrames"), floor), ratio(r.med("ClaimFinishUnsynced/entries=1k"), floor))
+	w("**Why the old 1.6× target was retired (issue 22), and what would get there.** One claim's own WAL frames cost more than 1.6 fdatasyncs on this disk, so the ratio stays as a guard against regressions, not a target; on the wire a fresh action's fsync is a fraction of one GitHub round trip (*On the wire*). No design that forces SQLite's WAL gets close on this disk: the frames one claim must flush cost %.2f× the floor before any CPU is spent (`FdatasyncWALFrames`), and the CPU of the two transactions alone (`ClaimFinishUnsynced`) is %.2f× it. Nor does moving the intent out of the WAL: a prototype that made the claim durable with one 4 KiB record in a file of its own, and left SQLite unforced, saved about 7%%, because the WAL's frames still reach the disk, at the next checkpoint, whose fsyncs grow by what the claims no longer synced (issue 10's notes). The floor of an SQLite ledger is the pages an action writes, about 12 to the WAL and again to the file; a fresh action near one fdatasync needs a store that logs a small record per action rather than pages, which is a different backend.\n\n", ratio(r.med("FdatasyncWALFrames"), floor), ratio(r.med("ClaimFinishUnsynced/entries=1k"), floor))
 	w("What the unforced done record means after a crash is written down in the package documentation of `ledger/sqlite` and in the README (*Speed and durability of the ledger*): a crash of the process loses nothing; a crash of the machine may lose the last done records, never a claim, and the next run finds the artifact on GitHub and records it as `found`.\n\n")
 
 	r.renderGitHub(w, githubRequestsSection)
+	r.renderGitHub(w, wireSection)
 	r.renderGitHub(w, reconcileSection)
 	r.renderConcurrent(w)
 	return b.String()

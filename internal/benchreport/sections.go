@@ -12,6 +12,7 @@ import (
 // The sections TestGitHubReport (internal/bench) writes, by heading.
 const (
 	githubRequestsSection = "GitHub requests per operation and per kind"
+	wireSection           = "On the wire"
 	reconcileSection      = "Reconcile at N = 40, 1,000 and 10,000"
 	concurrentSection     = "Concurrent claims: SQLite vs Postgres"
 )
@@ -44,7 +45,7 @@ func githubReport(ctx context.Context, e *env, root, file string, maxN int, peer
 		return nil, fmt.Sprintf("not run: read the GitHub report: %v", err)
 	}
 	secs := splitSections(string(b))
-	for _, h := range []string{githubRequestsSection, reconcileSection} {
+	for _, h := range []string{githubRequestsSection, wireSection, reconcileSection} {
 		if _, ok := secs[h]; !ok {
 			return secs, fmt.Sprintf("the GitHub report %s has no section %q (written by an older TestGitHubReport?)", filepath.Base(file), h)
 		}
@@ -235,7 +236,7 @@ func (r *report) concurrentBenchtimeOr() string {
 func (r *report) renderGitHub(w func(string, ...any), heading string) {
 	w("## %s\n\n", heading)
 	if body, ok := r.github[heading]; ok {
-		w("Measured in this run by `internal/bench` `TestGitHubReport` (%s for both GitHub sections; alone: `make bench-github`).\n\n%s\n\n", r.githubTook, body)
+		w("Measured in this run by `internal/bench` `TestGitHubReport` (%s for the GitHub sections; alone: `make bench-github`).\n\n%s\n\n", r.githubTook, body)
 		return
 	}
 	w("**Not measured in this run**: %s. A replay sends %.0f requests (`BenchmarkCLIReplay` fails if it sends any).\n\n", strings.TrimSuffix(r.githubNote, "."), r.cliRequests)
