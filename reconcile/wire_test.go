@@ -82,7 +82,7 @@ func TestWireFirstCreate(t *testing.T) {
 			w.fake.SetLatency(wireLatency)
 			defer w.fake.SetLatency(0)
 			reqs := w.onWire(func() {
-				if r, err := e.Do(w.ctx, a); err != nil || r.Outcome != reconcile.Created {
+				if r, err := do(w.ctx, e, a); err != nil || r.Outcome != reconcile.Created {
 					t.Fatalf("first %s create: %+v, %v", tc.kind, r, err)
 				}
 			})
@@ -105,7 +105,7 @@ func TestWireFirstCreate(t *testing.T) {
 			e2, l2 := lost.budgetEngine()
 			defer l2.Close()
 			reqs = w.onWire(func() {
-				if r, err := e2.Do(w.ctx, a); err != nil || r.Outcome != reconcile.Found {
+				if r, err := do(w.ctx, e2, a); err != nil || r.Outcome != reconcile.Found {
 					t.Fatalf("%s with the ledger lost: %+v, %v, want found", tc.kind, r, err)
 				}
 			})
