@@ -10,7 +10,7 @@ BIN := bin/ghonce
 # COMMIT the checkout's commit, both by -ldflags, since the toolchain stamps
 # no VCS revision in a git worktree or with GOFLAGS=-buildvcs=false.
 # -buildvcs=auto stamps it (and whether the tree was modified) where it can.
-VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null)
+VERSION ?= $(shell git describe --tags --match 'v[0-9]*.[0-9]*.[0-9]*' --dirty 2>/dev/null)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -X github.com/ghonce/ghonce/internal/cli.version=$(VERSION) -X github.com/ghonce/ghonce/internal/cli.commit=$(COMMIT)
 build:
@@ -43,7 +43,7 @@ ACTIONLINT = $(GO) run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 lint:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
-	$(ACTIONLINT) docs/examples/workflows/*.yml
+	$(ACTIONLINT) docs/examples/workflows/*.yml .github/workflows/*.yml
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 	$(GO) run ./internal/actions/lintproject "$$dir" && \
 	git -C "$$dir" init -q && \
