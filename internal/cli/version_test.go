@@ -6,9 +6,9 @@ func TestParseArchival(t *testing.T) {
 	const sha = "0123456789abcdef0123456789abcdef01234567"
 	for _, tc := range []struct{ in, commit, tag string }{
 		{"commit: $Format:%H$\ndescribe: $Format:%(describe:tags=true,match=v[0-9]*.[0-9]*.[0-9]*)$\n", "", ""}, // a checkout
-		{"commit: " + sha + "\ndescribe: v1.2.3\n", sha, "v1.2.3"},                                // a release's tarball
-		{"commit: " + sha + "\ndescribe: v1.2.3-4-g0123456\n", sha, "v1.2.3-4-g0123456"},          // past it
-		{"commit: " + sha + "\ndescribe: \n", sha, ""},                                            // no tag yet
+		{"commit: " + sha + "\ndescribe: v1.2.3\n", sha, "v1.2.3"},                                              // a release's tarball
+		{"commit: " + sha + "\ndescribe: v1.2.3-4-g0123456\n", sha, "v1.2.3-4-g0123456"},                        // past it
+		{"commit: " + sha + "\ndescribe: \n", sha, ""},                                                          // no tag yet
 		{"commit: 0123\n", "", ""},
 	} {
 		if c, tag := parseArchival(tc.in); c != tc.commit || tag != tc.tag {
