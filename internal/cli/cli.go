@@ -232,22 +232,24 @@ const (
 
 // verbFlags says which shared flags each verb reads.
 var verbFlags = map[string]sharedFlags{
-	"pr create":       flagsActing,
-	"pr comment":      flagsActing,
-	"issue create":    flagsActing,
-	"issue comment":   flagsActing,
-	"branch create":   flagsActing,
-	"file put":        flagsActing,
-	"exec":            flagLedger | flagTask | flagStep | flagJSON | flagWait | flagSettle,
-	"init":            flagLedger | flagJSON,
-	"reconcile":       flagLedger | flagRepo | flagTask | flagJSON | flagSettle | flagsGitHub,
-	"resolve":         flagLedger | flagJSON,
-	"status":          flagLedger | flagRepo | flagTask | flagJSON,
-	"key":             flagRepo | flagTask | flagStep | flagJSON,
-	"branch name":     flagRepo | flagTask | flagStep | flagJSON,
-	"mcp":             flagLedger | flagRepo | flagTask | flagWait | flagSettle | flagsGitHub | flagTrustLedger,
-	"demo":            0,
-	"version":         flagJSON,
+	"pr create":     flagsActing,
+	"pr comment":    flagsActing,
+	"issue create":  flagsActing,
+	"issue comment": flagsActing,
+	"branch create": flagsActing,
+	"file put":      flagsActing,
+	"exec":          flagLedger | flagTask | flagStep | flagJSON | flagWait | flagSettle,
+	"init":          flagLedger | flagJSON,
+	"reconcile":     flagLedger | flagRepo | flagTask | flagJSON | flagSettle | flagsGitHub,
+	"resolve":       flagLedger | flagJSON,
+	"status":        flagLedger | flagRepo | flagTask | flagJSON,
+	"key":           flagRepo | flagTask | flagStep | flagJSON,
+	"branch name":   flagRepo | flagTask | flagStep | flagJSON,
+	"mcp":           flagLedger | flagRepo | flagTask | flagWait | flagSettle | flagsGitHub | flagTrustLedger,
+	"demo":          0,
+	"version":       flagJSON,
+
+	// Off the hot path: key labels' description (docs/design/wire.md).
 	"labels describe": flagRepo | flagJSON | flagsGitHub,
 }
 
