@@ -64,7 +64,8 @@ bench:
 	$(PG_TEST_ENV) $(GO) run ./internal/benchreport -out docs/performance.md $(BENCH_FLAGS)
 
 # The GitHub part of `make bench` alone, printed (not written): requests per
-# operation and kind, reconcile at N = 40, 1,000 (also with 50 ms per
+# operation and kind, on the wire (the ghonce binary's first create per kind
+# at 0, 50 and 100 ms per request beside a bare create), reconcile at N = 40, 1,000 (also with 50 ms per
 # request) and 10,000 next to the seeds' ledgers, counted on the fake.
 # About 4 minutes on 2 cores; GITHUB_FLAGS=-github.maxn=1000 for a faster one.
 bench-github:
