@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ghonce/ghonce/internal/harness"
 )
@@ -87,9 +88,11 @@ func TestActionBuildNamesItsCommit(t *testing.T) {
 		cmd.Env = env
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
+		start := time.Now()
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("step %s: %v\n%s", id, err, stderr.String())
 		}
+		t.Logf("step %s took %s (this machine's Go caches standing in for the restored ones)", id, time.Since(start).Round(time.Millisecond))
 	}
 	outs, err := os.ReadFile(output)
 	if err != nil {
