@@ -20,7 +20,7 @@ import (
 
 // wireReps is how many times each (kind, latency) is measured; the report
 // gives medians.
-const wireReps = 3
+const wireReps = 5
 
 // wireTargets are issue 22's ratios at 100 ms per request: the CLI's wall
 // time less one process start, against one bare create of the same kind.
