@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ghonce/ghonce/internal/cli/clierr"
+	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
@@ -108,7 +108,7 @@ func runAction(ctx context.Context, o actOptions) error {
 	if state, err := act(ctx, f, o, p); err != nil {
 		// Every failure from here on names the key and, once the ledger
 		// is open, the entry's state: what a caller needs to settle it.
-		return &clierr.Keyed{Key: p.Key(), State: state, Err: err}
+		return &failure.Keyed{Key: p.Key(), State: state, Err: err}
 	}
 	return nil
 }

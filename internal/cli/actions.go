@@ -18,7 +18,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/actions"
 	"github.com/ghonce/ghonce/internal/appauth"
-	"github.com/ghonce/ghonce/internal/cli/clierr"
+	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -181,7 +181,7 @@ func annotateForActions(sys IO, code int, err error) {
 	if !ok || code == ExitOK || err == nil {
 		return
 	}
-	msg := clierr.Message(err)
+	msg := failure.Message(err)
 	var se *silentError
 	if errors.As(err, &se) {
 		msg = map[int]string{

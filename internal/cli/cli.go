@@ -17,20 +17,20 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/ghonce/ghonce/internal/cli/clierr"
+	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
 // Exit codes. Scripts depend on them; keep them stable. They live in
-// clierr, with the mapping from an error to its code.
+// package failure, with the mapping from an error to its code.
 const (
-	ExitOK          = clierr.ExitOK
-	ExitError       = clierr.ExitError
-	ExitUsage       = clierr.ExitUsage
-	ExitUnconfirmed = clierr.ExitUnconfirmed
-	ExitInProgress  = clierr.ExitInProgress
-	ExitStale       = clierr.ExitStale
+	ExitOK          = failure.ExitOK
+	ExitError       = failure.ExitError
+	ExitUsage       = failure.ExitUsage
+	ExitUnconfirmed = failure.ExitUnconfirmed
+	ExitInProgress  = failure.ExitInProgress
+	ExitStale       = failure.ExitStale
 )
 
 const exitCodesHelp = `Exit codes:
@@ -58,7 +58,7 @@ func System() IO {
 // Main runs ghonce with args and returns the exit code. With --json,
 // stdout carries exactly one JSON object whatever the outcome: the verb's
 // on success (and on the exits a verb reports itself: status --stale,
-// reconcile with entries left unsettled), else a clierr.Failure.
+// reconcile with entries left unsettled), else a failure.Failure.
 func Main(ctx context.Context, args []string, sys IO) int {
 	root, g := newRoot(sys)
 	root.SetArgs(args)
@@ -78,7 +78,7 @@ func Main(ctx context.Context, args []string, sys IO) int {
 	if cmd != nil && cmd != root {
 		verb = strings.TrimPrefix(cmd.CommandPath(), root.Name()+" ")
 	}
-	fail := clierr.Describe(err, verb)
+	fail := failure.Describe(err, verb)
 	fmt.Fprintln(sys.Err, "ghonce: "+fail.Error.Message)
 	if fail.Key != "" && !strings.Contains(fail.Error.Message, fail.Key) {
 		fmt.Fprintln(sys.Err, "ghonce: key "+fail.Key)
@@ -89,7 +89,7 @@ func Main(ctx context.Context, args []string, sys IO) int {
 		}
 	}
 	annotateForActions(sys, fail.ExitCode, err)
-	if fail.ExitCode == ExitUsage && fail.Error.Kind == clierr.Usage {
+	if fail.ExitCode == ExitUsage && fail.Error.Kind == failure.Usage {
 		fmt.Fprintf(sys.Err, "Run '%s --help' for usage.\n", strings.TrimSpace("ghonce "+verb))
 	}
 	return fail.ExitCode
@@ -117,9 +117,9 @@ func jsonRequested(args []string) bool {
 }
 
 // usage marks err as bad input (exit 2).
-func usage(err error) error { return &clierr.UsageError{Err: err} }
+func usage(err error) error { return &failure.UsageError{Err: err} }
 
-func usagef(format string, args ...any) error { return clierr.Usagef(format, args...) }
+func usagef(format string, args ...any) error { return failure.Usagef(format, args...) }
 
 // silentError carries an exit code for an outcome the verb has reported
 // itself, on stderr and (with --json) in its own object on stdout.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/cli/clierr"
+	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
@@ -29,7 +29,7 @@ func (f *factory) token() (string, error) {
 			return t, nil
 		}
 	}
-	return "", &clierr.MissingCredentials{Err: errors.New("no GitHub token: set GH_TOKEN or GITHUB_TOKEN (try `ghonce demo` to see ghonce work without one)")}
+	return "", &failure.MissingCredentials{Err: errors.New("no GitHub token: set GH_TOKEN or GITHUB_TOKEN (try `ghonce demo` to see ghonce work without one)")}
 }
 
 func (f *factory) github(ctx context.Context) (*ghcheck.Client, error) {
@@ -95,7 +95,7 @@ func (f *factory) openLedger(ctx context.Context, create store.Create) (*store.O
 	case errors.Is(err, store.ErrUnsupported):
 		return nil, usage(err)
 	case err != nil:
-		return nil, &clierr.LedgerError{Err: err}
+		return nil, &failure.LedgerError{Err: err}
 	}
 	return l, nil
 }

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ghonce/ghonce/internal/cli/clierr"
+	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
 // The JSON objects the verbs print with --json. An acting verb prints a
 // reconcile.Result; the ledger verbs print these. Each starts with
-// outcomeJSON; a failed run prints a clierr.Failure instead. Field names
+// outcomeJSON; a failed run prints a failure.Failure instead. Field names
 // are part of the interface scripts read: add fields, never rename them.
 
 // outcomeJSON opens every object: ok is exit_code == 0.
@@ -94,8 +94,8 @@ type statusJSON struct {
 	// Counts is the number of listed entries per status.
 	Counts map[ledger.Status]int `json:"counts"`
 	// Error and Next are set on exit 5.
-	Error *clierr.Error `json:"error,omitempty"`
-	Next  string        `json:"next,omitempty"`
+	Error *failure.Error `json:"error,omitempty"`
+	Next  string         `json:"next,omitempty"`
 }
 
 // reconcileJSON is what `reconcile --json` prints.
@@ -104,8 +104,8 @@ type reconcileJSON struct {
 	Settled   []reconcile.Settlement `json:"settled"`
 	Unsettled int                    `json:"unsettled"`
 	// Error and Next are set on exit 3.
-	Error *clierr.Error `json:"error,omitempty"`
-	Next  string        `json:"next,omitempty"`
+	Error *failure.Error `json:"error,omitempty"`
+	Next  string         `json:"next,omitempty"`
 }
 
 // resolveJSON is what `resolve --json` prints.

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/cli/clierr"
+	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
@@ -85,8 +85,8 @@ func reconcileRun(opts *reconcileOptions) error {
 		}
 		if unsettled > 0 {
 			res.outcomeJSON = outcomeJSON{ExitCode: ExitUnconfirmed}
-			res.Error = &clierr.Error{Kind: clierr.Unconfirmed, Message: fmt.Sprintf("%d %s could not be settled: GitHub could not answer, or another process holds %s", unsettled, plural(unsettled, "entry", "entries"), plural(unsettled, "it", "them"))}
-			res.Next = clierr.Next(clierr.Unconfirmed, "")
+			res.Error = &failure.Error{Kind: failure.Unconfirmed, Message: fmt.Sprintf("%d %s could not be settled: GitHub could not answer, or another process holds %s", unsettled, plural(unsettled, "entry", "entries"), plural(unsettled, "it", "them"))}
+			res.Next = failure.Next(failure.Unconfirmed, "")
 		}
 		if err := f.writeJSON(res); err != nil {
 			return err

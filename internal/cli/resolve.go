@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ghonce/ghonce/internal/cli/clierr"
+	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
@@ -64,11 +64,11 @@ func resolveRun(opts *resolveOptions) error {
 	}
 	switch {
 	case opts.Done == opts.Retry:
-		return &clierr.Keyed{Key: key, Err: usagef("resolve: give exactly one of --done or --retry")}
+		return &failure.Keyed{Key: key, Err: usagef("resolve: give exactly one of --done or --retry")}
 	case opts.Ref != "" && !opts.Done:
-		return &clierr.Keyed{Key: key, Err: usagef("resolve: --ref goes with --done; a retried entry points at nothing")}
+		return &failure.Keyed{Key: key, Err: usagef("resolve: --ref goes with --done; a retried entry points at nothing")}
 	case opts.Force && !opts.Retry:
-		return &clierr.Keyed{Key: key, Err: usagef("resolve: --force goes with --retry")}
+		return &failure.Keyed{Key: key, Err: usagef("resolve: --force goes with --retry")}
 	}
 	l, err := f.openLedger(opts.ctx, store.CreateNever)
 	if err != nil {
@@ -88,13 +88,13 @@ func resolveRun(opts *resolveOptions) error {
 	}
 	switch {
 	case errors.Is(err, ledger.ErrNotFound):
-		return &clierr.Keyed{Key: key, Err: fmt.Errorf("resolve %s: no such entry in the ledger; see `ghonce status`: %w", key, err)}
+		return &failure.Keyed{Key: key, Err: fmt.Errorf("resolve %s: no such entry in the ledger; see `ghonce status`: %w", key, err)}
 	case errors.Is(err, ledger.ErrBusy):
 		return &reconcile.InProgressError{Key: key}
 	case errors.Is(err, ledger.ErrDone):
 		return usagef("resolve %s: the entry is done (%s), and --retry would make the next run act again; if that artifact is gone, pass --force", key, describeRef(before))
 	case err != nil:
-		return &clierr.Keyed{Key: key, Err: fmt.Errorf("resolve %s: %w", key, err)}
+		return &failure.Keyed{Key: key, Err: fmt.Errorf("resolve %s: %w", key, err)}
 	}
 	fmt.Fprintf(f.sys.Err, "ghonce: %s is now %s\n", key, ent.Status)
 	switch {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ghonce/ghonce/internal/cli/clierr"
+	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
@@ -133,20 +133,20 @@ func readStatus(ctx context.Context, l ledger.Ledger, key string, p ledger.ListP
 	if key == "" {
 		entries, err := l.List(ctx, p)
 		if err != nil {
-			return nil, nil, &clierr.LedgerError{Err: fmt.Errorf("list ledger: %w", err)}
+			return nil, nil, &failure.LedgerError{Err: fmt.Errorf("list ledger: %w", err)}
 		}
 		return entries, nil, nil
 	}
 	e, err := l.Get(ctx, key)
 	if errors.Is(err, ledger.ErrNotFound) {
-		return nil, nil, &clierr.Keyed{Key: key, Err: fmt.Errorf("status %s: no such entry in the ledger; see `ghonce status`: %w", key, err)}
+		return nil, nil, &failure.Keyed{Key: key, Err: fmt.Errorf("status %s: no such entry in the ledger; see `ghonce status`: %w", key, err)}
 	}
 	if err != nil {
-		return nil, nil, &clierr.Keyed{Key: key, Err: &clierr.LedgerError{Err: fmt.Errorf("read %s: %w", key, err)}}
+		return nil, nil, &failure.Keyed{Key: key, Err: &failure.LedgerError{Err: fmt.Errorf("read %s: %w", key, err)}}
 	}
 	history, err := l.History(ctx, key)
 	if err != nil {
-		return nil, nil, &clierr.Keyed{Key: key, State: e.Status, Err: &clierr.LedgerError{Err: fmt.Errorf("read history of %s: %w", key, err)}}
+		return nil, nil, &failure.Keyed{Key: key, State: e.Status, Err: &failure.LedgerError{Err: fmt.Errorf("read history of %s: %w", key, err)}}
 	}
 	return []*ledger.Entry{e}, history, nil
 }
@@ -178,8 +178,8 @@ func printStatusJSON(f *factory, opts *statusOptions, entries []*ledger.Entry, h
 	}
 	if stale > 0 {
 		out.outcomeJSON = outcomeJSON{ExitCode: ExitStale}
-		out.Error = &clierr.Error{Kind: clierr.Stale, Message: fmt.Sprintf("%d attempting %s older than %s", stale, plural(stale, "entry", "entries"), human.Duration(opts.Stale))}
-		out.Next = clierr.Next(clierr.Stale, "")
+		out.Error = &failure.Error{Kind: failure.Stale, Message: fmt.Sprintf("%d attempting %s older than %s", stale, plural(stale, "entry", "entries"), human.Duration(opts.Stale))}
+		out.Next = failure.Next(failure.Stale, "")
 	}
 	return f.writeJSON(out)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ghonce/ghonce/internal/cli/clierr"
+	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -370,7 +370,7 @@ func (e *invalidError) Error() string {
 }
 func (e *invalidError) Unwrap() error { return e.err }
 
-// Usage marks bad input for clierr: the CLI's exit 2.
+// Usage marks bad input for package failure: the CLI's exit 2.
 func (e *invalidError) Usage() bool { return true }
 
 func invalid(err error) error { return &invalidError{err} }
@@ -409,11 +409,11 @@ func toolMessage(err error) error {
 }
 
 // withKind ends msg with the failure's kind, the CLI exit code of the same
-// meaning and the key, as `ghonce --json` reports them (clierr is the one
+// meaning and the key, as `ghonce --json` reports them (package failure is the one
 // mapping), so an agent or a runner reading tool errors speaks the same
 // vocabulary as one reading the CLI.
 func withKind(err, msg error) error {
-	d := clierr.Describe(err, "mcp")
+	d := failure.Describe(err, "mcp")
 	tail := fmt.Sprintf("[%s: the CLI's exit %d", d.Error.Kind, d.ExitCode)
 	if d.Key != "" {
 		tail += ", key " + d.Key

@@ -1,4 +1,4 @@
-package clierr
+package failure
 
 import (
 	"errors"

@@ -1,12 +1,16 @@
-// Package clierr turns an error from ghonce's engine, ledger or GitHub layer
+// Package failure turns an error from ghonce's engine, ledger or GitHub layer
 // into what a caller acts on: an exit code, a kind, the key and the entry's
 // state when they are known, and the next step that settles it. The CLI
-// prints it as the one JSON object of a failed run; the MCP server and the
-// GitHub Action can use the same mapping (Describe) so every front end
-// speaks of the same failure in the same words.
+// prints it as the one JSON object of a failed run; the MCP server, the
+// GitHub Action and every other front end use the same mapping (Describe),
+// so each speaks of the same failure in the same words.
 //
-// It imports the packages whose errors it reads and nothing of the CLI.
-package clierr
+// It imports the packages whose errors it reads and no front end. It is
+// internal: every front end lives in this module, and a library user reads
+// the engine's typed errors (reconcile.UnconfirmedError, ...) directly; the
+// exit codes and the wording of Next are the CLI's contract, not the
+// library's.
+package failure
 
 import (
 	"errors"
