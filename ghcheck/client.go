@@ -281,9 +281,14 @@ func (e *redactedError) Unwrap() error { return e.err }
 
 // redact wraps err so that its text never shows the token, and scrubs
 // the token from the go-github errors it wraps, whose fields a caller may
-// print on their own.
+// print on their own. Every error this package returns passes here, and
+// leaves with GitHub's answer, if any, as a *ResponseError.
 func (c *Client) redact(err error) error {
-	if err == nil || c.opts.Token == "" {
+	if err == nil {
+		return nil
+	}
+	err = withResponse(err)
+	if c.opts.Token == "" {
 		return err
 	}
 	scrub(err, c.opts.Token)

@@ -18,8 +18,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/appauth"
@@ -271,31 +269,13 @@ func next(kind Kind, err error, key, verb string) string {
 	return "see error.message; rerun once the cause is fixed"
 }
 
-// githubAnswer is the HTTP status and the first field GitHub named, from
-// go-github's error in err's chain.
+// githubAnswer is the HTTP status and the first field GitHub named, as
+// ghcheck hands them over (*ghcheck.ResponseError); 0 when GitHub did not
+// answer.
 func githubAnswer(err error) (int, string) {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) {
-		field := ""
-		for _, e := range er.Errors {
-			if e.Field != "" {
-				field = e.Field
-				break
-			}
-		}
-		st := 0
-		if er.Response != nil {
-			st = er.Response.StatusCode
-		}
-		return st, field
-	}
-	var rl *github.RateLimitError
-	if errors.As(err, &rl) && rl.Response != nil {
-		return rl.Response.StatusCode, ""
-	}
-	var ab *github.AbuseRateLimitError
-	if errors.As(err, &ab) && ab.Response != nil {
-		return ab.Response.StatusCode, ""
+	var re *ghcheck.ResponseError
+	if errors.As(err, &re) {
+		return re.StatusCode, re.Field
 	}
 	return 0, ""
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
@@ -17,11 +15,10 @@ import (
 
 func TestDescribe(t *testing.T) {
 	const key = "gk1_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-	unprocessable := &github.ErrorResponse{
-		Response: &http.Response{StatusCode: http.StatusUnprocessableEntity},
-		Message:  "Validation Failed",
-		Errors:   []github.Error{{Resource: "Issue", Field: "title", Code: "missing_field"}},
-	}
+	// GitHub's answers as ghcheck hands them over (ghcheck's
+	// TestErrorsCarryGitHubsAnswer checks that it does).
+	unprocessable := &ghcheck.ResponseError{StatusCode: http.StatusUnprocessableEntity, Field: "title", Err: errors.New("422 Validation Failed")}
+	answered := func(st int) error { return &ghcheck.ResponseError{StatusCode: st, Err: fmt.Errorf("%d", st)} }
 	for _, tc := range []struct {
 		name   string
 		err    error
@@ -43,8 +40,8 @@ func TestDescribe(t *testing.T) {
 		{"conflict", &Keyed{Key: key, State: ledger.Failed, Err: &reconcile.ConflictError{Key: key, Err: errors.New("taken")}}, ExitError, Conflict, key, "failed", 0, "", "not ours"},
 		{"refused with a field", &Keyed{Key: key, State: ledger.Failed, Err: fmt.Errorf("create issue: %w", &effect.CreateError{Class: effect.ClassRefused, Err: unprocessable})},
 			ExitError, Refused, key, "failed", 422, "title", "nothing was created"},
-		{"a 4xx outside a create", fmt.Errorf("resolve --from x: %w", &github.ErrorResponse{Response: &http.Response{StatusCode: 404}}), ExitError, Refused, "", "", 404, "", "fix what GitHub refused"},
-		{"a 401 is credentials", &github.ErrorResponse{Response: &http.Response{StatusCode: 401}}, ExitError, Credentials, "", "", 401, "", "token"},
+		{"a 4xx outside a create", fmt.Errorf("resolve --from x: %w", answered(404)), ExitError, Refused, "", "", 404, "", "fix what GitHub refused"},
+		{"a 401 is credentials", answered(401), ExitError, Credentials, "", "", 401, "", "token"},
 		{"not a ledger", &LedgerError{Err: fmt.Errorf("open x.db: %w", ledger.ErrNotLedger)}, ExitError, Ledger, "", "", 0, "", "--ledger"},
 		{"newer schema", fmt.Errorf("open: %w", ledger.ErrNewerSchema), ExitError, Ledger, "", "", 0, "", "ledger"},
 		{"no such entry", &Keyed{Key: key, Err: fmt.Errorf("status: %w", ledger.ErrNotFound)}, ExitError, Ledger, key, "", 0, "", "ghonce status"},
