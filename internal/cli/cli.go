@@ -69,6 +69,7 @@ func Main(ctx context.Context, args []string, sys IO) int {
 	if err == nil {
 		return ExitOK
 	}
+	err = lookupError(cmd, err)
 	var se *silentError
 	if errors.As(err, &se) {
 		annotateForActions(sys, se.code, err)
@@ -197,6 +198,7 @@ Environment:
 		}
 	}
 	walk(root)
+	typeArgErrors(root)
 	// Before the verb too (`ghonce --json pr create`), as in earlier
 	// releases: hidden on the root, where they never show in help.
 	g.addFlags(root.PersistentFlags())

@@ -173,6 +173,9 @@ func TestUsageErrorsPointAtTheVerb(t *testing.T) {
 		{[]string{"issue", "create", "--body", "b", "-F", "x"}, []string{"give only one of --body or --body-file", "Run 'ghonce issue create --help' for usage."}},
 		{[]string{"status", "--since", "1s"}, []string{"unknown flag: --since", "Run 'ghonce status --help' for usage."}},
 		{[]string{"nope"}, []string{"unknown command", "Run 'ghonce --help' for usage."}},
+		{[]string{"resolve"}, []string{"accepts 1 arg(s), received 0", "Run 'ghonce resolve --help' for usage."}},
+		{[]string{"key", "extra"}, []string{"unknown command \"extra\"", "Run 'ghonce key --help' for usage."}},
+		{[]string{"pr", "create", "--wait", "soon"}, []string{"invalid argument \"soon\"", "Run 'ghonce pr create --help' for usage."}},
 	} {
 		o := w.run("", nil, tc.args...)
 		if o.code != ExitUsage || o.stdout != "" {

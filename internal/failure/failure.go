@@ -163,8 +163,6 @@ func Describe(err error, verb string) Failure {
 		kind = Refused
 	case githubStatus(err)/100 == 4:
 		kind = Refused
-	case IsCobraUsage(err): // last: only an error of none of the types above
-		kind, code = Usage, ExitUsage
 	}
 	f.ExitCode, f.Error.Kind = code, kind
 	if ae != nil {
@@ -219,18 +217,6 @@ func flagList(names, conj string) string {
 		return strings.Join(fs, "")
 	}
 	return strings.Join(fs[:len(fs)-1], ", ") + " " + conj + " " + fs[len(fs)-1]
-}
-
-// IsCobraUsage reports whether err is one of cobra's argument errors, which
-// carry no type.
-func IsCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown flag", "unknown shorthand flag", "unknown command", "flag needs an argument", "invalid argument", "required flag", "accepts ", "requires at least", "if any flags in the group", "at least one of the flags in the group"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // Next is the step that settles a failure of kind for key ("" when no

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ghonce/ghonce/effect"
@@ -31,7 +32,10 @@ func TestDescribe(t *testing.T) {
 		next   string
 	}{
 		{"usage", Usagef("no task: pass --task"), ExitUsage, Usage, "", "", 0, "", "ghonce pr create --help"},
-		{"cobra's untyped usage", errors.New(`unknown command "nope" for "ghonce"`), ExitUsage, Usage, "", "", 0, "", "--help"},
+		// The CLI types cobra's errors where they arise (TestUsageErrorsPointAtTheVerb);
+		// an error's text says nothing of its kind.
+		{"an EINVAL from the ledger is not usage", fmt.Errorf("sync ledger wal: %w", syscall.EINVAL), ExitError, Other, "", "", 0, "", "error.message"},
+		{"an untyped error worded like cobra's is not usage", errors.New(`unknown command "nope" for "ghonce"`), ExitError, Other, "", "", 0, "", "error.message"},
 		{"usage after the key", &Keyed{Key: key, Err: Usagef("bad")}, ExitUsage, Usage, key, "", 0, "", "--help"},
 		{"missing token", &MissingCredentials{Err: errors.New("no GitHub token")}, ExitUsage, Credentials, "", "", 0, "", "GH_TOKEN"},
 		{"token rejected", fmt.Errorf("login: %w", ghcheck.ErrCredentials), ExitError, Credentials, "", "", 0, "", "token GitHub accepts"},

@@ -102,7 +102,7 @@ func (s *Server) status(ctx context.Context, in StatusArgs) (StatusOutput, error
 	repo := ""
 	if in.Owner != "" || in.Repo != "" {
 		if !repoPart(in.Owner) || !repoPart(in.Repo) {
-			return StatusOutput{}, fmt.Errorf("invalid arguments: repository %q/%q: pass both owner and repo, or neither", in.Owner, in.Repo)
+			return StatusOutput{}, invalid(fmt.Errorf("repository %q/%q: pass both owner and repo, or neither", in.Owner, in.Repo))
 		}
 		repo = in.Owner + "/" + in.Repo
 	}
@@ -160,7 +160,7 @@ var keyTargets = map[string]struct {
 func (s *Server) key(ctx context.Context, in KeyArgs) (KeyOutput, error) {
 	kt, ok := keyTargets[in.Tool]
 	if !ok {
-		return KeyOutput{}, fmt.Errorf("invalid arguments: unknown tool %q: want create_pull_request, create_issue, add_issue_comment, create_branch or create_or_update_file", in.Tool)
+		return KeyOutput{}, invalid(fmt.Errorf("unknown tool %q: want create_pull_request, create_issue, add_issue_comment, create_branch or create_or_update_file", in.Tool))
 	}
 	a, err := s.action(in.Where, in.Once, kt.step)
 	if err != nil {
@@ -173,7 +173,7 @@ func (s *Server) key(ctx context.Context, in KeyArgs) (KeyOutput, error) {
 		}
 	}
 	if t := a.Spec.Target(); in.Tool != "create_issue" && (t == "" || strings.HasPrefix(t, ":") || strings.HasSuffix(t, ":")) {
-		return KeyOutput{}, fmt.Errorf("invalid arguments: %s's key depends on its target: pass base (create_pull_request), issue_number (add_issue_comment), branch (create_branch) or branch and path (create_or_update_file)", in.Tool)
+		return KeyOutput{}, invalid(fmt.Errorf("%s's key depends on its target: pass base (create_pull_request), issue_number (add_issue_comment), branch (create_branch) or branch and path (create_or_update_file)", in.Tool))
 	}
 	k, err := reconcile.KeyOf(a)
 	if err != nil {

@@ -170,5 +170,5 @@ func (s *Server) task(given string) (string, error) {
 		}
 		return taskkey.CleanID(t), nil
 	}
-	return "", errors.New("invalid arguments: no task: pass task (an id that names the work, e.g. the issue you are fixing), or start `ghonce mcp` with --task or GHONCE_TASK")
+	return "", invalid(errors.New("no task: pass task (an id that names the work, e.g. the issue you are fixing), or start `ghonce mcp` with --task or GHONCE_TASK"))
 }

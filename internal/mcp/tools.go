@@ -274,7 +274,7 @@ func (s *Server) action(w Where, o Once, defStep string) (reconcile.Action, erro
 	}
 	step = taskkey.CleanID(step)
 	if !repoPart(w.Owner) || !repoPart(w.Repo) {
-		return reconcile.Action{}, fmt.Errorf("invalid arguments: repository %q/%q: want owner and repo as on GitHub, e.g. owner \"octo-org\", repo \"hello-world\"", w.Owner, w.Repo)
+		return reconcile.Action{}, invalid(fmt.Errorf("repository %q/%q: want owner and repo as on GitHub, e.g. owner \"octo-org\", repo \"hello-world\"", w.Owner, w.Repo))
 	}
 	return reconcile.Action{Task: task, Step: step, Repo: w.Owner + "/" + w.Repo}, nil
 }
@@ -282,7 +282,7 @@ func (s *Server) action(w Where, o Once, defStep string) (reconcile.Action, erro
 // issueNumber is a JSON number that names an issue or pull request.
 func issueNumber(n float64) (int, error) {
 	if n != math.Trunc(n) || n <= 0 || n > math.MaxInt32 {
-		return 0, fmt.Errorf("invalid arguments: issue_number %v: want the issue or pull request number, e.g. 42", n)
+		return 0, invalid(fmt.Errorf("issue_number %v: want the issue or pull request number, e.g. 42", n))
 	}
 	return int(n), nil
 }
