@@ -15,7 +15,6 @@ package failure
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/ghonce/ghonce/effect"
@@ -175,48 +174,12 @@ func Describe(err error, verb string) Failure {
 	return f
 }
 
-// Message is err's text for a person: cobra's flag-group wording in
-// plain words, without a trailing newline.
+// Message is err's text for a person, without a trailing newline.
 func Message(err error) string {
 	if err == nil {
 		return ""
 	}
-	return strings.TrimRight(plainFlagGroups(err.Error()), "\n")
-}
-
-var (
-	exclusiveGroup = regexp.MustCompile(`if any flags in the group \[([^\]]*)\] are set none of the others can be; \[([^\]]*)\] were all set`)
-	togetherGroup  = regexp.MustCompile(`if any flags in the group \[([^\]]*)\] are set they must all be set; missing \[([^\]]*)\]`)
-	oneRequired    = regexp.MustCompile(`at least one of the flags in the group \[([^\]]*)\] is required`)
-)
-
-// plainFlagGroups rewrites cobra's flag-group errors ("if any flags in the
-// group [body body-file] are set none of the others can be; ...").
-func plainFlagGroups(msg string) string {
-	msg = exclusiveGroup.ReplaceAllStringFunc(msg, func(s string) string {
-		m := exclusiveGroup.FindStringSubmatch(s)
-		return fmt.Sprintf("%s cannot be used together: give only one of %s", flagList(m[2], "and"), flagList(m[1], "or"))
-	})
-	msg = togetherGroup.ReplaceAllStringFunc(msg, func(s string) string {
-		m := togetherGroup.FindStringSubmatch(s)
-		return fmt.Sprintf("%s go together: also give %s", flagList(m[1], "and"), flagList(m[2], "and"))
-	})
-	return oneRequired.ReplaceAllStringFunc(msg, func(s string) string {
-		m := oneRequired.FindStringSubmatch(s)
-		return fmt.Sprintf("give one of %s", flagList(m[1], "or"))
-	})
-}
-
-// flagList turns cobra's "a b c" into "--a, --b or --c".
-func flagList(names, conj string) string {
-	fs := strings.Fields(names)
-	for i, n := range fs {
-		fs[i] = "--" + n
-	}
-	if len(fs) < 2 {
-		return strings.Join(fs, "")
-	}
-	return strings.Join(fs[:len(fs)-1], ", ") + " " + conj + " " + fs[len(fs)-1]
+	return strings.TrimRight(err.Error(), "\n")
 }
 
 // Next is the step that settles a failure of kind for key ("" when no
