@@ -3,7 +3,7 @@
 GO ?= go
 BIN := bin/ghonce
 
-.PHONY: build test demo lint bench bench-github fuzz reliability reliability-short clean
+.PHONY: build github-mcp-server test demo lint bench bench-github fuzz reliability reliability-short clean
 
 # ghonce version names the build: VERSION is the nearest release tag
 # (v1.2.3, or v1.2.3-4-gabc1234-dirty past it; empty without one: "dev"),
@@ -15,6 +15,16 @@ COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -X github.com/ghonce/ghonce/internal/cli.version=$(VERSION) -X github.com/ghonce/ghonce/internal/cli.commit=$(COMMIT)
 build:
 	$(GO) build -buildvcs=auto -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ghonce
+
+# github-mcp-server, pinned in tools/github-mcp-server/go.mod: the real
+# upstream of `ghonce mcp --upstream` in the tests (they find it at
+# bin/github-mcp-server, or at $$GHONCE_GITHUB_MCP_SERVER). Built from that
+# module, since `go install ...@v1.9.0` reads a version list the module proxy
+# refuses here. About a minute on 2 cores; a no-op once built.
+GITHUB_MCP_SERVER := bin/github-mcp-server
+github-mcp-server: $(GITHUB_MCP_SERVER)
+$(GITHUB_MCP_SERVER): tools/github-mcp-server/go.mod tools/github-mcp-server/go.sum
+	cd tools/github-mcp-server && $(GO) build -o ../../$(GITHUB_MCP_SERVER) github.com/github/github-mcp-server/cmd/github-mcp-server
 
 # The Postgres the ledger's tests use when GHONCE_TEST_POSTGRES is unset and
 # one answers locally (each test makes and drops its own schema in it).

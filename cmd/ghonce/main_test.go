@@ -128,7 +128,13 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	fake := fixtures.NewServer(fixtures.Options{})
+	return newWorldWith(t, fixtures.Options{})
+}
+
+// newWorldWith is newWorld with a fake made from opts.
+func newWorldWith(t *testing.T, opts fixtures.Options) *world {
+	t.Helper()
+	fake := fixtures.NewServer(opts)
 	t.Cleanup(fake.Close)
 	fake.AddUser(login, token)
 	fake.AddUser(stranger, strangerToken)
