@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -147,5 +149,229 @@ func TestGitHubMCPServerAgainstTheFake(t *testing.T) {
 	}
 	if prs := w.fake.PullRequests(owner, name); len(prs) != 1 || prs[0].Title != "Fix #42" {
 		t.Fatalf("the fake's PRs after create_pull_request: %+v, want the one", prs)
+	}
+}
+
+// startProxy starts `ghonce mcp --upstream -- github-mcp-server stdio`
+// with w's ledger (task from GHONCE_TASK when task is not empty).
+func (w *world) startProxy(ghmcp, task string, extra ...string) (*sdk.ClientSession, *syncBuffer, *exec.Cmd) {
+	w.t.Helper()
+	args := append([]string{"mcp", "--ledger", w.ledger}, extra...)
+	args = append(args, "--upstream", "--", ghmcp, "stdio")
+	cmd := exec.Command(bin, args...)
+	cmd.Env = w.env
+	if task != "" {
+		cmd.Env = append(cmd.Env, "GHONCE_TASK="+task)
+	}
+	cs, stderr := connect(w.t, cmd)
+	return cs, stderr, cmd
+}
+
+func listTools(t *testing.T, cs *sdk.ClientSession) []*sdk.Tool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out []*sdk.Tool
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatalf("tools/list: %v", err)
+		}
+		out = append(out, tool)
+	}
+	return out
+}
+
+// jsonOf is v as a generic JSON value, for comparisons.
+func jsonOf(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+var guardedTools = []string{"create_pull_request", "issue_write", "add_issue_comment", "create_branch", "create_or_update_file"}
+
+// tools/list through the proxy is github-mcp-server's own list: the same
+// tools in the same order, each the same but the guarded write tools,
+// which keep upstream's arguments (names, types, required) exactly, add
+// only optional task and step, and say idempotentHint: true.
+func TestMCPProxyListsUpstreamsTools(t *testing.T) {
+	w, ghmcp := newUpstreamWorld(t)
+	direct := exec.Command(ghmcp, "stdio")
+	direct.Env = w.env
+	dcs, _ := connect(t, direct)
+	want := listTools(t, dcs)
+	pcs, _, _ := w.startProxy(ghmcp, "ISSUE-42")
+	got := listTools(t, pcs)
+
+	if len(got) != len(want) {
+		t.Fatalf("the proxy lists %d tools, github-mcp-server %d", len(got), len(want))
+	}
+	guarded := 0
+	for i, g := range got {
+		u := want[i]
+		if g.Name != u.Name {
+			t.Fatalf("tool %d: %s through the proxy, %s upstream: want upstream's order", i, g.Name, u.Name)
+		}
+		if !slices.Contains(guardedTools, u.Name) {
+			if gj, uj := jsonOf(t, g), jsonOf(t, u); !reflect.DeepEqual(gj, uj) {
+				t.Errorf("%s through the proxy:\n%v\nupstream:\n%v\nwant it untouched", g.Name, gj, uj)
+			}
+			continue
+		}
+		guarded++
+		gs, us := jsonOf(t, g.InputSchema).(map[string]any), jsonOf(t, u.InputSchema).(map[string]any)
+		gp, up := gs["properties"].(map[string]any), us["properties"].(map[string]any)
+		for name, p := range up {
+			if !reflect.DeepEqual(gp[name], p) {
+				t.Errorf("%s.%s: %v through the proxy, %v upstream", g.Name, name, gp[name], p)
+			}
+		}
+		for name := range gp {
+			if _, ok := up[name]; !ok && name != "task" && name != "step" {
+				t.Errorf("%s: argument %s added; want only task and step", g.Name, name)
+			}
+		}
+		for _, name := range []string{"task", "step"} {
+			if p, _ := gp[name].(map[string]any); p["type"] != "string" {
+				t.Errorf("%s.%s: %v, want an optional string", g.Name, name, gp[name])
+			}
+		}
+		if !reflect.DeepEqual(gs["required"], us["required"]) {
+			t.Errorf("%s: required %v through the proxy, %v upstream", g.Name, gs["required"], us["required"])
+		}
+		if g.Annotations == nil || !g.Annotations.IdempotentHint || g.Annotations.ReadOnlyHint || g.Annotations.Title != u.Annotations.Title {
+			t.Errorf("%s: annotations %+v, want upstream's %+v with idempotentHint true", g.Name, g.Annotations, u.Annotations)
+		}
+		if g.Title != u.Title {
+			t.Errorf("%s: title %q, want upstream's %q", g.Name, g.Title, u.Title)
+		}
+	}
+	if guarded != len(guardedTools) {
+		t.Fatalf("%d of the %d guarded tools are in github-mcp-server's list", guarded, len(guardedTools))
+	}
+}
+
+// Through the proxy: a read tool answers as github-mcp-server does; a
+// guarded write happens once per (task, step) even when re-issued with
+// reworded text; issue_write's update passes through.
+func TestMCPProxyReadsPassAndWritesHappenOnce(t *testing.T) {
+	w, ghmcp := newUpstreamWorld(t)
+	cs, stderr, _ := w.startProxy(ghmcp, "ISSUE-42")
+
+	me := callTool(t, cs, "get_me", map[string]any{})
+	if me.IsError || !strings.Contains(resultText(me), login) {
+		t.Fatalf("get_me through the proxy: %s", resultText(me))
+	}
+
+	first := callTool(t, cs, "issue_write", mcpArgs("method", "create", "title", "Flaky test", "body", "Seen twice."))
+	if first.IsError {
+		t.Fatalf("issue_write create: %s\nstderr: %s", resultText(first), stderr)
+	}
+	again := callTool(t, cs, "issue_write", mcpArgs("method", "create", "title", "Flaky test, reworded", "body", "Seen again."))
+	if again.IsError || !strings.Contains(resultText(again), "already done") {
+		t.Fatalf("issue_write create again: %s", resultText(again))
+	}
+	issues := w.fake.Issues(owner, name)
+	if len(issues) != 1 {
+		t.Fatalf("after two issue_write creates: %d issues, want 1", len(issues))
+	}
+	upd := callTool(t, cs, "issue_write", mcpArgs("method", "update", "issue_number", issues[0].Number, "title", "Renamed"))
+	if upd.IsError {
+		t.Fatalf("issue_write update through the proxy: %s", resultText(upd))
+	}
+	if got := w.fake.Issues(owner, name); len(got) != 1 || got[0].Title != "Renamed" {
+		t.Fatalf("after issue_write update: %+v, want the one issue renamed by upstream", got)
+	}
+	bad := callTool(t, cs, "issue_write", mcpArgs("method", "create", "title", "x", "assignees", []string{"a"}))
+	if !bad.IsError || !strings.Contains(resultText(bad), "assignees") {
+		t.Fatalf("issue_write create with assignees: %s, want a tool error naming assignees", resultText(bad))
+	}
+}
+
+// An upstream that is not found, exits at once or does not speak MCP is a
+// clear error naming the command, never a hang.
+func TestMCPProxyBadUpstream(t *testing.T) {
+	w := newWorld(t)
+	for _, c := range []struct {
+		name    string
+		command []string
+		exit    int
+		want    string
+	}{
+		{"not found", []string{"/nonexistent/github-mcp-server", "stdio"}, 2, "not found"},
+		{"exits at once", []string{"false"}, 1, "exited (exit status 1) before completing MCP's initialize"},
+		{"not MCP", []string{"sh", "-c", "echo hello; exec sleep 60"}, 1, "is it an MCP server on stdio"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"mcp", "--ledger", w.ledger, "--upstream-timeout", "2s", "--upstream", "--"}, c.command...)
+			o := w.exec(nil, nil, args...)
+			wantExit(t, o, c.exit, "ghonce mcp --upstream -- "+strings.Join(c.command, " "))
+			if !strings.Contains(o.Stderr, c.want) || !strings.Contains(o.Stderr, c.command[0]) {
+				t.Fatalf("stderr %q: want it to name %s and say %q", o.Stderr, c.command[0], c.want)
+			}
+		})
+	}
+	o := w.exec(nil, nil, "mcp", "--ledger", w.ledger, "--upstream")
+	wantExit(t, o, 2, "ghonce mcp --upstream with no command")
+	o = w.exec(nil, nil, "mcp", "--ledger", w.ledger, "github-mcp-server")
+	wantExit(t, o, 2, "ghonce mcp with a command but no --upstream")
+}
+
+// childOf returns the pid of the one child of pid (started by any of its
+// threads).
+func childOf(t *testing.T, pid int) int {
+	t.Helper()
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	if err != nil || len(tasks) == 0 {
+		t.Skipf("SKIPPED: cannot read the children of a process here: %v", err)
+	}
+	var f []string
+	for _, task := range tasks {
+		b, err := os.ReadFile(task)
+		if err == nil {
+			f = append(f, strings.Fields(string(b))...)
+		}
+	}
+	if len(f) != 1 {
+		t.Fatalf("process %d has children %q, want one (the upstream)", pid, f)
+	}
+	var child int
+	fmt.Sscan(f[0], &child)
+	return child
+}
+
+// The upstream's stderr reaches ghonce's, prefixed; when the upstream
+// dies, ghonce restarts it and the next call works.
+func TestMCPProxyRestartsTheUpstream(t *testing.T) {
+	w, ghmcp := newUpstreamWorld(t)
+	cs, stderr, cmd := w.startProxy(ghmcp, "ISSUE-42")
+	if res := callTool(t, cs, "get_me", map[string]any{}); res.IsError {
+		t.Fatalf("get_me: %s", resultText(res))
+	}
+	if !strings.Contains(stderr.String(), "upstream: GitHub MCP Server running on stdio") {
+		t.Fatalf("ghonce's stderr %q: want github-mcp-server's own lines, prefixed upstream: ", stderr)
+	}
+	first := childOf(t, cmd.Process.Pid)
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// The call waits for the restart; a read-only call that raced the
+	// death is sent again to the new child.
+	res := callTool(t, cs, "get_me", map[string]any{})
+	if res.IsError || !strings.Contains(resultText(res), login) {
+		t.Fatalf("get_me after the upstream was killed: %s\nstderr: %s", resultText(res), stderr)
+	}
+	if second := childOf(t, cmd.Process.Pid); second == first {
+		t.Fatalf("the upstream's pid is still %d after it was killed", first)
+	}
+	if !strings.Contains(stderr.String(), "exited; restarting") {
+		t.Fatalf("ghonce's stderr %q: want it to say it restarted the upstream", stderr)
 	}
 }

@@ -3,8 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/url"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,12 +21,17 @@ type mcpOptions struct {
 	f    *factory
 	ctx  context.Context
 	HTTP string // loopback address for Streamable HTTP; empty: stdio
+	// Upstream: serve in front of the MCP server the arguments start.
+	Upstream bool
+	Command  []string
+	// UpstreamTimeout bounds the upstream's start and MCP handshake.
+	UpstreamTimeout time.Duration
 }
 
 func newCmdMCP(f *factory, runF func(*mcpOptions) error) *cobra.Command {
 	opts := &mcpOptions{f: f}
 	c := &cobra.Command{
-		Use:   "mcp [--task T] [--http 127.0.0.1:PORT]",
+		Use:   "mcp [--task T] [--http 127.0.0.1:PORT] [--upstream -- COMMAND [ARG...]]",
 		Short: "Serve MCP write tools (create_pull_request, add_issue_comment, ...) that happen once per (task, step)",
 		Long: `Serve the Model Context Protocol on standard input and output (or, with
 --http, Streamable HTTP at http://ADDR/mcp on a loopback address) until the
@@ -45,14 +54,35 @@ Tool errors carry the meaning of the CLI's exit codes: "unconfirmed" (3:
 call again with the same arguments), "in progress elsewhere" (4), "invalid
 arguments" (2), anything else (1). The server itself exits 2 on bad flags or
 a missing token, 1 if it cannot open the ledger or serve, 0 when its input
-closes.`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
+closes.
+
+With --upstream -- COMMAND [ARG...], ghonce starts COMMAND (for example
+github-mcp-server stdio) as a child speaking MCP on stdio and serves one
+server in front of it: upstream's tools, in upstream's order; its write
+tools create_pull_request, issue_write (method create), add_issue_comment
+(with a body), create_branch and create_or_update_file go through ghonce's
+engine with optional task and step added; everything else passes through.
+The child inherits ghonce's environment; when only one of GH_TOKEN (or
+GITHUB_TOKEN) and GITHUB_PERSONAL_ACCESS_TOKEN is set it serves both, and
+GITHUB_HOST and GITHUB_API_URL likewise. See docs/guide/mcp-proxy.md.`,
+		Args: func(c *cobra.Command, args []string) error {
+			if opts.Upstream && len(args) == 0 {
+				return usagef("ghonce mcp --upstream: no command: pass it after --, e.g. ghonce mcp --upstream -- github-mcp-server stdio")
+			}
+			if !opts.Upstream && len(args) > 0 {
+				return usagef("ghonce mcp: unexpected arguments %q: to serve in front of an MCP server, pass --upstream -- COMMAND [ARG...]", args)
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
 			opts.ctx = c.Context()
+			opts.Command = args
 			return runOr(opts, runF, mcpRun)
 		},
 	}
 	c.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on this loopback address (e.g. 127.0.0.1:8765) instead of stdio")
+	c.Flags().DurationVar(&opts.UpstreamTimeout, "upstream-timeout", 30*time.Second, "with --upstream: how long the upstream may take to start and answer MCP's initialize")
+	c.Flags().BoolVar(&opts.Upstream, "upstream", false, "serve in front of the MCP server that the command after -- starts (e.g. -- github-mcp-server stdio)")
 	return c
 }
 
@@ -76,6 +106,10 @@ func mcpRun(opts *mcpOptions) error {
 			return usage(err)
 		}
 	}
+	var childEnv []string
+	if opts.Upstream {
+		childEnv = bridgeEnv(f)
+	}
 	task, err := f.mcpTask()
 	if err != nil {
 		return err
@@ -89,7 +123,7 @@ func mcpRun(opts *mcpOptions) error {
 	defer l.Close()
 	// The engine's progress goes to stderr: stdout carries the protocol.
 	eng := f.engine(l, gh, f.sys.Err)
-	srv, err := mcp.New(mcp.Config{
+	cfg := mcp.Config{
 		Engine: eng, Ledger: l, Task: task, Version: buildVersion(),
 		Resolve: func(ctx context.Context, owner, repo, ref string) (string, error) {
 			r, err := ghcheck.ParseRepo(owner + "/" + repo)
@@ -102,9 +136,21 @@ func mcpRun(opts *mcpOptions) error {
 			return gh.ResolveCommit(ctx, r, ref)
 		},
 		Logf: func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce mcp: "+format+"\n", args...) },
-	})
-	if err != nil {
-		return err
+	}
+	var srv server
+	if opts.Upstream {
+		p, err := mcp.NewProxy(ctx, cfg, mcp.Upstream{Command: opts.Command, Env: childEnv, Stderr: f.sys.Err, StartTimeout: opts.UpstreamTimeout})
+		if err != nil {
+			return err
+		}
+		defer p.Close()
+		srv = p
+	} else {
+		s, err := mcp.New(cfg)
+		if err != nil {
+			return err
+		}
+		srv = s
 	}
 	if httpAddr == "" {
 		fmt.Fprintln(f.sys.Err, "ghonce mcp: serving MCP on stdin/stdout")
@@ -116,6 +162,95 @@ func mcpRun(opts *mcpOptions) error {
 	}
 	fmt.Fprintf(f.sys.Err, "ghonce mcp: serving MCP (Streamable HTTP) at http://%s/mcp\n", ln.Addr())
 	return srv.ServeHTTP(ctx, ln)
+}
+
+// server is what mcpRun serves: *mcp.Server or *mcp.Proxy.
+type server interface {
+	ServeIO(ctx context.Context, r io.Reader, w io.Writer) error
+	ServeHTTP(ctx context.Context, l net.Listener) error
+}
+
+// bridgeEnv makes ghonce and its upstream (github-mcp-server) read the
+// same token and host: github-mcp-server reads GITHUB_PERSONAL_ACCESS_TOKEN
+// and GITHUB_HOST (https://HOST, API at /api/v3/), ghonce GH_TOKEN or
+// GITHUB_TOKEN and GITHUB_API_URL. Where only one side is set, f reads it
+// for ghonce's own look-ups, and the child's environment (returned: ghonce's
+// own, with the other side added) gets it too.
+func bridgeEnv(f *factory) []string {
+	get := f.sys.Getenv
+	env := os.Environ()
+	tok := get("GH_TOKEN")
+	if tok == "" {
+		tok = get("GITHUB_TOKEN")
+	}
+	pat := get("GITHUB_PERSONAL_ACCESS_TOKEN")
+	switch {
+	case tok == "" && pat != "":
+		tok = pat
+	case tok != "" && pat == "":
+		env = append(env, "GITHUB_PERSONAL_ACCESS_TOKEN="+tok)
+	}
+	api, host := get("GITHUB_API_URL"), get("GITHUB_HOST")
+	switch {
+	case api == "" && host != "":
+		api = apiURLOfHost(host)
+	case api != "" && host == "":
+		if h := hostOfAPIURL(api); h != "" {
+			env = append(env, "GITHUB_HOST="+h)
+		}
+	}
+	f.sys.Getenv = func(k string) string {
+		switch k {
+		case "GH_TOKEN":
+			if v := get(k); v != "" {
+				return v
+			}
+			if get("GITHUB_TOKEN") == "" {
+				return tok
+			}
+		case "GITHUB_API_URL":
+			return api
+		}
+		return get(k)
+	}
+	return env
+}
+
+// apiURLOfHost is the REST root of a github-mcp-server GITHUB_HOST:
+// github.com's, GHE.com's (api.HOST) or GitHub Enterprise Server's
+// (HOST/api/v3/).
+func apiURLOfHost(host string) string {
+	u, err := url.Parse(host)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "" // ghonce's default; github-mcp-server will refuse it itself
+	}
+	h := u.Hostname()
+	switch {
+	case h == "github.com" || strings.HasSuffix(h, ".github.com"):
+		return ""
+	case strings.HasSuffix(h, ".ghe.com"):
+		return u.Scheme + "://api." + h + "/"
+	}
+	return u.Scheme + "://" + u.Host + "/api/v3/"
+}
+
+// hostOfAPIURL is the GITHUB_HOST of a REST root, "" for github.com's or
+// one github-mcp-server could not reach (a port: it drops ports).
+func hostOfAPIURL(api string) string {
+	u, err := url.Parse(api)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	h := u.Hostname()
+	switch {
+	case h == "api.github.com":
+		return ""
+	case strings.HasPrefix(h, "api.") && strings.HasSuffix(h, ".ghe.com"):
+		return u.Scheme + "://" + strings.TrimPrefix(h, "api.")
+	case strings.TrimSuffix(u.Path, "/") == "/api/v3" && (u.Port() == "" || u.Port() == "80" && u.Scheme == "http" || u.Port() == "443" && u.Scheme == "https"):
+		return u.Scheme + "://" + h
+	}
+	return ""
 }
 
 // buildVersion is the version this binary reports (see readVersion), for

@@ -143,58 +143,68 @@ const (
 
 const onceNote = " Happens once per (task, step): ghonce records the call in a ledger and looks on GitHub before it creates, so calling again with the same task and step (after a timeout, an error or a restart, even with reworded text) returns what the first call made and creates nothing new. Retry freely; pass a new step only for a genuinely new "
 
+// The write tools ghonce guards, by github-mcp-server's names; the proxy
+// serves them in place of upstream's (guarded.go).
+var (
+	prTool = writeTool[CreatePullRequestArgs]{
+		name: "create_pull_request", title: "Create pull request (once)", step: stepPR,
+		desc: "Create a new pull request in a GitHub repository." + onceNote + "pull request to the same base.",
+		spec: func(_ context.Context, _ *Server, in CreatePullRequestArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
+			return reconcile.PR{Base: in.Base, Head: in.Head, Title: in.Title, Body: in.Body, Draft: in.Draft}, nil
+		},
+		what: func(_ CreatePullRequestArgs, r *reconcile.Result) string { return fmt.Sprintf("PR #%d", r.Number) },
+	}
+	issueTool = writeTool[CreateIssueArgs]{
+		name: "create_issue", title: "Create issue (once)", step: stepIssue,
+		desc: "Create a new issue in a GitHub repository." + onceNote + "issue (by default a task files one issue per repository).",
+		spec: func(_ context.Context, _ *Server, in CreateIssueArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
+			return reconcile.Issue{Title: in.Title, Body: in.Body, Labels: in.Labels}, nil
+		},
+		what: func(_ CreateIssueArgs, r *reconcile.Result) string { return fmt.Sprintf("issue #%d", r.Number) },
+	}
+	commentTool = writeTool[AddIssueCommentArgs]{
+		name: "add_issue_comment", title: "Add issue comment (once)", step: stepComment,
+		desc: "Add a comment to a specific issue or pull request in a GitHub repository." + onceNote + "comment on the same issue (by default a task posts one comment per issue).",
+		spec: func(_ context.Context, _ *Server, in AddIssueCommentArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
+			n, err := issueNumber(in.IssueNumber)
+			if err != nil {
+				return nil, err
+			}
+			return reconcile.Comment{Number: n, Body: in.Body}, nil
+		},
+		what: func(in AddIssueCommentArgs, _ *reconcile.Result) string {
+			return fmt.Sprintf("comment on #%d", int(in.IssueNumber))
+		},
+	}
+	branchTool = writeTool[CreateBranchArgs]{
+		name: "create_branch", title: "Create branch (once)", step: stepBranch,
+		desc: "Create a new branch in a GitHub repository." + onceNote + "branch. A branch of that name at an unrelated commit is someone else's and is never adopted.",
+		spec: func(ctx context.Context, s *Server, in CreateBranchArgs, key func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
+			return s.branchSpec(ctx, in, key)
+		},
+		what: func(in CreateBranchArgs, r *reconcile.Result) string {
+			return fmt.Sprintf("branch %s at %.12s", in.Branch, r.SHA)
+		},
+	}
+	fileTool = writeTool[CreateOrUpdateFileArgs]{
+		name: "create_or_update_file", title: "Create or update file (once)", step: stepFile,
+		desc: "Create or update a single file in a GitHub repository, on a branch." + onceNote + "write of the same file on the same branch (a second, different edit in the same task needs a new step).",
+		spec: func(_ context.Context, _ *Server, in CreateOrUpdateFileArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
+			return reconcile.File{Branch: in.Branch, Path: in.Path, Message: in.Message, Content: []byte(in.Content), Replaces: in.SHA}, nil
+		},
+		what: func(in CreateOrUpdateFileArgs, _ *reconcile.Result) string {
+			return fmt.Sprintf("file %s on branch %s", in.Path, in.Branch)
+		},
+	}
+)
+
 func (s *Server) addWriteTools() error {
 	return errors.Join(
-		addWrite(s, writeTool[CreatePullRequestArgs]{
-			name: "create_pull_request", title: "Create pull request (once)", step: stepPR,
-			desc: "Create a new pull request in a GitHub repository." + onceNote + "pull request to the same base.",
-			spec: func(_ context.Context, _ *Server, in CreatePullRequestArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
-				return reconcile.PR{Base: in.Base, Head: in.Head, Title: in.Title, Body: in.Body, Draft: in.Draft}, nil
-			},
-			what: func(_ CreatePullRequestArgs, r *reconcile.Result) string { return fmt.Sprintf("PR #%d", r.Number) },
-		}),
-		addWrite(s, writeTool[CreateIssueArgs]{
-			name: "create_issue", title: "Create issue (once)", step: stepIssue,
-			desc: "Create a new issue in a GitHub repository." + onceNote + "issue (by default a task files one issue per repository).",
-			spec: func(_ context.Context, _ *Server, in CreateIssueArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
-				return reconcile.Issue{Title: in.Title, Body: in.Body, Labels: in.Labels}, nil
-			},
-			what: func(_ CreateIssueArgs, r *reconcile.Result) string { return fmt.Sprintf("issue #%d", r.Number) },
-		}),
-		addWrite(s, writeTool[AddIssueCommentArgs]{
-			name: "add_issue_comment", title: "Add issue comment (once)", step: stepComment,
-			desc: "Add a comment to a specific issue or pull request in a GitHub repository." + onceNote + "comment on the same issue (by default a task posts one comment per issue).",
-			spec: func(_ context.Context, _ *Server, in AddIssueCommentArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
-				n, err := issueNumber(in.IssueNumber)
-				if err != nil {
-					return nil, err
-				}
-				return reconcile.Comment{Number: n, Body: in.Body}, nil
-			},
-			what: func(in AddIssueCommentArgs, _ *reconcile.Result) string {
-				return fmt.Sprintf("comment on #%d", int(in.IssueNumber))
-			},
-		}),
-		addWrite(s, writeTool[CreateBranchArgs]{
-			name: "create_branch", title: "Create branch (once)", step: stepBranch,
-			desc: "Create a new branch in a GitHub repository." + onceNote + "branch. A branch of that name at an unrelated commit is someone else's and is never adopted.",
-			spec: func(ctx context.Context, s *Server, in CreateBranchArgs, key func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
-				return s.branchSpec(ctx, in, key)
-			},
-			what: func(in CreateBranchArgs, r *reconcile.Result) string {
-				return fmt.Sprintf("branch %s at %.12s", in.Branch, r.SHA)
-			},
-		}),
-		addWrite(s, writeTool[CreateOrUpdateFileArgs]{
-			name: "create_or_update_file", title: "Create or update file (once)", step: stepFile,
-			desc: "Create or update a single file in a GitHub repository, on a branch." + onceNote + "write of the same file on the same branch (a second, different edit in the same task needs a new step).",
-			spec: func(_ context.Context, _ *Server, in CreateOrUpdateFileArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
-				return reconcile.File{Branch: in.Branch, Path: in.Path, Message: in.Message, Content: []byte(in.Content), Replaces: in.SHA}, nil
-			},
-			what: func(in CreateOrUpdateFileArgs, _ *reconcile.Result) string {
-				return fmt.Sprintf("file %s on branch %s", in.Path, in.Branch)
-			},
-		}),
+		addWrite(s, prTool),
+		addWrite(s, issueTool),
+		addWrite(s, commentTool),
+		addWrite(s, branchTool),
+		addWrite(s, fileTool),
 	)
 }
 
@@ -220,18 +230,24 @@ func addWrite[In writeArgs](s *Server, t writeTool[In]) error {
 	}
 	tool.InputSchema = schema
 	sdk.AddTool(s.srv, tool, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Output, error) {
-		s.calls.Add(1)
-		defer s.calls.Done()
-		r, err := call(ctx, s, t, in)
-		if err != nil {
-			err = toolError(err)
-			s.cfg.Logf("%s: %v", t.name, err)
-			return nil, Output{}, err
-		}
-		s.cfg.Logf("%s: %s %s (task %q, step %q, key %s)", t.name, r.Outcome, t.what(in, r), r.Task, r.Step, r.Key)
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: resultText(t.what(in, r), r)}}}, outputOf(r), nil
+		return runWrite(ctx, s, t, in)
 	})
 	return nil
+}
+
+// runWrite is a write tool's handler: the call, logged, and its result or
+// its error worded for the model.
+func runWrite[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) (*sdk.CallToolResult, Output, error) {
+	s.calls.Add(1)
+	defer s.calls.Done()
+	r, err := call(ctx, s, t, in)
+	if err != nil {
+		err = toolError(err)
+		s.cfg.Logf("%s: %v", t.name, err)
+		return nil, Output{}, err
+	}
+	s.cfg.Logf("%s: %s %s (task %q, step %q, key %s)", t.name, r.Outcome, t.what(in, r), r.Task, r.Step, r.Key)
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: resultText(t.what(in, r), r)}}}, outputOf(r), nil
 }
 
 // call is the one flow every write tool goes through. Its errors are the

@@ -1,0 +1,159 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// guard is how the proxy serves one of upstream's write tools through the
+// engine instead of sending it upstream.
+type guard struct {
+	// carries are the arguments ghonce's kind carries, besides owner, repo,
+	// task and step. A call with any other argument is refused, saying
+	// which: ghonce cannot make that part happen once.
+	carries []string
+	// pass reports a call that is not the create ghonce guards
+	// (issue_write's method update, add_issue_comment's reaction alone): it
+	// goes upstream as it is.
+	pass func(args map[string]json.RawMessage) bool
+	// run performs the call through the engine.
+	run func(ctx context.Context, s *Server, args json.RawMessage) *sdk.CallToolResult
+}
+
+// guards are the write tools of github-mcp-server v1.9.0 that go through
+// the engine, by name.
+var guards = map[string]guard{
+	"create_pull_request": {carries: []string{"title", "body", "head", "base", "draft"}, run: runner(prTool)},
+	"issue_write": {
+		carries: []string{"method", "title", "body", "labels"},
+		pass:    func(a map[string]json.RawMessage) bool { return stringArg(a, "method") != "create" },
+		run:     runner(issueTool),
+	},
+	"add_issue_comment": {
+		carries: []string{"issue_number", "body"},
+		pass: func(a map[string]json.RawMessage) bool {
+			_, body := a["body"]
+			return !body
+		},
+		run: runner(commentTool),
+	},
+	"create_branch":         {carries: []string{"branch", "from_branch"}, run: runner(branchTool)},
+	"create_or_update_file": {carries: []string{"path", "content", "message", "branch", "sha"}, run: runner(fileTool)},
+}
+
+// runner decodes a call's arguments into t's and runs it.
+func runner[In writeArgs](t writeTool[In]) func(ctx context.Context, s *Server, args json.RawMessage) *sdk.CallToolResult {
+	return func(ctx context.Context, s *Server, args json.RawMessage) *sdk.CallToolResult {
+		var in In
+		if len(args) > 0 {
+			if err := json.Unmarshal(args, &in); err != nil {
+				return errorResult(invalid(fmt.Errorf("%s: %w", t.name, err)))
+			}
+		}
+		res, out, err := runWrite(ctx, s, t, in)
+		if err != nil {
+			return errorResult(err)
+		}
+		res.StructuredContent = out
+		return res
+	}
+}
+
+func errorResult(err error) *sdk.CallToolResult {
+	res := &sdk.CallToolResult{}
+	res.SetError(err)
+	return res
+}
+
+func stringArg(a map[string]json.RawMessage, name string) string {
+	var v string
+	_ = json.Unmarshal(a[name], &v)
+	return v
+}
+
+// serveGuarded runs a guarded call, or reports (false) that it goes
+// upstream as it is.
+func (s *Server) serveGuarded(ctx context.Context, g guard, name string, raw json.RawMessage) (*sdk.CallToolResult, bool) {
+	args := map[string]json.RawMessage{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return errorResult(invalid(fmt.Errorf("%s: the arguments are not a JSON object: %w", name, err))), true
+		}
+	}
+	if g.pass != nil && g.pass(args) {
+		return nil, false
+	}
+	var extra []string
+	for k := range args {
+		if !slices.Contains(g.carries, k) && k != "owner" && k != "repo" && k != "task" && k != "step" {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) > 0 {
+		slices.Sort(extra)
+		return errorResult(invalid(fmt.Errorf("%s through ghonce takes %s (and owner, repo, task, step); it cannot make %s happen once: call it without %s, then set %s with another tool (nothing was created)",
+			name, strings.Join(g.carries, ", "), strings.Join(extra, ", "), strings.Join(extra, ", "), pluralIt(extra)))), true
+	}
+	// The server's task (GHONCE_TASK, --task, the Actions run's) wins over
+	// the model's: the model never invents the key when the environment
+	// knows the work.
+	if s.cfg.Task != "" {
+		delete(args, "task")
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return errorResult(err), true
+	}
+	return g.run(ctx, s, b), true
+}
+
+func pluralIt(xs []string) string {
+	if len(xs) == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// guardedTool is upstream's tool as ghonce serves it: the same name, title,
+// argument names, types and required list; optional task and step added;
+// idempotentHint true; the description says what once means.
+func guardedTool(t *sdk.Tool) (*sdk.Tool, error) {
+	g := *t
+	var schema map[string]any
+	b, err := json.Marshal(t.InputSchema)
+	if err == nil {
+		err = json.Unmarshal(b, &schema)
+	}
+	if err != nil || schema == nil {
+		return nil, fmt.Errorf("guard %s: its input schema is not a JSON object: %v", t.Name, err)
+	}
+	props, _ := schema["properties"].(map[string]any)
+	props = maps.Clone(props)
+	if props == nil {
+		props = map[string]any{}
+	}
+	props["task"] = map[string]any{"type": "string", "description": taskDesc}
+	props["step"] = map[string]any{"type": "string", "description": stepDesc}
+	schema["properties"] = props
+	g.InputSchema = schema
+	a := sdk.ToolAnnotations{}
+	if t.Annotations != nil {
+		a = *t.Annotations
+	}
+	a.IdempotentHint = true
+	g.Annotations = &a
+	g.Description = strings.TrimRight(t.Description, " \n") + "\n\n" + proxyOnceNote
+	return &g, nil
+}
+
+const (
+	taskDesc      = "The unit of work this call belongs to (an issue or ticket id, never a time). Default: ghonce's task (GHONCE_TASK), which wins when set. Calls with the same task and step happen once."
+	stepDesc      = "The step within the task. Default: one per tool and target (one PR per base branch, one comment per issue, one issue, one branch per name, one file per branch and path). Pass a new step only for a genuinely new artifact; reuse it when retrying."
+	proxyOnceNote = "Through ghonce, this happens once per (task, step): ghonce records the call in a ledger and looks on GitHub before it creates, so calling again with the same task and step (after a timeout, an error or a restart, even with reworded text) returns what the first call made and creates nothing new."
+)

@@ -1,0 +1,352 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Proxy is ghonce in front of an upstream MCP server (github-mcp-server):
+// the agent sees one server whose tools are upstream's, in upstream's
+// order, with upstream's names, schemas and annotations; the write tools
+// ghonce guards (guards) go through the engine, everything else goes to
+// upstream and back untouched: read-only tools, resources, prompts,
+// completions, logging, progress, cancellation and _meta, list-changed
+// notifications.
+type Proxy struct {
+	s  *Server
+	up *child
+	// upCaps are upstream's capabilities, mirrored to the agent.
+	upCaps *sdk.ServerCapabilities
+
+	mu    sync.Mutex
+	tools []*sdk.Tool // as the agent sees them, in upstream's order
+	// progress maps the progress token of a call in flight to the agent's
+	// session that made it, for upstream's progress notifications.
+	progress map[any]*sdk.ServerSession
+}
+
+// NewProxy starts the upstream, completes MCP's handshake with it and
+// lists its tools. An upstream that is not found, exits at once or does
+// not speak MCP within up.StartTimeout is an *UpstreamError. Close stops
+// the child.
+func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
+	if cfg.Engine == nil || cfg.Ledger == nil {
+		return nil, errors.New("new mcp proxy: engine and ledger are required")
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	p := &Proxy{s: &Server{cfg: cfg}, progress: map[any]*sdk.ServerSession{}}
+	client := sdk.NewClient(&sdk.Implementation{Name: "ghonce", Version: cfg.Version}, &sdk.ClientOptions{
+		Capabilities:   &sdk.ClientCapabilities{},
+		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			// Not in the handler: listing is a request to the session
+			// whose notification this is.
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				if err := p.syncTools(ctx); err != nil {
+					cfg.Logf("upstream's tools changed: %v", err)
+				}
+			}()
+		},
+		PromptListChangedHandler:   func(context.Context, *sdk.PromptListChangedRequest) { p.listChanged(promptsChanged) },
+		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { p.listChanged(resourcesChanged) },
+		ResourceUpdatedHandler: func(ctx context.Context, r *sdk.ResourceUpdatedNotificationRequest) {
+			_ = p.s.srv.ResourceUpdated(ctx, r.Params)
+		},
+		LoggingMessageHandler: func(ctx context.Context, r *sdk.LoggingMessageRequest) {
+			for ss := range p.s.srv.Sessions() {
+				_ = ss.Log(ctx, r.Params)
+			}
+		},
+		ProgressNotificationHandler: func(ctx context.Context, r *sdk.ProgressNotificationClientRequest) {
+			p.mu.Lock()
+			ss := p.progress[r.Params.ProgressToken]
+			p.mu.Unlock()
+			if ss != nil {
+				_ = ss.NotifyProgress(ctx, r.Params)
+			}
+		},
+	})
+	p.up = newChild(up, client, cfg.Logf)
+	p.up.onRestart = func(ctx context.Context) {
+		if err := p.syncTools(ctx); err != nil {
+			cfg.Logf("after the upstream's restart: %v", err)
+		}
+	}
+	if err := p.up.start(ctx); err != nil {
+		return nil, err
+	}
+	cs, _, err := p.up.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	init := cs.InitializeResult()
+	if init.Capabilities != nil {
+		p.upCaps = init.Capabilities
+	} else {
+		p.upCaps = &sdk.ServerCapabilities{}
+	}
+	caps := *p.upCaps
+	caps.Tools = &sdk.ToolCapabilities{ListChanged: true}
+	opts := &sdk.ServerOptions{Instructions: init.Instructions, Capabilities: &caps}
+	if caps.Completions != nil {
+		opts.CompletionHandler = func(ctx context.Context, r *sdk.CompleteRequest) (*sdk.CompleteResult, error) {
+			cs, _, err := p.up.session(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return cs.Complete(ctx, r.Params)
+		}
+	}
+	if caps.Resources != nil && caps.Resources.Subscribe {
+		opts.SubscribeHandler = func(ctx context.Context, r *sdk.SubscribeRequest) error {
+			cs, _, err := p.up.session(ctx)
+			if err != nil {
+				return err
+			}
+			return cs.Subscribe(ctx, r.Params)
+		}
+		opts.UnsubscribeHandler = func(ctx context.Context, r *sdk.UnsubscribeRequest) error {
+			cs, _, err := p.up.session(ctx)
+			if err != nil {
+				return err
+			}
+			return cs.Unsubscribe(ctx, r.Params)
+		}
+	}
+	name := "ghonce"
+	if init.ServerInfo != nil && init.ServerInfo.Name != "" {
+		name = "ghonce+" + init.ServerInfo.Name
+	}
+	p.s.srv = sdk.NewServer(&sdk.Implementation{Name: name, Title: "ghonce in front of " + upName(init), Version: cfg.Version}, opts)
+	p.s.srv.AddReceivingMiddleware(p.middleware)
+	if err := p.syncTools(ctx); err != nil {
+		_ = p.up.close()
+		return nil, fmt.Errorf("new mcp proxy: %w", err)
+	}
+	return p, nil
+}
+
+func upName(init *sdk.InitializeResult) string {
+	if init.ServerInfo == nil || init.ServerInfo.Name == "" {
+		return "its upstream"
+	}
+	return init.ServerInfo.Name
+}
+
+// Close stops the upstream.
+func (p *Proxy) Close() error { return p.up.close() }
+
+// ServeIO serves one client over r and w, as Server.ServeIO.
+func (p *Proxy) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
+	return p.s.ServeIO(ctx, r, w)
+}
+
+// HTTPHandler is Server.HTTPHandler for the proxy.
+func (p *Proxy) HTTPHandler() http.Handler { return p.s.HTTPHandler() }
+
+// ServeHTTP serves the Streamable HTTP transport on l, as Server.ServeHTTP.
+func (p *Proxy) ServeHTTP(ctx context.Context, l net.Listener) error { return p.s.ServeHTTP(ctx, l) }
+
+// SDK returns the agent-facing SDK server, to connect to any transport.
+func (p *Proxy) SDK() *sdk.Server { return p.s.srv }
+
+// syncTools lists upstream's tools and serves them: guarded ones through
+// the engine, the others forwarded.
+func (p *Proxy) syncTools(ctx context.Context) error {
+	cs, _, err := p.up.session(ctx)
+	if err != nil {
+		return err
+	}
+	var tools []*sdk.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return fmt.Errorf("list upstream's tools: %w", err)
+		}
+		tools = append(tools, t)
+	}
+	served := make([]*sdk.Tool, 0, len(tools))
+	handlers := make([]sdk.ToolHandler, 0, len(tools))
+	for _, t := range tools {
+		if g, ok := guards[t.Name]; ok {
+			gt, err := guardedTool(t)
+			if err != nil {
+				return err
+			}
+			served = append(served, gt)
+			handlers = append(handlers, p.guardedHandler(g))
+			continue
+		}
+		served = append(served, t)
+		handlers = append(handlers, p.forward)
+	}
+	p.mu.Lock()
+	old := p.tools
+	p.tools = served
+	p.mu.Unlock()
+	var gone []string
+	for _, t := range old {
+		if !containsTool(served, t.Name) {
+			gone = append(gone, t.Name)
+		}
+	}
+	if len(gone) > 0 {
+		p.s.srv.RemoveTools(gone...)
+	}
+	for i, t := range served {
+		p.s.srv.AddTool(t, handlers[i])
+	}
+	return nil
+}
+
+func containsTool(ts []*sdk.Tool, name string) bool {
+	for _, t := range ts {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Proxy) guardedHandler(g guard) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if res, ok := p.s.serveGuarded(ctx, g, req.Params.Name, req.Params.Arguments); ok {
+			return res, nil
+		}
+		return p.forward(ctx, req)
+	}
+}
+
+// forward sends a call upstream as it came (arguments byte for byte,
+// _meta, the progress token) and returns upstream's result as it came;
+// the agent's cancellation cancels it upstream. A read-only tool whose
+// upstream died during the call is sent again to the restarted one; any
+// other is not (it may have happened): the agent gets a tool error.
+func (p *Proxy) forward(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	params := &sdk.CallToolParams{Meta: req.Params.Meta, Name: req.Params.Name}
+	if len(req.Params.Arguments) > 0 {
+		params.Arguments = req.Params.Arguments
+	}
+	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+		p.mu.Lock()
+		p.progress[tok] = req.Session
+		p.mu.Unlock()
+		defer func() { p.mu.Lock(); delete(p.progress, tok); p.mu.Unlock() }()
+	}
+	cs, _, err := p.up.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := cs.CallTool(ctx, params)
+	if !lost(ctx, err) {
+		return res, err
+	}
+	if !p.readOnly(req.Params.Name) {
+		return errorResult(fmt.Errorf("unconfirmed: the upstream MCP server exited during the call to %s, so it may or may not have happened; ghonce restarts it. Check before you call %s again", req.Params.Name, req.Params.Name)), nil
+	}
+	if cs, _, err = p.up.sessionOtherThan(ctx, cs); err != nil {
+		return nil, err
+	}
+	return cs.CallTool(ctx, params)
+}
+
+// lost reports an error of a call whose answer never came: not upstream's
+// own error response, nor the agent's cancellation.
+func lost(ctx context.Context, err error) bool {
+	var wire *jsonrpc.Error
+	return err != nil && ctx.Err() == nil && !errors.As(err, &wire)
+}
+
+// readOnly reports whether upstream marks the tool readOnlyHint.
+func (p *Proxy) readOnly(name string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, t := range p.tools {
+		if t.Name == name {
+			return t.Annotations != nil && t.Annotations.ReadOnlyHint
+		}
+	}
+	return false
+}
+
+// middleware answers the list methods with upstream's lists (tools/list:
+// the proxy's, in upstream's order) and forwards prompts, resources and
+// the logging level upstream.
+func (p *Proxy) middleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		switch method {
+		case "tools/list":
+			p.mu.Lock()
+			tools := append([]*sdk.Tool{}, p.tools...)
+			p.mu.Unlock()
+			return &sdk.ListToolsResult{Tools: tools}, nil
+		case "prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read", "logging/setLevel":
+		default:
+			return next(ctx, method, req)
+		}
+		cs, _, err := p.up.session(ctx)
+		if err != nil {
+			return nil, err
+		}
+		switch params := req.GetParams().(type) {
+		case *sdk.ListPromptsParams:
+			return cs.ListPrompts(ctx, params)
+		case *sdk.GetPromptParams:
+			return cs.GetPrompt(ctx, params)
+		case *sdk.ListResourcesParams:
+			return cs.ListResources(ctx, params)
+		case *sdk.ListResourceTemplatesParams:
+			return cs.ListResourceTemplates(ctx, params)
+		case *sdk.ReadResourceParams:
+			return cs.ReadResource(ctx, params)
+		case *sdk.SetLoggingLevelParams:
+			if err := cs.SetLoggingLevel(ctx, params); err != nil {
+				return nil, err
+			}
+			return next(ctx, method, req)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+type listKind int
+
+const (
+	promptsChanged listKind = iota
+	resourcesChanged
+)
+
+// listChanged tells the agent's sessions that upstream's prompts or
+// resources changed. The SDK sends list_changed when a feature is added
+// or removed; the lists themselves are upstream's (middleware), so adding
+// and removing a placeholder no client can see is the notification.
+func (p *Proxy) listChanged(k listKind) {
+	const placeholder = "ghonce-list-changed"
+	switch k {
+	case promptsChanged:
+		p.s.srv.AddPrompt(&sdk.Prompt{Name: placeholder}, func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return nil, errors.New("no such prompt")
+		})
+		p.s.srv.RemovePrompts(placeholder)
+	case resourcesChanged:
+		p.s.srv.AddResource(&sdk.Resource{Name: placeholder, URI: "ghonce:list-changed"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return nil, errors.New("no such resource")
+		})
+		p.s.srv.RemoveResources("ghonce:list-changed")
+	}
+}
