@@ -29,9 +29,28 @@ type Proxy struct {
 
 	mu    sync.Mutex
 	tools []*sdk.Tool // as the agent sees them, in upstream's order
-	// progress maps the progress token of a call in flight to the agent's
-	// session that made it, for upstream's progress notifications.
-	progress map[any]*sdk.ServerSession
+	// progress maps the progress tokens of the latest calls to the agent's
+	// session that made them, for upstream's progress notifications (which
+	// the SDK may deliver after the call's result, so a token outlives its
+	// call; progressOrder bounds them).
+	progress      map[any]*sdk.ServerSession
+	progressOrder []any
+}
+
+// maxProgress is how many calls' progress tokens the proxy remembers.
+const maxProgress = 1024
+
+func (p *Proxy) trackProgress(tok any, ss *sdk.ServerSession) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.progress[tok]; !ok {
+		p.progressOrder = append(p.progressOrder, tok)
+	}
+	p.progress[tok] = ss
+	if len(p.progressOrder) > maxProgress {
+		delete(p.progress, p.progressOrder[0])
+		p.progressOrder = p.progressOrder[1:]
+	}
 }
 
 // NewProxy starts the upstream, completes MCP's handshake with it and
@@ -243,10 +262,7 @@ func (p *Proxy) forward(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 		params.Arguments = req.Params.Arguments
 	}
 	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
-		p.mu.Lock()
-		p.progress[tok] = req.Session
-		p.mu.Unlock()
-		defer func() { p.mu.Lock(); delete(p.progress, tok); p.mu.Unlock() }()
+		p.trackProgress(tok, req.Session)
 	}
 	cs, _, err := p.up.session(ctx)
 	if err != nil {
