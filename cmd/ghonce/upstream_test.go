@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/harness"
 )
 
@@ -373,5 +375,149 @@ func TestMCPProxyRestartsTheUpstream(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "exited; restarting") {
 		t.Fatalf("ghonce's stderr %q: want it to say it restarted the upstream", stderr)
+	}
+}
+
+// creates counts the fake's requests to a tool's create endpoint (method
+// and path) that created: answered 2xx, or committed and never answered
+// (status 0: the server was killed at the commit).
+func creates(w *world, method, path string) int {
+	w.fake.WaitIdle()
+	n := 0
+	for _, q := range w.fake.Requests() {
+		if q.Method == method && q.Path == path && q.Fault == 0 && (q.Status == 0 || q.Status >= 200 && q.Status < 300) {
+			n++
+		}
+	}
+	return n
+}
+
+// The evidence, per guarded tool: the server is killed right after GitHub
+// commits the create, restarted, and the call re-issued (a new session, so
+// a new request id) with reworded text. Through ghonce: one artifact, and
+// the result names it. github-mcp-server alone: the duplicate (or, for a
+// branch, which GitHub itself keeps unique, an error for a create that
+// happened).
+func TestMCPProxyKilledAtCommitThenReissued(t *testing.T) {
+	cases := []struct {
+		tool            string
+		kill            fixtures.CommitKind
+		setup           func(w *world)
+		method, path    func(w *world) string
+		first, reworded func(w *world) map[string]any
+		// unique: GitHub itself refuses the second (a branch).
+		unique bool
+	}{
+		{tool: "create_pull_request", kill: fixtures.KindPull,
+			setup:  func(w *world) { w.push("fix-42"); w.push("fix-42-retry") },
+			method: func(*world) string { return "POST" }, path: func(*world) string { return "/repos/" + repo + "/pulls" },
+			first: func(*world) map[string]any {
+				return mcpArgs("title", "Fix #42", "head", "fix-42", "base", "main", "body", "Generated fix.")
+			},
+			reworded: func(*world) map[string]any {
+				return mcpArgs("title", "Fix issue 42", "head", "fix-42-retry", "base", "main", "body", "A reworded body.")
+			}},
+		{tool: "issue_write", kill: fixtures.KindIssue,
+			setup:  func(*world) {},
+			method: func(*world) string { return "POST" }, path: func(*world) string { return "/repos/" + repo + "/issues" },
+			first: func(*world) map[string]any {
+				return mcpArgs("method", "create", "title", "Follow-up: flaky test", "body", "Seen twice today.")
+			},
+			reworded: func(*world) map[string]any {
+				return mcpArgs("method", "create", "title", "Flaky test, follow-up", "body", "Seen again.")
+			}},
+		{tool: "add_issue_comment", kill: fixtures.KindComment,
+			setup: func(w *world) {
+				w.number = w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
+			},
+			method: func(*world) string { return "POST" },
+			path:   func(w *world) string { return fmt.Sprintf("/repos/%s/issues/%d/comments", repo, w.number) },
+			first:  func(w *world) map[string]any { return mcpArgs("issue_number", w.number, "body", "Opened a fix.") },
+			reworded: func(w *world) map[string]any {
+				return mcpArgs("issue_number", w.number, "body", "I have opened a fix.")
+			}},
+		{tool: "create_branch", kill: fixtures.KindRef, unique: true,
+			setup:  func(*world) {},
+			method: func(*world) string { return "POST" }, path: func(*world) string { return "/repos/" + repo + "/git/refs" },
+			first: func(*world) map[string]any { return mcpArgs("branch", "release-prep") },
+			reworded: func(*world) map[string]any {
+				return mcpArgs("branch", "release-prep", "from_branch", "main")
+			}},
+		{tool: "create_or_update_file", kill: fixtures.KindContent,
+			setup:  func(*world) {},
+			method: func(*world) string { return "PUT" }, path: func(*world) string { return "/repos/" + repo + "/contents/docs/CHANGELOG.md" },
+			first: func(*world) map[string]any {
+				return mcpArgs("path", "docs/CHANGELOG.md", "content", fileContent, "message", "changelog", "branch", "main")
+			},
+			reworded: func(w *world) map[string]any {
+				// Alone, a retry that knows the file is there passes its sha.
+				a := mcpArgs("path", "docs/CHANGELOG.md", "content", fileContent+"- and more\n", "message", "changelog, reworded", "branch", "main")
+				if b, ok := w.fake.FileContent(owner, name, "main", "docs/CHANGELOG.md"); ok {
+					a["sha"] = ghcheck.BlobSHA(b)
+				}
+				return a
+			}},
+	}
+	for _, tc := range cases {
+		for _, through := range []string{"ghonce", "alone"} {
+			t.Run(tc.tool+"/"+through, func(t *testing.T) {
+				t.Parallel()
+				w, ghmcp := newUpstreamWorld(t)
+				tc.setup(w)
+				start := func() (*sdk.ClientSession, *exec.Cmd) {
+					if through == "ghonce" {
+						cs, _, cmd := w.startProxy(ghmcp, "ISSUE-42")
+						return cs, cmd
+					}
+					cmd := exec.Command(ghmcp, "stdio")
+					cmd.Env = w.env
+					cs, _ := connect(t, cmd)
+					return cs, cmd
+				}
+				cs, cmd := start()
+				var killed atomic.Bool
+				w.fake.OnCommit(func(cm *fixtures.Commit) {
+					if cm.Kind == tc.kill && killed.CompareAndSwap(false, true) {
+						harness.KillAndWaitDead(cmd.Process)
+					}
+				})
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tc.tool, Arguments: tc.first(w)})
+				cancel()
+				if err == nil || !killed.Load() {
+					t.Fatalf("first call: err %v, killed %v; want the server killed at the %s commit", err, killed.Load(), tc.kill)
+				}
+				w.fake.OnCommit(nil)
+				method, path := tc.method(w), tc.path(w)
+				if n := creates(w, method, path); n != 1 {
+					t.Fatalf("after the kill: %d creates (%s %s), want the 1 GitHub committed", n, method, path)
+				}
+
+				cs, _ = start()
+				res := callTool(t, cs, tc.tool, tc.reworded(w))
+				n := creates(w, method, path)
+				if through == "alone" {
+					if tc.unique {
+						if !res.IsError || n != 1 {
+							t.Fatalf("alone, the re-issued %s: isError %v, %d creates: want GitHub's refusal of a second, reported as an error for a create that happened", tc.tool, res.IsError, n)
+						}
+						return
+					}
+					if res.IsError || n != 2 {
+						t.Fatalf("alone, the re-issued %s: isError %v (%s), %d creates; want the duplicate this test exists to show", tc.tool, res.IsError, resultText(res), n)
+					}
+					return
+				}
+				var r result
+				b, _ := json.Marshal(res.StructuredContent)
+				_ = json.Unmarshal(b, &r)
+				if res.IsError || r.Outcome != "found" || n != 1 {
+					t.Fatalf("through ghonce, the re-issued %s: isError %v, outcome %q, %d creates: %s; want found and the one create", tc.tool, res.IsError, r.Outcome, n, resultText(res))
+				}
+				if r.URL == "" && r.SHA == "" {
+					t.Fatalf("through ghonce, the re-issued %s: result %+v names no artifact", tc.tool, r)
+				}
+			})
+		}
 	}
 }
