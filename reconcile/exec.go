@@ -82,18 +82,29 @@ func (x Exec) Find(ctx context.Context, env *Env, key string) effect.Result {
 			return effect.Result{State: effect.Unknown, Err: fmt.Errorf("check %q: %w (exit 0 means it exists, 1 that it does not)", x.Check, err)}
 		}
 	}
+	return findInLedger(env, x.OnUnconfirmed == OnUnconfirmedRetry, func(lostLedger bool) error {
+		if lostLedger {
+			return errors.New("the ledger was created by this run, so an earlier ledger may have been lost, and without --check ghonce cannot tell whether this command already ran (create ledgers ahead with `ghonce init`). " +
+				"If it did not, run `ghonce resolve " + key + " --retry`; if it did, `ghonce resolve " + key + " --done`; or give --check CMD")
+		}
+		return errors.New("an earlier attempt may have run this command and crashed before recording it; without --check ghonce cannot tell. " +
+			"If it did not run, `ghonce resolve " + key + " --retry`; if it did, `ghonce resolve " + key + " --done`; for a command safe to repeat, pass --on-unconfirmed retry")
+	})
+}
+
+// findInLedger is Find for an effect nothing can look up, from the ledger
+// alone: absent when no attempt can have made it (the entry failed, or is
+// fresh in an established ledger) or when it is safe to repeat (retry);
+// otherwise unknown, with the error maybe words (lostLedger: the ledger is
+// new, so an earlier one may have been lost).
+func findInLedger(env *Env, retry bool, maybe func(lostLedger bool) error) effect.Result {
 	switch {
 	case env.Prior == ledger.Failed, env.Prior == "" && !env.LedgerNew:
 		return effect.Result{State: effect.Absent}
-	case x.OnUnconfirmed == OnUnconfirmedRetry:
+	case retry:
 		return effect.Result{State: effect.Absent}
-	case env.Prior == "":
-		return effect.Result{State: effect.Unknown, Err: errors.New("the ledger was created by this run, so an earlier ledger may have been lost, and without --check ghonce cannot tell whether this command already ran (create ledgers ahead with `ghonce init`). " +
-			"If it did not, run `ghonce resolve " + key + " --retry`; if it did, `ghonce resolve " + key + " --done`; or give --check CMD")}
-	default:
-		return effect.Result{State: effect.Unknown, Err: errors.New("an earlier attempt may have run this command and crashed before recording it; without --check ghonce cannot tell. " +
-			"If it did not run, `ghonce resolve " + key + " --retry`; if it did, `ghonce resolve " + key + " --done`; for a command safe to repeat, pass --on-unconfirmed retry")}
 	}
+	return effect.Result{State: effect.Unknown, Err: maybe(env.Prior == "")}
 }
 
 // Create runs the command. Exit 0 is success; a non-zero exit is the

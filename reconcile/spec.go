@@ -81,12 +81,13 @@ type Action struct {
 // make its artifact; its file holds every method it has, the optional
 // capabilities (capabilities.go) included.
 var kinds = map[string]func() Spec{
-	PR{}.Kind():      func() Spec { return &PR{} },
-	Issue{}.Kind():   func() Spec { return &Issue{} },
-	Comment{}.Kind(): func() Spec { return &Comment{} },
-	Branch{}.Kind():  func() Spec { return &Branch{} },
-	File{}.Kind():    func() Spec { return &File{} },
-	Exec{}.Kind():    func() Spec { return &Exec{} },
+	PR{}.Kind():       func() Spec { return &PR{} },
+	Issue{}.Kind():    func() Spec { return &Issue{} },
+	Comment{}.Kind():  func() Spec { return &Comment{} },
+	Branch{}.Kind():   func() Spec { return &Branch{} },
+	File{}.Kind():     func() Spec { return &File{} },
+	Exec{}.Kind():     func() Spec { return &Exec{} },
+	ToolCall{}.Kind(): func() Spec { return &ToolCall{} },
 }
 
 // Kinds names every kind, sorted.

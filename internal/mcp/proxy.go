@@ -35,6 +35,8 @@ type Proxy struct {
 	// call; progressOrder bounds them).
 	progress      map[any]*sdk.ServerSession
 	progressOrder []any
+	// warnNoTask says once that, without a task, the generic guard is off.
+	warnNoTask sync.Once
 }
 
 // maxProgress is how many calls' progress tokens the proxy remembers.
@@ -212,7 +214,11 @@ func (p *Proxy) syncTools(ctx context.Context) error {
 			continue
 		}
 		served = append(served, t)
-		handlers = append(handlers, p.forward)
+		if t.Annotations != nil && t.Annotations.ReadOnlyHint {
+			handlers = append(handlers, p.forward)
+		} else {
+			handlers = append(handlers, p.genericHandler(t))
+		}
 	}
 	p.mu.Lock()
 	old := p.tools
@@ -257,13 +263,7 @@ func (p *Proxy) guardedHandler(g guard) sdk.ToolHandler {
 // upstream died during the call is sent again to the restarted one; any
 // other is not (it may have happened): the agent gets a tool error.
 func (p *Proxy) forward(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	params := &sdk.CallToolParams{Meta: req.Params.Meta, Name: req.Params.Name}
-	if len(req.Params.Arguments) > 0 {
-		params.Arguments = req.Params.Arguments
-	}
-	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
-		p.trackProgress(tok, req.Session)
-	}
+	params := p.params(req)
 	cs, _, err := p.up.session(ctx)
 	if err != nil {
 		return nil, err
@@ -279,6 +279,21 @@ func (p *Proxy) forward(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 		return nil, err
 	}
 	return cs.CallTool(ctx, params)
+}
+
+// params is the upstream request of the agent's call: its name,
+// arguments byte for byte, _meta (the progress token, remembered for
+// upstream's progress notifications) and a continuation's answers.
+func (p *Proxy) params(req *sdk.CallToolRequest) *sdk.CallToolParams {
+	params := &sdk.CallToolParams{Meta: req.Params.Meta, Name: req.Params.Name,
+		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState}
+	if len(req.Params.Arguments) > 0 {
+		params.Arguments = req.Params.Arguments
+	}
+	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+		p.trackProgress(tok, req.Session)
+	}
+	return params
 }
 
 // lost reports an error of a call whose answer never came: not upstream's

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,6 +79,28 @@ func fakeUpstream() error {
 			})
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "grown"}}}, nil
 		})
+	// count, die and die_again are write tools (no readOnlyHint): each
+	// call is recorded in the file $GHONCE_TEST_UPSTREAM_CALLS, which
+	// outlives a restart; die and die_again exit at their first call,
+	// after recording it, as if killed mid-call; die_again says
+	// idempotentHint.
+	for _, tool := range []struct {
+		name       string
+		die        bool
+		idempotent bool
+	}{{"count", false, false}, {"die", true, false}, {"die_again", true, true}} {
+		srv.AddTool(&sdk.Tool{Name: tool.name, InputSchema: obj, Annotations: &sdk.ToolAnnotations{IdempotentHint: tool.idempotent}},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				n, err := recordCall(tool.name)
+				if err != nil {
+					return nil, err
+				}
+				if tool.die && n == 1 {
+					os.Exit(3)
+				}
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("%s call %d", tool.name, n)}}}, nil
+			})
+	}
 	srv.AddPrompt(&sdk.Prompt{Name: "greet", Arguments: []*sdk.PromptArgument{{Name: "who", Required: true}}},
 		func(_ context.Context, r *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
 			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "hello " + r.Params.Arguments["who"]}}}}, nil
@@ -93,6 +116,35 @@ func fakeUpstream() error {
 	return srv.Run(context.Background(), &sdk.StdioTransport{})
 }
 
+// recordCall appends name to the calls file and returns how many calls of
+// name it now holds.
+func recordCall(name string) (int, error) {
+	path := os.Getenv("GHONCE_TEST_UPSTREAM_CALLS")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := fmt.Fprintln(f, name); err != nil {
+		return 0, err
+	}
+	if err := f.Close(); err != nil {
+		return 0, err
+	}
+	return upstreamCalls(path, name), nil
+}
+
+// upstreamCalls is how many calls of name reached the upstream.
+func upstreamCalls(path, name string) int {
+	b, _ := os.ReadFile(path)
+	n := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == name {
+			n++
+		}
+	}
+	return n
+}
+
 // fakeUpstreamCommand is the command line that starts fakeUpstream.
 func fakeUpstreamCommand(t *testing.T) ([]string, []string) {
 	t.Helper()
@@ -100,7 +152,12 @@ func fakeUpstreamCommand(t *testing.T) ([]string, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []string{exe, "-test.run=^$"}, append(os.Environ(), fakeUpstreamEnv+"=1")
+	return []string{exe, "-test.run=^$"}, append(os.Environ(), fakeUpstreamEnv+"=1", "GHONCE_TEST_UPSTREAM_CALLS="+callsFile(t))
+}
+
+// callsFile is the test's file of upstream calls (recordCall).
+func callsFile(t *testing.T) string {
+	return filepath.Join(os.TempDir(), "ghonce-upstream-calls-"+strings.ReplaceAll(t.Name(), "/", "_"))
 }
 
 // newProxy starts a proxy in front of fakeUpstream, with a real engine on a
@@ -122,7 +179,9 @@ func newProxy(t *testing.T) (*sdk.ClientSession, *told) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, LedgerNew: l.Created, Settle: -1})
+	// LedgerNew false: a ledger made ahead (`ghonce init`), as the generic
+	// guard needs: in a new one, an earlier ledger may have been lost.
+	eng := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Settle: -1})
 	cmd, env := fakeUpstreamCommand(t)
 	p, err := mcp.NewProxy(ctx, mcp.Config{Engine: eng, Ledger: l, Task: task}, mcp.Upstream{Command: cmd, Env: env, Stderr: os.Stderr})
 	if err != nil {
@@ -310,5 +369,67 @@ func TestProxyPassesEverythingElseThrough(t *testing.T) {
 	}
 	if late.IsError {
 		t.Fatalf("late: %+v", late)
+	}
+}
+
+// The generic guard: a write tool with no kind, called twice with the
+// same arguments (spelled differently), reaches upstream once and the
+// replay gets the first result; a call whose answer was lost (upstream
+// died mid-call) is not sent again, and the next identical call is told it
+// may have happened and how to settle it; a tool upstream marks
+// idempotentHint is sent again.
+func TestProxyGenericGuard(t *testing.T) {
+	ctx := context.Background()
+	calls := callsFile(t)
+	_ = os.Remove(calls)
+	t.Cleanup(func() { _ = os.Remove(calls) })
+	cs, _ := newProxy(t)
+	call := func(name string, args json.RawMessage) *sdk.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return res
+	}
+	text := func(res *sdk.CallToolResult) string {
+		var s []string
+		for _, c := range res.Content {
+			if tc, ok := c.(*sdk.TextContent); ok {
+				s = append(s, tc.Text)
+			}
+		}
+		return strings.Join(s, "\n")
+	}
+
+	first := call("count", json.RawMessage(`{"a":1,"b":[1.0,"x"]}`))
+	again := call("count", json.RawMessage(`{ "b": [1, "x"], "a": 1.0 }`))
+	if text(first) != "count call 1" || text(again) != "count call 1" {
+		t.Fatalf("count twice: %q then %q, want the first result twice", text(first), text(again))
+	}
+	if n := upstreamCalls(calls, "count"); n != 1 {
+		t.Fatalf("count twice with the same arguments reached upstream %d times, want 1", n)
+	}
+	if other := call("count", json.RawMessage(`{"a":2}`)); text(other) != "count call 2" {
+		t.Fatalf("count with other arguments: %q, want a new call", text(other))
+	}
+
+	lost := call("die", json.RawMessage(`{"x":1}`))
+	if !lost.IsError || !strings.Contains(text(lost), "unconfirmed") {
+		t.Fatalf("die (upstream died mid-call): %q, want an unconfirmed tool error", text(lost))
+	}
+	later := call("die", json.RawMessage(`{"x":1}`))
+	if !later.IsError || !strings.Contains(text(later), "may have happened") || !strings.Contains(text(later), "ghonce resolve ") {
+		t.Fatalf("die again: %q, want a tool error saying it may have happened and how to settle it", text(later))
+	}
+	if n := upstreamCalls(calls, "die"); n != 1 {
+		t.Fatalf("a call whose answer was lost reached upstream %d times, want 1 (never re-sent)", n)
+	}
+
+	if lost := call("die_again", json.RawMessage(`{}`)); !lost.IsError {
+		t.Fatalf("die_again (upstream died mid-call): %q, want an error", text(lost))
+	}
+	if res := call("die_again", json.RawMessage(`{}`)); res.IsError || text(res) != "die_again call 2" {
+		t.Fatalf("die_again again: %q, want it sent again (idempotentHint) and answered", text(res))
 	}
 }
