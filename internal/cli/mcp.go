@@ -37,9 +37,10 @@ func newCmdMCP(f *factory, runF func(*mcpOptions) error) *cobra.Command {
 --http, Streamable HTTP at http://ADDR/mcp on a loopback address) until the
 input closes or the process is stopped.
 
-The write tools have the names and arguments of github-mcp-server's:
-create_pull_request, create_issue, add_issue_comment, create_branch and
-create_or_update_file, plus optional task and step arguments. Each goes
+The write tools have the names and arguments of github-mcp-server v1.9.0's:
+create_pull_request, issue_write (method create; create_issue is an alias),
+add_issue_comment, create_branch and create_or_update_file, plus optional
+task and step arguments. Each goes
 through the same engine as the CLI, so a call made again after a timeout, a
 crash or a restart returns the first call's artifact instead of a second one.
 The default step of each tool is the CLI verb's (pr-create, issue-create,

@@ -22,6 +22,8 @@ type guard struct {
 	// (issue_write's method update, add_issue_comment's reaction alone): it
 	// goes upstream as it is.
 	pass func(args map[string]json.RawMessage) bool
+	// passWhat names what pass lets through, for ghonce alone to refuse.
+	passWhat string
 	// run performs the call through the engine.
 	run func(ctx context.Context, s *Server, args json.RawMessage) *sdk.CallToolResult
 }
@@ -31,17 +33,21 @@ type guard struct {
 var guards = map[string]guard{
 	"create_pull_request": {carries: []string{"title", "body", "head", "base", "draft"}, run: runner(prTool)},
 	"issue_write": {
-		carries: []string{"method", "title", "body", "labels"},
-		pass:    func(a map[string]json.RawMessage) bool { return stringArg(a, "method") != "create" },
-		run:     runner(issueTool),
+		carries:  []string{"method", "title", "body", "labels"},
+		pass:     func(a map[string]json.RawMessage) bool { return stringArg(a, "method") != "create" },
+		passWhat: "a method other than create",
+		run:      runner(issueTool),
 	},
+	// create_issue: github-mcp-server's granular issue tool, kept as an alias.
+	"create_issue": {carries: []string{"title", "body", "labels"}, run: runner(issueTool)},
 	"add_issue_comment": {
 		carries: []string{"issue_number", "body"},
 		pass: func(a map[string]json.RawMessage) bool {
 			_, body := a["body"]
 			return !body
 		},
-		run: runner(commentTool),
+		passWhat: "a reaction without a body",
+		run:      runner(commentTool),
 	},
 	"create_branch":         {carries: []string{"branch", "from_branch"}, run: runner(branchTool)},
 	"create_or_update_file": {carries: []string{"path", "content", "message", "branch", "sha"}, run: runner(fileTool)},
@@ -79,7 +85,12 @@ func stringArg(a map[string]json.RawMessage, name string) string {
 
 // serveGuarded runs a guarded call, or reports (false) that it goes
 // upstream as it is.
-func (s *Server) serveGuarded(ctx context.Context, g guard, name string, raw json.RawMessage) (*sdk.CallToolResult, bool) {
+//
+// taskWins: the server's task (GHONCE_TASK, --task, the Actions run's)
+// wins over the call's task argument, as behind --upstream, so the model
+// never invents the key when the environment knows the work; otherwise the
+// server's task is the default of a call that passes none.
+func (s *Server) serveGuarded(ctx context.Context, g guard, name string, raw json.RawMessage, taskWins bool) (*sdk.CallToolResult, bool) {
 	args := map[string]json.RawMessage{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &args); err != nil {
@@ -100,10 +111,7 @@ func (s *Server) serveGuarded(ctx context.Context, g guard, name string, raw jso
 		return errorResult(invalid(fmt.Errorf("%s through ghonce takes %s (and owner, repo, task, step); it cannot make %s happen once: call it without %s, then set %s with another tool (nothing was created)",
 			name, strings.Join(g.carries, ", "), strings.Join(extra, ", "), strings.Join(extra, ", "), pluralIt(extra)))), true
 	}
-	// The server's task (GHONCE_TASK, --task, the Actions run's) wins over
-	// the model's: the model never invents the key when the environment
-	// knows the work.
-	if s.cfg.Task != "" {
+	if taskWins && s.cfg.Task != "" {
 		delete(args, "task")
 	}
 	b, err := json.Marshal(args)
@@ -155,5 +163,5 @@ func guardedTool(t *sdk.Tool) (*sdk.Tool, error) {
 const (
 	taskDesc      = "The unit of work this call belongs to (an issue or ticket id, never a time). Default: ghonce's task (GHONCE_TASK), which wins when set. Calls with the same task and step happen once."
 	stepDesc      = "The step within the task. Default: one per tool and target (one PR per base branch, one comment per issue, one issue, one branch per name, one file per branch and path). Pass a new step only for a genuinely new artifact; reuse it when retrying."
-	proxyOnceNote = "Through ghonce, this happens once per (task, step): ghonce records the call in a ledger and looks on GitHub before it creates, so calling again with the same task and step (after a timeout, an error or a restart, even with reworded text) returns what the first call made and creates nothing new."
+	proxyOnceNote = "Through ghonce, this happens once per (task, step): ghonce records the call in a ledger and looks on GitHub before it creates, so calling again with the same task and step (after a timeout, an error or a restart, even with reworded text) returns what the first call made and creates nothing new. Retry freely; pass a new step only for a genuinely new one."
 )

@@ -250,7 +250,7 @@ func containsTool(ts []*sdk.Tool, name string) bool {
 
 func (p *Proxy) guardedHandler(g guard) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		if res, ok := p.s.serveGuarded(ctx, g, req.Params.Name, req.Params.Arguments); ok {
+		if res, ok := p.s.serveGuarded(ctx, g, req.Params.Name, req.Params.Arguments, true); ok {
 			return res, nil
 		}
 		return p.forward(ctx, req)

@@ -152,6 +152,7 @@ var keyTargets = map[string]struct {
 }{
 	"create_pull_request":   {stepPR, func(in KeyArgs) reconcile.Spec { return reconcile.PR{Base: in.Base} }},
 	"create_issue":          {stepIssue, func(KeyArgs) reconcile.Spec { return reconcile.Issue{} }},
+	"issue_write":           {stepIssue, func(KeyArgs) reconcile.Spec { return reconcile.Issue{} }},
 	"add_issue_comment":     {stepComment, func(in KeyArgs) reconcile.Spec { return reconcile.Comment{Number: int(in.IssueNumber)} }},
 	"create_branch":         {stepBranch, func(in KeyArgs) reconcile.Spec { return reconcile.Branch{Name: in.Branch} }},
 	"create_or_update_file": {stepFile, func(in KeyArgs) reconcile.Spec { return reconcile.File{Branch: in.Branch, Path: in.Path} }},
@@ -172,7 +173,7 @@ func (s *Server) key(ctx context.Context, in KeyArgs) (KeyOutput, error) {
 			return KeyOutput{}, err
 		}
 	}
-	if t := a.Spec.Target(); in.Tool != "create_issue" && (t == "" || strings.HasPrefix(t, ":") || strings.HasSuffix(t, ":")) {
+	if t := a.Spec.Target(); in.Tool != "create_issue" && in.Tool != "issue_write" && (t == "" || strings.HasPrefix(t, ":") || strings.HasSuffix(t, ":")) {
 		return KeyOutput{}, invalid(fmt.Errorf("%s's key depends on its target: pass base (create_pull_request), issue_number (add_issue_comment), branch (create_branch) or branch and path (create_or_update_file)", in.Tool))
 	}
 	k, err := reconcile.KeyOf(a)

@@ -322,9 +322,10 @@ func maps(m map[string]any, kv ...any) map[string]any {
 	return out
 }
 
-// The tool list: github-mcp-server's names, required arguments exactly as
-// it requires them, optional task and step, the annotations and an output
-// schema with the --json fields.
+// The tool list: github-mcp-server v1.9.0's names, required arguments
+// exactly as it requires them, optional task and step, idempotentHint and
+// an output schema with the --json fields (the drift test compares the
+// whole schemas with the pinned server's).
 func TestToolsSchemasAndAnnotations(t *testing.T) {
 	w := newWorld(t, opts{})
 	res, err := w.cs.ListTools(context.Background(), nil)
@@ -333,14 +334,17 @@ func TestToolsSchemasAndAnnotations(t *testing.T) {
 	}
 	want := map[string][]string{
 		"create_pull_request":   {"owner", "repo", "title", "head", "base"},
+		"issue_write":           {"method", "owner", "repo"},
 		"create_issue":          {"owner", "repo", "title"},
-		"add_issue_comment":     {"owner", "repo", "issue_number", "body"},
+		"add_issue_comment":     {"owner", "repo", "issue_number"},
 		"create_branch":         {"owner", "repo", "branch"},
 		"create_or_update_file": {"owner", "repo", "path", "content", "message", "branch"},
 	}
 	optional := map[string][]string{
 		"create_pull_request":   {"body", "draft"},
-		"create_issue":          {"body", "labels"},
+		"issue_write":           {"title", "body", "labels"},
+		"create_issue":          {"body"},
+		"add_issue_comment":     {"body"},
 		"create_branch":         {"from_branch"},
 		"create_or_update_file": {"sha"},
 	}
@@ -366,8 +370,8 @@ func TestToolsSchemasAndAnnotations(t *testing.T) {
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatal(err)
 		}
-		if got.Annotations["idempotentHint"] != true || got.Annotations["destructiveHint"] != false || got.Annotations["title"] == "" || got.Title == "" {
-			t.Errorf("%s: annotations %v title %q, want idempotentHint true, destructiveHint false and a title", tl.Name, got.Annotations, got.Title)
+		if got.Annotations["idempotentHint"] != true || got.Annotations["destructiveHint"] == true || got.Annotations["title"] == "" {
+			t.Errorf("%s: annotations %v, want idempotentHint true, not destructive, and a title", tl.Name, got.Annotations)
 		}
 		req, isWrite := want[tl.Name]
 		if !isWrite {
@@ -398,7 +402,7 @@ func TestToolsSchemasAndAnnotations(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range []string{"create_pull_request", "create_issue", "add_issue_comment", "create_branch", "create_or_update_file", "ghonce_status", "ghonce_key"} {
+	for _, n := range []string{"create_pull_request", "issue_write", "create_issue", "add_issue_comment", "create_branch", "create_or_update_file", "ghonce_status", "ghonce_key"} {
 		if !seen[n] {
 			t.Errorf("tool %s is not listed", n)
 		}
@@ -640,4 +644,18 @@ func TestFileShaGuardsAgainstOverwritingAnotherChange(t *testing.T) {
 	if out, _ := w.ok("create_or_update_file", args("path", "NOTES.md", "content", "v2\n", "message", "m", "branch", "main", "step", "notes-3", "sha", theirs)); out.Outcome != "created" {
 		t.Fatalf("write with the current sha: %+v, want created", out)
 	}
+}
+
+// issue_write (method create) and its alias create_issue are one tool to
+// the key: the same task files one issue; method update needs the
+// upstream.
+func TestIssueWriteAndItsAliasShareTheKey(t *testing.T) {
+	w := newWorld(t, opts{})
+	first, _ := w.ok("issue_write", args("method", "create", "title", "T", "body", "B"))
+	again, _ := w.ok("create_issue", args("title", "T, reworded"))
+	if first.Outcome != "created" || again.Outcome != "skipped" || again.Key != first.Key || len(w.fake.Issues(owner, name)) != 1 {
+		t.Fatalf("issue_write then create_issue: %+v then %+v, %d issues; want one issue, one key", first, again, len(w.fake.Issues(owner, name)))
+	}
+	w.fails("issue_write", args("method", "update", "issue_number", first.Number, "title", "U"), "invalid arguments", "ghonce mcp --upstream")
+	w.fails("create_pull_request", args("title", "T", "head", "h", "base", "main", "reviewers", []string{"x"}), "invalid arguments", "reviewers")
 }

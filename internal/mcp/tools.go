@@ -2,10 +2,11 @@ package mcp
 
 import (
 	"context"
+	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -198,42 +199,56 @@ var (
 	}
 )
 
+// addWriteTools serves the guarded tools under github-mcp-server's names
+// and argument schemas (ghmcp_tools.json), plus optional task and step and
+// ghonce's output schema.
 func (s *Server) addWriteTools() error {
-	return errors.Join(
-		addWrite(s, prTool),
-		addWrite(s, issueTool),
-		addWrite(s, commentTool),
-		addWrite(s, branchTool),
-		addWrite(s, fileTool),
-	)
+	var tools []*sdk.Tool
+	if err := json.Unmarshal(ghmcpTools, &tools); err != nil {
+		return fmt.Errorf("read %s: %w", GitHubMCPToolsFile, err)
+	}
+	out, err := jsonschema.For[Output](nil)
+	if err != nil {
+		return fmt.Errorf("infer the output schema: %w", err)
+	}
+	for _, t := range tools {
+		g, ok := guards[t.Name]
+		if !ok {
+			return fmt.Errorf("%s: %s is not a guarded tool", GitHubMCPToolsFile, t.Name)
+		}
+		gt, err := guardedTool(t)
+		if err != nil {
+			return err
+		}
+		gt.OutputSchema = out
+		s.srv.AddTool(gt, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			if res, ok := s.serveGuarded(ctx, g, req.Params.Name, req.Params.Arguments, false); ok {
+				return res, nil
+			}
+			return errorResult(fmt.Errorf("invalid arguments: ghonce guards only %s's create; this call (%s) needs github-mcp-server behind ghonce: serve with ghonce mcp --upstream -- github-mcp-server stdio", req.Params.Name, g.passWhat)), nil
+		})
+	}
+	return nil
+}
+
+// GitHubMCPToolsFile holds the guarded tools as the pinned
+// github-mcp-server (tools/github-mcp-server/go.mod) lists them; a test
+// compares it with that server's tools/list.
+const GitHubMCPToolsFile = "ghmcp_tools.json"
+
+//go:embed ghmcp_tools.json
+var ghmcpTools []byte
+
+// GuardedToolNames are the tools ghonce guards with a kind, by
+// github-mcp-server's names.
+func GuardedToolNames() []string {
+	return []string{"create_pull_request", "issue_write", "create_issue", "add_issue_comment", "create_branch", "create_or_update_file"}
 }
 
 var (
 	no  = false
 	yes = true
 )
-
-func addWrite[In writeArgs](s *Server, t writeTool[In]) error {
-	tool := &sdk.Tool{
-		Name: t.name, Title: t.title, Description: t.desc,
-		Annotations: &sdk.ToolAnnotations{Title: t.title, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &yes},
-	}
-	schema, err := jsonschema.For[In](nil)
-	if err != nil {
-		return fmt.Errorf("infer the input schema of %s: %w", t.name, err)
-	}
-	// An array argument is an array, as in github-mcp-server, not "array or null".
-	for _, p := range schema.Properties {
-		if slices.Equal(p.Types, []string{"null", "array"}) {
-			p.Type, p.Types = "array", nil
-		}
-	}
-	tool.InputSchema = schema
-	sdk.AddTool(s.srv, tool, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Output, error) {
-		return runWrite(ctx, s, t, in)
-	})
-	return nil
-}
 
 // runWrite is a write tool's handler: the call, logged, and its result or
 // its error worded for the model.
