@@ -1,11 +1,14 @@
 package main_test
 
 import (
+	"context"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/harness"
@@ -81,4 +84,66 @@ func BenchmarkProcessStart(b *testing.B) {
 	env := harness.CleanEnv()
 	b.Run("ghonce-help", func(b *testing.B) { runTimes(b, env, timed{"", bin, []string{"--help"}}) })
 	b.Run("bin-true", func(b *testing.B) { runTimes(b, env, timed{"", "/bin/true", nil}) })
+}
+
+// BenchmarkMCPProxyReadTool is one read tool call (get_me: GET /user on
+// the fake) through `ghonce mcp --upstream -- github-mcp-server stdio`
+// beside the same call to github-mcp-server directly, both over stdio,
+// interleaved in one run so they meet the same load. It reports the p50
+// and p99 of each and what the proxy adds at p50 (the issue's target: at
+// most 1 ms).
+func BenchmarkMCPProxyReadTool(b *testing.B) {
+	ghmcp := githubMCPServer(b)
+	l, host := loopback80(b)
+	fake := fixtures.NewServer(fixtures.Options{Listener: l})
+	b.Cleanup(fake.Close)
+	fake.AddUser(login, token)
+	fake.AddRepo(owner, name, "main")
+	dir := b.TempDir()
+	env := append(harness.CleanEnv(), "GH_TOKEN="+token, "GITHUB_API_URL="+fake.URL(), "HOME="+dir,
+		"GITHUB_HOST=http://"+host, "GITHUB_PERSONAL_ACCESS_TOKEN="+token, "GHONCE_TASK=BENCH-1")
+	start := func(name string, args ...string) *sdk.ClientSession {
+		cmd := exec.Command(name, args...)
+		cmd.Env = env
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			b.Fatalf("start %s: %v", name, err)
+		}
+		b.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	sessions := []*sdk.ClientSession{
+		start(ghmcp, "stdio"),
+		start(bin, "mcp", "--ledger", filepath.Join(dir, "ledger.db"), "--upstream", "--", ghmcp, "stdio"),
+	}
+	call := func(cs *sdk.ClientSession) time.Duration {
+		t0 := time.Now()
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "get_me", Arguments: map[string]any{}})
+		d := time.Since(t0)
+		if err != nil || res.IsError {
+			b.Fatalf("get_me: %v %+v", err, res)
+		}
+		return d
+	}
+	for _, cs := range sessions { // warm both up
+		call(cs)
+	}
+	times := make([][]time.Duration, len(sessions))
+	for b.Loop() {
+		for i, cs := range sessions {
+			times[i] = append(times[i], call(cs))
+		}
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	var p50 [2]float64
+	for i, label := range []string{"direct-", "proxy-"} {
+		ts := times[i]
+		slices.Sort(ts)
+		p50[i] = ms(ts[len(ts)/2])
+		b.ReportMetric(p50[i], label+"p50-ms")
+		b.ReportMetric(ms(ts[min(len(ts)-1, len(ts)*99/100)]), label+"p99-ms")
+	}
+	b.ReportMetric(p50[1]-p50[0], "added-p50-ms")
 }

@@ -34,7 +34,7 @@ import (
 // GHONCE_GITHUB_MCP_SERVER names, else bin/github-mcp-server at the module
 // root (`make github-mcp-server`). Without it the test is skipped, loudly;
 // under CI=true it fails.
-func githubMCPServer(t *testing.T) string {
+func githubMCPServer(t testing.TB) string {
 	t.Helper()
 	path := os.Getenv("GHONCE_GITHUB_MCP_SERVER")
 	if path == "" {
@@ -50,7 +50,7 @@ func githubMCPServer(t *testing.T) string {
 	return path
 }
 
-func skipOrFail(t *testing.T, format string, args ...any) {
+func skipOrFail(t testing.TB, format string, args ...any) {
 	t.Helper()
 	msg := fmt.Sprintf(format, args...)
 	if os.Getenv("CI") == "true" {
@@ -62,7 +62,7 @@ func skipOrFail(t *testing.T, format string, args ...any) {
 // loopback80 listens on port 80 of the first loopback address from
 // 127.0.0.2 up that is free (tests in parallel, and packages tested in
 // parallel, each take one).
-func loopback80(t *testing.T) (net.Listener, string) {
+func loopback80(t testing.TB) (net.Listener, string) {
 	t.Helper()
 	var last error
 	for i := 2; i < 255; i++ {
