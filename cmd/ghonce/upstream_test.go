@@ -521,3 +521,109 @@ func TestMCPProxyKilledAtCommitThenReissued(t *testing.T) {
 		}
 	}
 }
+
+// docEntry is one client's server entry in docs/guide/mcp-proxy.md.
+type docEntry struct {
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+}
+
+// docEntries reads the entries of the guide's json and toml blocks.
+func docEntries(t *testing.T) map[string]docEntry {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/guide/mcp-proxy.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]docEntry{}
+	blocks := strings.Split(string(b), "```")
+	for i := 1; i < len(blocks); i += 2 {
+		lang, body, _ := strings.Cut(blocks[i], "\n")
+		switch lang {
+		case "json":
+			var f struct {
+				MCPServers map[string]docEntry `json:"mcpServers"`
+				Servers    map[string]docEntry `json:"servers"`
+			}
+			if err := json.Unmarshal([]byte(body), &f); err != nil {
+				t.Fatalf("block %d: %v\n%s", i, err, body)
+			}
+			for k, e := range f.MCPServers {
+				out["mcpServers "+k] = e
+			}
+			for k, e := range f.Servers {
+				out["servers "+k] = e
+			}
+		case "toml":
+			// command = "..." and args = [...] are JSON values too; env is
+			// an inline table.
+			var e docEntry
+			for _, line := range strings.Split(body, "\n") {
+				k, v, ok := strings.Cut(line, " = ")
+				switch {
+				case !ok:
+				case k == "command":
+					_ = json.Unmarshal([]byte(v), &e.Command)
+				case k == "args":
+					_ = json.Unmarshal([]byte(v), &e.Args)
+				case k == "env":
+					e.Env = map[string]string{}
+					for _, kv := range strings.Split(strings.Trim(v, "{} "), ",") {
+						ek, ev, _ := strings.Cut(kv, "=")
+						e.Env[strings.TrimSpace(ek)] = strings.Trim(strings.TrimSpace(ev), `"`)
+					}
+				}
+			}
+			out["toml"] = e
+		}
+	}
+	return out
+}
+
+// Each client entry in the guide starts one server in front of
+// github-mcp-server whose guarded tools take task and step.
+func TestMCPProxyGuideEntries(t *testing.T) {
+	entries := docEntries(t)
+	if len(entries) != 3 {
+		t.Fatalf("the guide has %d server entries, want 3 (Claude Code, Codex, VS Code): %v", len(entries), entries)
+	}
+	w, ghmcp := newUpstreamWorld(t)
+	if o := w.run("init", "--ledger", w.ledger); o.Exit != 0 {
+		t.Fatalf("ghonce init: %+v", o)
+	}
+	for name, e := range entries {
+		t.Run(name, func(t *testing.T) {
+			if e.Command != "ghonce" || len(e.Args) == 0 {
+				t.Fatalf("entry %+v: want command ghonce with arguments", e)
+			}
+			args := slices.Clone(e.Args)
+			for i, a := range args {
+				if a == "github-mcp-server" {
+					args[i] = ghmcp
+				}
+			}
+			cmd := exec.Command(bin, append([]string{"--ledger", w.ledger}, args...)...)
+			cmd.Env = slices.Clone(w.env)
+			for k, v := range e.Env {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+			cs, _ := connect(t, cmd)
+			tools := listTools(t, cs)
+			i := slices.IndexFunc(tools, func(tl *sdk.Tool) bool { return tl.Name == "issue_write" })
+			if i < 0 || len(tools) < 20 {
+				t.Fatalf("%d tools, issue_write at %d: want github-mcp-server's", len(tools), i)
+			}
+			if props, _ := asJSONMap(tools[i].InputSchema)["properties"].(map[string]any); props["task"] == nil {
+				t.Fatalf("issue_write through the guide's entry has no task argument")
+			}
+		})
+	}
+}
+
+func asJSONMap(v any) map[string]any {
+	b, _ := json.Marshal(v)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
