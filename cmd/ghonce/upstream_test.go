@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -626,4 +627,61 @@ func asJSONMap(v any) map[string]any {
 	var m map[string]any
 	_ = json.Unmarshal(b, &m)
 	return m
+}
+
+// One token and one host serve both: given only github-mcp-server's
+// (GITHUB_PERSONAL_ACCESS_TOKEN, GITHUB_HOST) or only ghonce's (GH_TOKEN,
+// GITHUB_API_URL), a read (upstream's request) and a guarded create
+// (ghonce's own) both reach the fake.
+func TestMCPProxyBridgesTokenAndHost(t *testing.T) {
+	for _, only := range []string{"github-mcp-server's", "ghonce's"} {
+		t.Run(only, func(t *testing.T) {
+			w, ghmcp := newUpstreamWorld(t)
+			drop := []string{"GH_TOKEN", "GITHUB_API_URL"}
+			if only == "ghonce's" {
+				drop = []string{"GITHUB_PERSONAL_ACCESS_TOKEN", "GITHUB_HOST"}
+			}
+			w.env = w.envWithout(drop)
+			cs, stderr, _ := w.startProxy(ghmcp, "ISSUE-42")
+			if me := callTool(t, cs, "get_me", map[string]any{}); me.IsError || !strings.Contains(resultText(me), login) {
+				t.Fatalf("get_me with only %s token and host: %s\nstderr: %s", only, resultText(me), stderr)
+			}
+			if res := callTool(t, cs, "issue_write", mcpArgs("method", "create", "title", "T")); res.IsError {
+				t.Fatalf("issue_write with only %s token and host: %s\nstderr: %s", only, resultText(res), stderr)
+			}
+			if n := len(w.fake.Issues(owner, name)); n != 1 {
+				t.Fatalf("%d issues, want 1", n)
+			}
+		})
+	}
+}
+
+// --http serves the proxy over Streamable HTTP on loopback.
+func TestMCPProxyOverHTTP(t *testing.T) {
+	w, ghmcp := newUpstreamWorld(t)
+	srv := exec.Command(bin, "mcp", "--http", "127.0.0.1:0", "--ledger", w.ledger, "--upstream", "--", ghmcp, "stdio")
+	srv.Env = append(slices.Clone(w.env), "GHONCE_TASK=ISSUE-42")
+	stderr, err := srv.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	url, rest := listeningURL(t, stderr)
+	go func() { _, _ = io.Copy(io.Discard, rest) }()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "http", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if tools := listTools(t, cs); len(tools) < 20 {
+		t.Fatalf("%d tools over HTTP, want github-mcp-server's", len(tools))
+	}
+	if me := callTool(t, cs, "get_me", map[string]any{}); me.IsError || !strings.Contains(resultText(me), login) {
+		t.Fatalf("get_me over HTTP: %s", resultText(me))
+	}
 }
