@@ -241,6 +241,7 @@ func TestKindPredicates(t *testing.T) {
 	want := map[string][2]bool{ // IsGitHubKind, CarriesKeyLabel
 		"branch": {true, false}, "comment": {true, false}, "exec": {false, false},
 		"file": {true, false}, "issue": {true, true}, "pr": {true, true},
+		"tool-call": {false, false},
 	}
 	kinds := reconcile.Kinds()
 	if len(kinds) != len(want) {

@@ -66,11 +66,14 @@ func (c ToolCall) Validate(string) error {
 	return nil
 }
 
-// unverifiable: nothing can look a tool call's effect up.
-func (ToolCall) unverifiable() bool { return true }
+// Unverifiable: nothing can look a tool call's effect up.
+func (ToolCall) Unverifiable() bool { return true }
 
-// notSent: a call that never reached the upstream did nothing.
-func (ToolCall) notSent() string {
+// OffGitHub: ghonce makes no request of its own for it (the upstream does).
+func (ToolCall) OffGitHub() {}
+
+// NotSent: a call that never reached the upstream did nothing.
+func (ToolCall) NotSent() string {
 	return "the call never reached the upstream MCP server, so nothing happened"
 }
 
@@ -94,3 +97,10 @@ func (c ToolCall) Create(ctx context.Context, _ *Env, _ string) (effect.Artifact
 	}
 	return effect.Artifact{Text: text}, nil
 }
+
+var (
+	_ Spec         = ToolCall{}
+	_ Unverifiable = ToolCall{}
+	_ NotSentNoter = ToolCall{}
+	_ OffGitHub    = ToolCall{}
+)
