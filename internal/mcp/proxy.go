@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -37,6 +38,10 @@ type Proxy struct {
 	progressOrder []any
 	// warnNoTask says once that, without a task, the generic guard is off.
 	warnNoTask sync.Once
+	// serving is set once the agent-facing server exists: upstream's
+	// notifications before that (during the handshake) have no one to go
+	// to, and the first tool listing follows them.
+	serving atomic.Bool
 }
 
 // maxProgress is how many calls' progress tokens the proxy remembers.
@@ -74,6 +79,9 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 		Capabilities:   &sdk.ClientCapabilities{},
 		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			if !p.serving.Load() {
+				return
+			}
 			// Not in the handler: listing is a request to the session
 			// whose notification this is.
 			go func() {
@@ -87,9 +95,14 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 		PromptListChangedHandler:   func(context.Context, *sdk.PromptListChangedRequest) { p.listChanged(promptsChanged) },
 		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { p.listChanged(resourcesChanged) },
 		ResourceUpdatedHandler: func(ctx context.Context, r *sdk.ResourceUpdatedNotificationRequest) {
-			_ = p.s.srv.ResourceUpdated(ctx, r.Params)
+			if p.serving.Load() {
+				_ = p.s.srv.ResourceUpdated(ctx, r.Params)
+			}
 		},
 		LoggingMessageHandler: func(ctx context.Context, r *sdk.LoggingMessageRequest) {
+			if !p.serving.Load() {
+				return
+			}
 			for ss := range p.s.srv.Sessions() {
 				_ = ss.Log(ctx, r.Params)
 			}
@@ -124,7 +137,11 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 	}
 	caps := *p.upCaps
 	caps.Tools = &sdk.ToolCapabilities{ListChanged: true}
-	opts := &sdk.ServerOptions{Instructions: init.Instructions, Capabilities: &caps}
+	instr := proxyInstructions
+	if init.Instructions != "" {
+		instr = init.Instructions + "\n\n" + proxyInstructions
+	}
+	opts := &sdk.ServerOptions{Instructions: instr, Capabilities: &caps}
 	if caps.Completions != nil {
 		opts.CompletionHandler = func(ctx context.Context, r *sdk.CompleteRequest) (*sdk.CompleteResult, error) {
 			cs, _, err := p.up.session(ctx)
@@ -156,12 +173,15 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 	}
 	p.s.srv = sdk.NewServer(&sdk.Implementation{Name: name, Title: "ghonce in front of " + upName(init), Version: cfg.Version}, opts)
 	p.s.srv.AddReceivingMiddleware(p.middleware)
+	p.serving.Store(true)
 	if err := p.syncTools(ctx); err != nil {
 		_ = p.up.close()
 		return nil, fmt.Errorf("new mcp proxy: %w", err)
 	}
 	return p, nil
 }
+
+const proxyInstructions = `Through ghonce: create_pull_request, issue_write (method create), add_issue_comment (with a body), create_branch and create_or_update_file happen once per (task, step): calling one again with the same task and step, after a timeout, an error or a restart, returns what the first call made, even with reworded text; pass a new step only for a genuinely new artifact. Every other write tool happens at most once per identical arguments: its first result is returned again to an identical call. If a tool error says a call may have happened, do not work around it with different arguments; report it.`
 
 func upName(init *sdk.InitializeResult) string {
 	if init.ServerInfo == nil || init.ServerInfo.Name == "" {
@@ -367,6 +387,9 @@ const (
 // or removed; the lists themselves are upstream's (middleware), so adding
 // and removing a placeholder no client can see is the notification.
 func (p *Proxy) listChanged(k listKind) {
+	if !p.serving.Load() {
+		return
+	}
 	const placeholder = "ghonce-list-changed"
 	switch k {
 	case promptsChanged:

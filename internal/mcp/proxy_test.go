@@ -267,8 +267,8 @@ func TestProxyPassesEverythingElseThrough(t *testing.T) {
 	cs, events := newProxy(t)
 	up := directUpstream(t)
 
-	if got := cs.InitializeResult().Instructions; got != "fake upstream instructions" {
-		t.Errorf("instructions %q, want upstream's", got)
+	if got := cs.InitializeResult().Instructions; !strings.HasPrefix(got, "fake upstream instructions\n\nThrough ghonce") {
+		t.Errorf("instructions %q, want upstream's, then ghonce's", got)
 	}
 	gotTools, err := cs.ListTools(ctx, nil)
 	if err != nil {
