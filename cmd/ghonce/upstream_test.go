@@ -685,3 +685,82 @@ func TestMCPProxyOverHTTP(t *testing.T) {
 		t.Fatalf("get_me over HTTP: %s", resultText(me))
 	}
 }
+
+// The official TypeScript SDK as the client of the proxy, over stdio and
+// Streamable HTTP: it sees github-mcp-server's tools, and issue_write's
+// create happens once.
+func TestMCPProxyWithTheTypeScriptSDK(t *testing.T) {
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			skipOrFail(t, "%s is not installed, so the TypeScript SDK client did not run", tool)
+		}
+	}
+	dir := nodeModules(t)
+	w, ghmcp := newUpstreamWorld(t)
+	w.env = append(w.env, "GHONCE_TASK=ISSUE-42")
+	srv := exec.Command(bin, "mcp", "--http", "127.0.0.1:0", "--ledger", w.ledger, "--upstream", "--", ghmcp, "stdio")
+	srv.Env = w.env
+	stderr, err := srv.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	url, rest := listeningURL(t, stderr)
+	go func() { _, _ = io.Copy(io.Discard, rest) }()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	node := exec.CommandContext(ctx, "node", filepath.Join(dir, "client.mjs"), bin, w.ledger, url, ghmcp)
+	node.Env = w.env
+	var nodeErr strings.Builder
+	node.Stderr = &nodeErr
+	stdout, err := node.Output()
+	recordOutput(t, []string{"node client.mjs"}, string(stdout), nodeErr.String())
+	if err != nil {
+		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, stdout, nodeErr.String())
+	}
+	type call struct {
+		Structured result `json:"structured"`
+		Text       string `json:"text"`
+		IsError    bool   `json:"isError"`
+	}
+	var got struct {
+		Stdio struct {
+			Tools []struct {
+				Name        string         `json:"name"`
+				Annotations map[string]any `json:"annotations"`
+			} `json:"tools"`
+			First, Again, Bad call
+		} `json:"stdio"`
+		HTTP struct {
+			Tools   int    `json:"tools"`
+			Text    string `json:"text"`
+			IsError bool   `json:"isError"`
+		} `json:"http"`
+	}
+	oneJSON(t, string(stdout), &got)
+	if len(got.Stdio.Tools) < 20 || got.HTTP.Tools != len(got.Stdio.Tools) {
+		t.Errorf("the TypeScript client sees %d tools over stdio, %d over HTTP: want github-mcp-server's on both", len(got.Stdio.Tools), got.HTTP.Tools)
+	}
+	for _, tl := range got.Stdio.Tools {
+		if tl.Name == "issue_write" && tl.Annotations["idempotentHint"] != true {
+			t.Errorf("issue_write: annotations %v, want idempotentHint", tl.Annotations)
+		}
+	}
+	f, a := got.Stdio.First, got.Stdio.Again
+	if f.IsError || f.Structured.Outcome != "created" || a.IsError || a.Structured.Outcome != "skipped" || a.Structured.Number != f.Structured.Number {
+		t.Errorf("issue_write twice through the proxy: %+v then %+v, want created then skipped, one issue", f, a)
+	}
+	if b := got.Stdio.Bad; !b.IsError || !strings.Contains(b.Text, "invalid arguments") {
+		t.Errorf("add_issue_comment with issue_number 0: %+v, want a tool error saying invalid arguments", b)
+	}
+	if got.HTTP.IsError || !strings.Contains(got.HTTP.Text, login) {
+		t.Errorf("get_me over HTTP: %+v", got.HTTP)
+	}
+	if n := len(w.fake.Issues(owner, name)); n != 1 {
+		t.Errorf("%d issues on GitHub, want 1", n)
+	}
+}
