@@ -634,15 +634,24 @@ func asJSONMap(v any) map[string]any {
 // GITHUB_API_URL), a read (upstream's request) and a guarded create
 // (ghonce's own) both reach the fake.
 func TestMCPProxyBridgesTokenAndHost(t *testing.T) {
-	for _, only := range []string{"github-mcp-server's", "ghonce's"} {
+	for _, only := range []string{"github-mcp-server's", "ghonce's", "--github-host"} {
 		t.Run(only, func(t *testing.T) {
 			w, ghmcp := newUpstreamWorld(t)
+			var flags []string
 			drop := []string{"GH_TOKEN", "GITHUB_API_URL"}
-			if only == "ghonce's" {
+			switch only {
+			case "ghonce's":
 				drop = []string{"GITHUB_PERSONAL_ACCESS_TOKEN", "GITHUB_HOST"}
+			case "--github-host":
+				for _, kv := range w.env {
+					if h, ok := strings.CutPrefix(kv, "GITHUB_HOST="); ok {
+						flags = []string{"--github-host", h}
+					}
+				}
+				drop = []string{"GITHUB_API_URL", "GITHUB_HOST"}
 			}
 			w.env = w.envWithout(drop)
-			cs, stderr, _ := w.startProxy(ghmcp, "ISSUE-42")
+			cs, stderr, _ := w.startProxy(ghmcp, "ISSUE-42", flags...)
 			if me := callTool(t, cs, "get_me", map[string]any{}); me.IsError || !strings.Contains(resultText(me), login) {
 				t.Fatalf("get_me with only %s token and host: %s\nstderr: %s", only, resultText(me), stderr)
 			}

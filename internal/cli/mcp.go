@@ -26,6 +26,8 @@ type mcpOptions struct {
 	Command  []string
 	// UpstreamTimeout bounds the upstream's start and MCP handshake.
 	UpstreamTimeout time.Duration
+	// GitHubHost, with --upstream, is the GitHub both sides use.
+	GitHubHost string
 }
 
 func newCmdMCP(f *factory, runF func(*mcpOptions) error) *cobra.Command {
@@ -83,6 +85,7 @@ GITHUB_HOST and GITHUB_API_URL likewise. See docs/guide/mcp-proxy.md.`,
 	}
 	c.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on this loopback address (e.g. 127.0.0.1:8765) instead of stdio")
 	c.Flags().DurationVar(&opts.UpstreamTimeout, "upstream-timeout", 30*time.Second, "with --upstream: how long the upstream may take to start and answer MCP's initialize")
+	c.Flags().StringVar(&opts.GitHubHost, "github-host", "", "with --upstream: the GitHub both ghonce and the upstream use, as github-mcp-server's GITHUB_HOST (https://HOST; GitHub Enterprise's API at /api/v3); default GITHUB_HOST, else GITHUB_API_URL's host")
 	c.Flags().BoolVar(&opts.Upstream, "upstream", false, "serve in front of the MCP server that the command after -- starts (e.g. -- github-mcp-server stdio)")
 	return c
 }
@@ -102,14 +105,20 @@ func (f *factory) mcpTask() (string, error) {
 
 func mcpRun(opts *mcpOptions) error {
 	f, ctx, httpAddr := opts.f, opts.ctx, opts.HTTP
+	var err error
 	if httpAddr != "" {
 		if err := mcp.CheckLoopback(httpAddr); err != nil {
 			return usage(err)
 		}
 	}
 	var childEnv []string
-	if opts.Upstream {
-		childEnv = bridgeEnv(f)
+	switch {
+	case opts.Upstream:
+		if childEnv, err = bridgeEnv(f, opts.GitHubHost); err != nil {
+			return usage(err)
+		}
+	case opts.GitHubHost != "":
+		return usagef("ghonce mcp: --github-host is for --upstream; alone, set GITHUB_API_URL")
 	}
 	task, err := f.mcpTask()
 	if err != nil {
@@ -177,7 +186,9 @@ type server interface {
 // GITHUB_TOKEN and GITHUB_API_URL. Where only one side is set, f reads it
 // for ghonce's own look-ups, and the child's environment (returned: ghonce's
 // own, with the other side added) gets it too.
-func bridgeEnv(f *factory) []string {
+//
+// host, when set (--github-host), is the host both use.
+func bridgeEnv(f *factory, host string) ([]string, error) {
 	get := f.sys.Getenv
 	env := os.Environ()
 	tok := get("GH_TOKEN")
@@ -191,13 +202,25 @@ func bridgeEnv(f *factory) []string {
 	case tok != "" && pat == "":
 		env = append(env, "GITHUB_PERSONAL_ACCESS_TOKEN="+tok)
 	}
-	api, host := get("GITHUB_API_URL"), get("GITHUB_HOST")
+	api := get("GITHUB_API_URL")
+	if host != "" {
+		u, err := url.Parse(host)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" && u.Path != "/" {
+			return nil, fmt.Errorf("invalid --github-host %q: want https://HOST, as github-mcp-server's GITHUB_HOST", host)
+		}
+		api = apiURLOfHost(host)
+		env = append(env, "GITHUB_HOST="+host)
+	} else {
+		host = get("GITHUB_HOST")
+	}
 	switch {
 	case api == "" && host != "":
 		api = apiURLOfHost(host)
 	case api != "" && host == "":
 		if h := hostOfAPIURL(api); h != "" {
 			env = append(env, "GITHUB_HOST="+h)
+		} else if u, err := url.Parse(api); err == nil && u.Hostname() != "api.github.com" {
+			fmt.Fprintf(f.sys.Err, "ghonce mcp: warning: GITHUB_API_URL %s cannot be given to the upstream as GITHUB_HOST (github-mcp-server's host has no port and its API is at /api/v3): set GITHUB_HOST or --github-host, or the upstream talks to github.com\n", api)
 		}
 	}
 	f.sys.Getenv = func(k string) string {
@@ -214,7 +237,7 @@ func bridgeEnv(f *factory) []string {
 		}
 		return get(k)
 	}
-	return env
+	return env, nil
 }
 
 // apiURLOfHost is the REST root of a github-mcp-server GITHUB_HOST:
