@@ -81,8 +81,14 @@ func (p *Proxy) genericHandler(t *sdk.Tool) sdk.ToolHandler {
 			return errorResult(genericError(t.Name, err)), nil
 		}
 		var res sdk.CallToolResult
-		if err := json.Unmarshal([]byte(r.Ref), &res); err != nil {
-			return errorResult(fmt.Errorf("%s happened (key %s), but its recorded result cannot be read: %w", t.Name, r.Key, err)), nil
+		if err := json.Unmarshal([]byte(r.Ref), &res); err != nil || res.Content == nil && res.StructuredContent == nil {
+			// Settled by a person (`ghonce resolve KEY --done`): no result
+			// was recorded, only their word (and --ref).
+			text := fmt.Sprintf("%s with these arguments already happened: recorded as done (key %s), so nothing was sent upstream", t.Name, r.Key)
+			if r.Ref != "" {
+				text += "; reference: " + r.Ref
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, nil
 		}
 		if r.Outcome != reconcile.Created {
 			p.s.cfg.Logf("%s: replayed the recorded result (key %s); nothing was sent upstream", t.Name, r.Key)

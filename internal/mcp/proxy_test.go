@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/mcp"
+	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -81,21 +83,21 @@ func fakeUpstream() error {
 		})
 	// count, die and die_again are write tools (no readOnlyHint): each
 	// call is recorded in the file $GHONCE_TEST_UPSTREAM_CALLS, which
-	// outlives a restart; die and die_again exit at their first call,
-	// after recording it, as if killed mid-call; die_again says
-	// idempotentHint.
+	// outlives a restart; die and die_again exit at their first call with
+	// given arguments, after recording it, as if killed mid-call;
+	// die_again says idempotentHint.
 	for _, tool := range []struct {
 		name       string
 		die        bool
 		idempotent bool
 	}{{"count", false, false}, {"die", true, false}, {"die_again", true, true}} {
 		srv.AddTool(&sdk.Tool{Name: tool.name, InputSchema: obj, Annotations: &sdk.ToolAnnotations{IdempotentHint: tool.idempotent}},
-			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-				n, err := recordCall(tool.name)
+			func(_ context.Context, r *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				n, same, err := recordCall(tool.name, r.Params.Arguments)
 				if err != nil {
 					return nil, err
 				}
-				if tool.die && n == 1 {
+				if tool.die && same == 1 {
 					os.Exit(3)
 				}
 				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("%s call %d", tool.name, n)}}}, nil
@@ -116,21 +118,28 @@ func fakeUpstream() error {
 	return srv.Run(context.Background(), &sdk.StdioTransport{})
 }
 
-// recordCall appends name to the calls file and returns how many calls of
-// name it now holds.
-func recordCall(name string) (int, error) {
+// recordCall appends the call to the calls file and returns how many
+// calls of name, and of name with these arguments, it now holds.
+func recordCall(name string, args json.RawMessage) (n, same int, err error) {
 	path := os.Getenv("GHONCE_TEST_UPSTREAM_CALLS")
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	if _, err := fmt.Fprintln(f, name); err != nil {
-		return 0, err
+	line := name + " " + string(args)
+	if _, err := fmt.Fprintln(f, line); err != nil {
+		return 0, 0, err
 	}
 	if err := f.Close(); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return upstreamCalls(path, name), nil
+	b, _ := os.ReadFile(path)
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == line {
+			same++
+		}
+	}
+	return upstreamCalls(path, name), same, nil
 }
 
 // upstreamCalls is how many calls of name reached the upstream.
@@ -138,7 +147,7 @@ func upstreamCalls(path, name string) int {
 	b, _ := os.ReadFile(path)
 	n := 0
 	for _, l := range strings.Split(string(b), "\n") {
-		if l == name {
+		if strings.HasPrefix(l, name+" ") {
 			n++
 		}
 	}
@@ -164,6 +173,12 @@ func callsFile(t *testing.T) string {
 // fake GitHub, and connects a client to it in process; events receives
 // what the client is told (progress, log messages, tools changed).
 func newProxy(t *testing.T) (*sdk.ClientSession, *told) {
+	cs, events, _ := newProxyLedger(t)
+	return cs, events
+}
+
+// newProxyLedger is newProxy, with the proxy's ledger.
+func newProxyLedger(t *testing.T) (*sdk.ClientSession, *told, ledger.Ledger) {
 	t.Helper()
 	ctx := context.Background()
 	fake := fixtures.NewServer(fixtures.Options{})
@@ -208,7 +223,7 @@ func newProxy(t *testing.T) (*sdk.ClientSession, *told) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
-	return cs, &told{ch: events, seen: map[string]int{}}
+	return cs, &told{ch: events, seen: map[string]int{}}, l
 }
 
 // directUpstream connects a client to fakeUpstream itself.
@@ -383,7 +398,7 @@ func TestProxyGenericGuard(t *testing.T) {
 	calls := callsFile(t)
 	_ = os.Remove(calls)
 	t.Cleanup(func() { _ = os.Remove(calls) })
-	cs, _ := newProxy(t)
+	cs, _, l := newProxyLedger(t)
 	call := func(name string, args json.RawMessage) *sdk.CallToolResult {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
@@ -424,6 +439,33 @@ func TestProxyGenericGuard(t *testing.T) {
 	}
 	if n := upstreamCalls(calls, "die"); n != 1 {
 		t.Fatalf("a call whose answer was lost reached upstream %d times, want 1 (never re-sent)", n)
+	}
+	// A person settles it as the error says: it did not happen (--retry),
+	// and the next identical call is sent; or it did (--done), and the next
+	// is answered without a request.
+	key := regexp.MustCompile(`ghonce resolve (\S+) --retry`).FindStringSubmatch(text(later))
+	if key == nil {
+		t.Fatalf("the error %q names no key to resolve", text(later))
+	}
+	if _, err := l.Resolve(ctx, ledger.ResolveParams{Key: key[1], Status: ledger.Failed, Who: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if res := call("die", json.RawMessage(`{"x":1}`)); res.IsError || text(res) != "die call 2" {
+		t.Fatalf("die after resolve --retry: %q, want it sent again", text(res))
+	}
+	if lost := call("die", json.RawMessage(`{"x":2}`)); !lost.IsError {
+		t.Fatalf("die with other arguments: %q, want upstream to die again", text(lost))
+	}
+	later = call("die", json.RawMessage(`{"x":2}`))
+	key = regexp.MustCompile(`ghonce resolve (\S+) --retry`).FindStringSubmatch(text(later))
+	if key == nil {
+		t.Fatalf("the error %q names no key to resolve", text(later))
+	}
+	if _, err := l.Resolve(ctx, ledger.ResolveParams{Key: key[1], Status: ledger.Done, Who: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if res := call("die", json.RawMessage(`{"x":2}`)); res.IsError || !strings.Contains(text(res), "already happened") || upstreamCalls(calls, "die") != 3 {
+		t.Fatalf("die after resolve --done: %q (%d calls upstream), want it answered without a request", text(res), upstreamCalls(calls, "die"))
 	}
 
 	if lost := call("die_again", json.RawMessage(`{}`)); !lost.IsError {
