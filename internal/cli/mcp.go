@@ -84,7 +84,7 @@ GITHUB_HOST and GITHUB_API_URL likewise. See docs/guide/mcp-proxy.md.`,
 		},
 	}
 	c.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on this loopback address (e.g. 127.0.0.1:8765) instead of stdio")
-	c.Flags().DurationVar(&opts.UpstreamTimeout, "upstream-timeout", 30*time.Second, "with --upstream: how long the upstream may take to start and answer MCP's initialize")
+	c.Flags().DurationVar(&opts.UpstreamTimeout, "upstream-timeout", mcp.DefaultStartTimeout, "with --upstream: how long the upstream may take to start and answer MCP's initialize")
 	c.Flags().StringVar(&opts.GitHubHost, "github-host", "", "with --upstream: the GitHub both ghonce and the upstream use, as github-mcp-server's GITHUB_HOST (https://HOST; GitHub Enterprise's API at /api/v3); default GITHUB_HOST, else GITHUB_API_URL's host")
 	c.Flags().BoolVar(&opts.Upstream, "upstream", false, "serve in front of the MCP server that the command after -- starts (e.g. -- github-mcp-server stdio)")
 	return c

@@ -475,3 +475,23 @@ func TestProxyGenericGuard(t *testing.T) {
 		t.Fatalf("die_again again: %q, want it sent again (idempotentHint) and answered", text(res))
 	}
 }
+
+// The guide's figures for the upstream's restarts and start are the code's
+// defaults.
+func TestProxyGuideFigures(t *testing.T) {
+	b, err := os.ReadFile("../../docs/guide/mcp-proxy.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := func(d time.Duration) string { return fmt.Sprintf("%d ms", d.Milliseconds()) }
+	s := func(d time.Duration) string { return fmt.Sprintf("%d s", int(d.Seconds())) }
+	for _, want := range []string{
+		"(after " + ms(mcp.DefaultMinBackoff) + ";",
+		"up to " + s(mcp.DefaultMaxBackoff) + ")",
+		"`--upstream-timeout` (" + s(mcp.DefaultStartTimeout) + ")",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(string(b)), " "), want) {
+			t.Errorf("docs/guide/mcp-proxy.md does not say %q", want)
+		}
+	}
+}

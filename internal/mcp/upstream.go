@@ -30,9 +30,9 @@ type Upstream struct {
 	// is not an MCP server on stdio.
 	StartTimeout time.Duration
 	// MinBackoff and MaxBackoff bound the wait before a restart of a child
-	// that died: MinBackoff after the first death, doubling for each death
-	// that follows within a minute of the last restart, at most
-	// MaxBackoff. Defaults 100 ms and 10 s.
+	// that died: MinBackoff after the first death (or one that ran a minute
+	// or more), doubling with each restart of a child that died sooner, at
+	// most MaxBackoff. Defaults 100 ms and 10 s.
 	MinBackoff, MaxBackoff time.Duration
 }
 
@@ -73,15 +73,22 @@ type child struct {
 	stop   context.CancelFunc
 }
 
+// The defaults of Upstream's StartTimeout, MinBackoff and MaxBackoff.
+const (
+	DefaultStartTimeout = 30 * time.Second
+	DefaultMinBackoff   = 100 * time.Millisecond
+	DefaultMaxBackoff   = 10 * time.Second
+)
+
 func newChild(up Upstream, client *sdk.Client, logf func(string, ...any)) *child {
 	if up.StartTimeout <= 0 {
-		up.StartTimeout = 30 * time.Second
+		up.StartTimeout = DefaultStartTimeout
 	}
 	if up.MinBackoff <= 0 {
-		up.MinBackoff = 100 * time.Millisecond
+		up.MinBackoff = DefaultMinBackoff
 	}
 	if up.MaxBackoff <= 0 {
-		up.MaxBackoff = 10 * time.Second
+		up.MaxBackoff = DefaultMaxBackoff
 	}
 	return &child{up: up, client: client, logf: logf, changed: make(chan struct{})}
 }
@@ -139,9 +146,11 @@ func (c *child) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	return nil, &UpstreamError{Command: c.up.Command, Err: why}
 }
 
-// watch restarts the child each time it dies, with bounded backoff.
+// watch restarts the child each time it dies, with bounded backoff: the
+// wait starts at MinBackoff, doubles with each restart of a child that ran
+// less than a minute, and is at most MaxBackoff.
 func (c *child) watch(ctx context.Context, cs *sdk.ClientSession) {
-	backoff := c.up.MinBackoff
+	backoff, started := c.up.MinBackoff, time.Now()
 	for {
 		_ = cs.Wait()
 		c.mu.Lock()
@@ -152,7 +161,9 @@ func (c *child) watch(ctx context.Context, cs *sdk.ClientSession) {
 		c.deaths++
 		c.setLocked(nil)
 		c.mu.Unlock()
-		up := time.Now()
+		if time.Since(started) > time.Minute {
+			backoff = c.up.MinBackoff
+		}
 		for {
 			c.logf("upstream %q exited; restarting in %s", c.up.Command[0], backoff)
 			select {
@@ -161,13 +172,14 @@ func (c *child) watch(ctx context.Context, cs *sdk.ClientSession) {
 			case <-time.After(backoff):
 			}
 			next, err := c.connect(ctx)
+			backoff = min(2*backoff, c.up.MaxBackoff)
 			if err == nil {
 				cs = next
 				break
 			}
 			c.logf("restart upstream: %v", err)
-			backoff = min(2*backoff, c.up.MaxBackoff)
 		}
+		started = time.Now()
 		c.mu.Lock()
 		if c.closed {
 			c.mu.Unlock()
@@ -178,11 +190,6 @@ func (c *child) watch(ctx context.Context, cs *sdk.ClientSession) {
 		c.mu.Unlock()
 		if c.onRestart != nil {
 			c.onRestart(ctx)
-		}
-		if time.Since(up) > time.Minute {
-			backoff = c.up.MinBackoff
-		} else {
-			backoff = min(2*backoff, c.up.MaxBackoff)
 		}
 	}
 }
