@@ -41,7 +41,7 @@ func (p *Proxy) genericHandler(t *sdk.Tool) sdk.ToolHandler {
 		}
 		canon, err := canonicalJSON(req.Params.Arguments)
 		if err != nil {
-			return errorResult(invalid(fmt.Errorf("%s: the arguments are not JSON: %w", t.Name, err))), nil
+			return invalidResult(fmt.Errorf("%s: the arguments are not JSON: %w", t.Name, err)), nil
 		}
 		var notFinal *sdk.CallToolResult
 		spec := reconcile.ToolCall{Tool: t.Name, ArgsSHA256: reconcile.ArgsHash(canon), Idempotent: idempotent,
@@ -68,7 +68,7 @@ func (p *Proxy) genericHandler(t *sdk.Tool) sdk.ToolHandler {
 			}}
 		prep, err := reconcile.Prepare(reconcile.Action{Task: task, Step: t.Name, Spec: spec})
 		if err != nil {
-			return errorResult(invalid(err)), nil
+			return invalidResult(err), nil
 		}
 		p.s.calls.Add(1)
 		defer p.s.calls.Done()

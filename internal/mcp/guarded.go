@@ -59,7 +59,7 @@ func runner[In writeArgs](t writeTool[In]) func(ctx context.Context, s *Server, 
 		var in In
 		if len(args) > 0 {
 			if err := json.Unmarshal(args, &in); err != nil {
-				return errorResult(invalid(fmt.Errorf("%s: %w", t.name, err)))
+				return invalidResult(fmt.Errorf("%s: %w", t.name, err))
 			}
 		}
 		res, out, err := runWrite(ctx, s, t, in)
@@ -70,6 +70,9 @@ func runner[In writeArgs](t writeTool[In]) func(ctx context.Context, s *Server, 
 		return res
 	}
 }
+
+// invalidResult is bad input as a tool error, worded as toolError words it.
+func invalidResult(err error) *sdk.CallToolResult { return errorResult(toolError(invalid(err))) }
 
 func errorResult(err error) *sdk.CallToolResult {
 	res := &sdk.CallToolResult{}
@@ -94,7 +97,7 @@ func (s *Server) serveGuarded(ctx context.Context, g guard, name string, raw jso
 	args := map[string]json.RawMessage{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &args); err != nil {
-			return errorResult(invalid(fmt.Errorf("%s: the arguments are not a JSON object: %w", name, err))), true
+			return invalidResult(fmt.Errorf("%s: the arguments are not a JSON object: %w", name, err)), true
 		}
 	}
 	if g.pass != nil && g.pass(args) {
@@ -108,8 +111,8 @@ func (s *Server) serveGuarded(ctx context.Context, g guard, name string, raw jso
 	}
 	if len(extra) > 0 {
 		slices.Sort(extra)
-		return errorResult(invalid(fmt.Errorf("%s through ghonce takes %s (and owner, repo, task, step); it cannot make %s happen once: call it without %s, then set %s with another tool (nothing was created)",
-			name, strings.Join(g.carries, ", "), strings.Join(extra, ", "), strings.Join(extra, ", "), pluralIt(extra)))), true
+		return invalidResult(fmt.Errorf("%s through ghonce takes %s (and owner, repo, task, step); it cannot make %s happen once: call it without %s, then set %s with another tool (nothing was created)",
+			name, strings.Join(g.carries, ", "), strings.Join(extra, ", "), strings.Join(extra, ", "), pluralIt(extra))), true
 	}
 	if taskWins && s.cfg.Task != "" {
 		delete(args, "task")

@@ -225,7 +225,7 @@ func (s *Server) addWriteTools() error {
 			if res, ok := s.serveGuarded(ctx, g, req.Params.Name, req.Params.Arguments, false); ok {
 				return res, nil
 			}
-			return errorResult(fmt.Errorf("invalid arguments: ghonce guards only %s's create; this call (%s) needs github-mcp-server behind ghonce: serve with ghonce mcp --upstream -- github-mcp-server stdio", req.Params.Name, g.passWhat)), nil
+			return invalidResult(fmt.Errorf("ghonce guards only %s's create; this call (%s) needs github-mcp-server behind ghonce: serve with ghonce mcp --upstream -- github-mcp-server stdio", req.Params.Name, g.passWhat)), nil
 		})
 	}
 	return nil
