@@ -67,7 +67,7 @@ type NotSentError struct {
 }
 
 func (e *NotSentError) Error() string {
-	msg := fmt.Sprintf("cannot reach GitHub for %s: %v; nothing was sent, so nothing was created. Check GITHUB_API_URL (GitHub Enterprise: https://HOST/api/v3), the network and any proxy", e.Key, e.Err)
+	msg := fmt.Sprintf("cannot reach GitHub for %s: %v; nothing was sent, so nothing was created. Check the API root (GITHUB_API_URL for the CLI, ghcheck.Options.BaseURL from Go; GitHub Enterprise: https://HOST/api/v3), the network and any proxy", e.Key, e.Err)
 	if e.Attempting {
 		msg += "; the entry stays \"attempting\" for the earlier attempt: rerun once GitHub is reachable"
 	}
