@@ -285,7 +285,7 @@ func (g *global) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&g.settle, "settle", 2*time.Second, "after a crashed or unconfirmed attempt, wait this long from its last ledger write before looking, so its requests in flight land first")
 	fs.StringArrayVar(&g.trustAuthors, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot]")
 	g.app.add(fs)
-	fs.BoolVar(&g.trustLedger, "trust-ledger", false, "create a key this established ledger has never seen without looking on GitHub first: only when every run of these tasks uses this ledger (README: When ghonce trusts the ledger)")
+	fs.BoolVar(&g.trustLedger, "trust-ledger", false, "create a key this established ledger has never seen without looking on GitHub first: only when every run of these tasks uses this ledger (docs/guide/rate-limits.md)")
 }
 
 // repoOrEnv resolves the repository from --repo, GH_REPO, GITHUB_REPOSITORY.

@@ -100,7 +100,7 @@ func pgHint(pe *pgconn.PgError, err error) error {
 	case "57P01", "57P02", "57P03": // admin_shutdown, crash_shutdown, cannot_connect_now
 		return lost(err)
 	case "42501": // insufficient_privilege
-		return msg("postgres denied a permission the ledger needs: %s; grant the user USAGE and CREATE on the ledger's schema (see README, Postgres ledger)", pe.Message)
+		return msg("postgres denied a permission the ledger needs: %s; grant the user USAGE and CREATE on the ledger's schema (docs/guide/postgres.md: What a DBA needs to know)", pe.Message)
 	case "25006": // read_only_sql_transaction
 		return msg("the server is read-only (a standby?): %s; point the ledger URL at the primary", pe.Message)
 	case "53300": // too_many_connections
