@@ -3,7 +3,7 @@
 GO ?= go
 BIN := bin/ghonce
 
-.PHONY: build github-mcp-server test demo lint bench bench-github fuzz reliability reliability-short clean
+.PHONY: build github-mcp-server test demo docs lint bench bench-github fuzz reliability reliability-short clean
 
 # ghonce version names the build: VERSION is the nearest release tag
 # (v1.2.3, or v1.2.3-4-gabc1234-dirty past it; empty without one: "dev"),
@@ -42,6 +42,15 @@ test:
 
 demo: build
 	./$(BIN) demo
+
+# The generated documentation: the CLI reference in docs/reference/cli, one
+# page per command, from the cobra commands themselves (internal/docgen).
+# Run it after changing a command, a flag or a help text, and commit what
+# it writes; `go test ./docs` fails while the pages are stale.
+# (docs/performance.md and docs/reliability.md are `make bench` and
+# `make reliability`: measurements, not rendered text.)
+docs:
+	$(GO) run ./internal/docgen -out docs/reference/cli
 
 # actionlint checks the example workflows, and, in a throwaway repository
 # that internal/actions/lintproject lays out, the examples' with: against

@@ -1,0 +1,57 @@
+// Command docgen writes the generated part of the documentation: the CLI
+// reference in docs/reference/cli, one page per command (internal/clidoc).
+// `make docs` runs it; run it after changing a command, a flag or a help
+// text, and commit what it writes.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ghonce/ghonce/internal/clidoc"
+)
+
+func main() {
+	out := flag.String("out", "docs/reference/cli", "directory for the CLI reference (its .md files are replaced)")
+	flag.Parse()
+	if err := write(*out); err != nil {
+		fmt.Fprintln(os.Stderr, "docgen: "+err.Error())
+		os.Exit(1)
+	}
+}
+
+// write replaces dir's Markdown pages with the rendered ones, so a page of
+// a removed command goes too.
+func write(dir string) error {
+	pages, err := clidoc.Pages()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("make reference dir: %w", err)
+	}
+	old, err := filepath.Glob(filepath.Join(dir, "*.md"))
+	if err != nil {
+		return fmt.Errorf("list reference dir: %w", err)
+	}
+	for _, p := range old {
+		if _, keep := pages[filepath.Base(p)]; !keep {
+			if err := os.Remove(p); err != nil {
+				return fmt.Errorf("remove stale page: %w", err)
+			}
+		}
+	}
+	for name, b := range pages {
+		if strings.ContainsAny(name, `/\`) {
+			return fmt.Errorf("write page %q: not a plain file name", name)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return fmt.Errorf("write page: %w", err)
+		}
+	}
+	fmt.Printf("docgen: wrote %d pages to %s\n", len(pages), dir)
+	return nil
+}
