@@ -1,0 +1,157 @@
+package docs_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
+	"github.com/ghonce/ghonce/ledger/store"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// The snippets of README.md and docs/guide/library.md read GH_TOKEN,
+// GITHUB_API_URL and GHONCE_LEDGER as a task runner would; the examples
+// point them at the fake GitHub and a fresh ledger.
+func withEnv(env map[string]string) (restore func()) {
+	old := map[string]*string{}
+	for k, v := range env {
+		if was, ok := os.LookupEnv(k); ok {
+			old[k] = &was
+		} else {
+			old[k] = nil
+		}
+		os.Setenv(k, v)
+	}
+	return func() {
+		for k, v := range old {
+			if v == nil {
+				os.Unsetenv(k)
+			} else {
+				os.Setenv(k, *v)
+			}
+		}
+	}
+}
+
+// fakeGitHub is the world of the examples: o/r with main and fix-42 pushed.
+func fakeGitHub() *fixtures.Server {
+	gh := fixtures.NewServer(fixtures.Options{})
+	gh.AddUser("agent-bot", "example-token")
+	gh.AddRepo("o", "r", "main")
+	gh.SetRef("o", "r", "fix-42", gh.AddCommit("o", "r", "main"))
+	return gh
+}
+
+// openPR is the Go library quick start of README.md and docs/guide/library.md.
+func openPR(ctx context.Context, title, body string) error {
+	// A file path is a SQLite ledger, postgres://… a shared one.
+	l, err := store.Open(ctx, os.Getenv("GHONCE_LEDGER"), store.Options{Create: store.CreateForAction})
+	if err != nil {
+		return fmt.Errorf("open ledger: %w", err)
+	}
+	defer l.Close()
+	gh, err := ghcheck.New(ghcheck.Options{BaseURL: os.Getenv("GITHUB_API_URL"), Token: os.Getenv("GH_TOKEN")})
+	if err != nil {
+		return fmt.Errorf("github client: %w", err)
+	}
+	eng := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, LedgerNew: l.CannotVouch()})
+
+	action := reconcile.Action{Task: "ISSUE-42", Step: "open-pr", Repo: "o/r",
+		Spec: reconcile.PR{Base: "main", Head: "fix-42", Title: title, Body: body}}
+	res, err := eng.Do(ctx, action)
+	var unconfirmed *reconcile.UnconfirmedError
+	switch {
+	case errors.As(err, &unconfirmed):
+		return err // it may exist: run the same action again later, never a different one
+	case err != nil:
+		return fmt.Errorf("open pr: %w", err)
+	}
+	fmt.Println(res.Outcome, "PR", res.Number)
+	return nil
+}
+
+// The Go library quick start, run as a restarted task runner would: the
+// first run opens the pull request on a ledger it creates, the second
+// (reworded, as a model's retry often is) gets it back.
+func Example_library() {
+	gh := fakeGitHub()
+	defer gh.Close()
+	dir, err := os.MkdirTemp("", "ghonce-docs-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	defer withEnv(map[string]string{
+		"GH_TOKEN": "example-token", "GITHUB_API_URL": gh.URL(), "GHONCE_LEDGER": filepath.Join(dir, "ledger.db"),
+	})()
+
+	ctx := context.Background()
+	if err := openPR(ctx, "Fix crash on start", "Fixes #1."); err != nil {
+		log.Fatal(err)
+	}
+	if err := openPR(ctx, "Fix the crash on start", "Fixes #1, reworded."); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("pull requests on GitHub:", len(gh.PullRequests("o", "r")))
+	// Output:
+	// created PR 1
+	// skipped PR 1
+	// pull requests on GitHub: 1
+}
+
+// sharedEngine is the snippet of docs/guide/postgres.md: the ledger from
+// the same string as the CLI's, created on first use.
+func sharedEngine(ctx context.Context, gh reconcile.GitHub) (*reconcile.Engine, func() error, error) {
+	l, err := store.Open(ctx, os.Getenv("GHONCE_LEDGER"), store.Options{Create: store.CreateForAction}) // a path, or postgres://…
+	if err != nil {
+		return nil, nil, fmt.Errorf("open ledger: %w", err)
+	}
+	eng := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, LedgerNew: l.CannotVouch()})
+	return eng, l.Close, nil
+}
+
+// The Postgres guide's snippet on a ledger that does not exist yet: a fresh
+// schema of the Postgres named by GHONCE_TEST_POSTGRES when it is set (as
+// `make test` sets it), else a fresh SQLite file. Store.Open creates it.
+func Example_sharedLedger() {
+	gh := fakeGitHub()
+	defer gh.Close()
+	location := filepath.Join(os.TempDir(), fmt.Sprintf("ghonce-docs-%d.db", os.Getpid()))
+	drop := func() error { return os.Remove(location) }
+	if dsn := os.Getenv("GHONCE_TEST_POSTGRES"); dsn != "" {
+		var err error
+		if location, drop, err = pgtest.NewSchema(dsn, "docs_example"); err != nil {
+			log.Fatal(err)
+		}
+	}
+	defer drop()
+	defer withEnv(map[string]string{"GHONCE_LEDGER": location})()
+
+	ctx := context.Background()
+	client, err := ghcheck.New(ghcheck.Options{BaseURL: gh.URL(), Token: "example-token"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for range 2 {
+		eng, closeLedger, err := sharedEngine(ctx, client)
+		if err != nil {
+			log.Fatal(err)
+		}
+		res, err := eng.Do(ctx, reconcile.Action{Task: "ISSUE-42", Step: "open-pr", Repo: "o/r",
+			Spec: reconcile.PR{Base: "main", Head: "fix-42", Title: "Fix", Body: "Fixes #1."}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(res.Outcome, "PR", res.Number)
+		closeLedger()
+	}
+	// Output:
+	// created PR 1
+	// skipped PR 1
+}
