@@ -1,0 +1,612 @@
+package docs_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/cli"
+	"github.com/ghonce/ghonce/internal/clidoc"
+	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// root is the module root: the tests run in docs/.
+const root = ".."
+
+// generated are the pages written by a program, not by hand; the tests of
+// prose leave them to their generators.
+var generated = map[string]bool{"docs/performance.md": true, "docs/reliability.md": true}
+
+// pages returns README.md and every Markdown page under docs/, as paths
+// relative to the module root, the CLI reference (generated) included only
+// when withReference.
+func pages(t *testing.T, withReference bool) []string {
+	t.Helper()
+	out := []string{"README.md"}
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() && rel == "docs/reference/cli" && !withReference {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".md") {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func read(t *testing.T, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// block is one fenced code block of a page.
+type block struct {
+	page, lang, text string
+	line             int    // of the opening fence
+	notRun           string // the reason of a "<!-- not run: ... -->" line right above it
+}
+
+var notRunRe = regexp.MustCompile(`^<!-- not run: (.+) -->$`)
+
+func blocks(t *testing.T, rel string) []block {
+	t.Helper()
+	var out []block
+	var cur *block
+	prev := ""
+	sc := bufio.NewScanner(strings.NewReader(read(t, rel)))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		switch {
+		case cur == nil && strings.HasPrefix(line, "```"):
+			cur = &block{page: rel, lang: strings.TrimPrefix(line, "```"), line: n}
+			if m := notRunRe.FindStringSubmatch(prev); m != nil {
+				cur.notRun = m[1]
+			}
+		case cur != nil && line == "```":
+			out = append(out, *cur)
+			cur = nil
+		case cur != nil:
+			cur.text += line + "\n"
+		}
+		prev = line
+	}
+	if cur != nil {
+		t.Fatalf("%s:%d: code block never closed", rel, cur.line)
+	}
+	return out
+}
+
+// The README is the front door: short, and every page can be reached from
+// it by following links.
+func TestREADMEIsAFrontDoor(t *testing.T) {
+	readme := read(t, "README.md")
+	if n := strings.Count(readme, "\n"); n > 250 {
+		t.Errorf("README.md has %d lines; keep it at most 250 and move the rest into docs/", n)
+	}
+	seen := map[string]bool{"README.md": true}
+	queue := []string{"README.md"}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, m := range linkRe.FindAllStringSubmatch(read(t, p), -1) {
+			target, _, _ := strings.Cut(m[1], "#")
+			if target == "" || strings.Contains(target, "://") || !strings.HasSuffix(target, ".md") {
+				continue
+			}
+			dest := filepath.ToSlash(filepath.Join(filepath.Dir(p), target))
+			if _, err := os.Stat(filepath.Join(root, dest)); err == nil && !seen[dest] {
+				seen[dest] = true
+				queue = append(queue, dest)
+			}
+		}
+	}
+	for _, p := range pages(t, true) {
+		if !seen[p] {
+			t.Errorf("%s cannot be reached from README.md by following links: link it from the page it belongs under (README.md's Documentation list for a new guide)", p)
+		}
+	}
+}
+
+// No page sends a reader to something they do not have: a folder outside
+// the repository, or the material the project grew from.
+func TestNoPageReachesOutsideTheRepository(t *testing.T) {
+	bad := regexp.MustCompile(`(?i)\.\./shared|/work/|seed article|the seeds|seeds'|seed 0\d\d|bench-peers`)
+	for _, p := range pages(t, true) {
+		if generated[p] {
+			continue // internal/benchreport writes it
+		}
+		for i, line := range strings.Split(read(t, p), "\n") {
+			if m := bad.FindString(line); m != "" {
+				t.Errorf("%s:%d: %q points outside the repository: %s", p, i+1, m, line)
+			}
+		}
+	}
+}
+
+var linkRe = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// Every relative link resolves to a file or directory of the repository,
+// and an anchor to a heading of the page it names.
+func TestLinksResolve(t *testing.T) {
+	for _, p := range pages(t, true) {
+		text := read(t, p)
+		for _, m := range linkRe.FindAllStringSubmatch(text, -1) {
+			link := m[1]
+			if strings.HasPrefix(link, "http://") || strings.HasPrefix(link, "https://") || strings.HasPrefix(link, "mailto:") {
+				continue
+			}
+			target, anchor, _ := strings.Cut(link, "#")
+			dest := p
+			if target != "" {
+				dest = filepath.ToSlash(filepath.Join(filepath.Dir(p), target))
+				if _, err := os.Stat(filepath.Join(root, dest)); err != nil {
+					t.Errorf("%s: link %s: %s does not exist", p, link, dest)
+					continue
+				}
+			}
+			if anchor != "" && strings.HasSuffix(dest, ".md") && !slices.Contains(anchors(read(t, dest)), anchor) {
+				t.Errorf("%s: link %s: %s has no heading #%s (it has %v)", p, link, dest, anchor, anchors(read(t, dest)))
+			}
+		}
+	}
+}
+
+var docPathRe = regexp.MustCompile(`\bdocs/[A-Za-z0-9_/.-]+\.md\b`)
+
+// What ghonce's own help and messages point at (a page under docs/) exists,
+// and none of them sends a reader to a README section: the README is the
+// front door, its sections are not a reference.
+func TestHelpPointsAtPagesThatExist(t *testing.T) {
+	pages, err := clidoc.Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range pages {
+		if name == "README.md" {
+			continue
+		}
+		for _, p := range docPathRe.FindAllString(string(b), -1) {
+			if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+				t.Errorf("the help of %s points at %s, which does not exist", name, p)
+			}
+		}
+		if strings.Contains(string(b), "README") {
+			t.Errorf("the help of %s points at a README section; point at a page under docs/", name)
+		}
+	}
+}
+
+// anchors are the ids GitHub gives a page's headings.
+func anchors(page string) []string {
+	var out []string
+	inCode := false
+	for _, line := range strings.Split(page, "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+		}
+		if inCode || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		h := strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#")))
+		var b strings.Builder
+		for _, r := range h {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+				b.WriteRune(r)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// The CLI reference is what the commands say today.
+func TestCLIReferenceIsCurrent(t *testing.T) {
+	want, err := clidoc.Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "docs", "reference", "cli")
+	have, err := filepath.Glob(filepath.Join(dir, "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stale []string
+	for _, p := range have {
+		name := filepath.Base(p)
+		if _, ok := want[name]; !ok {
+			stale = append(stale, name+" (no such command any more)")
+		}
+	}
+	for name, b := range want {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		switch {
+		case err != nil:
+			stale = append(stale, name+" (missing)")
+		case !bytes.Equal(got, b):
+			stale = append(stale, name+" (differs from the command's help)")
+		}
+	}
+	sort.Strings(stale)
+	if len(stale) > 0 {
+		t.Errorf("docs/reference/cli is stale; run `make docs` and commit the result:\n  %s", strings.Join(stale, "\n  "))
+	}
+}
+
+var fileFuncRe = regexp.MustCompile("`([A-Za-z0-9_./-]+\\.go):([A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)?)`")
+
+// Every file:function the architecture page names is declared in that file
+// (Type.Method: a method of Type), so the walk cannot rot.
+func TestArchitectureNamesExist(t *testing.T) {
+	page := "docs/design/architecture.md"
+	refs := fileFuncRe.FindAllStringSubmatch(read(t, page), -1)
+	if len(refs) < 10 {
+		t.Fatalf("%s names %d file:function steps; the walk of `ghonce pr create` should name each step", page, len(refs))
+	}
+	for _, m := range refs {
+		file, name := m[1], m[2]
+		recv, fn, isMethod := strings.Cut(name, ".")
+		if !isMethod {
+			recv, fn = "", name
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, file), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Errorf("%s names %s:%s, but %s: %v", page, file, name, file, err)
+			continue
+		}
+		if !declares(f, recv, fn) {
+			t.Errorf("%s names %s:%s, which %s does not declare: update the walk", page, file, name, file)
+		}
+	}
+}
+
+func declares(f *ast.File, recv, name string) bool {
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Name.Name != name {
+			continue
+		}
+		if recv == "" {
+			return fd.Recv == nil
+		}
+		if fd.Recv == nil || len(fd.Recv.List) == 0 {
+			continue
+		}
+		typ := fd.Recv.List[0].Type
+		if s, ok := typ.(*ast.StarExpr); ok {
+			typ = s.X
+		}
+		if ix, ok := typ.(*ast.IndexExpr); ok {
+			typ = ix.X
+		}
+		if id, ok := typ.(*ast.Ident); ok && id.Name == recv {
+			return true
+		}
+	}
+	return false
+}
+
+// Every Go snippet is code that runs: its lines are, in order, the lines
+// of a function in example_test.go, whose Examples run it.
+func TestGoSnippetsAreExamples(t *testing.T) {
+	src := lines(read(t, "docs/example_test.go"))
+	n := 0
+	for _, p := range pages(t, false) {
+		for _, b := range blocks(t, p) {
+			if b.lang != "go" {
+				continue
+			}
+			n++
+			want := lines(b.text)
+			if !containsRun(src, want) {
+				t.Errorf("%s:%d: this Go snippet is not code of docs/example_test.go; make it the body of a function an Example runs", b.page, b.line)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no Go snippets found")
+	}
+}
+
+// lines are the trimmed, non-blank lines of s.
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func containsRun(hay, run []string) bool {
+	for i := 0; i+len(run) <= len(hay); i++ {
+		if slices.Equal(hay[i:i+len(run)], run) {
+			return true
+		}
+	}
+	return false
+}
+
+// Every JSON example parses: one or more values, as a stream.
+func TestJSONExamplesParse(t *testing.T) {
+	for _, p := range pages(t, false) {
+		for _, b := range blocks(t, p) {
+			if b.lang != "json" {
+				continue
+			}
+			dec := json.NewDecoder(strings.NewReader(b.text))
+			for {
+				var v any
+				err := dec.Decode(&v)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Errorf("%s:%d: JSON example does not parse: %v", b.page, b.line, err)
+					break
+				}
+			}
+		}
+	}
+}
+
+const (
+	docLogin = "agent-bot"
+	docToken = "ghp_docsTESTtoken_0000"
+)
+
+// newWorld is what the recipes run against: the fake GitHub with o/r
+// (main, my-branch and fix-42 pushed, issue 42 open), a working directory
+// with the files the recipes name, and the environment of a runner.
+func newWorld(t *testing.T) (*fixtures.Server, string, []string) {
+	t.Helper()
+	gh := fixtures.NewServer(fixtures.Options{})
+	t.Cleanup(gh.Close)
+	gh.AddUser(docLogin, docToken)
+	gh.AddRepo("o", "r", "main")
+	gh.SetRef("o", "r", "my-branch", gh.AddCommit("o", "r", "main"))
+	gh.SetRef("o", "r", "fix-42", gh.AddCommit("o", "r", "main"))
+	for n := 0; n < 42; {
+		n = gh.SeedIssue("o", "r", "reporter", fixtures.SeedIssue{Title: "an issue"})
+	}
+	work := t.TempDir()
+	files := map[string]string{
+		"body.md":         "Fixes #42.\n",
+		"CHANGELOG.md":    "# Changelog\n\n- Fix #42.\n",
+		"notify-slack.sh": "#!/bin/sh\necho \"$GHONCE_KEY\" >> sent.log\n",
+		"sent.sh":         "#!/bin/sh\ntest -f sent.log && grep -q \"$1\" sent.log\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(work, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	state := t.TempDir()
+	env := append(harness.CleanEnv(),
+		"GH_TOKEN="+docToken, "GITHUB_API_URL="+gh.URL(),
+		"HOME="+state, "XDG_STATE_HOME="+state, "GHONCE_LEDGER="+filepath.Join(state, "ledger.db"))
+	return gh, work, env
+}
+
+// counts is what GitHub holds in the world: what a duplicate would change.
+func counts(gh *fixtures.Server) string {
+	return fmt.Sprintf("pull requests %d, issues %d, comments on #42 %d, branches %d",
+		len(gh.PullRequests("o", "r")), len(gh.Issues("o", "r")), len(gh.Comments("o", "r", 42)), len(gh.Branches("o", "r")))
+}
+
+// Every shell recipe runs, against the fake GitHub, with bash -e: each
+// page's recipes in order in one world. Then they run again, as a
+// restarted agent would, and GitHub holds nothing new: the promise the
+// pages make.
+func TestShellRecipesRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the ghonce binary")
+	}
+	for _, tool := range []string{"bash", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("the recipes need %s", tool)
+			}
+			t.Skipf("SKIP: the recipes need %s, which is not installed", tool)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	mod, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binDir := t.TempDir()
+	if _, err := harness.Build(ctx, mod, binDir); err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, p := range pages(t, false) {
+		if generated[p] {
+			continue // the generators' own commands: make bench, make reliability
+		}
+		var recipes []block
+		for _, b := range blocks(t, p) {
+			if b.lang == "sh" && b.notRun == "" {
+				recipes = append(recipes, b)
+			}
+		}
+		if len(recipes) == 0 {
+			continue
+		}
+		t.Run(p, func(t *testing.T) {
+			gh, work, env := newWorld(t)
+			env = append(env, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+			// One shell per page, as a reader types them: a variable an
+			// earlier block exports is set in the next.
+			var script strings.Builder
+			script.WriteString("ghonce init >/dev/null 2>&1\n") // the ledger a set-up agent has
+			for _, b := range recipes {
+				fmt.Fprintf(&script, "# %s:%d\n%s", b.page, b.line, b.text)
+			}
+			run := func(round string) {
+				cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", "trap 'echo \"recipe failed at script line $LINENO\" >&2' ERR\n"+script.String())
+				cmd.Dir, cmd.Env = work, env
+				var out bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &out
+				if err := cmd.Run(); err != nil {
+					t.Fatalf("%s's recipes (%s): %v\n%s\nthe script, line 1 being the trap:\n%s", p, round, err, out.String(), numbered(script.String()))
+				}
+				if strings.Contains(out.String(), docToken) {
+					t.Fatalf("%s's recipes: the token appears in the output", p)
+				}
+				t.Logf("%s:\n%s", round, out.String())
+			}
+			run("first run")
+			after := counts(gh)
+			// Every page acts for one task: one pull request, one comment
+			// on #42 at most, however often a recipe retries.
+			if n := len(gh.PullRequests("o", "r")); n > 1 {
+				t.Errorf("%s's recipes opened %d pull requests for one task", p, n)
+			}
+			if n := len(gh.Comments("o", "r", 42)); n > 1 {
+				t.Errorf("%s's recipes left %d comments on #42 for one task and step", p, n)
+			}
+			run("run again")
+			if again := counts(gh); again != after {
+				t.Errorf("running %s's recipes again changed GitHub: %s, then %s", p, after, again)
+			}
+			ran += len(recipes)
+		})
+	}
+	if ran == 0 {
+		t.Fatal("no shell recipes ran")
+	}
+}
+
+// The JSON reference names every field a verb prints with --json.
+func TestJSONReferenceNamesEveryField(t *testing.T) {
+	gh, work, env := newWorld(t)
+	getenv := func(k string) string {
+		for _, kv := range env {
+			if name, v, ok := strings.Cut(kv, "="); ok && name == k {
+				return v
+			}
+		}
+		return ""
+	}
+	ref := read(t, "docs/reference/json.md")
+	now := time.Now
+	run := func(args ...string) map[string]any {
+		var out, errOut bytes.Buffer
+		sys := cli.IO{In: strings.NewReader(""), Out: &out, Err: &errOut, Getenv: getenv, Now: now,
+			Executable: func() (string, error) { return "", fmt.Errorf("no executable in process") }}
+		cli.Main(context.Background(), append([]string{"--json"}, args...), sys)
+		var v map[string]any
+		if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+			t.Fatalf("ghonce %s --json: stdout is not one JSON object: %v\n%s%s", strings.Join(args, " "), err, out.String(), errOut.String())
+		}
+		return v
+	}
+	t.Chdir(work)
+	objs := map[string]map[string]any{}
+	objs["init"] = run("init")
+	key := run("pr", "create", "--repo", "o/r", "--task", "T-1", "--base", "main", "--head", "my-branch", "--title", "Fix", "--body", "x")["key"].(string)
+	objs["pr create (payload changed)"] = run("pr", "create", "--repo", "o/r", "--task", "T-1", "--base", "main", "--head", "fix-42", "--title", "Fix!", "--body", "y")
+	objs["issue create"] = run("issue", "create", "--repo", "o/r", "--task", "T-1", "--title", "Follow-up", "--body", "x")
+	objs["issue comment"] = run("issue", "comment", "42", "--repo", "o/r", "--task", "T-1", "--body", "x")
+	objs["branch create"] = run("branch", "create", "b1", "--repo", "o/r", "--task", "T-1", "--from", "main")
+	objs["file put"] = run("file", "put", "a.txt", "--repo", "o/r", "--task", "T-1", "--branch", "my-branch", "-m", "add", "--content", "x")
+	objs["exec"] = run("exec", "--task", "T-1", "--step", "s", "--", "true")
+	objs["status"] = run("status")
+	objs["status KEY"] = run("status", key)
+	objs["reconcile"] = run("reconcile")
+	objs["resolve"] = run("resolve", key, "--done", "--note", "checked")
+	objs["key"] = run("key", "--task", "T-1", "--step", "s", "--kind", "exec")
+	objs["branch name"] = run("branch", "name", "--task", "T-1")
+	objs["version"] = run("version")
+	now = func() time.Time { return time.Now().Add(48 * time.Hour) }
+	objs["labels prune"] = run("labels", "prune", "--repo", "o/r", "--older-than", "1d", "--dry-run")
+	if len(objs["labels prune"]["labels"].([]any)) == 0 {
+		t.Errorf("labels prune --dry-run listed no labels: %v", objs["labels prune"])
+	}
+	now = time.Now
+	objs["usage error"] = run("key", "--no-such-flag")
+	objs["refused"] = run("issue", "comment", "4242", "--repo", "o/r", "--task", "T-1", "--body", "x")
+	objs["stale"] = run("status", "--stale", "0s")
+	_ = gh
+	for what, v := range objs {
+		for _, field := range fields(v) {
+			if !strings.Contains(ref, "`"+field+"`") && !strings.Contains(ref, "."+field+"`") { // `error.message`
+				t.Errorf("ghonce %s --json prints %q, which docs/reference/json.md does not name", what, field)
+			}
+		}
+	}
+}
+
+// fields are the object keys in v, at any depth (a map of counts by status
+// included).
+func fields(v any) []string {
+	var out []string
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			out = append(out, k)
+			out = append(out, fields(x)...)
+		}
+	case []any:
+		for _, x := range v {
+			out = append(out, fields(x)...)
+		}
+	}
+	return out
+}
+
+func numbered(s string) string {
+	var b strings.Builder
+	for i, l := range strings.Split(s, "\n") {
+		fmt.Fprintf(&b, "%3d  %s\n", i+2, l)
+	}
+	return b.String()
+}
+
+// The library reads no environment (docs/guide/library.md): when GitHub
+// cannot be reached, the error names the setting of the API root in Go as
+// well as the CLI's variable.
+func TestUnreachableGitHubNamesTheLibrarysSetting(t *testing.T) {
+	err := error(&reconcile.NotSentError{Key: "gk1_x", Err: errors.New(`Get "https://ghe.example/api/v3/user": dial tcp: connection refused`)})
+	for _, want := range []string{"nothing was created", "ghcheck.Options.BaseURL", "GITHUB_API_URL"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not say %q:\n%v", want, err)
+		}
+	}
+}
