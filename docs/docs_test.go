@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/cli"
 	"github.com/ghonce/ghonce/internal/clidoc"
@@ -608,5 +610,58 @@ func TestUnreachableGitHubNamesTheLibrarysSetting(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not say %q:\n%v", want, err)
 		}
+	}
+}
+
+// Every workflow snippet is YAML, and where it uses the action it passes
+// only inputs action.yml declares and reads only outputs it sets.
+func TestWorkflowSnippetsMatchActionYAML(t *testing.T) {
+	var action struct {
+		Inputs  map[string]any `yaml:"inputs"`
+		Outputs map[string]any `yaml:"outputs"`
+	}
+	if err := yaml.Unmarshal([]byte(read(t, "action.yml")), &action); err != nil {
+		t.Fatalf("action.yml: %v", err)
+	}
+	outputRe := regexp.MustCompile(`steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)`)
+	n := 0
+	for _, p := range pages(t, false) {
+		for _, b := range blocks(t, p) {
+			if b.lang != "yaml" {
+				continue
+			}
+			var wf struct {
+				Steps []struct {
+					ID   string         `yaml:"id"`
+					Uses string         `yaml:"uses"`
+					With map[string]any `yaml:"with"`
+				} `yaml:"steps"`
+			}
+			if err := yaml.Unmarshal([]byte(b.text), &wf); err != nil {
+				t.Errorf("%s:%d: YAML does not parse: %v", b.page, b.line, err)
+				continue
+			}
+			ours := map[string]bool{}
+			for _, s := range wf.Steps {
+				if !strings.HasPrefix(s.Uses, "ghonce/ghonce@") {
+					continue
+				}
+				n++
+				ours[s.ID] = true
+				for in := range s.With {
+					if _, ok := action.Inputs[in]; !ok {
+						t.Errorf("%s:%d: input %q is not one of action.yml's inputs", b.page, b.line, in)
+					}
+				}
+			}
+			for _, m := range outputRe.FindAllStringSubmatch(b.text, -1) {
+				if _, ok := action.Outputs[m[2]]; ours[m[1]] && !ok {
+					t.Errorf("%s:%d: output %q is not one of action.yml's outputs", b.page, b.line, m[2])
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no workflow snippet uses the action")
 	}
 }

@@ -140,7 +140,7 @@ func TestUnprivilegedUserInOwnSchema(t *testing.T) {
 	}
 }
 
-// Retention as the README tells a DBA: deleting an old done entry takes its
+// Retention as docs/guide/postgres.md tells a DBA: deleting an old done entry takes its
 // history with it, and a later claim of the key starts afresh.
 func TestRetentionDelete(t *testing.T) {
 	loc := pgtest.Schema(t)
