@@ -665,3 +665,48 @@ func TestWorkflowSnippetsMatchActionYAML(t *testing.T) {
 		t.Fatal("no workflow snippet uses the action")
 	}
 }
+
+var envNameRe = regexp.MustCompile(`^(GHONCE|GITHUB|GH|RUNNER|XDG|PG)_[A-Z0-9_]+$`)
+
+// Every environment variable ghonce's code names is on the configuration
+// page. Test machinery (fakes, harnesses, crash points, the benchmarks'
+// generators) is not ghonce's interface and is left out.
+func TestConfigurationNamesEveryVariable(t *testing.T) {
+	page := read(t, "docs/reference/configuration.md")
+	machinery := regexp.MustCompile(`^(docs|fixtures|internal/(harness|reliability|bench|benchreport|crashpoint)|ledger/ledgertest)(/|$)|/(pgtest|sqlitetest)(/|$)`)
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") && rel != "." || machinery.MatchString(rel) || d.Name() == "testdata" || d.Name() == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			name := strings.Trim(lit.Value, "`\"")
+			if envNameRe.MatchString(name) && !regexp.MustCompile(`\b`+name+`\b`).MatchString(page) {
+				t.Errorf("%s names the environment variable %s, which docs/reference/configuration.md does not", rel, name)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
