@@ -62,8 +62,11 @@ func openPR(ctx context.Context, title, body string) error {
 	}
 	eng := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, LedgerNew: l.CannotVouch()})
 
-	action := reconcile.Action{Task: "ISSUE-42", Step: "open-pr", Repo: "o/r",
-		Spec: reconcile.PR{Base: "main", Head: "fix-42", Title: title, Body: body}}
+	action, err := reconcile.Prepare(reconcile.Action{Task: "ISSUE-42", Step: "open-pr", Repo: "o/r",
+		Spec: reconcile.PR{Base: "main", Head: "fix-42", Title: title, Body: body}})
+	if err != nil {
+		return fmt.Errorf("open pr: %w", err) // bad input: nothing was recorded or sent
+	}
 	res, err := eng.Do(ctx, action)
 	var unconfirmed *reconcile.UnconfirmedError
 	switch {
@@ -143,8 +146,12 @@ func Example_sharedLedger() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		res, err := eng.Do(ctx, reconcile.Action{Task: "ISSUE-42", Step: "open-pr", Repo: "o/r",
+		action, err := reconcile.Prepare(reconcile.Action{Task: "ISSUE-42", Step: "open-pr", Repo: "o/r",
 			Spec: reconcile.PR{Base: "main", Head: "fix-42", Title: "Fix", Body: "Fixes #1."}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		res, err := eng.Do(ctx, action)
 		if err != nil {
 			log.Fatal(err)
 		}
