@@ -321,10 +321,31 @@ func declares(f *ast.File, recv, name string) bool {
 	return false
 }
 
-// Every Go snippet is code that runs: its lines are, in order, the lines
-// of a function in example_test.go, whose Examples run it.
-func TestGoSnippetsAreExamples(t *testing.T) {
-	src := lines(read(t, "docs/example_test.go"))
+// Every Go snippet is code the compiler sees: its lines are, in order, the
+// lines of a Go file of the module. A snippet that shows how to call
+// ghonce is a function of docs/example_test.go, whose Examples run it; a
+// snippet that shows ghonce's own code quotes its file verbatim.
+func TestGoSnippetsAreCompiledCode(t *testing.T) {
+	corpus := map[string][]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != root) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".go") {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			corpus[p] = lines(string(b))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	n := 0
 	for _, p := range pages(t, false) {
 		for _, b := range blocks(t, p) {
@@ -333,8 +354,15 @@ func TestGoSnippetsAreExamples(t *testing.T) {
 			}
 			n++
 			want := lines(b.text)
-			if !containsRun(src, want) {
-				t.Errorf("%s:%d: this Go snippet is not code of docs/example_test.go; make it the body of a function an Example runs", b.page, b.line)
+			found := false
+			for _, src := range corpus {
+				if containsRun(src, want) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Errorf("%s:%d: this Go snippet is not code of the module: make it a function of docs/example_test.go that an Example runs, or quote ghonce's own file verbatim", b.page, b.line)
 			}
 		}
 	}
