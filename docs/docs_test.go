@@ -447,7 +447,7 @@ func newWorld(t *testing.T) (*fixtures.Server, string, []string) {
 	}
 	state := t.TempDir()
 	env := append(harness.CleanEnv(),
-		"GH_TOKEN="+docToken, "GITHUB_API_URL="+gh.URL(),
+		"GH_TOKEN="+docToken, "GITHUB_API_URL="+gh.URL(), "GH_REPO=o/r",
 		"HOME="+state, "XDG_STATE_HOME="+state, "GHONCE_LEDGER="+filepath.Join(state, "ledger.db"))
 	return gh, work, env
 }
@@ -658,25 +658,19 @@ func TestWorkflowSnippetsMatchActionYAML(t *testing.T) {
 			if b.lang != "yaml" {
 				continue
 			}
-			var wf struct {
-				Steps []struct {
-					ID   string         `yaml:"id"`
-					Uses string         `yaml:"uses"`
-					With map[string]any `yaml:"with"`
-				} `yaml:"steps"`
-			}
-			if err := yaml.Unmarshal([]byte(b.text), &wf); err != nil {
+			var doc any // a workflow, a job, or a list of steps
+			if err := yaml.Unmarshal([]byte(b.text), &doc); err != nil {
 				t.Errorf("%s:%d: YAML does not parse: %v", b.page, b.line, err)
 				continue
 			}
 			ours := map[string]bool{}
-			for _, s := range wf.Steps {
-				if !strings.HasPrefix(s.Uses, "ghonce/ghonce@") {
-					continue
-				}
+			for _, step := range actionSteps(doc) {
 				n++
-				ours[s.ID] = true
-				for in := range s.With {
+				if id, ok := step["id"].(string); ok {
+					ours[id] = true
+				}
+				with, _ := step["with"].(map[string]any)
+				for in := range with {
 					if _, ok := action.Inputs[in]; !ok {
 						t.Errorf("%s:%d: input %q is not one of action.yml's inputs", b.page, b.line, in)
 					}
@@ -737,4 +731,23 @@ func TestConfigurationNamesEveryVariable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// actionSteps are the steps anywhere in doc that use the ghonce action.
+func actionSteps(doc any) []map[string]any {
+	var out []map[string]any
+	switch v := doc.(type) {
+	case map[string]any:
+		if uses, ok := v["uses"].(string); ok && strings.HasPrefix(uses, "ghonce/ghonce@") {
+			out = append(out, v)
+		}
+		for _, x := range v {
+			out = append(out, actionSteps(x)...)
+		}
+	case []any:
+		for _, x := range v {
+			out = append(out, actionSteps(x)...)
+		}
+	}
+	return out
 }
