@@ -651,6 +651,14 @@ func TestWorkflowSnippetsMatchActionYAML(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(read(t, "action.yml")), &action); err != nil {
 		t.Fatalf("action.yml: %v", err)
 	}
+	guide := read(t, "docs/guide/github-actions.md")
+	for what, names := range map[string]map[string]any{"input": action.Inputs, "output": action.Outputs} {
+		for name := range names {
+			if !strings.Contains(guide, "`"+name+"`") {
+				t.Errorf("action.yml's %s %q is not named in docs/guide/github-actions.md", what, name)
+			}
+		}
+	}
 	outputRe := regexp.MustCompile(`steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)`)
 	n := 0
 	for _, p := range pages(t, false) {
