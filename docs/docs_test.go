@@ -295,6 +295,33 @@ func TestArchitectureNamesExist(t *testing.T) {
 	}
 }
 
+// The package map names every package of the module: run
+// `go list ./...` and each one is in the table.
+func TestArchitectureMapsEveryPackage(t *testing.T) {
+	page := read(t, "docs/design/architecture.md")
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && p != root {
+			return filepath.SkipDir
+		}
+		gofiles, err := filepath.Glob(filepath.Join(p, "*.go"))
+		if err != nil || len(gofiles) == 0 || p == root {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if !strings.Contains(page, "`"+rel+"`") {
+			t.Errorf("docs/design/architecture.md: the package map does not name `%s`", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func declares(f *ast.File, recv, name string) bool {
 	for _, d := range f.Decls {
 		fd, ok := d.(*ast.FuncDecl)
