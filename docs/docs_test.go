@@ -572,7 +572,7 @@ func TestShellRecipesRun(t *testing.T) {
 
 // The JSON reference names every field a verb prints with --json.
 func TestJSONReferenceNamesEveryField(t *testing.T) {
-	gh, work, env := newWorld(t)
+	_, _, env := newWorld(t)
 	getenv := func(k string) string {
 		for _, kv := range env {
 			if name, v, ok := strings.Cut(kv, "="); ok && name == k {
@@ -594,7 +594,6 @@ func TestJSONReferenceNamesEveryField(t *testing.T) {
 		}
 		return v
 	}
-	t.Chdir(work)
 	objs := map[string]map[string]any{}
 	objs["init"] = run("init")
 	key := run("pr", "create", "--repo", "o/r", "--task", "T-1", "--base", "main", "--head", "my-branch", "--title", "Fix", "--body", "x")["key"].(string)
@@ -620,7 +619,6 @@ func TestJSONReferenceNamesEveryField(t *testing.T) {
 	objs["usage error"] = run("key", "--no-such-flag")
 	objs["refused"] = run("issue", "comment", "4242", "--repo", "o/r", "--task", "T-1", "--body", "x")
 	objs["stale"] = run("status", "--stale", "0s")
-	_ = gh
 	for what, v := range objs {
 		for _, field := range fields(v) {
 			if !strings.Contains(ref, "`"+field+"`") && !strings.Contains(ref, "."+field+"`") { // `error.message`
