@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/migueleliasweb/go-github-mock/src/mock"
@@ -61,11 +62,14 @@ func TestNewToken(t *testing.T) {
 // TestTokenNeverInErrors runs failing calls against a server that echoes
 // the Authorization header in every error and checks every error text.
 func TestTokenNeverInErrors(t *testing.T) {
-	var sawToken bool
+	// Look-ups send requests concurrently: the handlers share sawToken.
+	var sawToken atomic.Bool
 	echo := func(status int) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			auth := r.Header.Get("Authorization")
-			sawToken = sawToken || auth == "Bearer "+testToken
+			if auth == "Bearer "+testToken {
+				sawToken.Store(true)
+			}
 			reply(status, map[string]string{"message": "echo " + auth + " " + r.URL.String()})(w, r)
 		}
 	}
@@ -106,7 +110,7 @@ func TestTokenNeverInErrors(t *testing.T) {
 	_, err = c.PutFile(ctx, repo, "b", "p", "m", nil, "")
 	errs = append(errs, err)
 
-	if !sawToken {
+	if !sawToken.Load() {
 		t.Fatal("the server never saw the token: the test proves nothing")
 	}
 	for i, err := range errs {
