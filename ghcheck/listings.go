@@ -1,0 +1,336 @@
+package ghcheck
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// The repository-wide listings that `ghonce audit` reads. Each is a
+// consistent list endpoint (never search, which lags and caps at 1,000),
+// read 100 items a page, every page, by the Link header. They only read.
+
+// Listed is one issue, pull request or comment as a listing shows it.
+type Listed struct {
+	Number      int    // issue or PR number; for a comment, its thread's
+	ID          int64  // a comment's id; an issue's or PR's node-independent id
+	Title, Body string // Title is empty for a comment
+	Author      string
+	URL         string // html_url
+	State       string // open or closed; empty for a comment
+	StateReason string
+	Labels      []string
+	Created     time.Time
+	Updated     time.Time
+	// Reactions is the reactions' total_count that every listing carries.
+	Reactions int
+	// Comments is an issue's or PR's comment count (the listing's own).
+	Comments int
+	IsPR     bool // an issues-API item with a pull_request key
+
+	// Pull requests only (ListPullsSince).
+	Base, Head, HeadOwner, HeadSHA string
+	Merged                         bool
+}
+
+// Branch is one branch as GET .../git/matching-refs/heads/ lists it.
+type Branch struct{ Name, SHA string }
+
+// Commit is what GetCommitInfo reads of a commit.
+type Commit struct {
+	SHA, Tree string
+	// Author is the login GitHub linked to the commit's author (empty when
+	// the commit's e-mail belongs to no account).
+	Author string
+	Date   time.Time
+}
+
+// Review is one pull request review.
+type Review struct {
+	ID     int64
+	Author string
+	State  string
+}
+
+// OnPage, when not nil, is told after each page how many items a listing
+// has read so far (a progress line on a terminal).
+type OnPage func(n int)
+
+func (f OnPage) tell(n int) {
+	if f != nil {
+		f(n)
+	}
+}
+
+// ListIssuesSince lists every issue and pull request of r updated at or
+// after since (zero: all), oldest first: GET
+// /repos/{o}/{r}/issues?state=all&since=…&sort=created&direction=asc&per_page=100,
+// every page. Pull requests come back too, with IsPR set (the pull_request
+// key); their PR-only fields are left empty (see ListPullsSince).
+//
+// GitHub API docs: https://docs.github.com/rest/issues/issues#list-repository-issues
+func (c *Client) ListIssuesSince(ctx context.Context, r Repo, since time.Time, onPage OnPage) ([]Listed, error) {
+	var out []Listed
+	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		opts := &github.IssueListByRepoOptions{State: "all", Sort: "created", Direction: "asc", ListOptions: github.ListOptions{Page: page, PerPage: 100}}
+		if !since.IsZero() {
+			opts.Since = since
+		}
+		items, resp, err := c.gh.Issues.ListByRepo(ctx, r.Owner, r.Name, opts)
+		if err == nil {
+			for _, is := range items {
+				out = append(out, listedIssue(is))
+			}
+			onPage.tell(len(out))
+		}
+		return resp, err
+	})
+	if err != nil {
+		return nil, c.redact(fmt.Errorf("list issues of %s: %w", r, err))
+	}
+	return out, nil
+}
+
+// ListPullsSince lists every pull request of r updated at or after since
+// (zero: all), newest update first: GET
+// /repos/{o}/{r}/pulls?state=all&sort=updated&direction=desc&per_page=100,
+// stopping at the first page that reaches back before since (the pulls
+// list has no since filter; sorted by update, nothing later can be newer).
+//
+// GitHub API docs: https://docs.github.com/rest/pulls/pulls#list-pull-requests
+func (c *Client) ListPullsSince(ctx context.Context, r Repo, since time.Time, onPage OnPage) ([]Listed, error) {
+	var out []Listed
+	done := false
+	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		if done {
+			return nil, nil
+		}
+		opts := &github.PullRequestListOptions{State: "all", Sort: "updated", Direction: "desc", ListOptions: github.ListOptions{Page: page, PerPage: 100}}
+		prs, resp, err := c.gh.PullRequests.List(ctx, r.Owner, r.Name, opts)
+		if err != nil {
+			return resp, err
+		}
+		for _, pr := range prs {
+			if !since.IsZero() && pr.GetUpdatedAt().Time.Before(since) {
+				done = true
+				break
+			}
+			out = append(out, listedPR(pr))
+		}
+		onPage.tell(len(out))
+		if done {
+			resp.NextPage = 0
+		}
+		return resp, nil
+	})
+	if err != nil {
+		return nil, c.redact(fmt.Errorf("list pull requests of %s: %w", r, err))
+	}
+	return out, nil
+}
+
+// ListCommentsSince lists every issue and pull request comment of r
+// updated at or after since (zero: all), repository-wide in one listing
+// (not one per thread): GET
+// /repos/{o}/{r}/issues/comments?since=…&sort=created&direction=asc&per_page=100,
+// every page. Number is the comment's thread, read from its issue_url.
+//
+// GitHub API docs: https://docs.github.com/rest/issues/comments#list-issue-comments-for-a-repository
+func (c *Client) ListCommentsSince(ctx context.Context, r Repo, since time.Time, onPage OnPage) ([]Listed, error) {
+	var out []Listed
+	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		opts := &github.IssueListCommentsOptions{Sort: github.String("created"), Direction: github.String("asc"), ListOptions: github.ListOptions{Page: page, PerPage: 100}}
+		if !since.IsZero() {
+			opts.Since = &since
+		}
+		// Number 0: go-github lists the repository's comments.
+		cs, resp, err := c.gh.Issues.ListComments(ctx, r.Owner, r.Name, 0, opts)
+		if err == nil {
+			for _, cm := range cs {
+				out = append(out, listedComment(cm))
+			}
+			onPage.tell(len(out))
+		}
+		return resp, err
+	})
+	if err != nil {
+		return nil, c.redact(fmt.Errorf("list comments of %s: %w", r, err))
+	}
+	return out, nil
+}
+
+// ListBranches lists every branch of r with its head commit: GET
+// /repos/{o}/{r}/git/matching-refs/heads/ (the prefix "heads/" is every
+// branch), every page.
+//
+// GitHub API docs: https://docs.github.com/rest/git/refs#list-matching-references
+func (c *Client) ListBranches(ctx context.Context, r Repo, onPage OnPage) ([]Branch, error) {
+	var out []Branch
+	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		refs, resp, err := c.gh.Git.ListMatchingRefs(ctx, r.Owner, r.Name, &github.ReferenceListOptions{Ref: "heads/", ListOptions: github.ListOptions{Page: page, PerPage: 100}})
+		if err == nil {
+			for _, ref := range refs {
+				if name, ok := strings.CutPrefix(ref.GetRef(), "refs/heads/"); ok {
+					out = append(out, Branch{Name: name, SHA: strings.ToLower(ref.GetObject().GetSHA())})
+				}
+			}
+			onPage.tell(len(out))
+		}
+		return resp, err
+	})
+	if err != nil {
+		return nil, c.redact(fmt.Errorf("list branches of %s: %w", r, err))
+	}
+	return out, nil
+}
+
+// DefaultBranch returns r's default branch: GET /repos/{o}/{r}.
+//
+// GitHub API docs: https://docs.github.com/rest/repos/repos#get-a-repository
+func (c *Client) DefaultBranch(ctx context.Context, r Repo) (string, error) {
+	var rp *github.Repository
+	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		rp, resp, err = c.gh.Repositories.Get(ctx, r.Owner, r.Name)
+		return resp, err
+	})
+	if err != nil {
+		return "", c.redact(fmt.Errorf("read repository %s: %w", r, err))
+	}
+	return rp.GetDefaultBranch(), nil
+}
+
+// GetCommitInfo reads commit sha of r: its tree and the login of its
+// author. GET /repos/{o}/{r}/commits/{sha}. A commit GitHub no longer has
+// (404, 422) answers with Tree and Author empty and no error.
+//
+// GitHub API docs: https://docs.github.com/rest/commits/commits#get-a-commit
+func (c *Client) GetCommitInfo(ctx context.Context, r Repo, sha string) (Commit, error) {
+	var rc *github.RepositoryCommit
+	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		rc, resp, err = c.gh.Repositories.GetCommit(ctx, r.Owner, r.Name, sha, &github.ListOptions{PerPage: 1})
+		return resp, err
+	})
+	if st := httpStatus(err); st == http.StatusNotFound || st == http.StatusUnprocessableEntity {
+		return Commit{SHA: sha}, nil
+	}
+	if err != nil {
+		return Commit{}, c.redact(fmt.Errorf("read commit %s of %s: %w", sha, r, err))
+	}
+	return Commit{
+		SHA:    strings.ToLower(rc.GetSHA()),
+		Tree:   strings.ToLower(rc.GetCommit().GetTree().GetSHA()),
+		Author: rc.GetAuthor().GetLogin(),
+		Date:   rc.GetCommit().GetAuthor().GetDate().Time,
+	}, nil
+}
+
+// ListReviews lists the reviews of pull request number: GET
+// /repos/{o}/{r}/pulls/{number}/reviews, every page. A 404 (no such pull
+// request) is an empty list.
+//
+// GitHub API docs: https://docs.github.com/rest/pulls/reviews#list-reviews-for-a-pull-request
+func (c *Client) ListReviews(ctx context.Context, r Repo, number int) ([]Review, error) {
+	var out []Review
+	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		rs, resp, err := c.gh.PullRequests.ListReviews(ctx, r.Owner, r.Name, number, &github.ListOptions{Page: page, PerPage: 100})
+		if err == nil {
+			for _, rv := range rs {
+				out = append(out, Review{ID: rv.GetID(), Author: rv.GetUser().GetLogin(), State: rv.GetState()})
+			}
+		}
+		return resp, err
+	})
+	if httpStatus(err) == http.StatusNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, c.redact(fmt.Errorf("list reviews of %s#%d: %w", r, number, err))
+	}
+	return out, nil
+}
+
+func labelNames(ls []*github.Label) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.GetName())
+	}
+	return out
+}
+
+func listedIssue(is *github.Issue) Listed {
+	return Listed{
+		Number: is.GetNumber(), ID: is.GetID(), Title: is.GetTitle(), Body: is.GetBody(),
+		Author: is.GetUser().GetLogin(), URL: is.GetHTMLURL(), State: is.GetState(), StateReason: is.GetStateReason(),
+		Labels: labelNames(is.Labels), Created: is.GetCreatedAt().Time, Updated: is.GetUpdatedAt().Time,
+		Reactions: is.GetReactions().GetTotalCount(), Comments: is.GetComments(), IsPR: is.IsPullRequest(),
+	}
+}
+
+func listedPR(pr *github.PullRequest) Listed {
+	return Listed{
+		Number: pr.GetNumber(), ID: pr.GetID(), Title: pr.GetTitle(), Body: pr.GetBody(),
+		Author: pr.GetUser().GetLogin(), URL: pr.GetHTMLURL(), State: pr.GetState(),
+		Labels: labelNames(pr.Labels), Created: pr.GetCreatedAt().Time, Updated: pr.GetUpdatedAt().Time,
+		IsPR: true, Base: pr.GetBase().GetRef(), Head: pr.GetHead().GetRef(),
+		HeadOwner: pr.GetHead().GetUser().GetLogin(), HeadSHA: strings.ToLower(pr.GetHead().GetSHA()),
+		Merged: pr.MergedAt != nil,
+	}
+}
+
+// threadNumber reads the issue number off a comment's issue_url
+// (".../issues/17").
+func threadNumber(issueURL string) int {
+	i := strings.LastIndex(issueURL, "/")
+	n := 0
+	for _, r := range issueURL[i+1:] {
+		if r < '0' || r > '9' {
+			return 0
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n
+}
+
+func listedComment(cm *github.IssueComment) Listed {
+	return Listed{
+		Number: threadNumber(cm.GetIssueURL()), ID: cm.GetID(), Body: cm.GetBody(),
+		Author: cm.GetUser().GetLogin(), URL: cm.GetHTMLURL(),
+		Created: cm.GetCreatedAt().Time, Updated: cm.GetUpdatedAt().Time,
+		Reactions: cm.GetReactions().GetTotalCount(),
+	}
+}
+
+// PullsForHead returns the numbers of every pull request, open or closed,
+// whose head is branch of r's owner: GET
+// /repos/{o}/{r}/pulls?head=OWNER:BRANCH&state=all, every page (head as
+// owner:branch, the only form GitHub filters on).
+//
+// GitHub API docs: https://docs.github.com/rest/pulls/pulls#list-pull-requests
+func (c *Client) PullsForHead(ctx context.Context, r Repo, branch string) ([]int, error) {
+	var out []int
+	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		prs, resp, err := c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{State: "all", Head: r.Owner + ":" + branch, ListOptions: github.ListOptions{Page: page, PerPage: 100}})
+		if err == nil {
+			for _, pr := range prs {
+				// The filter is trusted only as far as it goes: a head
+				// it did not apply would bring every PR back.
+				if strings.EqualFold(pr.GetHead().GetUser().GetLogin(), r.Owner) && pr.GetHead().GetRef() == branch {
+					out = append(out, pr.GetNumber())
+				}
+			}
+		}
+		return resp, err
+	})
+	if err != nil {
+		return nil, c.redact(fmt.Errorf("list pull requests of %s with head %s: %w", r, branch, err))
+	}
+	return out, nil
+}

@@ -1,0 +1,145 @@
+package audit_test
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/audit"
+	"github.com/ghonce/ghonce/internal/audit/audittest"
+)
+
+func newCorpus(t testing.TB) (*fixtures.Server, audittest.Corpus, *ghcheck.Client) {
+	t.Helper()
+	clock := audittest.NewClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+	s := fixtures.NewServer(fixtures.Options{Now: clock.Now})
+	t.Cleanup(s.Close)
+	c := audittest.Seed(s, "octo", "corpus")
+	gh, err := ghcheck.New(ghcheck.Options{BaseURL: s.URL(), Token: audittest.AgentToken, HTTPClient: &http.Client{Timeout: 10 * time.Second},
+		Sleep: func(context.Context, time.Duration) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, c, gh
+}
+
+// TestFindCorpus: every exact duplicate of the corpus is found with the
+// right kept artifact, and no look-alike is: precision and recall 100%.
+func TestFindCorpus(t *testing.T) {
+	_, corpus, gh := newCorpus(t)
+	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: ghcheck.Repo{Owner: corpus.Owner, Name: corpus.Name}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type pair struct{ kind, dup, keep string }
+	var want, got []pair
+	for _, g := range corpus.Groups {
+		for _, d := range g.Duplicates {
+			want = append(want, pair{g.Kind, d, g.Keep})
+		}
+	}
+	for _, g := range rep.Groups {
+		for _, d := range g.Duplicates {
+			got = append(got, pair{g.Kind, d.Ref(g.Kind), g.Keep.Ref(g.Kind)})
+		}
+	}
+	tp := 0
+	for _, p := range got {
+		if slices.Contains(want, p) {
+			tp++
+		} else {
+			t.Errorf("found %s %s as a duplicate of %s: not one", p.kind, p.dup, p.keep)
+		}
+	}
+	for _, p := range want {
+		if !slices.Contains(got, p) {
+			t.Errorf("missed %s %s, a duplicate of %s", p.kind, p.dup, p.keep)
+		}
+	}
+	precision, recall := float64(tp)/float64(max(len(got), 1)), float64(tp)/float64(len(want))
+	t.Logf("corpus: %d duplicates expected, %d found, precision %.0f%%, recall %.0f%%", len(want), len(got), 100*precision, 100*recall)
+	if precision != 1 || recall != 1 {
+		t.Fatalf("precision %.2f, recall %.2f: want 1 and 1", precision, recall)
+	}
+	for _, g := range rep.Groups {
+		for _, d := range g.Duplicates {
+			if slices.Contains(corpus.NotDuplicates, d.Ref(g.Kind)) {
+				t.Errorf("look-alike %s grouped as a duplicate", d.Ref(g.Kind))
+			}
+		}
+	}
+	// Key groups come first, and each group says why its kept one is kept.
+	seenExact := false
+	for _, g := range rep.Groups {
+		if g.Evidence == audit.EvidenceExact {
+			seenExact = true
+		} else if seenExact {
+			t.Errorf("a %s group after an exact one: want strongest evidence first", g.Evidence)
+		}
+		if g.Rule == "" || g.Detail == "" {
+			t.Errorf("group %+v: no rule or detail", g)
+		}
+	}
+	for _, g := range corpus.Groups {
+		rg := findGroup(rep, g.Kind, g.Keep)
+		if rg == nil {
+			continue
+		}
+		if got := rg.Keep.HumanTouched(); got != g.Human {
+			t.Errorf("%s %s kept: human touched %v, want %v (%q)", g.Kind, g.Keep, got, g.Human, rg.Keep.Human)
+		}
+		for _, d := range rg.Duplicates {
+			if d.Ours != g.Ours {
+				t.Errorf("%s %s: ours %v, want %v", g.Kind, d.Ref(g.Kind), d.Ours, g.Ours)
+			}
+		}
+	}
+	if rep.OpenDuplicates == 0 {
+		t.Fatal("no open duplicate counted")
+	}
+	if len(rep.LookAlikes) == 0 {
+		t.Error("the same titles by others and with other text are not listed as look-alikes")
+	}
+}
+
+func findGroup(rep *audit.Report, kind, keep string) *audit.Group {
+	for i, g := range rep.Groups {
+		if g.Kind == kind && g.Keep.Ref(kind) == keep {
+			return &rep.Groups[i]
+		}
+	}
+	return nil
+}
+
+// TestFindKindsAndAuthors: --kind and --author narrow the report.
+func TestFindKindsAndAuthors(t *testing.T) {
+	_, corpus, gh := newCorpus(t)
+	r := ghcheck.Repo{Owner: corpus.Owner, Name: corpus.Name}
+	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: r, Kinds: []string{audit.KindBranch}, Authors: []string{audittest.Human}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Groups) != 1 || rep.Groups[0].Keep.Name != "alice/wip" {
+		t.Fatalf("groups = %+v, want alice's stray branches alone", rep.Groups)
+	}
+}
+
+func TestNormalizeBody(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\r\nb  \n\n": "a\nb",
+		"<!-- ghonce:key=gk1_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa -->\nx": "x",
+		"  x": "  x",
+	} {
+		if got := audit.NormalizeBody(in); got != want {
+			t.Errorf("NormalizeBody(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := audit.NormalizeTitle("  a \t b "); got != "a b" || strings.Contains(got, "  ") {
+		t.Errorf("NormalizeTitle = %q", got)
+	}
+}
