@@ -39,7 +39,8 @@ const exitCodesHelp = `Exit codes:
   2  usage (bad flags or input, missing token)
   3  needs a rerun or a person (the outcome could not be confirmed)
   4  in progress elsewhere (another process holds the same key)
-  5  stale entries (status --stale)`
+  5  stale entries (status --stale)
+  6  open duplicates (audit)`
 
 // IO is what a command may touch of the outside world.
 type IO struct {
@@ -178,7 +179,7 @@ Environment:
 	root.AddCommand(
 		newCmdPR(f), newCmdIssue(f), newCmdBranch(f), newCmdFile(f), newCmdExec(f, nil),
 		newCmdInit(f, nil), newCmdReconcile(f, nil), newCmdResolve(f, nil), newCmdStatus(f, nil), newCmdKey(f, nil), newCmdDemo(f, nil),
-		newCmdMCP(f, nil), newCmdVersion(f), newCmdLabels(f),
+		newCmdMCP(f, nil), newCmdVersion(f), newCmdLabels(f), newCmdAudit(f, nil),
 	)
 	// Each verb's help lists only the shared flags it reads. The others
 	// are still accepted, hidden, so a wrapper that passes --repo to every
@@ -248,6 +249,7 @@ var verbFlags = map[string]sharedFlags{
 	"key":           flagRepo | flagTask | flagStep | flagJSON,
 	"branch name":   flagRepo | flagTask | flagStep | flagJSON,
 	"mcp":           flagLedger | flagRepo | flagTask | flagWait | flagSettle | flagsGitHub | flagTrustLedger,
+	"audit":         flagLedger | flagRepo | flagJSON | flagWait | flagSettle | flagsGitHub,
 	"demo":          0,
 	"version":       flagJSON,
 

@@ -1,0 +1,404 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/internal/audit"
+	"github.com/ghonce/ghonce/internal/human"
+)
+
+// ExitDuplicates is audit's exit when it finds open duplicates (a monitor
+// pages on it, as on status --stale's 5).
+const ExitDuplicates = 6
+
+// auditOptions is `ghonce audit`.
+type auditOptions struct {
+	f       *factory
+	ctx     context.Context
+	Since   string
+	Authors []string
+	Kinds   []string
+	Summary string
+	Apply   bool
+	// OthersToo and HumanToo widen --apply to artifacts another login
+	// wrote, and to those a person acted on.
+	OthersToo, HumanToo bool
+}
+
+func newCmdAudit(f *factory, runF func(*auditOptions) error) *cobra.Command {
+	opts := &auditOptions{f: f}
+	c := &cobra.Command{
+		Use:   "audit [--repo O/R] [--since 30d] [--author LOGIN]... [--kind issue,pr,comment,branch] [--json] [--summary FILE] [--apply]",
+		Short: "Find the duplicates earlier runs left on a repository, and settle them once with --apply",
+		Long: `Find the duplicates that runs without ghonce left on a repository: issues,
+pull requests, comments and branches made twice. Only evidence groups them,
+strongest first:
+
+  key    more than one artifact carrying the same ghonce key (marker or label)
+  exact  issues by one author with the same normalised title and body;
+         comments by one author with the same body on the same thread;
+         pull requests by one author on one base whose heads are the same
+         commit or the same tree; branches at one commit by one author with
+         no pull request (strays)
+
+Similar text is never a duplicate: the same title with other text, the same
+text by another author, the same body on another thread. Look-alikes are
+listed apart, for a person, and never acted on.
+
+Each group keeps one artifact: the oldest, unless it has no human activity
+(comments or reviews by another person, reactions, a linked pull request, a
+merge) and a newer one has; a branch with a pull request is kept over a
+stray. Issues, pull requests and comments updated since --since are read in
+one repository-wide listing each (never search, which lags), branches in
+one listing; the requests spent are printed on stderr.
+
+The default is a dry run that says what --apply would do. --apply closes
+duplicate issues as duplicates (state_reason) and duplicate pull requests,
+each with a comment linking the kept one; deletes duplicate comments and
+stray branches. Every write goes through ghonce's engine and ledger, once per
+(group, artifact): a second --apply writes nothing, one killed half-way
+resumes. It never touches an artifact another login wrote (--include-others)
+or one a person acted on (--include-human). Where the kept artifact carries a
+ghonce key, the ledger records that key done, so the next run of its task
+replays it instead of making it again.
+
+--json prints one object: {"groups": [...], "requests": N, ...}.
+--summary FILE writes the report as Markdown (e.g. $GITHUB_STEP_SUMMARY).
+
+Exit codes: 0 no open duplicate, 6 open duplicates found (after --apply: left
+open), 1 error, 2 usage.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.ctx = c.Context()
+			return runOr(opts, runF, auditRun)
+		},
+	}
+	c.Flags().StringVar(&opts.Since, "since", "30d", "read issues, pull requests and comments updated since this long ago (30d, 12h, 2w) or this date (2026-11-01); 0 for all")
+	c.Flags().StringArrayVar(&opts.Authors, "author", nil, "only groups with an artifact by this login (repeatable)")
+	c.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only these kinds: issue, pr, comment, branch (comma-separated; default all)")
+	c.Flags().StringVar(&opts.Summary, "summary", "", "also write the report as Markdown to FILE (e.g. $GITHUB_STEP_SUMMARY; appended to)")
+	c.Flags().BoolVar(&opts.Apply, "apply", false, "settle the duplicates (default: a dry run that says what it would do)")
+	c.Flags().BoolVar(&opts.OthersToo, "include-others", false, "with --apply, also settle duplicates another login wrote")
+	c.Flags().BoolVar(&opts.HumanToo, "include-human", false, "with --apply, also settle duplicates a person acted on")
+	return c
+}
+
+// parseSince reads --since: a duration with d and w units, a date, or 0.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" || s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{"2006-01-02", time.RFC3339} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
+	if u, ok := unit[s[len(s)-1]]; ok {
+		if n, err := strconv.Atoi(s[:len(s)-1]); err == nil && n > 0 {
+			return now.Add(-time.Duration(n) * u), nil
+		}
+	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, usagef("invalid --since %q: want a duration such as 30d, 12h or 2w, a date such as 2026-11-01, or 0 for all", s)
+}
+
+// auditJSON is what audit prints with --json.
+type auditJSON struct {
+	outcomeJSON
+	*audit.Report
+	Requests int64 `json:"requests"`
+	// Actions is what --apply did, or would do on a dry run.
+	Actions []auditAction `json:"actions"`
+	Applied bool          `json:"applied"`
+}
+
+// auditAction is one write --apply makes (or would make), or the reason it
+// leaves a duplicate alone.
+type auditAction struct {
+	Kind    string `json:"kind"`
+	Target  string `json:"target"`
+	Keep    string `json:"keep"`
+	Do      string `json:"do"`
+	Skipped string `json:"skipped,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	URL     string `json:"url,omitempty"`
+	// settled: this run closed, deleted or found it closed or gone.
+	settled bool
+}
+
+func auditRun(opts *auditOptions) error {
+	f, ctx := opts.f, opts.ctx
+	repoName, err := f.g.repoOrEnv(f.sys.Getenv)
+	if err != nil {
+		return err
+	}
+	r, err := parseRepo(repoName)
+	if err != nil {
+		return err
+	}
+	since, err := parseSince(opts.Since, f.sys.Now())
+	if err != nil {
+		return err
+	}
+	var kinds []string
+	for _, k := range opts.Kinds {
+		k = strings.TrimSpace(k)
+		if !slices.Contains(audit.AllKinds, k) {
+			return usagef("invalid --kind %q: want issue, pr, comment or branch", k)
+		}
+		kinds = append(kinds, k)
+	}
+	gh, err := f.github(ctx)
+	if err != nil {
+		return err
+	}
+	prog := newAuditProgress(f.sys.Err)
+	rep, err := audit.Find(ctx, gh, audit.Options{Repo: r, Since: since, Authors: opts.Authors, Kinds: kinds, Progress: prog.tell})
+	prog.done()
+	if err != nil {
+		return err
+	}
+	actions := planActions(rep, opts)
+	if opts.Apply {
+		if err := applyActions(ctx, f, gh, r, rep, actions); err != nil {
+			return err
+		}
+	}
+	left := rep.OpenDuplicates
+	if opts.Apply {
+		left = 0
+		for _, g := range rep.Groups {
+			for _, d := range g.Duplicates {
+				if d.Open && !settledBy(actions, g.Kind, d) {
+					left++
+				}
+			}
+		}
+	}
+	st := gh.Stats()
+	if opts.Summary != "" {
+		if err := writeAuditSummary(opts.Summary, rep, actions, opts.Apply, st.Requests); err != nil {
+			return err
+		}
+	}
+	if f.g.json {
+		out := auditJSON{outcomeJSON: succeeded(), Report: rep, Requests: st.Requests, Actions: actions, Applied: opts.Apply}
+		if out.Actions == nil {
+			out.Actions = []auditAction{}
+		}
+		if left > 0 {
+			out.outcomeJSON = outcomeJSON{ExitCode: ExitDuplicates}
+		}
+		if err := f.writeJSON(out); err != nil {
+			return err
+		}
+	} else {
+		printAuditTable(f.sys.Out, rep, actions, opts.Apply)
+	}
+	fmt.Fprintf(f.sys.Err, "ghonce: audit of %s: %s, %d open %s%s; read %d issues, %d pull requests, %d comments, %d branches in %d GitHub %s\n",
+		r, plural(len(rep.Groups), "group", "groups"), left, plural(left, "duplicate", "duplicates"), leftWord(opts.Apply),
+		rep.Listed.Issues, rep.Listed.PRs, rep.Listed.Comments, rep.Listed.Branches, st.Requests, plural(int(st.Requests), "request", "requests"))
+	if !opts.Apply && len(actions) > 0 {
+		fmt.Fprintln(f.sys.Err, "ghonce: a dry run: nothing was changed; --apply makes the writes listed")
+	}
+	if left > 0 {
+		return &silentError{ExitDuplicates}
+	}
+	return nil
+}
+
+func leftWord(applied bool) string {
+	if applied {
+		return " left"
+	}
+	return ""
+}
+
+func settledBy(actions []auditAction, kind string, d audit.Artifact) bool {
+	for _, a := range actions {
+		if a.Kind == kind && a.Target == d.Ref(kind) && a.settled {
+			return true
+		}
+	}
+	return false
+}
+
+// planActions says, for each open duplicate, what --apply does to it, or
+// why it leaves it alone.
+func planActions(rep *audit.Report, opts *auditOptions) []auditAction {
+	var out []auditAction
+	for _, g := range rep.Groups {
+		for _, d := range g.Duplicates {
+			if !d.Open {
+				continue
+			}
+			a := auditAction{Kind: g.Kind, Target: d.Ref(g.Kind), Keep: g.Keep.Ref(g.Kind)}
+			switch g.Kind {
+			case audit.KindIssue, audit.KindPR:
+				a.Do = "comment linking " + a.Keep + ", close as a duplicate"
+			case audit.KindComment:
+				a.Do = "delete (the kept comment holds the same text)"
+			case audit.KindBranch:
+				a.Do = "delete the branch (no pull request uses it)"
+			}
+			switch {
+			case !d.Ours && !opts.OthersToo:
+				a.Skipped = "written by " + d.Author + ", not this token's login (--include-others)"
+			case d.HumanTouched() && !opts.HumanToo:
+				a.Skipped = "a person acted on it: " + d.Human + " (--include-human)"
+			}
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func printAuditTable(w io.Writer, rep *audit.Report, actions []auditAction, applied bool) {
+	if len(rep.Groups) == 0 {
+		fmt.Fprintln(w, "no duplicates found")
+	} else {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "KIND\tEVIDENCE\tKEEP\tDUPLICATE\tAFTER\tOPEN\tHUMAN\tAUTHOR\tACTION")
+		for _, g := range rep.Groups {
+			for _, d := range g.Duplicates {
+				after := "-"
+				if d.AfterSeconds != nil {
+					after = human.Duration(time.Duration(*d.AfterSeconds * float64(time.Second)))
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Kind, g.Evidence, g.Keep.Ref(g.Kind), d.Ref(g.Kind), after,
+					yesNo(d.Open), orDash(d.Human), d.Author, actionWord(actions, g.Kind, d, applied))
+			}
+		}
+		_ = tw.Flush()
+		fmt.Fprintln(w)
+		for i, g := range rep.Groups {
+			fmt.Fprintf(w, "group %d (%s, %s): %s; kept %s: %s\n", i+1, g.Kind, g.Evidence, g.Detail, g.Keep.Ref(g.Kind), keepWhy(g))
+		}
+	}
+	for _, la := range rep.LookAlikes {
+		fmt.Fprintf(w, "look-alike, not a duplicate (never acted on): %s %s share the title %q\n", la.Kind, joinInts(la.Numbers), la.Title)
+	}
+}
+
+func keepWhy(g audit.Group) string {
+	if g.Keep.Human != "" {
+		return "the oldest with human activity (" + g.Keep.Human + ")"
+	}
+	return "the oldest, nobody acted on a newer one"
+}
+
+func actionWord(actions []auditAction, kind string, d audit.Artifact, applied bool) string {
+	for _, a := range actions {
+		if a.Kind != kind || a.Target != d.Ref(kind) {
+			continue
+		}
+		switch {
+		case a.Skipped != "":
+			return "left alone: " + a.Skipped
+		case applied && a.Outcome != "":
+			return a.Outcome
+		case applied:
+			return a.Do
+		}
+		return "would " + a.Do
+	}
+	return "-"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func joinInts(ns []int) string {
+	var s []string
+	for _, n := range ns {
+		s = append(s, "#"+strconv.Itoa(n))
+	}
+	return strings.Join(s, ", ")
+}
+
+// writeAuditSummary appends the report to path as Markdown: the job
+// summary of a scheduled workflow.
+func writeAuditSummary(path string, rep *audit.Report, actions []auditAction, applied bool, requests int64) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## ghonce audit of %s\n\n", rep.Repo)
+	open := rep.OpenDuplicates
+	fmt.Fprintf(&b, "%d %s, %d open %s; %d GitHub requests.\n\n", len(rep.Groups), plural(len(rep.Groups), "group", "groups"), open, plural(open, "duplicate", "duplicates"), requests)
+	if len(rep.Groups) > 0 {
+		b.WriteString("| kind | evidence | keep | duplicate | open | human | author | action |\n|---|---|---|---|---|---|---|---|\n")
+		for _, g := range rep.Groups {
+			for _, d := range g.Duplicates {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", g.Kind, g.Evidence, mdLink(g.Keep.Ref(g.Kind), g.Keep.URL), mdLink(d.Ref(g.Kind), d.URL),
+					yesNo(d.Open), mdCell(orDash(d.Human)), mdCell(d.Author), mdCell(actionWord(actions, g.Kind, d, applied)))
+			}
+		}
+		b.WriteString("\n")
+	}
+	for _, la := range rep.LookAlikes {
+		fmt.Fprintf(&b, "- look-alike, not a duplicate: %s %s share the title %q\n", la.Kind, joinInts(la.Numbers), la.Title)
+	}
+	fl, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return usagef("write --summary: %v", err)
+	}
+	if _, err := fl.WriteString(b.String()); err != nil {
+		fl.Close()
+		return fmt.Errorf("write summary %s: %w", path, err)
+	}
+	if err := fl.Close(); err != nil {
+		return fmt.Errorf("write summary %s: %w", path, err)
+	}
+	return nil
+}
+
+func mdLink(text, url string) string {
+	if url == "" {
+		return mdCell(text)
+	}
+	return "[" + mdCell(text) + "](" + url + ")"
+}
+
+func mdCell(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s) }
+
+// auditProgress shows, on a terminal only, how much of each listing has
+// been read.
+type auditProgress struct {
+	w    io.Writer
+	on   bool
+	last string
+}
+
+func newAuditProgress(w io.Writer) *auditProgress {
+	return &auditProgress{w: w, on: isTerminal(w)}
+}
+
+func (p *auditProgress) tell(what string, n int) {
+	if !p.on {
+		return
+	}
+	p.last = what
+	fmt.Fprintf(p.w, "\rghonce: reading %s: %d\x1b[K", what, n)
+}
+
+func (p *auditProgress) done() {
+	if p.on && p.last != "" {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}
+

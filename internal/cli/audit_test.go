@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/audit/audittest"
+)
+
+// auditWorld is the audit corpus on the fake, and the CLI's environment
+// with the naive agent's token.
+type auditWorld struct {
+	t      *testing.T
+	fake   *fixtures.Server
+	corpus audittest.Corpus
+	env    map[string]string
+	now    func() time.Time
+}
+
+func newAuditWorld(t *testing.T) *auditWorld {
+	t.Helper()
+	clock := audittest.NewClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+	fake := fixtures.NewServer(fixtures.Options{Now: clock.Now})
+	t.Cleanup(fake.Close)
+	c := audittest.Seed(fake, "octo", "corpus")
+	return &auditWorld{t: t, fake: fake, corpus: c, now: clock.Now, env: map[string]string{
+		"GH_TOKEN": audittest.AgentToken, "GITHUB_API_URL": fake.URL(), "GHONCE_LEDGER": filepath.Join(t.TempDir(), "ledger.db"),
+		"GH_REPO": "octo/corpus",
+	}}
+}
+
+func (w *auditWorld) run(args ...string) cliRun {
+	var out, errb bytes.Buffer
+	sys := IO{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(k string) string { return w.env[k] }, Now: w.now, Executable: os.Executable}
+	code := Main(context.Background(), args, sys)
+	return cliRun{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// TestAuditJSONShape: --json prints one object with the issue's shape:
+// groups of kind, evidence, keep and duplicates (issues and PRs by
+// number, comments by id, branches by name), and requests; exit 6 while
+// duplicates are open.
+func TestAuditJSONShape(t *testing.T) {
+	w := newAuditWorld(t)
+	r := w.run("audit", "--json", "--since", "0")
+	if r.code != ExitDuplicates {
+		t.Fatalf("exit %d, want %d; stderr %s", r.code, ExitDuplicates, r.stderr)
+	}
+	var got struct {
+		OK       bool  `json:"ok"`
+		ExitCode int   `json:"exit_code"`
+		Requests int64 `json:"requests"`
+		Groups   []struct {
+			Kind       string                       `json:"kind"`
+			Evidence   string                       `json:"evidence"`
+			Keep       map[string]any               `json:"keep"`
+			Duplicates []map[string]json.RawMessage `json:"duplicates"`
+		} `json:"groups"`
+		Actions []map[string]any `json:"actions"`
+	}
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	if err := dec.Decode(&got); err != nil || dec.More() {
+		t.Fatalf("stdout is not one JSON object (%v): %s", err, r.stdout)
+	}
+	if got.ExitCode != ExitDuplicates || got.Requests <= 0 || len(got.Groups) != len(w.corpus.Groups) {
+		t.Fatalf("exit_code %d, requests %d, %d groups (want %d): %s", got.ExitCode, got.Requests, len(got.Groups), len(w.corpus.Groups), r.stdout)
+	}
+	idField := map[string]string{"issue": "number", "pr": "number", "comment": "id", "branch": "name"}
+	for _, g := range got.Groups {
+		f := idField[g.Kind]
+		if f == "" || (g.Evidence != "key" && g.Evidence != "exact") {
+			t.Fatalf("group kind %q evidence %q", g.Kind, g.Evidence)
+		}
+		if _, ok := g.Keep[f]; !ok {
+			t.Errorf("%s group: keep has no %q: %v", g.Kind, f, g.Keep)
+		}
+		for _, d := range g.Duplicates {
+			if _, ok := d[f]; !ok {
+				t.Errorf("%s group: a duplicate has no %q", g.Kind, f)
+			}
+		}
+	}
+	if len(got.Actions) == 0 {
+		t.Error("a dry run lists no actions")
+	}
+	if w.fake.Writes() != 0 {
+		t.Fatalf("a dry run wrote %d times", w.fake.Writes())
+	}
+}
+
+// TestAuditTableAndSummary: prose is a table with each duplicate and what
+// --apply would do, and --summary writes Markdown; a clean repository
+// exits 0.
+func TestAuditTableAndSummary(t *testing.T) {
+	w := newAuditWorld(t)
+	sum := filepath.Join(t.TempDir(), "summary.md")
+	r := w.run("audit", "--since", "0", "--summary", sum)
+	if r.code != ExitDuplicates {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"KIND", "EVIDENCE", "would comment linking #1, close as a duplicate", "left alone: written by alice", "look-alike, not a duplicate"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stderr, "GitHub requests") || !strings.Contains(r.stderr, "dry run") {
+		t.Errorf("stderr lacks the requests spent or the dry-run notice: %s", r.stderr)
+	}
+	md, err := os.ReadFile(sum)
+	if err != nil || !strings.Contains(string(md), "## ghonce audit of octo/corpus") || !strings.Contains(string(md), "| kind | evidence |") {
+		t.Fatalf("summary (%v):\n%s", err, md)
+	}
+
+	clean := newAuditWorld(t)
+	clean.env["GH_REPO"] = "octo/empty"
+	clean.fake.AddRepo("octo", "empty", "main")
+	if r := clean.run("audit"); r.code != ExitOK || !strings.Contains(r.stdout, "no duplicates found") {
+		t.Fatalf("clean repository: exit %d, %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := clean.run("audit", "--since", "yesterday"); r.code != ExitUsage {
+		t.Fatalf("bad --since: exit %d", r.code)
+	}
+	if r := clean.run("audit", "--kind", "wiki"); r.code != ExitUsage {
+		t.Fatalf("bad --kind: exit %d", r.code)
+	}
+}
