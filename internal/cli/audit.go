@@ -401,4 +401,3 @@ func (p *auditProgress) done() {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
 }
-
