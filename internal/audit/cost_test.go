@@ -1,0 +1,89 @@
+package audit_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/audit"
+	"github.com/ghonce/ghonce/internal/audit/audittest"
+)
+
+var costIssues = flag.Int("audit.issues", 1000, "issues in TestAuditCost's repository (its comments are 5 per issue); the benchmark uses 10,000")
+
+// bigRepo is a repository with n issues by the agent, each with five
+// comments (four by the agent, one by a person), all distinct: nothing to
+// group, everything to read.
+func bigRepo(tb testing.TB, n int) (*fixtures.Server, *ghcheck.Client, ghcheck.Repo) {
+	tb.Helper()
+	clock := audittest.NewClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+	s := fixtures.NewServer(fixtures.Options{Now: clock.Now, CoreLimit: 1 << 30})
+	tb.Cleanup(s.Close)
+	s.AddUser(audittest.Agent, audittest.AgentToken)
+	s.AddRepo("octo", "big", "main")
+	for i := range n {
+		num := s.SeedIssue("octo", "big", audittest.Agent, fixtures.SeedIssue{Title: fmt.Sprintf("Issue %d", i), Body: fmt.Sprintf("Body of issue %d.", i)})
+		for j := range 4 {
+			s.SeedComment("octo", "big", num, audittest.Agent, fmt.Sprintf("Comment %d on issue %d.", j, i))
+		}
+		s.SeedComment("octo", "big", num, audittest.Human, fmt.Sprintf("A person on issue %d.", i))
+	}
+	gh, err := ghcheck.New(ghcheck.Options{BaseURL: s.URL(), Token: audittest.AgentToken, HTTPClient: &http.Client{Timeout: time.Minute},
+		Sleep: func(context.Context, time.Duration) error { return nil }})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, gh, ghcheck.Repo{Owner: "octo", Name: "big"}
+}
+
+// floor is ⌈items/100⌉ for each listing read whole (issues, comments),
+// plus one page each for the pulls and branches listings, GET /user and
+// GET /repos/{o}/{r}: what any audit reading every item 100 a page spends.
+func floor(issues, comments int) int64 {
+	return int64((issues+99)/100 + (comments+99)/100 + 1 + 1 + 2)
+}
+
+// TestAuditCost: reading a repository costs its pages and nothing per
+// issue: the requests equal the floor. It prints the figures.
+func TestAuditCost(t *testing.T) {
+	n := *costIssues
+	_, gh, r := bigRepo(t, n)
+	start := time.Now()
+	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	req, want := gh.Stats().Requests, floor(n, 5*n)
+	t.Logf("audit of %d issues and %d comments: %d requests (⌈items/100⌉ floor %d), %s, %d groups", n, 5*n, req, want, took.Round(time.Millisecond), len(rep.Groups))
+	if rep.Listed.Issues != n || rep.Listed.Comments != 5*n || len(rep.Groups) != 0 {
+		t.Fatalf("listed %+v, %d groups", rep.Listed, len(rep.Groups))
+	}
+	if req != want {
+		t.Fatalf("%d requests, want the floor %d: some item cost a request of its own", req, want)
+	}
+}
+
+// BenchmarkAuditFind: the issue's repository, 10,000 issues and 50,000
+// comments. Run: go test -run '^$' -bench AuditFind -benchtime 1x ./internal/audit
+func BenchmarkAuditFind(b *testing.B) {
+	const n = 10_000
+	_, gh, r := bigRepo(b, n)
+	b.ResetTimer()
+	var req int64
+	for range b.N {
+		before := gh.Stats().Requests
+		if _, err := audit.Find(context.Background(), gh, audit.Options{Repo: r}); err != nil {
+			b.Fatal(err)
+		}
+		req = gh.Stats().Requests - before
+	}
+	b.ReportMetric(float64(req), "requests/op")
+	b.ReportMetric(float64(floor(n, 5*n)), "floor-requests")
+	b.Logf("10,000 issues and 50,000 comments: %d requests per audit beside a floor of ⌈items/100⌉ = %d", req, floor(n, 5*n))
+}
