@@ -88,6 +88,10 @@ var kinds = map[string]func() Spec{
 	File{}.Kind():     func() Spec { return &File{} },
 	Exec{}.Kind():     func() Spec { return &Exec{} },
 	ToolCall{}.Kind(): func() Spec { return &ToolCall{} },
+
+	Close{}.Kind():         func() Spec { return &Close{} },
+	DeleteComment{}.Kind(): func() Spec { return &DeleteComment{} },
+	DeleteBranch{}.Kind():  func() Spec { return &DeleteBranch{} },
 }
 
 // Kinds names every kind, sorted.

@@ -123,6 +123,9 @@ type Group struct {
 	Duplicates []Artifact `json:"duplicates"`
 	// SpanSeconds is the time from the first to the last of the group.
 	SpanSeconds float64 `json:"span_seconds"`
+	// KeepListed is the kept artifact as its listing showed it (its title,
+	// body, labels, base and head): what adopting its key records.
+	KeepListed ghcheck.Listed `json:"-"`
 }
 
 // OpenDuplicates counts g's duplicates still open.
@@ -466,7 +469,7 @@ func (f *finder) group(kind, evidence, detail string, members []*item) Group {
 			}
 		}
 	}
-	g := Group{Kind: kind, Evidence: evidence, Detail: detail, Rule: KeepRule, Keep: keep.artifact(), Duplicates: []Artifact{}}
+	g := Group{Kind: kind, Evidence: evidence, Detail: detail, Rule: KeepRule, Keep: keep.artifact(), Duplicates: []Artifact{}, KeepListed: keep.l}
 	for _, m := range members {
 		f.inGrp[m] = true
 		if m == keep {
@@ -623,7 +626,7 @@ func (f *finder) prGroups(ctx context.Context) ([]Group, error) {
 			detail := "the same author, the same base " + k.base + ", heads at the same commit"
 			for _, it := range set[1:] {
 				if it.l.HeadSHA != set[0].l.HeadSHA {
-					detail = "the same author, the same base " + k.base + ", heads with the same tree"
+					detail = "the same author, the same base " + k.base + ", heads at the same commit or with the same tree"
 				}
 			}
 			out = append(out, f.group(KindPR, EvidenceExact, detail, set))
@@ -787,6 +790,7 @@ func (f *finder) lookAlikes(all []*item) []LookAlike {
 		for _, m := range ms {
 			la.Numbers = append(la.Numbers, m.l.Number)
 		}
+		slices.Sort(la.Numbers)
 		out = append(out, la)
 	}
 	return out

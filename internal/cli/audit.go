@@ -172,8 +172,9 @@ func auditRun(opts *auditOptions) error {
 		return err
 	}
 	actions := planActions(rep, opts)
+	failed := 0
 	if opts.Apply {
-		if err := applyActions(ctx, f, gh, r, rep, actions); err != nil {
+		if failed, err = applyActions(ctx, f, gh, r, rep, actions); err != nil {
 			return err
 		}
 	}
@@ -199,7 +200,10 @@ func auditRun(opts *auditOptions) error {
 		if out.Actions == nil {
 			out.Actions = []auditAction{}
 		}
-		if left > 0 {
+		switch {
+		case failed > 0:
+			out.outcomeJSON = outcomeJSON{ExitCode: ExitError}
+		case left > 0:
 			out.outcomeJSON = outcomeJSON{ExitCode: ExitDuplicates}
 		}
 		if err := f.writeJSON(out); err != nil {
@@ -208,11 +212,15 @@ func auditRun(opts *auditOptions) error {
 	} else {
 		printAuditTable(f.sys.Out, rep, actions, opts.Apply)
 	}
-	fmt.Fprintf(f.sys.Err, "ghonce: audit of %s: %s, %d open %s%s; read %d issues, %d pull requests, %d comments, %d branches in %d GitHub %s\n",
-		r, plural(len(rep.Groups), "group", "groups"), left, plural(left, "duplicate", "duplicates"), leftWord(opts.Apply),
+	fmt.Fprintf(f.sys.Err, "ghonce: audit of %s: %d %s, %d open %s%s; read %d issues, %d pull requests, %d comments, %d branches in %d GitHub %s\n",
+		r, len(rep.Groups), plural(len(rep.Groups), "group", "groups"), left, plural(left, "duplicate", "duplicates"), leftWord(opts.Apply),
 		rep.Listed.Issues, rep.Listed.PRs, rep.Listed.Comments, rep.Listed.Branches, st.Requests, plural(int(st.Requests), "request", "requests"))
 	if !opts.Apply && len(actions) > 0 {
 		fmt.Fprintln(f.sys.Err, "ghonce: a dry run: nothing was changed; --apply makes the writes listed")
+	}
+	if failed > 0 {
+		fmt.Fprintf(f.sys.Err, "ghonce: audit: %d %s failed; rerun 'ghonce audit --apply': what was done is not done again\n", failed, plural(failed, "write", "writes"))
+		return &silentError{ExitError}
 	}
 	if left > 0 {
 		return &silentError{ExitDuplicates}
@@ -271,13 +279,10 @@ func printAuditTable(w io.Writer, rep *audit.Report, actions []auditAction, appl
 		fmt.Fprintln(w, "no duplicates found")
 	} else {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "KIND\tEVIDENCE\tKEEP\tDUPLICATE\tAFTER\tOPEN\tHUMAN\tAUTHOR\tACTION")
+		fmt.Fprintln(tw, "KIND\tEVIDENCE\tKEEP\tDUPLICATE\tAPART\tOPEN\tHUMAN\tAUTHOR\tACTION")
 		for _, g := range rep.Groups {
 			for _, d := range g.Duplicates {
-				after := "-"
-				if d.AfterSeconds != nil {
-					after = human.Duration(time.Duration(*d.AfterSeconds * float64(time.Second)))
-				}
+				after := apart(d)
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Kind, g.Evidence, g.Keep.Ref(g.Kind), d.Ref(g.Kind), after,
 					yesNo(d.Open), orDash(d.Human), d.Author, actionWord(actions, g.Kind, d, applied))
 			}
@@ -293,7 +298,27 @@ func printAuditTable(w io.Writer, rep *audit.Report, actions []auditAction, appl
 	}
 }
 
+// apart is the time between a duplicate and the kept one: "4s later",
+// "2m before" (a newer one kept for its human activity).
+func apart(d audit.Artifact) string {
+	if d.AfterSeconds == nil {
+		return "-"
+	}
+	s := *d.AfterSeconds
+	word := "later"
+	if s < 0 {
+		s, word = -s, "before"
+	}
+	return human.Duration(time.Duration(s*float64(time.Second))) + " " + word
+}
+
 func keepWhy(g audit.Group) string {
+	if g.Kind == audit.KindBranch {
+		if g.Keep.Human != "" {
+			return "it " + g.Keep.Human
+		}
+		return "the first by name (GitHub keeps no creation time for a branch)"
+	}
 	if g.Keep.Human != "" {
 		return "the oldest with human activity (" + g.Keep.Human + ")"
 	}

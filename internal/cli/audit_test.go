@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,5 +130,120 @@ func TestAuditTableAndSummary(t *testing.T) {
 	}
 	if r := clean.run("audit", "--kind", "wiki"); r.code != ExitUsage {
 		t.Fatalf("bad --kind: exit %d", r.code)
+	}
+}
+
+// TestAuditApplyTwice: --apply closes the agent's duplicate issues (as
+// duplicates) and PRs with one linking comment each, deletes its duplicate
+// comments and stray branches, leaves a person's and touched ones alone;
+// a second --apply writes nothing.
+func TestAuditApplyTwice(t *testing.T) {
+	w := newAuditWorld(t)
+	r := w.run("audit", "--since", "0", "--apply", "--json")
+	if r.code != ExitDuplicates { // alice's stray branch copy stays: not ours
+		t.Fatalf("first --apply: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	writes := w.fake.Writes()
+	if writes == 0 {
+		t.Fatal("--apply wrote nothing")
+	}
+	issues := map[int]fixtures.Issue{}
+	for _, is := range w.fake.Issues("octo", "corpus") {
+		issues[is.Number] = is
+	}
+	prs := map[int]fixtures.PR{}
+	for _, p := range w.fake.PullRequests("octo", "corpus") {
+		prs[p.Number] = p
+	}
+	for _, g := range w.corpus.Groups {
+		for _, d := range g.Duplicates {
+			n := 0
+			if _, err := fmtSscan(d, &n); err != nil {
+				continue // comments and branches: below
+			}
+			state := ""
+			if g.Kind == "issue" {
+				state = issues[n].State
+			} else {
+				state = prs[n].State
+			}
+			if state != "closed" {
+				t.Errorf("%s %s: state %q after --apply, want closed", g.Kind, d, state)
+			}
+			links := 0
+			for _, c := range w.fake.Comments("octo", "corpus", n) {
+				if c.Author == audittest.Agent && strings.Contains(c.Body, "Closing as a duplicate of "+g.Keep) {
+					links++
+				}
+			}
+			if links != 1 {
+				t.Errorf("%s %s: %d linking comments, want 1", g.Kind, d, links)
+			}
+		}
+	}
+	// The duplicate comments are gone, the kept and the look-alikes stay.
+	for _, n := range []int{1, 6} {
+		seen := map[string]int{}
+		for _, c := range w.fake.Comments("octo", "corpus", n) {
+			if c.Author == audittest.Agent && !strings.Contains(c.Body, "Closing as a duplicate") {
+				seen[c.Body]++
+			}
+		}
+		for body, k := range seen {
+			if k > 1 {
+				t.Errorf("#%d: %d comments %q by the agent after --apply", n, k, body)
+			}
+		}
+	}
+	br := w.fake.Branches("octo", "corpus")
+	for _, gone := range []string{"agent/stray-1", "agent/stray-2"} {
+		if _, ok := br[gone]; ok {
+			t.Errorf("stray branch %s still there", gone)
+		}
+	}
+	for _, kept := range []string{"agent/feature-1", "agent/feature-2", "agent/lonely", "alice/wip", "alice/wip-copy"} {
+		if _, ok := br[kept]; !ok {
+			t.Errorf("branch %s deleted", kept)
+		}
+	}
+
+	again := w.run("audit", "--since", "0", "--apply")
+	if again.code != ExitDuplicates {
+		t.Fatalf("second --apply: exit %d\n%s", again.code, again.stderr)
+	}
+	if got := w.fake.Writes(); got != writes {
+		t.Fatalf("second --apply wrote %d times more", got-writes)
+	}
+	// Only a person's duplicates are left open, and the report says why.
+	if !strings.Contains(again.stdout, "left alone: written by alice") {
+		t.Errorf("second report:\n%s", again.stdout)
+	}
+}
+
+func fmtSscan(ref string, n *int) (int, error) { return fmt.Sscanf(ref, "#%d", n) }
+
+// TestAuditApplyAdoptsTheKeptKey: the kept issue of a key group carries
+// the naive run's key; after --apply the ledger holds that key done, so
+// the task's next run replays it without a write.
+func TestAuditApplyAdoptsTheKeptKey(t *testing.T) {
+	w := newAuditWorld(t)
+	if r := w.run("audit", "--since", "0", "--apply", "--kind", "issue"); r.code != ExitOK {
+		t.Fatalf("--apply: exit %d\n%s", r.code, r.stderr)
+	}
+	writes := w.fake.Writes()
+	r := w.run("issue", "create", "--task", audittest.NaiveTask, "--step", audittest.AdoptStep, "--title", audittest.AdoptTitle, "--body", audittest.AdoptBody, "--json")
+	var res struct {
+		Outcome        string `json:"outcome"`
+		Number         int    `json:"number"`
+		PayloadChanged bool   `json:"payload_changed"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != ExitOK {
+		t.Fatalf("issue create: exit %d (%v)\n%s\n%s", r.code, err, r.stdout, r.stderr)
+	}
+	if res.Outcome != "skipped" || res.Number != 6 || res.PayloadChanged {
+		t.Fatalf("next run of the task: %+v, want skipped #6 with its description unchanged", res)
+	}
+	if w.fake.Writes() != writes {
+		t.Fatalf("the task's next run wrote %d times", w.fake.Writes()-writes)
 	}
 }

@@ -80,7 +80,7 @@ func Seed(s *fixtures.Server, owner, name string) Corpus {
 	// marker, one with other white space), beside the same title and body
 	// by a person and the same title with other text.
 	i1 := issue(Agent, "Fix flaky test in ledger", "The test `TestClaim` fails one run in ten.\n\nSeen on CI.")
-	i2 := issue(Agent, "Fix flaky test in ledger", taskkey.Marker(key("attempt-2"))+"\nThe test `TestClaim` fails one run in ten.\n\nSeen on CI.")
+	i2 := issue(Agent, "Fix flaky test in ledger", taskkey.Marker(Key(owner, name, "attempt-2", "issue", ""))+"\nThe test `TestClaim` fails one run in ten.\n\nSeen on CI.")
 	i3 := issue(Agent, "  Fix flaky  test in ledger ", "The test `TestClaim` fails one run in ten.  \r\n\r\nSeen on CI.\n")
 	h1 := issue(Human, "Fix flaky test in ledger", "The test `TestClaim` fails one run in ten.\n\nSeen on CI.")
 	o1 := issue(Agent, "Fix flaky test in ledger", "The test `TestClaim` fails one run in five.\n\nSeen on CI.")
@@ -89,8 +89,8 @@ func Seed(s *fixtures.Server, owner, name string) Corpus {
 
 	// Two issues with one ghonce key (marker and label) and other titles:
 	// the key is the evidence.
-	k := key("issue-create")
-	ik1 := issue(Agent, "Track the release", taskkey.WithMarker(k, "Release 1.2."), taskkey.Label(k))
+	k := Key(owner, name, AdoptStep, "issue", "")
+	ik1 := issue(Agent, AdoptTitle, taskkey.WithMarker(k, AdoptBody), taskkey.Label(k))
 	ik2 := issue(Agent, "Track release 1.2", taskkey.WithMarker(k, "Release 1.2, with notes."), taskkey.Label(k))
 	c.Groups = append(c.Groups, Group{Kind: "issue", Keep: num(ik1), Duplicates: []string{num(ik2)}, Ours: true})
 
@@ -109,7 +109,7 @@ func Seed(s *fixtures.Server, owner, name string) Corpus {
 	c.Groups = append(c.Groups, Group{Kind: "comment", Keep: cref(c1, i1), Duplicates: []string{cref(c2, i1)}, Ours: true})
 	c.NotDuplicates = append(c.NotDuplicates, cref(c3, o1), cref(c4, i1))
 	// Two comments with one key and other text.
-	ck := key("comment")
+	ck := Key(owner, name, "comment", "comment", fmt.Sprint(ik1))
 	ck1 := s.SeedComment(owner, name, ik1, Agent, taskkey.WithMarker(ck, "Released."))
 	ck2 := s.SeedComment(owner, name, ik1, Agent, taskkey.WithMarker(ck, "Released, see notes."))
 	c.Groups = append(c.Groups, Group{Kind: "comment", Keep: cref(ck1, ik1), Duplicates: []string{cref(ck2, ik1)}, Ours: true})
@@ -149,6 +149,18 @@ func Seed(s *fixtures.Server, owner, name string) Corpus {
 	return c
 }
 
-func key(step string) string {
-	return taskkey.Key(taskkey.Identity{Task: "naive-run", Step: step, Kind: "issue", Repo: "corpus"})
+// The naive run's task, and the step, title and body of the issue it
+// filed twice under one key: `ghonce issue create` with them finds the
+// kept issue's key done once --apply adopted it.
+const (
+	NaiveTask  = "naive-run"
+	AdoptStep  = "issue-create"
+	AdoptTitle = "Track the release"
+	AdoptBody  = "Release 1.2."
+)
+
+// Key is the key the naive run's step gave an artifact of kind in
+// owner/name.
+func Key(owner, name, step, kind, target string) string {
+	return taskkey.Key(taskkey.Identity{Task: NaiveTask, Step: step, Kind: kind, Repo: owner + "/" + name, Target: target})
 }
