@@ -125,4 +125,3 @@ func applyActions(ctx context.Context, f *factory, gh *ghcheck.Client, r ghcheck
 	}
 	return failed, nil
 }
-
