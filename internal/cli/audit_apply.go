@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/audit"
+	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -99,7 +101,17 @@ func applyActions(ctx context.Context, f *factory, gh *ghcheck.Client, r ghcheck
 		}
 		for _, d := range g.Duplicates {
 			i := slices.IndexFunc(actions, func(a auditAction) bool { return a.Kind == g.Kind && a.Target == d.Ref(g.Kind) })
-			if i < 0 || actions[i].Skipped != "" {
+			if i < 0 {
+				// Closed already: perhaps by an --apply killed before it
+				// recorded so. Settle the entries such a run left, and
+				// write nothing new.
+				if err := resumeClosed(ctx, l, eng, repo, g, d); err != nil {
+					fmt.Fprintf(f.sys.Err, "ghonce: audit: %s %s: %v\n", g.Kind, d.Ref(g.Kind), err)
+					failed++
+				}
+				continue
+			}
+			if actions[i].Skipped != "" {
 				continue
 			}
 			a := &actions[i]
@@ -124,4 +136,25 @@ func applyActions(ctx context.Context, f *factory, gh *ghcheck.Client, r ghcheck
 		}
 	}
 	return failed, nil
+}
+
+// resumeClosed settles the entries an earlier --apply left for duplicate
+// d, found closed (or gone) now: each of its actions that has an entry in
+// the ledger, not done, is run again (its look-up finds it done); an
+// action never attempted is not started, so a duplicate someone else
+// closed gets no comment.
+func resumeClosed(ctx context.Context, l ledger.Ledger, eng *reconcile.Engine, repo string, g audit.Group, d audit.Artifact) error {
+	for _, act := range auditActions(repo, g, d) {
+		e, err := l.Get(ctx, reconcile.Key(act))
+		if errors.Is(err, ledger.ErrNotFound) || err == nil && e.Status == ledger.Done {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := eng.Do(ctx, act); err != nil {
+			return err
+		}
+	}
+	return nil
 }

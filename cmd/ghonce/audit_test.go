@@ -1,0 +1,109 @@
+package main_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/audit/audittest"
+	"github.com/ghonce/ghonce/internal/harness"
+)
+
+// TestAuditApplyKilledThenRerun: `audit --apply` on the corpus, killed
+// (SIGKILL, the real process) right after GitHub stored its first write of
+// a kind, then run again to the end: every duplicate issue and PR of the
+// agent is closed by exactly one request, with exactly one linking
+// comment, and a third run writes nothing.
+func TestAuditApplyKilledThenRerun(t *testing.T) {
+	for _, kill := range []fixtures.CommitKind{fixtures.KindComment, fixtures.KindIssue} {
+		t.Run(string(kill), func(t *testing.T) {
+			fake := fixtures.NewServer(fixtures.Options{})
+			t.Cleanup(fake.Close)
+			corpus := audittest.Seed(fake, "octo", "corpus")
+			runner := harness.NewRunner(fake)
+			dir := t.TempDir()
+			env := append(harness.CleanEnv(), "GH_TOKEN="+audittest.AgentToken, "GITHUB_API_URL="+fake.URL(),
+				"HOME="+dir, "XDG_STATE_HOME="+filepath.Join(dir, "xdg"), "GHONCE_LEDGER="+filepath.Join(dir, "ledger.db"))
+			args := []string{"audit", "--repo", "octo/corpus", "--since", "0", "--apply"}
+			run := func(killOn func(*fixtures.Commit) bool) harness.Outcome {
+				t.Helper()
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				defer cancel()
+				o, err := runner.Run(ctx, bin, args, env, killOn)
+				recordOutput(t, args, o.Stdout, o.Stderr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return o
+			}
+			first := true
+			if o := run(func(c *fixtures.Commit) bool {
+				hit := first && c.Kind == kill
+				first = first && !hit
+				return hit
+			}); !o.Killed {
+				t.Fatalf("not killed at the first %s write: exit %d\n%s", kill, o.Exit, o.Stderr)
+			}
+			o := run(nil)
+			if o.Exit != 6 { // alice's stray copy stays open: not ours
+				t.Fatalf("rerun: exit %d, want 6\n%s", o.Exit, o.Stderr)
+			}
+			// Nothing is left attempting: the rerun settled what the
+			// killed run began, even a close GitHub had stored.
+			st := run2(runner, t, env, "status", "--state", "attempting")
+			if strings.Contains(st.Stdout, "attempting") {
+				t.Fatalf("entries left attempting after the rerun:\n%s\nrerun:\n%s", st.Stdout, o.Stderr)
+			}
+			closes := map[string]int{}
+			for _, q := range fake.Requests() {
+				if q.Method == "PATCH" && q.Status == 200 {
+					closes[q.Path]++
+				}
+			}
+			for _, g := range corpus.Groups {
+				if (g.Kind != "issue" && g.Kind != "pr") || !g.Ours {
+					continue
+				}
+				for _, d := range g.Duplicates {
+					var n int
+					fmt.Sscanf(d, "#%d", &n)
+					path := fmt.Sprintf("/repos/octo/corpus/issues/%d", n)
+					if g.Kind == "pr" {
+						path = fmt.Sprintf("/repos/octo/corpus/pulls/%d", n)
+					}
+					if closes[path] != 1 {
+						t.Errorf("%s %s: closed by %d requests, want 1", g.Kind, d, closes[path])
+					}
+					links := 0
+					for _, c := range fake.Comments("octo", "corpus", n) {
+						if c.Author == audittest.Agent && strings.Contains(c.Body, "\nClosing as a duplicate of "+g.Keep+".") {
+							links++
+						}
+					}
+					if links != 1 {
+						t.Errorf("%s %s: %d linking comments, want 1", g.Kind, d, links)
+					}
+				}
+			}
+			writes := fake.Writes()
+			if o := run(nil); o.Exit != 6 || fake.Writes() != writes {
+				t.Fatalf("third run: exit %d, %d writes, want 6 and none\n%s", o.Exit, fake.Writes()-writes, o.Stderr)
+			}
+		})
+	}
+}
+
+func run2(runner *harness.Runner, t *testing.T, env []string, args ...string) harness.Outcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	o, err := runner.Run(ctx, bin, args, env, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
