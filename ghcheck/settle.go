@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // The reads and writes that settle a duplicate `ghonce audit` found:
@@ -21,6 +23,9 @@ import (
 //
 // GitHub API docs: https://docs.github.com/rest/issues/issues#get-an-issue
 func (c *Client) IssueState(ctx context.Context, r Repo, number int) Result {
+	if err := CheckIssueNumber(number); err != nil {
+		return c.unknown(fmt.Errorf("read issue: %w", err))
+	}
 	var is *github.Issue
 	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response
@@ -42,6 +47,9 @@ func (c *Client) IssueState(ctx context.Context, r Repo, number int) Result {
 //
 // GitHub API docs: https://docs.github.com/rest/issues/issues#update-an-issue
 func (c *Client) CloseIssue(ctx context.Context, r Repo, number int, reason string) (Artifact, error) {
+	if err := CheckIssueNumber(number); err != nil {
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("close issue: %w", err))
+	}
 	var is *github.Issue
 	class, err := c.newRun().do(ctx, idempotent, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response
@@ -60,6 +68,9 @@ func (c *Client) CloseIssue(ctx context.Context, r Repo, number int, reason stri
 //
 // GitHub API docs: https://docs.github.com/rest/pulls/pulls#update-a-pull-request
 func (c *Client) ClosePR(ctx context.Context, r Repo, number int) (Artifact, error) {
+	if err := CheckIssueNumber(number); err != nil {
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("close pull request: %w", err))
+	}
 	var pr *github.PullRequest
 	class, err := c.newRun().do(ctx, idempotent, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response
@@ -78,6 +89,9 @@ func (c *Client) ClosePR(ctx context.Context, r Repo, number int) (Artifact, err
 //
 // GitHub API docs: https://docs.github.com/rest/issues/comments#get-an-issue-comment
 func (c *Client) CommentState(ctx context.Context, r Repo, id int64) Result {
+	if err := CheckCommentID(id); err != nil {
+		return c.unknown(fmt.Errorf("read comment: %w", err))
+	}
 	var cm *github.IssueComment
 	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response
@@ -100,6 +114,9 @@ func (c *Client) CommentState(ctx context.Context, r Repo, id int64) Result {
 //
 // GitHub API docs: https://docs.github.com/rest/issues/comments#delete-an-issue-comment
 func (c *Client) DeleteComment(ctx context.Context, r Repo, id int64) error {
+	if err := CheckCommentID(id); err != nil {
+		return c.createErr(ClassRefused, fmt.Errorf("delete comment: %w", err))
+	}
 	class, err := c.newRun().do(ctx, idempotent, func(ctx context.Context) (*github.Response, error) {
 		return c.gh.Issues.DeleteComment(ctx, r.Owner, r.Name, id)
 	})
@@ -114,6 +131,9 @@ func (c *Client) DeleteComment(ctx context.Context, r Repo, id int64) error {
 //
 // GitHub API docs: https://docs.github.com/rest/git/refs#get-a-reference
 func (c *Client) BranchHead(ctx context.Context, r Repo, name string) (sha string, ok bool, err error) {
+	if err := taskkey.CheckBranchName(name); err != nil {
+		return "", false, fmt.Errorf("read branch: %w", err)
+	}
 	var ref *github.Reference
 	err = c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response
@@ -137,6 +157,9 @@ func (c *Client) BranchHead(ctx context.Context, r Repo, name string) (sha strin
 //
 // GitHub API docs: https://docs.github.com/rest/git/refs#delete-a-reference
 func (c *Client) DeleteBranch(ctx context.Context, r Repo, name string) error {
+	if err := taskkey.CheckBranchName(name); err != nil {
+		return c.createErr(ClassRefused, fmt.Errorf("delete branch: %w", err))
+	}
 	class, err := c.newRun().do(ctx, idempotent, func(ctx context.Context) (*github.Response, error) {
 		return c.gh.Git.DeleteRef(ctx, r.Owner, r.Name, "heads/"+name)
 	})
@@ -145,6 +168,15 @@ func (c *Client) DeleteBranch(ctx context.Context, r Repo, name string) error {
 	}
 	if err != nil {
 		return c.createErr(class, fmt.Errorf("delete branch %s of %s: %w", name, r, err))
+	}
+	return nil
+}
+
+// CheckCommentID refuses the comment id CommentState and DeleteComment
+// would refuse before sending anything: zero or negative.
+func CheckCommentID(id int64) error {
+	if id <= 0 {
+		return fmt.Errorf("invalid comment id %d", id)
 	}
 	return nil
 }

@@ -37,8 +37,8 @@ type Close struct {
 func (Close) Kind() string     { return "close" }
 func (c Close) Target() string { return strconv.Itoa(c.Number) }
 func (c Close) Validate(string) error {
-	if c.Number <= 0 {
-		return fmt.Errorf("invalid issue or pull request number %d", c.Number)
+	if err := ghcheck.CheckIssueNumber(c.Number); err != nil {
+		return err
 	}
 	switch c.Reason {
 	case "", "duplicate", "completed", "not_planned":

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/taskkey"
 )
 
 // BranchDeleter is a GitHub that can read, check and delete branches
@@ -30,17 +29,9 @@ type DeleteBranch struct {
 	SHA  string `json:"sha"`
 }
 
-func (DeleteBranch) Kind() string     { return "branch-delete" }
-func (d DeleteBranch) Target() string { return d.Name }
-func (d DeleteBranch) Validate(string) error {
-	if err := taskkey.CheckBranchName(d.Name); err != nil {
-		return err
-	}
-	if !taskkey.IsCommitSHA(d.SHA) {
-		return fmt.Errorf("invalid commit %q: want the 40-character hex SHA the branch is at", d.SHA)
-	}
-	return nil
-}
+func (DeleteBranch) Kind() string            { return "branch-delete" }
+func (d DeleteBranch) Target() string        { return d.Name }
+func (d DeleteBranch) Validate(string) error { return ghcheck.CheckBranch(d.Name, d.SHA) }
 
 func branchDeleter(env *Env) (BranchDeleter, error) {
 	if c, ok := env.GitHub.(BranchDeleter); ok {

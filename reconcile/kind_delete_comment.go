@@ -3,7 +3,6 @@ package reconcile
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/ghonce/ghonce/effect"
@@ -30,14 +29,9 @@ type DeleteComment struct {
 	Number int `json:"number,omitempty"`
 }
 
-func (DeleteComment) Kind() string     { return "comment-delete" }
-func (d DeleteComment) Target() string { return strconv.FormatInt(d.ID, 10) }
-func (d DeleteComment) Validate(string) error {
-	if d.ID <= 0 {
-		return fmt.Errorf("invalid comment id %d", d.ID)
-	}
-	return nil
-}
+func (DeleteComment) Kind() string            { return "comment-delete" }
+func (d DeleteComment) Target() string        { return strconv.FormatInt(d.ID, 10) }
+func (d DeleteComment) Validate(string) error { return ghcheck.CheckCommentID(d.ID) }
 
 func commentDeleter(env *Env) (CommentDeleter, error) {
 	if c, ok := env.GitHub.(CommentDeleter); ok {

@@ -33,9 +33,22 @@ func linkBody(g audit.Group) string {
 }
 
 // auditActions are the engine actions that settle duplicate d of g, in
-// order: a linking comment before a close, so a closed duplicate always
-// says why.
-func auditActions(repo string, g audit.Group, d audit.Artifact) []reconcile.Action {
+// order (a linking comment before a close, so a closed duplicate always
+// says why), each prepared: one the engine refuses is refused before any
+// of them is sent.
+func auditActions(repo string, g audit.Group, d audit.Artifact) ([]*reconcile.Prepared, error) {
+	var out []*reconcile.Prepared
+	for _, a := range auditSpecs(repo, g, d) {
+		p, err := reconcile.Prepare(a)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func auditSpecs(repo string, g audit.Group, d audit.Artifact) []reconcile.Action {
 	act := func(what string, spec reconcile.Spec) reconcile.Action {
 		return reconcile.Action{Task: auditTask, Step: auditStep(g.Kind, g.Keep, what), Repo: repo, Spec: spec}
 	}
@@ -116,16 +129,23 @@ func applyActions(ctx context.Context, f *factory, gh *ghcheck.Client, r ghcheck
 			}
 			a := &actions[i]
 			var outcomes []string
-			for _, act := range auditActions(repo, g, d) {
-				res, err := eng.Do(ctx, act)
+			prepared, err := auditActions(repo, g, d)
+			if err != nil {
+				failed++
+				a.Outcome = "failed: " + err.Error()
+				fmt.Fprintf(f.sys.Err, "ghonce: audit: %s: %v\n", a.Target, err)
+			}
+			for _, p := range prepared {
+				kind := p.Action().Spec.Kind()
+				res, err := eng.Do(ctx, p)
 				if err != nil {
 					failed++
 					a.Outcome = "failed: " + err.Error()
-					fmt.Fprintf(f.sys.Err, "ghonce: audit: %s %s: %v\n", act.Spec.Kind(), a.Target, err)
+					fmt.Fprintf(f.sys.Err, "ghonce: audit: %s %s: %v\n", kind, a.Target, err)
 					break
 				}
-				outcomes = append(outcomes, act.Spec.Kind()+" "+string(res.Outcome))
-				if res.URL != "" && act.Spec.Kind() == "comment" {
+				outcomes = append(outcomes, kind+" "+string(res.Outcome))
+				if res.URL != "" && kind == "comment" {
 					a.URL = res.URL
 				}
 			}
@@ -144,15 +164,19 @@ func applyActions(ctx context.Context, f *factory, gh *ghcheck.Client, r ghcheck
 // action never attempted is not started, so a duplicate someone else
 // closed gets no comment.
 func resumeClosed(ctx context.Context, l ledger.Ledger, eng *reconcile.Engine, repo string, g audit.Group, d audit.Artifact) error {
-	for _, act := range auditActions(repo, g, d) {
-		e, err := l.Get(ctx, reconcile.Key(act))
+	prepared, err := auditActions(repo, g, d)
+	if err != nil {
+		return err
+	}
+	for _, p := range prepared {
+		e, err := l.Get(ctx, p.Key())
 		if errors.Is(err, ledger.ErrNotFound) || err == nil && e.Status == ledger.Done {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		if _, err := eng.Do(ctx, act); err != nil {
+		if _, err := eng.Do(ctx, p); err != nil {
 			return err
 		}
 	}
