@@ -298,7 +298,8 @@ func TestHelpListsExitCodes(t *testing.T) {
 }
 
 // `ghonce demo` needs no token and no ledger: the naive agent ends with
-// three PRs, ghonce with one.
+// three PRs, ghonce with one, and the audit closes the naive agent's two
+// duplicates.
 func TestDemo(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -319,6 +320,13 @@ func TestDemo(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^With ghonce: .*\b1 pull request:`).MatchString(out) {
 		t.Errorf("demo does not say ghonce made 1 PR:\n%s", out)
+	}
+	// The audit at its end finds the naive agent's two duplicates and
+	// --apply closes them; the first PR stays open.
+	if !regexp.MustCompile(`(?m)^ +pr +exact +#1 +#2 .*would comment linking #1, close as a duplicate$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^  #2 .*closed$`).MatchString(out) || !regexp.MustCompile(`(?m)^  #3 .*closed$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^  #1 .*open$`).MatchString(out) {
+		t.Errorf("demo's audit does not find and close the duplicate PRs:\n%s", out)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("demo wrote into HOME/XDG_STATE_HOME: %v", entries)

@@ -45,7 +45,10 @@ again (with a new branch name and reworded text, as agents do).
 
 First without ghonce: every restart opens another pull request. Then through
 ghonce, as real 'ghonce pr create' processes killed with SIGKILL at the same
-moment: the restart finds the first pull request and records it; one PR.`,
+moment: the restart finds the first pull request and records it; one PR.
+
+Last, 'ghonce audit' runs on what the run without ghonce left: it finds the
+duplicate pull requests, and 'ghonce audit --apply' closes them.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.ctx = c.Context()
@@ -64,7 +67,9 @@ func demoRun(opts *demoOptions) error {
 	out := sys.Out
 	fmt.Fprintf(out, "ghonce demo: an agent opens a PR for %s and is killed right after GitHub creates it, %d times.\n\n", demoTask, crashes)
 
-	naive, err := demoNaive(ctx, crashes)
+	naiveServer := demoServer()
+	defer naiveServer.Close()
+	naive, err := demoNaive(ctx, naiveServer, crashes)
 	if err != nil {
 		return fmt.Errorf("demo without ghonce: %w", err)
 	}
@@ -91,7 +96,57 @@ func demoRun(opts *demoOptions) error {
 	fmt.Fprintln(out, "\nThe restarted run found the PR its killed predecessor made (tagged with the key's label and hidden marker,")
 	fmt.Fprintln(out, "looked up on consistent list endpoints) instead of opening another. Try it on your repository:")
 	fmt.Fprintln(out, "  ghonce pr create --task ISSUE-42 --repo OWNER/NAME --base main --head BRANCH --title T --body B")
+
+	left, err := demoAudit(ctx, sys, naiveServer)
+	if err != nil {
+		return fmt.Errorf("demo audit: %w", err)
+	}
+	if left != 1 {
+		return fmt.Errorf("expected one open pull request after the audit, got %d", left)
+	}
 	return nil
+}
+
+// demoAudit runs `ghonce audit`, then `ghonce audit --apply`, as real
+// processes on what the naive agent left, prints what they said, and
+// returns how many pull requests are left open.
+func demoAudit(ctx context.Context, sys IO, s *fixtures.Server) (open int, err error) {
+	out := sys.Out
+	self, err := sys.Executable()
+	if err != nil {
+		return 0, fmt.Errorf("find the ghonce binary to run: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "ghonce-demo-audit-")
+	if err != nil {
+		return 0, fmt.Errorf("create a temporary ledger directory: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	runner := harness.NewRunner(s)
+	env := append(harness.CleanEnv(), "GH_TOKEN="+demoToken, "GITHUB_API_URL="+s.URL(), "GHONCE_LEDGER="+filepath.Join(dir, "ledger.db"))
+	fmt.Fprint(out, "\nAnd the duplicates the run without ghonce left? `ghonce audit` finds them by evidence (one author,\n"+
+		"one base, heads with the same tree), and `--apply` closes them, once each, through the same engine:\n")
+	for _, args := range [][]string{
+		{"audit", "--repo", demoOwner + "/" + demoRepo, "--kind", "pr"},
+		{"audit", "--repo", demoOwner + "/" + demoRepo, "--kind", "pr", "--apply"},
+	} {
+		o, err := runner.Run(ctx, self, args, env, nil)
+		if err != nil {
+			return 0, err
+		}
+		fmt.Fprintf(out, "  $ ghonce %s    (exit %d)\n", strings.Join(args, " "), o.Exit)
+		for _, l := range strings.Split(strings.TrimRight(o.Stdout, "\n"), "\n") {
+			if strings.HasPrefix(l, "KIND") || strings.HasPrefix(l, "pr ") {
+				fmt.Fprintln(out, "    "+strings.TrimRight(l, " "))
+			}
+		}
+	}
+	for _, pr := range s.PullRequests(demoOwner, demoRepo) {
+		fmt.Fprintf(out, "  #%d  %-32s %s\n", pr.Number, pr.Head, pr.State)
+		if pr.State == "open" {
+			open++
+		}
+	}
+	return open, nil
 }
 
 // demoServer is a fake GitHub with the demo's repository and user.
@@ -113,9 +168,7 @@ func pushBranch(s *fixtures.Server, attempt int) string {
 // demoNaive is the agent from the seed story: it opens the PR and only then
 // records "done"; a kill in between leaves no record, so the restart opens
 // another.
-func demoNaive(ctx context.Context, crashes int) ([]fixtures.PR, error) {
-	s := demoServer()
-	defer s.Close()
+func demoNaive(ctx context.Context, s *fixtures.Server, crashes int) ([]fixtures.PR, error) {
 	// The kill lands after GitHub committed the PR and before the response.
 	s.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath("POST", "/repos/"+demoOwner+"/"+demoRepo+"/pulls"), Times: crashes, Kind: fixtures.DropAfterCommit})
 	gh := github.NewClient(&http.Client{Transport: &tokenTransport{token: demoToken}, Timeout: 30 * time.Second})
