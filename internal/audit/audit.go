@@ -765,7 +765,7 @@ func (f *finder) lookAlikes(all []*item) []LookAlike {
 	by := map[kt][]*item{}
 	var order []kt
 	for _, it := range all {
-		if it.kind != KindIssue && it.kind != KindPR {
+		if (it.kind != KindIssue && it.kind != KindPR) || !f.kinds[it.kind] {
 			continue
 		}
 		k := kt{it.kind, NormalizeTitle(it.l.Title)}
