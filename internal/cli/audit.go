@@ -17,10 +17,6 @@ import (
 	"github.com/ghonce/ghonce/internal/human"
 )
 
-// ExitDuplicates is audit's exit when it finds open duplicates (a monitor
-// pages on it, as on status --stale's 5).
-const ExitDuplicates = 6
-
 // auditOptions is `ghonce audit`.
 type auditOptions struct {
 	f       *factory

@@ -31,6 +31,7 @@ const (
 	ExitUnconfirmed = failure.ExitUnconfirmed
 	ExitInProgress  = failure.ExitInProgress
 	ExitStale       = failure.ExitStale
+	ExitDuplicates  = failure.ExitDuplicates
 )
 
 const exitCodesHelp = `Exit codes:

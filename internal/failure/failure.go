@@ -32,6 +32,7 @@ const (
 	ExitUnconfirmed = 3 // needs a rerun or a person: the outcome could not be confirmed
 	ExitInProgress  = 4 // another process holds the same key
 	ExitStale       = 5 // status --stale found attempting entries older than the limit
+	ExitDuplicates  = 6 // audit found open duplicates (after --apply: left open)
 )
 
 // Kind names what went wrong, for a program deciding what to do.
