@@ -122,9 +122,8 @@ func (c *Client) ListPullsSince(ctx context.Context, r Repo, since time.Time, on
 			out = append(out, listedPR(pr))
 		}
 		onPage.tell(len(out))
-		if done {
-			resp.NextPage = 0
-		}
+		// Done: the next call returns no response, which ends the paging
+		// without a request.
 		return resp, nil
 	})
 	if err != nil {

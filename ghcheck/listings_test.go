@@ -1,0 +1,84 @@
+package ghcheck_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ghcheck"
+)
+
+func listingClient(t *testing.T, s *fixtures.Server) *ghcheck.Client {
+	t.Helper()
+	c, err := ghcheck.New(ghcheck.Options{BaseURL: s.URL(), Token: bToken, HTTPClient: &http.Client{Timeout: 10 * time.Second},
+		Sleep: func(context.Context, time.Duration) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// The audit's listings read a repository 100 items a page, every page,
+// in one listing each: the comments of 250 threads cost 3 requests to
+// the repository-wide endpoint and none to any thread's.
+func TestListingsArePagedRepositoryWide(t *testing.T) {
+	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	s := fixtures.NewServer(fixtures.Options{Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
+	t.Cleanup(s.Close)
+	s.AddUser(bLogin, bToken)
+	s.AddRepo("octo", "hello", "main")
+	for range 250 {
+		s.SeedComment("octo", "hello", s.SeedIssue("octo", "hello", bLogin, fixtures.SeedIssue{Title: "t", Body: "b"}), bLogin, "c")
+	}
+	c := listingClient(t, s)
+	r := ghcheck.Repo{Owner: "octo", Name: "hello"}
+	ctx := context.Background()
+	pages := 0
+	cs, err := c.ListCommentsSince(ctx, r, time.Time{}, func(int) { pages++ })
+	if err != nil || len(cs) != 250 || pages != 3 {
+		t.Fatalf("comments: %d (%v) in %d pages, want 250 in 3", len(cs), err, pages)
+	}
+	if cs[0].Number != 1 || cs[249].Number != 250 || cs[0].Author != bLogin {
+		t.Fatalf("comment threads %d..%d, author %q", cs[0].Number, cs[249].Number, cs[0].Author)
+	}
+	for _, q := range s.Requests() {
+		if strings.HasSuffix(q.Path, "/comments") && q.Path != "/repos/octo/hello/issues/comments" {
+			t.Fatalf("a thread's own listing was read: %s", q.Path)
+		}
+	}
+	// since filters: the newest 10 issues were updated last.
+	is, err := c.ListIssuesSince(ctx, r, s.Issues("octo", "hello")[240].CreatedAt, nil)
+	if err != nil || len(is) != 10 {
+		t.Fatalf("issues since: %d (%v), want 10", len(is), err)
+	}
+}
+
+// ListPullsSince reads the newest updates first and stops at the first
+// page that reaches back before since.
+func TestListPullsSinceStopsAtSince(t *testing.T) {
+	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	s := fixtures.NewServer(fixtures.Options{Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
+	t.Cleanup(s.Close)
+	s.AddUser(bLogin, bToken)
+	s.AddRepo("octo", "hello", "main")
+	for range 250 {
+		s.SeedPR("octo", "hello", bLogin, fixtures.SeedPR{Title: "p", Head: "main"})
+	}
+	c := listingClient(t, s)
+	r := ghcheck.Repo{Owner: "octo", Name: "hello"}
+	before := len(s.Requests())
+	prs, err := c.ListPullsSince(context.Background(), r, s.PullRequests("octo", "hello")[200].CreatedAt, nil)
+	if err != nil || len(prs) != 50 {
+		t.Fatalf("%d PRs (%v), want the 50 newest", len(prs), err)
+	}
+	if n := len(s.Requests()) - before; n > 2 { // GET /user and one page
+		t.Fatalf("%d requests, want 2: the listing went on past since", n)
+	}
+	all, err := c.ListPullsSince(context.Background(), r, time.Time{}, nil)
+	if err != nil || len(all) != 250 {
+		t.Fatalf("all PRs: %d (%v)", len(all), err)
+	}
+}
