@@ -14,7 +14,7 @@ import (
 	"github.com/ghonce/ghonce/internal/audit/audittest"
 )
 
-var costIssues = flag.Int("audit.issues", 1000, "issues in TestAuditCost's repository (its comments are 5 per issue); the benchmark uses 10,000")
+var costIssues = flag.Int("audit.issues", 300, "issues in TestAuditCost's repository (its comments are 5 per issue); the benchmark uses 10,000")
 
 // bigRepo is a repository with n issues by the agent, each with five
 // comments (four by the agent, one by a person), all distinct: nothing to
