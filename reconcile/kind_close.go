@@ -93,3 +93,5 @@ func cmpOr(s, def string) string {
 	}
 	return s
 }
+
+var _ Spec = Close{}

@@ -77,3 +77,5 @@ func (d DeleteBranch) Create(ctx context.Context, env *Env, _ string) (effect.Ar
 	}
 	return effect.Artifact{SHA: d.SHA}, nil
 }
+
+var _ Spec = DeleteBranch{}

@@ -67,3 +67,5 @@ func (d DeleteComment) Create(ctx context.Context, env *Env, _ string) (effect.A
 	}
 	return effect.Artifact{ID: d.ID, Number: d.Number}, nil
 }
+
+var _ Spec = DeleteComment{}
