@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +22,56 @@ var costIssues = flag.Int("audit.issues", 300, "issues in TestAuditCost's reposi
 // comments (four by the agent, one by a person), all distinct: nothing to
 // group, everything to read.
 func bigRepo(tb testing.TB, n int) (*fixtures.Server, *ghcheck.Client, ghcheck.Repo) {
+	s, gh, r, _ := bigRepoTimed(tb, n)
+	return s, gh, r
+}
+
+// timedTransport adds up the time spent in requests (the fake's share).
+type timedTransport struct {
+	mu    sync.Mutex
+	spent time.Duration
+}
+
+func (t *timedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil {
+		// The body is read by the caller: time it too.
+		resp.Body = &timedBody{ReadCloser: resp.Body, t: t, start: start}
+		return resp, nil
+	}
+	t.add(time.Since(start))
+	return resp, err
+}
+
+func (t *timedTransport) add(d time.Duration) {
+	t.mu.Lock()
+	t.spent += d
+	t.mu.Unlock()
+}
+
+func (t *timedTransport) total() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.spent
+}
+
+type timedBody struct {
+	io.ReadCloser
+	t     *timedTransport
+	start time.Time
+	done  bool
+}
+
+func (b *timedBody) Close() error {
+	if !b.done {
+		b.done = true
+		b.t.add(time.Since(b.start))
+	}
+	return b.ReadCloser.Close()
+}
+
+func bigRepoTimed(tb testing.TB, n int) (*fixtures.Server, *ghcheck.Client, ghcheck.Repo, *timedTransport) {
 	tb.Helper()
 	clock := audittest.NewClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
 	s := fixtures.NewServer(fixtures.Options{Now: clock.Now, CoreLimit: 1 << 30})
@@ -33,12 +85,13 @@ func bigRepo(tb testing.TB, n int) (*fixtures.Server, *ghcheck.Client, ghcheck.R
 		}
 		s.SeedComment("octo", "big", num, audittest.Human, fmt.Sprintf("A person on issue %d.", i))
 	}
-	gh, err := ghcheck.New(ghcheck.Options{BaseURL: s.URL(), Token: audittest.AgentToken, HTTPClient: &http.Client{Timeout: time.Minute},
+	tt := &timedTransport{}
+	gh, err := ghcheck.New(ghcheck.Options{BaseURL: s.URL(), Token: audittest.AgentToken, HTTPClient: &http.Client{Timeout: time.Minute, Transport: tt},
 		Sleep: func(context.Context, time.Duration) error { return nil }})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return s, gh, ghcheck.Repo{Owner: "octo", Name: "big"}
+	return s, gh, ghcheck.Repo{Owner: "octo", Name: "big"}, tt
 }
 
 // floor is ⌈items/100⌉ for each listing read whole (issues, comments),
@@ -73,17 +126,20 @@ func TestAuditCost(t *testing.T) {
 // comments. Run: go test -run '^$' -bench AuditFind -benchtime 1x ./internal/audit
 func BenchmarkAuditFind(b *testing.B) {
 	const n = 10_000
-	_, gh, r := bigRepo(b, n)
+	_, gh, r, tt := bigRepoTimed(b, n)
 	b.ResetTimer()
 	var req int64
+	var inRequests, total time.Duration
 	for range b.N {
-		before := gh.Stats().Requests
+		before, spent, start := gh.Stats().Requests, tt.total(), time.Now()
 		if _, err := audit.Find(context.Background(), gh, audit.Options{Repo: r}); err != nil {
 			b.Fatal(err)
 		}
+		total, inRequests = time.Since(start), tt.total()-spent
 		req = gh.Stats().Requests - before
 	}
 	b.ReportMetric(float64(req), "requests/op")
 	b.ReportMetric(float64(floor(n, 5*n)), "floor-requests")
-	b.Logf("10,000 issues and 50,000 comments: %d requests per audit beside a floor of ⌈items/100⌉ = %d", req, floor(n, 5*n))
+	b.Logf("10,000 issues and 50,000 comments: %d requests per audit beside a floor of ⌈items/100⌉ = %d; %s per audit, %s of it waiting on the fake GitHub's answers",
+		req, floor(n, 5*n), total.Round(time.Millisecond), inRequests.Round(time.Millisecond))
 }
