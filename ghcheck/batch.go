@@ -105,38 +105,24 @@ func (c *Client) FindMany(ctx context.Context, r Repo, since time.Time, ls []Loo
 		if id, _ := c.Login(ctx); id != "" && len(c.opts.TrustedAuthors) == 0 {
 			creator = id
 		}
-		err := rn.pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-			items, resp, err := c.gh.Issues.ListByRepo(ctx, r.Owner, r.Name, &github.IssueListByRepoOptions{
-				State: "all", Creator: creator, Since: since, Sort: "created", Direction: "asc",
-				ListOptions: github.ListOptions{Page: page, PerPage: 100},
-			})
-			if err == nil {
-				for _, is := range items {
-					if is.IsPullRequest() {
-						match(is.GetBody(), is.GetUser().GetLogin(), LookupPR, is.GetNumber(), 0, func() Artifact { return prFromIssue(is) })
-					} else {
-						match(is.GetBody(), is.GetUser().GetLogin(), LookupIssue, is.GetNumber(), 0, func() Artifact { return issueArtifact(is) })
-					}
+		err := c.issuePages(ctx, rn, r, since, creator, func(items []*github.Issue) {
+			for _, is := range items {
+				if is.IsPullRequest() {
+					match(is.GetBody(), is.GetUser().GetLogin(), LookupPR, is.GetNumber(), 0, func() Artifact { return prFromIssue(is) })
+				} else {
+					match(is.GetBody(), is.GetUser().GetLogin(), LookupIssue, is.GetNumber(), 0, func() Artifact { return issueArtifact(is) })
 				}
 			}
-			return resp, err
 		})
 		if err != nil && !notFound(err) {
 			fail(map[LookupKind]bool{LookupPR: true, LookupIssue: true}, fmt.Errorf("list issues and pull requests of %s updated since %s: %w", r, since.UTC().Format(time.RFC3339), err))
 		}
 	}
 	if need[LookupComment] {
-		err := rn.pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-			cs, resp, err := c.gh.Issues.ListComments(ctx, r.Owner, r.Name, 0, &github.IssueListCommentsOptions{
-				Sort: github.String("created"), Direction: github.String("asc"), Since: &since,
-				ListOptions: github.ListOptions{Page: page, PerPage: 100},
-			})
-			if err == nil {
-				for _, cm := range cs {
-					match(cm.GetBody(), cm.GetUser().GetLogin(), LookupComment, issueNumberOf(cm.GetIssueURL()), cm.GetID(), func() Artifact { return commentArtifact(cm) })
-				}
+		err := c.repoCommentPages(ctx, rn, r, since, func(cs []*github.IssueComment) {
+			for _, cm := range cs {
+				match(cm.GetBody(), cm.GetUser().GetLogin(), LookupComment, issueNumberOf(cm.GetIssueURL()), cm.GetID(), func() Artifact { return commentArtifact(cm) })
 			}
-			return resp, err
 		})
 		if err != nil && !notFound(err) {
 			fail(map[LookupKind]bool{LookupComment: true}, fmt.Errorf("list comments of %s updated since %s: %w", r, since.UTC().Format(time.RFC3339), err))

@@ -75,24 +75,33 @@ func (f OnPage) tell(n int) {
 // GitHub API docs: https://docs.github.com/rest/issues/issues#list-repository-issues
 func (c *Client) ListIssuesSince(ctx context.Context, r Repo, since time.Time, onPage OnPage) ([]Listed, error) {
 	var out []Listed
-	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-		opts := &github.IssueListByRepoOptions{State: "all", Sort: "created", Direction: "asc", ListOptions: github.ListOptions{Page: page, PerPage: 100}}
-		if !since.IsZero() {
-			opts.Since = since
+	err := c.issuePages(ctx, c.newRun(), r, since, "", func(items []*github.Issue) {
+		for _, is := range items {
+			out = append(out, listedIssue(is))
 		}
-		items, resp, err := c.gh.Issues.ListByRepo(ctx, r.Owner, r.Name, opts)
-		if err == nil {
-			for _, is := range items {
-				out = append(out, listedIssue(is))
-			}
-			onPage.tell(len(out))
-		}
-		return resp, err
+		onPage.tell(len(out))
 	})
 	if err != nil {
 		return nil, c.redact(fmt.Errorf("list issues of %s: %w", r, err))
 	}
 	return out, nil
+}
+
+// issuePages reads every page of GET
+// /repos/{o}/{r}/issues?state=all&since=…&creator=…&sort=created&direction=asc&per_page=100
+// (since and creator only when set), handing each page to fn.
+func (c *Client) issuePages(ctx context.Context, rn *run, r Repo, since time.Time, creator string, fn func([]*github.Issue)) error {
+	return rn.pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		opts := &github.IssueListByRepoOptions{State: "all", Creator: creator, Sort: "created", Direction: "asc", ListOptions: github.ListOptions{Page: page, PerPage: 100}}
+		if !since.IsZero() {
+			opts.Since = since
+		}
+		items, resp, err := c.gh.Issues.ListByRepo(ctx, r.Owner, r.Name, opts)
+		if err == nil {
+			fn(items)
+		}
+		return resp, err
+	})
 }
 
 // ListPullsSince lists every pull request of r updated at or after since
@@ -141,25 +150,34 @@ func (c *Client) ListPullsSince(ctx context.Context, r Repo, since time.Time, on
 // GitHub API docs: https://docs.github.com/rest/issues/comments#list-issue-comments-for-a-repository
 func (c *Client) ListCommentsSince(ctx context.Context, r Repo, since time.Time, onPage OnPage) ([]Listed, error) {
 	var out []Listed
-	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-		opts := &github.IssueListCommentsOptions{Sort: github.String("created"), Direction: github.String("asc"), ListOptions: github.ListOptions{Page: page, PerPage: 100}}
-		if !since.IsZero() {
-			opts.Since = &since
+	err := c.repoCommentPages(ctx, c.newRun(), r, since, func(cs []*github.IssueComment) {
+		for _, cm := range cs {
+			out = append(out, listedComment(cm))
 		}
-		// Number 0: go-github lists the repository's comments.
-		cs, resp, err := c.gh.Issues.ListComments(ctx, r.Owner, r.Name, 0, opts)
-		if err == nil {
-			for _, cm := range cs {
-				out = append(out, listedComment(cm))
-			}
-			onPage.tell(len(out))
-		}
-		return resp, err
+		onPage.tell(len(out))
 	})
 	if err != nil {
 		return nil, c.redact(fmt.Errorf("list comments of %s: %w", r, err))
 	}
 	return out, nil
+}
+
+// repoCommentPages reads every page of GET
+// /repos/{o}/{r}/issues/comments?since=…&sort=created&direction=asc&per_page=100
+// (since only when set), handing each page to fn. Number 0 is how
+// go-github names the repository-wide listing.
+func (c *Client) repoCommentPages(ctx context.Context, rn *run, r Repo, since time.Time, fn func([]*github.IssueComment)) error {
+	return rn.pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		opts := &github.IssueListCommentsOptions{Sort: github.String("created"), Direction: github.String("asc"), ListOptions: github.ListOptions{Page: page, PerPage: 100}}
+		if !since.IsZero() {
+			opts.Since = &since
+		}
+		cs, resp, err := c.gh.Issues.ListComments(ctx, r.Owner, r.Name, 0, opts)
+		if err == nil {
+			fn(cs)
+		}
+		return resp, err
+	})
 }
 
 // ListBranches lists every branch of r with its head commit: GET
@@ -284,23 +302,9 @@ func listedPR(pr *github.PullRequest) Listed {
 	}
 }
 
-// threadNumber reads the issue number off a comment's issue_url
-// (".../issues/17").
-func threadNumber(issueURL string) int {
-	i := strings.LastIndex(issueURL, "/")
-	n := 0
-	for _, r := range issueURL[i+1:] {
-		if r < '0' || r > '9' {
-			return 0
-		}
-		n = n*10 + int(r-'0')
-	}
-	return n
-}
-
 func listedComment(cm *github.IssueComment) Listed {
 	return Listed{
-		Number: threadNumber(cm.GetIssueURL()), ID: cm.GetID(), Body: cm.GetBody(),
+		Number: issueNumberOf(cm.GetIssueURL()), ID: cm.GetID(), Body: cm.GetBody(),
 		Author: cm.GetUser().GetLogin(), URL: cm.GetHTMLURL(),
 		Created: cm.GetCreatedAt().Time, Updated: cm.GetUpdatedAt().Time,
 		Reactions: cm.GetReactions().GetTotalCount(),
@@ -314,22 +318,17 @@ func listedComment(cm *github.IssueComment) Listed {
 //
 // GitHub API docs: https://docs.github.com/rest/pulls/pulls#list-pull-requests
 func (c *Client) PullsForHead(ctx context.Context, r Repo, branch string) ([]int, error) {
-	var out []int
-	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-		prs, resp, err := c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{State: "all", Head: r.Owner + ":" + branch, ListOptions: github.ListOptions{Page: page, PerPage: 100}})
-		if err == nil {
-			for _, pr := range prs {
-				// The filter is trusted only as far as it goes: a head
-				// it did not apply would bring every PR back.
-				if strings.EqualFold(pr.GetHead().GetUser().GetLogin(), r.Owner) && pr.GetHead().GetRef() == branch {
-					out = append(out, pr.GetNumber())
-				}
-			}
-		}
-		return resp, err
-	})
+	prs, err := c.allByHead(ctx, r, head{owner: r.Owner, branch: branch})
 	if err != nil {
 		return nil, c.redact(fmt.Errorf("list pull requests of %s with head %s: %w", r, branch, err))
+	}
+	var out []int
+	for _, pr := range prs {
+		// The filter is trusted only as far as it goes: a head it did not
+		// apply would bring every PR back.
+		if strings.EqualFold(pr.GetHead().GetUser().GetLogin(), r.Owner) && pr.GetHead().GetRef() == branch {
+			out = append(out, pr.GetNumber())
+		}
 	}
 	return out, nil
 }
