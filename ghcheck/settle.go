@@ -7,22 +7,34 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v66/github"
-
-	"github.com/ghonce/ghonce/taskkey"
 )
 
-// The reads and writes that settle a duplicate `ghonce audit` found:
-// closing an issue or pull request, deleting a comment or a branch. Each
-// write sets a state (closed, gone), so it is idempotent and retried like
-// a read; a failed one is a *CreateError whose Class says whether it may
-// have taken effect. Each read is a consistent get.
+// The look-ups and writes that settle a duplicate `ghonce audit` found:
+// closing an issue or pull request, deleting a comment or a stray branch.
+// Each Find answers whether the effect is in place already (closed, gone)
+// with consistent gets; a 404 proves "gone" only once the token is known
+// to see the repository. Each write sets a state, so it is idempotent and
+// retried like a read; its error is a *CreateError: ClassExists when
+// GitHub says the effect was in place already, ClassMaybe when it may
+// have been applied. Each refuses before sending what CheckIssueNumber,
+// CheckCommentID or CheckBranch refuses.
 
-// IssueState reads issue or pull request number: GET
-// /repos/{o}/{r}/issues/{number}. Found with its state (open, closed) and
-// author; Absent for a 404; Unknown when the read failed.
+// CheckCommentID refuses the comment id FindCommentGone and DeleteComment
+// would refuse before sending anything: zero or negative.
+func CheckCommentID(id int64) error {
+	if id <= 0 {
+		return fmt.Errorf("invalid comment id %d", id)
+	}
+	return nil
+}
+
+// FindClosed reads issue or pull request number: GET
+// /repos/{o}/{r}/issues/{number}. Found when it is closed (by anyone),
+// absent while it is open, a conflict when it does not exist (nothing can
+// close it), unknown when the read failed.
 //
 // GitHub API docs: https://docs.github.com/rest/issues/issues#get-an-issue
-func (c *Client) IssueState(ctx context.Context, r Repo, number int) Result {
+func (c *Client) FindClosed(ctx context.Context, r Repo, number int) Result {
 	if err := CheckIssueNumber(number); err != nil {
 		return c.unknown(fmt.Errorf("read issue: %w", err))
 	}
@@ -35,9 +47,11 @@ func (c *Client) IssueState(ctx context.Context, r Repo, number int) Result {
 	})
 	switch {
 	case notFound(err):
-		return Result{State: Absent}
+		return Result{State: Conflict, Err: fmt.Errorf("%s#%d does not exist for this token (deleted, transferred, or no access): nothing to close", r, number)}
 	case err != nil:
 		return c.unknown(fmt.Errorf("read %s#%d: %w", r, number, err))
+	case is.GetState() != "closed":
+		return Result{State: Absent}
 	}
 	return Result{State: Found, Artifact: issueArtifact(is)}
 }
@@ -84,58 +98,82 @@ func (c *Client) ClosePR(ctx context.Context, r Repo, number int) (Artifact, err
 	return prArtifact(pr), nil
 }
 
-// CommentState reads comment id: GET /repos/{o}/{r}/issues/comments/{id}.
-// Found with its author; Absent for a 404 (deleted, or never there).
-//
-// GitHub API docs: https://docs.github.com/rest/issues/comments#get-an-issue-comment
-func (c *Client) CommentState(ctx context.Context, r Repo, id int64) Result {
-	if err := CheckCommentID(id); err != nil {
-		return c.unknown(fmt.Errorf("read comment: %w", err))
-	}
-	var cm *github.IssueComment
+// goneUnlessHidden answers a 404 for something in r: found (it is gone)
+// when the token can read r (GET /repos/{o}/{r}), unknown when it cannot
+// (a 404 then says nothing about the thing itself).
+func (c *Client) goneUnlessHidden(ctx context.Context, r Repo, what string, gone Artifact) Result {
 	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		cm, resp, err = c.gh.Issues.GetComment(ctx, r.Owner, r.Name, id)
+		_, resp, err := c.gh.Repositories.Get(ctx, r.Owner, r.Name)
 		return resp, err
 	})
 	switch {
 	case notFound(err):
-		return Result{State: Absent}
+		return c.unknown(fmt.Errorf("read %s: GitHub answered 404 for it and for the repository %s: this token cannot see %s; check the token's access", what, r, r))
+	case err != nil:
+		return c.unknown(fmt.Errorf("read %s: it answered 404; reading %s to tell gone from hidden: %w", what, r, err))
+	}
+	return Result{State: Found, Artifact: gone}
+}
+
+// FindCommentGone reads comment id: GET /repos/{o}/{r}/issues/comments/{id}.
+// Found when it is gone (a 404 in a repository the token sees), absent
+// while it exists, unknown otherwise.
+//
+// GitHub API docs: https://docs.github.com/rest/issues/comments#get-an-issue-comment
+func (c *Client) FindCommentGone(ctx context.Context, r Repo, id int64) Result {
+	if err := CheckCommentID(id); err != nil {
+		return c.unknown(fmt.Errorf("read comment: %w", err))
+	}
+	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
+		_, resp, err := c.gh.Issues.GetComment(ctx, r.Owner, r.Name, id)
+		return resp, err
+	})
+	switch {
+	case notFound(err):
+		return c.goneUnlessHidden(ctx, r, fmt.Sprintf("comment %d", id), Artifact{ID: id})
 	case err != nil:
 		return c.unknown(fmt.Errorf("read comment %d of %s: %w", id, r, err))
 	}
-	return Result{State: Found, Artifact: commentArtifact(cm)}
+	return Result{State: Absent}
 }
 
 // DeleteComment deletes comment id: DELETE
-// /repos/{o}/{r}/issues/comments/{id}. A 404 means it is gone already,
-// which is what was asked: no error.
+// /repos/{o}/{r}/issues/comments/{id}. A 404 is ClassExists: it is gone
+// already (FindCommentGone tells gone from hidden).
 //
 // GitHub API docs: https://docs.github.com/rest/issues/comments#delete-an-issue-comment
-func (c *Client) DeleteComment(ctx context.Context, r Repo, id int64) error {
+func (c *Client) DeleteComment(ctx context.Context, r Repo, id int64) (Artifact, error) {
 	if err := CheckCommentID(id); err != nil {
-		return c.createErr(ClassRefused, fmt.Errorf("delete comment: %w", err))
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("delete comment: %w", err))
 	}
 	class, err := c.newRun().do(ctx, idempotent, func(ctx context.Context) (*github.Response, error) {
 		return c.gh.Issues.DeleteComment(ctx, r.Owner, r.Name, id)
 	})
-	if err != nil && !notFound(err) {
-		return c.createErr(class, fmt.Errorf("delete comment %d of %s: %w", id, r, err))
+	switch {
+	case notFound(err):
+		return Artifact{}, c.createErr(ClassExists, fmt.Errorf("delete comment %d of %s: it is gone already: %w", id, r, err))
+	case err != nil:
+		return Artifact{}, c.createErr(class, fmt.Errorf("delete comment %d of %s: %w", id, r, err))
 	}
-	return nil
+	return Artifact{ID: id}, nil
 }
 
-// BranchHead reads branch name exactly: GET /repos/{o}/{r}/git/ref/heads/{name}.
-// ok is false for a 404.
+// FindBranchGone reads branch name exactly (GET
+// /repos/{o}/{r}/git/ref/heads/{name}) and, while it is at sha, every pull
+// request with it as head (GET .../pulls?head=OWNER:NAME&state=all), both
+// consistent. Found when it is gone (a 404 in a repository the token
+// sees); absent while it is at sha with no pull request; a conflict when
+// it moved (someone pushed) or a pull request uses it: someone's work,
+// not a stray.
 //
 // GitHub API docs: https://docs.github.com/rest/git/refs#get-a-reference
-func (c *Client) BranchHead(ctx context.Context, r Repo, name string) (sha string, ok bool, err error) {
-	if err := taskkey.CheckBranchName(name); err != nil {
-		return "", false, fmt.Errorf("read branch: %w", err)
+func (c *Client) FindBranchGone(ctx context.Context, r Repo, name, sha string) Result {
+	if err := CheckBranch(name, sha); err != nil {
+		return c.unknown(fmt.Errorf("read branch: %w", err))
 	}
+	rn := c.newRun()
 	var ref *github.Reference
-	err = c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
+	err := rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response
 		var err error
 		ref, resp, err = c.gh.Git.GetRef(ctx, r.Owner, r.Name, "heads/"+name)
@@ -143,40 +181,41 @@ func (c *Client) BranchHead(ctx context.Context, r Repo, name string) (sha strin
 	})
 	switch {
 	case notFound(err):
-		return "", false, nil
+		return c.goneUnlessHidden(ctx, r, "branch "+name, Artifact{SHA: sha})
 	case err != nil:
-		return "", false, c.redact(fmt.Errorf("read branch %s of %s: %w", name, r, err))
+		return c.unknown(fmt.Errorf("read branch %s of %s: %w", name, r, err))
 	case ref.GetRef() != "refs/heads/"+name:
-		return "", false, fmt.Errorf("read branch %s of %s: GitHub answered ref %q", name, r, ref.GetRef())
+		return c.unknown(fmt.Errorf("read branch %s of %s: GitHub answered ref %q", name, r, ref.GetRef()))
 	}
-	return strings.ToLower(ref.GetObject().GetSHA()), true, nil
+	if at := strings.ToLower(ref.GetObject().GetSHA()); !strings.EqualFold(at, sha) {
+		return Result{State: Conflict, Err: fmt.Errorf("branch %s moved to %.12s since it was found stray at %.12s: someone pushed; not deleted", name, at, sha)}
+	}
+	prs, err := c.PullsForHead(ctx, r, name)
+	switch {
+	case err != nil:
+		return c.unknown(err)
+	case len(prs) > 0:
+		return Result{State: Conflict, Err: fmt.Errorf("branch %s is the head of pull request #%d: not deleted", name, prs[0])}
+	}
+	return Result{State: Absent}
 }
 
 // DeleteBranch deletes branch name: DELETE /repos/{o}/{r}/git/refs/heads/{name}.
-// A 422 "Reference does not exist" means it is gone already: no error.
+// A 422 "Reference does not exist" is ClassExists: it is gone already.
 //
 // GitHub API docs: https://docs.github.com/rest/git/refs#delete-a-reference
-func (c *Client) DeleteBranch(ctx context.Context, r Repo, name string) error {
-	if err := taskkey.CheckBranchName(name); err != nil {
-		return c.createErr(ClassRefused, fmt.Errorf("delete branch: %w", err))
+func (c *Client) DeleteBranch(ctx context.Context, r Repo, name, sha string) (Artifact, error) {
+	if err := CheckBranch(name, sha); err != nil {
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("delete branch: %w", err))
 	}
 	class, err := c.newRun().do(ctx, idempotent, func(ctx context.Context) (*github.Response, error) {
 		return c.gh.Git.DeleteRef(ctx, r.Owner, r.Name, "heads/"+name)
 	})
-	if httpStatus(err) == http.StatusUnprocessableEntity && strings.Contains(strings.ToLower(err.Error()), "reference does not exist") {
-		return nil
+	switch {
+	case httpStatus(err) == http.StatusUnprocessableEntity && strings.Contains(strings.ToLower(err.Error()), "reference does not exist"):
+		return Artifact{}, c.createErr(ClassExists, fmt.Errorf("delete branch %s of %s: it is gone already: %w", name, r, err))
+	case err != nil:
+		return Artifact{}, c.createErr(class, fmt.Errorf("delete branch %s of %s: %w", name, r, err))
 	}
-	if err != nil {
-		return c.createErr(class, fmt.Errorf("delete branch %s of %s: %w", name, r, err))
-	}
-	return nil
-}
-
-// CheckCommentID refuses the comment id CommentState and DeleteComment
-// would refuse before sending anything: zero or negative.
-func CheckCommentID(id int64) error {
-	if id <= 0 {
-		return fmt.Errorf("invalid comment id %d", id)
-	}
-	return nil
+	return Artifact{SHA: sha}, nil
 }

@@ -39,6 +39,16 @@ type GitHub interface {
 
 	FindFile(ctx context.Context, r ghcheck.Repo, branch, path string, content []byte) effect.Result
 	PutFile(ctx context.Context, r ghcheck.Repo, branch, path, message string, content []byte, replaces string) (effect.Artifact, error)
+
+	// The settling kinds (Close, DeleteComment, DeleteBranch): each Find
+	// answers found when the effect is in place already.
+	FindClosed(ctx context.Context, r ghcheck.Repo, number int) effect.Result
+	CloseIssue(ctx context.Context, r ghcheck.Repo, number int, reason string) (effect.Artifact, error)
+	ClosePR(ctx context.Context, r ghcheck.Repo, number int) (effect.Artifact, error)
+	FindCommentGone(ctx context.Context, r ghcheck.Repo, id int64) effect.Result
+	DeleteComment(ctx context.Context, r ghcheck.Repo, id int64) (effect.Artifact, error)
+	FindBranchGone(ctx context.Context, r ghcheck.Repo, name, sha string) effect.Result
+	DeleteBranch(ctx context.Context, r ghcheck.Repo, name, sha string) (effect.Artifact, error)
 }
 
 var _ GitHub = (*ghcheck.Client)(nil)

@@ -10,26 +10,17 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 )
 
-// Closer is a GitHub that can read and close issues and pull requests
-// (*ghcheck.Client is one): what the Close kind needs beyond GitHub.
-type Closer interface {
-	IssueState(ctx context.Context, r ghcheck.Repo, number int) effect.Result
-	CloseIssue(ctx context.Context, r ghcheck.Repo, number int, reason string) (effect.Artifact, error)
-	ClosePR(ctx context.Context, r ghcheck.Repo, number int) (effect.Artifact, error)
-}
-
-var _ Closer = (*ghcheck.Client)(nil)
-
-// Close closes an issue (with a state_reason) or a pull request: the
-// duplicate `ghonce audit` found. Its artifact is the closed state: found
-// when the issue or PR is closed already (by this kind, or by anyone),
-// created when this run closed it. Closing sets a state, so a repeated
-// request changes nothing; a closed issue a person reopens stays open
-// (the entry is done).
+// Close closes an issue (with a state_reason) or a pull request: a
+// duplicate `ghonce audit` found. It changes an artifact instead of making
+// one, so its artifact is the closed state. Find trusts the issue's state
+// alone (GET .../issues/{n}): found when it is closed, whoever closed it;
+// absent while open; a conflict when it does not exist. Closing sets a
+// state, so a repeated request changes nothing; one a person reopens after
+// stays open (the entry is done).
 type Close struct {
 	Number int  `json:"number"`
 	PR     bool `json:"pr,omitempty"`
-	// Reason is an issue's state_reason: duplicate (default), completed,
+	// Reason is an issue's state_reason: duplicate (default), completed or
 	// not_planned. A pull request has none.
 	Reason string `json:"reason,omitempty"`
 }
@@ -50,48 +41,18 @@ func (c Close) Validate(string) error {
 	}
 	return nil
 }
-
-func closer(env *Env) (Closer, error) {
-	if c, ok := env.GitHub.(Closer); ok {
-		return c, nil
-	}
-	return nil, errors.New("this GitHub client cannot close issues or pull requests")
-}
-
-// Find reads the issue or PR (GET .../issues/{n}, consistent): closed is
-// found, open is absent. One that does not exist cannot be closed: a
-// conflict, never a create.
 func (c Close) Find(ctx context.Context, env *Env, _ string) effect.Result {
-	gh, err := closer(env)
-	if err != nil {
-		return effect.Result{State: effect.Unknown, Err: err}
-	}
-	res := gh.IssueState(ctx, env.Repo, c.Number)
-	switch {
-	case res.State == effect.Absent:
-		return effect.Result{State: effect.Conflict, Err: fmt.Errorf("%s#%d does not exist (deleted or transferred): nothing to close", env.Repo, c.Number)}
-	case res.State == effect.Found && res.Artifact.State == "open":
-		return effect.Result{State: effect.Absent}
-	}
-	return res
+	return env.GitHub.FindClosed(ctx, env.Repo, c.Number)
 }
-
 func (c Close) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
-	gh, err := closer(env)
-	if err != nil {
-		return effect.Artifact{}, &effect.CreateError{Class: effect.ClassNotSent, Err: err}
-	}
 	if c.PR {
-		return gh.ClosePR(ctx, env.Repo, c.Number)
+		return env.GitHub.ClosePR(ctx, env.Repo, c.Number)
 	}
-	return gh.CloseIssue(ctx, env.Repo, c.Number, cmpOr(c.Reason, "duplicate"))
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
+	reason := c.Reason
+	if reason == "" {
+		reason = "duplicate"
 	}
-	return s
+	return env.GitHub.CloseIssue(ctx, env.Repo, c.Number, reason)
 }
 
 var _ Spec = Close{}

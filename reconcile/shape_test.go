@@ -52,6 +52,7 @@ func shapeCandidates() map[string]reconcile.Spec {
 		}
 		for _, s := range shas {
 			add(reconcile.Branch{Name: b, SHA: s})
+			add(reconcile.DeleteBranch{Name: b, SHA: s})
 		}
 	}
 	for _, h := range heads {
@@ -69,6 +70,13 @@ func shapeCandidates() map[string]reconcile.Spec {
 			add(reconcile.Comment{Number: n, Body: body})
 		}
 	}
+	for _, n := range numbers {
+		for _, reason := range []string{"", "duplicate", "wontfix"} {
+			add(reconcile.Close{Number: n, Reason: reason})
+		}
+		add(reconcile.Close{Number: n, PR: true})
+		add(reconcile.DeleteComment{ID: int64(n), Number: 1})
+	}
 	return out
 }
 
@@ -84,6 +92,12 @@ func fmtSpec(s reconcile.Spec) string {
 		return strings.Join(v.Labels, ",") + " " + shortBody(v.Body)
 	case reconcile.Comment:
 		return strconv.Itoa(v.Number) + " " + shortBody(v.Body)
+	case reconcile.Close:
+		return strconv.Itoa(v.Number) + " " + strconv.FormatBool(v.PR) + " " + v.Reason
+	case reconcile.DeleteComment:
+		return strconv.FormatInt(v.ID, 10)
+	case reconcile.DeleteBranch:
+		return v.Name + " " + v.SHA
 	}
 	return ""
 }
