@@ -15,12 +15,22 @@ import (
 
 // TestAuditApplyKilledThenRerun: `audit --apply` on the corpus, killed
 // (SIGKILL, the real process) right after GitHub stored its first write of
-// a kind, then run again to the end: every duplicate issue and PR of the
-// agent is closed by exactly one request, with exactly one linking
-// comment, and a third run writes nothing.
+// each sort, then run again to the end: every duplicate issue and PR of
+// the agent is closed by exactly one request, with exactly one linking
+// comment, the duplicate comment and stray branches are gone, nothing is
+// left attempting, and a third run writes nothing.
 func TestAuditApplyKilledThenRerun(t *testing.T) {
-	for _, kill := range []fixtures.CommitKind{fixtures.KindComment, fixtures.KindIssue} {
-		t.Run(string(kill), func(t *testing.T) {
+	for _, kill := range []struct {
+		name string
+		at   func(c *fixtures.Commit) bool
+	}{
+		{"link comment", func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindComment && c.Method == "POST" }},
+		{"issue close", func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindIssue }},
+		{"pr close", func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindPull }},
+		{"comment delete", func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindComment && c.Method == "DELETE" }},
+		{"branch delete", func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindRef }},
+	} {
+		t.Run(kill.name, func(t *testing.T) {
 			fake := fixtures.NewServer(fixtures.Options{})
 			t.Cleanup(fake.Close)
 			corpus := audittest.Seed(fake, "octo", "corpus")
@@ -42,11 +52,11 @@ func TestAuditApplyKilledThenRerun(t *testing.T) {
 			}
 			first := true
 			if o := run(func(c *fixtures.Commit) bool {
-				hit := first && c.Kind == kill
+				hit := first && kill.at(c)
 				first = first && !hit
 				return hit
 			}); !o.Killed {
-				t.Fatalf("not killed at the first %s write: exit %d\n%s", kill, o.Exit, o.Stderr)
+				t.Fatalf("not killed at the first %s: exit %d\n%s", kill.name, o.Exit, o.Stderr)
 			}
 			o := run(nil)
 			if o.Exit != 6 { // alice's stray copy stays open: not ours
@@ -88,6 +98,20 @@ func TestAuditApplyKilledThenRerun(t *testing.T) {
 						t.Errorf("%s %s: %d linking comments, want 1", g.Kind, d, links)
 					}
 				}
+			}
+			branches := fake.Branches("octo", "corpus")
+			for _, b := range []string{"agent/stray-1", "agent/stray-2"} {
+				if _, ok := branches[b]; ok {
+					t.Errorf("stray branch %s left after the rerun", b)
+				}
+			}
+			for _, b := range []string{"agent/feature-1", "alice/wip", "alice/wip-copy"} {
+				if _, ok := branches[b]; !ok {
+					t.Errorf("branch %s deleted", b)
+				}
+			}
+			if n := len(fake.Comments("octo", "corpus", 1)); n != 2 { // the kept "Build passed" and alice's
+				t.Errorf("#1 has %d comments after the rerun, want 2", n)
 			}
 			writes := fake.Writes()
 			if o := run(nil); o.Exit != 6 || fake.Writes() != writes {

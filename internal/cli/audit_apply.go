@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/audit"
-	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -102,6 +100,13 @@ func applyActions(ctx context.Context, f *factory, gh *ghcheck.Client, r ghcheck
 	gh.UseLoginCache(reconcile.LoginCache(l))
 	eng := f.engine(l, gh, f.sys.Err)
 	repo := r.String()
+	// An --apply killed half-way left entries attempting, some for a
+	// duplicate it had closed or deleted (which this audit no longer
+	// lists): settle them first, as 'ghonce reconcile' would (found: done;
+	// absent: failed, so this run acts again), reading only.
+	if _, err := eng.Reconcile(ctx, reconcile.Filter{Repo: repo, Task: auditTask}); err != nil {
+		return 0, err
+	}
 	for _, g := range rep.Groups {
 		if g.Keep.Key != "" && g.Keep.Ours {
 			if spec := adoptSpec(g); spec != nil {
@@ -114,18 +119,8 @@ func applyActions(ctx context.Context, f *factory, gh *ghcheck.Client, r ghcheck
 		}
 		for _, d := range g.Duplicates {
 			i := slices.IndexFunc(actions, func(a auditAction) bool { return a.Kind == g.Kind && a.Target == d.Ref(g.Kind) })
-			if i < 0 {
-				// Closed already: perhaps by an --apply killed before it
-				// recorded so. Settle the entries such a run left, and
-				// write nothing new.
-				if err := resumeClosed(ctx, l, eng, repo, g, d); err != nil {
-					fmt.Fprintf(f.sys.Err, "ghonce: audit: %s %s: %v\n", g.Kind, d.Ref(g.Kind), err)
-					failed++
-				}
-				continue
-			}
-			if actions[i].Skipped != "" {
-				continue
+			if i < 0 || actions[i].Skipped != "" {
+				continue // closed already, or left alone
 			}
 			a := &actions[i]
 			var outcomes []string
@@ -156,29 +151,4 @@ func applyActions(ctx context.Context, f *factory, gh *ghcheck.Client, r ghcheck
 		}
 	}
 	return failed, nil
-}
-
-// resumeClosed settles the entries an earlier --apply left for duplicate
-// d, found closed (or gone) now: each of its actions that has an entry in
-// the ledger, not done, is run again (its look-up finds it done); an
-// action never attempted is not started, so a duplicate someone else
-// closed gets no comment.
-func resumeClosed(ctx context.Context, l ledger.Ledger, eng *reconcile.Engine, repo string, g audit.Group, d audit.Artifact) error {
-	prepared, err := auditActions(repo, g, d)
-	if err != nil {
-		return err
-	}
-	for _, p := range prepared {
-		e, err := l.Get(ctx, p.Key())
-		if errors.Is(err, ledger.ErrNotFound) || err == nil && e.Status == ledger.Done {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := eng.Do(ctx, p); err != nil {
-			return err
-		}
-	}
-	return nil
 }
