@@ -65,7 +65,7 @@ func auditSpecs(repo string, g audit.Group, d audit.Artifact) []reconcile.Action
 
 // adoptSpec describes a kept artifact that carries a key as its kind's
 // description, the payload a run of its task would have stored.
-func adoptSpec(g audit.Group) reconcile.Spec {
+func adoptSpec(repo string, g audit.Group) reconcile.Spec {
 	l := g.KeepListed
 	body := l.Body
 	if _, ok := taskkey.ParseMarker(body); ok {
@@ -81,7 +81,11 @@ func adoptSpec(g audit.Group) reconcile.Spec {
 	case audit.KindIssue:
 		return reconcile.Issue{Title: l.Title, Body: body, Labels: labels}
 	case audit.KindPR:
-		return reconcile.PR{Base: l.Base, Head: l.Head, Title: l.Title, Body: body, Labels: labels}
+		head := l.Head
+		if owner, _, _ := strings.Cut(repo, "/"); l.HeadOwner != "" && !strings.EqualFold(l.HeadOwner, owner) {
+			head = l.HeadOwner + ":" + l.Head // a fork's branch, as --head names it
+		}
+		return reconcile.PR{Base: l.Base, Head: head, Title: l.Title, Body: body, Labels: labels}
 	case audit.KindComment:
 		return reconcile.Comment{Number: l.Number, Body: body}
 	}
@@ -109,7 +113,7 @@ func applyActions(ctx context.Context, f *factory, gh *ghcheck.Client, r ghcheck
 	}
 	for _, g := range rep.Groups {
 		if g.Keep.Key != "" && g.Keep.Ours {
-			if spec := adoptSpec(g); spec != nil {
+			if spec := adoptSpec(repo, g); spec != nil {
 				art := effect.Artifact{Number: g.Keep.Number, ID: g.Keep.ID, URL: g.Keep.URL}
 				if _, err := eng.Adopt(ctx, reconcile.AdoptParams{Key: g.Keep.Key, Repo: repo, Spec: spec, Artifact: art, Why: "adopted by ghonce audit: kept from a duplicate group"}); err != nil {
 					fmt.Fprintf(f.sys.Err, "ghonce: audit: adopt %s %s: %v\n", g.Kind, g.Keep.Ref(g.Kind), err)
