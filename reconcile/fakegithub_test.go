@@ -241,8 +241,7 @@ func TestKindPredicates(t *testing.T) {
 	want := map[string][2]bool{ // IsGitHubKind, CarriesKeyLabel
 		"branch": {true, false}, "comment": {true, false}, "exec": {false, false},
 		"file": {true, false}, "issue": {true, true}, "pr": {true, true},
-		"tool-call": {false, false},
-		"close": {true, false}, "comment-delete": {true, false}, "branch-delete": {true, false},
+		"tool-call": {false, false}, "close": {true, false}, "comment-delete": {true, false}, "branch-delete": {true, false},
 	}
 	kinds := reconcile.Kinds()
 	if len(kinds) != len(want) {
