@@ -610,6 +610,7 @@ func TestJSONReferenceNamesEveryField(t *testing.T) {
 	objs["key"] = run("key", "--task", "T-1", "--step", "s", "--kind", "exec")
 	objs["branch name"] = run("branch", "name", "--task", "T-1")
 	objs["version"] = run("version")
+	objs["audit"] = run("audit", "--repo", "o/r")
 	now = func() time.Time { return time.Now().Add(48 * time.Hour) }
 	objs["labels prune"] = run("labels", "prune", "--repo", "o/r", "--older-than", "1d", "--dry-run")
 	if len(objs["labels prune"]["labels"].([]any)) == 0 {
