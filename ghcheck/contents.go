@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -109,10 +111,14 @@ func (c *Client) PutFile(ctx context.Context, r Repo, branch, path, message stri
 	// CreateFile and UpdateFile are the same PUT; the sha decides.
 	var res *github.RepositoryContentResponse
 	class, err := rn.create(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		res, resp, err = c.gh.Repositories.CreateFile(ctx, r.Owner, r.Name, path, opts)
-		return resp, err
+		// Not Repositories.CreateFile: it pastes path into the URL
+		// unescaped, so "C#/x.md" would be written as "C".
+		req, err := c.gh.NewRequest(http.MethodPut, contentsURL(r, path, ""), opts)
+		if err != nil {
+			return nil, err
+		}
+		res = new(github.RepositoryContentResponse)
+		return c.gh.Do(ctx, req, res)
 	})
 	if err != nil {
 		err = fmt.Errorf("put file %s on branch %s of %s: %w", path, branch, r, err)
@@ -163,17 +169,39 @@ func (c *Client) readFileOnce(ctx context.Context, rn *run, r Repo, branch, path
 func (c *Client) readFile(ctx context.Context, rn *run, r Repo, branch, path string) (*github.RepositoryContent, error) {
 	var file *github.RepositoryContent
 	err := rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
-		f, _, resp, err := c.gh.Repositories.GetContents(ctx, r.Owner, r.Name, path, &github.RepositoryContentGetOptions{Ref: branch})
-		file = f
-		if err == nil && f == nil { // GitHub listed a directory
+		req, err := c.gh.NewRequest(http.MethodGet, contentsURL(r, path, branch), nil)
+		if err != nil {
+			return nil, err
+		}
+		var raw json.RawMessage
+		resp, err := c.gh.Do(ctx, req, &raw)
+		if err != nil {
+			return resp, err
+		}
+		file = new(github.RepositoryContent)
+		if err := json.Unmarshal(raw, file); err != nil {
+			// GitHub lists a directory as an array of its entries.
 			file = &github.RepositoryContent{Type: github.String("dir")}
 		}
-		return resp, err
+		return resp, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read %s on branch %s of %s: %w", path, branch, r, err)
 	}
 	return file, nil
+}
+
+// contentsURL is repos/{o}/{r}/contents/{path}[?ref=], relative to the
+// API root, with every segment of path escaped exactly once: GitHub
+// decodes each segment once, so the file written is the file looked up
+// (go-github's GetContents and CreateFile escape differently, the latter
+// not at all).
+func contentsURL(r Repo, path, ref string) string {
+	u := "repos/" + url.PathEscape(r.Owner) + "/" + url.PathEscape(r.Name) + "/contents/" + escapeSegments(path)
+	if ref != "" {
+		u += "?ref=" + url.QueryEscape(ref)
+	}
+	return u
 }
 
 func typeOf(rc *github.RepositoryContent) string {
@@ -184,21 +212,16 @@ func typeOf(rc *github.RepositoryContent) string {
 }
 
 // CheckFile refuses a branch or path FindFile and PutFile would refuse
-// before sending anything: an invalid branch name, or a path that is empty,
-// absolute, names a directory or contains "..". A caller that validates its input with it
-// (reconcile's File) refuses exactly what this layer refuses.
+// before sending anything: an invalid branch name, or a path
+// taskkey.CheckFilePath refuses (empty, absolute, a directory, an empty
+// segment, "." or ".." in any spelling, an invisible character). A caller
+// that validates its input with it (reconcile's File) refuses exactly what
+// this layer refuses.
 func CheckFile(branch, path string) error {
 	if err := taskkey.CheckBranchName(branch); err != nil {
 		return err
 	}
-	if path == "" || strings.HasPrefix(path, "/") || strings.HasSuffix(path, "/") {
-		return fmt.Errorf("invalid path %q: want a file path relative to the repository root", path)
-	}
-	// go-github's GetContents refuses it (ErrPathForbidden) without sending.
-	if strings.Contains(path, "..") {
-		return fmt.Errorf("invalid path %q: it must not contain \"..\"", path)
-	}
-	return nil
+	return taskkey.CheckFilePath(path)
 }
 
 // CheckCommitMessage refuses the commit message PutFile would refuse: empty

@@ -1,0 +1,39 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A path that leaves its directory in any spelling is bad input (exit 2,
+// words about the path, nothing recorded), never "cannot reach GitHub";
+// an odd but valid path is written exactly there and found again by a
+// rerun.
+func TestFilePutPathsEndToEnd(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	for _, p := range []string{"%2e%2e/x.md", "%2E%2e/x.md", "docs/../x.md", ".%2e/x.md"} {
+		o := w.run("", nil, "file", "put", p, "--task", "T-"+p, "--branch", "main", "-m", "add", "--content", "x", "--repo", testRepo)
+		if o.code != ExitUsage || !strings.Contains(o.stderr, "invalid path") || strings.Contains(o.stderr, "cannot reach") {
+			t.Errorf("file put %q: exit %d, stderr %q; want exit %d about the path", p, o.code, o.stderr, ExitUsage)
+		}
+	}
+	if _, err := os.Stat(w.ledger); err == nil {
+		t.Errorf("refused paths opened the ledger %s; bad input must be refused before it", w.ledger)
+	}
+	for _, p := range []string{"C#/README.md", "notes/what?.md", "docs/50%25.md", "a b/ü.md"} {
+		args := []string{"file", "put", p, "--task", "T-" + p, "--branch", "main", "-m", "add", "--content", "at " + p, "--repo", testRepo, "--json"}
+		if r := w.result(args...); r.Outcome != "created" {
+			t.Errorf("file put %q: outcome %s, want created", p, r.Outcome)
+		}
+		if got, ok := w.fake.FileContent(testOwner, testName, "main", p); !ok || string(got) != "at "+p {
+			t.Errorf("file put %q did not land there; the branch holds %v", p, w.fake.Files(testOwner, testName, "main"))
+		}
+		lost := w.run("", map[string]string{"GHONCE_LEDGER": filepath.Join(t.TempDir(), "fresh.db")}, args...)
+		if lost.code != 0 || !strings.Contains(lost.stdout, `"outcome":"found"`) {
+			t.Errorf("file put %q with the ledger lost: exit %d %s %s, want found", p, lost.code, lost.stdout, lost.stderr)
+		}
+	}
+}
