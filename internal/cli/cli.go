@@ -279,7 +279,7 @@ func hideUnused(fs *pflag.FlagSet, which sharedFlags) {
 // addFlags defines every shared flag on fs; hideUnused then hides, per verb,
 // those it does not read.
 func (g *global) addFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&g.ledgerPath, "ledger", "", "ledger file (default $GHONCE_LEDGER, else $XDG_STATE_HOME/ghonce/ledger.db)")
+	fs.Var(ledgerValue{&g.ledgerPath}, "ledger", "ledger file (default $GHONCE_LEDGER, else $XDG_STATE_HOME/ghonce/ledger.db)")
 	fs.StringVarP(&g.repo, "repo", "R", "", "repository OWNER/NAME (default $GH_REPO, else $GITHUB_REPOSITORY)")
 	fs.StringVar(&g.task, "task", "", "task id: the unit of work (default $GHONCE_TASK)")
 	fs.StringVar(&g.step, "step", "", "step within the task (default: the verb, e.g. pr-create)")

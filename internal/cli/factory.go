@@ -92,7 +92,7 @@ func (f *factory) openLedger(ctx context.Context, create store.Create) (*store.O
 	// The backends' errors name the ledger and say what to do.
 	l, err := store.Open(ctx, loc, store.Options{Now: f.sys.Now, Create: create, CreatedBy: createdBy()})
 	switch {
-	case errors.Is(err, store.ErrUnsupported):
+	case errors.Is(err, store.ErrUnsupported), errors.Is(err, store.ErrBadLocation):
 		return nil, usage(err)
 	case err != nil:
 		return nil, &failure.LedgerError{Err: err}

@@ -37,3 +37,36 @@ func TestFilePutPathsEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// A ledger location that cannot be read one way only is bad input (exit
+// 2): nothing is created, and a password in doubt is not printed.
+func TestLedgerLocationsRefused(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	for _, tc := range []struct{ ledger, want, secret string }{
+		{"", "ledger location is empty", ""},
+		{"file:door18-uri.db?mode=ro", "SQLite URI", ""},
+		{"FILE:door18-uri.db", "SQLite URI", ""},
+		{"postgres://ghonceu:Secret#1@127.0.0.1/db", "percent-encode the password (`@` is `%40`)", "Secret"},
+		{"postgres://ghonceu:p@ss@prod@127.0.0.1/db", "percent-encode the password (`@` is `%40`)", "prod"},
+	} {
+		for _, args := range [][]string{
+			{"status", "--ledger", tc.ledger},
+			{"exec", "--task", "T", "--step", "s", "--ledger", tc.ledger, "--json", "--", "true"},
+		} {
+			o := w.run("", nil, args...)
+			if o.code != ExitUsage || !strings.Contains(o.stderr, tc.want) {
+				t.Errorf("%q: exit %d, stderr %q; want exit %d saying %q", args, o.code, o.stderr, ExitUsage, tc.want)
+			}
+			if tc.secret != "" && strings.Contains(o.stdout+o.stderr, tc.secret) {
+				t.Errorf("%q printed the password: %s %s", args, o.stdout, o.stderr)
+			}
+		}
+	}
+	for _, name := range []string{"file:door18-uri.db?mode=ro", "file:door18-uri.db", "FILE:door18-uri.db", "file:"} {
+		if _, err := os.Stat(name); err == nil {
+			t.Errorf("a SQLite URI made %q in the working directory", name)
+			os.RemoveAll(name)
+		}
+	}
+}

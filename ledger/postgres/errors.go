@@ -121,30 +121,3 @@ func lastPart(err error) string {
 	}
 	return s
 }
-
-// scrubbed is an error whose text had the password removed.
-type scrubbed struct {
-	msg string
-	err error
-}
-
-func (e *scrubbed) Error() string { return e.msg }
-func (e *scrubbed) Unwrap() error { return e.err }
-
-// scrub removes the passwords from err's text. The messages of this
-// package never include them, but a driver's may quote what it was given.
-func (l *Ledger) scrub(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	for _, s := range l.secrets {
-		if s != "" {
-			msg = strings.ReplaceAll(msg, s, "xxxxx")
-		}
-	}
-	if msg == err.Error() {
-		return err
-	}
-	return &scrubbed{msg, err}
-}

@@ -66,36 +66,14 @@ type Options struct {
 // Ledger is a ledger.Ledger kept in PostgreSQL.
 type Ledger struct {
 	pool     *pgxpool.Pool
-	location string   // the URL without its password
-	schema   string   // the schema named by search_path, or "" for the server's default
-	secrets  []string // the password and sslpassword, scrubbed from every error
+	location string // the URL without its password
+	schema   string // the schema named by search_path, or "" for the server's default
 	created  bool
 	fake     func() time.Time
 	opts     Options
 }
 
 var _ ledger.Ledger = (*Ledger)(nil)
-
-// Redact returns location fit to print: the password (in the user info or
-// a password parameter) and the TLS key's sslpassword are removed. A
-// location that does not parse as a URL is replaced by a placeholder rather
-// than printed.
-func Redact(location string) string {
-	u, err := url.Parse(location)
-	if err != nil {
-		return "postgres://(unparseable URL)"
-	}
-	if u.User != nil {
-		u.User = url.User(u.User.Username())
-	}
-	q := u.Query()
-	if q.Has("password") || q.Has("sslpassword") {
-		q.Del("password")
-		q.Del("sslpassword")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
 
 // Open connects to the Postgres ledger at location, a postgres:// URL as
 // libpq reads it, and brings its schema up to date, creating the schema
@@ -106,21 +84,27 @@ func Redact(location string) string {
 // password; they say what failed (server unreachable, login refused,
 // database missing, TLS required, timeout) and what to do.
 func Open(ctx context.Context, location string, opts Options) (*Ledger, error) {
-	l := &Ledger{location: Redact(location), fake: opts.Now, opts: opts}
-	if u, err := url.Parse(location); err == nil {
-		if u.User != nil {
-			pw, _ := u.User.Password()
-			l.secrets = append(l.secrets, pw)
-		}
-		l.secrets = append(l.secrets, u.Query().Get("password"), u.Query().Get("sslpassword"))
-	}
-	cfg, err := pgxpool.ParseConfig(location)
+	loc, err := parseLocation(location)
 	if err != nil {
-		return nil, l.scrub(fmt.Errorf("open ledger %s: the URL does not parse: %w; write it as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=...&search_path=SCHEMA]", l.location, err))
+		return nil, err
 	}
-	// PGPASSWORD or a service file may have supplied it.
-	l.secrets = append(l.secrets, cfg.ConnConfig.Password)
-	configure(cfg, location)
+	l := &Ledger{location: loc.display, fake: opts.Now, opts: opts}
+	conn, secret := loc.connString()
+	cfg, err := pgxpool.ParseConfig(conn)
+	switch {
+	case err != nil && secret:
+		// pgx's text would quote the sslpassword: none of it is shown.
+		return nil, fmt.Errorf("open ledger %s: pgx cannot read the URL's connection parameters; check sslmode, sslkey and the other parameters", l.location)
+	case err != nil:
+		return nil, fmt.Errorf("open ledger %s: the URL does not parse: %w; write it as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=...&search_path=SCHEMA]", l.location, err)
+	}
+	if loc.hasPassword {
+		// Given to pgx as a value, never as text inside a URL, so no
+		// error of the driver's can quote it; PGPASSWORD and ~/.pgpass
+		// apply only when the URL has none.
+		cfg.ConnConfig.Password = loc.password
+	}
+	configure(cfg, loc.u.Query())
 	l.schema = firstSchema(cfg.ConnConfig.RuntimeParams["search_path"])
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -135,12 +119,7 @@ func Open(ctx context.Context, location string, opts Options) (*Ledger, error) {
 }
 
 // configure applies ghonce's defaults where the URL sets nothing.
-func configure(cfg *pgxpool.Config, location string) {
-	u, _ := url.Parse(location)
-	var q url.Values
-	if u != nil {
-		q = u.Query()
-	}
+func configure(cfg *pgxpool.Config, q url.Values) {
 	if !q.Has("pool_max_conns") {
 		cfg.MaxConns = DefaultMaxConns
 	}
@@ -325,12 +304,12 @@ func (l *Ledger) putOrigin(ctx context.Context, tx pgx.Tx) error {
 }
 
 func (l *Ledger) migrateErr(version int, name string, err error) error {
-	return l.scrub(fmt.Errorf("migrate ledger %s to schema version %d (%s): %w", l.location, version, name, hint(err)))
+	return fmt.Errorf("migrate ledger %s to schema version %d (%s): %w", l.location, version, name, hint(err))
 }
 
 // openErr is an error met while opening the ledger.
 func (l *Ledger) openErr(err error) error {
-	return l.scrub(fmt.Errorf("open ledger %s: %w", l.location, hint(err)))
+	return fmt.Errorf("open ledger %s: %w", l.location, hint(err))
 }
 
 // dbErr is an error met after Open.
@@ -338,5 +317,5 @@ func (l *Ledger) dbErr(err error) error {
 	if errors.Is(err, ledger.ErrNotFound) || errors.Is(err, ledger.ErrFenced) || errors.Is(err, ledger.ErrBusy) {
 		return err
 	}
-	return l.scrub(fmt.Errorf("ledger %s: %w", l.location, hint(err)))
+	return fmt.Errorf("ledger %s: %w", l.location, hint(err))
 }

@@ -79,6 +79,19 @@ type Opened struct {
 // build has no backend for. Callers report it as a usage error.
 var ErrUnsupported = errors.New("unsupported ledger location")
 
+// ErrBadLocation is wrapped by Open's error for a location that is bad
+// input: empty, a SQLite URI ("file:ledger.db?mode=ro", which would be
+// taken as a file named so in the working directory), or a Postgres URL
+// that cannot be read one way only (postgres.ErrBadURL). Nothing was
+// created. Callers report it as a usage error.
+var ErrBadLocation = errors.New("bad ledger location")
+
+// badLocation is an error that is both ErrBadLocation and its cause.
+type badLocation struct{ err error }
+
+func (e *badLocation) Error() string   { return e.err.Error() }
+func (e *badLocation) Unwrap() []error { return []error{e.err, ErrBadLocation} }
+
 // schemeRe matches a location that starts like a URL ("scheme://").
 var schemeRe = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
 
@@ -105,8 +118,11 @@ var keywordDSNRe = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|passw
 // with ErrUnsupported, before anything is created, and the error does not
 // repeat the location (it may hold a password).
 func Open(ctx context.Context, location string, opts Options) (*Opened, error) {
-	if location == "" {
-		return nil, errors.New("open ledger: location is empty; pass --ledger PATH")
+	switch {
+	case strings.TrimSpace(location) == "":
+		return nil, &badLocation{errors.New("open ledger: the location is empty; pass --ledger PATH (a file) or a postgres:// URL")}
+	case len(location) >= 5 && strings.EqualFold(location[:5], "file:"):
+		return nil, &badLocation{errors.New("open ledger: a SQLite URI (file:...) is not taken; give the file's path, e.g. --ledger ./ledger.db")}
 	}
 	switch s := Scheme(location); s {
 	case "postgres", "postgresql":
@@ -114,6 +130,9 @@ func Open(ctx context.Context, location string, opts Options) (*Opened, error) {
 		// (the local clock) is not passed on.
 		origin, mustExist := opts.origin()
 		l, err := postgres.Open(ctx, location, postgres.Options{MustExist: mustExist, Origin: origin, CreatedBy: opts.CreatedBy})
+		if errors.Is(err, postgres.ErrBadURL) {
+			return nil, &badLocation{err}
+		}
 		if err != nil {
 			return nil, err
 		}

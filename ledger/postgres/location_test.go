@@ -1,0 +1,155 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/ghonce/ghonce/ledger/postgres"
+)
+
+const wantEncode = "percent-encode the password (`@` is `%40`)"
+
+// A URL whose user-info two parsers would read differently is refused
+// before any connection, and its error prints nothing of the password.
+func TestAmbiguousUserInfoRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ loc, pw string }{
+		{"postgres://ghonceu:Secret#1@127.0.0.1/db", "Secret#1"},
+		{"postgres://ghonceu:p@ss@prod@127.0.0.1:5432/db", "p@ss@prod"},
+		{"postgres://ghonceu:pa/Zq7kw9@127.0.0.1/db", "pa/Zq7kw9"},
+		{"postgresql://ghonceu:pa?Zq7kw9@127.0.0.1/db", "pa?Zq7kw9"},
+		{"postgres://127.0.0.1/db?password=pa#Zq7kw9", "pa#Zq7kw9"},
+		{"postgres://ghonceu:100%pure@127.0.0.1/db", "100%pure"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		l, err := postgres.Open(ctx, tc.loc, postgres.Options{})
+		cancel()
+		if err == nil {
+			l.Close()
+			t.Errorf("%s: Open succeeded", tc.loc)
+			continue
+		}
+		msg := err.Error()
+		if !errors.Is(err, postgres.ErrBadURL) || !strings.Contains(msg, wantEncode) {
+			t.Errorf("%s: %q; want ErrBadURL saying %q", tc.loc, msg, wantEncode)
+		}
+		for _, piece := range pieces(tc.pw) {
+			if strings.Contains(msg, piece) {
+				t.Errorf("%s: the error prints %q of the password: %s", tc.loc, piece, msg)
+			}
+		}
+		if got := postgres.Redact(tc.loc); strings.Contains(got, "127.0.0.1") || strings.Contains(got, "ss") {
+			t.Errorf("Redact(%s) = %q: it prints a URL it cannot read", tc.loc, got)
+		}
+	}
+}
+
+// pieces are the password's substrings of four or more characters past
+// its first (the user name shares none).
+func pieces(pw string) []string {
+	var out []string
+	for i := 1; i+4 <= len(pw); i++ {
+		out = append(out, pw[i:i+4])
+	}
+	return out
+}
+
+// A short or common password is removed by the URL's structure, not as
+// text: the rest of the message is left whole.
+func TestShortPasswordLeavesTheMessageWhole(t *testing.T) {
+	t.Parallel()
+	for _, pw := range []string{"a", "postgres", "127", "e"} {
+		loc := "postgres://postgres:" + pw + "@127.0.0.1:1/test?sslmode=disable"
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := postgres.Open(ctx, loc, postgres.Options{})
+		cancel()
+		want := "open ledger postgres://postgres@127.0.0.1:1/test?sslmode=disable: cannot reach the Postgres server"
+		if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "xxxxx") {
+			t.Errorf("password %q: %v; want it to start %q, unmangled", pw, err, want)
+		}
+	}
+}
+
+// The password the server receives is the one the URL spells, decoded
+// once by the same parse that made the location ghonce prints.
+func TestEncodedPasswordReachesTheServer(t *testing.T) {
+	t.Parallel()
+	const pw = "p@ss#1/?%x"
+	got := make(chan string, 1)
+	addr := passwordServer(t, got)
+	loc := "postgres://ghonceu:p%40ss%231%2F%3F%25x@" + addr + "/test?sslmode=disable"
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := postgres.Open(ctx, loc, postgres.Options{})
+	if err == nil {
+		t.Fatal("Open succeeded against a server that refuses every login")
+	}
+	select {
+	case p := <-got:
+		if p != pw {
+			t.Errorf("the server received password %q, want %q", p, pw)
+		}
+	default:
+		t.Fatalf("no password reached the server: %v", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "ss#1") || !strings.Contains(msg, "postgres://ghonceu@"+addr+"/test") {
+		t.Errorf("error %q: want the location without its password", msg)
+	}
+}
+
+// passwordServer asks each client for a clear-text password, sends what it
+// got on got, and refuses the login.
+func passwordServer(t *testing.T, got chan<- string) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				be := pgproto3.NewBackend(c, c)
+				for {
+					m, err := be.ReceiveStartupMessage()
+					if err != nil {
+						return
+					}
+					if _, ok := m.(*pgproto3.StartupMessage); ok {
+						break
+					}
+					c.Write([]byte("N"))
+				}
+				be.Send(&pgproto3.AuthenticationCleartextPassword{})
+				if err := be.Flush(); err != nil {
+					return
+				}
+				be.SetAuthType(pgproto3.AuthTypeCleartextPassword)
+				m, err := be.Receive()
+				if err != nil {
+					return
+				}
+				if p, ok := m.(*pgproto3.PasswordMessage); ok {
+					select {
+					case got <- p.Password:
+					default:
+					}
+				}
+				be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", Code: "28P01", Message: `password authentication failed for user "ghonceu"`})
+				be.Flush()
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
