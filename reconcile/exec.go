@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -40,6 +39,10 @@ type Exec struct {
 	OnUnconfirmed string   `json:"on_unconfirmed,omitempty"`
 	// Target optionally narrows the key, e.g. a recipient.
 	Tgt string `json:"target,omitempty"`
+	// PassLedger passes a GHONCE_LEDGER URL (which may hold the ledger's
+	// password) on to the command and its check; see childEnv. Not part
+	// of the description: toggling it changes no payload.
+	PassLedger bool `json:"-"`
 }
 
 func (Exec) Kind() string     { return "exec" }
@@ -69,7 +72,7 @@ func (x Exec) Find(ctx context.Context, env *Env, key string) effect.Result {
 	if x.Check != "" {
 		var out bytes.Buffer
 		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", x.Check)
-		cmd.Env = append(os.Environ(), "GHONCE_KEY="+key)
+		cmd.Env = x.childEnv(key)
 		cmd.Stdout, cmd.Stderr = &out, env.Stderr
 		err := cmd.Run()
 		var ee *exec.ExitError
@@ -112,7 +115,7 @@ func findInLedger(env *Env, retry bool, maybe func(lostLedger bool) error) effec
 // run); death by a signal is "maybe".
 func (x Exec) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
 	cmd := exec.CommandContext(ctx, x.Argv[0], x.Argv[1:]...)
-	cmd.Env = append(os.Environ(), "GHONCE_KEY="+key)
+	cmd.Env = x.childEnv(key)
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = env.Stdout, env.Stderr
 	// The command must not outlive ghonce: a rerun takes the key over as

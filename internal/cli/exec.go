@@ -25,7 +25,9 @@ func newCmdExec(f *factory, runF func(*execOptions) error) *cobra.Command {
 		Long: `Run COMMAND once per (task, step[, target]).
 
 The key is exported to COMMAND (and to --check) as GHONCE_KEY: hand it to a
-service that dedupes on it. --check CMD is your "does it already exist?": exit
+service that dedupes on it. Both inherit ghonce's environment except a
+GHONCE_LEDGER that is a URL (it may hold the ledger's password): pass
+--pass-ledger to hand it on. A ledger file path is passed on as it is. --check CMD is your "does it already exist?": exit
 0 yes (its output is stored as the reference), exit 1 no, anything else
 unknown. Without --check, an attempt that a crash left unconfirmed is settled
 by --on-unconfirmed: fail (default: exit 3 and say how to settle it with
@@ -43,6 +45,7 @@ by --on-unconfirmed: fail (default: exit 3 and say how to settle it with
 	c.Flags().StringVar(&opts.Exec.Check, "check", "", "shell command that exits 0 if the effect already exists, 1 if not")
 	c.Flags().StringVar(&opts.Exec.OnUnconfirmed, "on-unconfirmed", reconcile.OnUnconfirmedFail, "what to do when an earlier attempt may have run: fail or retry")
 	c.Flags().StringVar(&opts.Exec.Tgt, "target", "", "narrow the key, e.g. a recipient")
+	c.Flags().BoolVar(&opts.Exec.PassLedger, "pass-ledger", false, "pass a GHONCE_LEDGER URL (and its password) on to COMMAND and --check")
 	return c
 }
 
