@@ -6,7 +6,7 @@ import (
 )
 
 // ledgerValue is --ledger. An empty value is refused when the flag is
-// parsed (exit 2): `--ledger ''` (an unset variable in a script) must not
+// parsed (exit 2): an empty --ledger (an unset variable in a script) must not
 // quietly mean the default ledger, nor a file made in the working tree.
 type ledgerValue struct{ p *string }
 
