@@ -181,7 +181,11 @@ func (e *Engine) Do(ctx context.Context, p *Prepared) (*Result, error) {
 	if p == nil || p.key == "" {
 		return nil, errors.New("do action: not prepared: pass what reconcile.Prepare returned")
 	}
-	a, id, key, payload, hash := p.a, p.id, p.key, p.payload, p.hash
+	a, id, payload, hash := p.a, p.id, p.payload, p.hash
+	key, err := e.keyFor(ctx, p)
+	if err != nil {
+		return nil, err
+	}
 	c, err := e.claim(ctx, ledger.ClaimParams{
 		Key: key, Task: id.Task, Step: id.Step, Kind: id.Kind, Repo: a.Repo, Target: id.Target,
 		Payload: payload, PayloadHash: hash, Why: "run",

@@ -29,6 +29,9 @@ type Prepared struct {
 	repo    ghcheck.Repo // zero when a.Repo is empty
 	payload []byte       // the Spec as the ledger stores it
 	hash    string       // of payload
+	// legacy are the keys the id as given derived before ids were
+	// normalised to NFC (taskkey.LegacyKeys); empty for most ids.
+	legacy []string
 }
 
 // Prepare validates a and derives what Do needs from it, without touching
@@ -63,6 +66,7 @@ func Prepare(a Action) (*Prepared, error) {
 	if p.payload, p.hash, err = encodeSpec(a.Spec); err != nil {
 		return nil, &InvalidError{err}
 	}
+	p.legacy = taskkey.LegacyKeys(taskkey.Identity{Task: a.Task, Step: a.Step, Kind: id.Kind, Repo: a.Repo, Target: id.Target})
 	a.Task, a.Step = id.Task, id.Step
 	p.a = a
 	return p, nil
@@ -73,7 +77,7 @@ func Prepare(a Action) (*Prepared, error) {
 func (p *Prepared) Key() string { return p.key }
 
 // Action is the action as cleaned: its task and step without surrounding
-// white space, as the ledger records them.
+// white space and in NFC, as the ledger records them.
 func (p *Prepared) Action() Action { return p.a }
 
 // KeyOf is the key a has, checking only what the key depends on (a

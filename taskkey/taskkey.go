@@ -8,10 +8,15 @@
 // repository and target. Never from a time, a random value or generated text.
 //
 //  1. Task and step are normalised (see CleanID): surrounding white space is
-//     removed, so "T-1", " T-1" and "T-1\n" are one task. The repository is
-//     lower-cased (GitHub compares owner/name without case); every other
-//     field is used byte for byte. Clean ids are unchanged by this, so every
-//     key derived before the rule existed still matches.
+//     removed, so "T-1", " T-1" and "T-1\n" are one task, and the id is put
+//     in Unicode normalisation form C, so "café" typed as one code point
+//     (U+00E9) or as "e" plus a combining accent (U+0301, as macOS file
+//     names spell it) is one task. The repository is lower-cased (GitHub
+//     compares owner/name without case); every other field is used byte for
+//     byte. Clean ids are unchanged by this, so every key derived before the
+//     rule existed still matches; for an id that was not clean, LegacyKeys
+//     gives the keys it derived before, so an entry already recorded under
+//     one keeps it.
 //  2. The fields are written in the order domain, task, step, kind, repo, target
 //     as netstrings ("<decimal length>:<bytes>,"), where domain is the literal
 //     "ghonce.key.v1". Length prefixes make the encoding injective: no choice
@@ -34,6 +39,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Prefix starts every version 1 key.
@@ -62,9 +69,10 @@ const MaxID = 256
 
 // CleanID is the one rule for task and step ids, applied everywhere a key
 // is derived: surrounding white space (spaces, tabs, a trailing newline
-// read from a file) is removed. Nothing else is changed: case and inner
-// spaces are part of the id.
-func CleanID(s string) string { return strings.TrimSpace(s) }
+// read from a file) is removed and the rest is put in Unicode NFC, so two
+// spellings of one text that look alike are one id. Nothing else is
+// changed: case and inner spaces are part of the id.
+func CleanID(s string) string { return norm.NFC.String(strings.TrimSpace(s)) }
 
 // CheckID reports why a task or step id (what names it: "task" or "step")
 // cannot be used, after CleanID: empty, not UTF-8, holding a control
@@ -82,6 +90,9 @@ func CheckID(what, s string) error {
 	for _, r := range s {
 		if unicode.IsControl(r) {
 			return fmt.Errorf("%s %q holds a control character (%U); ids are one line of printable text", what, s, r)
+		}
+		if isFormat(r) {
+			return fmt.Errorf("%s %q holds the invisible character %U (zero-width, byte-order mark or a text-direction control, often pasted by accident): retype the id", what, s, r)
 		}
 	}
 	return nil
@@ -111,8 +122,13 @@ func (id Identity) Validate() error {
 // Validate first.
 func Key(id Identity) string {
 	id = id.Clean()
+	return derive(id.Task, id.Step, id.Kind, id.Repo, id.Target)
+}
+
+// derive is steps 2 to 4 of the derivation, on fields already cleaned.
+func derive(task, step, kind, repo, target string) string {
 	var b strings.Builder
-	for _, f := range []string{domain, id.Task, id.Step, id.Kind, strings.ToLower(id.Repo), id.Target} {
+	for _, f := range []string{domain, task, step, kind, strings.ToLower(repo), target} {
 		b.WriteString(strconv.Itoa(len(f)))
 		b.WriteByte(':')
 		b.WriteString(f)
@@ -269,6 +285,9 @@ func CheckBranchName(name string) error {
 	for _, r := range name {
 		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
 			return bad(fmt.Sprintf("it must not contain %q", r))
+		}
+		if isFormat(r) || unicode.IsControl(r) {
+			return bad(fmt.Sprintf("it holds the invisible character %U (zero-width, byte-order mark or a text-direction control): retype it", r))
 		}
 	}
 	for _, c := range strings.Split(name, "/") {
