@@ -24,11 +24,16 @@ type Repo struct{ Owner, Name string }
 func (r Repo) String() string { return r.Owner + "/" + r.Name }
 
 // ParseRepo parses "owner/name". It accepts nothing else: no URL, no host, no
-// extra path segment.
+// extra path segment, no ".git" suffix (GitHub serves acme/app.git as
+// acme/app, and a key derived from the other spelling would be another
+// key); ParseRepoRef reads those forms.
 func ParseRepo(s string) (Repo, error) {
 	owner, name, ok := strings.Cut(s, "/")
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") || !validRepoPart(owner) || !validRepoPart(name) {
 		return Repo{}, fmt.Errorf("invalid repository %q: want OWNER/NAME, e.g. octo-org/hello-world", s)
+	}
+	if strings.HasSuffix(strings.ToLower(name), ".git") {
+		return Repo{}, fmt.Errorf("invalid repository %q: write it without \".git\", as %s/%s", s, owner, name[:len(name)-4])
 	}
 	return Repo{Owner: owner, Name: name}, nil
 }

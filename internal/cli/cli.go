@@ -291,11 +291,12 @@ func (g *global) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&g.trustLedger, "trust-ledger", false, "create a key this established ledger has never seen without looking on GitHub first: only when every run of these tasks uses this ledger (docs/guide/rate-limits.md)")
 }
 
-// repoOrEnv resolves the repository from --repo, GH_REPO, GITHUB_REPOSITORY.
+// repoOrEnv resolves the repository from --repo, GH_REPO, GITHUB_REPOSITORY,
+// in any form gh takes (see repoRef), as OWNER/NAME.
 func (g *global) repoOrEnv(getenv func(string) string) (string, error) {
 	for _, r := range []string{g.repo, getenv("GH_REPO"), getenv("GITHUB_REPOSITORY")} {
-		if r != "" {
-			return r, nil
+		if strings.TrimSpace(r) != "" {
+			return repoRef(r, getenv("GITHUB_API_URL"))
 		}
 	}
 	return "", usagef("no repository: pass --repo OWNER/NAME or set GH_REPO")
@@ -329,9 +330,11 @@ has no repository, and GitHub Actions sets GITHUB_REPOSITORY on every run).
 
 // filter is the entry filter of the ledger verbs (reconcile, status), from
 // --repo and --task only: see filterHelp.
-func (g *global) filter() (reconcile.Filter, error) {
-	if g.repo != "" {
-		if _, err := parseRepo(g.repo); err != nil {
+func (g *global) filter(getenv func(string) string) (reconcile.Filter, error) {
+	repo := g.repo
+	if strings.TrimSpace(repo) != "" {
+		var err error
+		if repo, err = repoRef(repo, getenv("GITHUB_API_URL")); err != nil {
 			return reconcile.Filter{}, err
 		}
 	}
@@ -344,7 +347,7 @@ func (g *global) filter() (reconcile.Filter, error) {
 		}
 		task = taskkey.CleanID(task)
 	}
-	return reconcile.Filter{Repo: g.repo, Task: task}, nil
+	return reconcile.Filter{Repo: repo, Task: task}, nil
 }
 
 func (g *global) stepOr(def string) string {

@@ -156,7 +156,7 @@ func labelsPruneRun(opts *labelsPruneOptions) error {
 	if err != nil {
 		return usage(err)
 	}
-	filter, err := f.g.filter()
+	filter, err := f.g.filter(f.sys.Getenv)
 	if err != nil {
 		return err
 	}

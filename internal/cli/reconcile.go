@@ -44,7 +44,7 @@ or a person.`,
 
 func reconcileRun(opts *reconcileOptions) error {
 	f, ctx := opts.f, opts.ctx
-	filter, err := f.g.filter()
+	filter, err := f.g.filter(f.sys.Getenv)
 	if err != nil {
 		return err
 	}

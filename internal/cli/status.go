@@ -65,7 +65,7 @@ key, state and each entry's history.
 
 func statusRun(opts *statusOptions) error {
 	f := opts.f
-	filter, err := f.g.filter()
+	filter, err := f.g.filter(f.sys.Getenv)
 	if err != nil {
 		return err
 	}

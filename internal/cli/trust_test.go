@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,5 +69,36 @@ func TestLedgerLocationsRefused(t *testing.T) {
 			t.Errorf("a SQLite URI made %q in the working directory", name)
 			os.RemoveAll(name)
 		}
+	}
+}
+
+// --repo takes what gh takes and every spelling is one key; a host other
+// than the API's is refused rather than acted on as a namesake.
+func TestRepoFormsAreOneRepository(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	u, err := url.Parse(w.fake.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := w.run("", nil, "key", "--task", "T", "--step", "s", "--kind", "issue", "--repo", testRepo)
+	if want.code != 0 {
+		t.Fatalf("key: %d %s", want.code, want.stderr)
+	}
+	for _, r := range []string{
+		" " + testRepo + "\n", testRepo + ".git", u.Host + "/" + testRepo,
+		"http://" + u.Host + "/" + testRepo + ".git", "ssh://git@" + u.Host + "/" + testRepo + ".git",
+	} {
+		o := w.run("", nil, "key", "--task", "T", "--step", "s", "--kind", "issue", "--repo", r)
+		if o.code != 0 || o.stdout != want.stdout {
+			t.Errorf("--repo %q: exit %d, key %q %s; want the key of %s, %q", r, o.code, o.stdout, o.stderr, testRepo, want.stdout)
+		}
+	}
+	o := w.run("", nil, "issue", "create", "--task", "T", "--title", "t", "--body", "b", "--repo", "https://github.com/"+testRepo+".git")
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "is on github.com, but GITHUB_API_URL is") {
+		t.Errorf("a github.com URL against another API: exit %d, %s", o.code, o.stderr)
+	}
+	if r := w.result("issue", "create", "--task", "T-git", "--title", "t", "--body", "b", "--repo", testRepo+".git", "--json"); r.Outcome != "created" || r.Repo != testRepo {
+		t.Errorf("issue create --repo %s.git: %s in %q, want created in %s", testRepo, r.Outcome, r.Repo, testRepo)
 	}
 }

@@ -304,6 +304,8 @@ func (s *Server) action(w Where, o Once, defStep string) (reconcile.Action, erro
 		return reconcile.Action{}, invalid(err)
 	}
 	step = taskkey.CleanID(step)
+	// As on GitHub (and gh's --repo): "app.git" is app.
+	w.Owner, w.Repo = strings.TrimSpace(w.Owner), strings.TrimSuffix(strings.TrimSpace(w.Repo), ".git")
 	if !repoPart(w.Owner) || !repoPart(w.Repo) {
 		return reconcile.Action{}, invalid(fmt.Errorf("repository %q/%q: want owner and repo as on GitHub, e.g. owner \"octo-org\", repo \"hello-world\"", w.Owner, w.Repo))
 	}
