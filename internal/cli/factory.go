@@ -85,12 +85,28 @@ func newGitHub(opts ghcheck.Options) (*ghcheck.Client, error) {
 // rather than a new, empty ledger. A location in a scheme this build does
 // not support is a usage error.
 func (f *factory) openLedger(ctx context.Context, create store.Create) (*store.Opened, error) {
+	return f.openLedgerWith(ctx, store.Options{Create: create})
+}
+
+// openLedgerToRead is openLedger for a verb that only reads (status): a
+// ledger this user may read but not write is opened read-only, with a
+// note on stderr, instead of failing.
+func (f *factory) openLedgerToRead(ctx context.Context) (*store.Opened, error) {
+	l, err := f.openLedgerWith(ctx, store.Options{Create: store.CreateNever, ReadOnlyOK: true})
+	if err == nil && l.ReadOnly {
+		f.logf("the ledger %s is read-only for this user: opened it read-only to show it (acting, reconcile and resolve need write access to it and its directory)", l.Location)
+	}
+	return l, err
+}
+
+func (f *factory) openLedgerWith(ctx context.Context, o store.Options) (*store.Opened, error) {
 	loc, err := ledger.ResolvePath(f.ledgerFlag(), f.sys.Getenv)
 	if err != nil {
 		return nil, err
 	}
+	o.Now, o.CreatedBy = f.sys.Now, createdBy()
 	// The backends' errors name the ledger and say what to do.
-	l, err := store.Open(ctx, loc, store.Options{Now: f.sys.Now, Create: create, CreatedBy: createdBy()})
+	l, err := store.Open(ctx, loc, o)
 	switch {
 	case errors.Is(err, store.ErrUnsupported), errors.Is(err, store.ErrBadLocation):
 		return nil, usage(err)

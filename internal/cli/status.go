@@ -14,7 +14,6 @@ import (
 	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/ledger"
-	"github.com/ghonce/ghonce/ledger/store"
 )
 
 // statusOptions is `ghonce status`. Its filters come from --repo and --task
@@ -87,7 +86,7 @@ func statusRun(opts *statusOptions) error {
 		// entries not done), rather than all of them for the loop below.
 		p.Status, p.UpdatedBefore = ledger.Attempting, now.Add(-opts.Stale)
 	}
-	l, err := f.openLedger(opts.ctx, store.CreateNever)
+	l, err := f.openLedgerToRead(opts.ctx)
 	if err != nil {
 		return err
 	}

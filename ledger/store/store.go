@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -47,6 +48,12 @@ type Options struct {
 	// Now is the clock of a backend that keeps time itself (SQLite); nil
 	// means time.Now. A shared backend takes time from its server instead.
 	Now func() time.Time
+
+	// ReadOnlyOK, with CreateNever, opens a SQLite ledger this process can
+	// read but not write (file or directory permissions, a read-only
+	// mount) read-only instead of failing: for the verbs that only look
+	// (status). Opened.ReadOnly says so; its writes fail.
+	ReadOnlyOK bool
 }
 
 // origin is what a backend records for a ledger it creates, and whether it
@@ -73,6 +80,9 @@ type Opened struct {
 	// Location is where the ledger lives, fit to print: a file's absolute
 	// path, or a URL with its password removed.
 	Location string
+	// ReadOnly is true when Options.ReadOnlyOK opened the ledger
+	// read-only because this process cannot write it.
+	ReadOnly bool
 }
 
 // ErrUnsupported is wrapped by Open's error for a URL whose scheme this
@@ -143,6 +153,19 @@ func Open(ctx context.Context, location string, opts Options) (*Opened, error) {
 		}
 		origin, mustExist := opts.origin()
 		l, err := sqlite.Open(ctx, location, sqlite.Options{Now: opts.Now, MustExist: mustExist, Origin: origin, CreatedBy: opts.CreatedBy})
+		if err != nil && opts.ReadOnlyOK && mustExist && sqlite.CannotWrite(err) {
+			ro, rerr := sqlite.Open(ctx, location, sqlite.Options{Now: opts.Now, ReadOnly: true})
+			if rerr != nil {
+				// SQLite reads a WAL ledger only beside its -shm file,
+				// which a user who cannot write the directory cannot make.
+				return nil, &readOnlyError{path: absPath(location), err: err}
+			}
+			o, oerr := opened(ctx, ro, false, ro.Path())
+			if oerr == nil {
+				o.ReadOnly = true
+			}
+			return o, oerr
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -150,6 +173,25 @@ func Open(ctx context.Context, location string, opts Options) (*Opened, error) {
 	default:
 		return nil, fmt.Errorf("open ledger: %w: %s:// (use a file path for SQLite, or postgres://USER@HOST/DATABASE)", ErrUnsupported, s)
 	}
+}
+
+// readOnlyError is a SQLite ledger this user can neither write nor read
+// read-only.
+type readOnlyError struct {
+	path string
+	err  error
+}
+
+func (e *readOnlyError) Error() string {
+	return fmt.Sprintf("open ledger %s: this user can write neither the ledger nor its directory, and SQLite needs to create %s-shm beside a ledger even to read it: run the command as the ledger's owner, or let this user write the directory", e.path, e.path)
+}
+func (e *readOnlyError) Unwrap() error { return e.err }
+
+func absPath(location string) string {
+	if abs, err := filepath.Abs(location); err == nil {
+		return abs
+	}
+	return location
 }
 
 // opened reads the store's origin and wraps it.
