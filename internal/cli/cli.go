@@ -6,7 +6,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -87,7 +86,7 @@ func Main(ctx context.Context, args []string, sys IO) int {
 		fmt.Fprintln(sys.Err, "ghonce: key "+fail.Key)
 	}
 	if (g.json || jsonRequested(args)) && takesJSON(verb) && !g.printedJSON {
-		if jerr := json.NewEncoder(sys.Out).Encode(fail); jerr != nil {
+		if jerr := encodeJSON(sys.Out, fail); jerr != nil {
 			fmt.Fprintln(sys.Err, "ghonce: write JSON: "+jerr.Error())
 		}
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -206,7 +205,7 @@ func labelsPruneRun(opts *labelsPruneOptions) error {
 		}
 	}
 	if f.g.json {
-		if err := json.NewEncoder(f.sys.Out).Encode(out); err != nil {
+		if err := encodeJSON(f.sys.Out, out); err != nil {
 			return err
 		}
 	}

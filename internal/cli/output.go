@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/ghonce/ghonce/internal/failure"
@@ -34,10 +35,19 @@ type resultJSON struct {
 // writeJSON prints v as the run's one JSON object.
 func (f *factory) writeJSON(v any) error {
 	f.g.printedJSON = true
-	if err := json.NewEncoder(f.sys.Out).Encode(v); err != nil {
+	if err := encodeJSON(f.sys.Out, v); err != nil {
 		return fmt.Errorf("write JSON: %w", err)
 	}
 	return nil
+}
+
+// encodeJSON writes v as one line of JSON. Strings are written as they
+// are: "&", "<" and ">" stay themselves (encoding/json's default escapes
+// them for HTML, so a title "a & b" read by jq or a person shows \u0026).
+func encodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
 // entryJSON is one ledger entry (status, resolve).

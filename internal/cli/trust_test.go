@@ -102,3 +102,17 @@ func TestRepoFormsAreOneRepository(t *testing.T) {
 		t.Errorf("issue create --repo %s.git: %s in %q, want created in %s", testRepo, r.Outcome, r.Repo, testRepo)
 	}
 }
+
+// --json writes strings as they are: "&", "<" and ">" are not escaped.
+func TestJSONDoesNotEscapeHTML(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	o := w.run("", nil, "issue", "create", "--task", "T<&>", "--title", "a & <b>", "--body", "b", "--repo", testRepo, "--json")
+	if o.code != 0 || !strings.Contains(o.stdout, `"task":"T<&>"`) || strings.Contains(o.stdout, `\u0026`) || strings.Contains(o.stdout, `\u003c`) {
+		t.Errorf("exit %d, stdout %s; want the task written as T<&>", o.code, o.stdout)
+	}
+	bad := w.run("", nil, "issue", "create", "--task", "T<&>", "--title", "t", "--body", "b", "--repo", "a&b", "--json")
+	if bad.code != ExitUsage || strings.Contains(bad.stdout, `\u0026`) || !strings.Contains(bad.stdout, `a&b`) {
+		t.Errorf("a failure's JSON: exit %d, stdout %s; want a&b unescaped", bad.code, bad.stdout)
+	}
+}
