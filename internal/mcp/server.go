@@ -100,18 +100,22 @@ func (s *Server) SDK() *sdk.Server { return s.srv }
 // ServeIO serves one client over r and w (the process's stdin and stdout)
 // until r reaches end of file or ctx ends. Calls in flight when the input
 // closes are finished (the ledger is written) before it returns.
+//
+// Every frame that is not a JSON-RPC 2.0 message is answered with the
+// JSON-RPC error for it and skipped (frames.go): a client's bad line never
+// ends the session.
 func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
-	err := s.srv.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}})
+	out := &lockedWriter{w: w}
+	pr, pw := io.Pipe()
+	go filterFrames(r, pw, out, MaxFrame)
+	err := s.srv.Run(ctx, &sdk.IOTransport{Reader: pr, Writer: out, MaxLineLength: -1})
+	pr.Close() // a filter still copying stops at its next frame
 	s.calls.Wait()
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return fmt.Errorf("serve mcp over stdio: %w", err)
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // CheckLoopback refuses an --http address that is not a loopback IP with a
 // port: the server acts with the token's rights and has no authentication
@@ -130,10 +134,10 @@ func CheckLoopback(addr string) error {
 
 // HTTPHandler serves the Streamable HTTP transport at /mcp. The SDK
 // refuses requests whose Host header is not a loopback name (DNS
-// rebinding protection).
+// rebinding protection); checkOrigin refuses a foreign Origin (403).
 func (s *Server) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, nil))
+	mux.Handle("/mcp", checkOrigin(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, nil)))
 	return mux
 }
 
