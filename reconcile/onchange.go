@@ -112,7 +112,9 @@ func (e *Engine) onChange(ctx context.Context, a Action, entry *ledger.Entry, pa
 		return e.update(ctx, a, entry, payload, hash, r)
 	}
 	// Result.Warning reaches the user (stderr, --json); no log line too.
-	r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s from what made %s, which was left as it is (--on-change update edits it, --on-change fail stops)", differ(r.Changed), describeResult(r)))
+	// What to do about it is the front end's to say: only it knows
+	// whether its caller can ask for OnChangeUpdate.
+	r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s from what made %s, which was left as it is", differ(r.Changed), describeResult(r)))
 	return r, nil
 }
 

@@ -137,10 +137,23 @@ func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (
 		}
 		return state, err
 	}
+	if res.PayloadChanged && !res.Updated && (a.OnChange == "" || a.OnChange == reconcile.OnChangeWarn) {
+		res.Warning += changeAdvice(o.onChange != "")
+	}
 	if err := f.printResult(res); err != nil {
 		return ledger.Done, err
 	}
 	return ledger.Done, f.reportToActions(res)
+}
+
+// changeAdvice is what a run whose description differs from the done
+// one's can do about it, in the flags its verb takes: only the verbs with a
+// body have --on-change.
+func changeAdvice(takesOnChange bool) string {
+	if takesOnChange {
+		return " (--on-change update edits it, --on-change fail stops)"
+	}
+	return " (use another --step for a new one)"
 }
 
 func (f *factory) printResult(r *reconcile.Result) error {

@@ -116,3 +116,28 @@ func TestJSONDoesNotEscapeHTML(t *testing.T) {
 		t.Errorf("a failure's JSON: exit %d, stdout %s; want a&b unescaped", bad.code, bad.stdout)
 	}
 }
+
+// Advice names only flags the verb takes: file put has no --on-change.
+func TestChangeAdviceNamesTheVerbsFlags(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	put := func(content string) cliRun {
+		return w.run("", nil, "file", "put", "notes.md", "--task", "T", "--branch", "main", "-m", "add", "--content", content, "--repo", testRepo)
+	}
+	if o := put("one\n"); o.code != 0 {
+		t.Fatalf("file put: %d %s", o.code, o.stderr)
+	}
+	o := put("two\n")
+	if o.code != 0 || !strings.Contains(o.stderr, "content differs") || strings.Contains(o.stderr, "--on-change") || !strings.Contains(o.stderr, "another --step") {
+		t.Errorf("file put with other content: exit %d, stderr %q; want the change named, --step advised, no --on-change", o.code, o.stderr)
+	}
+	issue := func(title string) cliRun {
+		return w.run("", nil, "issue", "create", "--task", "T", "--title", title, "--body", "b", "--repo", testRepo)
+	}
+	if o := issue("one"); o.code != 0 {
+		t.Fatalf("issue create: %d %s", o.code, o.stderr)
+	}
+	if o := issue("two"); o.code != 0 || !strings.Contains(o.stderr, "--on-change update edits it") {
+		t.Errorf("issue create with another title: exit %d, stderr %q; want --on-change advised", o.code, o.stderr)
+	}
+}

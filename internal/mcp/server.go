@@ -85,6 +85,7 @@ func New(cfg Config) (*Server, error) {
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ghonce", Title: "ghonce: GitHub writes that happen once", Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 	})
+	s.srv.AddReceivingMiddleware(s.schemaErrors)
 	if err := s.addWriteTools(); err != nil {
 		return nil, fmt.Errorf("new mcp server: %w", err)
 	}

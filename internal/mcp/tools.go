@@ -107,7 +107,7 @@ func outputOf(r *reconcile.Result) Output {
 	return Output{
 		Key: r.Key, Kind: r.Kind, Task: r.Task, Step: r.Step, Repo: r.Repo, Outcome: string(r.Outcome),
 		Number: r.Number, URL: r.URL, ID: r.ID, SHA: r.SHA, Ref: r.Ref,
-		PayloadChanged: r.PayloadChanged, Changed: r.Changed, Attempts: r.Attempts, Warning: r.Warning,
+		PayloadChanged: r.PayloadChanged, Changed: r.Changed, Attempts: r.Attempts, Warning: modelWords.Replace(r.Warning),
 	}
 }
 
@@ -389,7 +389,7 @@ func resultText(what string, r *reconcile.Result) string {
 		b.WriteString("\nThis call's arguments differ from the ones that made it; they were not applied. If you meant a genuinely new one, call again with a new step.")
 	}
 	if r.Warning != "" {
-		b.WriteString("\nwarning: " + r.Warning)
+		b.WriteString("\nwarning: " + modelWords.Replace(r.Warning))
 	}
 	return b.String()
 }
@@ -399,7 +399,7 @@ type invalidError struct{ err error }
 
 func (e *invalidError) Error() string {
 	// The engine's hints name CLI flags ("pass --base"); here they are arguments.
-	return "invalid arguments: " + flagsAsArgs.Replace(e.err.Error())
+	return "invalid arguments: " + modelWords.Replace(e.err.Error())
 }
 func (e *invalidError) Unwrap() error { return e.err }
 
@@ -408,14 +408,12 @@ func (e *invalidError) Usage() bool { return true }
 
 func invalid(err error) error { return &invalidError{err} }
 
-var flagsAsArgs = strings.NewReplacer("pass --body or --body-file", "pass body", "pass --", "pass ")
-
 // toolError words an error for the model with the meaning of the CLI's exit
 // codes. The SDK returns it as a tool result with isError set, never as a
 // protocol error. Errors from GitHub are already stripped of the token by
 // ghcheck.
 func toolError(err error) error {
-	return withKind(err, toolMessage(err))
+	return withKind(err, inModelWords(toolMessage(err)))
 }
 
 // toolMessage is the text of a tool error for the model.

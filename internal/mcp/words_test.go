@@ -1,0 +1,60 @@
+package mcp_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// cliFlag is a CLI flag in a text meant for a model.
+var cliFlag = regexp.MustCompile(`(^|[^-\w])--[a-z][a-z-]*`)
+
+// The texts a model reads name the tools' arguments, never CLI flags it
+// cannot pass; a server flag is addressed to whoever runs the server.
+func TestModelTextsNameNoCLIFlags(t *testing.T) {
+	w := newWorld(t, opts{wait: -1})
+	noFlags := func(what, text string) {
+		t.Helper()
+		clean := strings.ReplaceAll(text, "start it with --trust-author", "")
+		if m := cliFlag.FindString(clean); m != "" {
+			t.Errorf("%s names the CLI flag %q: %s", what, strings.TrimSpace(m), text)
+		}
+	}
+	noFlags("empty title", w.fails("create_issue", args("title", ""), "invalid arguments", "pass title"))
+	noFlags("empty base", w.fails("create_pull_request", args("title", "T", "head", "feature", "base", ""), "invalid arguments"))
+	noFlags("no such repository", w.fails("create_issue", map[string]any{"owner": owner, "repo": "no-such-repo", "title": "T"}, "owner and repo"))
+	noFlags("head not pushed", w.fails("create_pull_request", args("title", "T", "head", "not-pushed", "base", "main")))
+	noFlags("from_branch missing", w.fails("create_branch", args("branch", "x", "from_branch", "no-such-branch")))
+	// A second call with another title: the warning advises a new step.
+	w.ok("create_issue", args("title", "first", "step", "words"))
+	out, text := w.ok("create_issue", args("title", "second", "step", "words"))
+	if !out.PayloadChanged {
+		t.Fatalf("the second call's title differs, but payload_changed is false: %+v", out)
+	}
+	noFlags("the changed call's text", text)
+	noFlags("the changed call's warning", out.Warning)
+}
+
+// An argument that does not fit the schema is refused by the SDK before
+// ghonce sees the call; its error still says "invalid arguments" and ends
+// with the documented line: kind, the CLI's exit code, and the key the
+// arguments name.
+func TestSchemaErrorsEndWithKindAndKey(t *testing.T) {
+	w := newWorld(t, opts{})
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		key  bool
+	}{
+		{"create_issue", args("title", 5), true},
+		{"create_issue", map[string]any{"owner": owner, "repo": name}, true},
+		{"create_issue", args("title", "T", "bogus", 1), true},
+		{"add_issue_comment", args("issue_number", "seven", "body", "x"), false},
+		{"create_or_update_file", args("path", "a.md", "branch", "main", "content", 5, "message", "m"), true},
+	} {
+		msg := w.fails(tc.tool, tc.args, "invalid arguments", "validating", "\n[usage: the CLI's exit 2")
+		if has := strings.Contains(msg, ", key gk1_"); has != tc.key {
+			t.Errorf("%s %v: %q; want the key named: %v", tc.tool, tc.args, msg, tc.key)
+		}
+	}
+}
