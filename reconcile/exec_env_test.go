@@ -39,7 +39,7 @@ func TestExecDoesNotInheritTheLedgerSecret(t *testing.T) {
 				PassLedger: tc.pass,
 			}
 			a := execAction(spec)
-			if _, err := e.Do(context.Background(), a); err != nil {
+			if _, err := do(context.Background(), e, a); err != nil {
 				t.Fatal(err)
 			}
 			b, err := os.ReadFile(seen)
@@ -50,7 +50,7 @@ func TestExecDoesNotInheritTheLedgerSecret(t *testing.T) {
 			if want == "" {
 				want = "unset"
 			}
-			line := want + "|kept|" + reconcile.Key(a)
+			line := want + "|kept|" + keyOf(t, a)
 			if got := strings.Split(strings.TrimSpace(string(b)), "\n"); len(got) != 2 || got[0] != line || got[1] != line {
 				t.Errorf("the check and the command saw %q, want %q twice", got, line)
 			}

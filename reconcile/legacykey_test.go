@@ -36,7 +36,7 @@ func TestEntryRecordedBeforeNFCKeepsItsKey(t *testing.T) {
 	}
 	for _, task := range []string{nfd, nfc} {
 		a := reconcile.Action{Task: task, Step: "notify", Spec: spec}
-		r, err := e.Do(ctx, a)
+		r, err := do(ctx, e, a)
 		if err != nil {
 			t.Fatalf("%+q: %v", task, err)
 		}
@@ -49,13 +49,13 @@ func TestEntryRecordedBeforeNFCKeepsItsKey(t *testing.T) {
 	}
 	// New work: one key for both spellings, the NFC one.
 	fresh := func(task string) reconcile.Action { return reconcile.Action{Task: task, Step: "other", Spec: spec} }
-	r1, err1 := e.Do(ctx, fresh(nfd))
-	r2, err2 := e.Do(ctx, fresh(nfc))
+	r1, err1 := do(ctx, e, fresh(nfd))
+	r2, err2 := do(ctx, e, fresh(nfc))
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
-	if r1.Key != reconcile.Key(fresh(nfc)) || r2.Key != r1.Key || r1.Outcome != reconcile.Created || r2.Outcome != reconcile.Skipped {
-		t.Errorf("new work: %s %s then %s %s; want created then skipped under the NFC key %s", r1.Outcome, r1.Key, r2.Outcome, r2.Key, reconcile.Key(fresh(nfc)))
+	if r1.Key != keyOf(t, fresh(nfc)) || r2.Key != r1.Key || r1.Outcome != reconcile.Created || r2.Outcome != reconcile.Skipped {
+		t.Errorf("new work: %s %s then %s %s; want created then skipped under the NFC key %s", r1.Outcome, r1.Key, r2.Outcome, r2.Key, keyOf(t, fresh(nfc)))
 	}
 	if n := x.sends(); n != 1 {
 		t.Errorf("the command ran %d times, want 1", n)

@@ -137,7 +137,7 @@ func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (
 		}
 		return state, err
 	}
-	if res.PayloadChanged && !res.Updated && (a.OnChange == "" || a.OnChange == reconcile.OnChangeWarn) {
+	if oc := p.Action().OnChange; res.PayloadChanged && !res.Updated && (oc == "" || oc == reconcile.OnChangeWarn) {
 		res.Warning += changeAdvice(o.onChange != "")
 	}
 	if err := f.printResult(res); err != nil {
