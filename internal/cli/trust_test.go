@@ -15,8 +15,8 @@ import (
 func TestFilePutPathsEndToEnd(t *testing.T) {
 	t.Parallel()
 	w := newCLIWorld(t)
-	for _, p := range []string{"%2e%2e/x.md", "%2E%2e/x.md", "docs/../x.md", ".%2e/x.md"} {
-		o := w.run("", nil, "file", "put", p, "--task", "T-"+p, "--branch", "main", "-m", "add", "--content", "x", "--repo", testRepo)
+	for _, p := range []string{"docs/", "a//b.md", "%2e%2e/x.md", "%2E%2e/x.md", "docs/../x.md", ".%2e/x.md", "./a.md", "zero\u200bwidth.md"} {
+		o := w.run("", nil, "file", "put", p, "--task", "T-refused", "--branch", "main", "-m", "add", "--content", "x", "--repo", testRepo)
 		if o.code != ExitUsage || !strings.Contains(o.stderr, "invalid path") || strings.Contains(o.stderr, "cannot reach") {
 			t.Errorf("file put %q: exit %d, stderr %q; want exit %d about the path", p, o.code, o.stderr, ExitUsage)
 		}
