@@ -233,16 +233,23 @@ func TestBranchTakenBySomeoneElseIsAConflict(t *testing.T) {
 	}
 }
 
-// A branch of that name at a descendant of the intended commit (someone,
-// maybe an earlier attempt, pushed on top) is ours: found, left alone.
-func TestBranchAtADescendantIsFound(t *testing.T) {
+// A branch of that name at a descendant of the intended commit, with no
+// earlier attempt in the ledger, may be a stranger's (a ref has no
+// author): a conflict, left alone. Started from the branch itself, the
+// same name is recorded as it is (docs/guide/trust.md, "Branches").
+func TestBranchAtADescendantNeedsEvidence(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	child := w.fake.AddCommit(owner, name, "main")
 	w.fake.SetRef(owner, name, "release-prep", child)
-	r := w.ok("branch", "create", "release-prep", "--task", "ISSUE-42", "--sha", w.main)
+	o := w.run("branch", "create", "release-prep", "--task", "ISSUE-42", "--sha", w.main)
+	wantExit(t, o, 1, "a branch at a descendant without evidence")
+	if !strings.Contains(o.Stderr, "nothing shows ghonce made it") || !strings.Contains(o.Stderr, "--from release-prep") {
+		t.Errorf("stderr %q: want the rule and the way out", o.Stderr)
+	}
+	r := w.ok("branch", "create", "release-prep", "--task", "ISSUE-42", "--from", "release-prep")
 	if r.Outcome != "found" || r.SHA != child {
-		t.Fatalf("branch at a descendant: %+v, want found at %s", r, child)
+		t.Fatalf("branch started from itself: %+v, want found at %s", r, child)
 	}
 	if sha, _ := w.fake.Branch(owner, name, "release-prep"); sha != child {
 		t.Fatalf("branch moved to %s, want it left at %s", sha, child)

@@ -21,6 +21,7 @@ var modelWords = strings.NewReplacer(
 	"pass --from BRANCH, TAG or SHA", "pass from_branch",
 	" (or use --from REF)", "",
 	"check --from", "check from_branch",
+	"(--from ", "(from_branch ",
 	"check --repo", "check owner and repo",
 	"and --repo", "and owner and repo",
 	"(--head)", "(head)",
