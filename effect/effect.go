@@ -45,6 +45,11 @@ type Artifact struct {
 	Author string // login
 	State  string // open, closed, merged (PRs and issues)
 	Text   string // what a guarded command's check printed (not GitHub)
+	// Title, Body and Head are a found PR's, issue's or comment's own
+	// description as GitHub shows it (Body with ghonce's marker; Head as
+	// "owner:branch"), so a run whose ledger was lost can compare its
+	// description with the artifact's. Empty when not read.
+	Title, Body, Head string
 	// Labels are a PR's or issue's label names, as read.
 	Labels []string
 	// Warning is set when the artifact was created but a secondary step (for

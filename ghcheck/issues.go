@@ -143,5 +143,7 @@ func issueArtifact(is *github.Issue) Artifact {
 		URL:    is.GetHTMLURL(),
 		Author: is.GetUser().GetLogin(),
 		State:  is.GetState(),
+		Title:  is.GetTitle(),
+		Body:   is.GetBody(),
 	}
 }

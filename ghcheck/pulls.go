@@ -353,6 +353,9 @@ func prArtifact(pr *github.PullRequest) Artifact {
 		URL:    pr.GetHTMLURL(),
 		Author: pr.GetUser().GetLogin(),
 		State:  state,
+		Title:  pr.GetTitle(),
+		Body:   pr.GetBody(),
+		Head:   pr.GetHead().GetLabel(),
 	}
 	for _, l := range pr.Labels {
 		a.Labels = append(a.Labels, l.GetName())

@@ -7,7 +7,8 @@ import (
 )
 
 // ParseRepoRef parses a repository the way gh's --repo takes it, after
-// trimming surrounding white space: OWNER/NAME, HOST/OWNER/NAME,
+// trimming surrounding white space: OWNER/NAME, HOST/OWNER/NAME (HOST with
+// a dot or a port, or localhost),
 // https://HOST/OWNER/NAME (an http(s) or ssh:// URL, with or without
 // ".git" and a trailing "/"), or git@HOST:OWNER/NAME.git. A ".git" suffix
 // is dropped ("acme/app.git" is acme/app, as on GitHub). host is the host
@@ -50,7 +51,7 @@ func ParseRepoRef(s string) (r Repo, host string, err error) {
 	p = strings.TrimSuffix(strings.TrimSuffix(p, "/"), ".git")
 	parts := strings.Split(p, "/")
 	switch {
-	case len(parts) == 3 && host == "":
+	case len(parts) == 3 && host == "" && looksLikeHost(parts[0]):
 		host, parts = parts[0], parts[1:]
 	case len(parts) != 2:
 		return bad()
@@ -60,6 +61,13 @@ func ParseRepoRef(s string) (r Repo, host string, err error) {
 		return bad()
 	}
 	return r, strings.ToLower(host), nil
+}
+
+// looksLikeHost: HOST of HOST/OWNER/NAME names a machine (a dot, a port,
+// or localhost), so "owner/name/extra" is a malformed repository, not a
+// host called "owner".
+func looksLikeHost(s string) bool {
+	return strings.ContainsAny(s, ".:") || strings.EqualFold(s, "localhost")
 }
 
 // WebHost is the host of the web site that the API root base serves

@@ -28,7 +28,7 @@ func TestParseRepoRef(t *testing.T) {
 	for _, in := range []string{
 		"", "acme", "acme/", "/app", "a/b/c/d", "https://github.com/acme", "https://github.com/acme/app/pulls",
 		"https://user:pw@github.com/acme/app", "https://github.com/acme/app?x=1", "https://github.com/acme/app#readme",
-		"ftp://github.com/acme/app", "git@github.com/acme/app", "acme/app name", "acme/..", "acme/.git",
+		"ftp://github.com/acme/app", "git@github.com/acme/app", "acme/app name", "acme/..", "acme/.git", "octo-org/hello-world/x",
 	} {
 		if r, host, err := ParseRepoRef(in); err == nil {
 			t.Errorf("ParseRepoRef(%q) = %s, %q; want an error", in, r, host)

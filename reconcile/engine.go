@@ -66,6 +66,14 @@ type Result struct {
 	// Updated: --on-change update edited the artifact to this run's
 	// description.
 	Updated bool `json:"updated,omitempty"`
+	// ArtifactState is a PR's or issue's state as GitHub showed it when
+	// this run created or found it: open, closed or merged. Empty when
+	// GitHub was not asked (skipped) and for kinds without one.
+	ArtifactState string `json:"artifact_state,omitempty"`
+
+	// found is the artifact a look-up found (Outcome Found), with its own
+	// description: what foundEntry compares this run's with.
+	found *effect.Artifact
 }
 
 // Config builds an Engine. Ledger is required; GitHub is required for every
@@ -200,8 +208,9 @@ func (e *Engine) Do(ctx context.Context, p *Prepared) (*Result, error) {
 	if err != nil || r.Outcome != Found {
 		return r, err
 	}
-	// Found what an earlier attempt made, perhaps from another description.
-	return e.onChange(ctx, a, c.Entry, payload, hash, r)
+	// Found what an earlier attempt made, perhaps from another description:
+	// compared with the artifact's own where it shows one (asfound.go).
+	return e.onChange(ctx, a, e.foundEntry(ctx, a, key, c.Entry, r), payload, hash, r)
 }
 
 // claim claims p.Key, waiting up to cfg.Wait while another live process
@@ -369,7 +378,7 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, spec
 		return nil, err
 	}
 	r := resultOf(done, Created)
-	r.Warning = art.Warning
+	r.Warning, r.ArtifactState = art.Warning, art.State
 	return r, nil
 }
 
@@ -467,7 +476,7 @@ func (e *Engine) adopt(ctx context.Context, env *Env, key string, fence int64, s
 		return nil, err
 	}
 	r := resultOf(done, Found)
-	r.Warning = warning
+	r.Warning, r.ArtifactState, r.found = warning, art.State, &art
 	return r, nil
 }
 

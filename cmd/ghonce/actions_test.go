@@ -129,7 +129,8 @@ func (j *job) checkFoundOnRerun(o harness.Outcome, wantTask string) map[string]s
 }
 
 // Attempt 1 is killed after GitHub created the PR; attempts 2 and 3 run on
-// fresh runners (no ledger) with reworded text and find it.
+// fresh runners (no ledger) with reworded text, find it, and say that its
+// text differs (compared with the PR itself).
 func TestActionsRerunFindsThePR(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
@@ -151,9 +152,9 @@ func TestActionsRerunFindsThePR(t *testing.T) {
 		} else if out["number"] != first["number"] || out["url"] != first["url"] || out["key"] != first["key"] {
 			t.Fatalf("attempt 3 outputs %q, attempt 2 %q: want the same PR", out, first)
 		}
-		if out["payload_changed"] != "false" {
-			// Nothing to compare with on a fresh runner: documented as false.
-			t.Fatalf("payload_changed %q on a fresh runner", out["payload_changed"])
+		if out["payload_changed"] != "true" || out["artifact_state"] != "open" {
+			// A fresh runner compares with the PR it found: reworded.
+			t.Fatalf("payload_changed %q, artifact_state %q on a fresh runner with reworded text; want true, open", out["payload_changed"], out["artifact_state"])
 		}
 	}
 	prs := w.fake.PullRequests(owner, name)

@@ -28,6 +28,7 @@ type Env struct {
 	Workflow   string // GITHUB_WORKFLOW: the workflow's name (its file path when unnamed)
 	Job        string // GITHUB_JOB: the job's id in the workflow file
 	RunID      string // GITHUB_RUN_ID: stable across re-runs of a run
+	RunAttempt int    // GITHUB_RUN_ATTEMPT: 1, then 2, 3... on each re-run (0 if unset)
 	EventName  string // GITHUB_EVENT_NAME
 	EventPath  string // GITHUB_EVENT_PATH: the webhook payload that triggered the run
 	Output     string // GITHUB_OUTPUT: the step's output file
@@ -45,6 +46,7 @@ func Detect(getenv func(string) string) (Env, bool) {
 		Workflow:   getenv("GITHUB_WORKFLOW"),
 		Job:        getenv("GITHUB_JOB"),
 		RunID:      getenv("GITHUB_RUN_ID"),
+		RunAttempt: atoiOr0(getenv("GITHUB_RUN_ATTEMPT")),
 		EventName:  getenv("GITHUB_EVENT_NAME"),
 		EventPath:  getenv("GITHUB_EVENT_PATH"),
 		Output:     getenv("GITHUB_OUTPUT"),
@@ -161,4 +163,13 @@ func (e Env) LedgerPath() string {
 func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\r", " ")
 	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// atoiOr0 is s as a positive number, else 0.
+func atoiOr0(s string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }

@@ -174,3 +174,25 @@ func TestAssumeActionsBot(t *testing.T) {
 		t.Fatal("assumed outside Actions")
 	}
 }
+
+// A found artifact says its state, and the summary calls the run that made
+// it a re-run only when GITHUB_RUN_ATTEMPT says this is one: another run
+// for the same issue is not a re-run.
+func TestSummaryStateAndRerunWords(t *testing.T) {
+	r := Result{Kind: "pr", Key: "gk1_x", Task: "gha/a/b/#1", Step: "pr-create", Outcome: "found", Number: 3, URL: "https://x/pull/3", Unrecorded: true, ArtifactState: "closed", RunAttempt: 1}
+	line := r.SummaryLine()
+	if !strings.Contains(line, "[#3](https://x/pull/3) (closed)") || strings.Contains(line, "re-run") || !strings.Contains(line, "an earlier run of this task") {
+		t.Errorf("first attempt's summary %q: want the state, no 're-run', an earlier run of this task", line)
+	}
+	r.RunAttempt = 3
+	if line := r.SummaryLine(); !strings.Contains(line, "an earlier attempt of this run (this is attempt 3)") {
+		t.Errorf("third attempt's summary %q: want it to say this is attempt 3", line)
+	}
+	if o := r.Outputs(); o["artifact_state"] != "closed" {
+		t.Errorf("outputs %v: want artifact_state closed", o)
+	}
+	r.ArtifactState = ""
+	if _, ok := r.Outputs()["artifact_state"]; ok && r.Outputs()["artifact_state"] != "" {
+		t.Errorf("a skipped result sets artifact_state %q", r.Outputs()["artifact_state"])
+	}
+}

@@ -15,6 +15,11 @@ type Result struct {
 	Number                int
 	URL, SHA, Ref         string
 	PayloadChanged        bool
+	// ArtifactState is a found or created PR's or issue's state: open,
+	// closed or merged ("" when GitHub was not asked).
+	ArtifactState string
+	// RunAttempt is GITHUB_RUN_ATTEMPT: above 1 on a re-run of this run.
+	RunAttempt int
 	// Unrecorded is true when the ledger held no earlier attempt of this
 	// key, as on every fresh runner (a re-run): a "found" then came from
 	// GitHub alone.
@@ -31,6 +36,7 @@ func (r Result) Outputs() map[string]string {
 		"url":             r.URL,
 		"sha":             r.SHA,
 		"payload_changed": strconv.FormatBool(r.PayloadChanged),
+		"artifact_state":  r.ArtifactState,
 	}
 	if r.Number != 0 {
 		out["number"] = strconv.Itoa(r.Number)
@@ -52,13 +58,23 @@ func (r Result) SummaryLine() string {
 	case r.URL != "":
 		what = fmt.Sprintf("[%s](%s)", r.Kind, r.URL)
 	}
+	if r.ArtifactState != "" && r.ArtifactState != "open" {
+		what += " (" + r.ArtifactState + ")"
+	}
 	var why string
 	switch r.Outcome {
 	case "created":
 		why = "**created** " + what
 	case "found":
 		if r.Unrecorded {
-			why = "**found** " + what + " on GitHub, made by an earlier attempt (a crash, a cancelled job or a re-run); this runner's ledger had no record of it (a runner's ledger does not survive a re-run), so GitHub was asked; nothing new was created"
+			// What made it is not known: an earlier attempt of this run,
+			// or another run of the same task (another event on the same
+			// issue, say). Only GITHUB_RUN_ATTEMPT tells a re-run.
+			earlier := "an earlier run of this task (or an earlier attempt of this one)"
+			if r.RunAttempt > 1 {
+				earlier = fmt.Sprintf("an earlier attempt of this run (this is attempt %d) or an earlier run of this task", r.RunAttempt)
+			}
+			why = "**found** " + what + " on GitHub, made by " + earlier + "; this runner's ledger had no record of it (a runner's ledger lasts one job), so GitHub was asked; nothing new was created"
 		} else {
 			why = "**found** " + what + " on GitHub, made by an earlier attempt the ledger had left attempting; recorded it as done"
 		}

@@ -167,6 +167,9 @@ func (f *factory) printResult(r *reconcile.Result) error {
 	case r.SHA != "":
 		what = fmt.Sprintf("%s at %.12s", r.Kind, r.SHA)
 	}
+	if r.ArtifactState != "" && r.ArtifactState != "open" {
+		what += " (" + r.ArtifactState + ")" // "found pr #3 (closed)": not what a caller expects
+	}
 	msg := map[reconcile.Outcome]string{
 		reconcile.Created: "created " + what,
 		reconcile.Found:   "found " + what + " made by an earlier attempt; recorded it as done",

@@ -166,6 +166,7 @@ func (f *factory) reportToActions(r *reconcile.Result) error {
 	res := actions.Result{
 		Kind: r.Kind, Key: r.Key, Task: r.Task, Step: r.Step, Outcome: string(r.Outcome),
 		Number: r.Number, URL: r.URL, SHA: r.SHA, Ref: r.Ref, PayloadChanged: r.PayloadChanged, Unrecorded: r.Attempts <= 1,
+		ArtifactState: r.ArtifactState, RunAttempt: env.RunAttempt,
 	}
 	if err := actions.WriteOutputs(env.Output, res.Outputs()); err != nil {
 		return err

@@ -1,11 +1,17 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // A path that leaves its directory in any spelling is bad input (exit 2,
@@ -139,5 +145,61 @@ func TestChangeAdviceNamesTheVerbsFlags(t *testing.T) {
 	}
 	if o := issue("two"); o.code != 0 || !strings.Contains(o.stderr, "--on-change update edits it") {
 		t.Errorf("issue create with another title: exit %d, stderr %q; want --on-change advised", o.code, o.stderr)
+	}
+}
+
+// With the ledger lost (a fresh runner), a run compares its description
+// with the artifact it finds on GitHub: payload_changed and changed come
+// from the artifact's own title and body (less ghonce's marker), and
+// --on-change update edits it. A found issue says its state.
+func TestLostLedgerComparesWithTheArtifact(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	fresh := func() map[string]string {
+		return map[string]string{"GHONCE_LEDGER": filepath.Join(t.TempDir(), "fresh.db")}
+	}
+	issue := func(env map[string]string, title string, extra ...string) (cliRun, reconcile.Result) {
+		args := append([]string{"issue", "create", "--task", "T-lost", "--title", title, "--body", "the body", "--repo", testRepo, "--json"}, extra...)
+		o := w.run("", env, args...)
+		var r reconcile.Result
+		if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
+			t.Fatalf("%v: exit %d %q %s", args, o.code, o.stdout, o.stderr)
+		}
+		return o, r
+	}
+	if _, r := issue(nil, "First"); r.Outcome != reconcile.Created || r.ArtifactState != "open" {
+		t.Fatalf("create: %+v", r)
+	}
+	if _, r := issue(fresh(), "First"); r.Outcome != reconcile.Found || r.PayloadChanged {
+		t.Errorf("the same description, ledger lost: %s, payload_changed %v; want found, unchanged", r.Outcome, r.PayloadChanged)
+	}
+	o, r := issue(fresh(), "Second")
+	if r.Outcome != reconcile.Found || !r.PayloadChanged || len(r.Changed) != 1 || r.Changed[0] != "title" || !strings.Contains(r.Warning, "--on-change update") {
+		t.Errorf("another title, ledger lost: %+v (stderr %s); want found, changed [title], the --on-change advice", r, o.stderr)
+	}
+	if got := w.fake.Issues(testOwner, testName)[0].Title; got != "First" {
+		t.Errorf("warn changed the issue's title to %q", got)
+	}
+	if _, r := issue(fresh(), "Second", "--on-change", "update"); !r.Updated || !r.PayloadChanged {
+		t.Errorf("--on-change update, ledger lost: %+v; want updated", r)
+	}
+	if got := w.fake.Issues(testOwner, testName)[0].Title; got != "Second" {
+		t.Errorf("after --on-change update the issue's title is %q, want Second", got)
+	}
+	if n := len(w.fake.Issues(testOwner, testName)); n != 1 {
+		t.Errorf("%d issues, want 1", n)
+	}
+
+	// A closed issue of ours: found, and the words and JSON say closed.
+	k := w.run("", nil, "key", "--task", "T-closed", "--step", "issue-create", "--kind", "issue", "--repo", testRepo)
+	key := strings.TrimSpace(k.stdout)
+	n := w.fake.SeedIssue(testOwner, testName, testLogin, fixtures.SeedIssue{Title: "Old", Body: taskkey.WithMarker(key, "b"), Labels: []string{taskkey.Label(key)}, State: "closed"})
+	o = w.run("", fresh(), "issue", "create", "--task", "T-closed", "--title", "Old", "--body", "b", "--repo", testRepo)
+	if o.code != 0 || !strings.Contains(o.stderr, fmt.Sprintf("found issue #%d (closed)", n)) {
+		t.Errorf("a closed issue: exit %d, stderr %q; want it found and called closed", o.code, o.stderr)
+	}
+	o = w.run("", fresh(), "issue", "create", "--task", "T-closed", "--title", "Old", "--body", "b", "--repo", testRepo, "--json")
+	if !strings.Contains(o.stdout, `"artifact_state":"closed"`) {
+		t.Errorf("--json for a closed issue: %s; want artifact_state closed", o.stdout)
 	}
 }

@@ -99,6 +99,9 @@ type Output struct {
 	Attempts       int    `json:"attempts"`
 	Warning        string `json:"warning,omitempty"`
 
+	// ArtifactState: a found or created PR's or issue's state.
+	ArtifactState string `json:"artifact_state,omitempty" jsonschema:"open, closed or merged: the PR's or issue's state when this call created or found it (absent when skipped: GitHub was not asked)"`
+
 	// Changed: with payload_changed, the fields that differ.
 	Changed []string `json:"changed,omitempty" jsonschema:"with payload_changed: the fields that differ (head, title, body, ...); the artifact was left as it is"`
 }
@@ -108,6 +111,7 @@ func outputOf(r *reconcile.Result) Output {
 		Key: r.Key, Kind: r.Kind, Task: r.Task, Step: r.Step, Repo: r.Repo, Outcome: string(r.Outcome),
 		Number: r.Number, URL: r.URL, ID: r.ID, SHA: r.SHA, Ref: r.Ref,
 		PayloadChanged: r.PayloadChanged, Changed: r.Changed, Attempts: r.Attempts, Warning: modelWords.Replace(r.Warning),
+		ArtifactState: r.ArtifactState,
 	}
 }
 
@@ -372,6 +376,9 @@ func (s *Server) branchSpec(ctx context.Context, in CreateBranchArgs, key func(r
 
 // resultText is the short text the model reads.
 func resultText(what string, r *reconcile.Result) string {
+	if r.ArtifactState != "" && r.ArtifactState != "open" {
+		what += " (" + r.ArtifactState + ")"
+	}
 	var b strings.Builder
 	switch r.Outcome {
 	case reconcile.Created:

@@ -1,9 +1,13 @@
 package mcp_test
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // cliFlag is a CLI flag in a text meant for a model.
@@ -56,5 +60,16 @@ func TestSchemaErrorsEndWithKindAndKey(t *testing.T) {
 		if has := strings.Contains(msg, ", key gk1_"); has != tc.key {
 			t.Errorf("%s %v: %q; want the key named: %v", tc.tool, tc.args, msg, tc.key)
 		}
+	}
+}
+
+// A found issue that is closed says so, in the text and in artifact_state.
+func TestFoundArtifactSaysItsState(t *testing.T) {
+	w := newWorld(t, opts{})
+	key := taskkey.Key(taskkey.Identity{Task: task, Step: "issue-create", Kind: "issue", Repo: repo})
+	n := w.fake.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "Old", Body: taskkey.WithMarker(key, "b"), Labels: []string{taskkey.Label(key)}, State: "closed"})
+	out, text := w.ok("create_issue", args("title", "Old", "body", "b"))
+	if out.Outcome != "found" || out.ArtifactState != "closed" || !strings.Contains(text, fmt.Sprintf("issue #%d (closed)", n)) {
+		t.Errorf("a closed issue of ours: %+v %q; want found, artifact_state closed, and the words", out, text)
 	}
 }

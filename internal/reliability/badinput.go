@@ -185,7 +185,7 @@ func badCases(m *matrix) []badCase {
 		{name: "a token with a trailing newline", args: prArgs(), exit: 2, want: "token contains spaces or control characters",
 			setup: func(b *badRun) error { b.p.token = m.token + "\n"; return nil }},
 		{name: "malformed repository (no owner)", args: replaceArg(prArgs(), "--repo", "hello-world"), exit: 2, want: "invalid repository"},
-		{name: "malformed repository (a URL)", args: replaceArg(prArgs(), "--repo", "https://github.com/octo-org/hello-world"), exit: 2, want: "invalid repository"},
+		{name: "a repository URL on another host than the API's", args: replaceArg(prArgs(), "--repo", "https://github.com/octo-org/hello-world"), exit: 2, want: "is on github.com, but GITHUB_API_URL is"},
 		{name: "malformed repository (three parts)", args: replaceArg(prArgs(), "--repo", "octo-org/hello-world/x"), exit: 2, want: "invalid repository"},
 		{name: "empty task", args: replaceArg(prArgs(), "--task", ""), exit: 2, want: "no task"},
 		{name: "blank task", args: replaceArg(prArgs(), "--task", "   "), exit: 2, want: "no task"},
