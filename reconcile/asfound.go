@@ -4,20 +4,9 @@ import (
 	"context"
 	"strings"
 
-	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/taskkey"
 )
-
-// asFounder is a Spec whose artifact, found on GitHub, shows its own
-// description: asFound returns the Spec that would describe the artifact
-// as it is (this Spec's other fields kept), or false when the artifact
-// read carries none. It lets a run whose ledger has no description of what
-// made the artifact (a lost ledger: every fresh runner) compare with the
-// artifact itself.
-type asFounder interface {
-	asFound(key, repoOwner string, art effect.Artifact) (Spec, bool)
-}
 
 // withoutMarker is body less the marker line ghonce puts first.
 func withoutMarker(key, body string) string {
@@ -25,41 +14,6 @@ func withoutMarker(key, body string) string {
 		return rest
 	}
 	return strings.Replace(body, taskkey.Marker(key), "", 1)
-}
-
-func (p PR) asFound(key, repoOwner string, art effect.Artifact) (Spec, bool) {
-	if art.Title == "" && art.Head == "" {
-		return nil, false
-	}
-	f := p
-	f.Title, f.Body = art.Title, withoutMarker(key, art.Body)
-	// Head as this run spells it when it names the same branch: a bare
-	// branch is the base repository's.
-	if owner, branch, ok := strings.Cut(art.Head, ":"); ok {
-		same := strings.EqualFold(art.Head, p.Head) || !strings.Contains(p.Head, ":") && branch == p.Head && strings.EqualFold(owner, repoOwner)
-		if !same {
-			f.Head = art.Head
-		}
-	}
-	return f, true
-}
-
-func (i Issue) asFound(key, _ string, art effect.Artifact) (Spec, bool) {
-	if art.Title == "" {
-		return nil, false
-	}
-	f := i
-	f.Title, f.Body = art.Title, withoutMarker(key, art.Body)
-	return f, true
-}
-
-func (c Comment) asFound(key, _ string, art effect.Artifact) (Spec, bool) {
-	if art.Body == "" {
-		return nil, false
-	}
-	f := c
-	f.Body = withoutMarker(key, art.Body)
-	return f, true
 }
 
 // foundEntry is entry as the artifact r found describes it: when the
@@ -70,12 +24,12 @@ func (c Comment) asFound(key, _ string, art effect.Artifact) (Spec, bool) {
 // kept compares with it too; with OnChangeUpdate, update then records
 // this run's. It returns entry unchanged when the artifact shows none.
 func (e *Engine) foundEntry(ctx context.Context, a Action, key string, entry *ledger.Entry, r *Result) *ledger.Entry {
-	af, ok := a.Spec.(asFounder)
+	af, ok := a.Spec.(AsFounder)
 	if !ok || r.found == nil {
 		return entry
 	}
 	owner, _, _ := strings.Cut(a.Repo, "/")
-	spec, ok := af.asFound(key, owner, *r.found)
+	spec, ok := af.AsFound(key, owner, *r.found)
 	if !ok {
 		return entry
 	}

@@ -83,6 +83,19 @@ type KeyLabeled interface {
 	KeyLabeled()
 }
 
+// AsFounder is a Spec whose artifact, found on GitHub, shows its own
+// description (a PR's title, body and head; an issue's title and body; a
+// comment's body). AsFound returns the Spec that describes the artifact as
+// it is, this Spec's other fields kept and ghonce's marker removed, or
+// false when the artifact read carries none. The engine compares a run's
+// description with it when the ledger holds none of what made the artifact
+// (a lost ledger: every fresh runner), so payload_changed and
+// OnChangeUpdate work there too. Without it a found artifact is compared
+// with the ledger's description only.
+type AsFounder interface {
+	AsFound(key, repoOwner string, art effect.Artifact) (Spec, bool)
+}
+
 // onGitHub reports whether spec acts on GitHub (it is not OffGitHub).
 func onGitHub(spec Spec) bool {
 	_, off := spec.(OffGitHub)

@@ -52,3 +52,13 @@ var (
 	_ BatchFinder = Comment{}
 	_ Updatable   = Comment{}
 )
+
+// AsFound is the comment as GitHub shows it: its body, less the marker.
+func (c Comment) AsFound(key, _ string, art effect.Artifact) (Spec, bool) {
+	if art.Body == "" {
+		return nil, false
+	}
+	f := c
+	f.Body = withoutMarker(key, art.Body)
+	return f, true
+}

@@ -55,3 +55,14 @@ var (
 	_ Updatable   = Issue{}
 	_ KeyLabeled  = Issue{}
 )
+
+// AsFound is the issue as GitHub shows it: its title and body (less the
+// marker); labels are this run's.
+func (i Issue) AsFound(key, _ string, art effect.Artifact) (Spec, bool) {
+	if art.Title == "" {
+		return nil, false
+	}
+	f := i
+	f.Title, f.Body = art.Title, withoutMarker(key, art.Body)
+	return f, true
+}

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -86,3 +87,22 @@ var (
 	_ Updatable   = PR{}
 	_ KeyLabeled  = PR{}
 )
+
+// AsFound is the PR as GitHub shows it: its title, body (less the
+// marker) and head; base, draft and labels are this run's.
+func (p PR) AsFound(key, repoOwner string, art effect.Artifact) (Spec, bool) {
+	if art.Title == "" && art.Head == "" {
+		return nil, false
+	}
+	f := p
+	f.Title, f.Body = art.Title, withoutMarker(key, art.Body)
+	// Head as this run spells it when it names the same branch: a bare
+	// branch is the base repository's.
+	if owner, branch, ok := strings.Cut(art.Head, ":"); ok {
+		same := strings.EqualFold(art.Head, p.Head) || !strings.Contains(p.Head, ":") && branch == p.Head && strings.EqualFold(owner, repoOwner)
+		if !same {
+			f.Head = art.Head
+		}
+	}
+	return f, true
+}
