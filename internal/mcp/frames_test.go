@@ -4,12 +4,17 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ghonce/ghonce/internal/mcp"
 )
 
 // Over stdio, every frame that is not a JSON-RPC 2.0 message gets the
@@ -101,7 +106,7 @@ func TestStdioAnswersBadFramesAndGoesOn(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":15}`, -32600, float64(15)},
 		{`"just a string"`, -32600, nil},
 		{`42`, -32600, nil},
-		{`{"jsonrpc":"2.0","id":"s","method":"tools/list"` + strings.Repeat(" ", 17<<20) + `}`, -32600, nil},
+		{`{"jsonrpc":"2.0","id":"s","method":"tools/list"` + strings.Repeat(" ", mcp.MaxFrame+1) + `}`, -32600, nil},
 	} {
 		send(tc.frame)
 		m := recv()
@@ -148,5 +153,16 @@ func TestHTTPRefusesAForeignOrigin(t *testing.T) {
 		if code := post("POST", o); code != http.StatusOK {
 			t.Errorf("POST with Origin %q: status %d, want 200", o, code)
 		}
+	}
+}
+
+// The frame limit docs/guide/trust.md states is the one the server applies.
+func TestDocsStateTheFrameLimit(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "guide", "trust.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("A line over %d MiB", mcp.MaxFrame>>20); !strings.Contains(string(doc), want) {
+		t.Errorf("docs/guide/trust.md does not say %q", want)
 	}
 }
