@@ -30,6 +30,18 @@ func TestFilePutPathsEndToEnd(t *testing.T) {
 	if _, err := os.Stat(w.ledger); err == nil {
 		t.Errorf("refused paths opened the ledger %s; bad input must be refused before it", w.ledger)
 	}
+	// And with a ledger in place: still no entry for them.
+	if o := w.run("", nil, "init"); o.code != 0 {
+		t.Fatalf("init: %d %s", o.code, o.stderr)
+	}
+	for _, p := range []string{"docs/", "a//b.md"} {
+		if o := w.run("", nil, "file", "put", p, "--task", "T-refused", "--branch", "main", "-m", "add", "--content", "x", "--repo", testRepo); o.code != ExitUsage {
+			t.Errorf("file put %q with a ledger: exit %d, want %d", p, o.code, ExitUsage)
+		}
+	}
+	if st := w.run("", nil, "status", "--json"); st.code != 0 || strings.Contains(st.stdout, "gk1_") {
+		t.Errorf("status after refused paths: exit %d, %s; want no entry", st.code, st.stdout)
+	}
 	for _, p := range []string{"C#/README.md", "notes/what?.md", "docs/50%25.md", "a b/ü.md"} {
 		args := []string{"file", "put", p, "--task", "T-" + p, "--branch", "main", "-m", "add", "--content", "at " + p, "--repo", testRepo, "--json"}
 		if r := w.result(args...); r.Outcome != "created" {
