@@ -8,7 +8,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ghonce/ghonce/internal/cli/clierr"
+	"github.com/ghonce/ghonce/internal/failure"
 )
 
 // modelWords puts the engine's and the GitHub layer's advice, written for
@@ -82,7 +82,7 @@ func (s *Server) schemaErrors(next sdk.MethodHandler) sdk.MethodHandler {
 		var verr error = invalid(errors.New(msg + " (see the tool's input schema)"))
 		if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok {
 			if key := s.keyOfRaw(ctx, p.Name, p.Arguments); key != "" {
-				verr = &clierr.Keyed{Key: key, Err: verr}
+				verr = &failure.Keyed{Key: key, Err: verr}
 			}
 		}
 		tr.Content = []sdk.Content{&sdk.TextContent{Text: withKind(verr, verr).Error()}}
