@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ghonce/ghonce/internal/failure"
 	"maps"
 	"slices"
 	"strings"
@@ -59,7 +60,13 @@ func runner[In writeArgs](t writeTool[In]) func(ctx context.Context, s *Server, 
 		var in In
 		if len(args) > 0 {
 			if err := json.Unmarshal(args, &in); err != nil {
-				return invalidResult(fmt.Errorf("%s: %w", t.name, err))
+				// The key, when the arguments that fit still name one, as
+				// every other tool error gives it.
+				err = invalid(fmt.Errorf("%s: %w", t.name, err))
+				if key := s.keyOfRaw(ctx, t.name, args); key != "" {
+					err = &failure.Keyed{Key: key, Err: err}
+				}
+				return errorResult(toolError(err))
 			}
 		}
 		res, out, err := runWrite(ctx, s, t, in)

@@ -284,6 +284,11 @@ func call[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) 
 	a.Spec = spec
 	p, err := reconcile.Prepare(a)
 	if err != nil {
+		// Named by its key when what the key depends on is valid, as the
+		// documented last line of a tool error gives it.
+		if k, kerr := reconcile.KeyOf(a); kerr == nil {
+			return nil, &failure.Keyed{Key: k, Err: invalid(err)}
+		}
 		return nil, invalid(err)
 	}
 	r, err := s.cfg.Engine.Do(ctx, p)

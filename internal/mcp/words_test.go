@@ -39,10 +39,10 @@ func TestModelTextsNameNoCLIFlags(t *testing.T) {
 	noFlags("the changed call's warning", out.Warning)
 }
 
-// An argument that does not fit the schema is refused by the SDK before
-// ghonce sees the call; its error still says "invalid arguments" and ends
-// with the documented line: kind, the CLI's exit code, and the key the
-// arguments name.
+// An argument that does not fit the tool's schema (a wrong type, a missing
+// or unknown property) is refused before the engine sees the call; its
+// error still says "invalid arguments" and ends with the documented line:
+// kind, the CLI's exit code, and the key the arguments name.
 func TestSchemaErrorsEndWithKindAndKey(t *testing.T) {
 	w := newWorld(t, opts{})
 	for _, tc := range []struct {
@@ -52,11 +52,11 @@ func TestSchemaErrorsEndWithKindAndKey(t *testing.T) {
 	}{
 		{"create_issue", args("title", 5), true},
 		{"create_issue", map[string]any{"owner": owner, "repo": name}, true},
-		{"create_issue", args("title", "T", "bogus", 1), true},
+		{"create_issue", args("title", "T", "bogus", 1), false},
 		{"add_issue_comment", args("issue_number", "seven", "body", "x"), false},
 		{"create_or_update_file", args("path", "a.md", "branch", "main", "content", 5, "message", "m"), true},
 	} {
-		msg := w.fails(tc.tool, tc.args, "invalid arguments", "validating", "\n[usage: the CLI's exit 2")
+		msg := w.fails(tc.tool, tc.args, "invalid arguments", "\n[usage: the CLI's exit 2")
 		if has := strings.Contains(msg, ", key gk1_"); has != tc.key {
 			t.Errorf("%s %v: %q; want the key named: %v", tc.tool, tc.args, msg, tc.key)
 		}
