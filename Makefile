@@ -33,8 +33,9 @@ PG_TEST_ENV = GHONCE_TEST_POSTGRES="$${GHONCE_TEST_POSTGRES:-$$(pg_isready -q -h
 
 # The test command CI runs (.ci/run). -race; every package; the Postgres
 # tests run when GHONCE_TEST_POSTGRES is set or Postgres answers on
-# 127.0.0.1:5432, and skip loudly otherwise (fail under CI=true).
-test:
+# 127.0.0.1:5432, and skip loudly otherwise (fail under CI=true). It builds
+# the pinned github-mcp-server first, so the proxy's tests run here too.
+test: $(GITHUB_MCP_SERVER)
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "make test: node or npm not found: TestMCPWithTheTypeScriptSDK (the official TypeScript MCP SDK client) will be skipped"
