@@ -74,8 +74,61 @@ func (r Ref) Name() string {
 // Owner identifies one running process that holds (or held) a lease.
 type Owner struct {
 	ID   string // unique per process run; never reused
-	Host string // hostname, to tell whether PID can be checked locally
+	Host string // hostname, for people; it proves nothing about PID
 	PID  int
+	// Boot, PIDNS and Start complete PID into an identity that names one
+	// process across machines and PID namespaces (see Proc). An entry
+	// written before they were recorded has them zero: its holder is
+	// taken for gone only when its lease ends.
+	Boot  string
+	PIDNS uint64
+	Start uint64
+}
+
+// Proc is the process identity of o.
+func (o Owner) Proc() Proc { return Proc{Boot: o.Boot, PIDNS: o.PIDNS, PID: o.PID, Start: o.Start} }
+
+// Proc names one process so that "it is gone" can be proven: the kernel's
+// boot id (/proc/sys/kernel/random/boot_id: another machine, or a reboot,
+// has another), the inode of its PID namespace (/proc/self/ns/pid: a
+// container has its own), its PID in that namespace, and its start time in
+// clock ticks after boot (/proc/PID/stat, field 22: a PID reused by a later
+// process has another). The zero Proc names nothing.
+type Proc struct {
+	Boot  string
+	PIDNS uint64
+	PID   int
+	Start uint64
+}
+
+// IsZero reports whether p names no process.
+func (p Proc) IsZero() bool { return p == Proc{} }
+
+// Complete reports whether p has every part of the identity.
+func (p Proc) Complete() bool { return p.Boot != "" && p.PIDNS != 0 && p.PID > 0 && p.Start != 0 }
+
+// Sending is the mark an attempt writes, forced, just before its create
+// leaves the process (a request to GitHub, or a guarded command started):
+// from then on something may be in flight that a look-up cannot see yet.
+// It stays through releases and later claims, until the entry is done or
+// failed, so every taker knows that a request may still land.
+type Sending struct {
+	// At is when the mark was written, on the ledger's clock; zero when
+	// no create was sent since the entry was last done or failed.
+	At time.Time
+	// Proc, for a guarded command, is the process that supervises it:
+	// the command's processes share its process group (Proc.PID). Zero
+	// for a request to GitHub.
+	Proc Proc
+}
+
+// SendingParams is the input of MarkSending.
+type SendingParams struct {
+	Key   string
+	Fence int64
+	// Lease renews the lease to now+Lease in the same write (as Renew).
+	Lease time.Duration
+	Proc  Proc
 }
 
 // Entry is one key's record.
@@ -105,6 +158,9 @@ type Entry struct {
 	// overwrite a newer attempt.
 	Fence    int64
 	Attempts int
+
+	// Sending says that a create may be in flight (see Sending).
+	Sending Sending
 
 	LastError string
 	CreatedAt time.Time
@@ -185,6 +241,10 @@ type Claim struct {
 	// claim (by the attempt it takes over from); zero otherwise. An attempt
 	// that ended or died moments ago may still have requests in flight.
 	PriorUpdatedAt time.Time
+	// Now is the ledger's clock when the claim was judged (on Postgres the
+	// server's): every age of the entry's times (UpdatedAt, LeaseUntil,
+	// Sending.At) is computed from it, never from the caller's clock.
+	Now time.Time
 }
 
 // ListParams filters List. Zero fields match everything.
@@ -305,6 +365,14 @@ type Ledger interface {
 
 	// Renew extends the lease held under fence to now+lease; ErrFenced as Finish.
 	Renew(ctx context.Context, key string, fence int64, lease time.Duration) error
+
+	// MarkSending records, durable before it returns, that the attempt
+	// held under p.Fence is about to send its create: Sending becomes
+	// {At: now, Proc: p.Proc}, and the lease is renewed to now+p.Lease. It
+	// appends no transition. A Finish to Done or Failed and a Resolve
+	// clear the mark; a release and a later Claim keep it. ErrFenced as
+	// Finish.
+	MarkSending(ctx context.Context, p SendingParams) error
 
 	// Resolve records a person's decision: the entry becomes p.Status with
 	// Outcome "resolved" and its lease cleared. To Done, its Ref becomes

@@ -90,6 +90,11 @@ func ValidateRenew(key string, lease time.Duration) error {
 	return nil
 }
 
+// Validate checks the arguments of a sending mark.
+func (p SendingParams) Validate() error {
+	return ValidateRenew(p.Key, p.Lease)
+}
+
 // Validate checks the arguments of a person's decision.
 func (p ResolveParams) Validate() error {
 	switch {

@@ -57,6 +57,8 @@ func Run(t *testing.T, open Open) {
 		{"ClaimBusyWritesNothing", testClaimBusy},
 		{"ClaimDoneWritesNothing", testClaimDone},
 		{"LeaseExpiry", testLeaseExpiry},
+		{"ClaimNowIsTheLedgersClock", testClaimNow},
+		{"SendingMark", testSending},
 		{"StaleOwnerFenced", testStaleOwnerFenced},
 		{"TakeOverFence", testTakeOverFence},
 		{"Release", testRelease},
@@ -102,7 +104,8 @@ type harness struct {
 }
 
 func owner(name string) ledger.Owner {
-	return ledger.Owner{ID: "run-" + name, Host: "host-" + name, PID: 1000 + len(name)}
+	return ledger.Owner{ID: "run-" + name, Host: "host-" + name, PID: 1000 + len(name),
+		Boot: "boot-" + name, PIDNS: 4026531836 + uint64(len(name)), Start: 1 << 40}
 }
 
 // params is a claim of key by the owner called who.
@@ -235,6 +238,10 @@ func diff(got, want *ledger.Entry) []string {
 	str("LastError", got.LastError, want.LastError)
 	tm("CreatedAt", got.CreatedAt, want.CreatedAt)
 	tm("UpdatedAt", got.UpdatedAt, want.UpdatedAt)
+	tm("Sending.At", got.Sending.At, want.Sending.At)
+	if got.Sending.Proc != want.Sending.Proc {
+		d = append(d, fmt.Sprintf("Sending.Proc = %+v, want %+v", got.Sending.Proc, want.Sending.Proc))
+	}
 	return d
 }
 
@@ -359,6 +366,97 @@ func testLeaseExpiry(h *harness) {
 	})
 	// b's lease is live: a third runner is busy.
 	h.claim(params("k", "c"), ledger.ClaimBusy)
+}
+
+// testClaimNow: every claim says what the ledger's clock read when it was
+// judged, so that a caller computes ages on that clock and never on its
+// own (the suite's clock is years away from the machine's).
+func testClaimNow(h *harness) {
+	pa := params("k", "a")
+	c := h.claim(pa, ledger.ClaimCreated)
+	if !c.Now.Equal(h.start) {
+		h.t.Errorf("created: Now = %v, want the ledger's clock %v", c.Now, h.start)
+	}
+	h.clock.Advance(time.Second)
+	if c := h.claim(params("k", "b"), ledger.ClaimBusy); !c.Now.Equal(h.clock.Now()) {
+		h.t.Errorf("busy: Now = %v, want %v", c.Now, h.clock.Now())
+	}
+	h.clock.Advance(lease)
+	c = h.claim(params("k", "b"), ledger.ClaimAcquired)
+	if !c.Now.Equal(h.clock.Now()) {
+		h.t.Errorf("acquired: Now = %v, want %v", c.Now, h.clock.Now())
+	}
+	h.finish(ledger.FinishParams{Key: "k", Fence: 2, Status: ledger.Done, Outcome: "created", Why: "ok"})
+	h.clock.Advance(time.Second)
+	if c := h.claim(params("k", "c"), ledger.ClaimDone); !c.Now.Equal(h.clock.Now()) {
+		h.t.Errorf("done: Now = %v, want %v", c.Now, h.clock.Now())
+	}
+}
+
+// testSending: the mark of a create about to leave is kept through a
+// release and a later claim, with the supervisor's identity, and cleared
+// by done, failed and a person's decision.
+func testSending(h *harness) {
+	pa := params("k", "a")
+	h.claim(pa, ledger.ClaimCreated)
+	h.clock.Advance(time.Second)
+	sent := h.clock.Now()
+	proc := ledger.Proc{Boot: "b00t", PIDNS: 4026531836, PID: 4242, Start: 987654}
+	if err := h.l.MarkSending(h.ctx, ledger.SendingParams{Key: "k", Fence: 1, Lease: 2 * lease, Proc: proc}); err != nil {
+		h.t.Fatalf("MarkSending: %v", err)
+	}
+	want := created(pa, h.start)
+	want.UpdatedAt, want.LeaseUntil = sent, sent.Add(2*lease)
+	want.Sending = ledger.Sending{At: sent, Proc: proc}
+	h.same("after MarkSending", h.get("k"), want)
+	if n := len(h.history("k")); n != 1 {
+		h.t.Errorf("MarkSending appended a transition: history has %d, want 1", n)
+	}
+	err := h.l.MarkSending(h.ctx, ledger.SendingParams{Key: "k", Fence: 2, Lease: lease})
+	wantErr(h.t, "MarkSending under a wrong fence", err, ledger.ErrFenced)
+	err = h.l.MarkSending(h.ctx, ledger.SendingParams{Key: "nope", Fence: 1, Lease: lease})
+	wantErr(h.t, "MarkSending of an unknown key", err, ledger.ErrNotFound)
+
+	// A release keeps the mark; so does the next claim.
+	h.clock.Advance(time.Second)
+	if e := h.finish(ledger.FinishParams{Key: "k", Fence: 1, Status: ledger.Attempting, Why: "release"}); e.Sending != want.Sending {
+		h.t.Errorf("release: Sending = %+v, want %+v", e.Sending, want.Sending)
+	}
+	c := h.claim(params("k", "b"), ledger.ClaimAcquired)
+	if c.Entry.Sending != want.Sending || h.get("k").Sending != want.Sending {
+		h.t.Errorf("acquired: Sending = %+v (stored %+v), want %+v", c.Entry.Sending, h.get("k").Sending, want.Sending)
+	}
+	// A mark without a process (a request to GitHub) replaces it.
+	h.clock.Advance(time.Second)
+	if err := h.l.MarkSending(h.ctx, ledger.SendingParams{Key: "k", Fence: 2, Lease: lease}); err != nil {
+		h.t.Fatal(err)
+	}
+	if got := h.get("k").Sending; got != (ledger.Sending{At: h.clock.Now()}) {
+		h.t.Errorf("second mark: Sending = %+v, want at %v with no process", got, h.clock.Now())
+	}
+	// Failed clears it; so does done.
+	if e := h.finish(ledger.FinishParams{Key: "k", Fence: 2, Status: ledger.Failed, Why: "refused"}); e.Sending != (ledger.Sending{}) || h.get("k").Sending != (ledger.Sending{}) {
+		h.t.Errorf("failed: Sending = %+v, want none", h.get("k").Sending)
+	}
+	h.claim(params("k", "c"), ledger.ClaimAcquired)
+	if err := h.l.MarkSending(h.ctx, ledger.SendingParams{Key: "k", Fence: 3, Lease: lease, Proc: proc}); err != nil {
+		h.t.Fatal(err)
+	}
+	if e := h.finish(ledger.FinishParams{Key: "k", Fence: 3, Status: ledger.Done, Outcome: "created", Why: "ok"}); e.Sending != (ledger.Sending{}) || h.get("k").Sending != (ledger.Sending{}) {
+		h.t.Errorf("done: Sending = %+v, want none", h.get("k").Sending)
+	}
+	// And a person's decision.
+	h.claim(params("r", "a"), ledger.ClaimCreated)
+	if err := h.l.MarkSending(h.ctx, ledger.SendingParams{Key: "r", Fence: 1, Lease: lease}); err != nil {
+		h.t.Fatal(err)
+	}
+	h.finish(ledger.FinishParams{Key: "r", Fence: 1, Status: ledger.Attempting, Why: "release"})
+	if _, err := h.l.Resolve(h.ctx, ledger.ResolveParams{Key: "r", Status: ledger.Failed, Who: "ops", Note: "did not run"}); err != nil {
+		h.t.Fatal(err)
+	}
+	if got := h.get("r").Sending; got != (ledger.Sending{}) {
+		h.t.Errorf("resolved: Sending = %+v, want none", got)
+	}
 }
 
 func testStaleOwnerFenced(h *harness) {

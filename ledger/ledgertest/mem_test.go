@@ -64,20 +64,20 @@ func (m *memLedger) Claim(_ context.Context, p ledger.ClaimParams) (*ledger.Clai
 		}
 		m.entries[p.Key] = e
 		m.log(e, p.Owner.ID, "", p.Why, now)
-		return &ledger.Claim{State: ledger.ClaimCreated, Entry: clone(e)}, nil
+		return &ledger.Claim{State: ledger.ClaimCreated, Entry: clone(e), Now: now}, nil
 	}
 	prior, priorUpdated := e.Status, e.UpdatedAt
 	switch {
 	case e.Status == ledger.Done:
-		return &ledger.Claim{State: ledger.ClaimDone, Entry: clone(e), Prior: prior}, nil
+		return &ledger.Claim{State: ledger.ClaimDone, Entry: clone(e), Prior: prior, Now: now}, nil
 	case e.LeaseLive(now) && p.TakeOverFence != e.Fence:
-		return &ledger.Claim{State: ledger.ClaimBusy, Entry: clone(e), Prior: prior}, nil
+		return &ledger.Claim{State: ledger.ClaimBusy, Entry: clone(e), Prior: prior, Now: now}, nil
 	}
 	e.Status, e.Owner, e.LeaseUntil, e.UpdatedAt = ledger.Attempting, p.Owner, now.Add(p.Lease), now
 	e.Fence++
 	e.Attempts++
 	m.log(e, p.Owner.ID, prior, p.Why, now)
-	return &ledger.Claim{State: ledger.ClaimAcquired, Entry: clone(e), Prior: prior, PriorUpdatedAt: priorUpdated}, nil
+	return &ledger.Claim{State: ledger.ClaimAcquired, Entry: clone(e), Prior: prior, PriorUpdatedAt: priorUpdated, Now: now}, nil
 }
 
 func (m *memLedger) Get(_ context.Context, key string) (*ledger.Entry, error) {
@@ -145,6 +145,9 @@ func (m *memLedger) Finish(_ context.Context, p ledger.FinishParams) (*ledger.En
 		e.Outcome, e.Ref = p.Outcome, p.Ref
 	}
 	e.Status, e.LastError, e.Owner, e.LeaseUntil, e.UpdatedAt = p.Status, p.Error, ledger.Owner{}, time.Time{}, m.now()
+	if p.Status != ledger.Attempting {
+		e.Sending = ledger.Sending{}
+	}
 	m.log(e, owner, ledger.Attempting, p.Why, e.UpdatedAt)
 	return clone(e), nil
 }
@@ -176,6 +179,22 @@ func (m *memLedger) Renew(_ context.Context, key string, fence int64, lease time
 	return nil
 }
 
+func (m *memLedger) MarkSending(_ context.Context, p ledger.SendingParams) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, err := m.held(p.Key, p.Fence)
+	if err != nil {
+		return err
+	}
+	e.UpdatedAt = m.now()
+	e.LeaseUntil = e.UpdatedAt.Add(p.Lease)
+	e.Sending = ledger.Sending{At: e.UpdatedAt, Proc: p.Proc}
+	return nil
+}
+
 func (m *memLedger) Resolve(_ context.Context, p ledger.ResolveParams) (*ledger.Entry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -190,7 +209,7 @@ func (m *memLedger) Resolve(_ context.Context, p ledger.ResolveParams) (*ledger.
 	}
 	from := e.Status
 	e.Status, e.Outcome, e.Ref = p.Status, "resolved", ref
-	e.Owner, e.LeaseUntil, e.UpdatedAt = ledger.Owner{}, time.Time{}, now
+	e.Owner, e.LeaseUntil, e.UpdatedAt, e.Sending = ledger.Owner{}, time.Time{}, now, ledger.Sending{}
 	m.log(e, "person:"+p.Who, from, p.Note, now)
 	return clone(e), nil
 }

@@ -16,7 +16,8 @@ import (
 const entryColumns = `key, task, step, kind, repo, target, payload, payload_hash,
 	status, outcome, ref_number, ref_id, ref_url, ref_sha, ref_text,
 	owner_id, owner_host, owner_pid, lease_until, fence, attempts, last_error,
-	created_at, updated_at`
+	created_at, updated_at, owner_boot, owner_pidns, owner_start,
+	sending_at, sending_boot, sending_pidns, sending_pid, sending_start`
 
 // scanEntry reads entryColumns, then extra (if any) into the given targets.
 func scanEntry(row pgx.Row, extra ...any) (*ledger.Entry, error) {
@@ -24,11 +25,14 @@ func scanEntry(row pgx.Row, extra ...any) (*ledger.Entry, error) {
 		e      ledger.Entry
 		status string
 		lease  *time.Time
+		sent   *time.Time
+		ids    [5]int64 // owner_pidns, owner_start, sending_pidns, sending_pid, sending_start
 	)
 	dest := []any{&e.Key, &e.Task, &e.Step, &e.Kind, &e.Repo, &e.Target, &e.Payload, &e.PayloadHash,
 		&status, &e.Outcome, &e.Ref.Number, &e.Ref.ID, &e.Ref.URL, &e.Ref.SHA, &e.Ref.Text,
 		&e.Owner.ID, &e.Owner.Host, &e.Owner.PID, &lease, &e.Fence, &e.Attempts, &e.LastError,
-		&e.CreatedAt, &e.UpdatedAt}
+		&e.CreatedAt, &e.UpdatedAt, &e.Owner.Boot, &ids[0], &ids[1],
+		&sent, &e.Sending.Proc.Boot, &ids[2], &ids[3], &ids[4]}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, ledger.ErrNotFound
@@ -39,6 +43,11 @@ func scanEntry(row pgx.Row, extra ...any) (*ledger.Entry, error) {
 	if lease != nil {
 		e.LeaseUntil = lease.UTC()
 	}
+	if sent != nil {
+		e.Sending.At = sent.UTC()
+	}
+	e.Owner.PIDNS, e.Owner.Start = uint64(ids[0]), uint64(ids[1])
+	e.Sending.Proc.PIDNS, e.Sending.Proc.PID, e.Sending.Proc.Start = uint64(ids[2]), int(ids[3]), uint64(ids[4])
 	if e.Payload == nil {
 		e.Payload = []byte{}
 	}
@@ -108,8 +117,10 @@ func (l *Ledger) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
 const createSQL = `WITH t AS (SELECT coalesce($15::timestamptz, clock_timestamp()) AS now),
 ins AS (
 	INSERT INTO ghonce_entries (key, task, step, kind, repo, target, payload, payload_hash,
-		status, owner_id, owner_host, owner_pid, lease_until, fence, attempts, created_at, updated_at)
-	SELECT $1, $2, $3, $4, $5, $6, $7, $8, 'attempting', $9, $10, $11, t.now + $12::interval, 1, 1, t.now, t.now FROM t
+		status, owner_id, owner_host, owner_pid, lease_until, fence, attempts, created_at, updated_at,
+		owner_boot, owner_pidns, owner_start)
+	SELECT $1, $2, $3, $4, $5, $6, $7, $8, 'attempting', $9, $10, $11, t.now + $12::interval, 1, 1, t.now, t.now,
+		$16, $17, $18 FROM t
 	ON CONFLICT (key) DO NOTHING
 	RETURNING ` + entryColumns + `
 ), tr AS (
@@ -148,6 +159,7 @@ func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 				serverNow = l.fake()
 			}
 			if c := ledger.Settled(e, serverNow, p.TakeOverFence); c != nil {
+				c.Now = serverNow.UTC()
 				return c, nil
 			}
 		}
@@ -158,6 +170,7 @@ func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 				return err
 			}
 			if c = ledger.Settled(e, now, p.TakeOverFence); c != nil {
+				c.Now = now
 				return nil
 			}
 			c, err = acquire(ctx, tx, now, e, p)
@@ -182,23 +195,26 @@ func (l *Ledger) create(ctx context.Context, p ledger.ClaimParams) (*ledger.Clai
 	}
 	e, err := scanEntry(l.pool.QueryRow(ctx, createSQL,
 		p.Key, p.Task, p.Step, p.Kind, p.Repo, p.Target, payload, p.PayloadHash,
-		p.Owner.ID, p.Owner.Host, p.Owner.PID, p.Lease, p.Owner.ID, p.Why, l.fakeNow()))
+		p.Owner.ID, p.Owner.Host, p.Owner.PID, p.Lease, p.Owner.ID, p.Why, l.fakeNow(),
+		p.Owner.Boot, int64(p.Owner.PIDNS), int64(p.Owner.Start)))
 	switch {
 	case errors.Is(err, ledger.ErrNotFound):
 		return nil, nil
 	case err != nil:
 		return nil, fmt.Errorf("claim %s: %w", p.Key, l.dbErr(err))
 	}
-	return &ledger.Claim{State: ledger.ClaimCreated, Entry: e}, nil
+	return &ledger.Claim{State: ledger.ClaimCreated, Entry: e, Now: e.CreatedAt}, nil
 }
 
 func acquire(ctx context.Context, tx pgx.Tx, now time.Time, e *ledger.Entry, p ledger.ClaimParams) (*ledger.Claim, error) {
 	after, err := scanEntry(tx.QueryRow(ctx, `UPDATE ghonce_entries SET status = 'attempting',
 		fence = fence + 1, attempts = attempts + 1,
-		owner_id = $1, owner_host = $2, owner_pid = $3, lease_until = $4, updated_at = $5
+		owner_id = $1, owner_host = $2, owner_pid = $3, lease_until = $4, updated_at = $5,
+		owner_boot = $8, owner_pidns = $9, owner_start = $10
 		WHERE key = $6 AND fence = $7
 		RETURNING `+entryColumns,
-		p.Owner.ID, p.Owner.Host, p.Owner.PID, now.Add(p.Lease), now, p.Key, e.Fence))
+		p.Owner.ID, p.Owner.Host, p.Owner.PID, now.Add(p.Lease), now, p.Key, e.Fence,
+		p.Owner.Boot, int64(p.Owner.PIDNS), int64(p.Owner.Start)))
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +222,7 @@ func acquire(ctx context.Context, tx pgx.Tx, now time.Time, e *ledger.Entry, p l
 	if err != nil {
 		return nil, err
 	}
-	return &ledger.Claim{State: ledger.ClaimAcquired, Entry: after, Prior: e.Status, PriorUpdatedAt: e.UpdatedAt}, nil
+	return &ledger.Claim{State: ledger.ClaimAcquired, Entry: after, Prior: e.Status, PriorUpdatedAt: e.UpdatedAt, Now: now}, nil
 }
 
 // held locks key's entry for a write under fence: ErrNotFound for an
@@ -254,10 +270,16 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 		if p.Status != ledger.Done {
 			ref, outcome = e.Ref, e.Outcome
 		}
-		// Every case gives up the lease.
+		// Every case gives up the lease; a release keeps the sending mark
+		// (what it sent may still land), done and failed clear it.
+		sending := ""
+		if p.Status != ledger.Attempting {
+			sending = ", " + clearSending
+		}
 		out, err = scanEntry(tx.QueryRow(ctx, `UPDATE ghonce_entries SET status = $1, outcome = $2,
 			ref_number = $3, ref_id = $4, ref_url = $5, ref_sha = $6, ref_text = $7,
-			last_error = $8, owner_id = '', owner_host = '', owner_pid = 0, lease_until = NULL, updated_at = $9
+			last_error = $8, owner_id = '', owner_host = '', owner_pid = 0, lease_until = NULL, updated_at = $9,
+			owner_boot = '', owner_pidns = 0, owner_start = 0`+sending+`
 			WHERE key = $10 AND fence = $11
 			RETURNING `+entryColumns,
 			string(p.Status), outcome, ref.Number, ref.ID, ref.URL, ref.SHA, ref.Text,
@@ -331,6 +353,32 @@ func (l *Ledger) Renew(ctx context.Context, key string, fence int64, lease time.
 	return nil
 }
 
+// clearSending is the assignment that clears the sending mark.
+const clearSending = `sending_at = NULL, sending_boot = '', sending_pidns = 0, sending_pid = 0, sending_start = 0`
+
+// MarkSending implements ledger.Ledger: a synchronous commit, so the mark
+// is durable before the create leaves; its time is the server's.
+func (l *Ledger) MarkSending(ctx context.Context, p ledger.SendingParams) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	err := l.write(ctx, func(tx pgx.Tx) error {
+		_, now, err := l.held(ctx, tx, p.Key, p.Fence)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE ghonce_entries SET lease_until = $1, updated_at = $2, sending_at = $2,
+			sending_boot = $3, sending_pidns = $4, sending_pid = $5, sending_start = $6
+			WHERE key = $7 AND fence = $8`,
+			now.Add(p.Lease), now, p.Proc.Boot, int64(p.Proc.PIDNS), p.Proc.PID, int64(p.Proc.Start), p.Key, p.Fence)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("mark %s sending: %w", p.Key, err)
+	}
+	return nil
+}
+
 // Resolve implements ledger.Ledger. A resolved entry's outcome is
 // "resolved"; resolving to Failed also clears its ref.
 func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.Entry, error) {
@@ -349,7 +397,8 @@ func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.E
 		}
 		out, err = scanEntry(tx.QueryRow(ctx, `UPDATE ghonce_entries SET status = $1, outcome = 'resolved',
 			ref_number = $2, ref_id = $3, ref_url = $4, ref_sha = $5, ref_text = $6,
-			owner_id = '', owner_host = '', owner_pid = 0, lease_until = NULL, updated_at = $7
+			owner_id = '', owner_host = '', owner_pid = 0, lease_until = NULL, updated_at = $7,
+			owner_boot = '', owner_pidns = 0, owner_start = 0, `+clearSending+`
 			WHERE key = $8 AND fence = $9
 			RETURNING `+entryColumns,
 			string(p.Status), ref.Number, ref.ID, ref.URL, ref.SHA, ref.Text, now, p.Key, e.Fence))

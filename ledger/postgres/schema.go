@@ -13,7 +13,7 @@ const advisoryClass = 0x67686f6e
 // SchemaVersion is the newest schema this package knows, kept as the highest
 // version in ghonce_schema. A ledger with a higher version was written by a
 // newer ghonce and is refused; a lower one is migrated on Open.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrationFiles holds one file per schema version (see package migrations).
 //

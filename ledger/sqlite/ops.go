@@ -19,10 +19,11 @@ import (
 const entryColumns = `key, task, step, kind, repo, target, payload, payload_hash,
 	status, outcome, ref_number, ref_id, ref_url, ref_sha, ref_text,
 	owner_id, owner_host, owner_pid, lease_until, fence, attempts, last_error,
-	created_at, updated_at`
+	created_at, updated_at, owner_boot, owner_pidns, owner_start,
+	sending_at, sending_boot, sending_pidns, sending_pid, sending_start`
 
 // entryWidth is the number of entryColumns.
-const entryWidth = 24
+const entryWidth = 32
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -61,6 +62,11 @@ func entryFrom(v []driver.Value) (*ledger.Entry, error) {
 	if v[18] != nil {
 		e.LeaseUntil = fromNanos(d.int(18))
 	}
+	e.Owner.Boot, e.Owner.PIDNS, e.Owner.Start = d.str(24), uint64(d.int(25)), uint64(d.int(26))
+	if v[27] != nil {
+		e.Sending.At = fromNanos(d.int(27))
+	}
+	e.Sending.Proc = ledger.Proc{Boot: d.str(28), PIDNS: uint64(d.int(29)), PID: int(d.int(30)), Start: uint64(d.int(31))}
 	if d.err != nil {
 		return nil, fmt.Errorf("read entry %s: %w", e.Key, d.err)
 	}
@@ -274,7 +280,7 @@ func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 			return l.dbErr(err)
 		}
 		if e != nil {
-			c = &ledger.Claim{State: ledger.ClaimDone, Entry: e, Prior: e.Status}
+			c = &ledger.Claim{State: ledger.ClaimDone, Entry: e, Prior: e.Status, Now: l.now().UTC()}
 			return nil
 		}
 		// Most claims of a known key find it done (a re-run) or busy
@@ -311,6 +317,7 @@ func (l *Ledger) claim(ctx context.Context, w *wconn, p ledger.ClaimParams, how 
 		if c = ledger.Settled(e.Entry, now, p.TakeOverFence); c != nil {
 			// Nothing to write: the read ends here.
 			l.replays.put(e.Entry)
+			c.Now = fromNanos(toNanos(now))
 			return false, nil
 		}
 		c, err = acquire(w, now, e, p)
@@ -335,11 +342,11 @@ func create(w *wconn, now time.Time, p ledger.ClaimParams) (*ledger.Claim, error
 	}
 	id, err := w.insert(`INSERT INTO entries (key, task, step, kind, repo, target,
 		payload, payload_hash, status, owner_id, owner_host, owner_pid, lease_until,
-		fence, attempts, created_at, updated_at, history_len)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?, 1)`,
+		fence, attempts, created_at, updated_at, history_len, owner_boot, owner_pidns, owner_start)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?, 1, ?, ?, ?)`,
 		p.Key, p.Task, p.Step, p.Kind, p.Repo, p.Target, payload, p.PayloadHash,
 		string(ledger.Attempting), p.Owner.ID, p.Owner.Host, int64(p.Owner.PID), leaseEnd(now, p.Lease),
-		toNanos(now), toNanos(now))
+		toNanos(now), toNanos(now), p.Owner.Boot, int64(p.Owner.PIDNS), int64(p.Owner.Start))
 	if err != nil {
 		return nil, err
 	}
@@ -356,15 +363,16 @@ func create(w *wconn, now time.Time, p ledger.ClaimParams) (*ledger.Claim, error
 		Owner: p.Owner, LeaseUntil: fromNanos(leaseEnd(now, p.Lease)), Fence: 1, Attempts: 1,
 		CreatedAt: at, UpdatedAt: at,
 	}
-	return &ledger.Claim{State: ledger.ClaimCreated, Entry: e}, nil
+	return &ledger.Claim{State: ledger.ClaimCreated, Entry: e, Now: at}, nil
 }
 
 func acquire(w *wconn, now time.Time, e stored, p ledger.ClaimParams) (*ledger.Claim, error) {
 	n, err := w.exec(`UPDATE entries SET status = ?, fence = fence + 1, attempts = attempts + 1,
-		owner_id = ?, owner_host = ?, owner_pid = ?, lease_until = ?, updated_at = ?, history_len = history_len + 1
+		owner_id = ?, owner_host = ?, owner_pid = ?, lease_until = ?, updated_at = ?, history_len = history_len + 1,
+		owner_boot = ?, owner_pidns = ?, owner_start = ?
 		WHERE key = ? AND fence = ?`,
 		string(ledger.Attempting), p.Owner.ID, p.Owner.Host, int64(p.Owner.PID), leaseEnd(now, p.Lease), toNanos(now),
-		p.Key, e.Fence)
+		p.Owner.Boot, int64(p.Owner.PIDNS), int64(p.Owner.Start), p.Key, e.Fence)
 	if err := oneRow(n, err); err != nil {
 		return nil, err
 	}
@@ -375,7 +383,7 @@ func acquire(w *wconn, now time.Time, e stored, p ledger.ClaimParams) (*ledger.C
 	after := *e.Entry // as the UPDATE left it
 	after.Status, after.Fence, after.Attempts = ledger.Attempting, e.Fence+1, e.Attempts+1
 	after.Owner, after.LeaseUntil, after.UpdatedAt = p.Owner, fromNanos(leaseEnd(now, p.Lease)), fromNanos(toNanos(now))
-	return &ledger.Claim{State: ledger.ClaimAcquired, Entry: &after, Prior: e.Status, PriorUpdatedAt: e.UpdatedAt}, nil
+	return &ledger.Claim{State: ledger.ClaimAcquired, Entry: &after, Prior: e.Status, PriorUpdatedAt: e.UpdatedAt, Now: fromNanos(toNanos(now))}, nil
 }
 
 // oneRow checks that an UPDATE inside the write transaction changed exactly
@@ -424,14 +432,20 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 			n, err = w.exec(`UPDATE entries SET status = ?, outcome = ?,
 				ref_number = ?, ref_id = ?, ref_url = ?, ref_sha = ?, ref_text = ?,
 				last_error = ?, owner_id = '', owner_host = '', owner_pid = 0, lease_until = NULL, updated_at = ?,
-				history_len = history_len + 1
+				history_len = history_len + 1, owner_boot = '', owner_pidns = 0, owner_start = 0, `+clearSending+`
 				WHERE key = ? AND status = 'attempting' AND fence = ?`,
 				string(ledger.Done), p.Outcome, int64(p.Ref.Number), p.Ref.ID, p.Ref.URL, p.Ref.SHA, p.Ref.Text,
 				p.Error, toNanos(now), p.Key, p.Fence)
 		default: // Failed, or Attempting to release the lease
+			// A release (attempting) keeps the sending mark: what it
+			// sent may still land.
+			sending := ""
+			if p.Status == ledger.Failed {
+				sending = ", " + clearSending
+			}
 			n, err = w.exec(`UPDATE entries SET status = ?, last_error = ?,
 				owner_id = '', owner_host = '', owner_pid = 0, lease_until = NULL, updated_at = ?,
-				history_len = history_len + 1
+				history_len = history_len + 1, owner_boot = '', owner_pidns = 0, owner_start = 0`+sending+`
 				WHERE key = ? AND status = 'attempting' AND fence = ?`,
 				string(p.Status), p.Error, toNanos(now), p.Key, p.Fence)
 		}
@@ -448,6 +462,9 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 			after.Outcome, after.Ref = p.Outcome, p.Ref
 		}
 		after.Owner, after.LeaseUntil, after.UpdatedAt = ledger.Owner{}, time.Time{}, fromNanos(toNanos(now))
+		if p.Status != ledger.Attempting {
+			after.Sending = ledger.Sending{}
+		}
 		out = &after
 		// The reliability matrix's kill point "while done is being
 		// written": everything is in the transaction, nothing committed.
@@ -524,6 +541,32 @@ func (l *Ledger) Renew(ctx context.Context, key string, fence int64, lease time.
 	return nil
 }
 
+// clearSending is the assignment that clears the sending mark.
+const clearSending = `sending_at = NULL, sending_boot = '', sending_pidns = 0, sending_pid = 0, sending_start = 0`
+
+// MarkSending implements ledger.Ledger. It is forced: the mark must be on
+// disk before the create leaves.
+func (l *Ledger) MarkSending(ctx context.Context, p ledger.SendingParams) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	err := l.write(ctx, true, func(w *wconn, now time.Time) error {
+		if _, err := held(w, p.Key, p.Fence); err != nil {
+			return err
+		}
+		n, err := w.exec(`UPDATE entries SET lease_until = ?, updated_at = ?, sending_at = ?,
+			sending_boot = ?, sending_pidns = ?, sending_pid = ?, sending_start = ?
+			WHERE key = ? AND status = 'attempting' AND fence = ?`,
+			leaseEnd(now, p.Lease), toNanos(now), toNanos(now),
+			p.Proc.Boot, int64(p.Proc.PIDNS), int64(p.Proc.PID), int64(p.Proc.Start), p.Key, p.Fence)
+		return oneRow(n, err)
+	})
+	if err != nil {
+		return fmt.Errorf("mark %s sending: %w", p.Key, err)
+	}
+	return nil
+}
+
 // Resolve implements ledger.Ledger. A resolved entry's outcome is
 // "resolved"; its ref is what ledger.ResolveParams.Apply leaves.
 func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.Entry, error) {
@@ -546,7 +589,7 @@ func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.E
 		n, err := w.exec(`UPDATE entries SET status = ?, outcome = 'resolved',
 			ref_number = ?, ref_id = ?, ref_url = ?, ref_sha = ?, ref_text = ?,
 			owner_id = '', owner_host = '', owner_pid = 0, lease_until = NULL, updated_at = ?,
-			history_len = history_len + 1
+			history_len = history_len + 1, owner_boot = '', owner_pidns = 0, owner_start = 0, `+clearSending+`
 			WHERE key = ? AND fence = ?`,
 			string(p.Status), int64(ref.Number), ref.ID, ref.URL, ref.SHA, ref.Text, toNanos(now), p.Key, e.Fence)
 		if err := oneRow(n, err); err != nil {

@@ -13,7 +13,7 @@ const ApplicationID = 0x67686f6e
 // SchemaVersion is the newest schema this package knows, kept in the header
 // as PRAGMA user_version. A ledger with a higher version was written by a
 // newer ghonce and is refused; a lower one is migrated on Open.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrationFiles holds one file per schema version, named NNNN_what.sql.
 // Migration N takes a ledger from version N-1 to N. Files are never edited
