@@ -24,13 +24,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/internal/human"
+	"github.com/ghonce/ghonce/internal/procid"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -90,17 +90,24 @@ type Config struct {
 	// Lease is how long a claim holds without a heartbeat (default 2m). A
 	// heartbeat renews it every Lease/4 while an attempt runs.
 	Lease time.Duration
-	// Settle is how long after an earlier attempt's last ledger write a run
-	// that takes its entry over waits before it looks (default 2s; negative:
-	// not at all). A process killed, or a request answered "maybe", a
-	// moment ago may still have a request in flight that GitHub (or the
-	// service a guarded command called) has yet to commit; looking before it
-	// lands would find nothing and create a second.
+	// Settle is the in-flight window of a create request: how long after
+	// an earlier attempt marked its create as leaving (ledger.Sending, on
+	// the ledger's clock) a run that takes its entry over waits before it
+	// looks (default DefaultSettle; negative: not at all). GitHub ends a
+	// request after 10 seconds but may commit a create until then; looking
+	// before the window closes could find nothing and create a second. It
+	// is paid only on a takeover of an attempt that may have a request in
+	// flight: an attempt that sent nothing left no mark. A guarded
+	// command's window is its processes' lives instead (exec_linux.go).
 	Settle time.Duration
-	// Now, Sleep and Alive are injected by tests.
+	// Now and Sleep are injected by tests.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
-	Alive func(pid int) bool
+	// Gone reports whether the process p is proven gone; a holder is
+	// taken over before its lease ends only then (default: procid.Check:
+	// same boot id and PID namespace as this process, and the PID free or
+	// started at another time). Injected by tests.
+	Gone func(p ledger.Proc) bool
 	// Stdout and Stderr receive a guarded command's output (default: discarded).
 	Stdout, Stderr io.Writer
 	// Logf reports progress (to stderr in the CLI); nil is silent.
@@ -137,7 +144,7 @@ func New(cfg Config) *Engine {
 		cfg.Wait = 30 * time.Second
 	}
 	if cfg.Settle == 0 {
-		cfg.Settle = 2 * time.Second
+		cfg.Settle = DefaultSettle
 	}
 	if cfg.Lease == 0 {
 		cfg.Lease = 2 * time.Minute
@@ -148,8 +155,8 @@ func New(cfg Config) *Engine {
 	if cfg.Sleep == nil {
 		cfg.Sleep = sleep
 	}
-	if cfg.Alive == nil {
-		cfg.Alive = processAlive
+	if cfg.Gone == nil {
+		cfg.Gone = func(p ledger.Proc) bool { return procid.Check(p) == procid.Gone }
 	}
 	if cfg.Stdout == nil {
 		cfg.Stdout = io.Discard
@@ -169,12 +176,22 @@ func New(cfg Config) *Engine {
 	return &Engine{cfg: cfg}
 }
 
-// NewOwner identifies the running process.
+// DefaultSettle is the default in-flight window of a create (Config.Settle):
+// GitHub's 10-second limit on a request, plus 5 seconds for the request to
+// reach GitHub and for clocks (the ledger's, not this machine's, dates the
+// mark) to disagree.
+const DefaultSettle = 15 * time.Second
+
+// NewOwner identifies the running process: with its boot id, PID namespace
+// and start time where the system tells them (procid), so that a taker can
+// prove it gone.
 func NewOwner() ledger.Owner {
 	host, _ := os.Hostname()
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	return ledger.Owner{ID: fmt.Sprintf("%s/%d/%x", host, os.Getpid(), b), Host: host, PID: os.Getpid()}
+	me := procid.Self()
+	return ledger.Owner{ID: fmt.Sprintf("%s/%d/%x", host, os.Getpid(), b), Host: host, PID: os.Getpid(),
+		Boot: me.Boot, PIDNS: me.PIDNS, Start: me.Start}
 }
 
 // Do performs the prepared action once. It returns the stored result
@@ -214,8 +231,7 @@ func (e *Engine) Do(ctx context.Context, p *Prepared) (*Result, error) {
 }
 
 // claim claims p.Key, waiting up to cfg.Wait while another live process
-// holds it, and taking over at once from a holder whose process is gone
-// from this host.
+// holds it, and taking over at once from a holder proven gone (holderGone).
 func (e *Engine) claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim, error) {
 	p.Owner = e.cfg.Owner
 	p.Lease = e.cfg.Lease
@@ -252,8 +268,14 @@ func (e *Engine) claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 	}
 }
 
+// holderGone reports whether the holder h is proven gone: its identity
+// (boot id, PID namespace, PID, start time) names a process of this
+// machine and namespace that no longer runs. A host name proves nothing
+// (containers with host networking share it; so may two machines), nor
+// does a PID alone; a holder recorded without the full identity (by an
+// older ghonce) is waited for until its lease ends.
 func (e *Engine) holderGone(h ledger.Owner) bool {
-	return h.Host != "" && h.Host == e.cfg.Owner.Host && h.PID > 0 && h.PID != e.cfg.Owner.PID && !e.cfg.Alive(h.PID)
+	return h.PID > 0 && h.ID != e.cfg.Owner.ID && e.cfg.Gone(h.Proc())
 }
 
 // attempt runs steps 2 and 3 for a claim this process holds: look, then,
@@ -281,8 +303,10 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 		e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		return nil, nil, err
 	}
+	var unproven string
 	if c.Prior == ledger.Attempting {
-		if err := e.letInFlightLand(ctx, c); err != nil {
+		var err error
+		if unproven, err = e.letInFlightLand(ctx, c, e.cfg.Now()); err != nil {
 			return release(err)
 		}
 	}
@@ -290,6 +314,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 	if err != nil {
 		return release(err)
 	}
+	env.unproven = unproven
 	e.dateEnv(env, c)
 	// Who we are on GitHub decides what counts as ours; a token GitHub
 	// rejects is a configuration error, not an unknown outcome. Nothing was
@@ -363,9 +388,32 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, spec
 			return nil, err
 		}
 	}
-	// A lease lost while looking means a newer attempt may be creating: stop.
-	if err := e.cfg.Ledger.Renew(ctx, key, entry.Fence, e.cfg.Lease); err != nil {
-		return nil, err
+	mark := func(ctx context.Context, p ledger.Proc) error {
+		err := e.cfg.Ledger.MarkSending(ctx, ledger.SendingParams{Key: key, Fence: entry.Fence, Lease: e.cfg.Lease, Proc: p})
+		if err != nil {
+			return &NotSentError{Key: key, Ledger: true, Err: err}
+		}
+		return nil
+	}
+	if _, ok := spec.(ownSending); ok {
+		// The kind marks its own create (a guarded command, with the
+		// identity of its supervisor) once it can name what it starts.
+		// A lease lost while looking means a newer attempt may be
+		// creating: stop.
+		if err := e.cfg.Ledger.Renew(ctx, key, entry.Fence, e.cfg.Lease); err != nil {
+			return nil, err
+		}
+		env.markSending = func(ctx context.Context, p ledger.Proc) error {
+			if err := mark(ctx, p); err != nil {
+				return &effect.CreateError{Class: effect.ClassNotSent, Err: err}
+			}
+			return nil
+		}
+	} else if err := mark(ctx, ledger.Proc{}); err != nil {
+		// Durable before the request leaves: a taker waits out its window.
+		// A lease lost while looking (ErrFenced) means a newer attempt may
+		// be creating: stop.
+		return nil, e.markFailed(key, entry, err)
 	}
 	crashpoint.Hit(crashpoint.BeforeCreate)
 	art, err := spec.Create(ctx, env, key)
@@ -433,20 +481,81 @@ func notSentMeans(spec Spec) string {
 	return "nothing was sent, so nothing was created; a rerun tries again"
 }
 
-// letInFlightLand waits, before looking, until cfg.Settle has passed since the
-// attempt this claim took over last wrote to the ledger: its requests in
-// flight, if any, have landed by then.
-func (e *Engine) letInFlightLand(ctx context.Context, c *ledger.Claim) error {
-	if e.cfg.Settle <= 0 || c.PriorUpdatedAt.IsZero() {
-		return nil
+// ownSending is a Spec whose Create writes its own sending mark, through
+// Env.markSending, once it can name what it starts (a guarded command's
+// supervisor).
+type ownSending interface{ marksOwnSending() }
+
+func (Exec) marksOwnSending() {}
+
+// markFailed is the error of a sending mark the ledger refused: nothing
+// was sent. The entry stays attempting (the ledger could not be written,
+// or a newer attempt holds it), so this attempt leaves it as it is.
+func (e *Engine) markFailed(key string, entry *ledger.Entry, err error) error {
+	if errors.Is(err, ledger.ErrFenced) {
+		return err
 	}
-	wait := c.PriorUpdatedAt.Add(e.cfg.Settle).Sub(e.cfg.Now())
+	_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+	return &UnconfirmedError{Key: key, Err: err, Hint: rerunHint}
+}
+
+// letInFlightLand waits, before looking, until what the attempt this claim
+// took over may have in flight has landed: a request to GitHub until
+// cfg.Settle has passed since its sending mark (on the ledger's clock:
+// claimed is when this process read c, on its own monotonic clock), a
+// guarded command until its supervisor and process group are gone. An
+// attempt that left no mark sent nothing: no wait. It returns, for a
+// command whose processes cannot be proven gone from here (another
+// machine or PID namespace), why not.
+func (e *Engine) letInFlightLand(ctx context.Context, c *ledger.Claim, claimed time.Time) (unproven string, err error) {
+	s := c.Entry.Sending
+	switch {
+	case s.At.IsZero():
+		return "", nil
+	case !s.Proc.IsZero():
+		return e.waitForProcesses(ctx, c.Entry.Key, s.Proc)
+	case e.cfg.Settle <= 0 || c.Now.IsZero():
+		return "", nil
+	}
+	age := c.Now.Sub(s.At)
+	wait := e.cfg.Settle - age - e.cfg.Now().Sub(claimed)
 	if wait <= 0 {
-		return nil
+		return "", nil
 	}
-	e.cfg.Logf("an earlier attempt on %s last wrote %s ago; waiting %s (--settle) for its requests in flight to land before looking on GitHub",
-		c.Entry.Key, human.Duration(e.cfg.Settle-wait), human.Duration(wait))
-	return e.cfg.Sleep(ctx, wait)
+	e.cfg.Logf("an earlier attempt on %s sent its create %s ago and GitHub may still be committing it; waiting %s (--settle %s) before looking on GitHub",
+		c.Entry.Key, human.Duration(age), human.Duration(wait), human.Duration(e.cfg.Settle))
+	return "", e.cfg.Sleep(ctx, wait)
+}
+
+// waitForProcesses waits, up to cfg.Wait, until the processes of a guarded
+// command's earlier attempt (supervisor sup and its process group) are
+// gone. It returns why they cannot be proven gone from here, or an
+// unconfirmed error if they still run after the wait.
+func (e *Engine) waitForProcesses(ctx context.Context, key string, sup ledger.Proc) (string, error) {
+	start := e.cfg.Now()
+	poll := 20 * time.Millisecond
+	told := false
+	for {
+		switch groupGone(sup) {
+		case procid.Gone:
+			return "", nil
+		case procid.Unknown:
+			return fmt.Sprintf("the earlier attempt's command ran under %s on another machine, boot or PID namespace, so ghonce cannot prove from here that it has stopped", supervisorNote(sup)), nil
+		}
+		waited := e.cfg.Now().Sub(start)
+		if waited >= e.cfg.Wait {
+			return "", &UnconfirmedError{Key: key, Err: fmt.Errorf("the earlier attempt's command still runs (%s) after waiting %s", supervisorNote(sup), human.Duration(waited)),
+				Hint: "Its effect may still happen: rerun once it has ended (or raise --wait); `ghonce reconcile` settles it then."}
+		}
+		if !told {
+			told = true
+			e.cfg.Logf("the earlier attempt's command on %s still runs (%s); waiting up to %s for it to end before checking", key, supervisorNote(sup), human.Duration(e.cfg.Wait))
+		}
+		if err := e.cfg.Sleep(ctx, min(poll, e.cfg.Wait-waited)); err != nil {
+			return "", err
+		}
+		poll = min(poll*2, 500*time.Millisecond)
+	}
 }
 
 // find asks for spec's artifact, then for prior's (the description an
@@ -626,11 +735,4 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// processAlive reports whether pid names a live process on this host. A
-// process we may not signal (EPERM) is alive.
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

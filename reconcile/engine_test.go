@@ -14,6 +14,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/ledgertest"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -265,7 +266,7 @@ func TestDeadHolderOnThisHostIsTakenOverAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := w.engine(func(c *reconcile.Config) {
-		c.Alive = func(pid int) bool { return pid != 999999 }
+		c.Gone = func(p ledger.Proc) bool { return p.PID == 999999 }
 		c.Sleep = func(context.Context, time.Duration) error { t.Fatal("waited for a dead process"); return nil }
 	})
 	// (Settle is off in these tests; TestTakeOverWaitsForRequestsInFlight
@@ -360,39 +361,53 @@ func TestRejectedTokenFailsWithoutLeavingAnAttempt(t *testing.T) {
 	}
 }
 
-// A run that takes over an entry an earlier attempt wrote a moment ago
-// waits Settle from that write before it looks, so a request the earlier
-// attempt had in flight lands first; an old entry is looked at at once.
+// A run that takes over an entry whose earlier attempt marked its create
+// as leaving waits Settle from that mark before it looks, so a request the
+// earlier attempt had in flight lands first; the mark's age is read on the
+// ledger's clock, whatever this machine's says (here 3 hours behind or
+// ahead); an attempt that sent nothing, and an old mark, cost no wait.
 func TestTakeOverWaitsForRequestsInFlight(t *testing.T) {
 	w := newWorld(t)
-	l, err := sqlite.Open(w.ctx, w.ledger, sqlite.Options{})
+	clock := ledgertest.NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	l, err := sqlite.Open(w.ctx, w.ledger, sqlite.Options{Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	me := reconcile.NewOwner()
 	for _, tc := range []struct {
 		task  string
-		after time.Duration // since the crashed attempt's claim
+		sent  bool
+		after time.Duration // since the crashed attempt's mark, on the ledger's clock
+		skew  time.Duration // of this machine's clock against the ledger's
 		want  time.Duration
 	}{
-		{"CRASHED-A-MOMENT-AGO", 500 * time.Millisecond, 1500 * time.Millisecond},
-		{"CRASHED-LONG-AGO", time.Hour, 0},
+		{"SENT-A-MOMENT-AGO", true, 500 * time.Millisecond, 0, 1500 * time.Millisecond},
+		{"SENT-A-MOMENT-AGO-CLIENT-BEHIND", true, 500 * time.Millisecond, -3 * time.Hour, 1500 * time.Millisecond},
+		{"SENT-A-MOMENT-AGO-CLIENT-AHEAD", true, 500 * time.Millisecond, 3 * time.Hour, 1500 * time.Millisecond},
+		{"SENT-LONG-AGO", true, time.Hour, 0, 0},
+		{"NOTHING-SENT", false, 0, 0, 0},
 	} {
 		t.Run(tc.task, func(t *testing.T) {
 			w.push(tc.task)
 			a := prAction(tc.task, tc.task, "Fix", "body")
 			c, err := l.Claim(w.ctx, ledger.ClaimParams{Key: keyOf(t, a), Task: a.Task, Step: a.Step, Kind: "pr", Repo: repo, Target: "main",
-				Owner: ledger.Owner{ID: "crashed", Host: me.Host, PID: 999999}, Lease: time.Hour})
+				Owner: ledger.Owner{ID: "crashed", Host: "h", PID: 999999}, Lease: time.Hour})
 			if err != nil || c.State != ledger.ClaimCreated {
 				t.Fatalf("claim as the crashed attempt: %v, %v", c, err)
 			}
+			if tc.sent {
+				if err := l.MarkSending(w.ctx, ledger.SendingParams{Key: c.Entry.Key, Fence: 1, Lease: time.Hour}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			clock.Advance(tc.after)
 			var slept time.Duration
 			e := w.engine(func(cfg *reconcile.Config) {
+				cfg.Ledger = l
 				cfg.Settle = 2 * time.Second
-				now := c.Entry.UpdatedAt.Add(tc.after)
+				now := clock.Now().Add(tc.skew)
 				cfg.Now = func() time.Time { return now }
-				cfg.Alive = func(pid int) bool { return pid != 999999 }
+				cfg.Gone = func(p ledger.Proc) bool { return p.PID == 999999 }
 				cfg.Sleep = func(_ context.Context, d time.Duration) error { slept += d; return nil }
 			})
 			r, err := do(w.ctx, e, a)

@@ -60,6 +60,9 @@ const rerunHint = "The entry stays \"attempting\": rerun the same command, or ru
 // NotSentError inside an *UnconfirmedError (exit 3). Exit code 1.
 type NotSentError struct {
 	Key string
+	// Ledger is true when it was the ledger that could not be written
+	// (the mark of a create about to leave): the create was not sent.
+	Ledger bool
 	// Attempting is true when the entry stays attempting (an earlier
 	// attempt's outcome is still to be settled).
 	Attempting bool
@@ -67,6 +70,9 @@ type NotSentError struct {
 }
 
 func (e *NotSentError) Error() string {
+	if e.Ledger {
+		return fmt.Sprintf("the ledger could not record that the create of %s was about to be sent: %v; nothing was sent for this attempt", e.Key, e.Err)
+	}
 	msg := fmt.Sprintf("cannot reach GitHub for %s: %v; nothing was sent, so nothing was created. Check the API root (GITHUB_API_URL for the CLI, ghcheck.Options.BaseURL from Go; GitHub Enterprise: https://HOST/api/v3), the network and any proxy", e.Key, e.Err)
 	if e.Attempting {
 		msg += "; the entry stays \"attempting\" for the earlier attempt: rerun once GitHub is reachable"

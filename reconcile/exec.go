@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"runtime"
 	"strings"
 	"syscall"
 
@@ -112,31 +111,27 @@ func findInLedger(env *Env, retry bool, maybe func(lostLedger bool) error) effec
 
 // Create runs the command. Exit 0 is success; a non-zero exit is the
 // command's own word that it did not succeed (failed, retried by a later
-// run); death by a signal is "maybe".
+// run); death by a signal is "maybe". On Linux the command, and every
+// process it starts, runs under a supervisor that kills them all when
+// ghonce dies (exec_linux.go); Create returns when all of them have ended.
 func (x Exec) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
-	cmd := exec.CommandContext(ctx, x.Argv[0], x.Argv[1:]...)
-	cmd.Env = x.childEnv(key)
-	cmd.Stdin = nil
-	cmd.Stdout, cmd.Stderr = env.Stdout, env.Stderr
-	// The command must not outlive ghonce: a rerun takes the key over as
-	// soon as this process is gone, and its check cannot see an effect that
-	// a still-running command makes later. Where the system allows, the
-	// command is killed with this process (the OS thread that starts it
-	// stays alive until it ends, as the parent-death signal requires).
-	dieWithParent(cmd)
-	runtime.LockOSThread()
-	err := cmd.Run()
-	runtime.UnlockOSThread()
+	if err := x.run(ctx, env, key); err != nil {
+		return effect.Artifact{}, err
+	}
+	return effect.Artifact{}, nil
+}
+
+// exitError classifies the end of a command (err from its Wait).
+func exitError(name string, err error) error {
 	if err == nil {
-		return effect.Artifact{}, nil
+		return nil
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return effect.Artifact{}, &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: killed by %v", x.Argv[0], ws.Signal())}
+			return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: killed by %v", name, ws.Signal())}
 		}
-		return effect.Artifact{}, &effect.CreateError{Class: effect.ClassRefused, Err: fmt.Errorf("run %s: exit status %d", x.Argv[0], ee.ExitCode())}
+		return &effect.CreateError{Class: effect.ClassRefused, Err: fmt.Errorf("run %s: exit status %d", name, ee.ExitCode())}
 	}
-	// The command could not be started: nothing ran.
-	return effect.Artifact{}, &effect.CreateError{Class: effect.ClassNotSent, Err: fmt.Errorf("run %s: %w", x.Argv[0], err)}
+	return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: %w", name, err)}
 }

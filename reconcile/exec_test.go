@@ -74,7 +74,7 @@ func (x *execWorld) crashAfterRunning(l ledger.Ledger, a reconcile.Action) {
 	}
 }
 
-var deadPID = func(c *reconcile.Config) { c.Alive = func(pid int) bool { return pid != 999999 } }
+var deadPID = func(c *reconcile.Config) { c.Gone = func(p ledger.Proc) bool { return p.PID == 999999 } }
 
 func TestExecRunsOnceAndSkipsAfterwards(t *testing.T) {
 	x := newExecWorld(t)

@@ -111,7 +111,7 @@ func TestLostDoneRecordIsFoundNotDuplicated(t *testing.T) {
 			e = w.engine(func(c *reconcile.Config) {
 				c.Owner = reconcile.NewOwner()
 				c.Owner.PID++
-				c.Alive = func(int) bool { return false }
+				c.Gone = func(ledger.Proc) bool { return true }
 			})
 			if r := mustDo(t, e, a); r.Outcome != reconcile.Found {
 				t.Errorf("rerun after the lost done: %s, want found", r.Outcome)

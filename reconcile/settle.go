@@ -75,10 +75,12 @@ func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) 
 		held = append(held, p)
 	}
 	for _, p := range held {
-		if err := e.letInFlightLand(ctx, p.claim); err != nil {
+		unproven, err := e.letInFlightLand(ctx, p.claim, p.claimed)
+		if err != nil {
 			e.releaseAll(held, err)
 			return out, err
 		}
+		p.env.unproven = unproven
 	}
 	e.findAll(ctx, held)
 	for i, p := range held {
@@ -99,11 +101,12 @@ func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) 
 
 // pending is an entry Reconcile holds, with what it found.
 type pending struct {
-	claim *ledger.Claim // its Entry is the entry as held
-	spec  Spec
-	env   *Env
-	res   effect.Result
-	s     Settlement
+	claim   *ledger.Claim // its Entry is the entry as held
+	claimed time.Time     // when this process read the claim (cfg.Now)
+	spec    Spec
+	env     *Env
+	res     effect.Result
+	s       Settlement
 }
 
 type noProgress struct{}
@@ -115,19 +118,19 @@ func (noProgress) Settled(Settlement) {}
 // nil and the settlement of an entry it cannot or need not settle.
 func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pending, Settlement, error) {
 	s := Settlement{Key: ent.Key, Kind: ent.Kind, Task: ent.Task, Step: ent.Step, Repo: ent.Repo, From: ledger.Attempting, To: ledger.Attempting}
-	// Do not wait for a live holder: it is settling the entry itself.
-	if ent.LeaseLive(e.cfg.Now()) && !e.holderGone(ent.Owner) {
-		s.Why = fmt.Sprintf("in progress in process %d on %s", ent.Owner.PID, ent.Owner.Host)
-		return nil, s, nil
-	}
 	p := ledger.ClaimParams{
 		Key: ent.Key, Task: ent.Task, Step: ent.Step, Kind: ent.Kind, Repo: ent.Repo, Target: ent.Target,
 		Payload: ent.Payload, PayloadHash: ent.PayloadHash, Owner: e.cfg.Owner, Lease: e.cfg.Lease, Why: "reconcile",
 	}
-	if ent.LeaseLive(e.cfg.Now()) {
-		p.TakeOverFence = ent.Fence
-	}
+	// The ledger judges the lease, on its own clock. Do not wait for a
+	// live holder: it is settling the entry itself; take over from one
+	// proven gone.
 	c, err := e.cfg.Ledger.Claim(ctx, p)
+	if err == nil && c.State == ledger.ClaimBusy && e.holderGone(c.Entry.Owner) {
+		p.TakeOverFence = c.Entry.Fence
+		p.Why = fmt.Sprintf("reconcile: took over from %s: process gone", c.Entry.Owner.ID)
+		c, err = e.cfg.Ledger.Claim(ctx, p)
+	}
 	if err != nil {
 		return nil, s, fmt.Errorf("claim %s: %w", ent.Key, err)
 	}
@@ -136,9 +139,10 @@ func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pen
 		s.To, s.Why = ledger.Done, "settled by another run meanwhile"
 		return nil, s, nil
 	case ledger.ClaimBusy:
-		s.Why = "claimed by another run meanwhile"
+		s.Why = fmt.Sprintf("in progress in process %d on %s", c.Entry.Owner.PID, c.Entry.Owner.Host)
 		return nil, s, nil
 	}
+	claimed := e.cfg.Now()
 	fence := c.Entry.Fence
 	spec, err := DecodeSpec(ent.Kind, ent.Payload)
 	if err != nil {
@@ -154,7 +158,7 @@ func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pen
 	}
 	e.dateEnv(env, c)
 	env.ReadOnly = true
-	return &pending{claim: c, spec: spec, env: env, s: s}, s, nil
+	return &pending{claim: c, claimed: claimed, spec: spec, env: env, s: s}, s, nil
 }
 
 // releaseAll leaves the entries still held attempting, for the next run.

@@ -58,6 +58,14 @@ type Env struct {
 	ReadOnly bool
 	// Stdout and Stderr receive a guarded command's output.
 	Stdout, Stderr io.Writer
+
+	// markSending, set for a Spec that marks its own create (ownSending),
+	// records that the create is about to start, naming the process p that
+	// runs it; its error is a *effect.CreateError (nothing was started).
+	markSending func(ctx context.Context, p ledger.Proc) error
+	// unproven, when not empty, says why the processes of an earlier
+	// attempt of a guarded command cannot be proven gone from here.
+	unproven string
 }
 
 // Action is one side effect to perform once.

@@ -3,7 +3,9 @@ package reliability
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
@@ -128,11 +130,13 @@ func (m *matrix) killPoints(ctx context.Context, k *kind, runs int) ([]*row, err
 	}
 	rows = append(rows, prune...)
 	if k.name == "exec" {
-		r, err := w.orphanRow(ctx, runs)
-		if err != nil {
-			return nil, err
+		for _, o := range orphanCases {
+			r, err := w.orphanRow(ctx, runs, o)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, r)
 		}
-		rows = append(rows, r)
 	}
 	if k.name == "pr" {
 		// A rerun with another head and no ledger, after a kill between the
@@ -219,16 +223,41 @@ func (w *world) warmLedger(ctx context.Context, path string) error {
 	return nil
 }
 
-// orphanRow kills ghonce while its command is still at work, before the
-// command's request: the command must not outlive ghonce and make its
-// effect after the rerun's check found none.
-func (w *world) orphanRow(ctx context.Context, runs int) (*row, error) {
-	r := newRow("exec", "while the command works, before its request; the command would finish after the rerun", "kept")
+// orphanCase is how the command of an orphan row does its work and how
+// ghonce is stopped while it works.
+type orphanCase struct {
+	name string
+	// grandchild: the effect is made by a child of the command (the
+	// command is `sh -c 'effect post & wait'`), not by the command itself.
+	grandchild bool
+	signal     syscall.Signal
+}
+
+var orphanCases = []orphanCase{
+	{"", false, syscall.SIGKILL},
+	{"grandchild-kill", true, syscall.SIGKILL},
+	{"grandchild-term", true, syscall.SIGTERM},
+	{"grandchild-int", true, syscall.SIGINT},
+}
+
+// orphanRow stops ghonce (oc.signal) while its command is still at work,
+// before the command's request: the command, and every process it
+// started, must not outlive ghonce and make its effect after the rerun's
+// check found none.
+func (w *world) orphanRow(ctx context.Context, runs int, oc orphanCase) (*row, error) {
+	what := "while the command works, before its request; the command would finish after the rerun"
+	if oc.grandchild {
+		what = fmt.Sprintf("%s of ghonce while a child of the command works (sh -c 'effect & wait'); it would finish after the rerun", oc.signal)
+	}
+	r := newRow("exec", what, "kept")
 	outcomes := map[string]int{}
 	for n := 0; n < runs; n++ {
 		release := w.fx.holdGate()
-		t := &trial{k: kinds["exec"], task: fmt.Sprintf("KP-exec-orphan-%d", n)}
-		t.ledger = ledgerPath(w, fmt.Sprintf("kp-orphan-%d.db", n))
+		t := &trial{k: kinds["exec"], task: fmt.Sprintf("KP-exec-orphan%s-%d", oc.name, n)}
+		t.ledger = ledgerPath(w, fmt.Sprintf("kp-orphan%s-%d.db", oc.name, n))
+		if oc.grandchild {
+			t.k = grandchildExec(t.k)
+		}
 		t.after = func(i int, _ *out) error {
 			if i != 1 {
 				return nil
@@ -254,7 +283,7 @@ func (w *world) orphanRow(ctx context.Context, runs int) (*row, error) {
 		}
 		to, err := w.runTrial(ctx, t, func(i int, p *proc) {
 			if i == 0 {
-				p.rule = &killRule{effect: "gate"}
+				p.rule = &killRule{effect: "gate", signal: oc.signal}
 			}
 		}, false, w.m.prof.maxAttempts)
 		release()
@@ -275,6 +304,19 @@ func (w *world) orphanRow(ctx context.Context, runs int) (*row, error) {
 		r.errorf("%d duplicate(s): the command outlived ghonce and made its effect after the rerun's check", r.dups)
 	}
 	return r, nil
+}
+
+// grandchildExec is k with its command run by a shell in the background:
+// the effect is made by a grandchild of ghonce.
+func grandchildExec(k *kind) *kind {
+	g := *k
+	g.args = func(w *world, t *trial, i int) []string {
+		a := k.args(w, t, i)
+		j := slices.Index(a, "--")
+		cmd := shellQuote(w.m.helper) + " " + helperArg + " post & wait $!"
+		return append(slices.Clone(a[:j+1]), "/bin/sh", "-c", cmd)
+	}
+	return &g
 }
 
 func drain(c chan string) {

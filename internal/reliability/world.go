@@ -117,6 +117,10 @@ type killRule struct {
 	// ("before", then proceed decides), after ("after"), or while the
 	// command works before its request ("gate", see effects.serveGate).
 	effect string
+	// signal, when set and not SIGKILL, is sent instead of SIGKILL: ghonce
+	// may then run code (it is asked to stop, as by a terminal or a CI
+	// runner's cancel), and fire does not wait for it to end.
+	signal syscall.Signal
 	fired  bool
 }
 
@@ -190,9 +194,14 @@ func (w *world) onEffect(stage string) bool {
 // code. w.mu is held.
 func (w *world) fire() {
 	w.rule.fired = true
-	if w.proc != nil {
-		harness.KillAndWaitDead(w.proc)
+	if w.proc == nil {
+		return
 	}
+	if s := w.rule.signal; s != 0 && s != syscall.SIGKILL {
+		_ = w.proc.Signal(s)
+		return
+	}
+	harness.KillAndWaitDead(w.proc)
 }
 
 // commitsSince returns a copy of the commits stored after the first n.
