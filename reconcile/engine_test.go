@@ -375,17 +375,20 @@ func TestTakeOverWaitsForRequestsInFlight(t *testing.T) {
 	}
 	defer l.Close()
 	for _, tc := range []struct {
-		task  string
-		sent  bool
-		after time.Duration // since the crashed attempt's mark, on the ledger's clock
-		skew  time.Duration // of this machine's clock against the ledger's
-		want  time.Duration
+		task   string
+		sent   bool
+		after  time.Duration // since the crashed attempt's mark, on the ledger's clock
+		skew   time.Duration // of this machine's clock against the ledger's
+		settle time.Duration // 0: the default
+		want   time.Duration
 	}{
-		{"SENT-A-MOMENT-AGO", true, 500 * time.Millisecond, 0, 1500 * time.Millisecond},
-		{"SENT-A-MOMENT-AGO-CLIENT-BEHIND", true, 500 * time.Millisecond, -3 * time.Hour, 1500 * time.Millisecond},
-		{"SENT-A-MOMENT-AGO-CLIENT-AHEAD", true, 500 * time.Millisecond, 3 * time.Hour, 1500 * time.Millisecond},
-		{"SENT-LONG-AGO", true, time.Hour, 0, 0},
-		{"NOTHING-SENT", false, 0, 0, 0},
+		{"SENT-A-MOMENT-AGO", true, 500 * time.Millisecond, 0, 2 * time.Second, 1500 * time.Millisecond},
+		{"SENT-A-MOMENT-AGO-CLIENT-BEHIND", true, 500 * time.Millisecond, -3 * time.Hour, 2 * time.Second, 1500 * time.Millisecond},
+		{"SENT-A-MOMENT-AGO-CLIENT-AHEAD", true, 500 * time.Millisecond, 3 * time.Hour, 2 * time.Second, 1500 * time.Millisecond},
+		// GitHub may commit a create until it ends the request, 10 s in.
+		{"SENT-3S-AGO-DEFAULT-WINDOW", true, 3 * time.Second, 0, 0, reconcile.DefaultSettle - 3*time.Second},
+		{"SENT-LONG-AGO", true, time.Hour, 0, 0, 0},
+		{"NOTHING-SENT", false, 0, 0, 0, 0},
 	} {
 		t.Run(tc.task, func(t *testing.T) {
 			w.push(tc.task)
@@ -404,7 +407,7 @@ func TestTakeOverWaitsForRequestsInFlight(t *testing.T) {
 			var slept time.Duration
 			e := w.engine(func(cfg *reconcile.Config) {
 				cfg.Ledger = l
-				cfg.Settle = 2 * time.Second
+				cfg.Settle = tc.settle
 				now := clock.Now().Add(tc.skew)
 				cfg.Now = func() time.Time { return now }
 				cfg.Gone = func(p ledger.Proc) bool { return p.PID == 999999 }

@@ -284,7 +284,7 @@ func (g *global) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&g.step, "step", "", "step within the task (default: the verb, e.g. pr-create)")
 	fs.BoolVar(&g.json, "json", false, "print one JSON object on stdout, whatever the outcome")
 	fs.DurationVar(&g.wait, "wait", 30*time.Second, "how long to wait for another process working on the same key")
-	fs.DurationVar(&g.settle, "settle", 2*time.Second, "after a crashed or unconfirmed attempt, wait this long from its last ledger write before looking, so its requests in flight land first")
+	fs.DurationVar(&g.settle, "settle", reconcile.DefaultSettle, "after an attempt that died or was unconfirmed with its create in flight, wait this long from the moment that create was sent (GitHub's 10s request limit plus a margin) before concluding it does not exist; an attempt that sent nothing costs no wait")
 	fs.StringArrayVar(&g.trustAuthors, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot]")
 	g.app.add(fs)
 	fs.BoolVar(&g.trustLedger, "trust-ledger", false, "create a key this established ledger has never seen without looking on GitHub first: only when every run of these tasks uses this ledger (docs/guide/rate-limits.md)")

@@ -129,6 +129,13 @@ func (m *matrix) killPoints(ctx context.Context, k *kind, runs int) ([]*row, err
 		return nil, err
 	}
 	rows = append(rows, prune...)
+	if k.name == "issue" {
+		r, err := w.slowCommitRow(ctx, k, runs)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r)
+	}
 	if k.name == "exec" {
 		for _, o := range orphanCases {
 			r, err := w.orphanRow(ctx, runs, o)
@@ -303,6 +310,36 @@ func (w *world) orphanRow(ctx context.Context, runs int, oc orphanCase) (*row, e
 	if r.dups != 0 {
 		r.errorf("%d duplicate(s): the command outlived ghonce and made its effect after the rerun's check", r.dups)
 	}
+	return r, nil
+}
+
+// slowCommit is how long the fake takes to commit the create of a
+// slowCommitRow after its request arrived: longer than the 2-second settle
+// an older ghonce waited, within GitHub's 10-second request limit.
+const slowCommit = 2500 * time.Millisecond
+
+// slowCommitRow kills ghonce while its create is in flight to a GitHub
+// that commits it slowCommit later, and reruns at once with the default
+// --settle: the rerun must not conclude "absent" before the request's
+// window (from the sending mark) has closed. An issue has no uniqueness on
+// GitHub, so a look too early is a duplicate.
+func (w *world) slowCommitRow(ctx context.Context, k *kind, runs int) (*row, error) {
+	r := newRow(k.name, fmt.Sprintf("request in flight; GitHub commits it %s later (default --settle)", slowCommit), "kept")
+	for n := 0; n < runs; n++ {
+		t := &trial{k: k, task: fmt.Sprintf("KP-%s-slow-%d", k.name, n), defaultSettle: true}
+		t.ledger = ledgerPath(w, fmt.Sprintf("kp-slow-%d.db", n))
+		to, err := w.runTrial(ctx, t, func(i int, p *proc) {
+			if i == 0 {
+				p.rule = &killRule{proceed: true, delay: slowCommit, write: func(pw *fixtures.PendingWrite) bool { return k.isCreate(w, t, pw.Method, pw.Path) }}
+			}
+		}, false, w.m.prof.maxAttempts)
+		if err != nil {
+			return nil, err
+		}
+		checkKilledFirst(r, t, to)
+		r.add(to)
+	}
+	expect(r, k)
 	return r, nil
 }
 

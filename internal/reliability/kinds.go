@@ -59,6 +59,9 @@ type trial struct {
 	commitMark int
 	// after, when set, runs after each attempt i.
 	after func(i int, o *out) error
+	// defaultSettle: the runs get ghonce's default --settle, not
+	// matrixSettle (a row about the in-flight window itself).
+	defaultSettle bool
 }
 
 func (t *trial) key() string {
@@ -347,10 +350,12 @@ func isFileCommit(c *fixtures.Commit, t *trial) bool {
 }
 
 // matrixSettle is the --settle every run gets: how long a rerun waits, from
-// a killed attempt's last ledger write, for that attempt's requests in
-// flight to land. Here they travel over loopback to in-process servers, so a
-// fraction of ghonce's default (2s, sized for GitHub) is ample, and it keeps
-// the thousands of reruns within the matrix's time budget.
+// a killed attempt's sending mark, for that attempt's request in flight to
+// land. Here requests travel over loopback to in-process servers that
+// commit at once, so a fraction of ghonce's default (15s, sized for
+// GitHub's 10-second request limit) is ample, and it keeps the thousands of
+// reruns within the matrix's time budget; slowCommitRow runs with the
+// default against a fake that commits late.
 const matrixSettle = 200 * time.Millisecond
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -362,7 +367,10 @@ func (t *trial) fullArgs(args []string) []string {
 	if t.k.github {
 		g = append(g, "--repo", owner+"/"+repo)
 	}
-	g = append(g, "--task", t.task, "--ledger", t.ledger, "--json", "--settle", matrixSettle.String())
+	g = append(g, "--task", t.task, "--ledger", t.ledger, "--json")
+	if !t.defaultSettle {
+		g = append(g, "--settle", matrixSettle.String())
+	}
 	for i, a := range args {
 		if a == "--" {
 			return append(append(append([]string(nil), args[:i]...), g...), args[i:]...)

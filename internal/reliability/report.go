@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"fmt"
+	"github.com/ghonce/ghonce/reconcile"
 	"sort"
 	"strings"
 	"time"
@@ -117,9 +118,9 @@ func (rep *Report) Summary() string {
 	if rep.pg {
 		p("Rows whose ledger is *%s* run ghonce as separate machines (each run in its own working directory and HOME, no file shared) on one Postgres ledger (a fresh schema of `%s`), next to the SQLite rows: %d trials per kill point, each rerun on the next of %d machines; %d killed trials per kind in the randomised loop; %d race rounds of 16 machines. ",
 			pgLabel, pgEnv, pr.pgKillRuns, pgMachines, pr.pgRandomRuns, pr.pgRaceRounds)
-		p("The machines share this host's name, so a killed holder is taken over at once (its process is gone from the host), as on one machine; a holder on another host waits for its lease, which the conformance suite and `ledger/postgres` tests cover.\n\n")
+		p("The machines share this host's boot and PID namespace, so a killed holder is proven gone and taken over at once, as on one machine; a holder on another machine or in another PID namespace waits for its lease (`reconcile` tests cover it).\n\n")
 	}
-	p("The real `ghonce` binary (built with `-tags ghonce_crashpoints`) runs against the fake GitHub of package `fixtures`, every run with `--settle %s` (the default, 2s, is sized for GitHub; here requests in flight travel over loopback). ", matrixSettle)
+	p("The real `ghonce` binary (built with `-tags ghonce_crashpoints`) runs against the fake GitHub of package `fixtures`, every run with `--settle %s` (the default, %s, is sized for GitHub's 10-second request limit; here requests in flight travel over loopback), except the row whose GitHub commits late, which runs with the default. ", matrixSettle, reconcile.DefaultSettle)
 	p("A trial is one key (one task): its runs are killed or faulted as the part says, then rerun as a restarted agent would until one exits 0 ")
 	p("(at most %d runs), then run once more, which must say `skipped` and send no write. Then the fake is asked what exists:\n\n", pr.maxAttempts)
 	p("- **duplicates**: artifacts beyond the first for one key: PRs, issues or comments by the agent carrying the key's marker, creations of the branch, commits of the file, effects of the guarded command;\n")

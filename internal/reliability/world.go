@@ -111,6 +111,9 @@ type killRule struct {
 	// stored; proceed says whether the fake then stores it.
 	write   func(*fixtures.PendingWrite) bool
 	proceed bool
+	// delay holds a write that proceeds this long before the fake stores
+	// it: GitHub committing a create seconds after the request arrived.
+	delay time.Duration
 	// commit kills after a matching write is stored, before the answer.
 	commit func(*fixtures.Commit) bool
 	// effect kills in the command-effect service: before it records
@@ -160,12 +163,17 @@ func (w *world) close() {
 
 func (w *world) beforeWrite(pw *fixtures.PendingWrite) bool {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.writes = append(w.writes, timed{pw.Method, pw.Path, time.Now()})
 	if r := w.rule; r != nil && !r.fired && r.write != nil && r.write(pw) {
 		w.fire()
-		return r.proceed
+		proceed, delay := r.proceed, r.delay
+		w.mu.Unlock()
+		if proceed && delay > 0 {
+			time.Sleep(delay) // the slow commit itself, not a synchronisation
+		}
+		return proceed
 	}
+	w.mu.Unlock()
 	return true
 }
 

@@ -40,6 +40,26 @@ func BenchAction(ctx context.Context, l ledger.Ledger, p ledger.ClaimParams, ver
 	return err
 }
 
+// BenchCreate is a fresh action that creates, as the engine records it:
+// the claim, the sending mark just before the create leaves (forced, with
+// the lease renewed: before the mark existed the engine renewed the lease
+// there, unforced), and the done record (Verifiable).
+func BenchCreate(ctx context.Context, l ledger.Ledger, p ledger.ClaimParams) error {
+	c, err := l.Claim(ctx, p)
+	if err != nil {
+		return err
+	}
+	if c.State != ledger.ClaimCreated {
+		return fmt.Errorf("claim %s: %v, want a new entry", p.Key, c.State)
+	}
+	if err := l.MarkSending(ctx, ledger.SendingParams{Key: p.Key, Fence: c.Entry.Fence, Lease: p.Lease}); err != nil {
+		return err
+	}
+	_, err = l.Finish(ctx, ledger.FinishParams{Key: p.Key, Fence: c.Entry.Fence, Status: ledger.Done, Outcome: "created",
+		Ref: ledger.Ref{Number: 1}, Why: "bench", Verifiable: true})
+	return err
+}
+
 // ConcurrentOpens opens one ledger n times at once, as n processes starting
 // together would, and returns how many of the opens report that they
 // created it. Every open must succeed.

@@ -32,6 +32,22 @@ func BenchmarkClaimFinish(b *testing.B) {
 	b.ReportMetric(2, "commits/op")
 }
 
+// BenchmarkClaimMarkFinish is a fresh action that creates, with the
+// sending mark before the create (one more commit, which replaces the
+// lease renewal the engine made at that point before the mark existed).
+func BenchmarkClaimMarkFinish(b *testing.B) {
+	l := benchLedger(b)
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		i++
+		if err := ledgertest.BenchCreate(ctx, l, benchClaim("key-"+strconv.Itoa(i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(3, "commits/op")
+}
+
 // BenchmarkClaimDone is the cost of a re-run finding its step done: one
 // read, no lock, no commit.
 func BenchmarkClaimDone(b *testing.B) {
