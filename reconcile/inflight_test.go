@@ -82,5 +82,7 @@ func TestInFlightWindowCostIsPaidOnlyOnTakeover(t *testing.T) {
 	}
 	measure("takeover of an attempt that sent nothing", crashed("SENT-NOTHING", false), reconcile.Created, 1, none)
 	measure("takeover of an attempt whose create is in flight", crashed("IN-FLIGHT", true), reconcile.Created, 1,
-		func(d time.Duration) bool { return d > reconcile.DefaultSettle-time.Second && d <= reconcile.DefaultSettle })
+		func(d time.Duration) bool {
+			return d > reconcile.DefaultSettle-time.Second && d <= reconcile.DefaultSettle
+		})
 }
