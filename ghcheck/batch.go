@@ -70,6 +70,7 @@ func (c *Client) FindMany(ctx context.Context, r Repo, since time.Time, ls []Loo
 		fail(all, fmt.Errorf("find in %s: %w", r, err))
 		return out
 	}
+	since = c.onGitHub(since) // since= filters on GitHub's clock
 	byKey := map[string][]int{}
 	need := map[LookupKind]bool{}
 	for i, l := range ls {

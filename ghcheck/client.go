@@ -72,6 +72,7 @@ type Client struct {
 	budget *budget
 	etags  *etagCache
 	stats  *stats
+	clock  *githubClock
 
 	// files holds, per "owner/name\x00branch\x00path", what FindFile
 	// read of a file that is not done yet, for the PutFile that follows.
@@ -171,9 +172,10 @@ func New(opts Options) (*Client, error) {
 	etags := newETagCache()
 	st := &stats{}
 	b.stats = st
+	clock := &githubClock{now: time.Now}
 	hc.Transport = roundTripOnly{&oauth2.Transport{
 		Source: src,
-		Base:   &sendTracker{base: inner, budget: b, etags: etags, stats: st},
+		Base:   &sendTracker{base: inner, budget: b, etags: etags, stats: st, clock: clock},
 	}}
 
 	gh := github.NewClient(&hc)
@@ -182,7 +184,7 @@ func New(opts Options) (*Client, error) {
 	gh.BaseURL = base
 	gh.UserAgent = opts.UserAgent
 
-	c := &Client{gh: gh, opts: opts, web: webRoot(base), budget: b, etags: etags, stats: st}
+	c := &Client{gh: gh, opts: opts, web: webRoot(base), budget: b, etags: etags, stats: st, clock: clock}
 	if opts.TokenSource == nil {
 		c.fingerprint = TokenFingerprint(base.String(), opts.Token)
 	}

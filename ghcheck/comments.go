@@ -35,7 +35,9 @@ func (c *Client) FindComment(ctx context.Context, r Repo, number int, key string
 // since is always in that list, so a caller that knows when the first
 // attempt of key began (the ledger records it before anything is sent)
 // reads one page instead of the whole thread. An older comment edited
-// since appears too; it is checked like any other.
+// since appears too; it is checked like any other. since is on this
+// machine's clock; it is sent on GitHub's clock once a response has told
+// it (ClockOffset), so a clock ahead of GitHub's skips no comment.
 func (c *Client) FindCommentSince(ctx context.Context, r Repo, number int, key string, since time.Time) Result {
 	if err := checkKey(key); err != nil {
 		return c.unknown(fmt.Errorf("find comment: %w", err))
@@ -47,6 +49,7 @@ func (c *Client) FindCommentSince(ctx context.Context, r Repo, number int, key s
 	if err != nil {
 		return c.unknown(fmt.Errorf("find comment: %w", err))
 	}
+	since = c.onGitHub(since) // since= filters on GitHub's clock
 	var best *github.IssueComment
 	err = c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
 		opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{Page: page, PerPage: 100}}

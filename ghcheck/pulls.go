@@ -66,6 +66,7 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 		if err != nil {
 			return c.unknown(fmt.Errorf("find pull request: %w", err))
 		}
+		q.Since = c.onGitHub(q.Since) // compared with created_at, GitHub's clock
 		res, complete := c.findRecentPR(ctx, c.newRun(), r, q, ours)
 		if res.State != Absent || complete {
 			return res

@@ -70,9 +70,16 @@ type sendTracker struct {
 	budget *budget
 	etags  *etagCache
 	stats  *stats
+	clock  *githubClock
 }
 
 func (t *sendTracker) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.roundTrip(req)
+	t.clock.observe(resp)
+	return resp, err
+}
+
+func (t *sendTracker) roundTrip(req *http.Request) (*http.Response, error) {
 	fail := func(err error) (*http.Response, error) {
 		if req.Body != nil {
 			req.Body.Close()

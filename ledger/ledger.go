@@ -393,6 +393,12 @@ type Ledger interface {
 	// and reports true.
 	PutMeta(ctx context.Context, name, value string, ifAbsent bool) (bool, error)
 
+	// Now reads the ledger's clock (on Postgres the server's): the clock
+	// every time the ledger stores comes from. An age of a stored time
+	// (`status --stale`, a table's "updated 5m ago") is computed from it,
+	// never from the caller's clock.
+	Now(ctx context.Context) (time.Time, error)
+
 	// Close releases the store's resources.
 	Close() error
 }

@@ -304,9 +304,10 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 		return nil, nil, err
 	}
 	var unproven string
+	claimed := e.cfg.Now() // this machine's clock when the claim was read
 	if c.Prior == ledger.Attempting {
 		var err error
-		if unproven, err = e.letInFlightLand(ctx, c, e.cfg.Now()); err != nil {
+		if unproven, err = e.letInFlightLand(ctx, c, claimed); err != nil {
 			return release(err)
 		}
 	}
@@ -315,7 +316,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 		return release(err)
 	}
 	env.unproven = unproven
-	e.dateEnv(env, c)
+	e.dateEnv(env, c, claimed)
 	// Who we are on GitHub decides what counts as ours; a token GitHub
 	// rejects is a configuration error, not an unknown outcome. Nothing was
 	// sent for this attempt, so an entry it created is failed, and one an
@@ -599,15 +600,24 @@ func mend(ctx context.Context, env *Env, key string, spec Spec, art effect.Artif
 // dateEnv says what the ledger vouches for about c's key: that no attempt
 // was ever made from it (a new entry in an established ledger), or when the
 // first attempt began (an entry an earlier attempt left): anything that
-// attempt made was created after that, less clock skew.
-func (e *Engine) dateEnv(env *Env, c *ledger.Claim) {
+// attempt made was created after that, less ClockSkew. The ledger dates
+// the entry on its own clock (Postgres: the server's); Since is on this
+// machine's, moved by how far the ledger's clock was from it at the claim
+// (claimed is this machine's time when the claim was read), and ghcheck
+// sends it on GitHub's clock (the Date of its responses).
+func (e *Engine) dateEnv(env *Env, c *ledger.Claim, claimed time.Time) {
 	if c.State == ledger.ClaimCreated {
 		env.NeverAttempted = !e.cfg.LedgerNew
 		return
 	}
-	if !c.Entry.CreatedAt.IsZero() {
-		env.Since = c.Entry.CreatedAt.Add(-e.cfg.ClockSkew)
+	if c.Entry.CreatedAt.IsZero() {
+		return
 	}
+	since := c.Entry.CreatedAt
+	if !c.Now.IsZero() {
+		since = since.Add(claimed.Sub(c.Now))
+	}
+	env.Since = since.Add(-e.cfg.ClockSkew)
 }
 
 func (e *Engine) env(repo string, prior ledger.Status) (*Env, error) {

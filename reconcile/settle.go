@@ -156,7 +156,7 @@ func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pen
 		s.Why = err.Error()
 		return nil, s, nil
 	}
-	e.dateEnv(env, c)
+	e.dateEnv(env, c, claimed)
 	env.ReadOnly = true
 	return &pending{claim: c, claimed: claimed, spec: spec, env: env, s: s}, s, nil
 }

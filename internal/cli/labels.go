@@ -164,7 +164,12 @@ func labelsPruneRun(opts *labelsPruneOptions) error {
 		return err
 	}
 	defer l.Close()
-	before := f.sys.Now().Add(-age)
+	// Ages on the ledger's clock, which dated the entries.
+	now, err := l.Now(ctx)
+	if err != nil {
+		return err
+	}
+	before := now.Add(-age)
 	entries, err := l.List(ctx, ledger.ListParams{Repo: filter.Repo, Task: filter.Task, Status: ledger.Done, UpdatedBefore: before})
 	if err != nil {
 		return fmt.Errorf("list ledger: %w", err)

@@ -80,17 +80,22 @@ func statusRun(opts *statusOptions) error {
 			return err
 		}
 	}
-	now := f.sys.Now()
-	if opts.Stale > 0 && (p.Status == "" || p.Status == ledger.Attempting) {
-		// The ledger selects the stale entries itself (from its index of
-		// entries not done), rather than all of them for the loop below.
-		p.Status, p.UpdatedBefore = ledger.Attempting, now.Add(-opts.Stale)
-	}
 	l, err := f.openLedgerToRead(opts.ctx)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
+	// Ages are read on the ledger's clock, which dated the entries (on
+	// Postgres the server's), not on this machine's.
+	now, err := l.Now(opts.ctx)
+	if err != nil {
+		return &failure.LedgerError{Err: err}
+	}
+	if opts.Stale > 0 && (p.Status == "" || p.Status == ledger.Attempting) {
+		// The ledger selects the stale entries itself (from its index of
+		// entries not done), rather than all of them for the loop below.
+		p.Status, p.UpdatedBefore = ledger.Attempting, now.Add(-opts.Stale)
+	}
 	entries, history, err := readStatus(opts.ctx, l, opts.Key, p)
 	if err != nil {
 		return err

@@ -372,6 +372,9 @@ func testLeaseExpiry(h *harness) {
 // judged, so that a caller computes ages on that clock and never on its
 // own (the suite's clock is years away from the machine's).
 func testClaimNow(h *harness) {
+	if now, err := h.l.Now(h.ctx); err != nil || !now.Equal(h.start) {
+		h.t.Errorf("Now() = %v, %v; want the ledger's clock %v", now, err, h.start)
+	}
 	pa := params("k", "a")
 	c := h.claim(pa, ledger.ClaimCreated)
 	if !c.Now.Equal(h.start) {

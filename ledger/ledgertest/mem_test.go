@@ -216,6 +216,8 @@ func (m *memLedger) Resolve(_ context.Context, p ledger.ResolveParams) (*ledger.
 
 func (m *memLedger) Close() error { return nil }
 
+func (m *memLedger) Now(context.Context) (time.Time, error) { return m.now(), nil }
+
 func (m *memLedger) GetMeta(_ context.Context, name string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

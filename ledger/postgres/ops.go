@@ -353,6 +353,19 @@ func (l *Ledger) Renew(ctx context.Context, key string, fence int64, lease time.
 	return nil
 }
 
+// Now implements ledger.Ledger: the server's clock_timestamp() (or the
+// test clock).
+func (l *Ledger) Now(ctx context.Context) (time.Time, error) {
+	if l.fake != nil {
+		return l.fake().UTC(), nil
+	}
+	var t time.Time
+	if err := l.pool.QueryRow(ctx, "SELECT clock_timestamp()").Scan(&t); err != nil {
+		return time.Time{}, fmt.Errorf("read the ledger's clock: %w", l.dbErr(err))
+	}
+	return t.UTC(), nil
+}
+
 // clearSending is the assignment that clears the sending mark.
 const clearSending = `sending_at = NULL, sending_boot = '', sending_pidns = 0, sending_pid = 0, sending_start = 0`
 

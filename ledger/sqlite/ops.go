@@ -541,6 +541,10 @@ func (l *Ledger) Renew(ctx context.Context, key string, fence int64, lease time.
 	return nil
 }
 
+// Now implements ledger.Ledger: the clock the ledger was opened with (this
+// machine's), as it stores times.
+func (l *Ledger) Now(context.Context) (time.Time, error) { return fromNanos(toNanos(l.now())), nil }
+
 // clearSending is the assignment that clears the sending mark.
 const clearSending = `sending_at = NULL, sending_boot = '', sending_pidns = 0, sending_pid = 0, sending_start = 0`
 
