@@ -92,6 +92,11 @@ func (c *Client) FindBranch(ctx context.Context, r Repo, name, sha string) Resul
 		// between A and B." instead of a comparison.
 		return conflict
 	}
+	if notFound(err) && c.commitMissing(ctx, rn, r, sha) {
+		// GitHub's answer, not a maybe: the start commit is not in the
+		// repository, so the branch there cannot have been made from it.
+		return Result{State: Conflict, Err: fmt.Errorf("branch %s exists at %s, and the start commit %s does not exist in %s: push that commit first, or give the SHA of a commit the repository has", name, short(at), sha, r)}
+	}
 	if err != nil {
 		return c.unknown(fmt.Errorf("compare branch %s at %s with %s in %s: %w", name, short(at), short(sha), r, err))
 	}
@@ -100,6 +105,27 @@ func (c *Client) FindBranch(ctx context.Context, r Repo, name, sha string) Resul
 		return found
 	}
 	return conflict
+}
+
+// commitMissing reports whether GitHub answers that commit sha does not
+// exist in r: GET /repos/{o}/{r}/commits/{sha} is 422 "No commit found for
+// SHA: ..." (or 404). Any other answer (the commit, an error) is false.
+func (c *Client) commitMissing(ctx context.Context, rn *run, r Repo, sha string) bool {
+	err := rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
+		_, resp, err := c.gh.Repositories.GetCommit(ctx, r.Owner, r.Name, sha, &github.ListOptions{PerPage: 1})
+		return resp, err
+	})
+	var er *github.ErrorResponse
+	if !errors.As(err, &er) || er.Response == nil {
+		return false
+	}
+	switch er.Response.StatusCode {
+	case http.StatusNotFound:
+		return true
+	case http.StatusUnprocessableEntity:
+		return containsFold(er.Message, "no commit found")
+	}
+	return false
 }
 
 // noCommonAncestor reports whether err is GitHub's answer to comparing two

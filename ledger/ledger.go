@@ -443,6 +443,10 @@ var (
 	// asked not to create one (a read-only verb, a monitor). Its message
 	// continues " at PATH; `ghonce init` creates one".
 	ErrNoLedger = errors.New("no ledger")
+	// ErrUnavailable is wrapped by the error of a ledger that could not be
+	// reached, or lost the connection mid-write (a Postgres restart): the
+	// write may or may not have happened, and a later try may succeed.
+	ErrUnavailable = errors.New("ledger unavailable")
 	// ErrNewerSchema: the ledger was written by a newer ghonce.
 	ErrNewerSchema = errors.New("ledger was written by a newer ghonce")
 )

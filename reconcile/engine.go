@@ -241,7 +241,7 @@ func (e *Engine) claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 	for {
 		c, err := e.cfg.Ledger.Claim(ctx, p)
 		if err != nil {
-			return nil, err // the ledger's error names the key
+			return nil, unavailable(p.Key, err) // the ledger's error names the key
 		}
 		if c.State != ledger.ClaimBusy {
 			return c, nil
@@ -375,6 +375,13 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 		if res.Err != nil && onGitHub(spec) && ghcheck.Classify(res.Err) == ghcheck.ClassNotSent {
 			return unsent(res.Err)
 		}
+		var cr *checkCannotRun
+		if errors.As(res.Err, &cr) && c.Prior != ledger.Attempting {
+			// No attempt ever ran the command (a new entry, or a failed
+			// one): nothing is unknown, the check must be fixed.
+			_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error())
+			return nil, nil, fmt.Errorf("%w; the command did not run", res.Err)
+		}
 		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
 		return nil, nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: rerunHint}
 	}
@@ -386,15 +393,11 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, spec
 	if entry.PayloadHash != hash {
 		err := e.cfg.Ledger.SetPayload(ctx, ledger.PayloadParams{Key: key, Fence: entry.Fence, Payload: payload, PayloadHash: hash, Why: "earlier payload created nothing"})
 		if err != nil {
-			return nil, err
+			return nil, unavailable(key, err)
 		}
 	}
 	mark := func(ctx context.Context, p ledger.Proc) error {
-		err := e.cfg.Ledger.MarkSending(ctx, ledger.SendingParams{Key: key, Fence: entry.Fence, Lease: e.cfg.Lease, Proc: p})
-		if err != nil {
-			return &NotSentError{Key: key, Ledger: true, Err: err}
-		}
-		return nil
+		return e.cfg.Ledger.MarkSending(ctx, ledger.SendingParams{Key: key, Fence: entry.Fence, Lease: e.cfg.Lease, Proc: p})
 	}
 	if _, ok := spec.(ownSending); ok {
 		// The kind marks its own create (a guarded command, with the
@@ -402,11 +405,11 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, spec
 		// A lease lost while looking means a newer attempt may be
 		// creating: stop.
 		if err := e.cfg.Ledger.Renew(ctx, key, entry.Fence, e.cfg.Lease); err != nil {
-			return nil, err
+			return nil, unavailable(key, err)
 		}
 		env.markSending = func(ctx context.Context, p ledger.Proc) error {
 			if err := mark(ctx, p); err != nil {
-				return &effect.CreateError{Class: effect.ClassNotSent, Err: err}
+				return &effect.CreateError{Class: effect.ClassNotSent, Err: &NotSentError{Key: key, Ledger: true, Err: err}}
 			}
 			return nil
 		}
@@ -466,6 +469,12 @@ func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry
 		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
 		return nil, fmt.Errorf("create %s: %w (nothing was created)", spec.Kind(), err)
 	case effect.ClassNotSent:
+		if errors.Is(err, ledger.ErrUnavailable) {
+			// The ledger went away before the command started: nothing ran,
+			// and the entry stays as the ledger last had it.
+			_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+			return nil, unavailable(key, err)
+		}
 		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
 		return nil, fmt.Errorf("create %s: %w (%s)", spec.Kind(), err, notSentMeans(spec))
 	default:
@@ -497,7 +506,10 @@ func (e *Engine) markFailed(key string, entry *ledger.Entry, err error) error {
 		return err
 	}
 	_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
-	return &UnconfirmedError{Key: key, Err: err, Hint: rerunHint}
+	if errors.Is(err, ledger.ErrUnavailable) {
+		return unavailable(key, err)
+	}
+	return &UnconfirmedError{Key: key, Err: &NotSentError{Key: key, Ledger: true, Err: err}, Hint: rerunHint}
 }
 
 // letInFlightLand waits, before looking, until what the attempt this claim
@@ -571,6 +583,12 @@ func find(ctx context.Context, env *Env, key string, spec, prior Spec) effect.Re
 		return res
 	}
 	pres := prior.Find(ctx, env, key)
+	var cr *checkCannotRun
+	if pres.State == effect.Unknown && errors.As(pres.Err, &cr) {
+		// An earlier description's check that cannot run tells nothing;
+		// this run's check (which could) answers.
+		return res
+	}
 	if pres.State == effect.Found || res.State == effect.Absent {
 		return pres
 	}

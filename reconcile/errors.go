@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -51,6 +52,36 @@ func (e *ConflictError) Error() string { return fmt.Sprintf("conflict for %s: %v
 func (e *ConflictError) Unwrap() error { return e.Err }
 
 const rerunHint = "The entry stays \"attempting\": rerun the same command, or run `ghonce reconcile`, to settle it against GitHub before anything is created again."
+
+// LedgerUnavailableError means the ledger could not be reached, or lost
+// its connection, during an action (ledger.ErrUnavailable: a Postgres
+// restart). Sent says whether this attempt may have sent its create; when
+// not, nothing of this attempt reached GitHub. The engine returns it
+// inside an *UnconfirmedError (exit 3): a rerun once the ledger answers
+// settles it.
+type LedgerUnavailableError struct {
+	Key  string
+	Sent bool
+	Err  error
+}
+
+func (e *LedgerUnavailableError) Error() string {
+	if e.Sent {
+		return fmt.Sprintf("the ledger became unavailable after the create of %s was sent: %v; rerun once it answers: the rerun finds what was made", e.Key, e.Err)
+	}
+	return fmt.Sprintf("the ledger is unavailable: %v; nothing was sent to GitHub for %s by this run; rerun once it answers", e.Err, e.Key)
+}
+func (e *LedgerUnavailableError) Unwrap() error { return e.Err }
+
+// unavailable turns a ledger error of an attempt that sent nothing into
+// exit 3 with words that say so, when the ledger is unavailable; other
+// errors pass unchanged.
+func unavailable(key string, err error) error {
+	if !errors.Is(err, ledger.ErrUnavailable) {
+		return err
+	}
+	return &UnconfirmedError{Key: key, Err: &LedgerUnavailableError{Key: key, Err: err}}
+}
 
 // NotSentError means GitHub could not be reached at all (a refused
 // connection, a host that does not resolve, a TLS handshake that failed):

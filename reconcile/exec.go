@@ -77,12 +77,24 @@ func (x Exec) Find(ctx context.Context, env *Env, key string) effect.Result {
 		var ee *exec.ExitError
 		switch {
 		case err == nil:
+			if env.unproven != "" {
+				break // found is found, wherever the earlier attempt ran
+			}
 			return effect.Result{State: effect.Found, Artifact: effect.Artifact{Text: strings.TrimSpace(out.String())}}
+		case errors.As(err, &ee) && ee.ExitCode() == 1 && env.unproven != "":
+			return x.unprovenResult(env, key)
 		case errors.As(err, &ee) && ee.ExitCode() == 1:
 			return effect.Result{State: effect.Absent}
+		case !errors.As(err, &ee), ee.ExitCode() == 126, ee.ExitCode() == 127:
+			// The check itself cannot run (a missing file, a command not
+			// found, not executable): asking again will not help.
+			return effect.Result{State: effect.Unknown, Err: &checkCannotRun{check: x.Check, err: err}}
 		default:
 			return effect.Result{State: effect.Unknown, Err: fmt.Errorf("check %q: %w (exit 0 means it exists, 1 that it does not)", x.Check, err)}
 		}
+	}
+	if env.unproven != "" {
+		return x.unprovenResult(env, key)
 	}
 	return findInLedger(env, x.OnUnconfirmed == OnUnconfirmedRetry, func(lostLedger bool) error {
 		if lostLedger {
@@ -108,6 +120,29 @@ func findInLedger(env *Env, retry bool, maybe func(lostLedger bool) error) effec
 	}
 	return effect.Result{State: effect.Unknown, Err: maybe(env.Prior == "")}
 }
+
+// unprovenResult is the answer when an earlier attempt's processes cannot
+// be proven gone from here (env.unproven): the policy decides, since a
+// check's "no" may come before their effect.
+func (x Exec) unprovenResult(env *Env, key string) effect.Result {
+	if x.OnUnconfirmed == OnUnconfirmedRetry {
+		return effect.Result{State: effect.Absent}
+	}
+	return effect.Result{State: effect.Unknown, Err: errors.New(env.unproven + ", and its effect may still come after a check says it has not. " +
+		"Rerun where it ran, or once it has surely ended: `ghonce resolve " + key + " --retry` if it did not happen, `--done` if it did; for a command safe to repeat, pass --on-unconfirmed retry")}
+}
+
+// checkCannotRun is a --check that could not run at all (exit 126 or 127,
+// or /bin/sh could not start): it answered nothing about the command.
+type checkCannotRun struct {
+	check string
+	err   error
+}
+
+func (e *checkCannotRun) Error() string {
+	return fmt.Sprintf("check %q cannot run: %v (exit 126: not executable, 127: not found); fix --check so that it exits 0 when the effect exists and 1 when it does not", e.check, e.err)
+}
+func (e *checkCannotRun) Unwrap() error { return e.err }
 
 // Create runs the command. Exit 0 is success; a non-zero exit is the
 // command's own word that it did not succeed (failed, retried by a later

@@ -181,3 +181,35 @@ func TestExecFailingCommandIsRetriedNotRecordedDone(t *testing.T) {
 		t.Fatalf("entry %+v, %v; want failed", ent, err)
 	}
 }
+
+// Nothing stuck: a --check that cannot run on the first attempt (a missing
+// file, a command not found) ends the entry failed, the command not run,
+// with words that say to fix the check; a rerun with a working check runs
+// the command.
+func TestExecCheckThatCannotRunFailsTheFirstAttempt(t *testing.T) {
+	x := newExecWorld(t)
+	x.engine()
+	e, l := x.engine()
+	for _, check := range []string{"/nonexistent/check.sh", "no-such-command-ghonce"} {
+		spec := x.notify()
+		spec.Check = check
+		a := execAction(spec)
+		_, err := e.Do(context.Background(), a)
+		var uc *reconcile.UnconfirmedError
+		if err == nil || errors.As(err, &uc) || !strings.Contains(err.Error(), "fix --check") || !strings.Contains(err.Error(), "did not run") {
+			t.Fatalf("check %q: err = %v; want a plain error saying to fix --check and that the command did not run", check, err)
+		}
+		ent, err := l.Get(context.Background(), reconcile.Key(a))
+		if err != nil || ent.Status != ledger.Failed {
+			t.Fatalf("check %q: entry %+v, %v; want failed, not left attempting", check, ent, err)
+		}
+		if x.sends() != 0 {
+			t.Fatalf("check %q: the command ran", check)
+		}
+	}
+	spec := x.notify()
+	spec.Check = `grep -qx "$GHONCE_KEY" "` + x.sent + `" 2>/dev/null || exit 1`
+	if r := mustDo(t, e, execAction(spec)); r.Outcome != reconcile.Created || x.sends() != 1 {
+		t.Fatalf("with a working check: %s, %d sends; want created, 1", r.Outcome, x.sends())
+	}
+}

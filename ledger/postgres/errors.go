@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/ghonce/ghonce/ledger"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -54,9 +55,9 @@ func hint(err error) error {
 		var oe *net.OpError
 		switch {
 		case errors.As(err, &de):
-			return &hintError{fmt.Sprintf("%s: host %q not found; check the host in the ledger URL", ErrUnreachable, de.Name), errors.Join(ErrUnreachable, err)}
+			return &hintError{fmt.Sprintf("%s: host %q not found; check the host in the ledger URL", ErrUnreachable, de.Name), errors.Join(ErrUnreachable, ledger.ErrUnavailable, err)}
 		case errors.As(err, &oe) || errors.As(err, &ne):
-			return &hintError{fmt.Sprintf("%s: %s; check that it is running and that the host and port in the ledger URL are right", ErrUnreachable, lastPart(err)), errors.Join(ErrUnreachable, err)}
+			return &hintError{fmt.Sprintf("%s: %s; check that it is running and that the host and port in the ledger URL are right", ErrUnreachable, lastPart(err)), errors.Join(ErrUnreachable, ledger.ErrUnavailable, err)}
 		}
 		return &hintError{fmt.Sprintf("connect to the Postgres ledger: %s", lastPart(err)), err}
 	}
@@ -75,7 +76,7 @@ func isNetErr(err error) bool {
 }
 
 func lost(err error) error {
-	return &hintError{fmt.Sprintf("%s: %s; whether the last write took effect is unknown: the entry stays attempting, run the command again", ErrConnectionLost, lastPart(err)), errors.Join(ErrConnectionLost, err)}
+	return &hintError{fmt.Sprintf("%s: %s; whether the last write took effect is unknown: the entry stays attempting, run the command again", ErrConnectionLost, lastPart(err)), errors.Join(ErrConnectionLost, ledger.ErrUnavailable, err)}
 }
 
 // pgHint explains a server's error.

@@ -411,6 +411,12 @@ func inspectFile(path string) error {
 	if !fi.Mode().IsRegular() {
 		return notLedger(path, "it is not a regular file")
 	}
+	if n := linkCount(fi); n > 1 {
+		// SQLite names the -wal and -shm files after the path it opened:
+		// two processes opening one file by two names each get their own
+		// and do not see each other's writes (nor their locks).
+		return fmt.Errorf("open ledger %s: the file has %d hard links; processes that open it by different names would each keep their own -wal and -shm files, miss each other's claims and act twice. Give every process the same path (a symbolic link is fine) and remove the other links", path, n)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		err = unpath(err, path)

@@ -977,3 +977,34 @@ func TestOldWriterAfterMigrationIsToldToUpgrade(t *testing.T) {
 		t.Fatalf("history = %v, %v; want the claim's one transition", h, err)
 	}
 }
+
+// Two processes that open one ledger through two hard links would each
+// get their own -wal, and act twice: a ledger file with more than one
+// link is refused, with words that say why and what to do.
+func TestOpenRefusesAHardLinkedLedger(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ledger.db")
+	l, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	other := filepath.Join(dir, "other.db")
+	if err := os.Link(path, other); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, other} {
+		_, err := Open(context.Background(), p, Options{})
+		if err == nil || !strings.Contains(err.Error(), "2 hard links") || !strings.Contains(err.Error(), "same path") {
+			t.Errorf("Open(%s) with two hard links: err = %v; want a refusal naming the links and the fix", p, err)
+		}
+	}
+	if err := os.Remove(other); err != nil {
+		t.Fatal(err)
+	}
+	l, err = Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatalf("Open after the other link is removed: %v", err)
+	}
+	l.Close()
+}
