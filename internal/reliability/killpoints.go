@@ -238,13 +238,14 @@ type orphanCase struct {
 	// command is `sh -c 'effect post & wait'`), not by the command itself.
 	grandchild bool
 	signal     syscall.Signal
+	sigName    string
 }
 
 var orphanCases = []orphanCase{
-	{"", false, syscall.SIGKILL},
-	{"grandchild-kill", true, syscall.SIGKILL},
-	{"grandchild-term", true, syscall.SIGTERM},
-	{"grandchild-int", true, syscall.SIGINT},
+	{"", false, syscall.SIGKILL, "SIGKILL"},
+	{"grandchild-kill", true, syscall.SIGKILL, "SIGKILL"},
+	{"grandchild-term", true, syscall.SIGTERM, "SIGTERM"},
+	{"grandchild-int", true, syscall.SIGINT, "SIGINT"},
 }
 
 // orphanRow stops ghonce (oc.signal) while its command is still at work,
@@ -254,7 +255,7 @@ var orphanCases = []orphanCase{
 func (w *world) orphanRow(ctx context.Context, runs int, oc orphanCase) (*row, error) {
 	what := "while the command works, before its request; the command would finish after the rerun"
 	if oc.grandchild {
-		what = fmt.Sprintf("%s of ghonce while a child of the command works (sh -c 'effect & wait'); it would finish after the rerun", oc.signal)
+		what = fmt.Sprintf("%s to ghonce while a child of the command works (sh -c 'effect & wait'); it would finish after the rerun", oc.sigName)
 	}
 	r := newRow("exec", what, "kept")
 	outcomes := map[string]int{}
