@@ -109,7 +109,8 @@ func (c *Client) FindBranch(ctx context.Context, r Repo, name, sha string) Resul
 
 // commitMissing reports whether GitHub answers that commit sha does not
 // exist in r: GET /repos/{o}/{r}/commits/{sha} is 422 "No commit found for
-// SHA: ..." (or 404). Any other answer (the commit, an error) is false.
+// SHA: ...". Any other answer (the commit, a 404 for the repository, an
+// error) is false.
 func (c *Client) commitMissing(ctx context.Context, rn *run, r Repo, sha string) bool {
 	err := rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
 		_, resp, err := c.gh.Repositories.GetCommit(ctx, r.Owner, r.Name, sha, &github.ListOptions{PerPage: 1})
@@ -119,13 +120,7 @@ func (c *Client) commitMissing(ctx context.Context, rn *run, r Repo, sha string)
 	if !errors.As(err, &er) || er.Response == nil {
 		return false
 	}
-	switch er.Response.StatusCode {
-	case http.StatusNotFound:
-		return true
-	case http.StatusUnprocessableEntity:
-		return containsFold(er.Message, "no commit found")
-	}
-	return false
+	return er.Response.StatusCode == http.StatusUnprocessableEntity && containsFold(er.Message, "no commit found")
 }
 
 // noCommonAncestor reports whether err is GitHub's answer to comparing two

@@ -59,6 +59,11 @@ func TestFindBranch(t *testing.T) {
 			route(getRefHeads, reply(200, ref("ghonce/t-1", sha1b))),
 			route(mock.GetReposCompareByOwnerByRepoByBasehead, reply(404, fixture(t, "not-found.404.json"))),
 		}, Unknown, ""},
+		{"start commit missing", []mock.MockBackendOption{
+			route(getRefHeads, reply(200, ref("ghonce/t-1", sha1b))),
+			route(mock.GetReposCompareByOwnerByRepoByBasehead, reply(404, fixture(t, "not-found.404.json"))),
+			route(mock.GetReposCommitsByOwnerByRepoByRef, reply(422, []byte(`{"message":"No commit found for SHA: `+sha1a+`","documentation_url":"https://docs.github.com/rest/commits/commits#get-a-commit","status":"422"}`))),
+		}, Conflict, ""},
 		{"prefix answer", []mock.MockBackendOption{route(getRefHeads, reply(200, ref("ghonce/t-10", sha1a)))}, Unknown, ""},
 	}
 	for _, tc := range cases {
@@ -71,6 +76,12 @@ func TestFindBranch(t *testing.T) {
 			}
 			if tc.want == Found && res.Artifact.URL != "https://github.com/octo/hello/tree/ghonce/t-1" {
 				t.Errorf("url = %q", res.Artifact.URL)
+			}
+			if tc.want == Conflict && tc.name == "start commit missing" {
+				if !strings.Contains(res.Err.Error(), "start commit "+sha1a+" does not exist") {
+					t.Errorf("err = %v, want it to say the start commit does not exist", res.Err)
+				}
+				return
 			}
 			if tc.want == Conflict && !strings.Contains(res.Err.Error(), "does not descend from "+sha1a+"; it is someone else's: choose another name or delete it") {
 				t.Errorf("err = %v", res.Err)

@@ -43,7 +43,7 @@ func TestCommentLookupSinceOnGitHubsClock(t *testing.T) {
 			defer l.Close()
 			thread := fake.SeedIssue(owner, name, other, fixtures.SeedIssue{Title: "bug"})
 			a := reconcile.Action{Task: "T-1", Step: "comment", Repo: repo, Spec: reconcile.Comment{Number: thread, Body: "Fixed."}}
-			key := reconcile.Key(a)
+			key := keyOf(t, a)
 			// The earlier attempt: claimed, created the comment, died.
 			if _, err := l.Claim(w.ctx, ledger.ClaimParams{Key: key, Task: a.Task, Step: a.Step, Kind: "comment", Repo: repo, Target: "1",
 				Owner: ledger.Owner{ID: "crashed", Host: "h", PID: 999999}, Lease: time.Hour}); err != nil {
@@ -56,7 +56,7 @@ func TestCommentLookupSinceOnGitHubsClock(t *testing.T) {
 				c.Ledger = l
 				c.Gone = func(p ledger.Proc) bool { return p.PID == 999999 }
 			})
-			r, err := e.Do(w.ctx, a)
+			r, err := do(w.ctx, e, a)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -194,12 +194,12 @@ func TestExecCheckThatCannotRunFailsTheFirstAttempt(t *testing.T) {
 		spec := x.notify()
 		spec.Check = check
 		a := execAction(spec)
-		_, err := e.Do(context.Background(), a)
+		_, err := do(context.Background(), e, a)
 		var uc *reconcile.UnconfirmedError
 		if err == nil || errors.As(err, &uc) || !strings.Contains(err.Error(), "fix --check") || !strings.Contains(err.Error(), "did not run") {
 			t.Fatalf("check %q: err = %v; want a plain error saying to fix --check and that the command did not run", check, err)
 		}
-		ent, err := l.Get(context.Background(), reconcile.Key(a))
+		ent, err := l.Get(context.Background(), keyOf(t, a))
 		if err != nil || ent.Status != ledger.Failed {
 			t.Fatalf("check %q: entry %+v, %v; want failed, not left attempting", check, ent, err)
 		}

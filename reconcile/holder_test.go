@@ -58,11 +58,11 @@ func TestHolderGoneOnlyWhenItsIdentityProvesIt(t *testing.T) {
 			if tc.name == "this machine and namespace, PID reused by another process" {
 				o.PID = os.Getpid() // alive, but started at another time than recorded
 			}
-			if _, err := l.Claim(context.Background(), ledger.ClaimParams{Key: reconcile.Key(a), Task: a.Task, Step: a.Step, Kind: "exec", Owner: o, Lease: time.Hour}); err != nil {
+			if _, err := l.Claim(context.Background(), ledger.ClaimParams{Key: keyOf(t, a), Task: a.Task, Step: a.Step, Kind: "exec", Owner: o, Lease: time.Hour}); err != nil {
 				t.Fatal(err)
 			}
 			e, _ := x.engine(func(c *reconcile.Config) { c.Wait = 100 * time.Millisecond })
-			r, err := e.Do(context.Background(), a)
+			r, err := do(context.Background(), e, a)
 			var busy *reconcile.InProgressError
 			switch {
 			case tc.takeOver && err != nil:

@@ -48,7 +48,7 @@ func TestInFlightWindowCostIsPaidOnlyOnTakeover(t *testing.T) {
 	measure := func(name string, a reconcile.Action, want reconcile.Outcome, wantMarks int64, wantWait func(time.Duration) bool) {
 		t.Helper()
 		marks, start := cl.marks.Load(), slept
-		r, err := engine().Do(w.ctx, a)
+		r, err := do(w.ctx, engine(), a)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -68,7 +68,7 @@ func TestInFlightWindowCostIsPaidOnlyOnTakeover(t *testing.T) {
 	crashed := func(task string, sent bool) reconcile.Action {
 		w.push(task)
 		a := prAction(task, task, "Fix", "body")
-		c, err := l.Claim(w.ctx, ledger.ClaimParams{Key: reconcile.Key(a), Task: a.Task, Step: a.Step, Kind: "pr", Repo: repo, Target: "main",
+		c, err := l.Claim(w.ctx, ledger.ClaimParams{Key: keyOf(t, a), Task: a.Task, Step: a.Step, Kind: "pr", Repo: repo, Target: "main",
 			Owner: ledger.Owner{ID: "crashed", Host: "h", PID: 999999}, Lease: time.Hour})
 		if err != nil {
 			t.Fatal(err)

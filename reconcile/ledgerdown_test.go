@@ -59,7 +59,7 @@ func TestLedgerUnavailableBeforeSendingIsExit3AndSaysNothingWasSent(t *testing.T
 			defer l.Close()
 			a := tc.spec(w)
 			e := w.engine(func(c *reconcile.Config) { c.Ledger = &downLedger{Ledger: l, claim: tc.claim, mark: tc.mark} })
-			_, err = e.Do(w.ctx, a)
+			_, err = do(w.ctx, e, a)
 			var uc *reconcile.UnconfirmedError
 			if !errors.As(err, &uc) || !strings.Contains(err.Error(), "nothing was sent") {
 				t.Fatalf("err = %v; want unconfirmed (exit 3) saying nothing was sent", err)

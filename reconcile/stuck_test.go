@@ -20,7 +20,7 @@ func TestBranchFromAMissingCommitFailsWithWords(t *testing.T) {
 	missing := strings.Repeat("ab", 20)
 	a := reconcile.Action{Task: "T-1", Step: "branch", Repo: repo, Spec: reconcile.Branch{Name: "feature", SHA: missing}}
 	e := w.engine()
-	_, err := e.Do(w.ctx, a)
+	_, err := do(w.ctx, e, a)
 	var uc *reconcile.UnconfirmedError
 	if err == nil || errors.As(err, &uc) || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "push that commit") {
 		t.Fatalf("err = %v; want a refusal saying the start commit does not exist and what to do", err)
@@ -30,7 +30,7 @@ func TestBranchFromAMissingCommitFailsWithWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	ent, gerr := l.Get(w.ctx, reconcile.Key(a))
+	ent, gerr := l.Get(w.ctx, keyOf(t, a))
 	if gerr != nil || ent.Status != ledger.Failed {
 		t.Fatalf("entry %+v, %v; want failed, not left attempting", ent, gerr)
 	}
