@@ -69,7 +69,9 @@ import (
 const superviseEnv = "GHONCE_EXEC_SUPERVISOR"
 
 // The supervisor's descriptors: 3 reads the life pipe (one byte "go", then
-// end-of-file when ghonce is gone), 4 writes one status line.
+// end-of-file when ghonce is gone), 4 writes status lines: "started" or
+// "not started: WHY", then, when every process has ended, "exited N" or
+// "signaled N" for the command.
 const (
 	lifeFD   = 3
 	statusFD = 4
@@ -119,7 +121,7 @@ func (x Exec) run(ctx context.Context, env *Env, key string) error {
 		return &effect.CreateError{Class: effect.ClassNotSent, Err: fmt.Errorf("run %s: start its supervisor: %w", x.Argv[0], err)}
 	}
 	sup, _ := procid.Of(cmd.Process.Pid)
-	if err := env.markSending(ctx, sup); err != nil {
+	if err := env.mark(ctx, sup); err != nil {
 		// The supervisor reads end-of-file instead of "go": nothing ran.
 		lifeW.Close()
 		_ = cmd.Wait()
@@ -129,11 +131,13 @@ func (x Exec) run(ctx context.Context, env *Env, key string) error {
 		_ = cmd.Wait()
 		return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: the supervisor went away: %w", x.Argv[0], err)}
 	}
-	line, _ := bufio.NewReader(statR).ReadString('\n')
+	st := bufio.NewReader(statR)
+	line, _ := st.ReadString('\n')
 	// A cancelled run (ghonce was asked to stop) asks the supervisor to stop
 	// the command; the supervisor kills what is left after termGrace.
 	stop := context.AfterFunc(ctx, func() { _ = cmd.Process.Signal(syscall.SIGTERM) })
 	defer stop()
+	end, _ := st.ReadString('\n')
 	err = cmd.Wait()
 	if msg, ok := strings.CutPrefix(line, "not started: "); ok {
 		return &effect.CreateError{Class: effect.ClassNotSent, Err: fmt.Errorf("run %s: %s", x.Argv[0], strings.TrimSpace(msg))}
@@ -141,7 +145,22 @@ func (x Exec) run(ctx context.Context, env *Env, key string) error {
 	if line != "started\n" {
 		return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: its supervisor ended without saying whether the command started: %v", x.Argv[0], err)}
 	}
-	return exitError(x.Argv[0], err)
+	var n int
+	switch {
+	case end == "exited 0\n":
+		return nil
+	case scan(end, "exited %d\n", &n):
+		return &effect.CreateError{Class: effect.ClassRefused, Err: fmt.Errorf("run %s: exit status %d", x.Argv[0], n)}
+	case scan(end, "signaled %d\n", &n):
+		return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: killed by %v", x.Argv[0], syscall.Signal(n))}
+	}
+	return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: its supervisor was stopped before the command's processes ended (%v)", x.Argv[0], err)}
+}
+
+// scan reports whether s is exactly format with one integer.
+func scan(s, format string, n *int) bool {
+	_, err := fmt.Sscanf(s, format, n)
+	return err == nil
 }
 
 // supervise is the supervisor's main: argv is the command. It returns the
@@ -168,7 +187,6 @@ func supervise(argv []string) int {
 		return exitNotStarted
 	}
 	fmt.Fprint(status, "started\n")
-	status.Close()
 
 	gone := make(chan struct{})
 	go func() { _, _ = io.Copy(io.Discard, life); close(gone) }()
@@ -192,7 +210,14 @@ func supervise(argv []string) int {
 		select {
 		case r, ok := <-reaped:
 			if !ok {
-				return exitOf(ws, ended)
+				switch {
+				case !ended:
+				case ws.Signaled():
+					fmt.Fprintf(status, "signaled %d\n", int(ws.Signal()))
+				default:
+					fmt.Fprintf(status, "exited %d\n", ws.ExitStatus())
+				}
+				return 0
 			}
 			if r.pid == child {
 				ws, ended = r.ws, true
@@ -275,19 +300,6 @@ func signalAll(sig syscall.Signal) {
 			_ = syscall.Kill(pid, sig)
 		}
 	}
-}
-
-// exitOf turns the command's wait status into the supervisor's own end.
-func exitOf(ws syscall.WaitStatus, ended bool) int {
-	switch {
-	case !ended:
-		return exitNotStarted
-	case ws.Signaled():
-		signal.Reset(ws.Signal())
-		_ = syscall.Kill(os.Getpid(), ws.Signal())
-		return 128 + int(ws.Signal())
-	}
-	return ws.ExitStatus()
 }
 
 // groupGone reports whether the processes of a supervised attempt are gone:

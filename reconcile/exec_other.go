@@ -18,7 +18,7 @@ import (
 // parent-death signal, a guarded command may outlive a killed ghonce (see
 // docs/design/limits.md).
 func (x Exec) run(ctx context.Context, env *Env, key string) error {
-	if err := env.markSending(ctx, ledger.Proc{}); err != nil {
+	if err := env.mark(ctx, ledger.Proc{}); err != nil {
 		return err
 	}
 	cmd := exec.CommandContext(ctx, x.Argv[0], x.Argv[1:]...)

@@ -145,3 +145,13 @@ func DecodeSpec(kind string, payload []byte) (Spec, error) {
 	}
 	return s, nil
 }
+
+// mark records that a guarded command is about to start under p, through
+// markSending; without one (a Spec run outside the engine) it records
+// nothing.
+func (env *Env) mark(ctx context.Context, p ledger.Proc) error {
+	if env.markSending == nil {
+		return nil
+	}
+	return env.markSending(ctx, p)
+}
