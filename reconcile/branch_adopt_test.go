@@ -56,7 +56,7 @@ func TestBranchAtALaterCommitNeedsEvidence(t *testing.T) {
 	}
 	l.Close()
 	w.fake.SetRef(owner, name, "ours", later)
-	e2 := w.engine(func(c *reconcile.Config) { c.Alive = func(pid int) bool { return pid != 999999 } })
+	e2 := w.engine(func(c *reconcile.Config) { c.Gone = func(p ledger.Proc) bool { return p.PID == 999999 } })
 	if r := mustDo(t, e2, a); r.Outcome != reconcile.Found || r.SHA != later {
 		t.Errorf("our branch with a push on top, after a crash: %s at %s, want found at %s", r.Outcome, r.SHA, later)
 	}
