@@ -1,0 +1,74 @@
+package guard_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/guard"
+	"github.com/ghonce/ghonce/ledger/sqlite"
+)
+
+// An agent loop opens a pull request with go-github v66 and dies right
+// after GitHub created it, before the answer arrived (here the fake GitHub
+// drops the answer; TestKillAfterCommitRerunMakesOne kills a real
+// process). Rerun with the same task, the loop gets the same pull request
+// back and GitHub holds one. The only change to the bot is its client.
+func Example() {
+	gh := fixtures.NewServer(fixtures.Options{}) // stands in for api.github.com
+	defer gh.Close()
+	gh.AddUser("agent-bot", "example-token")
+	gh.AddRepo("octo-org", "hello-world", "main")
+	gh.SetRef("octo-org", "hello-world", "fix-42", gh.AddCommit("octo-org", "hello-world", "main"))
+	gh.Inject(fixtures.Fault{Kind: fixtures.DropAfterCommit, Match: func(r *http.Request) bool {
+		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/pulls")
+	}})
+	dir, err := os.MkdirTemp("", "guard-example-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	agent := func() (*github.PullRequest, error) {
+		ctx := context.Background()
+		l, err := sqlite.Open(ctx, filepath.Join(dir, "ledger.db"), sqlite.Options{})
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		t, err := guard.New(http.DefaultTransport, guard.Options{Ledger: l, LedgerNew: l.Created()})
+		if err != nil {
+			return nil, err
+		}
+		client := github.NewClient(&http.Client{Transport: t}).WithAuthToken("example-token")
+		client.BaseURL, _ = client.BaseURL.Parse(gh.URL()) // leave out for api.github.com
+
+		ctx = guard.WithStep(ctx, "ISSUE-42", "open-pr")
+		pr, _, err := client.PullRequests.Create(ctx, "octo-org", "hello-world", &github.NewPullRequest{
+			Title: github.String("Fix crash on start"), Head: github.String("fix-42"), Base: github.String("main"),
+			Body: github.String("Fixes #1."),
+		})
+		return pr, err
+	}
+
+	if _, err := agent(); err != nil {
+		fmt.Println("first run died after the create")
+	}
+	pr, err := agent()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("rerun: pull request #%d\n", pr.GetNumber())
+	fmt.Println("pull requests on GitHub:", len(gh.PullRequests("octo-org", "hello-world")))
+	// Output:
+	// first run died after the create
+	// rerun: pull request #1
+	// pull requests on GitHub: 1
+}

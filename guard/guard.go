@@ -1,0 +1,301 @@
+// Package guard makes the writes a go-github client sends happen once per
+// (task, step), with no change to the caller's code but its client:
+//
+//	t, err := guard.New(http.DefaultTransport, guard.Options{Ledger: l})
+//	gh := github.NewClient(&http.Client{Transport: t}).WithAuthToken(token)
+//	ctx = guard.WithStep(ctx, "ISSUE-42", "open-pr")
+//	pr, _, err := gh.PullRequests.Create(ctx, "octo-org", "hello-world", &github.NewPullRequest{...})
+//
+// The Transport recognises the writes of the kinds ghonce knows:
+//
+//	POST /repos/{o}/{r}/pulls                 a pull request  (default step "pr-create")
+//	POST /repos/{o}/{r}/issues                an issue        (default step "issue-create")
+//	POST /repos/{o}/{r}/issues/{n}/comments   a comment       (default step "issue-comment")
+//	POST /repos/{o}/{r}/git/refs              a branch        (default step "branch-create")
+//	PUT  /repos/{o}/{r}/contents/{path}       a file          (default step "file-put")
+//
+// and runs each through ghonce's engine (package reconcile) under the key
+// of the task and step its request's context carries: the same key
+// `ghonce pr create --task T` and the MCP tool use for the same task, step
+// and target, so a bot that mixes them cannot open two pull requests. The
+// engine records the intent in the ledger, looks on GitHub with consistent
+// reads for an artifact of ours an earlier attempt made, and creates it only
+// when there is none. go-github then receives what GitHub answered the
+// create (201 and the artifact), or, when an earlier attempt made it, the
+// artifact as GitHub returns it (201 and the same JSON shape), so
+// *github.PullRequest, *github.Issue, *github.IssueComment,
+// *github.Reference and *github.RepositoryContentResponse decode as usual.
+// Every guarded answer carries X-Ghonce-Key and X-Ghonce-Outcome (created,
+// found or skipped).
+//
+// Reads (GET, HEAD) always pass through. A write of another kind, or one of
+// these with a field its kind cannot carry (assignees, reviewers, a
+// milestone, a committer), passes through when the context carries no task,
+// and otherwise follows Options.Unknown. A known write whose context
+// carries no task follows Options.NoTask.
+//
+// # Where it sits
+//
+// Outermost: nothing between it and the http.Client may retry a request,
+// and nothing above it may cache one. A retrying transport
+// (gofri/go-github-ratelimit, hashicorp/go-retryablehttp) goes below it, as
+// its Base: a retry below the guard re-sends one create the engine already
+// counts as "maybe sent", whereas a retry above it would be a second,
+// separate write the guard can only deduplicate by key. Authentication
+// (oauth2, bradleyfitz/ghinstallation) goes below it too:
+//
+//	base := ghinstallation.New(github_ratelimit.NewRateLimitWaiter(http.DefaultTransport), ...)
+//	t, _ := guard.New(base, guard.Options{Ledger: l, TokenSource: tokenSourceOf(itr)})
+//	gh := github.NewClient(&http.Client{Transport: t})
+//
+// GitHub answers the reads the engine makes with Cache-Control: private,
+// max-age=60; a cache (gregjones/httpcache) in the base would answer a
+// look-up from a minute-old listing that predates the write it looks for.
+// Every request the guard makes itself therefore carries Cache-Control:
+// no-cache, which such a cache honours by asking GitHub again (a
+// conditional request is still consistent: GitHub compares the current
+// content).
+package guard
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// Policy says what the Transport does with a write it does not guard.
+type Policy int
+
+const (
+	// Pass sends the write on to the base transport, unguarded.
+	Pass Policy = iota
+	// Refuse fails the request with an *UnguardedError, sending nothing.
+	Refuse
+)
+
+// Options configure a Transport.
+type Options struct {
+	// Ledger records every guarded write; required. A ledger that can
+	// say it cannot vouch for the past (*store.Opened, through
+	// CannotVouch) is asked; otherwise LedgerNew says it.
+	Ledger ledger.Ledger
+	// LedgerNew tells the engine that the ledger was just created and an
+	// earlier one may have been lost, so no "never attempted" is trusted.
+	LedgerNew bool
+	// TokenSource authenticates the engine's own reads and writes when
+	// go-github's requests carry no Authorization header because the base
+	// transport adds it (oauth2.Transport, ghinstallation): give the same
+	// source the base uses. Requests that carry "Bearer T" or "token T"
+	// (go-github's WithAuthToken) need none.
+	TokenSource oauth2.TokenSource
+	// TrustedAuthors are logins whose artifacts count as ours besides the
+	// token's own (e.g. "my-app[bot]").
+	TrustedAuthors []string
+	// NoTask is what happens to a write of a guarded kind whose context
+	// carries no task (see WithStep): Pass (default) or Refuse.
+	NoTask Policy
+	// Unknown is what happens to a write the Transport cannot guard whose
+	// context carries a task: Pass (default) or Refuse.
+	Unknown Policy
+	// Wait is how long a write waits for another process holding the same
+	// key (default 30s); Settle how long after a crashed attempt's last
+	// ledger write the engine waits before looking (default 2s).
+	Wait, Settle time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Logf, if set, is told of the engine's waits and progress.
+	Logf func(format string, args ...any)
+}
+
+// Transport guards go-github's writes; see the package documentation. It is
+// safe for concurrent use.
+type Transport struct {
+	base http.RoundTripper
+	opts Options
+	// byAuth holds one engine per API root and credential (keyed by a
+	// hash, never the credential): each identity decides for itself what
+	// is "ours".
+	mu     sync.Mutex
+	byAuth map[string]*engine
+}
+
+// engine is the engine and GitHub client for one API root and identity.
+type engine struct {
+	gh  *ghcheck.Client
+	eng *reconcile.Engine
+}
+
+var _ http.RoundTripper = (*Transport)(nil)
+
+// New returns a Transport that guards writes and sends everything through
+// base (http.DefaultTransport when nil).
+func New(base http.RoundTripper, opts Options) (*Transport, error) {
+	if opts.Ledger == nil {
+		return nil, errors.New("create guard: no ledger: set Options.Ledger")
+	}
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if v, ok := opts.Ledger.(interface{ CannotVouch() bool }); ok && v.CannotVouch() {
+		opts.LedgerNew = true
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Transport{base: base, opts: opts, byAuth: map[string]*engine{}}, nil
+}
+
+type stepKey struct{}
+
+type step struct{ task, step string }
+
+// WithStep returns ctx carrying the task and step that key the writes made
+// with it. An empty step means the kind's default, as the CLI verb's
+// ("pr-create", "issue-create", "issue-comment", "branch-create",
+// "file-put"): two writes of one kind in one task need their own steps.
+// The task names the work (an issue, a job), never a time or a random
+// value: a rerun must carry the same one.
+func WithStep(ctx context.Context, task, stepName string) context.Context {
+	return context.WithValue(ctx, stepKey{}, step{task: task, step: stepName})
+}
+
+// StepFrom returns the task and step ctx carries; ok is false without a task.
+func StepFrom(ctx context.Context) (task, stepName string, ok bool) {
+	s, _ := ctx.Value(stepKey{}).(step)
+	return s.task, s.step, strings.TrimSpace(s.task) != ""
+}
+
+// UnguardedError is the error of a write refused by Options.NoTask or
+// Options.Unknown: nothing was sent.
+type UnguardedError struct {
+	Method, Path string
+	Why          string
+}
+
+func (e *UnguardedError) Error() string {
+	return fmt.Sprintf("guard %s %s: %s; nothing was sent", e.Method, e.Path, e.Why)
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return t.base.RoundTrip(req)
+	}
+	task, stepName, hasTask := StepFrom(req.Context())
+	w, why := parseWrite(req)
+	switch {
+	case w == nil && !hasTask:
+		return t.base.RoundTrip(req)
+	case w == nil:
+		return t.other(req, why)
+	case !hasTask:
+		if t.opts.NoTask == Refuse {
+			return nil, t.refuse(req, "the request's context carries no task: wrap it with guard.WithStep(ctx, task, step)")
+		}
+		return t.base.RoundTrip(req)
+	}
+	a, body, err := w.action(req, task, stepName)
+	if err != nil {
+		var nf *notGuarded
+		if errors.As(err, &nf) {
+			return t.other(restoreBody(req, body), nf.why)
+		}
+		return nil, fmt.Errorf("guard %s %s: %w", req.Method, req.URL.Path, err)
+	}
+	return t.guard(req, w, a)
+}
+
+// other handles a write with a task that the Transport cannot guard.
+func (t *Transport) other(req *http.Request, why string) (*http.Response, error) {
+	if t.opts.Unknown == Refuse {
+		return nil, t.refuse(req, why)
+	}
+	return t.base.RoundTrip(req)
+}
+
+func (t *Transport) refuse(req *http.Request, why string) error {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	return &UnguardedError{Method: req.Method, Path: req.URL.Path, Why: why}
+}
+
+// engineFor returns the engine for the API root and credential of req.
+func (t *Transport) engineFor(req *http.Request, root string) (*engine, error) {
+	auth := req.Header.Get("Authorization")
+	h := sha256.Sum256([]byte(root + "\x00" + auth))
+	id := hex.EncodeToString(h[:])
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e, ok := t.byAuth[id]; ok {
+		return e, nil
+	}
+	opts := ghcheck.Options{
+		BaseURL:        root,
+		TrustedAuthors: t.opts.TrustedAuthors,
+		UserAgent:      "ghonce-guard",
+		Logf:           t.opts.Logf,
+		HTTPClient:     &http.Client{Transport: noCache{t.base}},
+	}
+	if tok, ok := bearer(auth); ok {
+		opts.Token = tok
+	} else if t.opts.TokenSource != nil {
+		opts.TokenSource = t.opts.TokenSource
+	} else {
+		return nil, errors.New("the request carries no token (Authorization: Bearer or token) and Options.TokenSource is nil: give the guard the token source its base transport authenticates with")
+	}
+	gh, err := ghcheck.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Token != "" {
+		gh.UseLoginCache(reconcile.LoginCache(t.opts.Ledger))
+	}
+	e := &engine{gh: gh, eng: reconcile.New(reconcile.Config{
+		Ledger: t.opts.Ledger, GitHub: gh, LedgerNew: t.opts.LedgerNew,
+		Wait: t.opts.Wait, Settle: t.opts.Settle, Now: t.opts.Now, Logf: t.opts.Logf,
+	})}
+	t.byAuth[id] = e
+	return e, nil
+}
+
+// bearer returns the token of an Authorization header go-github's
+// WithAuthToken (Bearer) or an older client (token) set.
+func bearer(auth string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(auth), " ")
+	if !ok || tok == "" || !(strings.EqualFold(scheme, "bearer") || strings.EqualFold(scheme, "token")) {
+		return "", false
+	}
+	return strings.TrimSpace(tok), true
+}
+
+// noCache marks every request the engine makes so that no HTTP cache in
+// the base answers it from a stored copy: GitHub sends "private,
+// max-age=60", and a look-up answered from a listing older than the write
+// it looks for would call the artifact absent. It also hands GitHub's
+// answer to the create a guarded write waits for to its capture.
+type noCache struct{ base http.RoundTripper }
+
+func (n noCache) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	r.Header.Set("Cache-Control", "no-cache")
+	r.Header.Set("Pragma", "no-cache")
+	resp, err := n.base.RoundTrip(r)
+	if c, ok := req.Context().Value(captureKey{}).(*capture); ok && err == nil {
+		c.observe(r, resp)
+	}
+	return resp, err
+}

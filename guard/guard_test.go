@@ -1,0 +1,297 @@
+package guard_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/guard"
+	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/sqlite"
+)
+
+func mustURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+// The kill story, for every kind the guard knows, through real processes:
+// a bot (this test binary, re-run as the agent) makes its write through a
+// plain github.NewClient(&http.Client{Transport: guard}) and is killed with
+// SIGKILL the moment GitHub has committed it, before the answer reaches it.
+// Rerun with reworded text, it gets the same artifact back (outcome found),
+// and GitHub holds one; run once more, the ledger answers (skipped).
+func TestKillAfterCommitRerunMakesOne(t *testing.T) {
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			runner := harness.NewRunner(w.fake)
+			path := ledgerIn(t)
+			run := func(j job, killOn func(*fixtures.Commit) bool) harness.Outcome {
+				t.Helper()
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				defer cancel()
+				o, err := runner.Run(ctx, os.Args[0], nil, agentEnv(w, path, j), killOn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(o.Stdout+o.Stderr, token) {
+					t.Fatalf("the token appears in the agent's output:\n%s\n%s", o.Stdout, o.Stderr)
+				}
+				return o
+			}
+			o := run(w.job(kind, "first wording"), func(c *fixtures.Commit) bool { return c.Kind == commitKind[kind] })
+			if !o.Killed {
+				t.Fatalf("agent not killed at the %s commit: exit %d\n%s%s", kind, o.Exit, o.Stdout, o.Stderr)
+			}
+			if n := len(ours(w.fake, w.job(kind, ""))); n != 1 {
+				t.Fatalf("after the kill GitHub holds %d of our %s, want 1 (the write committed)", n, kind)
+			}
+			for _, want := range []string{"found", "skipped"} {
+				o = run(w.job(kind, "reworded after the crash"), nil)
+				if o.Exit != 0 {
+					t.Fatalf("rerun: exit %d\n%s%s", o.Exit, o.Stdout, o.Stderr)
+				}
+				var g got
+				if err := json.Unmarshal([]byte(o.Stdout), &g); err != nil {
+					t.Fatalf("rerun output %q: %v", o.Stdout, err)
+				}
+				mine := ours(w.fake, w.job(kind, ""))
+				if len(mine) != 1 {
+					t.Fatalf("rerun: GitHub holds %d of our %s, want 1", len(mine), kind)
+				}
+				if g.Outcome != want || g.Status != http.StatusCreated || g.URL == "" {
+					t.Fatalf("rerun: outcome %q status %d url %q, want %s, 201 and a URL", g.Outcome, g.Status, g.URL, want)
+				}
+				switch m := mine[0]; {
+				case m.Number != 0 && m.Number != g.Number, m.ID != 0 && m.ID != g.ID, m.SHA != "" && m.SHA != g.SHA:
+					t.Fatalf("rerun: go-github got %+v, GitHub holds %+v", g, m)
+				}
+			}
+		})
+	}
+}
+
+// What go-github receives for an artifact an earlier attempt made decodes
+// into its own type with the number (or id, or SHA) and URL GitHub gives
+// that artifact; for one it creates, GitHub's own answer to the create.
+func TestFoundArtifactDecodesIntoGoGithubTypes(t *testing.T) {
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			w := newWorld(t)
+			path := ledgerIn(t)
+			// The first attempt's answer is lost after GitHub stored the write.
+			w.fake.Inject(fixtures.Fault{Kind: fixtures.DropAfterCommit, Match: func(r *http.Request) bool {
+				return r.Method != http.MethodGet && !strings.Contains(r.URL.Path, "/labels")
+			}})
+			if _, err := send(context.Background(), w.client(t, path, nil), w.job(kind, "first")); err == nil {
+				t.Fatal("first attempt: want the lost answer as an error")
+			}
+			g, err := send(context.Background(), w.client(t, path, nil), w.job(kind, "second"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain := github.NewClient(nil).WithAuthToken(token)
+			plain.BaseURL = mustURL(w.fake.URL())
+			ctx := context.Background()
+			var want got
+			switch kind {
+			case "pr":
+				pr, _, err := plain.PullRequests.Get(ctx, owner, name, ours(w.fake, w.job(kind, ""))[0].Number)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = got{Number: pr.GetNumber(), URL: pr.GetHTMLURL()}
+			case "issue":
+				is, _, err := plain.Issues.Get(ctx, owner, name, ours(w.fake, w.job(kind, ""))[0].Number)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = got{Number: is.GetNumber(), URL: is.GetHTMLURL()}
+			case "comment":
+				c, _, err := plain.Issues.GetComment(ctx, owner, name, ours(w.fake, w.job(kind, ""))[0].ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = got{ID: c.GetID(), URL: c.GetHTMLURL()}
+			case "branch":
+				r, _, err := plain.Git.GetRef(ctx, owner, name, "heads/release-prep")
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = got{SHA: r.GetObject().GetSHA(), URL: r.GetURL()}
+			case "file":
+				fc, _, _, err := plain.Repositories.GetContents(ctx, owner, name, "docs/CHANGELOG.md", &github.RepositoryContentGetOptions{Ref: "main"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = got{SHA: fc.GetSHA(), URL: fc.GetHTMLURL()}
+			}
+			want.Outcome, want.Status = "found", http.StatusCreated
+			if g != want {
+				t.Fatalf("go-github decoded %+v, want %+v", g, want)
+			}
+			if n := len(ours(w.fake, w.job(kind, ""))); n != 1 {
+				t.Fatalf("GitHub holds %d of our %s, want 1", n, kind)
+			}
+		})
+	}
+}
+
+// A write the guard creates gets GitHub's own answer to its create.
+func TestCreatedGetsGitHubsAnswer(t *testing.T) {
+	w := newWorld(t)
+	g, err := send(context.Background(), w.client(t, ledgerIn(t), nil), w.job("pr", "body"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Outcome != "created" || g.Status != http.StatusCreated || g.Number != ours(w.fake, w.job("pr", ""))[0].Number {
+		t.Fatalf("got %+v", g)
+	}
+}
+
+// Writes the guard does not know, writes with a field their kind cannot
+// carry and writes without a task pass through unguarded by default, and
+// are refused, with nothing sent, when the options say so.
+func TestUnguardedWrites(t *testing.T) {
+	ctx := context.Background()
+	edit := func(gh *github.Client, ctx context.Context) error {
+		_, _, err := gh.Issues.Edit(ctx, owner, name, 1, &github.IssueRequest{Title: github.String("renamed")})
+		return err
+	}
+	assign := func(gh *github.Client, ctx context.Context) error {
+		_, _, err := gh.Issues.Create(ctx, owner, name, &github.IssueRequest{Title: github.String("t"), Assignees: &[]string{login}})
+		return err
+	}
+	create := func(gh *github.Client, ctx context.Context) error {
+		_, _, err := gh.Issues.Create(ctx, owner, name, &github.IssueRequest{Title: github.String("t"), Body: github.String("b")})
+		return err
+	}
+	tagged := guard.WithStep(ctx, "ISSUE-42", "")
+	for _, tc := range []struct {
+		name   string
+		opts   guard.Options
+		ctx    context.Context
+		write  func(*github.Client, context.Context) error
+		refuse bool
+	}{
+		{"unknown write, task, pass", guard.Options{}, tagged, edit, false},
+		{"unknown write, task, refuse", guard.Options{Unknown: guard.Refuse}, tagged, edit, true},
+		{"unknown write, no task, refuse-unknown", guard.Options{Unknown: guard.Refuse}, ctx, edit, false},
+		{"assignees, task, pass", guard.Options{}, tagged, assign, false},
+		{"assignees, task, refuse", guard.Options{Unknown: guard.Refuse}, tagged, assign, true},
+		{"known write, no task, pass", guard.Options{}, ctx, create, false},
+		{"known write, no task, refuse", guard.Options{NoTask: guard.Refuse}, ctx, create, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			l, err := sqlite.Open(ctx, ledgerIn(t), sqlite.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			tc.opts.Ledger = l
+			tr, err := guard.New(nil, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := len(w.fake.Requests())
+			err = tc.write(w.gh(tr), tc.ctx)
+			sent := len(w.fake.Requests()) - before
+			var ue *guard.UnguardedError
+			switch {
+			case tc.refuse && !errors.As(err, &ue):
+				t.Fatalf("want an *UnguardedError, got %v", err)
+			case tc.refuse && sent != 0:
+				t.Fatalf("refused, yet %d requests reached GitHub", sent)
+			case !tc.refuse && err != nil:
+				t.Fatalf("want it passed through, got %v", err)
+			case !tc.refuse && sent != 1:
+				t.Fatalf("passed through as %d requests, want exactly the caller's one", sent)
+			}
+			if es, _ := l.List(ctx, ledger.ListParams{}); len(es) != 0 {
+				t.Fatalf("an unguarded write left %d ledger entries", len(es))
+			}
+		})
+	}
+}
+
+// cache is what an HTTP cache below the guard does with GitHub's
+// "Cache-Control: private, max-age=60": it answers a repeated GET from its
+// copy for a minute, unless the request says no-cache.
+type cache struct {
+	base http.RoundTripper
+	mu   sync.Mutex
+	kept map[string][]byte
+	hits int
+}
+
+func (c *cache) RoundTrip(r *http.Request) (*http.Response, error) {
+	k := r.URL.String() + "\x00" + r.Header.Get("Authorization")
+	if r.Method == http.MethodGet && !strings.Contains(r.Header.Get("Cache-Control"), "no-cache") {
+		c.mu.Lock()
+		b, ok := c.kept[k]
+		if ok {
+			c.hits++
+		}
+		c.mu.Unlock()
+		if ok {
+			return &http.Response{StatusCode: 200, Status: "200 OK", Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(string(b))), Request: r}, nil
+		}
+	}
+	resp, err := c.base.RoundTrip(r)
+	if err != nil || r.Method != http.MethodGet || resp.StatusCode != 200 {
+		return resp, err
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.kept[k] = b
+	c.mu.Unlock()
+	resp.Body = io.NopCloser(strings.NewReader(string(b)))
+	return resp, nil
+}
+
+// A cache below the guard never answers the guard's own look-ups: after a
+// create whose answer was lost, the rerun's look-ups (the same URLs as the
+// first attempt's, which found nothing) reach GitHub and find the issue.
+func TestCacheBelowNeverAnswersLookups(t *testing.T) {
+	w := newWorld(t)
+	c := &cache{base: http.DefaultTransport, kept: map[string][]byte{}}
+	path := ledgerIn(t)
+	w.fake.Inject(fixtures.Fault{Kind: fixtures.DropAfterCommit, Match: func(r *http.Request) bool {
+		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/issues")
+	}})
+	if _, err := send(context.Background(), w.client(t, path, c), w.job("issue", "first")); err == nil {
+		t.Fatal("first attempt: want the lost answer as an error")
+	}
+	g, err := send(context.Background(), w.client(t, path, c), w.job("issue", "second"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ours(w.fake, w.job("issue", ""))); n != 1 || g.Outcome != "found" {
+		t.Fatalf("GitHub holds %d of our issues (outcome %q), want 1 found", n, g.Outcome)
+	}
+	if c.hits != 0 {
+		t.Fatalf("the cache answered %d of the guard's requests", c.hits)
+	}
+}
