@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/ghonce/ghonce/internal/cli"
@@ -13,7 +14,12 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], cli.System())
+	var code int
+	if filepath.Base(os.Args[0]) == "gh" { // invoked through `ghonce shim DIR`
+		code = cli.GhMain(ctx, os.Args, cli.System())
+	} else {
+		code = cli.Main(ctx, os.Args[1:], cli.System())
+	}
 	stop()
 	os.Exit(code)
 }

@@ -179,7 +179,7 @@ Environment:
 	root.AddCommand(
 		newCmdPR(f), newCmdIssue(f), newCmdBranch(f), newCmdFile(f), newCmdExec(f, nil),
 		newCmdInit(f, nil), newCmdReconcile(f, nil), newCmdResolve(f, nil), newCmdStatus(f, nil), newCmdKey(f, nil), newCmdDemo(f, nil),
-		newCmdMCP(f, nil), newCmdVersion(f), newCmdLabels(f), newCmdAudit(f, nil),
+		newCmdMCP(f, nil), newCmdVersion(f), newCmdLabels(f), newCmdAudit(f, nil), newCmdShim(f),
 	)
 	// Each verb's help lists only the shared flags it reads. The others
 	// are still accepted, hidden, so a wrapper that passes --repo to every
@@ -251,6 +251,7 @@ var verbFlags = map[string]sharedFlags{
 	"mcp":           flagLedger | flagRepo | flagTask | flagWait | flagSettle | flagsGitHub | flagTrustLedger,
 	"audit":         flagLedger | flagRepo | flagJSON | flagWait | flagSettle | flagsGitHub,
 	"demo":          0,
+	"shim":          0,
 	"version":       flagJSON,
 
 	// Off the hot path: key labels' description (docs/design/wire.md).

@@ -1,0 +1,292 @@
+package main_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/harness"
+)
+
+// ghWorld is a world with ghonce installed as gh (`ghonce shim DIR`) in
+// front of a stub gh that records what it is given, and a git checkout of
+// the repository on branch fix-42 whose origin is github.com's.
+type ghWorld struct {
+	*world
+	shim, stub, log, checkout string
+}
+
+// stubGh records its argv (NUL-separated, $0 first), standard input and
+// $GH_PROBE, prints a line on each stream and exits 7.
+const stubGh = `#!/bin/sh
+printf '%s\0' "$0" "$@" > "$GH_STUB_LOG.argv"
+cat > "$GH_STUB_LOG.stdin"
+printf '%s' "$GH_PROBE" > "$GH_STUB_LOG.env"
+echo "stub out"
+echo "stub err" >&2
+exit 7
+`
+
+func newGhWorld(t *testing.T) *ghWorld {
+	t.Helper()
+	w := &ghWorld{world: newWorld(t)}
+	w.push("fix-42")
+	w.shim = filepath.Join(w.dir, "shim")
+	o := w.exec(nil, nil, "shim", w.shim)
+	wantExit(t, o, 0, "ghonce shim")
+	if want := "export PATH=" + w.shim + ":\"$PATH\"\n"; o.Stdout != want {
+		t.Fatalf("ghonce shim printed %q, want %q", o.Stdout, want)
+	}
+	w.stub = filepath.Join(w.dir, "stub")
+	if err := os.MkdirAll(w.stub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.stub, "gh"), []byte(stubGh), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.log = filepath.Join(w.dir, "stub-log")
+	w.checkout = filepath.Join(w.dir, "checkout")
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "fix-42", w.checkout},
+		{"-C", w.checkout, "remote", "add", "origin", "https://github.com/" + repo + ".git"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return w
+}
+
+// ghEnv is the agent's environment: the shim first on PATH, the stub
+// after it, a task, the checkout (by GIT_DIR: the harness runs in the test's
+// directory), and extra.
+func (w *ghWorld) ghEnv(extra ...string) []string {
+	path := w.shim + ":" + w.stub + ":" + os.Getenv("PATH")
+	return slices.Concat(w.env, []string{
+		"PATH=" + path, "GHONCE_TASK=ISSUE-42", "GHONCE_LEDGER=" + w.ledger,
+		"GIT_DIR=" + filepath.Join(w.checkout, ".git"), "GIT_CONFIG_NOSYSTEM=1",
+		"GH_STUB_LOG=" + w.log,
+	}, extra)
+}
+
+// gh runs the shim as the agent would, `gh args...`.
+func (w *ghWorld) gh(killOn func(*fixtures.Commit) bool, env []string, args ...string) harness.Outcome {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o, err := w.runner.Run(ctx, filepath.Join(w.shim, "gh"), args, env, killOn)
+	recordOutput(w.t, append([]string{"gh"}, args...), o.Stdout, o.Stderr)
+	if err != nil {
+		w.t.Fatalf("gh %s: %v", strings.Join(args, " "), err)
+	}
+	return o
+}
+
+// The evidence of issue 20 for the shim: each guarded gh command, killed
+// right after GitHub committed it, rerun with reworded text, leaves one
+// artifact, and the rerun prints its URL on stdout as gh does (the URL and
+// a newline, nothing else); the key is the CLI's for the same task.
+func TestGhShimKilledAfterCommitRerunMakesOne(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		kill        fixtures.CommitKind
+		first, then func(w *ghWorld) []string
+		step, kind  string
+		target      func(w *ghWorld) string
+		urls        func(w *ghWorld) []string // our artifacts' URLs on the fake
+	}{
+		{
+			name: "pr create", kill: fixtures.KindPull, step: "pr-create", kind: "pr",
+			first: func(*ghWorld) []string {
+				return []string{"pr", "create", "--title", "Fix #42", "--body", "Generated fix."}
+			},
+			then: func(*ghWorld) []string {
+				return []string{"pr", "create", "-t", "Fix #42, again", "-b", "Reworded after the crash."}
+			},
+			target: func(*ghWorld) string { return "main" },
+			urls: func(w *ghWorld) []string {
+				var out []string
+				for _, p := range w.fake.PullRequests(owner, name) {
+					if p.Author == login {
+						out = append(out, w.fake.WebURL()+repo+"/pull/"+strconv.Itoa(p.Number))
+					}
+				}
+				return out
+			},
+		},
+		{
+			name: "issue create", kill: fixtures.KindIssue, step: "issue-create", kind: "issue",
+			first: func(*ghWorld) []string {
+				return []string{"issue", "create", "--title", "Flaky test", "--body", "Seen twice."}
+			},
+			then:   func(*ghWorld) []string { return []string{"issue", "create", "-t", "Flaky test (retry)", "-F", "-"} },
+			target: func(*ghWorld) string { return "" },
+			urls: func(w *ghWorld) []string {
+				var out []string
+				for _, is := range w.fake.Issues(owner, name) {
+					if is.Author == login {
+						out = append(out, w.fake.WebURL()+repo+"/issues/"+strconv.Itoa(is.Number))
+					}
+				}
+				return out
+			},
+		},
+		{
+			name: "issue comment", kill: fixtures.KindComment, step: "issue-comment", kind: "comment",
+			first: func(w *ghWorld) []string {
+				w.number = w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes"})
+				return []string{"issue", "comment", strconv.Itoa(w.number), "--body", "Opened a fix."}
+			},
+			then: func(w *ghWorld) []string {
+				return []string{"issue", "comment", w.fake.WebURL() + repo + "/issues/" + strconv.Itoa(w.number), "-b", "Reworded."}
+			},
+			target: func(w *ghWorld) string { return strconv.Itoa(w.number) },
+			urls: func(w *ghWorld) []string {
+				var out []string
+				for _, c := range w.fake.Comments(owner, name, w.number) {
+					if c.Author == login {
+						out = append(out, w.fake.WebURL()+repo+"/issues/"+strconv.Itoa(w.number)+"#issuecomment-"+strconv.FormatInt(c.ID, 10))
+					}
+				}
+				return out
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newGhWorld(t)
+			o := w.gh(func(c *fixtures.Commit) bool { return c.Kind == tc.kill }, w.ghEnv(), tc.first(w)...)
+			if !o.Killed {
+				t.Fatalf("gh %s: want it killed at the %s commit, got exit %d\nstdout: %s\nstderr: %s", tc.name, tc.kill, o.Exit, o.Stdout, o.Stderr)
+			}
+			args := tc.then(w)
+			env := w.ghEnv()
+			var o2 harness.Outcome
+			if slices.Contains(args, "-") {
+				o2 = w.ghStdin(env, "Reworded, from standard input.\n", args...)
+			} else {
+				o2 = w.gh(nil, env, args...)
+			}
+			wantExit(t, o2, 0, "rerun gh "+strings.Join(args, " "))
+			urls := tc.urls(w)
+			if len(urls) != 1 {
+				t.Fatalf("GitHub holds %d of ours after the rerun, want 1: %v", len(urls), urls)
+			}
+			if o2.Stdout != urls[0]+"\n" {
+				t.Fatalf("rerun stdout %q, want the URL as gh prints it, %q", o2.Stdout, urls[0]+"\n")
+			}
+			if !strings.Contains(o2.Stderr, "found") {
+				t.Fatalf("rerun stderr does not say it found the first one:\n%s", o2.Stderr)
+			}
+			key := w.key("ISSUE-42", tc.step, tc.kind, tc.target(w))
+			if e, ok := w.status()[key]; !ok || e.Status != "done" {
+				t.Fatalf("the ledger has no done entry under the CLI's key %s: %+v", key, w.status())
+			}
+			if _, err := os.Stat(w.log + ".argv"); err == nil {
+				t.Fatal("the real gh was run for a guarded command")
+			}
+		})
+	}
+}
+
+// ghStdin is gh with stdin.
+func (w *ghWorld) ghStdin(env []string, stdin string, args ...string) harness.Outcome {
+	w.t.Helper()
+	cmd := exec.Command(filepath.Join(w.shim, "gh"), args...)
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	o := harness.Outcome{Stdout: out.String(), Stderr: errb.String(), Exit: cmd.ProcessState.ExitCode()}
+	recordOutput(w.t, append([]string{"gh"}, args...), o.Stdout, o.Stderr)
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		w.t.Fatal(err)
+	}
+	return o
+}
+
+// Every command line the shim does not guard reaches the next gh on PATH
+// verbatim: its arguments, standard input, environment, streams and exit
+// code.
+func TestGhShimHandsEverythingElseToTheRealGh(t *testing.T) {
+	w := newGhWorld(t)
+	for _, args := range [][]string{
+		{"pr", "list", "--state", "all"},
+		{"api", "repos/octo-org/hello-world/pulls", "-X", "POST", "-f", "title=with spaces and 'quotes'"},
+		{"auth", "status"},
+		{"--version"},
+		{},
+		{"pr", "create", "--help"},
+		{"pr", "create", "--web"},
+		{"issue", "comment", "1", "--edit-last", "-b", "x"},
+		{"issue", "list", "--search", "ünïcödé \"x\""},
+		{"repo", "clone", "--", "pr", "create"},
+	} {
+		os.Remove(w.log + ".argv")
+		o := w.ghStdin(w.ghEnv("GH_PROBE=probe value"), "stdin for gh\n", args...)
+		if o.Exit != 7 || o.Stdout != "stub out\n" || o.Stderr != "stub err\n" {
+			t.Fatalf("gh %q: exit %d stdout %q stderr %q, want the stub's 7, \"stub out\", \"stub err\"", args, o.Exit, o.Stdout, o.Stderr)
+		}
+		b, err := os.ReadFile(w.log + ".argv")
+		if err != nil {
+			t.Fatalf("gh %q: the stub was not run: %v", args, err)
+		}
+		got := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+		if !slices.Equal(got[1:], args) && !(len(args) == 0 && len(got) == 1) {
+			t.Fatalf("the stub got argv %q, want %q", got[1:], args)
+		}
+		for file, want := range map[string]string{".stdin": "stdin for gh\n", ".env": "probe value"} {
+			if b, _ := os.ReadFile(w.log + file); string(b) != want {
+				t.Fatalf("gh %q: the stub's %s is %q, want %q", args, file, b, want)
+			}
+		}
+	}
+	if writes, _ := w.counts(); writes != 0 {
+		t.Fatalf("GitHub saw %d writes; the stub should have had every command", writes)
+	}
+}
+
+// The shim's refusals: each says what to do, exits as gh would, creates
+// nothing and runs no real gh.
+func TestGhShimRefusals(t *testing.T) {
+	w := newGhWorld(t)
+	noStub := slices.Concat(w.envWithout([]string{"PATH"}), []string{"PATH=" + w.shim + ":" + os.Getenv("PATH"), "GIT_DIR=" + filepath.Join(w.checkout, ".git")})
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+		exit int
+		says string
+	}{
+		{"no task", w.envWithout([]string{"GHONCE_TASK"}, "PATH="+w.shim+":"+w.stub+":"+os.Getenv("PATH"), "GIT_DIR="+filepath.Join(w.checkout, ".git"), "GH_STUB_LOG="+w.log, "GHONCE_LEDGER="+w.ledger),
+			[]string{"pr", "create", "-t", "x", "-b", "y"}, 1, "GHONCE_TASK"},
+		{"editor", w.ghEnv(), []string{"pr", "create", "-e"}, 1, "-e/--editor"},
+		{"reviewer", w.ghEnv(), []string{"pr", "create", "-t", "x", "-b", "y", "-r", "octocat"}, 1, "--add-reviewer"},
+		{"no token", slices.Concat(w.ghEnv(), []string{"GH_TOKEN=", "GHONCE_GH=/nonexistent/gh"}), []string{"issue", "create", "-t", "x", "-b", "y"}, 4, "GH_TOKEN"},
+		{"no token, ghonce codes", slices.Concat(w.ghEnv(), []string{"GH_TOKEN=", "GHONCE_GH=/nonexistent/gh", "GHONCE_EXIT_CODES=ghonce"}), []string{"issue", "create", "-t", "x", "-b", "y"}, 2, "GH_TOKEN"},
+		{"no real gh", noStub, []string{"pr", "list"}, 1, "no real gh was found"},
+		{"comment without a number", w.ghEnv(), []string{"pr", "comment", "-b", "x"}, 1, "number or URL"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(w.log + ".argv")
+			o := w.ghStdin(tc.env, "", tc.args...)
+			if o.Exit != tc.exit || !strings.Contains(o.Stderr, tc.says) || o.Stdout != "" {
+				t.Fatalf("gh %q: exit %d (want %d), stdout %q, stderr %q (want it to mention %q)", tc.args, o.Exit, tc.exit, o.Stdout, o.Stderr, tc.says)
+			}
+			if _, err := os.Stat(w.log + ".argv"); err == nil {
+				t.Fatal("the real gh was run")
+			}
+		})
+	}
+	if writes, _ := w.counts(); writes != 0 {
+		t.Fatalf("GitHub saw %d writes", writes)
+	}
+}

@@ -1,0 +1,304 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/failure"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// ghExitHelp documents how the shim exits (see GhMain).
+const ghExitHelp = `Exit codes as gh: 0 success (created, found or skipped), 4 authentication
+required (no token), 1 anything else, including a create ghonce could not
+confirm (rerun the same command) and another process holding the same key.
+With GHONCE_EXIT_CODES=ghonce: ghonce's own codes (2 usage or no token,
+3 unconfirmed, 4 in progress elsewhere).`
+
+// GhMain runs ghonce invoked as gh (argv[0]'s base name). It guards the
+// command lines that create: gh pr create, gh issue create, gh issue
+// comment and gh pr comment, with gh's flags, environment and inference,
+// keyed as `ghonce pr create --task $GHONCE_TASK` would be. Every other
+// command line is handed, verbatim, to the real gh (see realGh); so are
+// the guarded verbs' --help, --web, --dry-run and --edit-last forms,
+// which create nothing. It returns the exit code (ghExitHelp).
+func GhMain(ctx context.Context, argv []string, sys IO) int {
+	args := argv[1:]
+	verb, ok := guardedGh(args)
+	if !ok {
+		return handOff(argv, sys)
+	}
+	code, err := ghRun(ctx, verb, args[2:], argv[0], sys)
+	if err == nil {
+		return code
+	}
+	fail := failure.Describe(err, verb)
+	fmt.Fprintln(sys.Err, "ghonce: "+fail.Error.Message)
+	if fail.Key != "" && !strings.Contains(fail.Error.Message, fail.Key) {
+		fmt.Fprintln(sys.Err, "ghonce: key "+fail.Key)
+	}
+	annotateForActions(sys, fail.ExitCode, err)
+	return ghExit(sys.Getenv, fail)
+}
+
+// ghExit maps a failure to gh's exit codes, or ghonce's with
+// GHONCE_EXIT_CODES=ghonce.
+func ghExit(getenv func(string) string, fail failure.Failure) int {
+	if getenv("GHONCE_EXIT_CODES") == "ghonce" {
+		return fail.ExitCode
+	}
+	if fail.Error.Kind == failure.Credentials {
+		return 4 // gh: authentication required
+	}
+	return 1
+}
+
+// guardedGh returns the verb ("pr create", ...) if args is a command line
+// the shim guards.
+func guardedGh(args []string) (string, bool) {
+	if len(args) < 2 {
+		return "", false
+	}
+	verb := args[0] + " " + args[1]
+	switch verb {
+	case "pr create", "issue create", "issue comment", "pr comment":
+	default:
+		return "", false
+	}
+	for _, a := range args[2:] {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(a, "=")
+		switch name {
+		// They create nothing (help, a browser, a preview) or edit rather
+		// than create: the real gh does them.
+		case "-h", "--help", "-w", "--web", "--dry-run", "--edit-last", "--delete-last":
+			return "", false
+		}
+	}
+	return verb, true
+}
+
+// ghFlags is what the shim reads of a guarded command line: gh's own flags.
+type ghFlags struct {
+	title, body, bodyFile, base, head, repo string
+	draft, fill, fillFirst, fillVerbose     bool
+	labels                                  []string
+	set                                     func(name string) bool
+}
+
+// refusedGhFlags are gh flags the shim cannot guard; each says why.
+var refusedGhFlags = map[string]string{
+	"editor":             "opens an editor, which a guarded run cannot wait for: pass --title and --body (or --body-file -)",
+	"assignee":           "is not guarded: add assignees after, with `gh issue edit` or `gh pr edit` (they are idempotent)",
+	"reviewer":           "is not guarded: add reviewers after, with `gh pr edit URL --add-reviewer`",
+	"milestone":          "is not guarded: set it after, with `gh pr edit` or `gh issue edit`",
+	"project":            "is not guarded: add it after, with `gh pr edit` or `gh issue edit`",
+	"template":           "is not guarded: pass the text with --body or --body-file",
+	"recover":            "is not guarded: pass --title and --body",
+	"no-maintainer-edit": "is not guarded: change it after, on the pull request",
+	"create-if-none":     "goes with --edit-last, which the real gh runs",
+	"yes":                "goes with --delete-last, which the real gh runs",
+	"body-file-template": "is not guarded",
+}
+
+// parseGh parses args (after the verb) as gh does.
+func parseGh(verb string, args []string) (*ghFlags, []string, error) {
+	fs := pflag.NewFlagSet("gh "+verb, pflag.ContinueOnError)
+	fs.SetOutput(discard{})
+	o := &ghFlags{}
+	fs.StringVarP(&o.body, "body", "b", "", "")
+	fs.StringVarP(&o.bodyFile, "body-file", "F", "", "")
+	fs.StringVarP(&o.repo, "repo", "R", "", "")
+	fs.BoolP("editor", "e", false, "")
+	switch verb {
+	case "pr create":
+		fs.StringVarP(&o.title, "title", "t", "", "")
+		fs.StringVarP(&o.base, "base", "B", "", "")
+		fs.StringVarP(&o.head, "head", "H", "", "")
+		fs.BoolVarP(&o.draft, "draft", "d", false, "")
+		fs.BoolVarP(&o.fill, "fill", "f", false, "")
+		fs.BoolVar(&o.fillFirst, "fill-first", false, "")
+		fs.BoolVar(&o.fillVerbose, "fill-verbose", false, "")
+		fs.StringSliceVarP(&o.labels, "label", "l", nil, "")
+		fs.StringSliceP("assignee", "a", nil, "")
+		fs.StringSliceP("reviewer", "r", nil, "")
+		fs.StringP("milestone", "m", "", "")
+		fs.StringSliceP("project", "p", nil, "")
+		fs.StringP("template", "T", "", "")
+		fs.String("recover", "", "")
+		fs.Bool("no-maintainer-edit", false, "")
+	case "issue create":
+		fs.StringVarP(&o.title, "title", "t", "", "")
+		fs.StringSliceVarP(&o.labels, "label", "l", nil, "")
+		fs.StringSliceP("assignee", "a", nil, "")
+		fs.StringP("milestone", "m", "", "")
+		fs.StringSliceP("project", "p", nil, "")
+		fs.StringP("template", "T", "", "")
+		fs.String("recover", "", "")
+	default: // comments
+		fs.Bool("create-if-none", false, "")
+		fs.Bool("yes", false, "")
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, usage(fmt.Errorf("gh %s: %w", verb, err))
+	}
+	var refused error
+	fs.Visit(func(fl *pflag.Flag) {
+		if why, ok := refusedGhFlags[fl.Name]; ok && refused == nil {
+			name := "--" + fl.Name
+			if fl.Shorthand != "" {
+				name = "-" + fl.Shorthand + "/--" + fl.Name
+			}
+			refused = usagef("gh %s: %s %s; nothing was created", verb, name, why)
+		}
+	})
+	if refused != nil {
+		return nil, nil, refused
+	}
+	o.set = func(name string) bool { return fs.Changed(name) }
+	return o, fs.Args(), nil
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// ghRun runs a guarded verb. It returns 0 or an error.
+func ghRun(ctx context.Context, verb string, args []string, self string, sys IO) (int, error) {
+	o, rest, err := parseGh(verb, args)
+	if err != nil {
+		return 0, err
+	}
+	env, err := newGhEnv(ctx, sys, self)
+	if err != nil {
+		return 0, err
+	}
+	g := &global{errOut: sys.Err}
+	g.addFlags(pflag.NewFlagSet("defaults", pflag.ContinueOnError)) // the flags' defaults
+	g.task = sys.Getenv("GHONCE_TASK")
+	g.step = sys.Getenv("GHONCE_STEP")
+	if _, err := g.taskOrEnv(sys.Getenv); err != nil {
+		return 0, usagef("gh %s is guarded by ghonce and needs a task: set GHONCE_TASK to the id of the work (the issue, the job), the same on every rerun; nothing was created", verb)
+	}
+
+	// The target: gh's -R, a URL argument, GH_REPO, then the git remote.
+	var number int
+	var fromURL string
+	if strings.HasSuffix(verb, "comment") {
+		if len(rest) != 1 {
+			return 0, usagef("gh %s: pass the %s's number or URL (ghonce does not look up the pull request of the current branch)", verb, map[string]string{"pr comment": "pull request", "issue comment": "issue"}[verb])
+		}
+		if number, fromURL, err = parseGhTarget(rest[0]); err != nil {
+			return 0, err
+		}
+	} else if len(rest) > 0 {
+		return 0, usagef("gh %s: unexpected argument %q", verb, rest[0])
+	}
+	repo, err := env.repo(firstOf(o.repo, fromURL))
+	if err != nil {
+		return 0, err
+	}
+	g.repo = repo.String()
+	f := &factory{sys: env.sys, g: g}
+
+	body, err := (&bodyFlags{body: o.body, file: o.bodyFile, set: o.set("body")}).read(sys.In, false)
+	if err != nil {
+		return 0, err
+	}
+	var spec reconcile.Spec
+	switch verb {
+	case "pr create":
+		p := reconcile.PR{Title: o.title, Body: body, Base: o.base, Head: o.head, Draft: o.draft, Labels: o.labels}
+		if p.Head == "" {
+			if p.Head, err = env.head(repo); err != nil {
+				return 0, err
+			}
+		}
+		if p.Base == "" {
+			c, err := f.github(ctx)
+			if err != nil {
+				return 0, err
+			}
+			if p.Base, err = c.DefaultBranch(ctx, repo); err != nil {
+				return 0, err
+			}
+		}
+		if o.fill || o.fillFirst || o.fillVerbose {
+			title, fillBody, err := env.fill(repo, p.Base, p.Head, o.fillFirst, o.fillVerbose)
+			if err != nil {
+				return 0, err
+			}
+			p.Title = firstOf(p.Title, title)
+			if !o.set("body") && o.bodyFile == "" {
+				p.Body = fillBody
+			}
+		}
+		if p.Title == "" || (p.Body == "" && !o.set("body") && !o.fill && !o.fillFirst && !o.fillVerbose) {
+			return 0, usagef("gh pr create: must provide `--title` and `--body` (or `--fill` or `--fill-first` or `--fill-verbose`) when not running interactively")
+		}
+		draft := ""
+		if p.Draft {
+			draft = "draft "
+		}
+		fmt.Fprintf(sys.Err, "\nCreating %spull request for %s into %s in %s\n\n", draft, p.Head, p.Base, repo)
+		spec = p
+	case "issue create":
+		if o.title == "" || (body == "" && !o.set("body")) {
+			return 0, usagef("gh issue create: must provide `--title` and `--body` when not running interactively")
+		}
+		fmt.Fprintf(sys.Err, "\nCreating issue in %s\n\n", repo)
+		spec = reconcile.Issue{Title: o.title, Body: body, Labels: o.labels}
+	default:
+		if body == "" {
+			return 0, usagef("gh %s: the body is empty: pass --body or --body-file", verb)
+		}
+		spec = reconcile.Comment{Number: number, Body: body}
+	}
+	defStep := strings.ReplaceAll(verb, " ", "-")
+	return 0, runAction(ctx, actOptions{f: f, defStep: defStep, needRepo: true, spec: spec})
+}
+
+// parseGhTarget parses a comment's target: a number, or a pull request or
+// issue URL (https://HOST/OWNER/NAME/pull/N), which also names the
+// repository.
+func parseGhTarget(s string) (int, string, error) {
+	if n, err := strconv.Atoi(strings.TrimPrefix(s, "#")); err == nil && n > 0 {
+		return n, "", nil
+	}
+	u, err := url.Parse(s)
+	if err == nil && u.Host != "" {
+		parts := strings.Split(strings.Trim(u.Path, "/"), "/")
+		if len(parts) == 4 && (parts[2] == "pull" || parts[2] == "issues") {
+			if n, err := strconv.Atoi(parts[3]); err == nil && n > 0 {
+				return n, parts[0] + "/" + parts[1], nil
+			}
+		}
+	}
+	return 0, "", usagef("invalid number or URL %q: want e.g. 42 or https://github.com/OWNER/NAME/pull/42", s)
+}
+
+// parseGhRepo parses gh's -R forms: OWNER/NAME, HOST/OWNER/NAME or a URL.
+func parseGhRepo(s string) (ghcheck.Repo, error) {
+	t := strings.TrimSuffix(strings.TrimSuffix(s, "/"), ".git")
+	if u, err := url.Parse(t); err == nil && u.Host != "" {
+		t = strings.Trim(u.Path, "/")
+	} else if parts := strings.Split(t, "/"); len(parts) == 3 {
+		t = parts[1] + "/" + parts[2]
+	}
+	r, err := ghcheck.ParseRepo(t)
+	if err != nil {
+		return r, usage(err)
+	}
+	return r, nil
+}
+
+var errNoRealGh = errors.New("no real gh found")
