@@ -24,8 +24,15 @@ type ghWorld struct {
 }
 
 // stubGh records its argv (NUL-separated, $0 first), standard input and
-// $GH_PROBE, prints a line on each stream and exits 7.
+// $GH_PROBE, prints a line on each stream and exits 7. Asked for
+// `gh auth token --hostname github.com` it prints $GH_STUB_TOKEN, as a
+// logged-in gh prints its stored token, and notes that it was asked.
 const stubGh = `#!/bin/sh
+if [ "$*" = "auth token --hostname github.com" ] && [ -n "$GH_STUB_TOKEN" ]; then
+	touch "$GH_STUB_LOG.auth"
+	echo "$GH_STUB_TOKEN"
+	exit 0
+fi
 printf '%s\0' "$0" "$@" > "$GH_STUB_LOG.argv"
 cat > "$GH_STUB_LOG.stdin"
 printf '%s' "$GH_PROBE" > "$GH_STUB_LOG.env"
@@ -153,6 +160,25 @@ func TestGhShimKilledAfterCommitRerunMakesOne(t *testing.T) {
 				for _, c := range w.fake.Comments(owner, name, w.number) {
 					if c.Author == login {
 						out = append(out, w.fake.WebURL()+repo+"/issues/"+strconv.Itoa(w.number)+"#issuecomment-"+strconv.FormatInt(c.ID, 10))
+					}
+				}
+				return out
+			},
+		},
+		{
+			// No number: the open pull request of the current branch, as gh.
+			name: "pr comment", kill: fixtures.KindComment, step: "pr-comment", kind: "comment",
+			first: func(w *ghWorld) []string {
+				w.number = w.fake.SeedPR(owner, name, login, fixtures.SeedPR{Title: "Fix #42", Head: "fix-42"})
+				return []string{"pr", "comment", "--body", "CI is green."}
+			},
+			then:   func(w *ghWorld) []string { return []string{"pr", "comment", "-b", "CI is green (rerun)."} },
+			target: func(w *ghWorld) string { return strconv.Itoa(w.number) },
+			urls: func(w *ghWorld) []string {
+				var out []string
+				for _, c := range w.fake.Comments(owner, name, w.number) {
+					if c.Author == login {
+						out = append(out, w.fake.WebURL()+repo+"/pull/"+strconv.Itoa(w.number)+"#issuecomment-"+strconv.FormatInt(c.ID, 10))
 					}
 				}
 				return out
@@ -288,5 +314,28 @@ func TestGhShimRefusals(t *testing.T) {
 	}
 	if writes, _ := w.counts(); writes != 0 {
 		t.Fatalf("GitHub saw %d writes", writes)
+	}
+}
+
+// With no token in the environment the shim asks the real gh, as gh's own
+// login would: `gh auth token`.
+func TestGhShimTakesTheRealGhsToken(t *testing.T) {
+	w := newGhWorld(t)
+	o := w.ghStdin(w.ghEnv("GH_TOKEN=", "GH_STUB_TOKEN="+token), "", "issue", "create", "-t", "Flaky test", "-b", "Seen twice.")
+	wantExit(t, o, 0, "gh issue create with gh's stored token")
+	if _, err := os.Stat(w.log + ".auth"); err != nil {
+		t.Fatal("the real gh was not asked for its token")
+	}
+	n := 0
+	for _, is := range w.fake.Issues(owner, name) {
+		if is.Author == login {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("GitHub holds %d issues by %s, want 1", n, login)
+	}
+	if !strings.HasPrefix(o.Stdout, w.fake.WebURL()+repo+"/issues/") {
+		t.Fatalf("stdout %q, want the issue's URL", o.Stdout)
 	}
 }

@@ -193,15 +193,17 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	// The target: gh's -R, a URL argument, GH_REPO, then the git remote.
 	var number int
 	var fromURL string
-	if strings.HasSuffix(verb, "comment") {
-		if len(rest) != 1 {
-			return 0, usagef("gh %s: pass the %s's number or URL (ghonce does not look up the pull request of the current branch)", verb, map[string]string{"pr comment": "pull request", "issue comment": "issue"}[verb])
-		}
+	switch {
+	case strings.HasSuffix(verb, "comment") && len(rest) == 1:
 		if number, fromURL, err = parseGhTarget(rest[0]); err != nil {
 			return 0, err
 		}
-	} else if len(rest) > 0 {
-		return 0, usagef("gh %s: unexpected argument %q", verb, rest[0])
+	case verb == "pr comment" && len(rest) == 0:
+		// The pull request of the current branch, found below.
+	case verb == "issue comment" && len(rest) == 0:
+		return 0, usagef("gh issue comment: pass the issue's number or URL")
+	case len(rest) > 0:
+		return 0, usagef("gh %s: unexpected argument %q", verb, rest[len(rest)-1])
 	}
 	repo, err := env.repo(firstOf(o.repo, fromURL))
 	if err != nil {
@@ -209,6 +211,21 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	}
 	g.repo = repo.String()
 	f := &factory{sys: env.sys, g: g}
+	if verb == "pr comment" && number == 0 {
+		head, err := env.head(repo)
+		if err != nil {
+			return 0, usagef("gh pr comment: pass the pull request's number or URL, or run it on the pull request's branch")
+		}
+		c, err := f.github(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if number, err = c.OpenPRForHead(ctx, repo, head); errors.Is(err, ghcheck.ErrNoOpenPR) {
+			return 0, usagef("gh pr comment: no open pull request found for branch %s: pass its number or URL", head)
+		} else if err != nil {
+			return 0, err
+		}
+	}
 
 	body, err := (&bodyFlags{body: o.body, file: o.bodyFile, set: o.set("body")}).read(sys.In, false)
 	if err != nil {
@@ -301,4 +318,5 @@ func parseGhRepo(s string) (ghcheck.Repo, error) {
 	return r, nil
 }
 
+// errNoRealGh is realGh's error when no gh follows the shim on PATH.
 var errNoRealGh = errors.New("no real gh found")

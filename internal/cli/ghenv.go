@@ -175,7 +175,7 @@ func (e *ghEnv) head(base ghcheck.Repo) (string, error) {
 	out, err := e.git("symbolic-ref", "--quiet", "--short", "HEAD")
 	branch := strings.TrimSpace(out)
 	if err != nil || branch == "" {
-		return "", usagef("gh pr create: no head: not on a branch of a git checkout; pass --head BRANCH")
+		return "", usagef("no head: not on a branch of a git checkout; pass --head BRANCH")
 	}
 	for _, k := range []string{"branch." + branch + ".pushRemote", "remote.pushDefault", "branch." + branch + ".remote"} {
 		name, err := e.git("config", "--get", k)
@@ -199,10 +199,12 @@ func (e *ghEnv) head(base ghcheck.Repo) (string, error) {
 // subjects. first takes the first commit alone; verbose lists each
 // commit's body too.
 func (e *ghEnv) fill(repo ghcheck.Repo, base, head string, first, verbose bool) (title, body string, err error) {
+	// The base as the remote last showed it, else a local branch of
+	// that name.
 	baseRef := base
 	if rs, _ := e.remotes(); len(rs) > 0 {
 		for _, r := range rs {
-			if r.repo == repo {
+			if _, err := e.git("rev-parse", "--verify", "--quiet", r.name+"/"+base); r.repo == repo && err == nil {
 				baseRef = r.name + "/" + base
 				break
 			}

@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ghonce/ghonce/ghcheck"
+)
+
+func TestGuardedGh(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		verb string
+	}{
+		{[]string{"pr", "create", "-t", "x"}, "pr create"},
+		{[]string{"issue", "create"}, "issue create"},
+		{[]string{"issue", "comment", "3", "-b", "x"}, "issue comment"},
+		{[]string{"pr", "comment"}, "pr comment"},
+		{[]string{"pr", "create", "--help"}, ""},
+		{[]string{"pr", "create", "-h"}, ""},
+		{[]string{"pr", "create", "-w"}, ""},
+		{[]string{"pr", "create", "--dry-run"}, ""},
+		{[]string{"pr", "comment", "3", "--edit-last", "-b", "x"}, ""},
+		{[]string{"pr", "create", "-b", "x", "--", "--help"}, "pr create"},
+		{[]string{"pr", "list"}, ""},
+		{[]string{"api", "repos/o/r/pulls", "-X", "POST"}, ""},
+		{[]string{"--version"}, ""},
+		{nil, ""},
+	} {
+		verb, ok := guardedGh(tc.args)
+		if verb != tc.verb || ok != (tc.verb != "") {
+			t.Errorf("guardedGh(%q) = %q, %v; want %q", tc.args, verb, ok, tc.verb)
+		}
+	}
+}
+
+// gh's flags, long and short, parse into the shim's; those it cannot guard
+// are refused by name with what to do instead.
+func TestParseGhFlags(t *testing.T) {
+	o, rest, err := parseGh("pr create", []string{"-t", "T", "-b", "B", "-B", "dev", "-H", "me:feat", "-d", "-l", "bug,help", "--label", "x", "-R", "o/r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.title != "T" || o.body != "B" || o.base != "dev" || o.head != "me:feat" || !o.draft || !slices.Equal(o.labels, []string{"bug", "help", "x"}) || o.repo != "o/r" || len(rest) != 0 || !o.set("body") {
+		t.Fatalf("parsed %+v, rest %q", o, rest)
+	}
+	o, _, err = parseGh("issue create", []string{"--title=T", "-F", "-"})
+	if err != nil || o.title != "T" || o.bodyFile != "-" || o.set("body") {
+		t.Fatalf("issue create: %+v, %v", o, err)
+	}
+	for _, tc := range []struct {
+		verb string
+		args []string
+		says string
+	}{
+		{"pr create", []string{"-e"}, "-e/--editor"},
+		{"issue create", []string{"--editor"}, "-e/--editor"},
+		{"issue comment", []string{"1", "-e"}, "-e/--editor"},
+		{"pr create", []string{"-a", "me"}, "-a/--assignee"},
+		{"pr create", []string{"-r", "octocat"}, "--add-reviewer"},
+		{"pr create", []string{"-m", "v1"}, "-m/--milestone"},
+		{"issue create", []string{"-T", "bug"}, "-T/--template"},
+		{"pr create", []string{"--no-such-flag"}, "unknown flag"},
+	} {
+		_, _, err := parseGh(tc.verb, tc.args)
+		if err == nil || !strings.Contains(err.Error(), tc.says) || !isUsageErr(err) {
+			t.Errorf("parseGh(%s %q) = %v; want a usage error mentioning %q", tc.verb, tc.args, err, tc.says)
+		}
+	}
+}
+
+func isUsageErr(err error) bool { u, ok := err.(interface{ Usage() bool }); return ok && u.Usage() }
+
+func TestParseGhTargetAndRepo(t *testing.T) {
+	n, repo, err := parseGhTarget("https://github.com/octo-org/hello-world/pull/12")
+	if n != 12 || repo != "octo-org/hello-world" || err != nil {
+		t.Fatalf("pull URL: %d %q %v", n, repo, err)
+	}
+	if n, repo, err = parseGhTarget("#7"); n != 7 || repo != "" || err != nil {
+		t.Fatalf("#7: %d %q %v", n, repo, err)
+	}
+	for _, bad := range []string{"0", "-1", "abc", "https://github.com/o/r/tree/main"} {
+		if _, _, err := parseGhTarget(bad); err == nil {
+			t.Errorf("parseGhTarget(%q): want an error", bad)
+		}
+	}
+	for _, s := range []string{"o/r", "github.com/o/r", "https://github.com/o/r", "https://ghe.example.com/o/r.git"} {
+		if r, err := parseGhRepo(s); err != nil || r != (ghcheck.Repo{Owner: "o", Name: "r"}) {
+			t.Errorf("parseGhRepo(%q) = %v, %v", s, r, err)
+		}
+	}
+	for _, tc := range []struct{ url, host, repo string }{
+		{"https://github.com/o/r.git", "github.com", "o/r"},
+		{"git@github.com:o/r.git", "github.com", "o/r"},
+		{"ssh://git@ghe.example.com:2222/o/r", "ghe.example.com", "o/r"},
+		{"https://x-access-token:tok@github.com/o/r", "github.com", "o/r"},
+	} {
+		host, r, ok := parseRemoteURL(tc.url)
+		if !ok || host != tc.host || r.String() != tc.repo {
+			t.Errorf("parseRemoteURL(%q) = %q %v %v", tc.url, host, r, ok)
+		}
+	}
+}
+
+// gh's token and host variables: GH_TOKEN before GITHUB_TOKEN on
+// github.com; the enterprise pair, and https://HOST/api/v3, on GH_HOST.
+func TestGhEnvToken(t *testing.T) {
+	for _, tc := range []struct {
+		env       map[string]string
+		token     string
+		api, host string
+	}{
+		{map[string]string{"GH_TOKEN": "a", "GITHUB_TOKEN": "b"}, "a", "", "github.com"},
+		{map[string]string{"GITHUB_TOKEN": "b"}, "b", "", "github.com"},
+		{map[string]string{"GH_HOST": "ghe.example.com", "GH_TOKEN": "a", "GH_ENTERPRISE_TOKEN": "e"}, "e", "https://ghe.example.com/api/v3", "ghe.example.com"},
+		{map[string]string{"GH_HOST": "ghe.example.com", "GITHUB_ENTERPRISE_TOKEN": "e2"}, "e2", "https://ghe.example.com/api/v3", "ghe.example.com"},
+		{map[string]string{"GH_TOKEN": "a", "GITHUB_API_URL": "http://127.0.0.1:1/api/"}, "a", "http://127.0.0.1:1/api/", "github.com"},
+	} {
+		tc.env["GHONCE_GH"] = "/nonexistent/gh" // no `gh auth token`
+		sys := IO{Getenv: func(k string) string { return tc.env[k] }}
+		e, err := newGhEnv(context.Background(), sys, "gh")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.sys.Getenv("GH_TOKEN"); got != tc.token || e.sys.Getenv("GITHUB_TOKEN") != "" || e.sys.Getenv("GITHUB_API_URL") != tc.api || e.host != tc.host {
+			t.Errorf("env %v: token %q api %q host %q; want %q %q %q", tc.env, got, e.sys.Getenv("GITHUB_API_URL"), e.host, tc.token, tc.api, tc.host)
+		}
+	}
+}
+
+// gitCheckout makes a checkout whose remotes are given, on branch.
+func gitCheckout(t *testing.T, branch string, remotes ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out.String())
+		}
+		return strings.TrimSpace(out.String())
+	}
+	git("init", "-q", "-b", "main")
+	git("commit", "-q", "--allow-empty", "-m", "initial")
+	for i := 0; i+1 < len(remotes); i += 2 {
+		git("remote", "add", remotes[i], remotes[i+1])
+	}
+	git("update-ref", "refs/remotes/origin/main", "HEAD")
+	git("checkout", "-q", "-b", branch)
+	git("commit", "-q", "--allow-empty", "-m", "Fix the crash", "-m", "It was the cache.")
+	t.Setenv("GIT_DIR", filepath.Join(dir, ".git"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	return dir
+}
+
+// The repository, head and --fill come from the checkout as gh infers
+// them: upstream before origin, the current branch, the commits since the
+// base.
+func TestGhEnvInfersFromGit(t *testing.T) {
+	dir := gitCheckout(t, "fix-crash_on-start", "origin", "git@github.com:me/hello-world.git", "upstream", "https://github.com/octo-org/hello-world.git", "other", "https://gitlab.com/x/y.git")
+	e, err := newGhEnv(context.Background(), IO{Getenv: mapEnv{"GH_TOKEN": "t", "GHONCE_GH": "/nonexistent/gh"}.get}, "gh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := e.repo("")
+	if err != nil || repo.String() != "octo-org/hello-world" {
+		t.Fatalf("repo = %v, %v; want upstream's octo-org/hello-world", repo, err)
+	}
+	if r, _ := e.repo("a/b"); r.String() != "a/b" {
+		t.Fatalf("-R a/b gave %v", r)
+	}
+	head, err := e.head(repo)
+	if err != nil || head != "fix-crash_on-start" {
+		t.Fatalf("head = %q, %v", head, err)
+	}
+	// The branch pushes to the fork: gh's head is then OWNER:BRANCH.
+	if out, err := exec.Command("git", "-C", dir, "config", "branch.fix-crash_on-start.remote", "origin").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	if head, _ = e.head(repo); head != "me:fix-crash_on-start" {
+		t.Fatalf("fork head = %q, want me:fix-crash_on-start", head)
+	}
+	// One commit since origin/main... upstream has no main ref, so the
+	// base is read as the bare branch name, which git resolves locally.
+	title, body, err := e.fill(repo, "main", head, false, false)
+	if err != nil || title != "Fix the crash" || body != "It was the cache." {
+		t.Fatalf("fill = %q %q %v", title, body, err)
+	}
+	if out, err := exec.Command("git", "-C", dir, "commit", "-q", "--allow-empty", "-m", "Add a test").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	title, body, err = e.fill(repo, "main", head, false, false)
+	if err != nil || title != "fix crash on start" || body != "- Fix the crash\n- Add a test" {
+		t.Fatalf("fill of two commits = %q %q %v; want the branch in words and the subjects", title, body, err)
+	}
+	if title, _, _ = e.fill(repo, "main", head, true, false); title != "Fix the crash" {
+		t.Fatalf("fill-first title = %q", title)
+	}
+}
+
+type mapEnv map[string]string
+
+func (m mapEnv) get(k string) string { return m[k] }
