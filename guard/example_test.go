@@ -14,6 +14,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/guard"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/ledger/store"
 )
 
 // An agent loop opens a pull request with go-github v66 and dies right
@@ -70,5 +71,49 @@ func Example() {
 	// Output:
 	// first run died after the create
 	// rerun: pull request #1
+	// pull requests on GitHub: 1
+}
+
+// A bot's write, guarded: the lines docs/guide/drop-in.md shows (between
+// the drop-in markers, without the lines marked "test only"), run here
+// against the fake GitHub.
+func ExampleNew() {
+	fake := fixtures.NewServer(fixtures.Options{}) // stands in for api.github.com
+	defer fake.Close()
+	fake.AddUser("agent-bot", "example-token")
+	fake.AddRepo("octo-org", "hello-world", "main")
+	fake.SetRef("octo-org", "hello-world", "fix-42", fake.AddCommit("octo-org", "hello-world", "main"))
+	dir, err := os.MkdirTemp("", "guard-example-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx, ledgerPath, token := context.Background(), filepath.Join(dir, "ledger.db"), "example-token"
+
+	for run := 1; run <= 2; run++ {
+		// drop-in:start
+		l, err := store.Open(ctx, ledgerPath, store.Options{Create: store.CreateForAction})
+		if err != nil {
+			log.Fatal(err)
+		}
+		t, err := guard.New(http.DefaultTransport, guard.Options{Ledger: l})
+		if err != nil {
+			log.Fatal(err)
+		}
+		gh := github.NewClient(&http.Client{Transport: t}).WithAuthToken(token)
+		gh.BaseURL, _ = gh.BaseURL.Parse(fake.URL()) // test only
+		pr, _, err := gh.PullRequests.Create(guard.WithStep(ctx, "issue-42", "open-pr"), "octo-org", "hello-world",
+			&github.NewPullRequest{Title: github.String("Fix #42"), Head: github.String("fix-42"), Base: github.String("main")})
+		// drop-in:end
+		if err != nil {
+			log.Fatal(err)
+		}
+		l.Close()
+		fmt.Printf("run %d: pull request #%d\n", run, pr.GetNumber())
+	}
+	fmt.Println("pull requests on GitHub:", len(fake.PullRequests("octo-org", "hello-world")))
+	// Output:
+	// run 1: pull request #1
+	// run 2: pull request #1
 	// pull requests on GitHub: 1
 }

@@ -26,7 +26,11 @@
 // *github.PullRequest, *github.Issue, *github.IssueComment,
 // *github.Reference and *github.RepositoryContentResponse decode as usual.
 // Every guarded answer carries X-Ghonce-Key and X-Ghonce-Outcome (created,
-// found or skipped).
+// found or skipped; refused when GitHub refused the create, whose answer,
+// a 4xx, go-github then receives as GitHub gave it). A create that may
+// have happened, or a key another process holds, is an error wrapping
+// the engine's (*reconcile.UnconfirmedError, *reconcile.InProgressError),
+// never a made-up answer.
 //
 // Reads (GET, HEAD) always pass through. A write of another kind, or one of
 // these with a field its kind cannot carry (assignees, reviewers, a
@@ -36,17 +40,24 @@
 //
 // # Where it sits
 //
-// Outermost: nothing between it and the http.Client may retry a request,
-// and nothing above it may cache one. A retrying transport
-// (gofri/go-github-ratelimit, hashicorp/go-retryablehttp) goes below it, as
-// its Base: a retry below the guard re-sends one create the engine already
-// counts as "maybe sent", whereas a retry above it would be a second,
-// separate write the guard can only deduplicate by key. Authentication
-// (oauth2, bradleyfitz/ghinstallation) goes below it too:
+// Outermost, with retrying and authenticating transports below it, as its
+// base:
 //
-//	base := ghinstallation.New(github_ratelimit.NewRateLimitWaiter(http.DefaultTransport), ...)
-//	t, _ := guard.New(base, guard.Options{Ledger: l, TokenSource: tokenSourceOf(itr)})
-//	gh := github.NewClient(&http.Client{Transport: t})
+//	http.Client -> guard -> gofri/go-github-ratelimit -> ghinstallation (or oauth2) -> http.DefaultTransport
+//
+// Below it, a transport may retry only after an answer that created
+// nothing: go-github-ratelimit waits out a secondary rate limit (403/429
+// with Retry-After) and re-sends, which is safe. A transport that re-sends
+// a POST after a lost answer or a 5xx (hashicorp/go-retryablehttp's
+// default policy) is never safe, below or above: GitHub may have created
+// it. Above the guard, a retrier would re-run a guarded write the guard
+// answered with an error ("maybe created", "in progress elsewhere"),
+// which the key makes harmless but slow, and a cache above it would
+// answer go-github's own reads, which the guard does not see. The
+// engine's GitHub layer waits for rate limits by itself, so the waiter is
+// optional. With ghinstallation or oauth2 below, go-github's requests
+// carry no Authorization header: give the guard the same identity as
+// Options.TokenSource.
 //
 // GitHub answers the reads the engine makes with Cache-Control: private,
 // max-age=60; a cache (gregjones/httpcache) in the base would answer a

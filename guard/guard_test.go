@@ -295,3 +295,23 @@ func TestCacheBelowNeverAnswersLookups(t *testing.T) {
 		t.Fatalf("the cache answered %d of the guard's requests", c.hits)
 	}
 }
+
+// A create GitHub refuses reaches go-github as GitHub answered it: an
+// *github.ErrorResponse with GitHub's status and message, nothing created.
+func TestRefusedCreateGetsGitHubsAnswer(t *testing.T) {
+	w := newWorld(t)
+	gh := w.client(t, ledgerIn(t), nil)
+	_, resp, err := gh.PullRequests.Create(guard.WithStep(context.Background(), "ISSUE-42", ""), owner, name, &github.NewPullRequest{
+		Title: github.String("Fix"), Head: github.String("no-such-branch"), Base: github.String("main"), Body: github.String("b"),
+	})
+	var er *github.ErrorResponse
+	if !errors.As(err, &er) || er.Response.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("want GitHub's 422 as an *github.ErrorResponse, got %v", err)
+	}
+	if resp.Header.Get("X-Ghonce-Outcome") != "refused" {
+		t.Fatalf("X-Ghonce-Outcome = %q, want refused", resp.Header.Get("X-Ghonce-Outcome"))
+	}
+	if n := len(ours(w.fake, w.job("pr", ""))); n != 0 {
+		t.Fatalf("GitHub holds %d pull requests", n)
+	}
+}
