@@ -275,6 +275,18 @@ func TestGhShimHandsEverythingElseToTheRealGh(t *testing.T) {
 			}
 		}
 	}
+	// Found through PATH by a shell (argv[0] is then plain "gh"), the shim
+	// still hands over to the gh after its own directory.
+	os.Remove(w.log + ".argv")
+	o := w.sh("gh pr list --limit 1", w.ghEnv())
+	if b, err := os.ReadFile(w.log + ".argv"); o.Exit != 7 || err != nil || !strings.HasSuffix(string(b), "\x00pr\x00list\x00--limit\x001\x00") {
+		t.Fatalf("gh via PATH: exit %d, stub argv %q (%v)\n%s", o.Exit, b, err, o.Stderr)
+	}
+	// GHONCE_GH naming the shim itself would loop: refused.
+	o = w.ghStdin(w.ghEnv("GHONCE_GH="+filepath.Join(w.shim, "gh")), "", "pr", "list")
+	if o.Exit != 1 || !strings.Contains(o.Stderr, "ghonce itself") {
+		t.Fatalf("GHONCE_GH=the shim: exit %d, stderr %q", o.Exit, o.Stderr)
+	}
 	if writes, _ := w.counts(); writes != 0 {
 		t.Fatalf("GitHub saw %d writes; the stub should have had every command", writes)
 	}
@@ -284,7 +296,9 @@ func TestGhShimHandsEverythingElseToTheRealGh(t *testing.T) {
 // nothing and runs no real gh.
 func TestGhShimRefusals(t *testing.T) {
 	w := newGhWorld(t)
-	noStub := slices.Concat(w.envWithout([]string{"PATH"}), []string{"PATH=" + w.shim + ":" + os.Getenv("PATH"), "GIT_DIR=" + filepath.Join(w.checkout, ".git")})
+	// Nothing but the shim on PATH: no gh after it (one may be installed
+	// on this machine).
+	noStub := slices.Concat(w.envWithout([]string{"PATH"}), []string{"PATH=" + w.shim, "GIT_DIR=" + filepath.Join(w.checkout, ".git")})
 	for _, tc := range []struct {
 		name string
 		env  []string

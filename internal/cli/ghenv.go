@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/ghonce/ghonce/ghcheck"
 )
@@ -267,14 +266,17 @@ func (e *ghEnv) git(args ...string) (string, error) {
 // realGh finds the gh the shim stands in front of: GHONCE_GH, else the
 // first gh on PATH after the shim's own directory that is not ghonce.
 func realGh(self string, getenv func(string) string) (string, error) {
-	if p := getenv("GHONCE_GH"); p != "" {
-		return p, nil
-	}
 	exe, _ := os.Executable()
 	exeInfo, _ := os.Stat(exe)
 	isSelf := func(p string) bool {
 		fi, err := os.Stat(p)
 		return err == nil && exeInfo != nil && os.SameFile(fi, exeInfo)
+	}
+	if p := getenv("GHONCE_GH"); p != "" {
+		if isSelf(p) {
+			return "", fmt.Errorf("GHONCE_GH=%s is ghonce itself: point it at the real gh", p)
+		}
+		return p, nil
 	}
 	shimDir := ""
 	if strings.Contains(self, "/") {
@@ -313,13 +315,20 @@ func realGh(self string, getenv func(string) string) (string, error) {
 // returns only when there is none to run.
 func handOff(argv []string, sys IO) int {
 	gh, err := realGh(argv[0], sys.Getenv)
+	if err != nil && err != errNoRealGh {
+		fmt.Fprintf(sys.Err, "ghonce: %v\n", err)
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(sys.Err, "ghonce: `gh %s` is not a command ghonce guards, and no real gh was found on PATH after %s to run it: install gh (https://cli.github.com) or set GHONCE_GH to its path\n", strings.Join(argv[1:], " "), shimDirOf(argv[0]))
 		return 1
 	}
-	err = syscall.Exec(gh, argv, os.Environ())
-	fmt.Fprintf(sys.Err, "ghonce: run the real gh at %s: %v\n", gh, err)
-	return 1
+	code, err := execGh(gh, argv)
+	if err != nil {
+		fmt.Fprintf(sys.Err, "ghonce: run the real gh at %s: %v\n", gh, err)
+		return 1
+	}
+	return code
 }
 
 func shimDirOf(self string) string {
