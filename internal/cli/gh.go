@@ -186,9 +186,15 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	g.addFlags(pflag.NewFlagSet("defaults", pflag.ContinueOnError)) // the flags' defaults
 	g.task = sys.Getenv("GHONCE_TASK")
 	g.step = sys.Getenv("GHONCE_STEP")
-	if _, err := g.taskOrEnv(sys.Getenv); err != nil {
+	task, err := g.taskOrEnv(sys.Getenv)
+	switch {
+	case err != nil && g.task == "" && sys.Getenv("GITHUB_ACTIONS") != "true":
+		// Never run it unguarded: a rerun would duplicate it.
 		return 0, usagef("gh %s is guarded by ghonce and needs a task: set GHONCE_TASK to the id of the work (the issue, the job), the same on every rerun; nothing was created", verb)
+	case err != nil:
+		return 0, err
 	}
+	g.task = task // derived once: runAction does not report it again
 
 	// The target: gh's -R, a URL argument, GH_REPO, then the git remote.
 	var number int
@@ -304,12 +310,18 @@ func parseGhTarget(s string) (int, string, error) {
 }
 
 // parseGhRepo parses gh's -R forms: OWNER/NAME, HOST/OWNER/NAME or a URL.
-func parseGhRepo(s string) (ghcheck.Repo, error) {
+// A host other than host (GH_HOST, else github.com) is refused: the token
+// and API root were chosen for host.
+func parseGhRepo(s, host string) (ghcheck.Repo, error) {
 	t := strings.TrimSuffix(strings.TrimSuffix(s, "/"), ".git")
+	named := ""
 	if u, err := url.Parse(t); err == nil && u.Host != "" {
-		t = strings.Trim(u.Path, "/")
+		named, t = u.Hostname(), strings.Trim(u.Path, "/")
 	} else if parts := strings.Split(t, "/"); len(parts) == 3 {
-		t = parts[1] + "/" + parts[2]
+		named, t = parts[0], parts[1]+"/"+parts[2]
+	}
+	if named != "" && !strings.EqualFold(named, host) {
+		return ghcheck.Repo{}, usagef("repository %q is on %s, not %s: set GH_HOST=%s (and its token) to act there", s, named, host, named)
 	}
 	r, err := ghcheck.ParseRepo(t)
 	if err != nil {

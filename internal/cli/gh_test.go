@@ -90,10 +90,16 @@ func TestParseGhTargetAndRepo(t *testing.T) {
 			t.Errorf("parseGhTarget(%q): want an error", bad)
 		}
 	}
-	for _, s := range []string{"o/r", "github.com/o/r", "https://github.com/o/r", "https://ghe.example.com/o/r.git"} {
-		if r, err := parseGhRepo(s); err != nil || r != (ghcheck.Repo{Owner: "o", Name: "r"}) {
-			t.Errorf("parseGhRepo(%q) = %v, %v", s, r, err)
+	for _, tc := range []struct{ s, host string }{
+		{"o/r", "github.com"}, {"github.com/o/r", "github.com"}, {"https://github.com/o/r", "github.com"},
+		{"https://ghe.example.com/o/r.git", "ghe.example.com"}, {"GHE.example.com/o/r", "ghe.example.com"},
+	} {
+		if r, err := parseGhRepo(tc.s, tc.host); err != nil || r != (ghcheck.Repo{Owner: "o", Name: "r"}) {
+			t.Errorf("parseGhRepo(%q, %q) = %v, %v", tc.s, tc.host, r, err)
 		}
+	}
+	if _, err := parseGhRepo("ghe.example.com/o/r", "github.com"); err == nil || !strings.Contains(err.Error(), "GH_HOST=ghe.example.com") {
+		t.Errorf("a repository on another host: %v", err)
 	}
 	for _, tc := range []struct{ url, host, repo string }{
 		{"https://github.com/o/r.git", "github.com", "o/r"},

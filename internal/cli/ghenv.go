@@ -84,7 +84,7 @@ func (e *ghEnv) ghAuthToken() string {
 // origin, then any, of those on the host.
 func (e *ghEnv) repo(flag string) (ghcheck.Repo, error) {
 	if s := firstOf(flag, e.sys.Getenv("GH_REPO")); s != "" {
-		return parseGhRepo(s)
+		return parseGhRepo(s, e.host)
 	}
 	remotes, err := e.remotes()
 	if err != nil {
