@@ -14,12 +14,14 @@ import (
 	"time"
 
 	"github.com/google/go-github/v66/github"
+	"golang.org/x/oauth2"
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/guard"
 	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/reconcile"
 )
 
 func mustURL(s string) *url.URL {
@@ -313,5 +315,70 @@ func TestRefusedCreateGetsGitHubsAnswer(t *testing.T) {
 	}
 	if n := len(ours(w.fake, w.job("pr", ""))); n != 0 {
 		t.Fatalf("GitHub holds %d pull requests", n)
+	}
+}
+
+// authBase authenticates below the guard, as oauth2.Transport and
+// ghinstallation do: go-github's requests then carry no token.
+type authBase struct{ token string }
+
+func (a authBase) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "token "+a.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// With authentication below the guard, Options.TokenSource gives the
+// engine the same identity; without it the write is refused, nothing sent.
+func TestAuthenticationBelowTheGuard(t *testing.T) {
+	ctx := context.Background()
+	for _, withSource := range []bool{true, false} {
+		w := newWorld(t)
+		l, err := sqlite.Open(ctx, ledgerIn(t), sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		opts := guard.Options{Ledger: l}
+		if withSource {
+			opts.TokenSource = oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token})
+		}
+		tr, err := guard.New(authBase{token}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gh := github.NewClient(&http.Client{Transport: tr}) // no WithAuthToken
+		gh.BaseURL = mustURL(w.fake.URL())
+		g, err := send(ctx, gh, w.job("issue", "b"))
+		switch {
+		case withSource && (err != nil || g.Outcome != "created"):
+			t.Fatalf("with a TokenSource: %+v, %v", g, err)
+		case !withSource && (err == nil || !strings.Contains(err.Error(), "Options.TokenSource")):
+			t.Fatalf("without a TokenSource: want a refusal naming Options.TokenSource, got %+v, %v", g, err)
+		case !withSource && len(w.fake.Requests()) != 0:
+			t.Fatalf("without a TokenSource, %d requests reached GitHub", len(w.fake.Requests()))
+		}
+	}
+}
+
+// The guard's key is the CLI's and the MCP server's for the same task,
+// step and target: the one reconcile.Prepare derives.
+func TestGuardKeyIsTheCLIs(t *testing.T) {
+	w := newWorld(t)
+	gh := w.client(t, ledgerIn(t), nil)
+	_, resp, err := gh.PullRequests.Create(guard.WithStep(context.Background(), "ISSUE-42", ""), owner, name, &github.NewPullRequest{
+		Title: github.String("Fix"), Head: github.String("fix-42"), Base: github.String("main"), Body: github.String("b"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// `ghonce pr create --task ISSUE-42 --base main --head other --title other`:
+	// the key names the task, the verb's default step, the repository and the base.
+	p, err := reconcile.Prepare(reconcile.Action{Task: "ISSUE-42", Step: "pr-create", Repo: owner + "/" + name, Spec: reconcile.PR{Base: "main", Head: "other", Title: "other"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.Header.Get("X-Ghonce-Key"); got != p.Key() {
+		t.Fatalf("X-Ghonce-Key %q, want the CLI's %q", got, p.Key())
 	}
 }

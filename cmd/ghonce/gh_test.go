@@ -353,3 +353,15 @@ func TestGhShimTakesTheRealGhsToken(t *testing.T) {
 		t.Fatalf("stdout %q, want the issue's URL", o.Stdout)
 	}
 }
+
+// An agent that mixes the shim and ghonce's own verb for the same task
+// opens one pull request: they share the key.
+func TestGhShimAndCLIShareTheKey(t *testing.T) {
+	w := newGhWorld(t)
+	o := w.gh(nil, w.ghEnv(), "pr", "create", "-t", "Fix #42", "-b", "Generated fix.")
+	wantExit(t, o, 0, "gh pr create")
+	r := w.ok("pr", "create", "--task", "ISSUE-42", "--base", "main", "--head", "fix-42", "--title", "Another title", "--body", "Another body.")
+	if r.Outcome != "skipped" || r.URL+"\n" != o.Stdout {
+		t.Fatalf("ghonce pr create after gh pr create: outcome %q url %q; want skipped and the shim's %q", r.Outcome, r.URL, o.Stdout)
+	}
+}
