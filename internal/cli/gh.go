@@ -35,9 +35,9 @@ func GhMain(ctx context.Context, argv []string, sys IO) int {
 	if !ok {
 		return handOff(argv, sys)
 	}
-	code, err := ghRun(ctx, verb, args[2:], argv[0], sys)
+	err := ghRun(ctx, verb, args[2:], argv[0], sys)
 	if err == nil {
-		return code
+		return ExitOK
 	}
 	fail := failure.Describe(err, verb)
 	fmt.Fprintln(sys.Err, "ghonce: "+fail.Error.Message)
@@ -172,15 +172,26 @@ type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
-// ghRun runs a guarded verb. It returns 0 or an error.
-func ghRun(ctx context.Context, verb string, args []string, self string, sys IO) (int, error) {
+// ghRun runs a guarded verb: gh's command line after the verb, self being
+// argv[0]. Bad input is refused before git, the ledger or GitHub is asked.
+func ghRun(ctx context.Context, verb string, args []string, self string, sys IO) error {
 	o, rest, err := parseGh(verb, args)
 	if err != nil {
-		return 0, err
+		return err
+	}
+	bodyGiven := o.set("body") || o.bodyFile != ""
+	fill := o.fill || o.fillFirst || o.fillVerbose
+	switch {
+	case verb == "pr create" && !fill && (o.title == "" || !bodyGiven):
+		return usagef("gh pr create: must provide `--title` and `--body` (or `--fill` or `--fill-first` or `--fill-verbose`) when not running interactively")
+	case verb == "issue create" && (o.title == "" || !bodyGiven):
+		return usagef("gh issue create: must provide `--title` and `--body` when not running interactively")
+	case strings.HasSuffix(verb, "comment") && !bodyGiven:
+		return usagef("gh %s: the body is empty: pass --body or --body-file", verb)
 	}
 	env, err := newGhEnv(ctx, sys, self)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	g := &global{errOut: sys.Err}
 	g.addFlags(pflag.NewFlagSet("defaults", pflag.ContinueOnError)) // the flags' defaults
@@ -190,9 +201,9 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	switch {
 	case err != nil && g.task == "" && sys.Getenv("GITHUB_ACTIONS") != "true":
 		// Never run it unguarded: a rerun would duplicate it.
-		return 0, usagef("gh %s is guarded by ghonce and needs a task: set GHONCE_TASK to the id of the work (the issue, the job), the same on every rerun; nothing was created", verb)
+		return usagef("gh %s is guarded by ghonce and needs a task: set GHONCE_TASK to the id of the work (the issue, the job), the same on every rerun; nothing was created", verb)
 	case err != nil:
-		return 0, err
+		return err
 	}
 	g.task = task // derived once: runAction does not report it again
 
@@ -202,40 +213,40 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	switch {
 	case strings.HasSuffix(verb, "comment") && len(rest) == 1:
 		if number, fromURL, err = parseGhTarget(rest[0]); err != nil {
-			return 0, err
+			return err
 		}
 	case verb == "pr comment" && len(rest) == 0:
 		// The pull request of the current branch, found below.
 	case verb == "issue comment" && len(rest) == 0:
-		return 0, usagef("gh issue comment: pass the issue's number or URL")
+		return usagef("gh issue comment: pass the issue's number or URL")
 	case len(rest) > 0:
-		return 0, usagef("gh %s: unexpected argument %q", verb, rest[len(rest)-1])
+		return usagef("gh %s: unexpected argument %q", verb, rest[len(rest)-1])
 	}
 	repo, err := env.repo(firstOf(o.repo, fromURL))
 	if err != nil {
-		return 0, err
+		return err
 	}
 	g.repo = repo.String()
 	f := &factory{sys: env.sys, g: g}
 	if verb == "pr comment" && number == 0 {
 		head, err := env.head(repo)
 		if err != nil {
-			return 0, usagef("gh pr comment: pass the pull request's number or URL, or run it on the pull request's branch")
+			return usagef("gh pr comment: pass the pull request's number or URL, or run it on the pull request's branch")
 		}
 		c, err := f.github(ctx)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		if number, err = c.OpenPRForHead(ctx, repo, head); errors.Is(err, ghcheck.ErrNoOpenPR) {
-			return 0, usagef("gh pr comment: no open pull request found for branch %s: pass its number or URL", head)
+			return usagef("gh pr comment: no open pull request found for branch %s: pass its number or URL", head)
 		} else if err != nil {
-			return 0, err
+			return err
 		}
 	}
 
 	body, err := (&bodyFlags{body: o.body, file: o.bodyFile, set: o.set("body")}).read(sys.In, false)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	var spec reconcile.Spec
 	switch verb {
@@ -243,30 +254,27 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 		p := reconcile.PR{Title: o.title, Body: body, Base: o.base, Head: o.head, Draft: o.draft, Labels: o.labels}
 		if p.Head == "" {
 			if p.Head, err = env.head(repo); err != nil {
-				return 0, err
+				return err
 			}
 		}
 		if p.Base == "" {
 			c, err := f.github(ctx)
 			if err != nil {
-				return 0, err
+				return err
 			}
 			if p.Base, err = c.DefaultBranch(ctx, repo); err != nil {
-				return 0, err
+				return err
 			}
 		}
-		if o.fill || o.fillFirst || o.fillVerbose {
+		if fill {
 			title, fillBody, err := env.fill(repo, p.Base, p.Head, o.fillFirst, o.fillVerbose)
 			if err != nil {
-				return 0, err
+				return err
 			}
 			p.Title = firstOf(p.Title, title)
-			if !o.set("body") && o.bodyFile == "" {
+			if !bodyGiven {
 				p.Body = fillBody
 			}
-		}
-		if p.Title == "" || (p.Body == "" && !o.set("body") && !o.fill && !o.fillFirst && !o.fillVerbose) {
-			return 0, usagef("gh pr create: must provide `--title` and `--body` (or `--fill` or `--fill-first` or `--fill-verbose`) when not running interactively")
 		}
 		draft := ""
 		if p.Draft {
@@ -275,19 +283,13 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 		fmt.Fprintf(sys.Err, "\nCreating %spull request for %s into %s in %s\n\n", draft, p.Head, p.Base, repo)
 		spec = p
 	case "issue create":
-		if o.title == "" || (body == "" && !o.set("body")) {
-			return 0, usagef("gh issue create: must provide `--title` and `--body` when not running interactively")
-		}
 		fmt.Fprintf(sys.Err, "\nCreating issue in %s\n\n", repo)
 		spec = reconcile.Issue{Title: o.title, Body: body, Labels: o.labels}
 	default:
-		if body == "" {
-			return 0, usagef("gh %s: the body is empty: pass --body or --body-file", verb)
-		}
 		spec = reconcile.Comment{Number: number, Body: body}
 	}
 	defStep := strings.ReplaceAll(verb, " ", "-")
-	return 0, runAction(ctx, actOptions{f: f, defStep: defStep, needRepo: true, spec: spec})
+	return runAction(ctx, actOptions{f: f, defStep: defStep, needRepo: true, spec: spec})
 }
 
 // parseGhTarget parses a comment's target: a number, or a pull request or
