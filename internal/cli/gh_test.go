@@ -216,3 +216,42 @@ func TestGhEnvInfersFromGit(t *testing.T) {
 type mapEnv map[string]string
 
 func (m mapEnv) get(k string) string { return m[k] }
+
+// `ghonce shim DIR` links DIR/gh to this binary and prints the PATH line;
+// run again it changes nothing; a gh there that is not its link is left
+// alone, with a usage error.
+func TestShimVerb(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "ghonce")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(target string) (int, string, string) {
+		var out, errb bytes.Buffer
+		sys := IO{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }, Executable: func() (string, error) { return exe, nil }}
+		return Main(context.Background(), []string{"shim", target}, sys), out.String(), errb.String()
+	}
+	shim := filepath.Join(dir, "shim dir")
+	for i := 0; i < 2; i++ {
+		code, out, stderr := run(shim)
+		if code != 0 || out != "export PATH='"+shim+"':\"$PATH\"\n" {
+			t.Fatalf("run %d: exit %d, stdout %q, stderr %q", i, code, out, stderr)
+		}
+		if got, err := os.Readlink(filepath.Join(shim, "gh")); err != nil || got != exe {
+			t.Fatalf("run %d: %s/gh links to %q (%v), want %q", i, shim, got, err, exe)
+		}
+	}
+	other := filepath.Join(dir, "other")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "gh"), []byte("real gh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(other); code != ExitUsage || !strings.Contains(stderr, "never overwrites") {
+		t.Fatalf("over an existing gh: exit %d, stderr %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(other, "gh")); string(b) != "real gh" {
+		t.Fatal("the existing gh was changed")
+	}
+}
