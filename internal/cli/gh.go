@@ -189,10 +189,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	case strings.HasSuffix(verb, "comment") && !bodyGiven:
 		return usagef("gh %s: the body is empty: pass --body or --body-file", verb)
 	}
-	env, err := newGhEnv(ctx, sys, self)
-	if err != nil {
-		return err
-	}
+	env := newGhEnv(ctx, sys, self)
 	g := &global{errOut: sys.Err}
 	g.addFlags(pflag.NewFlagSet("defaults", pflag.ContinueOnError)) // the flags' defaults
 	g.task = sys.Getenv("GHONCE_TASK")

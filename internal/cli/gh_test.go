@@ -130,10 +130,7 @@ func TestGhEnvToken(t *testing.T) {
 	} {
 		tc.env["GHONCE_GH"] = "/nonexistent/gh" // no `gh auth token`
 		sys := IO{Getenv: func(k string) string { return tc.env[k] }}
-		e, err := newGhEnv(context.Background(), sys, "gh")
-		if err != nil {
-			t.Fatal(err)
-		}
+		e := newGhEnv(context.Background(), sys, "gh")
 		if got := e.sys.Getenv("GH_TOKEN"); got != tc.token || e.sys.Getenv("GITHUB_TOKEN") != "" || e.sys.Getenv("GITHUB_API_URL") != tc.api || e.host != tc.host {
 			t.Errorf("env %v: token %q api %q host %q; want %q %q %q", tc.env, got, e.sys.Getenv("GITHUB_API_URL"), e.host, tc.token, tc.api, tc.host)
 		}
@@ -173,10 +170,7 @@ func gitCheckout(t *testing.T, branch string, remotes ...string) string {
 // base.
 func TestGhEnvInfersFromGit(t *testing.T) {
 	dir := gitCheckout(t, "fix-crash_on-start", "origin", "git@github.com:me/hello-world.git", "upstream", "https://github.com/octo-org/hello-world.git", "other", "https://gitlab.com/x/y.git")
-	e, err := newGhEnv(context.Background(), IO{Getenv: mapEnv{"GH_TOKEN": "t", "GHONCE_GH": "/nonexistent/gh"}.get}, "gh")
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newGhEnv(context.Background(), IO{Getenv: mapEnv{"GH_TOKEN": "t", "GHONCE_GH": "/nonexistent/gh"}.get}, "gh")
 	repo, err := e.repo("")
 	if err != nil || repo.String() != "octo-org/hello-world" {
 		t.Fatalf("repo = %v, %v; want upstream's octo-org/hello-world", repo, err)

@@ -27,7 +27,7 @@ type ghEnv struct {
 // GITHUB_ENTERPRISE_TOKEN (GH_HOST another host); else what the real
 // `gh auth token` prints. None is not an error here: the factory reports
 // it when GitHub is first needed.
-func newGhEnv(ctx context.Context, sys IO, self string) (*ghEnv, error) {
+func newGhEnv(ctx context.Context, sys IO, self string) *ghEnv {
 	e := &ghEnv{ctx: ctx, host: firstOf(sys.Getenv("GH_HOST"), "github.com"), self: self}
 	enterprise := !strings.EqualFold(e.host, "github.com")
 	names := []string{"GH_TOKEN", "GITHUB_TOKEN"}
@@ -41,7 +41,7 @@ func newGhEnv(ctx context.Context, sys IO, self string) (*ghEnv, error) {
 		}
 	}
 	if token == "" && sys.Getenv("GHONCE_APP_ID") == "" {
-		token = e.ghAuthToken()
+		token = e.ghAuthToken(sys.Getenv)
 	}
 	api := sys.Getenv("GITHUB_API_URL")
 	if api == "" && enterprise {
@@ -60,12 +60,12 @@ func newGhEnv(ctx context.Context, sys IO, self string) (*ghEnv, error) {
 		}
 		return getenv(k)
 	}
-	return e, nil
+	return e
 }
 
 // ghAuthToken asks the real gh for its stored token, "" if there is none.
-func (e *ghEnv) ghAuthToken() string {
-	gh, err := realGh(e.self, os.Getenv)
+func (e *ghEnv) ghAuthToken(getenv func(string) string) string {
+	gh, err := realGh(e.self, getenv)
 	if err != nil {
 		return ""
 	}
