@@ -126,7 +126,10 @@ type Options struct {
 	Wait, Settle time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
-	// Logf, if set, is told of the engine's waits and progress.
+	// Logf, if set, is told of the engine's waits and progress, of an
+	// artifact found from an earlier attempt whose description differs
+	// (a rerun that reworded the body gets the first artifact back), and
+	// of a warning (labels a crash left off and could not be added).
 	Logf func(format string, args ...any)
 }
 

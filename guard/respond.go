@@ -52,6 +52,12 @@ func (t *Transport) guard(req *http.Request, w *write, a reconcile.Action) (*htt
 		}
 		return fail(err)
 	}
+	if res.PayloadChanged && t.opts.Logf != nil {
+		t.opts.Logf("%s %s (key %s) was made by an earlier attempt from another description (%s); nothing new was created", res.Kind, what(res), res.Key, strings.Join(res.Changed, ", "))
+	}
+	if res.Warning != "" && t.opts.Logf != nil {
+		t.opts.Logf("warning: %s", res.Warning)
+	}
 	if res.Outcome == reconcile.Created {
 		if st, hdr, body, ok := c.last(); ok && st >= 200 && st < 300 {
 			return answer(req, st, hdr, body, res.Key, string(res.Outcome)), nil
