@@ -74,8 +74,7 @@ func Example() {
 	// pull requests on GitHub: 1
 }
 
-// A bot's write, guarded: the lines docs/guide/drop-in.md shows (between
-// the drop-in markers, without the lines marked "test only"), run here
+// A bot's write, guarded: the lines docs/guide/drop-in.md quotes, run here
 // against the fake GitHub.
 func ExampleNew() {
 	fake := fixtures.NewServer(fixtures.Options{}) // stands in for api.github.com
@@ -91,7 +90,6 @@ func ExampleNew() {
 	ctx, ledgerPath, token := context.Background(), filepath.Join(dir, "ledger.db"), "example-token"
 
 	for run := 1; run <= 2; run++ {
-		// drop-in:start
 		l, err := store.Open(ctx, ledgerPath, store.Options{Create: store.CreateForAction})
 		if err != nil {
 			log.Fatal(err)
@@ -101,10 +99,9 @@ func ExampleNew() {
 			log.Fatal(err)
 		}
 		gh := github.NewClient(&http.Client{Transport: t}).WithAuthToken(token)
-		gh.BaseURL, _ = gh.BaseURL.Parse(fake.URL()) // test only
+		gh.BaseURL, _ = gh.BaseURL.Parse(fake.URL()) // leave out for api.github.com
 		pr, _, err := gh.PullRequests.Create(guard.WithStep(ctx, "issue-42", "open-pr"), "octo-org", "hello-world",
 			&github.NewPullRequest{Title: github.String("Fix #42"), Head: github.String("fix-42"), Base: github.String("main")})
-		// drop-in:end
 		if err != nil {
 			log.Fatal(err)
 		}
