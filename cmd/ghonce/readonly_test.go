@@ -8,24 +8,57 @@ import (
 	"testing"
 )
 
-// status on a ledger this user may read but not write, in a directory it
-// cannot write: exit 1 with words about permissions (not "no such file"),
-// and nothing changed. Another user's view needs a second identity: as
-// root the run drops to nobody with setpriv; otherwise file modes do it.
+// status on a ledger this user may read but not write. Another user's view
+// needs a second identity: as root the run drops to nobody with setpriv;
+// otherwise file modes do it.
 func TestStatusOnAReadOnlyLedger(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "ro")
+	// In a directory this user cannot write either: exit 1 with words about
+	// permissions (not "no such file"), and nothing changed.
+	t.Run("directory not writable", func(t *testing.T) {
+		t.Parallel()
+		dir, led := readOnlyLedger(t, 0o555)
+		out, err := statusAsAnotherUser(t, dir, led)
+		ee, _ := err.(*exec.ExitError)
+		if ee == nil || ee.ExitCode() != 1 || !strings.Contains(out, "this user can write neither the ledger nor its directory") || strings.Contains(out, "no such file") {
+			t.Errorf("status on a read-only ledger: %v: %s; want exit 1 saying this user cannot write it", err, out)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("the read-only directory holds %d files, want the ledger alone", len(entries))
+		}
+	})
+	// The file alone read-only: status opens it read-only and lists it.
+	t.Run("file read-only", func(t *testing.T) {
+		t.Parallel()
+		dir, led := readOnlyLedger(t, 0o777)
+		out, err := statusAsAnotherUser(t, dir, led)
+		if err != nil || !strings.Contains(out, "1 entries") && !strings.Contains(out, "1 entry") {
+			t.Errorf("status on a read-only ledger file: %v: %s; want exit 0 listing its one entry", err, out)
+		}
+		if fi, err := os.Stat(led); err != nil || fi.Mode().Perm() != 0o444 {
+			t.Errorf("the ledger's mode changed: %v %v", fi, err)
+		}
+	})
+}
+
+// readOnlyLedger makes a ledger holding one entry, read-only, in a
+// directory of mode dirMode, reachable by nobody.
+func readOnlyLedger(t *testing.T, dirMode os.FileMode) (dir, led string) {
+	dir = filepath.Join(t.TempDir(), "ro")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	led := filepath.Join(dir, "ledger.db")
+	led = filepath.Join(dir, "ledger.db")
 	if out, err := exec.Command(bin, "init", "--ledger", led).CombinedOutput(); err != nil {
 		t.Fatalf("init: %v: %s", err, out)
+	}
+	if out, err := exec.Command(bin, "exec", "--ledger", led, "--task", "T-1", "--step", "s", "--", "true").CombinedOutput(); err != nil {
+		t.Fatalf("exec: %v: %s", err, out)
 	}
 	if err := os.Chmod(led, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(dir, 0o555); err != nil {
+	if err := os.Chmod(dir, dirMode); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(dir, 0o755) })
@@ -35,6 +68,10 @@ func TestStatusOnAReadOnlyLedger(t *testing.T) {
 			os.Chmod(d, fi.Mode().Perm()|0o001)
 		}
 	}
+	return dir, led
+}
+
+func statusAsAnotherUser(t *testing.T, dir, led string) (string, error) {
 	args := []string{"status", "--ledger", led}
 	var cmd *exec.Cmd
 	if os.Getuid() == 0 {
@@ -48,13 +85,6 @@ func TestStatusOnAReadOnlyLedger(t *testing.T) {
 	}
 	cmd.Env = []string{"HOME=" + dir, "PATH=/usr/bin:/bin"}
 	out, err := cmd.CombinedOutput()
-	ee, _ := err.(*exec.ExitError)
-	msg := string(out)
-	t.Logf("%v: %s", err, msg)
-	if ee == nil || ee.ExitCode() != 1 || !strings.Contains(msg, "this user can write neither the ledger nor its directory") || strings.Contains(msg, "no such file") {
-		t.Errorf("status on a read-only ledger: %v: %s; want exit 1 saying this user cannot write it", err, msg)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("the read-only directory holds %d files, want the ledger alone", len(entries))
-	}
+	t.Logf("%v: %s", err, out)
+	return string(out), err
 }
