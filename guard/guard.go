@@ -121,8 +121,10 @@ type Options struct {
 	// context carries a task: Pass (default) or Refuse.
 	Unknown Policy
 	// Wait is how long a write waits for another process holding the same
-	// key (default 30s); Settle how long after a crashed attempt's last
-	// ledger write the engine waits before looking (default 2s).
+	// key (default 30s); Settle how long after a crashed attempt marked a
+	// create as sent the engine waits before looking, on the ledger's clock
+	// (default reconcile.DefaultSettle: GitHub's 10 s request limit plus a
+	// margin; no wait when nothing was marked sent).
 	Wait, Settle time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
