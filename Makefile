@@ -35,11 +35,13 @@ PG_TEST_ENV = GHONCE_TEST_POSTGRES="$${GHONCE_TEST_POSTGRES:-$$(pg_isready -q -h
 # tests run when GHONCE_TEST_POSTGRES is set or Postgres answers on
 # 127.0.0.1:5432, and skip loudly otherwise (fail under CI=true). It builds
 # the pinned github-mcp-server first, so the proxy's tests run here too.
+# -timeout 30m: cmd/ghonce builds the action's -trimpath binary from cold
+# caches on a new machine (minutes, mostly SQLite's C code).
 test: $(GITHUB_MCP_SERVER)
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "make test: node or npm not found: TestMCPWithTheTypeScriptSDK (the official TypeScript MCP SDK client) will be skipped"
-	$(PG_TEST_ENV) $(GO) test -race -count=1 ./...
+	$(PG_TEST_ENV) $(GO) test -race -count=1 -timeout 30m ./...
 
 demo: build
 	./$(BIN) demo
