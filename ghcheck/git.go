@@ -58,20 +58,12 @@ func (c *Client) FindBranch(ctx context.Context, r Repo, name, sha string) Resul
 		return c.unknown(fmt.Errorf("find branch: %w", err))
 	}
 	rn := c.newRun()
-	var ref *github.Reference
-	err := rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		ref, resp, err = c.gh.Git.GetRef(ctx, r.Owner, r.Name, "heads/"+name)
-		return resp, err
-	})
+	ref, missing, err := c.readBranch(ctx, rn, r, name)
 	switch {
-	case notFound(err):
+	case missing:
 		return Result{State: Absent}
 	case err != nil:
-		return c.unknown(fmt.Errorf("read branch %s of %s: %w", name, r, err))
-	case ref.GetRef() != "refs/heads/"+name:
-		return c.unknown(fmt.Errorf("read branch %s of %s: GitHub answered ref %q", name, r, ref.GetRef()))
+		return c.unknown(err)
 	}
 	at := strings.ToLower(ref.GetObject().GetSHA())
 	found := Result{State: Found, Artifact: Artifact{SHA: at, URL: c.branchURL(r, name)}}
@@ -105,6 +97,27 @@ func (c *Client) FindBranch(ctx context.Context, r Repo, name, sha string) Resul
 		return found
 	}
 	return conflict
+}
+
+// readBranch reads branch name exactly: GET
+// /repos/{o}/{r}/git/ref/heads/{name}, consistent. missing is GitHub's 404;
+// an answer naming another ref (GitHub's prefix fallback) is an error.
+func (c *Client) readBranch(ctx context.Context, rn *run, r Repo, name string) (ref *github.Reference, missing bool, err error) {
+	err = rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		ref, resp, err = c.gh.Git.GetRef(ctx, r.Owner, r.Name, "heads/"+name)
+		return resp, err
+	})
+	switch {
+	case notFound(err):
+		return nil, true, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("read branch %s of %s: %w", name, r, err)
+	case ref.GetRef() != "refs/heads/"+name:
+		return nil, false, fmt.Errorf("read branch %s of %s: GitHub answered ref %q", name, r, ref.GetRef())
+	}
+	return ref, false, nil
 }
 
 // commitMissing reports whether GitHub answers that commit sha does not

@@ -171,21 +171,12 @@ func (c *Client) FindBranchGone(ctx context.Context, r Repo, name, sha string) R
 	if err := CheckBranch(name, sha); err != nil {
 		return c.unknown(fmt.Errorf("read branch: %w", err))
 	}
-	rn := c.newRun()
-	var ref *github.Reference
-	err := rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		ref, resp, err = c.gh.Git.GetRef(ctx, r.Owner, r.Name, "heads/"+name)
-		return resp, err
-	})
+	ref, missing, err := c.readBranch(ctx, c.newRun(), r, name)
 	switch {
-	case notFound(err):
+	case missing:
 		return c.goneUnlessHidden(ctx, r, "branch "+name, Artifact{SHA: sha})
 	case err != nil:
-		return c.unknown(fmt.Errorf("read branch %s of %s: %w", name, r, err))
-	case ref.GetRef() != "refs/heads/"+name:
-		return c.unknown(fmt.Errorf("read branch %s of %s: GitHub answered ref %q", name, r, ref.GetRef()))
+		return c.unknown(err)
 	}
 	if at := strings.ToLower(ref.GetObject().GetSHA()); !strings.EqualFold(at, sha) {
 		return Result{State: Conflict, Err: fmt.Errorf("branch %s moved to %.12s since it was found stray at %.12s: someone pushed; not deleted", name, at, sha)}
