@@ -488,20 +488,29 @@ func (f *finder) group(kind, evidence, detail string, members []*item) Group {
 	return g
 }
 
-// keyGroups: more than one artifact carrying the same key.
-func (f *finder) keyGroups(all []*item) []Group {
-	byKey := map[string][]*item{}
-	var order []string
-	for _, it := range all {
-		if it.key == "" {
+// buckets groups items by key, keys in the order first seen, leaving out
+// the items whose key is not ok.
+func buckets[K comparable](items []*item, key func(*item) (K, bool)) ([]K, map[K][]*item) {
+	by := map[K][]*item{}
+	var order []K
+	for _, it := range items {
+		k, ok := key(it)
+		if !ok {
 			continue
 		}
-		k := it.kind + "\x00" + it.key
-		if _, ok := byKey[k]; !ok {
+		if _, seen := by[k]; !seen {
 			order = append(order, k)
 		}
-		byKey[k] = append(byKey[k], it)
+		by[k] = append(by[k], it)
 	}
+	return order, by
+}
+
+// keyGroups: more than one artifact carrying the same key.
+func (f *finder) keyGroups(all []*item) []Group {
+	order, byKey := buckets(all, func(it *item) (string, bool) {
+		return it.kind + "\x00" + it.key, it.key != ""
+	})
 	var out []Group
 	for _, k := range order {
 		ms := byKey[k]
@@ -530,18 +539,12 @@ func (f *finder) commentGroups(all []*item) []Group {
 }
 
 func (f *finder) exact(all []*item, kind, detail string, sig func(*item) string) []Group {
-	bySig := map[string][]*item{}
-	var order []string
-	for _, it := range all {
+	order, bySig := buckets(all, func(it *item) (string, bool) {
 		if it.kind != kind || f.inGrp[it] {
-			continue
+			return "", false
 		}
-		s := sig(it)
-		if _, ok := bySig[s]; !ok {
-			order = append(order, s)
-		}
-		bySig[s] = append(bySig[s], it)
-	}
+		return sig(it), true
+	})
 	var out []Group
 	for _, s := range order {
 		if ms := bySig[s]; len(ms) > 1 {
@@ -556,21 +559,12 @@ func (f *finder) exact(all []*item, kind, detail string, sig func(*item) string)
 // and base with another, once per commit; reviews only for PRs that group.
 func (f *finder) prGroups(ctx context.Context) ([]Group, error) {
 	type ab struct{ author, base string }
-	buckets := map[ab][]*item{}
-	var order []ab
-	for _, it := range f.prs {
-		if f.inGrp[it] || it.l.HeadSHA == "" {
-			continue
-		}
-		k := ab{strings.ToLower(it.l.Author), it.l.Base}
-		if _, ok := buckets[k]; !ok {
-			order = append(order, k)
-		}
-		buckets[k] = append(buckets[k], it)
-	}
+	order, byAB := buckets(f.prs, func(it *item) (ab, bool) {
+		return ab{strings.ToLower(it.l.Author), it.l.Base}, !f.inGrp[it] && it.l.HeadSHA != ""
+	})
 	var out []Group
 	for _, k := range order {
-		ms := buckets[k]
+		ms := byAB[k]
 		if len(ms) < 2 {
 			continue
 		}
