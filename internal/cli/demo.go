@@ -14,6 +14,8 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/internal/human"
+	"github.com/ghonce/ghonce/reconcile"
 )
 
 const (
@@ -96,6 +98,8 @@ func demoRun(opts *demoOptions) error {
 	fmt.Fprintln(out, "\nThe restarted run found the PR its killed predecessor made (tagged with the key's label and hidden marker,")
 	fmt.Fprintln(out, "looked up on consistent list endpoints) instead of opening another. Try it on your repository:")
 	fmt.Fprintln(out, "  ghonce pr create --task ISSUE-42 --repo OWNER/NAME --base main --head BRANCH --title T --body B")
+	fmt.Fprintf(out, "(The demo's fake GitHub commits a create at once, so its runs pass --settle %s. Against GitHub, a run that\n", demoSettle)
+	fmt.Fprintf(out, "takes over from one killed after sending a create waits --settle, %s by default, from that send before it looks.)\n", human.Duration(reconcile.DefaultSettle))
 
 	left, err := demoAudit(ctx, sys, naiveServer)
 	if err != nil {
@@ -220,7 +224,7 @@ func demoGhonce(ctx context.Context, sys IO, crashes int) ([]fixtures.PR, []stri
 		head := pushBranch(s, attempt)
 		o, err := runner.Run(ctx, self, []string{"pr", "create",
 			"--ledger", filepath.Join(dir, "ledger.db"), "--repo", demoOwner + "/" + demoRepo, "--task", demoTask,
-			"--base", "main", "--head", head,
+			"--base", "main", "--head", head, "--settle", demoSettle.String(),
 			"--title", fmt.Sprintf("Fix #42 (draft %d of the model's wording)", attempt), "--body", "Generated fix.", "--json"}, env, killOnPR)
 		switch {
 		case err != nil:
@@ -233,6 +237,10 @@ func demoGhonce(ctx context.Context, sys IO, crashes int) ([]fixtures.PR, []stri
 	}
 	return s.PullRequests(demoOwner, demoRepo), lines, nil
 }
+
+// demoSettle is the demo runs' --settle: the fake commits a create before it
+// answers, so no request is still in flight once a run is killed.
+const demoSettle = 100 * time.Millisecond
 
 type tokenTransport struct{ token string }
 
