@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v66/github"
 
@@ -215,7 +216,10 @@ func agentMain(spec string) int {
 		return 1
 	}
 	defer l.Close()
-	tr, err := guard.New(http.DefaultTransport, guard.Options{Ledger: l, LedgerNew: l.Created()})
+	// Settle: the fake commits a create before it answers, so once the test
+	// kills a run nothing of it is in flight; the default (GitHub's 10 s
+	// limit plus a margin) would only slow every takeover here.
+	tr, err := guard.New(http.DefaultTransport, guard.Options{Ledger: l, LedgerNew: l.Created(), Settle: 200 * time.Millisecond})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
