@@ -17,6 +17,43 @@ import (
 	"time"
 )
 
+// startMCPHTTP starts ghonce with args (an MCP server on --http
+// 127.0.0.1:0) and env, killed when t ends, and returns the URL it listens
+// on and the rest of its stderr.
+func startMCPHTTP(t *testing.T, env []string, args ...string) (srv *exec.Cmd, url string, rest io.Reader) {
+	t.Helper()
+	srv = exec.Command(bin, args...)
+	srv.Env = env
+	stderr, err := srv.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	url, rest = listeningURL(t, stderr)
+	return srv, url, rest
+}
+
+// runNodeClient runs the TypeScript SDK client (client.mjs in dir) with
+// args and env, records its output, and returns its stdout.
+func runNodeClient(t *testing.T, dir string, env []string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	node := exec.CommandContext(ctx, "node", append([]string{filepath.Join(dir, "client.mjs")}, args...)...)
+	node.Env = env
+	var nodeErr strings.Builder
+	node.Stderr = &nodeErr
+	stdout, err := node.Output()
+	recordOutput(t, []string{"node client.mjs"}, string(stdout), nodeErr.String())
+	if err != nil {
+		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, stdout, nodeErr.String())
+	}
+	return stdout
+}
+
 // nodeDir is the Node client's source: package.json pins
 // @modelcontextprotocol/sdk, package-lock.json its whole tree.
 const nodeDir = "../../internal/mcp/testdata/node"
@@ -37,29 +74,8 @@ func TestMCPWithTheTypeScriptSDK(t *testing.T) {
 	w := newWorld(t)
 
 	// A server on Streamable HTTP, port chosen by the system, sharing the ledger.
-	srv := exec.Command(bin, "mcp", "--http", "127.0.0.1:0", "--ledger", w.ledger, "--task", "ISSUE-42")
-	srv.Env = w.env
-	stderr, err := srv.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
-	url, rest := listeningURL(t, stderr)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	node := exec.CommandContext(ctx, "node", filepath.Join(dir, "client.mjs"), bin, w.ledger, url)
-	node.Env = w.env
-	var nodeErr strings.Builder
-	node.Stderr = &nodeErr
-	stdout, err := node.Output()
-	recordOutput(t, []string{"node client.mjs"}, string(stdout), nodeErr.String())
-	if err != nil {
-		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, stdout, nodeErr.String())
-	}
+	srv, url, rest := startMCPHTTP(t, w.env, "mcp", "--http", "127.0.0.1:0", "--ledger", w.ledger, "--task", "ISSUE-42")
+	stdout := runNodeClient(t, dir, w.env, bin, w.ledger, url)
 	type call struct {
 		Structured result `json:"structured"`
 		Text       string `json:"text"`
@@ -121,7 +137,7 @@ func TestMCPWithTheTypeScriptSDK(t *testing.T) {
 	// Stopped with SIGTERM, the HTTP server shuts down and exits 0.
 	_ = srv.Process.Signal(syscall.SIGTERM)
 	tail, _ := io.ReadAll(rest)
-	err = srv.Wait()
+	err := srv.Wait()
 	recordOutput(t, srv.Args[1:], "", string(tail))
 	if err != nil {
 		t.Errorf("ghonce mcp --http after SIGTERM: %v, want exit 0\nstderr: %s", err, tail)

@@ -707,30 +707,9 @@ func TestMCPProxyWithTheTypeScriptSDK(t *testing.T) {
 	dir := nodeModules(t)
 	w, ghmcp := newUpstreamWorld(t)
 	w.env = append(w.env, "GHONCE_TASK=ISSUE-42")
-	srv := exec.Command(bin, "mcp", "--http", "127.0.0.1:0", "--ledger", w.ledger, "--upstream", "--", ghmcp, "stdio")
-	srv.Env = w.env
-	stderr, err := srv.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
-	url, rest := listeningURL(t, stderr)
+	_, url, rest := startMCPHTTP(t, w.env, "mcp", "--http", "127.0.0.1:0", "--ledger", w.ledger, "--upstream", "--", ghmcp, "stdio")
 	go func() { _, _ = io.Copy(io.Discard, rest) }()
-
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	node := exec.CommandContext(ctx, "node", filepath.Join(dir, "client.mjs"), bin, w.ledger, url, ghmcp)
-	node.Env = w.env
-	var nodeErr strings.Builder
-	node.Stderr = &nodeErr
-	stdout, err := node.Output()
-	recordOutput(t, []string{"node client.mjs"}, string(stdout), nodeErr.String())
-	if err != nil {
-		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, stdout, nodeErr.String())
-	}
+	stdout := runNodeClient(t, dir, w.env, bin, w.ledger, url, ghmcp)
 	type call struct {
 		Structured result `json:"structured"`
 		Text       string `json:"text"`
