@@ -110,6 +110,31 @@ func TestRedact(t *testing.T) {
 // a server whose pg_hba.conf has only hostssl lines does. It returns its
 // host:port.
 func fakeServer(t *testing.T, requireTLS bool) string {
+	return servePG(t, func(c net.Conn, be *pgproto3.Backend) {
+		for {
+			m, err := be.ReceiveStartupMessage()
+			if err != nil {
+				return
+			}
+			switch m.(type) {
+			case *pgproto3.SSLRequest, *pgproto3.GSSEncRequest:
+				c.Write([]byte("N"))
+				continue
+			}
+			if requireTLS {
+				be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", Code: "28000",
+					Message: `no pg_hba.conf entry for host "127.0.0.1", user "postgres", database "test", no encryption`})
+				be.Flush()
+			}
+			return
+		}
+	})
+}
+
+// servePG listens on loopback until the test ends and runs serve on each
+// connection, as a Postgres backend, for at most 10 seconds. It returns
+// its host:port.
+func servePG(t *testing.T, serve func(c net.Conn, be *pgproto3.Backend)) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -124,24 +149,7 @@ func fakeServer(t *testing.T, requireTLS bool) string {
 			go func() {
 				defer c.Close()
 				c.SetDeadline(time.Now().Add(10 * time.Second))
-				be := pgproto3.NewBackend(c, c)
-				for {
-					m, err := be.ReceiveStartupMessage()
-					if err != nil {
-						return
-					}
-					switch m.(type) {
-					case *pgproto3.SSLRequest, *pgproto3.GSSEncRequest:
-						c.Write([]byte("N"))
-						continue
-					}
-					if requireTLS {
-						be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", Code: "28000",
-							Message: `no pg_hba.conf entry for host "127.0.0.1", user "postgres", database "test", no encryption`})
-						be.Flush()
-					}
-					return
-				}
+				serve(c, pgproto3.NewBackend(c, c))
 			}()
 		}
 	}()

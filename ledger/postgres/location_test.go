@@ -106,50 +106,33 @@ func TestEncodedPasswordReachesTheServer(t *testing.T) {
 // passwordServer asks each client for a clear-text password, sends what it
 // got on got, and refuses the login.
 func passwordServer(t *testing.T, got chan<- string) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return servePG(t, func(c net.Conn, be *pgproto3.Backend) {
 		for {
-			c, err := ln.Accept()
+			m, err := be.ReceiveStartupMessage()
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				c.SetDeadline(time.Now().Add(10 * time.Second))
-				be := pgproto3.NewBackend(c, c)
-				for {
-					m, err := be.ReceiveStartupMessage()
-					if err != nil {
-						return
-					}
-					if _, ok := m.(*pgproto3.StartupMessage); ok {
-						break
-					}
-					c.Write([]byte("N"))
-				}
-				be.Send(&pgproto3.AuthenticationCleartextPassword{})
-				if err := be.Flush(); err != nil {
-					return
-				}
-				be.SetAuthType(pgproto3.AuthTypeCleartextPassword)
-				m, err := be.Receive()
-				if err != nil {
-					return
-				}
-				if p, ok := m.(*pgproto3.PasswordMessage); ok {
-					select {
-					case got <- p.Password:
-					default:
-					}
-				}
-				be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", Code: "28P01", Message: `password authentication failed for user "ghonceu"`})
-				be.Flush()
-			}()
+			if _, ok := m.(*pgproto3.StartupMessage); ok {
+				break
+			}
+			c.Write([]byte("N"))
 		}
-	}()
-	return ln.Addr().String()
+		be.Send(&pgproto3.AuthenticationCleartextPassword{})
+		if err := be.Flush(); err != nil {
+			return
+		}
+		be.SetAuthType(pgproto3.AuthTypeCleartextPassword)
+		m, err := be.Receive()
+		if err != nil {
+			return
+		}
+		if p, ok := m.(*pgproto3.PasswordMessage); ok {
+			select {
+			case got <- p.Password:
+			default:
+			}
+		}
+		be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", Code: "28P01", Message: `password authentication failed for user "ghonceu"`})
+		be.Flush()
+	})
 }
