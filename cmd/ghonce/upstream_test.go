@@ -668,17 +668,7 @@ func TestMCPProxyBridgesTokenAndHost(t *testing.T) {
 // --http serves the proxy over Streamable HTTP on loopback.
 func TestMCPProxyOverHTTP(t *testing.T) {
 	w, ghmcp := newUpstreamWorld(t)
-	srv := exec.Command(bin, "mcp", "--http", "127.0.0.1:0", "--ledger", w.ledger, "--upstream", "--", ghmcp, "stdio")
-	srv.Env = append(slices.Clone(w.env), "GHONCE_TASK=ISSUE-42")
-	stderr, err := srv.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
-	url, rest := listeningURL(t, stderr)
+	_, url, rest := startMCPHTTP(t, append(slices.Clone(w.env), "GHONCE_TASK=ISSUE-42"), "mcp", "--http", "127.0.0.1:0", "--ledger", w.ledger, "--upstream", "--", ghmcp, "stdio")
 	go func() { _, _ = io.Copy(io.Discard, rest) }()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
