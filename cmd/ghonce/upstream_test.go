@@ -37,16 +37,9 @@ import (
 // under CI=true it fails.
 func githubMCPServer(t testing.TB) string {
 	t.Helper()
-	path := os.Getenv("GHONCE_GITHUB_MCP_SERVER")
-	if path == "" {
-		root, err := harness.ModuleRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		path = filepath.Join(root, "bin", "github-mcp-server")
-	}
-	if _, err := os.Stat(path); err != nil {
-		skipOrFail(t, "github-mcp-server is not built (%v): run `make github-mcp-server`", err)
+	path, err := harness.GitHubMCPServer()
+	if err != nil {
+		skipOrFail(t, "%v", err)
 	}
 	return path
 }

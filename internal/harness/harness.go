@@ -131,6 +131,24 @@ func Build(ctx context.Context, root, dir string, tags ...string) (string, error
 	return bin, nil
 }
 
+// GitHubMCPServer is the pinned github-mcp-server the tests run: the path
+// GHONCE_GITHUB_MCP_SERVER names, else bin/github-mcp-server at the module
+// root (`make github-mcp-server`). The error says why it cannot be run.
+func GitHubMCPServer() (string, error) {
+	path := os.Getenv("GHONCE_GITHUB_MCP_SERVER")
+	if path == "" {
+		root, err := ModuleRoot()
+		if err != nil {
+			return "", err
+		}
+		path = filepath.Join(root, "bin", "github-mcp-server")
+	}
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("github-mcp-server is not built (%v): run `make github-mcp-server`", err)
+	}
+	return path, nil
+}
+
 // ModuleRoot finds the directory holding go.mod, from the working directory up.
 func ModuleRoot() (string, error) {
 	dir, err := os.Getwd()

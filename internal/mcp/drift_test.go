@@ -7,7 +7,6 @@ import (
 	"flag"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -25,19 +24,12 @@ var updateGHMCP = flag.Bool("update-ghmcp", false, "rewrite "+mcp.GitHubMCPTools
 // skipped loudly, and fails under CI=true.
 func githubMCPServer(t *testing.T) string {
 	t.Helper()
-	path := os.Getenv("GHONCE_GITHUB_MCP_SERVER")
-	if path == "" {
-		root, err := harness.ModuleRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		path = filepath.Join(root, "bin", "github-mcp-server")
-	}
-	if _, err := os.Stat(path); err != nil {
+	path, err := harness.GitHubMCPServer()
+	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("github-mcp-server is not built (%v): run `make github-mcp-server`; CI=true, so this test must run", err)
+			t.Fatalf("%v; CI=true, so this test must run", err)
 		}
-		t.Skipf("SKIPPED: github-mcp-server is not built (%v): run `make github-mcp-server`; the schema drift check did not run (CI runs it)", err)
+		t.Skipf("SKIPPED: %v; the schema drift check did not run (CI runs it)", err)
 	}
 	return path
 }
