@@ -96,6 +96,14 @@ type AsFounder interface {
 	AsFound(key, repoOwner string, art effect.Artifact) (Spec, bool)
 }
 
+// OwnSending is a Spec whose Create writes its own sending mark, through
+// Env.markSending, once it can name what it starts (a guarded command's
+// supervisor, whose tree a taker waits out). Without it the engine marks
+// the create as sent just before calling Create.
+type OwnSending interface {
+	MarksOwnSending()
+}
+
 // onGitHub reports whether spec acts on GitHub (it is not OffGitHub).
 func onGitHub(spec Spec) bool {
 	_, off := spec.(OffGitHub)

@@ -399,7 +399,7 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, spec
 	mark := func(ctx context.Context, p ledger.Proc) error {
 		return e.cfg.Ledger.MarkSending(ctx, ledger.SendingParams{Key: key, Fence: entry.Fence, Lease: e.cfg.Lease, Proc: p})
 	}
-	if _, ok := spec.(ownSending); ok {
+	if _, ok := spec.(OwnSending); ok {
 		// The kind marks its own create (a guarded command, with the
 		// identity of its supervisor) once it can name what it starts.
 		// A lease lost while looking means a newer attempt may be
@@ -490,13 +490,6 @@ func notSentMeans(spec Spec) string {
 	}
 	return "nothing was sent, so nothing was created; a rerun tries again"
 }
-
-// ownSending is a Spec whose Create writes its own sending mark, through
-// Env.markSending, once it can name what it starts (a guarded command's
-// supervisor).
-type ownSending interface{ marksOwnSending() }
-
-func (Exec) marksOwnSending() {}
 
 // markFailed is the error of a sending mark the ledger refused: nothing
 // was sent. The entry stays attempting (the ledger could not be written,

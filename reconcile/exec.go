@@ -53,6 +53,10 @@ func (x Exec) Unverifiable() bool { return x.Check == "" }
 // OffGitHub: a guarded command's effect is not on GitHub.
 func (Exec) OffGitHub() {}
 
+// MarksOwnSending: Create marks the attempt as sent once the supervisor has
+// started, naming it, so a taker waits for its process tree to be gone.
+func (Exec) MarksOwnSending() {}
+
 // NotSent: a command that did not start did nothing.
 func (Exec) NotSent() string { return "the command did not start, so nothing happened" }
 func (x Exec) Validate(string) error {

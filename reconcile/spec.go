@@ -59,7 +59,7 @@ type Env struct {
 	// Stdout and Stderr receive a guarded command's output.
 	Stdout, Stderr io.Writer
 
-	// markSending, set for a Spec that marks its own create (ownSending),
+	// markSending, set for a Spec that marks its own create (OwnSending),
 	// records that the create is about to start, naming the process p that
 	// runs it; its error is a *effect.CreateError (nothing was started).
 	markSending func(ctx context.Context, p ledger.Proc) error
