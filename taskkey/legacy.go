@@ -1,6 +1,7 @@
 package taskkey
 
 import (
+	"slices"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
@@ -18,7 +19,7 @@ func LegacyKeys(id Identity) []string {
 	for _, f := range []func(string) string{strings.TrimSpace, func(s string) string { return norm.NFD.String(strings.TrimSpace(s)) }} {
 		old := id
 		old.Task, old.Step = f(id.Task), f(id.Step)
-		if k := legacyKey(old); k != cur && !contains(out, k) {
+		if k := legacyKey(old); k != cur && !slices.Contains(out, k) {
 			out = append(out, k)
 		}
 	}
@@ -28,13 +29,4 @@ func LegacyKeys(id Identity) []string {
 // legacyKey is Key without the NFC step: the derivation as it was.
 func legacyKey(id Identity) string {
 	return derive(id.Task, id.Step, id.Kind, id.Repo, id.Target)
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
