@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
@@ -84,6 +85,11 @@ type actOptions struct {
 	needRepo bool
 	spec     reconcile.Spec
 	onChange string // reconcile.OnChange*; "" is warn
+	// after, if set, runs once the artifact is done and its result
+	// printed (created, found or skipped), with the GitHub client: gh's
+	// -a, -r and -m (see ghRun). Its error fails the run with the
+	// artifact recorded as done.
+	after func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error
 }
 
 // runAction runs one action through the engine and prints its result. Bad
@@ -142,6 +148,11 @@ func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (
 	}
 	if err := f.printResult(res); err != nil {
 		return ledger.Done, err
+	}
+	if o.after != nil && c != nil {
+		if err := o.after(ctx, c, res); err != nil {
+			return ledger.Done, err
+		}
 	}
 	return ledger.Done, f.reportToActions(res)
 }

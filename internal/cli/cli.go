@@ -49,6 +49,9 @@ type IO struct {
 	Getenv     func(string) string
 	Now        func() time.Time
 	Executable func() (string, error) // for demo, which re-runs this binary
+	// IsTerminal reports whether one of the streams above is a terminal
+	// (nil: an *os.File on one); tests inject it.
+	IsTerminal func(stream any) bool
 }
 
 // System returns the process's real IO.

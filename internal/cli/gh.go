@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/failure"
@@ -92,16 +95,15 @@ type ghFlags struct {
 	title, body, bodyFile, base, head, repo string
 	draft, fill, fillFirst, fillVerbose     bool
 	labels                                  []string
-	set                                     func(name string) bool
+	// meta is -a, -r and -m: set on the artifact once it is done.
+	meta ghcheck.Metadata
+	set  func(name string) bool
 }
 
 // refusedGhFlags are gh flags the shim cannot guard; each says why.
 var refusedGhFlags = map[string]string{
 	"editor":             "opens an editor, which a guarded run cannot wait for: pass --title and --body (or --body-file -)",
-	"assignee":           "is not guarded: add assignees after, with `gh issue edit` or `gh pr edit` (they are idempotent)",
-	"reviewer":           "is not guarded: add reviewers after, with `gh pr edit URL --add-reviewer`",
-	"milestone":          "is not guarded: set it after, with `gh pr edit` or `gh issue edit`",
-	"project":            "is not guarded: add it after, with `gh pr edit` or `gh issue edit`",
+	"project":            "is not guarded: add it after, with `gh pr edit URL --add-project` or `gh issue edit URL --add-project` (adding is idempotent)",
 	"template":           "is not guarded: pass the text with --body or --body-file",
 	"recover":            "is not guarded: pass --title and --body",
 	"no-maintainer-edit": "is not guarded: change it after, on the pull request",
@@ -129,9 +131,9 @@ func parseGh(verb string, args []string) (*ghFlags, []string, error) {
 		fs.BoolVar(&o.fillFirst, "fill-first", false, "")
 		fs.BoolVar(&o.fillVerbose, "fill-verbose", false, "")
 		fs.StringSliceVarP(&o.labels, "label", "l", nil, "")
-		fs.StringSliceP("assignee", "a", nil, "")
-		fs.StringSliceP("reviewer", "r", nil, "")
-		fs.StringP("milestone", "m", "", "")
+		fs.StringSliceVarP(&o.meta.Assignees, "assignee", "a", nil, "")
+		fs.StringSliceVarP(&o.meta.Reviewers, "reviewer", "r", nil, "")
+		fs.StringVarP(&o.meta.Milestone, "milestone", "m", "", "")
 		fs.StringSliceP("project", "p", nil, "")
 		fs.StringP("template", "T", "", "")
 		fs.String("recover", "", "")
@@ -139,8 +141,8 @@ func parseGh(verb string, args []string) (*ghFlags, []string, error) {
 	case "issue create":
 		fs.StringVarP(&o.title, "title", "t", "", "")
 		fs.StringSliceVarP(&o.labels, "label", "l", nil, "")
-		fs.StringSliceP("assignee", "a", nil, "")
-		fs.StringP("milestone", "m", "", "")
+		fs.StringSliceVarP(&o.meta.Assignees, "assignee", "a", nil, "")
+		fs.StringVarP(&o.meta.Milestone, "milestone", "m", "", "")
 		fs.StringSliceP("project", "p", nil, "")
 		fs.StringP("template", "T", "", "")
 		fs.String("recover", "", "")
@@ -194,6 +196,9 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	g.addFlags(pflag.NewFlagSet("defaults", pflag.ContinueOnError)) // the flags' defaults
 	g.task = sys.Getenv("GHONCE_TASK")
 	g.step = sys.Getenv("GHONCE_STEP")
+	if g.settle, err = settleFromEnv(sys.Getenv, g.settle); err != nil {
+		return err
+	}
 	task, err := g.taskOrEnv(sys.Getenv)
 	switch {
 	case err != nil && g.task == "" && sys.Getenv("GITHUB_ACTIONS") != "true":
@@ -277,16 +282,88 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 		if p.Draft {
 			draft = "draft "
 		}
-		fmt.Fprintf(sys.Err, "\nCreating %spull request for %s into %s in %s\n\n", draft, p.Head, p.Base, repo)
+		if canPrompt(sys) { // as gh: only where it could have asked
+			fmt.Fprintf(sys.Err, "\nCreating %spull request for %s into %s in %s\n\n", draft, p.Head, p.Base, repo)
+		}
 		spec = p
 	case "issue create":
-		fmt.Fprintf(sys.Err, "\nCreating issue in %s\n\n", repo)
+		if sys.isTerminal(sys.Out) {
+			fmt.Fprintf(sys.Err, "\nCreating issue in %s\n\n", repo)
+		}
 		spec = reconcile.Issue{Title: o.title, Body: body, Labels: o.labels}
 	default:
 		spec = reconcile.Comment{Number: number, Body: body}
 	}
 	defStep := strings.ReplaceAll(verb, " ", "-")
-	return runAction(ctx, actOptions{f: f, defStep: defStep, needRepo: true, spec: spec})
+	act := actOptions{f: f, defStep: defStep, needRepo: true, spec: spec}
+	if !o.meta.Empty() {
+		act.after = func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error {
+			return applyGhMetadata(ctx, c, repo, verb, res, o.meta)
+		}
+	}
+	return runAction(ctx, act)
+}
+
+// applyGhMetadata sets -a, -r and -m on the artifact res names, which is
+// done whether this run made it, found it or skipped it: so a run killed
+// between the create and these edits finishes them when rerun. A failure
+// leaves the artifact as it is (its URL is already on stdout) and says
+// what to fix; a rerun sends only what is still missing.
+func applyGhMetadata(ctx context.Context, c *ghcheck.Client, repo ghcheck.Repo, verb string, res *reconcile.Result, m ghcheck.Metadata) error {
+	if res.Number == 0 {
+		return fmt.Errorf("gh %s: the ledger's entry names no number, so its assignees, reviewers and milestone cannot be set: set them with `gh %s edit %s`", verb, strings.Fields(verb)[0], res.URL)
+	}
+	err := c.ApplyMetadata(ctx, repo, res.Number, verb == "pr create", m)
+	if err == nil {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s is there, but not all of its assignees, reviewers and milestone are set:", res.URL)
+	for _, line := range strings.Split(err.Error(), "\n") {
+		b.WriteString("\n  " + line)
+	}
+	b.WriteString("\nfix that and rerun the same command: it creates nothing again and sends only what is missing")
+	return &metadataError{msg: b.String(), err: err}
+}
+
+// metadataError is applyGhMetadata's failure in words, with GitHub's
+// answer kept for the exit code.
+type metadataError struct {
+	msg string
+	err error
+}
+
+func (e *metadataError) Error() string { return e.msg }
+func (e *metadataError) Unwrap() error { return e.err }
+
+// canPrompt is gh's IOStreams.CanPrompt: standard input and output are
+// terminals and GH_PROMPT_DISABLED is unset.
+func canPrompt(sys IO) bool {
+	return sys.Getenv("GH_PROMPT_DISABLED") == "" && sys.isTerminal(sys.In) && sys.isTerminal(sys.Out)
+}
+
+// isTerminal reports whether stream (sys.In, sys.Out or sys.Err) is a
+// terminal.
+func (sys IO) isTerminal(stream any) bool {
+	if sys.IsTerminal != nil {
+		return sys.IsTerminal(stream)
+	}
+	f, ok := stream.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// settleFromEnv is GHONCE_SETTLE, a Go duration ("0" waits not at all), as
+// the default of --settle; def when it is unset.
+func settleFromEnv(getenv func(string) string, def time.Duration) (time.Duration, error) {
+	v := strings.TrimSpace(getenv("GHONCE_SETTLE"))
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, usagef("GHONCE_SETTLE=%q is not a duration: want e.g. 15s, 500ms or 0 (no wait)", v)
+	}
+	return d, nil
 }
 
 // parseGhTarget parses a comment's target: a number, or a pull request or

@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 )
 
@@ -54,6 +56,10 @@ func TestParseGhFlags(t *testing.T) {
 	if err != nil || o.title != "T" || o.bodyFile != "-" || o.set("body") {
 		t.Fatalf("issue create: %+v, %v", o, err)
 	}
+	o, _, err = parseGh("pr create", []string{"-a", "@me,monalisa", "--assignee", "hubot", "-r", "octo-org/core", "-m", "v1"})
+	if err != nil || !slices.Equal(o.meta.Assignees, []string{"@me", "monalisa", "hubot"}) || !slices.Equal(o.meta.Reviewers, []string{"octo-org/core"}) || o.meta.Milestone != "v1" {
+		t.Fatalf("pr create -a -r -m: %+v, %v", o, err)
+	}
 	for _, tc := range []struct {
 		verb string
 		args []string
@@ -62,9 +68,8 @@ func TestParseGhFlags(t *testing.T) {
 		{"pr create", []string{"-e"}, "-e/--editor"},
 		{"issue create", []string{"--editor"}, "-e/--editor"},
 		{"issue comment", []string{"1", "-e"}, "-e/--editor"},
-		{"pr create", []string{"-a", "me"}, "-a/--assignee"},
-		{"pr create", []string{"-r", "octocat"}, "--add-reviewer"},
-		{"pr create", []string{"-m", "v1"}, "-m/--milestone"},
+		{"pr create", []string{"-p", "Roadmap"}, "--add-project"},
+		{"issue create", []string{"-r", "octocat"}, "unknown shorthand flag: 'r'"},
 		{"issue create", []string{"-T", "bug"}, "-T/--template"},
 		{"pr create", []string{"--no-such-flag"}, "unknown flag"},
 	} {
@@ -247,5 +252,161 @@ func TestShimVerb(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(other, "gh")); string(b) != "real gh" {
 		t.Fatal("the existing gh was changed")
+	}
+}
+
+// ghWorld is a cliWorld for ghonce run as gh, in process: no real gh
+// (GHONCE_GH names none), a task, and a branch fix one commit ahead of
+// main; collaborators monalisa, hubot and the token's login, team core,
+// milestone v1.
+func newGhCLIWorld(t *testing.T) *cliWorld {
+	t.Helper()
+	w := newCLIWorld(t)
+	w.env["GHONCE_GH"] = "/nonexistent/gh"
+	w.env["GHONCE_TASK"] = "ISSUE-7"
+	w.fake.SetRef(testOwner, testName, "fix", w.fake.AddCommit(testOwner, testName, "main"))
+	for _, l := range []string{"monalisa", "hubot", testLogin} {
+		w.fake.AddCollaborator(testOwner, testName, l)
+	}
+	w.fake.AddTeam(testOwner, testName, "core")
+	w.fake.SeedMilestone(testOwner, testName, "v1", "open")
+	return w
+}
+
+// gh runs `gh args...` in process; terminal says which streams are
+// terminals ("in", "out", "err").
+func (w *cliWorld) gh(terminal string, extra map[string]string, args ...string) cliRun {
+	env := map[string]string{}
+	for k, v := range w.env {
+		env[k] = v
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	var out, errb bytes.Buffer
+	in := strings.NewReader("")
+	sys := IO{
+		In: in, Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }, Now: time.Now, Executable: os.Executable,
+		IsTerminal: func(s any) bool {
+			return s == any(in) && strings.Contains(terminal, "in") || s == any(&out) && strings.Contains(terminal, "out") || s == any(&errb) && strings.Contains(terminal, "err")
+		},
+	}
+	code := GhMain(context.Background(), append([]string{"gh"}, args...), sys)
+	return cliRun{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// gh prints "Creating pull request for H into B in R" only where it could
+// have prompted (standard input and output on a terminal, prompts not
+// disabled), and "Creating issue in R" only when standard output is a
+// terminal; the URL goes to stdout either way.
+func TestGhSaysCreatingOnlyOnATerminal(t *testing.T) {
+	const prLine = "\nCreating pull request for fix into main in " + testRepo + "\n\n"
+	const issueLine = "\nCreating issue in " + testRepo + "\n\n"
+	for i, tc := range []struct {
+		terminal string
+		env      map[string]string
+		pr       bool
+		issue    bool
+	}{
+		{"in out err", nil, true, true},
+		{"in out", nil, true, true},
+		{"out err", nil, false, true},
+		{"in err", nil, false, false},
+		{"", nil, false, false},
+		{"in out err", map[string]string{"GH_PROMPT_DISABLED": "1"}, false, true},
+	} {
+		w := newGhCLIWorld(t)
+		o := w.gh(tc.terminal, tc.env, "pr", "create", "-R", testRepo, "-H", "fix", "-t", "Fix", "-b", "Body.")
+		if o.code != 0 || strings.Contains(o.stderr, prLine) != tc.pr || !strings.HasSuffix(o.stdout, "/pull/1\n") {
+			t.Errorf("case %d, terminals %q %v: pr create exit %d, stdout %q, stderr %q; want the Creating line: %v", i, tc.terminal, tc.env, o.code, o.stdout, o.stderr, tc.pr)
+		}
+		o = w.gh(tc.terminal, tc.env, "issue", "create", "-R", testRepo, "-t", "Flaky", "-b", "Seen twice.")
+		if o.code != 0 || strings.Contains(o.stderr, issueLine) != tc.issue || !strings.HasSuffix(o.stdout, "/issues/2\n") {
+			t.Errorf("case %d, terminals %q %v: issue create exit %d, stdout %q, stderr %q; want the Creating line: %v", i, tc.terminal, tc.env, o.code, o.stdout, o.stderr, tc.issue)
+		}
+	}
+}
+
+// writes lists the fake's answered writes, "METHOD path".
+func writes(fake *fixtures.Server) []string {
+	var out []string
+	for _, q := range fake.Requests() {
+		if q.Method != "GET" && q.Status/100 == 2 {
+			out = append(out, q.Method+" "+q.Path)
+		}
+	}
+	return out
+}
+
+// gh's -a, -r and -m are set on what the guarded create made, through the
+// API (no real gh); a rerun finds them in place and writes nothing.
+func TestGhSetsAssigneesReviewersAndMilestone(t *testing.T) {
+	w := newGhCLIWorld(t)
+	args := []string{"pr", "create", "-R", testRepo, "-H", "fix", "-t", "Fix", "-b", "Body.", "-a", "@me,monalisa", "-r", "hubot", "--reviewer", testOwner + "/core", "-m", "v1"}
+	for run := 0; run < 2; run++ {
+		o := w.gh("", nil, args...)
+		if o.code != 0 || o.stdout != w.fake.WebURL()+testRepo+"/pull/1\n" {
+			t.Fatalf("run %d: exit %d, stdout %q, stderr %q", run, o.code, o.stdout, o.stderr)
+		}
+		prs := w.fake.PullRequests(testOwner, testName)
+		if len(prs) != 1 || !slices.Equal(prs[0].Assignees, []string{testLogin, "monalisa"}) || !slices.Equal(prs[0].Reviewers, []string{"hubot", testOwner + "/core"}) || prs[0].Milestone != "v1" {
+			t.Fatalf("run %d: %d PRs, %+v", run, len(prs), prs)
+		}
+	}
+	want := []string{"POST /repos/" + testRepo + "/pulls", "POST /repos/" + testRepo + "/issues/1/assignees", "POST /repos/" + testRepo + "/pulls/1/requested_reviewers", "PATCH /repos/" + testRepo + "/issues/1"}
+	if got := slices.DeleteFunc(writes(w.fake), func(s string) bool { return strings.HasSuffix(s, "/labels") }); !slices.Equal(got, want) {
+		t.Fatalf("writes %q, want %q: the rerun must send nothing", got, want)
+	}
+	o := w.gh("", nil, "issue", "create", "-R", testRepo, "-t", "Flaky", "-b", "Seen twice.", "-a", "hubot", "-m", "1")
+	is := w.fake.Issues(testOwner, testName)
+	if o.code != 0 || len(is) != 1 || !slices.Equal(is[0].Assignees, []string{"hubot"}) || is[0].Milestone != "v1" {
+		t.Fatalf("issue create -a -m: exit %d, %+v\n%s", o.code, is, o.stderr)
+	}
+}
+
+// When GitHub refuses one of them, the pull request stays (its URL on
+// stdout, exit 1 as gh), stderr names what failed and what to do, and the
+// rerun after the fix sets it without creating again.
+func TestGhMetadataFailureKeepsTheCreate(t *testing.T) {
+	w := newGhCLIWorld(t)
+	args := []string{"pr", "create", "-R", testRepo, "-H", "fix", "-t", "Fix", "-b", "Body.", "-a", "monalisa", "-r", "stranger"}
+	o := w.gh("", nil, args...)
+	url := w.fake.WebURL() + testRepo + "/pull/1\n"
+	if o.code != 1 || o.stdout != url {
+		t.Fatalf("exit %d, stdout %q (want 1 and %q), stderr %q", o.code, o.stdout, url, o.stderr)
+	}
+	for _, says := range []string{"request reviews from stranger", "collaborator of " + testRepo, "rerun the same command", "creates nothing again"} {
+		if !strings.Contains(o.stderr, says) {
+			t.Errorf("stderr does not say %q:\n%s", says, o.stderr)
+		}
+	}
+	if prs := w.fake.PullRequests(testOwner, testName); len(prs) != 1 || !slices.Equal(prs[0].Assignees, []string{"monalisa"}) {
+		t.Fatalf("after the refusal: %+v", prs)
+	}
+	w.fake.AddCollaborator(testOwner, testName, "stranger")
+	o = w.gh("", nil, args...)
+	prs := w.fake.PullRequests(testOwner, testName)
+	if o.code != 0 || o.stdout != url || len(prs) != 1 || !slices.Equal(prs[0].Reviewers, []string{"stranger"}) {
+		t.Fatalf("rerun: exit %d stdout %q, %+v\n%s", o.code, o.stdout, prs, o.stderr)
+	}
+}
+
+// GHONCE_SETTLE is a duration; anything else is refused before anything
+// is created.
+func TestGhSettleFromEnv(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want time.Duration
+		ok   bool
+	}{{"", 7 * time.Second, true}, {"0", 0, true}, {"250ms", 250 * time.Millisecond, true}, {"15", 0, false}, {"-1s", 0, false}, {"soon", 0, false}} {
+		d, err := settleFromEnv(mapEnv{"GHONCE_SETTLE": tc.v}.get, 7*time.Second)
+		if (err == nil) != tc.ok || d != tc.want || err != nil && (!isUsageErr(err) || !strings.Contains(err.Error(), "GHONCE_SETTLE")) {
+			t.Errorf("GHONCE_SETTLE=%q: %v, %v", tc.v, d, err)
+		}
+	}
+	w := newGhCLIWorld(t)
+	o := w.gh("", map[string]string{"GHONCE_SETTLE": "soon"}, "issue", "create", "-R", testRepo, "-t", "Flaky", "-b", "Seen twice.")
+	if o.code != 1 || !strings.Contains(o.stderr, "GHONCE_SETTLE") || len(writes(w.fake)) != 0 {
+		t.Fatalf("a bad GHONCE_SETTLE: exit %d, stderr %q, writes %q", o.code, o.stderr, writes(w.fake))
 	}
 }
