@@ -73,13 +73,15 @@ func newGhWorld(t *testing.T) *ghWorld {
 
 // ghEnv is the agent's environment: the shim first on PATH, the stub
 // after it, a task, the checkout (by GIT_DIR: the harness runs in the test's
-// directory), and extra.
+// directory), no settle window (GHONCE_SETTLE=0: the fake commits a create
+// before its kill, so a rerun needs not wait for one in flight), and
+// extra.
 func (w *ghWorld) ghEnv(extra ...string) []string {
 	path := w.shim + ":" + w.stub + ":" + os.Getenv("PATH")
 	return slices.Concat(w.env, []string{
 		"PATH=" + path, "GHONCE_TASK=ISSUE-42", "GHONCE_LEDGER=" + w.ledger,
 		"GIT_DIR=" + filepath.Join(w.checkout, ".git"), "GIT_CONFIG_NOSYSTEM=1",
-		"GH_STUB_LOG=" + w.log,
+		"GH_STUB_LOG=" + w.log, "GHONCE_SETTLE=0",
 	}, extra)
 }
 
@@ -309,7 +311,8 @@ func TestGhShimRefusals(t *testing.T) {
 		{"no task", w.envWithout([]string{"GHONCE_TASK"}, "PATH="+w.shim+":"+w.stub+":"+os.Getenv("PATH"), "GIT_DIR="+filepath.Join(w.checkout, ".git"), "GH_STUB_LOG="+w.log, "GHONCE_LEDGER="+w.ledger),
 			[]string{"pr", "create", "-t", "x", "-b", "y"}, 1, "GHONCE_TASK"},
 		{"editor", w.ghEnv(), []string{"pr", "create", "-e"}, 1, "-e/--editor"},
-		{"reviewer", w.ghEnv(), []string{"pr", "create", "-t", "x", "-b", "y", "-r", "octocat"}, 1, "--add-reviewer"},
+		{"project", w.ghEnv(), []string{"pr", "create", "-t", "x", "-b", "y", "-p", "Roadmap"}, 1, "--add-project"},
+		{"bad GHONCE_SETTLE", w.ghEnv("GHONCE_SETTLE=15"), []string{"pr", "create", "-t", "x", "-b", "y"}, 1, "GHONCE_SETTLE"},
 		{"no token", slices.Concat(w.ghEnv(), []string{"GH_TOKEN=", "GHONCE_GH=/nonexistent/gh"}), []string{"issue", "create", "-t", "x", "-b", "y"}, 4, "GH_TOKEN"},
 		{"no token, ghonce codes", slices.Concat(w.ghEnv(), []string{"GH_TOKEN=", "GHONCE_GH=/nonexistent/gh", "GHONCE_EXIT_CODES=ghonce"}), []string{"issue", "create", "-t", "x", "-b", "y"}, 2, "GH_TOKEN"},
 		{"no real gh", noStub, []string{"pr", "list"}, 1, "no real gh was found"},
@@ -363,5 +366,66 @@ func TestGhShimAndCLIShareTheKey(t *testing.T) {
 	r := w.ok("pr", "create", "--task", "ISSUE-42", "--base", "main", "--head", "fix-42", "--title", "Another title", "--body", "Another body.")
 	if r.Outcome != "skipped" || r.URL+"\n" != o.Stdout {
 		t.Fatalf("ghonce pr create after gh pr create: outcome %q url %q; want skipped and the shim's %q", r.Outcome, r.URL, o.Stdout)
+	}
+}
+
+// gh pr create -a -r -m, killed at the create's commit or between the
+// edits that follow it, and rerun: one pull request, with its assignee,
+// reviewer and milestone each sent once, and the rerun prints its URL.
+func TestGhShimKilledBeforeTheEditsRerunFinishesThem(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		kill func(c *fixtures.Commit) bool
+	}{
+		{"at the create", func(c *fixtures.Commit) bool {
+			return c.Kind == fixtures.KindPull && c.Method == "POST" && strings.HasSuffix(c.Path, "/pulls")
+		}},
+		{"at the assignee", func(c *fixtures.Commit) bool { return strings.HasSuffix(c.Path, "/assignees") }},
+		{"at the review request", func(c *fixtures.Commit) bool { return strings.HasSuffix(c.Path, "/requested_reviewers") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newGhWorld(t)
+			w.fake.AddCollaborator(owner, name, "monalisa")
+			w.fake.AddCollaborator(owner, name, "hubot")
+			w.fake.SeedMilestone(owner, name, "v1", "open")
+			args := []string{"pr", "create", "-t", "Fix #42", "-b", "Generated fix.", "-a", "monalisa", "-r", "hubot", "-m", "v1"}
+			if o := w.gh(tc.kill, w.ghEnv(), args...); !o.Killed {
+				t.Fatalf("want it killed %s, got exit %d\nstdout: %s\nstderr: %s", tc.name, o.Exit, o.Stdout, o.Stderr)
+			}
+			o := w.gh(nil, w.ghEnv(), args...)
+			wantExit(t, o, 0, "rerun gh "+strings.Join(args, " "))
+			var ours []fixtures.PR
+			for _, p := range w.fake.PullRequests(owner, name) {
+				if p.Author == login {
+					ours = append(ours, p)
+				}
+			}
+			if len(ours) != 1 {
+				t.Fatalf("GitHub holds %d pull requests of ours, want 1", len(ours))
+			}
+			p := ours[0]
+			if url := w.fake.WebURL() + repo + "/pull/" + strconv.Itoa(p.Number) + "\n"; o.Stdout != url {
+				t.Fatalf("rerun stdout %q, want %q", o.Stdout, url)
+			}
+			if !slices.Equal(p.Assignees, []string{"monalisa"}) || !slices.Equal(p.Reviewers, []string{"hubot"}) || p.Milestone != "v1" {
+				t.Fatalf("assignees %q, review requests %q, milestone %q; want monalisa, hubot, v1", p.Assignees, p.Reviewers, p.Milestone)
+			}
+			w.fake.WaitIdle()
+			sent := map[string]int{}
+			for _, q := range w.fake.Requests() {
+				switch {
+				case q.Method == "POST" && strings.HasSuffix(q.Path, "/assignees"):
+					sent["assignees"]++
+				case q.Method == "POST" && strings.HasSuffix(q.Path, "/requested_reviewers"):
+					sent["reviewers"]++
+				case q.Method == "PATCH" && q.Path == "/repos/"+repo+"/issues/"+strconv.Itoa(p.Number):
+					sent["milestone"]++
+				}
+			}
+			if sent["assignees"] != 1 || sent["reviewers"] != 1 || sent["milestone"] != 1 {
+				t.Fatalf("sent %v; want each edit once across both runs", sent)
+			}
+		})
 	}
 }

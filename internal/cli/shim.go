@@ -25,7 +25,9 @@ Every other gh command line goes, verbatim, to the next gh on PATH after DIR
 
 The task comes from GHONCE_TASK (in GitHub Actions, the workflow's default
 task); a guarded gh command without one is refused, never run unguarded.
-GHONCE_STEP names the step when one task makes two of a kind.
+GHONCE_STEP names the step when one task makes two of a kind. gh's -a, -r
+and -m are set through the API once the pull request or issue exists, and a
+rerun sends only what is missing. GHONCE_SETTLE (a duration) is --settle.
 
 ` + ghExitHelp,
 		Args: cobra.ExactArgs(1),
