@@ -20,7 +20,9 @@ import (
 // The ledger benchmarks run at two sizes: a ledger of about a thousand
 // entries, and one of a million, generated once and kept in
 // $TMPDIR/ghonce-bench-1m-vN.db (N the schema version) so that later runs
-// reuse it (delete it to generate it again). `-short` skips the million.
+// reuse it (delete it to generate it again; one whose schema is not this
+// package's, left by an older ghonce, is generated again). `-short` skips
+// the million.
 var benchSizes = []struct {
 	name    string
 	entries int
@@ -96,7 +98,19 @@ func bigLedger(ctx context.Context, n int) (string, error) {
 		path = filepath.Join(os.TempDir(), fmt.Sprintf("ghonce-bench-1m-v%d.db", SchemaVersion))
 	}
 	if _, err := os.Stat(path); err == nil {
-		return path, nil
+		same, err := sameSchema(ctx, path)
+		if err != nil {
+			return "", err
+		}
+		if same {
+			return path, nil
+		}
+		// Made by an older ghonce of the same schema version (one still in
+		// development): opening it would migrate it, not fill what this
+		// schema's rows carry.
+		if err := os.Remove(path); err != nil {
+			return "", fmt.Errorf("remove the stale cached ledger: %w", err)
+		}
 	}
 	tmp := path + ".generating"
 	for _, p := range []string{tmp, tmp + "-wal", tmp + "-shm"} {
@@ -114,6 +128,47 @@ func bigLedger(ctx context.Context, n int) (string, error) {
 		return "", err
 	}
 	return path, os.Rename(tmp, path)
+}
+
+// sameSchema reports whether the ledger at path has the schema a new
+// ledger gets, table by table and index by index, read without opening it
+// as a ledger (which would migrate it).
+func sameSchema(ctx context.Context, path string) (bool, error) {
+	schema := func(path string) (string, error) {
+		db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+		if err != nil {
+			return "", err
+		}
+		defer db.Close()
+		var version int
+		var s string
+		err = db.QueryRowContext(ctx, `SELECT (SELECT user_version FROM pragma_user_version),
+			coalesce(group_concat(type || ' ' || name || ': ' || coalesce(sql, ''), char(10)), '')
+			FROM (SELECT * FROM sqlite_master ORDER BY type, name)`).Scan(&version, &s)
+		return fmt.Sprintf("version %d\n%s", version, s), err
+	}
+	fresh := filepath.Join(os.TempDir(), fmt.Sprintf("ghonce-bench-schema-%d.db", os.Getpid()))
+	defer func() {
+		for _, p := range []string{fresh, fresh + "-wal", fresh + "-shm"} {
+			os.Remove(p)
+		}
+	}()
+	l, err := Open(ctx, fresh, Options{})
+	if err != nil {
+		return false, err
+	}
+	if err := l.Close(); err != nil {
+		return false, err
+	}
+	want, err := schema(fresh)
+	if err != nil {
+		return false, fmt.Errorf("read a new ledger's schema: %w", err)
+	}
+	got, err := schema(path)
+	if err != nil {
+		return false, nil // not readable as SQLite: generate it again
+	}
+	return got == want, nil
 }
 
 // fillLedger adds n done entries, each with the two transitions a real one
@@ -456,5 +511,46 @@ func BenchmarkOpenReplay(b *testing.B) {
 		if err := l.Close(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A cached benchmark ledger whose schema is not this package's (written by
+// an older ghonce under the same name) is generated again, not reused.
+func TestBigLedgerRegeneratesAStaleCache(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("TMPDIR", t.TempDir())
+	path, err := bigLedger(ctx, 2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := bigLedger(ctx, 2000); err != nil || again != path {
+		t.Fatalf("second bigLedger = %s, %v; want the cached %s", again, err, path)
+	}
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The header of a ledger of the schema before.
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion-1)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if same, err := sameSchema(ctx, path); err != nil || same {
+		t.Fatalf("sameSchema of a schema-%d ledger: %v, %v; want false", SchemaVersion-1, same, err)
+	}
+	if again, err := bigLedger(ctx, 2000); err != nil || again != path {
+		t.Fatalf("bigLedger over a stale cache = %s, %v; want %s generated again", again, err, path)
+	}
+	if same, err := sameSchema(ctx, path); err != nil || !same {
+		t.Fatalf("the regenerated ledger's schema is this package's: %v, %v; want true", same, err)
+	}
+	l, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var n int
+	if err := l.db.QueryRow("SELECT count(*) FROM entries").Scan(&n); err != nil || n != 2000 {
+		t.Fatalf("the regenerated ledger has %d entries (%v), want 2000", n, err)
 	}
 }
