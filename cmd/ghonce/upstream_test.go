@@ -3,7 +3,6 @@ package main_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -53,25 +52,15 @@ func skipOrFail(t testing.TB, format string, args ...any) {
 	t.Skipf("SKIPPED: %s; the tests against the real github-mcp-server did not run (CI runs them)", msg)
 }
 
-// loopback80 listens on port 80 of the first loopback address from
-// 127.0.0.2 up that is free (tests in parallel, and packages tested in
-// parallel, each take one).
+// loopback80 is harness.Loopback80, or the test skipped (failed under
+// CI=true) where it cannot listen.
 func loopback80(t testing.TB) (net.Listener, string) {
 	t.Helper()
-	var last error
-	for i := 2; i < 255; i++ {
-		host := fmt.Sprintf("127.0.0.%d", i)
-		l, err := net.Listen("tcp", host+":80")
-		if err == nil {
-			return l, host
-		}
-		last = err
-		if !errors.Is(err, syscall.EADDRINUSE) {
-			break
-		}
+	l, host, err := harness.Loopback80()
+	if err != nil {
+		skipOrFail(t, "%v", err)
 	}
-	skipOrFail(t, "cannot listen on port 80 of a loopback address (%v): the fake GitHub for github-mcp-server needs it (run as root)", last)
-	return nil, ""
+	return l, host
 }
 
 // newUpstreamWorld is newWorld with its fake GitHub where github-mcp-server

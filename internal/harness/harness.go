@@ -9,12 +9,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
@@ -147,6 +149,27 @@ func GitHubMCPServer() (string, error) {
 		return "", fmt.Errorf("github-mcp-server is not built (%v): run `make github-mcp-server`", err)
 	}
 	return path, nil
+}
+
+// Loopback80 listens on port 80 of the first loopback address from
+// 127.0.0.2 up that is free, for a fake GitHub that github-mcp-server can
+// reach: its GITHUB_HOST keeps the host name alone (GitHub Enterprise at
+// http://HOST/api/v3/, any port dropped). Port 80 needs root. Tests in
+// parallel, and packages tested in parallel, each take an address.
+func Loopback80() (net.Listener, string, error) {
+	var last error
+	for i := 2; i < 255; i++ {
+		host := fmt.Sprintf("127.0.0.%d", i)
+		l, err := net.Listen("tcp", host+":80")
+		if err == nil {
+			return l, host, nil
+		}
+		last = err
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			break
+		}
+	}
+	return nil, "", fmt.Errorf("cannot listen on port 80 of a loopback address (%w): the fake GitHub for github-mcp-server needs it (run as root)", last)
 }
 
 // ModuleRoot finds the directory holding go.mod, from the working directory up.
