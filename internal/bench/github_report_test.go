@@ -16,6 +16,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
@@ -219,7 +220,15 @@ func TestGitHubReport(t *testing.T) {
 	b.WriteString("\nA first create's look-up writes nothing: GitHub makes the key's label as the create applies it (`ghonce labels describe` gives it its description later).\n\n")
 	b.WriteString("\nA rerun's comment look-up reads `issues/N/comments?since=` the first attempt's start (less 10 minutes of clock skew): one page on a thread of any length.\n\n")
 
-	b.WriteString("## On the wire\n\n" + wireReport(t) + "\n")
+	root, err := harness.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := harness.Build(context.Background(), root, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("## On the wire\n\n" + wireReport(t, bin) + "\n")
 
 	b.WriteString("## Reconcile at N = 40, 1,000 and 10,000\n\nN attempting entries in one repository (pull requests, issues and comments in turn; every second one exists on GitHub), settled by one `Engine.Reconcile` on a SQLite ledger on this machine's disk. Target: ≤ ⌈N/100⌉ + 3 requests; N = 1,000 with 50 ms per request under 5 s.\n\n")
 	b.WriteString("| N | look-ups | latency per request | requests | target | time |\n| --- | --- | --- | --- | --- | --- |\n")

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -37,17 +36,9 @@ type wireRow struct {
 // login), each kind at 0, 50 and 100 ms per request, beside one bare
 // create of the same kind sent by a fresh HTTP client (what an unguarded
 // tool sends) and one process start (`ghonce version`), in turn, in the
-// same run. It returns the section's markdown.
-func wireReport(t *testing.T) string {
-	ctx := context.Background()
-	root, err := harness.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, err := harness.Build(ctx, root, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+// same run; then the same creates through MCP (mcpWireReport). bin is
+// the ghonce binary. It returns the section's markdown.
+func wireReport(t *testing.T, bin string) string {
 	w := newGWorld(t)
 	dir := t.TempDir()
 	env := append(harness.CleanEnv(), "GH_TOKEN="+gToken, "GITHUB_API_URL="+w.fake.URL(), "GH_REPO="+gRepo,
@@ -142,7 +133,7 @@ func wireReport(t *testing.T) string {
 	w.fake.SetLatency(0)
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "What a first create costs through the CLI (`ghonce` as a process, on a ledger `ghonce init` made), on the fake GitHub with a fixed latency added to every request, beside one bare create of the same kind (a fresh HTTP client, as an unguarded tool sends it) and one process start (`ghonce version`), measured in turn in the same run; medians of %d. Content-creating requests are what GitHub's 80-a-minute, 500-an-hour limit counts (every method but GET). Targets at 100 ms: the CLI less one process start within PR 3.2×, the others 2.2× the bare create; content-creating requests PR ≤ 2, the others ≤ 1 (`reconcile` `TestWireFirstCreate` asserts these and the round trips; why a first create costs what it does: `docs/design/wire.md`).\n\n", wireReps)
+	fmt.Fprintf(&b, "### Through the CLI\n\nWhat a first create costs through the CLI (`ghonce` as a process, on a ledger `ghonce init` made), on the fake GitHub with a fixed latency added to every request, beside one bare create of the same kind (a fresh HTTP client, as an unguarded tool sends it) and one process start (`ghonce version`), measured in turn in the same run; medians of %d. Content-creating requests are what GitHub's 80-a-minute, 500-an-hour limit counts (every method but GET). Targets at 100 ms: the CLI less one process start within PR 3.2×, the others 2.2× the bare create; content-creating requests PR ≤ 2, the others ≤ 1 (`reconcile` `TestWireFirstCreate` asserts these and the round trips; why a first create costs what it does: `docs/design/wire.md`).\n\n", wireReps)
 	b.WriteString("| kind | latency per request | requests | content-creating | CLI | process start | bare create | (CLI − start) / bare | target | met |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, k := range kinds {
 		for _, lat := range latencies {
@@ -162,7 +153,7 @@ func wireReport(t *testing.T) string {
 			t.Logf("on the wire: %s at %s: %d requests, %d content-creating, CLI %s, start %s, bare %s, %.2f×", k, lat, row.requests, row.writes, cli, start, bare, r)
 		}
 	}
-	b.WriteString("\nThe MCP half (`ghonce mcp` beside github-mcp-server v1.9.0's own create, same fake) is not measured yet.\n")
+	b.WriteString("\n" + mcpWireReport(t, bin))
 	return b.String()
 }
 
