@@ -44,8 +44,9 @@ func main() {
 	github := flag.String("github", "", "render the GitHub sections from this file (internal/bench TestGitHubReport -github.out) instead of running that test")
 	githubMaxN := flag.Int("github-maxn", 10000, "reconcile at N up to this only (TestGitHubReport -github.maxn; 40 for a quick check)")
 	concurrent := flag.String("concurrent-benchtime", defaultConcurrentBenchtime, "-test.benchtime of BenchmarkConcurrentClaimFinish (ledger/store), per backend and worker count")
+	actionCold := flag.Bool("action-cold", true, "measure the action's first build from empty Go caches (minutes on 2 cores, mostly SQLite's C); false: its warm builds alone")
 	flag.Parse()
-	o := options{out: *out, rounds: *rounds, peers: *peers, peerN: *peerN, peerN1M: *peerN1M, github: *github, githubMaxN: *githubMaxN, concurrentBenchtime: *concurrent}
+	o := options{out: *out, rounds: *rounds, peers: *peers, peerN: *peerN, peerN1M: *peerN1M, github: *github, githubMaxN: *githubMaxN, concurrentBenchtime: *concurrent, actionCold: *actionCold}
 	if err := run(o, os.Stdout); err != nil {
 		fmt.Fprintf(os.Stderr, "benchreport: %v\n", err)
 		os.Exit(1)
@@ -61,6 +62,7 @@ type options struct {
 	github              string
 	githubMaxN          int
 	concurrentBenchtime string
+	actionCold          bool
 }
 
 // result is one benchmark line of `go test -bench` output.
@@ -178,6 +180,7 @@ type report struct {
 	concurrentTook         time.Duration
 	postgresServer         string // version and durability settings of the server measured
 	concurrentBenchtime    string
+	action                 actionBuild // the action's build step, cold and warm
 }
 
 type peerResult struct {
@@ -259,6 +262,8 @@ func run(o options, log io.Writer) error {
 	t0 = time.Now()
 	r.github, r.githubNote = githubReport(ctx, e, root, o.github, o.githubMaxN, peersDir)
 	r.githubTook = time.Since(t0).Round(time.Second)
+	// Last: the cold build keeps both cores busy for minutes.
+	r.action = measureActionBuild(ctx, e, root, o.actionCold)
 	r.loadAfter = loadAvg()
 	r.runtime = time.Since(e.start).Round(time.Second)
 

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseBench(t *testing.T) {
@@ -92,5 +93,25 @@ BenchmarkConcurrentClaimFinish/backend=sqlite/workers=32-2  100  0 ns/op  397.0 
 	}
 	if strings.Contains(keptSections(doc), concurrentSection) {
 		t.Error("the generated concurrent section would be kept twice by the next run")
+	}
+}
+
+// The action's build step is rendered inside "On the wire", from the
+// figures measured: the warm build against the 10 s target, the cold one
+// with how it was measured, or why nothing was.
+func TestActionSection(t *testing.T) {
+	r := &report{ns: series{}, action: actionBuild{cold: 200 * time.Second, warm: 4200 * time.Millisecond, upgrade: 12 * time.Second,
+		coldNote: "empty caches", warmNote: "the cold build's caches", binBytes: 33_300_000, took: 216 * time.Second}}
+	doc := r.render()
+	wire := doc[strings.Index(doc, "## "+wireSection):]
+	wire = wire[:strings.Index(wire[3:], "\n## ")+3]
+	for _, want := range []string{"### The Action's build step", "| empty caches | 200.0 s |", "| the cold build's caches | 4.2 s | ≤ 10.0 s | yes |", "| 12.0 s | ≤ 10.0 s | **no** |", "33.3 MB"} {
+		if !strings.Contains(wire, want) {
+			t.Errorf("the On the wire section lacks %q:\n%s", want, wire)
+		}
+	}
+	r = &report{ns: series{}, action: actionBuild{note: "not measured: git archive: not a git checkout"}}
+	if doc := r.render(); !strings.Contains(doc, "### The Action's build step\n\nnot measured: git archive: not a git checkout.") || strings.Contains(doc, "≤ 10.0 s") {
+		t.Errorf("the report without the action's figures does not say why, or shows a target:\n%s", doc)
 	}
 }

@@ -90,7 +90,12 @@ func (r *report) summary() string {
 	if r.githubNote != "" {
 		fmt.Fprintf(&b, "GitHub requests: %s\n", r.githubNote)
 	}
-	fmt.Fprintf(&b, "took: concurrent claims %s, GitHub report %s, whole run %s\n", r.concurrentTook, r.githubTook, r.runtime)
+	if a := r.action; a.note != "" {
+		fmt.Fprintf(&b, "the action's build: %s\n", a.note)
+	} else {
+		fmt.Fprintf(&b, "the action's build: cold %s, warm %s, after an upgrade %s (target warm ≤ %s)\n", secs(a.cold), secs(a.warm), secs(a.upgrade), secs(actionBuildTarget))
+	}
+	fmt.Fprintf(&b, "took: concurrent claims %s, GitHub report %s, the action's build %s, whole run %s\n", r.concurrentTook, r.githubTook, r.action.took, r.runtime)
 	return b.String()
 }
 
@@ -198,6 +203,7 @@ func (r *report) render() string {
 
 	r.renderGitHub(w, githubRequestsSection)
 	r.renderGitHub(w, wireSection)
+	r.renderAction(w)
 	r.renderGitHub(w, reconcileSection)
 	r.renderConcurrent(w)
 	return b.String()
