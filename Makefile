@@ -75,22 +75,29 @@ lint:
 # one run: the ledger's fast path with its fdatasync floor, the whole CLI
 # process with its process-start floor, the seeds' ledgers side by side,
 # concurrent claims on SQLite and Postgres (ledger/store; Postgres when
-# GHONCE_TEST_POSTGRES is set or one answers locally), and GitHub requests per
-# kind and reconcile at N = 40, 1,000 and 10,000 (internal/bench
-# TestGitHubReport, on the fake). Prints the figures and writes the report.
-# About 10 minutes on 2 cores (the first run also generates a million-entry
-# ledger, kept in $TMPDIR). BENCH_FLAGS=-rounds=9 for more rounds, -peers DIR
-# where ../shared/bench-peers is not; a quick check of the generator:
-# BENCH_FLAGS='-rounds=1 -peer-n=10 -peer-n-1m=1 -github-maxn=40 -concurrent-benchtime=20x'.
-bench:
+# GHONCE_TEST_POSTGRES is set or one answers locally), GitHub requests per
+# kind, on the wire (the CLI beside a bare create, `ghonce mcp --upstream`
+# beside github-mcp-server's own create: it needs bin/github-mcp-server and
+# port 80 of a loopback address, so root) and reconcile at N = 40, 1,000
+# and 10,000 (internal/bench TestGitHubReport, on the fake), and last the
+# action's build step, cold (empty Go caches: minutes, mostly SQLite's C;
+# -action-cold=false skips it) and warm. Prints the figures and writes the
+# report. About 15 minutes on 2 cores (the first run also generates a
+# million-entry ledger, kept in $TMPDIR). BENCH_FLAGS=-rounds=9 for more
+# rounds, -peers DIR where ../shared/bench-peers is not, -out FILE to write
+# elsewhere; a quick check of the generator:
+# BENCH_FLAGS='-rounds=1 -peer-n=10 -peer-n-1m=1 -github-maxn=40 -concurrent-benchtime=20x -action-cold=false'.
+bench: $(GITHUB_MCP_SERVER)
 	$(PG_TEST_ENV) $(GO) run ./internal/benchreport -out docs/performance.md $(BENCH_FLAGS)
 
 # The GitHub part of `make bench` alone, printed (not written): requests per
 # operation and kind, on the wire (the ghonce binary's first create per kind
-# at 0, 50 and 100 ms per request beside a bare create), reconcile at N = 40, 1,000 (also with 50 ms per
+# at 0, 50 and 100 ms per request beside a bare create, and the same creates
+# through `ghonce mcp --upstream` and `ghonce mcp` beside github-mcp-server
+# alone, over MCP), reconcile at N = 40, 1,000 (also with 50 ms per
 # request) and 10,000 next to the seeds' ledgers, counted on the fake.
-# About 4 minutes on 2 cores; GITHUB_FLAGS=-github.maxn=1000 for a faster one.
-bench-github:
+# About 5 minutes on 2 cores; GITHUB_FLAGS=-github.maxn=1000 for a faster one.
+bench-github: $(GITHUB_MCP_SERVER)
 	$(GO) test -count=1 -timeout 20m -run '^TestGitHubReport$$' ./internal/bench -v -github.out=- $(GITHUB_FLAGS)
 
 # Fuzz the key derivation and the marker parser for 30 s each. Their seed
