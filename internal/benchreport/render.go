@@ -93,7 +93,11 @@ func (r *report) summary() string {
 	if a := r.action; a.note != "" {
 		fmt.Fprintf(&b, "the action's build: %s\n", a.note)
 	} else {
-		fmt.Fprintf(&b, "the action's build: cold %s, warm %s, after an upgrade %s (target warm ≤ %s)\n", secs(a.cold), secs(a.warm), secs(a.upgrade), secs(actionBuildTarget))
+		cold := "not measured (-action-cold=false)"
+		if a.cold > 0 {
+			cold = secs(a.cold)
+		}
+		fmt.Fprintf(&b, "the action's build: cold %s, warm %s, after an upgrade %s (target ≤ %s)\n", cold, secsRange(a.warm), secsRange(a.upgrade), secs(actionBuildTarget))
 	}
 	fmt.Fprintf(&b, "took: concurrent claims %s, GitHub report %s, the action's build %s, whole run %s\n", r.concurrentTook, r.githubTook, r.action.took, r.runtime)
 	return b.String()
