@@ -58,12 +58,13 @@ func readPathOrStdin(flag, what, path string, in io.Reader) ([]byte, error) {
 }
 
 // runOr calls runF when a test gave one, else run: a constructor parses
-// flags into opts and hands them to one of the two.
-func runOr[T any](opts *T, runF, run func(*T) error) error {
+// flags into opts and hands them to one of the two. The context is the
+// command's, an argument of the run and never a field of opts.
+func runOr[T any](ctx context.Context, opts *T, runF func(*T) error, run func(context.Context, *T) error) error {
 	if runF != nil {
 		return runF(opts)
 	}
-	return run(opts)
+	return run(ctx, opts)
 }
 
 // actWithBody reads --body/--body-file (required) and runs the action

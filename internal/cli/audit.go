@@ -20,7 +20,6 @@ import (
 // auditOptions is `ghonce audit`.
 type auditOptions struct {
 	f       *factory
-	ctx     context.Context
 	Since   string
 	Authors []string
 	Kinds   []string
@@ -75,8 +74,7 @@ Exit codes: 0 no open duplicate, 6 open duplicates found (after --apply: left
 open), 1 error, 2 usage.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			opts.ctx = c.Context()
-			return runOr(opts, runF, auditRun)
+			return runOr(c.Context(), opts, runF, auditRun)
 		},
 	}
 	c.Flags().StringVar(&opts.Since, "since", "30d", "read issues, pull requests and comments updated since this long ago (30d, 12h, 2w) or this date (2026-11-01); 0 for all")
@@ -135,8 +133,8 @@ type auditAction struct {
 	settled bool
 }
 
-func auditRun(opts *auditOptions) error {
-	f, ctx := opts.f, opts.ctx
+func auditRun(ctx context.Context, opts *auditOptions) error {
+	f := opts.f
 	repoName, err := f.g.repoOrEnv(f.sys.Getenv)
 	if err != nil {
 		return err

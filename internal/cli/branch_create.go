@@ -12,7 +12,6 @@ import (
 // branchCreateOptions is `ghonce branch create`.
 type branchCreateOptions struct {
 	f      *factory
-	ctx    context.Context
 	Branch reconcile.Branch
 	From   string // a ref to resolve on GitHub instead of --sha
 }
@@ -31,9 +30,8 @@ at an unrelated commit is someone else's: exit 1, never adopted.
 ` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.ctx = c.Context()
 			opts.Branch.Name = args[0]
-			return runOr(opts, runF, branchCreateRun)
+			return runOr(c.Context(), opts, runF, branchCreateRun)
 		},
 	}
 	c.Flags().StringVar(&opts.Branch.SHA, "sha", "", "commit the branch points at")
@@ -41,19 +39,19 @@ at an unrelated commit is someone else's: exit 1, never adopted.
 	return c
 }
 
-func branchCreateRun(opts *branchCreateOptions) error {
+func branchCreateRun(ctx context.Context, opts *branchCreateOptions) error {
 	b := opts.Branch
 	if (b.SHA == "") == (opts.From == "") {
 		return usagef("give exactly one of --sha SHA or --from REF")
 	}
 	if opts.From != "" {
-		sha, err := resolveFrom(opts.ctx, opts.f, opts.From)
+		sha, err := resolveFrom(ctx, opts.f, opts.From)
 		if err != nil {
 			return err
 		}
 		b.SHA = sha
 	}
-	return runAction(opts.ctx, actOptions{f: opts.f, defStep: "branch-create", needRepo: true, spec: b})
+	return runAction(ctx, actOptions{f: opts.f, defStep: "branch-create", needRepo: true, spec: b})
 }
 
 // resolveFrom resolves --from REF to a commit SHA on GitHub.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -21,12 +22,12 @@ func newCmdBranchName(f *factory, runF func(*branchNameOptions) error) *cobra.Co
 		Short: "Print a deterministic branch name for a task, for agents that push with git",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runOr(opts, runF, branchNameRun)
+			return runOr(c.Context(), opts, runF, branchNameRun)
 		},
 	}
 }
 
-func branchNameRun(opts *branchNameOptions) error {
+func branchNameRun(_ context.Context, opts *branchNameOptions) error {
 	f := opts.f
 	task, err := f.g.taskOrEnv(f.sys.Getenv)
 	if err != nil {

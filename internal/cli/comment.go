@@ -12,7 +12,6 @@ import (
 // commentOptions is `ghonce pr comment N` and `ghonce issue comment N`.
 type commentOptions struct {
 	f      *factory
-	ctx    context.Context
 	Noun   string // "pr" or "issue": only the default step differs
 	Number string // as given; checked by commentRun
 	Body   bodyFlags
@@ -36,22 +35,21 @@ the first comment back.
 ` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.ctx = c.Context()
 			opts.Number = args[0]
 			opts.Body.set = c.Flags().Changed("body")
-			return runOr(opts, runF, commentRun)
+			return runOr(c.Context(), opts, runF, commentRun)
 		},
 	}
 	opts.Body.add(c)
 	return c
 }
 
-func commentRun(opts *commentOptions) error {
+func commentRun(ctx context.Context, opts *commentOptions) error {
 	n, err := strconv.Atoi(opts.Number)
 	if err != nil || n <= 0 {
 		return usagef("invalid number %q: want the issue or pull request number, e.g. 42", opts.Number)
 	}
-	return actWithBody(opts.ctx, opts.f, &opts.Body, opts.Noun+"-comment", func(body string) reconcile.Spec {
+	return actWithBody(ctx, opts.f, &opts.Body, opts.Noun+"-comment", func(body string) reconcile.Spec {
 		return reconcile.Comment{Number: n, Body: body}
 	})
 }

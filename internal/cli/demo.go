@@ -30,7 +30,6 @@ const (
 // demoOptions is `ghonce demo`.
 type demoOptions struct {
 	f       *factory
-	ctx     context.Context
 	Crashes int
 }
 
@@ -53,16 +52,15 @@ Last, 'ghonce audit' runs on what the run without ghonce left: it finds the
 duplicate pull requests, and 'ghonce audit --apply' closes them.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			opts.ctx = c.Context()
-			return runOr(opts, runF, demoRun)
+			return runOr(c.Context(), opts, runF, demoRun)
 		},
 	}
 	c.Flags().IntVar(&opts.Crashes, "crashes", 2, "how many times the agent is killed before a run completes")
 	return c
 }
 
-func demoRun(opts *demoOptions) error {
-	ctx, sys, crashes := opts.ctx, opts.f.sys, opts.Crashes
+func demoRun(ctx context.Context, opts *demoOptions) error {
+	sys, crashes := opts.f.sys, opts.Crashes
 	if crashes < 1 || crashes > 10 {
 		return usagef("invalid --crashes %d: want 1 to 10", crashes)
 	}

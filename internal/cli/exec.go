@@ -11,7 +11,6 @@ import (
 // execOptions is `ghonce exec`.
 type execOptions struct {
 	f    *factory
-	ctx  context.Context
 	Exec reconcile.Exec
 	// dashAt is where "--" was among the arguments (-1: absent).
 	dashAt int
@@ -36,10 +35,9 @@ by --on-unconfirmed: fail (default: exit 3 and say how to settle it with
 ` + exitCodesHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.ctx = c.Context()
 			opts.dashAt = c.ArgsLenAtDash()
 			opts.Exec.Argv = args
-			return runOr(opts, runF, execRun)
+			return runOr(c.Context(), opts, runF, execRun)
 		},
 	}
 	c.Flags().StringVar(&opts.Exec.Check, "check", "", "shell command that exits 0 if the effect already exists, 1 if not")
@@ -49,9 +47,9 @@ by --on-unconfirmed: fail (default: exit 3 and say how to settle it with
 	return c
 }
 
-func execRun(opts *execOptions) error {
+func execRun(ctx context.Context, opts *execOptions) error {
 	if opts.dashAt != 0 {
 		return usagef("put the command after --, e.g. ghonce exec --task T --step S -- ./notify.sh")
 	}
-	return runAction(opts.ctx, actOptions{f: opts.f, needRepo: false, spec: opts.Exec})
+	return runAction(ctx, actOptions{f: opts.f, needRepo: false, spec: opts.Exec})
 }

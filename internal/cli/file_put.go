@@ -11,7 +11,6 @@ import (
 // filePutOptions is `ghonce file put`.
 type filePutOptions struct {
 	f           *factory
-	ctx         context.Context
 	File        reconcile.File
 	Content     string
 	ContentSet  bool   // --content was given (empty content is content)
@@ -31,10 +30,9 @@ content (git blob hashes, computed locally); different content means not yet.
 ` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.ctx = c.Context()
 			opts.File.Path = args[0]
 			opts.ContentSet = c.Flags().Changed("content")
-			return runOr(opts, runF, filePutRun)
+			return runOr(c.Context(), opts, runF, filePutRun)
 		},
 	}
 	c.Flags().StringVar(&opts.File.Branch, "branch", "", "branch to commit to (required)")
@@ -45,7 +43,7 @@ content (git blob hashes, computed locally); different content means not yet.
 	return c
 }
 
-func filePutRun(opts *filePutOptions) error {
+func filePutRun(ctx context.Context, opts *filePutOptions) error {
 	fs := opts.File
 	switch {
 	case opts.ContentSet && opts.ContentFile != "":
@@ -61,5 +59,5 @@ func filePutRun(opts *filePutOptions) error {
 	default:
 		return usagef("no content: pass --content TEXT or --content-file FILE")
 	}
-	return runAction(opts.ctx, actOptions{f: opts.f, defStep: "file-put", needRepo: true, spec: fs})
+	return runAction(ctx, actOptions{f: opts.f, defStep: "file-put", needRepo: true, spec: fs})
 }

@@ -13,8 +13,7 @@ import (
 
 // initOptions is `ghonce init`.
 type initOptions struct {
-	f   *factory
-	ctx context.Context
+	f *factory
 }
 
 func newCmdInit(f *factory, runF func(*initOptions) error) *cobra.Command {
@@ -38,15 +37,14 @@ the first action spends no request on GET /user. If GitHub cannot be asked
 now, init says so and succeeds: the first run asks instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			opts.ctx = c.Context()
-			return runOr(opts, runF, initRun)
+			return runOr(c.Context(), opts, runF, initRun)
 		},
 	}
 }
 
-func initRun(opts *initOptions) error {
+func initRun(ctx context.Context, opts *initOptions) error {
 	f := opts.f
-	l, err := f.openLedger(opts.ctx, store.CreateForInit)
+	l, err := f.openLedger(ctx, store.CreateForInit)
 	if err != nil {
 		return err
 	}
@@ -55,8 +53,8 @@ func initRun(opts *initOptions) error {
 	if l.Created {
 		word = "created"
 	}
-	fmt.Fprintf(f.sys.Err, "ghonce: ledger %s%s\n", word, originNote(opts.ctx, l))
-	if msg := f.recordLogin(opts.ctx, l); msg != "" {
+	fmt.Fprintf(f.sys.Err, "ghonce: ledger %s%s\n", word, originNote(ctx, l))
+	if msg := f.recordLogin(ctx, l); msg != "" {
 		fmt.Fprintln(f.sys.Err, "ghonce: "+msg)
 	}
 	if f.g.json {

@@ -11,7 +11,6 @@ import (
 // issueCreateOptions is `ghonce issue create`.
 type issueCreateOptions struct {
 	f     *factory
-	ctx   context.Context
 	Issue reconcile.Issue
 	Body  bodyFlags
 }
@@ -29,9 +28,8 @@ marker with the key; both are looked for before filing.
 ` + exitCodesHelp,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			opts.ctx = c.Context()
 			opts.Body.set = c.Flags().Changed("body")
-			return runOr(opts, runF, issueCreateRun)
+			return runOr(c.Context(), opts, runF, issueCreateRun)
 		},
 	}
 	c.Flags().StringVarP(&opts.Issue.Title, "title", "t", "", "title (required)")
@@ -40,8 +38,8 @@ marker with the key; both are looked for before filing.
 	return c
 }
 
-func issueCreateRun(opts *issueCreateOptions) error {
-	return actWithBody(opts.ctx, opts.f, &opts.Body, "issue-create", func(body string) reconcile.Spec {
+func issueCreateRun(ctx context.Context, opts *issueCreateOptions) error {
+	return actWithBody(ctx, opts.f, &opts.Body, "issue-create", func(body string) reconcile.Spec {
 		is := opts.Issue
 		is.Body = body
 		return is

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -26,7 +27,7 @@ the identity: the base branch for pr, the issue number for comment, the branch
 name for branch, BRANCH:PATH for file, --target for exec, empty for issue.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runOr(opts, runF, keyRun)
+			return runOr(c.Context(), opts, runF, keyRun)
 		},
 	}
 	c.Flags().StringVar(&opts.Kind, "kind", reconcile.PR{}.Kind(), "kind: "+strings.Join(reconcile.Kinds(), ", "))
@@ -34,7 +35,7 @@ name for branch, BRANCH:PATH for file, --target for exec, empty for issue.`,
 	return c
 }
 
-func keyRun(opts *keyOptions) error {
+func keyRun(_ context.Context, opts *keyOptions) error {
 	f := opts.f
 	task, err := f.g.taskOrEnv(f.sys.Getenv)
 	if err != nil {

@@ -25,8 +25,7 @@ func newCmdLabels(f *factory) *cobra.Command {
 
 // labelsDescribeOptions is `ghonce labels describe`.
 type labelsDescribeOptions struct {
-	f   *factory
-	ctx context.Context
+	f *factory
 }
 
 func newCmdLabelsDescribe(f *factory, runF func(*labelsDescribeOptions) error) *cobra.Command {
@@ -48,14 +47,13 @@ ghonce to work.
 Prints how many labels it changed on stderr; --json prints {"described": N}.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			opts.ctx = c.Context()
-			return runOr(opts, runF, labelsDescribeRun)
+			return runOr(c.Context(), opts, runF, labelsDescribeRun)
 		},
 	}
 }
 
-func labelsDescribeRun(opts *labelsDescribeOptions) error {
-	f, ctx := opts.f, opts.ctx
+func labelsDescribeRun(ctx context.Context, opts *labelsDescribeOptions) error {
+	f := opts.f
 	name, err := f.g.repoOrEnv(f.sys.Getenv)
 	if err != nil {
 		return err
@@ -85,7 +83,6 @@ func labelsDescribeRun(opts *labelsDescribeOptions) error {
 // labelsPruneOptions is `ghonce labels prune`.
 type labelsPruneOptions struct {
 	f         *factory
-	ctx       context.Context
 	OlderThan string
 	DryRun    bool
 }
@@ -113,8 +110,7 @@ Prints each label it deletes (with --dry-run: would delete) on stdout, one
 per line as REPO LABEL NUMBER; --json prints one object.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			opts.ctx = c.Context()
-			return runOr(opts, runF, labelsPruneRun)
+			return runOr(c.Context(), opts, runF, labelsPruneRun)
 		},
 	}
 	c.Flags().StringVar(&opts.OlderThan, "older-than", "", "prune keys done longer ago than this: 30d, 12h, 90m (required)")
@@ -146,8 +142,8 @@ type pruneJSON struct {
 // the next prune does not ask GitHub about it again.
 func metaPruned(key string) string { return "label_pruned:" + key }
 
-func labelsPruneRun(opts *labelsPruneOptions) error {
-	f, ctx := opts.f, opts.ctx
+func labelsPruneRun(ctx context.Context, opts *labelsPruneOptions) error {
+	f := opts.f
 	if opts.OlderThan == "" {
 		return usagef("labels prune: --older-than is required, e.g. --older-than 30d")
 	}

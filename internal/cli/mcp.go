@@ -19,7 +19,6 @@ import (
 
 type mcpOptions struct {
 	f    *factory
-	ctx  context.Context
 	HTTP string // loopback address for Streamable HTTP; empty: stdio
 	// Upstream: serve in front of the MCP server the arguments start.
 	Upstream bool
@@ -78,9 +77,8 @@ GITHUB_HOST and GITHUB_API_URL likewise. See docs/guide/mcp-proxy.md.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.ctx = c.Context()
 			opts.Command = args
-			return runOr(opts, runF, mcpRun)
+			return runOr(c.Context(), opts, runF, mcpRun)
 		},
 	}
 	c.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on this loopback address (e.g. 127.0.0.1:8765) instead of stdio")
@@ -103,8 +101,8 @@ func (f *factory) mcpTask() (string, error) {
 	return f.g.actionsTask(f.sys.Getenv)
 }
 
-func mcpRun(opts *mcpOptions) error {
-	f, ctx, httpAddr := opts.f, opts.ctx, opts.HTTP
+func mcpRun(ctx context.Context, opts *mcpOptions) error {
+	f, httpAddr := opts.f, opts.HTTP
 	var err error
 	if httpAddr != "" {
 		if err := mcp.CheckLoopback(httpAddr); err != nil {

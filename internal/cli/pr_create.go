@@ -11,7 +11,6 @@ import (
 // prCreateOptions is `ghonce pr create`.
 type prCreateOptions struct {
 	f    *factory
-	ctx  context.Context
 	PR   reconcile.PR
 	Body bodyFlags
 }
@@ -38,9 +37,8 @@ updated.
 ` + exitCodesHelp,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			opts.ctx = c.Context()
 			opts.Body.set = c.Flags().Changed("body")
-			return runOr(opts, runF, prCreateRun)
+			return runOr(c.Context(), opts, runF, prCreateRun)
 		},
 	}
 	fl := c.Flags()
@@ -53,8 +51,8 @@ updated.
 	return c
 }
 
-func prCreateRun(opts *prCreateOptions) error {
-	return actWithBody(opts.ctx, opts.f, &opts.Body, "pr-create", func(body string) reconcile.Spec {
+func prCreateRun(ctx context.Context, opts *prCreateOptions) error {
+	return actWithBody(ctx, opts.f, &opts.Body, "pr-create", func(body string) reconcile.Spec {
 		p := opts.PR
 		p.Body = body
 		return p

@@ -17,8 +17,7 @@ import (
 // reconcileOptions is `ghonce reconcile`. Its filters come from --repo and
 // --task only: see filterFlags.
 type reconcileOptions struct {
-	f   *factory
-	ctx context.Context
+	f *factory
 }
 
 func newCmdReconcile(f *factory, runF func(*reconcileOptions) error) *cobra.Command {
@@ -36,14 +35,13 @@ Exit 0 when nothing is left unsettled, 3 when something still needs a rerun
 or a person.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			opts.ctx = c.Context()
-			return runOr(opts, runF, reconcileRun)
+			return runOr(c.Context(), opts, runF, reconcileRun)
 		},
 	}
 }
 
-func reconcileRun(opts *reconcileOptions) error {
-	f, ctx := opts.f, opts.ctx
+func reconcileRun(ctx context.Context, opts *reconcileOptions) error {
+	f := opts.f
 	filter, err := f.g.filter(f.sys.Getenv)
 	if err != nil {
 		return err

@@ -19,7 +19,6 @@ import (
 // resolveOptions is `ghonce resolve`.
 type resolveOptions struct {
 	f           *factory
-	ctx         context.Context
 	Key         string
 	Done, Retry bool
 	Force       bool
@@ -44,9 +43,8 @@ comment, branch, file) it records as done again; only if it finds nothing
 does it create it again. A guarded command without --check runs again.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.ctx = c.Context()
 			opts.Key = args[0]
-			return runOr(opts, runF, resolveRun)
+			return runOr(c.Context(), opts, runF, resolveRun)
 		},
 	}
 	c.Flags().BoolVar(&opts.Done, "done", false, "it happened: mark the entry done")
@@ -57,7 +55,7 @@ does it create it again. A guarded command without --check runs again.`,
 	return c
 }
 
-func resolveRun(opts *resolveOptions) error {
+func resolveRun(ctx context.Context, opts *resolveOptions) error {
 	f, key := opts.f, opts.Key
 	if err := checkKeyArg(key); err != nil {
 		return err
@@ -70,7 +68,7 @@ func resolveRun(opts *resolveOptions) error {
 	case opts.Force && !opts.Retry:
 		return &failure.Keyed{Key: key, Err: usagef("resolve: --force goes with --retry")}
 	}
-	l, err := f.openLedger(opts.ctx, store.CreateNever)
+	l, err := f.openLedger(ctx, store.CreateNever)
 	if err != nil {
 		return err
 	}
@@ -81,10 +79,10 @@ func resolveRun(opts *resolveOptions) error {
 	}
 	// The entry as it was, to say what the decision changes; the ledger
 	// itself refuses done -> retry without Force (ErrDone), atomically.
-	before, err := l.Get(opts.ctx, key)
+	before, err := l.Get(ctx, key)
 	var ent *ledger.Entry
 	if err == nil {
-		ent, err = l.Resolve(opts.ctx, p)
+		ent, err = l.Resolve(ctx, p)
 	}
 	switch {
 	case errors.Is(err, ledger.ErrNotFound):

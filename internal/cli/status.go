@@ -20,7 +20,6 @@ import (
 // only: see filterFlags.
 type statusOptions struct {
 	f     *factory
-	ctx   context.Context
 	Key   string // one entry and its history; empty: list
 	State string
 	Stale time.Duration
@@ -50,11 +49,10 @@ key, state and each entry's history.
 ` + filterHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.ctx = c.Context()
 			if len(args) == 1 {
 				opts.Key = args[0]
 			}
-			return runOr(opts, runF, statusRun)
+			return runOr(c.Context(), opts, runF, statusRun)
 		},
 	}
 	c.Flags().StringVar(&opts.State, "state", "", "only entries in this state: attempting, done or failed")
@@ -62,7 +60,7 @@ key, state and each entry's history.
 	return c
 }
 
-func statusRun(opts *statusOptions) error {
+func statusRun(ctx context.Context, opts *statusOptions) error {
 	f := opts.f
 	filter, err := f.g.filter(f.sys.Getenv)
 	if err != nil {
@@ -80,14 +78,14 @@ func statusRun(opts *statusOptions) error {
 			return err
 		}
 	}
-	l, err := f.openLedgerToRead(opts.ctx)
+	l, err := f.openLedgerToRead(ctx)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
 	// Ages are read on the ledger's clock, which dated the entries (on
 	// Postgres the server's), not on this machine's.
-	now, err := l.Now(opts.ctx)
+	now, err := l.Now(ctx)
 	if err != nil {
 		return &failure.LedgerError{Err: err}
 	}
@@ -96,7 +94,7 @@ func statusRun(opts *statusOptions) error {
 		// entries not done), rather than all of them for the loop below.
 		p.Status, p.UpdatedBefore = ledger.Attempting, now.Add(-opts.Stale)
 	}
-	entries, history, err := readStatus(opts.ctx, l, opts.Key, p)
+	entries, history, err := readStatus(ctx, l, opts.Key, p)
 	if err != nil {
 		return err
 	}
