@@ -67,19 +67,21 @@ func runOr[T any](ctx context.Context, opts *T, runF func(*T) error, run func(co
 	return run(ctx, opts)
 }
 
-// actWithBody reads --body/--body-file (required) and runs the action
-// spec(body) makes.
-func actWithBody(ctx context.Context, f *factory, b *bodyFlags, defStep string, spec func(body string) reconcile.Spec) error {
-	body, err := b.read(f.sys.In, true)
+// actWithBody reads --body/--body-file (required) and runs, as o says, the
+// action on GitHub spec(body) makes.
+func actWithBody(ctx context.Context, o actOptions, b *bodyFlags, spec func(body string) reconcile.Spec) error {
+	body, err := b.read(o.f.sys.In, true)
 	if err != nil {
 		return err
 	}
-	return runAction(ctx, actOptions{f: f, defStep: defStep, needRepo: true, spec: spec(body), onChange: b.onChange})
+	o.needRepo, o.spec, o.onChange = true, spec(body), b.onChange
+	return runAction(ctx, o)
 }
 
 // actOptions is what every acting verb hands to runAction.
 type actOptions struct {
-	f *factory
+	f     *factory
+	flags actFlags
 	// defStep is the step when --step is not given ("pr-create", ...).
 	defStep string
 	// needRepo is false for guarded commands, which do not touch GitHub.
@@ -97,18 +99,18 @@ type actOptions struct {
 // input is refused before the ledger or GitHub is touched.
 func runAction(ctx context.Context, o actOptions) error {
 	f := o.f
-	task, err := f.g.taskOrEnv(f.sys.Getenv)
+	task, err := o.flags.Task.orEnv(f.sys.Getenv, f.sys.Err)
 	if err != nil {
 		return err
 	}
 	repo := ""
 	if o.needRepo {
-		if repo, err = f.g.repoOrEnv(f.sys.Getenv); err != nil {
+		if repo, err = o.flags.Repo.orEnv(f.sys.Getenv); err != nil {
 			return err
 		}
 	}
 	// A *reconcile.InvalidError: exit 2, and nothing recorded.
-	p, err := reconcile.Prepare(reconcile.Action{Task: task, Step: f.g.stepOr(o.defStep), Repo: repo, Spec: o.spec, OnChange: o.onChange})
+	p, err := reconcile.Prepare(reconcile.Action{Task: task, Step: o.flags.Step.or(o.defStep), Repo: repo, Spec: o.spec, OnChange: o.onChange})
 	if err != nil {
 		return err
 	}
@@ -124,10 +126,14 @@ func runAction(ctx context.Context, o actOptions) error {
 // ("" before the ledger is open or when there is no entry).
 func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (ledger.Status, error) {
 	out := f.sys.Out
-	if f.g.json {
+	if o.flags.JSON {
 		out = f.sys.Err // a guarded command's output must not corrupt the JSON
 	}
-	l, c, err := f.ledgerAndGitHub(ctx, store.CreateForAction, o.needRepo)
+	var who *gitHubFlags
+	if o.needRepo {
+		who = &o.flags.GitHub
+	}
+	l, c, err := f.ledgerAndGitHub(ctx, o.flags.Ledger, store.CreateForAction, who, o.flags.Repo)
 	if err != nil {
 		return "", err
 	}
@@ -136,7 +142,7 @@ func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (
 	if c != nil {
 		gh = c
 	}
-	res, err := f.engine(l, gh, out).Do(ctx, p)
+	res, err := f.engine(l, gh, out, o.flags.Engine).Do(ctx, p)
 	if err != nil {
 		state := ledger.Status("")
 		if e, gerr := l.Get(ctx, p.Key()); gerr == nil {
@@ -147,7 +153,7 @@ func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (
 	if oc := p.Action().OnChange; res.PayloadChanged && !res.Updated && (oc == "" || oc == reconcile.OnChangeWarn) {
 		res.Warning += changeAdvice(o.onChange != "")
 	}
-	if err := f.printResult(res); err != nil {
+	if err := f.printResult(res, o.flags.JSON); err != nil {
 		return ledger.Done, err
 	}
 	if o.after != nil && c != nil {
@@ -168,8 +174,8 @@ func changeAdvice(takesOnChange bool) string {
 	return " (use another --step for a new one)"
 }
 
-func (f *factory) printResult(r *reconcile.Result) error {
-	if f.g.json {
+func (f *factory) printResult(r *reconcile.Result, asJSON bool) error {
+	if asJSON {
 		return f.writeJSON(resultJSON{outcomeJSON: succeeded(), State: ledger.Done, Result: r})
 	}
 	what := r.Kind

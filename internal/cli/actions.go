@@ -8,18 +8,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/actions"
 	"github.com/ghonce/ghonce/internal/appauth"
 	"github.com/ghonce/ghonce/internal/failure"
-	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -28,7 +28,8 @@ type appFlags struct {
 	id, keyFile, installation string
 }
 
-func (a *appFlags) add(pf *pflag.FlagSet) {
+func addAppFlags(c *cobra.Command, a *appFlags) {
+	pf := c.Flags()
 	pf.StringVar(&a.id, "app-id", "", "authenticate as the GitHub App with this App ID (default $GHONCE_APP_ID); its SLUG[bot] counts as ours")
 	pf.StringVar(&a.keyFile, "app-private-key-file", "", "the App's private key (.pem) (default $GHONCE_APP_PRIVATE_KEY_FILE, or the PEM text in $GHONCE_APP_PRIVATE_KEY)")
 	pf.StringVar(&a.installation, "app-installation-id", "", "the App's installation (default $GHONCE_APP_INSTALLATION_ID, else the installation on --repo)")
@@ -37,7 +38,7 @@ func (a *appFlags) add(pf *pflag.FlagSet) {
 // actionsTask is the task derived from the runner when neither --task nor
 // GHONCE_TASK is given inside GitHub Actions ("" outside), printed so the
 // log shows which task a run used.
-func (g *global) actionsTask(getenv func(string) string) (string, error) {
+func actionsTask(getenv func(string) string, errOut io.Writer) (string, error) {
 	if _, ok := actions.Detect(getenv); !ok {
 		return "", nil
 	}
@@ -45,34 +46,22 @@ func (g *global) actionsTask(getenv func(string) string) (string, error) {
 	if err != nil {
 		return "", usage(err)
 	}
-	if g.errOut != nil {
-		fmt.Fprintf(g.errOut, "ghonce: task %s (from the %s; set the task yourself in matrix jobs or when one job makes several of the same kind)\n", task, why)
+	if errOut != nil {
+		fmt.Fprintf(errOut, "ghonce: task %s (from the %s; set the task yourself in matrix jobs or when one job makes several of the same kind)\n", task, why)
 	}
 	return task, nil
-}
-
-// ledgerFlag is --ledger, or inside GitHub Actions with neither --ledger nor
-// GHONCE_LEDGER, a ledger under RUNNER_TEMP.
-func (f *factory) ledgerFlag() string {
-	if f.g.ledgerPath != "" || f.sys.Getenv(ledger.EnvPath) != "" {
-		return f.g.ledgerPath
-	}
-	if env, ok := actions.Detect(f.sys.Getenv); ok {
-		return env.LedgerPath()
-	}
-	return ""
 }
 
 // githubOptions authenticate with the token, or as a GitHub App when one is
 // configured; inside Actions, github-actions[bot] counts as ours when the
 // token cannot read /user (the job's GITHUB_TOKEN).
-func (f *factory) githubOptions(ctx context.Context) (ghcheck.Options, error) {
-	opts := ghcheck.Options{BaseURL: f.sys.Getenv("GITHUB_API_URL"), TrustedAuthors: f.g.trustAuthors, UserAgent: "ghonce", Logf: f.logf}
+func (f *factory) githubOptions(ctx context.Context, who gitHubFlags, repo repoFlag) (ghcheck.Options, error) {
+	opts := ghcheck.Options{BaseURL: f.sys.Getenv("GITHUB_API_URL"), TrustedAuthors: who.TrustAuthors, UserAgent: "ghonce", Logf: f.logf}
 	var err error
 	if opts.Budget, err = budgetFromEnv(f.sys.Getenv); err != nil {
 		return opts, err
 	}
-	app, err := f.githubApp()
+	app, err := f.githubApp(who.App, repo)
 	if err != nil {
 		return opts, err
 	}
@@ -100,9 +89,11 @@ func (f *factory) githubOptions(ctx context.Context) (ghcheck.Options, error) {
 	return opts, nil
 }
 
-// githubApp is the configured GitHub App, nil when none is.
-func (f *factory) githubApp() (*appauth.App, error) {
-	a, env := f.g.app, f.sys.Getenv
+// githubApp is the GitHub App the flags a or the environment configure,
+// nil when none is; repo (--repo, else the environment's) finds its
+// installation when none is given.
+func (f *factory) githubApp(a appFlags, repo repoFlag) (*appauth.App, error) {
+	env := f.sys.Getenv
 	id := firstOf(a.id, env("GHONCE_APP_ID"))
 	if id == "" {
 		return nil, nil
@@ -130,7 +121,7 @@ func (f *factory) githubApp() (*appauth.App, error) {
 	}
 	cfg := appauth.Config{AppID: appID, PrivateKey: key, InstallationID: inst, BaseURL: env("GITHUB_API_URL"), Now: f.sys.Now}
 	if inst == 0 {
-		repo, err := f.g.repoOrEnv(env)
+		repo, err := repo.orEnv(env)
 		if err != nil {
 			return nil, usagef("no installation for GitHub App %d: pass --repo OWNER/NAME to find it, or --app-installation-id", appID)
 		}

@@ -20,6 +20,11 @@ import (
 // auditOptions is `ghonce audit`.
 type auditOptions struct {
 	f       *factory
+	Ledger  ledgerFlag
+	Repo    repoFlag
+	JSON    bool
+	Engine  engineFlags // --wait and --settle, for --apply's writes
+	GitHub  gitHubFlags
 	Since   string
 	Authors []string
 	Kinds   []string
@@ -31,7 +36,7 @@ type auditOptions struct {
 }
 
 func newCmdAudit(f *factory, runF func(*auditOptions) error) *cobra.Command {
-	opts := &auditOptions{f: f}
+	opts := &auditOptions{f: f, Engine: newEngineFlags()}
 	c := &cobra.Command{
 		Use:   "audit [--repo O/R] [--since 30d] [--author LOGIN]... [--kind issue,pr,comment,branch] [--json] [--summary FILE] [--apply]",
 		Short: "Find the duplicates earlier runs left on a repository, and settle them once with --apply",
@@ -84,6 +89,12 @@ open), 1 error, 2 usage.`,
 	c.Flags().BoolVar(&opts.Apply, "apply", false, "settle the duplicates (default: a dry run that says what it would do)")
 	c.Flags().BoolVar(&opts.OthersToo, "include-others", false, "with --apply, also settle duplicates another login wrote")
 	c.Flags().BoolVar(&opts.HumanToo, "include-human", false, "with --apply, also settle duplicates a person acted on")
+	addLedgerFlag(c, &opts.Ledger)
+	addRepoFlag(c, &opts.Repo)
+	addJSONFlag(c, &opts.JSON)
+	addWaitFlag(c, &opts.Engine.Wait)
+	addSettleFlag(c, &opts.Engine.Settle)
+	addGitHubFlags(c, &opts.GitHub)
 	return c
 }
 
@@ -135,7 +146,7 @@ type auditAction struct {
 
 func auditRun(ctx context.Context, opts *auditOptions) error {
 	f := opts.f
-	repoName, err := f.g.repoOrEnv(f.sys.Getenv)
+	repoName, err := opts.Repo.orEnv(f.sys.Getenv)
 	if err != nil {
 		return err
 	}
@@ -155,7 +166,7 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 		}
 		kinds = append(kinds, k)
 	}
-	gh, err := f.github(ctx)
+	gh, err := f.github(ctx, opts.GitHub, opts.Repo)
 	if err != nil {
 		return err
 	}
@@ -168,7 +179,7 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 	actions := planActions(rep, opts)
 	failed := 0
 	if opts.Apply {
-		if failed, err = applyActions(ctx, f, gh, r, rep, actions); err != nil {
+		if failed, err = applyActions(ctx, opts, gh, r, rep, actions); err != nil {
 			return err
 		}
 	}
@@ -189,7 +200,7 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 			return err
 		}
 	}
-	if f.g.json {
+	if opts.JSON {
 		out := auditJSON{outcomeJSON: succeeded(), Report: rep, Requests: st.Requests, Actions: actions, Applied: opts.Apply}
 		if out.Actions == nil {
 			out.Actions = []auditAction{}

@@ -95,14 +95,15 @@ func adoptSpec(repo string, g audit.Group) reconcile.Spec {
 // applyActions performs the planned writes through the engine, one group
 // at a time, and adopts each kept artifact's key. It returns how many
 // writes failed; each failure is reported on stderr and in its action.
-func applyActions(ctx context.Context, f *factory, gh *ghcheck.Client, r ghcheck.Repo, rep *audit.Report, actions []auditAction) (failed int, err error) {
-	l, err := f.openLedger(ctx, store.CreateForAction)
+func applyActions(ctx context.Context, opts *auditOptions, gh *ghcheck.Client, r ghcheck.Repo, rep *audit.Report, actions []auditAction) (failed int, err error) {
+	f := opts.f
+	l, err := f.openLedger(ctx, opts.Ledger, store.CreateForAction)
 	if err != nil {
 		return 0, err
 	}
 	defer l.Close()
 	gh.UseLoginCache(reconcile.LoginCache(l))
-	eng := f.engine(l, gh, f.sys.Err)
+	eng := f.engine(l, gh, f.sys.Err, opts.Engine)
 	repo := r.String()
 	// An --apply killed half-way left entries attempting, some for a
 	// duplicate it had closed or deleted (which this audit no longer

@@ -12,6 +12,7 @@ import (
 // branchCreateOptions is `ghonce branch create`.
 type branchCreateOptions struct {
 	f      *factory
+	Act    actFlags
 	Branch reconcile.Branch
 	From   string // a ref to resolve on GitHub instead of --sha
 }
@@ -36,6 +37,7 @@ at an unrelated commit is someone else's: exit 1, never adopted.
 	}
 	c.Flags().StringVar(&opts.Branch.SHA, "sha", "", "commit the branch points at")
 	c.Flags().StringVar(&opts.From, "from", "", "branch, tag or commit to start from (resolved on GitHub)")
+	addActFlags(c, &opts.Act)
 	return c
 }
 
@@ -45,18 +47,18 @@ func branchCreateRun(ctx context.Context, opts *branchCreateOptions) error {
 		return usagef("give exactly one of --sha SHA or --from REF")
 	}
 	if opts.From != "" {
-		sha, err := resolveFrom(ctx, opts.f, opts.From)
+		sha, err := resolveFrom(ctx, opts.f, opts.Act, opts.From)
 		if err != nil {
 			return err
 		}
 		b.SHA = sha
 	}
-	return runAction(ctx, actOptions{f: opts.f, defStep: "branch-create", needRepo: true, spec: b})
+	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, defStep: "branch-create", needRepo: true, spec: b})
 }
 
 // resolveFrom resolves --from REF to a commit SHA on GitHub.
-func resolveFrom(ctx context.Context, f *factory, ref string) (string, error) {
-	repo, err := f.g.repoOrEnv(f.sys.Getenv)
+func resolveFrom(ctx context.Context, f *factory, a actFlags, ref string) (string, error) {
+	repo, err := a.Repo.orEnv(f.sys.Getenv)
 	if err != nil {
 		return "", err
 	}
@@ -64,7 +66,7 @@ func resolveFrom(ctx context.Context, f *factory, ref string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	gh, err := f.github(ctx)
+	gh, err := f.github(ctx, a.GitHub, a.Repo)
 	if err != nil {
 		return "", err
 	}

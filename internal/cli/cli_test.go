@@ -219,7 +219,7 @@ func TestStatusKeyHistory(t *testing.T) {
 // Each verb's constructor only parses flags into its options; runF sees them.
 func TestFlagsParseIntoOptions(t *testing.T) {
 	t.Parallel()
-	f := &factory{sys: IO{Getenv: func(string) string { return "" }}, g: &global{}}
+	f := &factory{sys: IO{Getenv: func(string) string { return "" }}}
 	var got *prCreateOptions
 	c := newCmdPRCreate(f, func(o *prCreateOptions) error { got = o; return nil })
 	c.SetArgs([]string{"--base", "main", "--head", "fork:feat", "-t", "T", "-b", "", "-l", "x", "-l", "y", "--draft"})

@@ -12,6 +12,7 @@ import (
 // commentOptions is `ghonce pr comment N` and `ghonce issue comment N`.
 type commentOptions struct {
 	f      *factory
+	Act    actFlags
 	Noun   string // "pr" or "issue": only the default step differs
 	Number string // as given; checked by commentRun
 	Body   bodyFlags
@@ -41,6 +42,7 @@ the first comment back.
 		},
 	}
 	opts.Body.add(c)
+	addActFlags(c, &opts.Act)
 	return c
 }
 
@@ -49,7 +51,7 @@ func commentRun(ctx context.Context, opts *commentOptions) error {
 	if err != nil || n <= 0 {
 		return usagef("invalid number %q: want the issue or pull request number, e.g. 42", opts.Number)
 	}
-	return actWithBody(ctx, opts.f, &opts.Body, opts.Noun+"-comment", func(body string) reconcile.Spec {
+	return actWithBody(ctx, actOptions{f: opts.f, flags: opts.Act, defStep: opts.Noun + "-comment"}, &opts.Body, func(body string) reconcile.Spec {
 		return reconcile.Comment{Number: n, Body: body}
 	})
 }

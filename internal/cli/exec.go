@@ -10,14 +10,17 @@ import (
 
 // execOptions is `ghonce exec`.
 type execOptions struct {
-	f    *factory
+	f *factory
+	// Act holds the acting flags exec reads: not --repo, --trust-ledger
+	// or the GitHub flags (a guarded command does not touch GitHub).
+	Act  actFlags
 	Exec reconcile.Exec
 	// dashAt is where "--" was among the arguments (-1: absent).
 	dashAt int
 }
 
 func newCmdExec(f *factory, runF func(*execOptions) error) *cobra.Command {
-	opts := &execOptions{f: f}
+	opts := &execOptions{f: f, Act: actFlags{Engine: newEngineFlags()}}
 	c := &cobra.Command{
 		Use:   "exec --task T --step S [--check CMD] [--on-unconfirmed fail|retry] -- COMMAND [ARGS...]",
 		Short: "Run a command with a side effect ghonce cannot see, once per (task, step)",
@@ -44,6 +47,12 @@ by --on-unconfirmed: fail (default: exit 3 and say how to settle it with
 	c.Flags().StringVar(&opts.Exec.OnUnconfirmed, "on-unconfirmed", reconcile.OnUnconfirmedFail, "what to do when an earlier attempt may have run: fail or retry")
 	c.Flags().StringVar(&opts.Exec.Tgt, "target", "", "narrow the key, e.g. a recipient")
 	c.Flags().BoolVar(&opts.Exec.PassLedger, "pass-ledger", false, "pass a GHONCE_LEDGER URL (and its password) on to COMMAND and --check")
+	addLedgerFlag(c, &opts.Act.Ledger)
+	addTaskFlag(c, &opts.Act.Task)
+	addStepFlag(c, &opts.Act.Step)
+	addJSONFlag(c, &opts.Act.JSON)
+	addWaitFlag(c, &opts.Act.Engine.Wait)
+	addSettleFlag(c, &opts.Act.Engine.Settle)
 	return c
 }
 
@@ -51,5 +60,5 @@ func execRun(ctx context.Context, opts *execOptions) error {
 	if opts.dashAt != 0 {
 		return usagef("put the command after --, e.g. ghonce exec --task T --step S -- ./notify.sh")
 	}
-	return runAction(ctx, actOptions{f: opts.f, needRepo: false, spec: opts.Exec})
+	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, needRepo: false, spec: opts.Exec})
 }

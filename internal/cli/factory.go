@@ -19,7 +19,9 @@ import (
 // use the ledger or GitHub never opens or calls them.
 type factory struct {
 	sys IO
-	g   *global
+	// printedJSON: the run's one JSON object is out, and a later failure
+	// adds none.
+	printedJSON bool
 }
 
 // token returns the GitHub token from GH_TOKEN or GITHUB_TOKEN.
@@ -32,8 +34,11 @@ func (f *factory) token() (string, error) {
 	return "", &failure.MissingCredentials{Err: errors.New("no GitHub token: set GH_TOKEN or GITHUB_TOKEN (try `ghonce demo` to see ghonce work without one)")}
 }
 
-func (f *factory) github(ctx context.Context) (*ghcheck.Client, error) {
-	opts, err := f.githubOptions(ctx)
+// github returns a client authenticated with the token, or as the GitHub
+// App who or the environment configures; repo is the command's --repo, for
+// finding the App's installation.
+func (f *factory) github(ctx context.Context, who gitHubFlags, repo repoFlag) (*ghcheck.Client, error) {
+	opts, err := f.githubOptions(ctx, who, repo)
 	if err != nil {
 		return nil, err
 	}
@@ -43,8 +48,8 @@ func (f *factory) github(ctx context.Context) (*ghcheck.Client, error) {
 // githubOn is github with the token's login cached in l (by a fingerprint
 // of the token, never the token): only the first run on a ledger spends
 // GET /user.
-func (f *factory) githubOn(ctx context.Context, l ledger.Ledger) (*ghcheck.Client, error) {
-	c, err := f.github(ctx)
+func (f *factory) githubOn(ctx context.Context, who gitHubFlags, repo repoFlag, l ledger.Ledger) (*ghcheck.Client, error) {
+	c, err := f.github(ctx, who, repo)
 	if err != nil {
 		return nil, err
 	}
@@ -52,17 +57,17 @@ func (f *factory) githubOn(ctx context.Context, l ledger.Ledger) (*ghcheck.Clien
 	return c, nil
 }
 
-// ledgerAndGitHub opens the ledger and, if withGitHub, a GitHub client
-// whose login is cached in it (c is nil otherwise). The client is made
-// first, so a missing or malformed token or API root is refused before a
-// ledger can be created (New makes no request).
-func (f *factory) ledgerAndGitHub(ctx context.Context, create store.Create, withGitHub bool) (l *store.Opened, c *ghcheck.Client, err error) {
-	if withGitHub {
-		if c, err = f.github(ctx); err != nil {
+// ledgerAndGitHub opens the ledger at loc and, if who is not nil, a GitHub
+// client (see github) whose login is cached in it (c is nil otherwise). The
+// client is made first, so a missing or malformed token or API root is
+// refused before a ledger can be created (New makes no request).
+func (f *factory) ledgerAndGitHub(ctx context.Context, loc ledgerFlag, create store.Create, who *gitHubFlags, repo repoFlag) (l *store.Opened, c *ghcheck.Client, err error) {
+	if who != nil {
+		if c, err = f.github(ctx, *who, repo); err != nil {
 			return nil, nil, err
 		}
 	}
-	if l, err = f.openLedger(ctx, create); err != nil {
+	if l, err = f.openLedger(ctx, loc, create); err != nil {
 		return nil, nil, err
 	}
 	if c != nil {
@@ -79,28 +84,28 @@ func newGitHub(opts ghcheck.Options) (*ghcheck.Client, error) {
 	return c, nil
 }
 
-// openLedger opens the ledger at --ledger, GHONCE_LEDGER or the default path,
+// openLedger opens the ledger at loc (--ledger), GHONCE_LEDGER or the default path,
 // creating a missing one only as create allows: the verbs that look at or
 // settle the ledger pass store.CreateNever, so a typo is an error (exit 1)
 // rather than a new, empty ledger. A location in a scheme this build does
 // not support is a usage error.
-func (f *factory) openLedger(ctx context.Context, create store.Create) (*store.Opened, error) {
-	return f.openLedgerWith(ctx, store.Options{Create: create})
+func (f *factory) openLedger(ctx context.Context, loc ledgerFlag, create store.Create) (*store.Opened, error) {
+	return f.openLedgerWith(ctx, loc, store.Options{Create: create})
 }
 
 // openLedgerToRead is openLedger for a verb that only reads (status): a
 // ledger this user may read but not write is opened read-only, with a
 // note on stderr, instead of failing.
-func (f *factory) openLedgerToRead(ctx context.Context) (*store.Opened, error) {
-	l, err := f.openLedgerWith(ctx, store.Options{Create: store.CreateNever, ReadOnlyOK: true})
+func (f *factory) openLedgerToRead(ctx context.Context, loc ledgerFlag) (*store.Opened, error) {
+	l, err := f.openLedgerWith(ctx, loc, store.Options{Create: store.CreateNever, ReadOnlyOK: true})
 	if err == nil && l.ReadOnly {
 		f.logf("the ledger %s is read-only for this user: opened it read-only to show it (acting, reconcile and resolve need write access to it and its directory)", l.Location)
 	}
 	return l, err
 }
 
-func (f *factory) openLedgerWith(ctx context.Context, o store.Options) (*store.Opened, error) {
-	loc, err := ledger.ResolvePath(f.ledgerFlag(), f.sys.Getenv)
+func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.Options) (*store.Opened, error) {
+	loc, err := ledger.ResolvePath(flag.orActions(f.sys.Getenv), f.sys.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -116,13 +121,13 @@ func (f *factory) openLedgerWith(ctx context.Context, o store.Options) (*store.O
 	return l, nil
 }
 
-// engine returns an engine on the open ledger l; gh is nil for guarded
-// commands, which do not touch GitHub.
-func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer, mod ...func(*reconcile.Config)) *reconcile.Engine {
+// engine returns an engine on the open ledger l, run as e says; gh is nil
+// for guarded commands, which do not touch GitHub.
+func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer, e engineFlags, mod ...func(*reconcile.Config)) *reconcile.Engine {
 	cfg := reconcile.Config{
 		// A flag's 0 means "not at all"; the engine reads 0 as its default.
-		Ledger: l, GitHub: gh, LedgerNew: l.CannotVouch(), Wait: zeroIsOff(f.g.wait), Settle: zeroIsOff(f.g.settle),
-		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err, TrustNeverAttempted: f.g.trustLedger,
+		Ledger: l, GitHub: gh, LedgerNew: l.CannotVouch(), Wait: zeroIsOff(e.Wait), Settle: zeroIsOff(e.Settle),
+		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err, TrustNeverAttempted: e.TrustLedger,
 		Logf: f.logf,
 	}
 	for _, m := range mod {

@@ -11,6 +11,7 @@ import (
 // filePutOptions is `ghonce file put`.
 type filePutOptions struct {
 	f           *factory
+	Act         actFlags
 	File        reconcile.File
 	Content     string
 	ContentSet  bool   // --content was given (empty content is content)
@@ -40,6 +41,7 @@ content (git blob hashes, computed locally); different content means not yet.
 	c.Flags().StringVar(&opts.Content, "content", "", "file content")
 	c.Flags().StringVar(&opts.ContentFile, "content-file", "", `read the content from a file ("-" for standard input)`)
 	c.Flags().StringVar(&opts.File.Replaces, "replaces", "", "blob SHA of the file as you read it: refuse to write if it has changed since (default: replace whatever is there)")
+	addActFlags(c, &opts.Act)
 	return c
 }
 
@@ -59,5 +61,5 @@ func filePutRun(ctx context.Context, opts *filePutOptions) error {
 	default:
 		return usagef("no content: pass --content TEXT or --content-file FILE")
 	}
-	return runAction(ctx, actOptions{f: opts.f, defStep: "file-put", needRepo: true, spec: fs})
+	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, defStep: "file-put", needRepo: true, spec: fs})
 }

@@ -192,22 +192,19 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 		return usagef("gh %s: the body is empty: pass --body or --body-file", verb)
 	}
 	env := newGhEnv(ctx, sys, self)
-	g := &global{errOut: sys.Err}
-	g.addFlags(pflag.NewFlagSet("defaults", pflag.ContinueOnError)) // the flags' defaults
-	g.task = sys.Getenv("GHONCE_TASK")
-	g.step = sys.Getenv("GHONCE_STEP")
-	if g.settle, err = settleFromEnv(sys.Getenv, g.settle); err != nil {
+	a := actFlags{Task: taskFlag(sys.Getenv("GHONCE_TASK")), Step: stepFlag(sys.Getenv("GHONCE_STEP")), Engine: newEngineFlags()}
+	if a.Engine.Settle, err = settleFromEnv(sys.Getenv, a.Engine.Settle); err != nil {
 		return err
 	}
-	task, err := g.taskOrEnv(sys.Getenv)
+	task, err := a.Task.orEnv(sys.Getenv, sys.Err)
 	switch {
-	case err != nil && g.task == "" && sys.Getenv("GITHUB_ACTIONS") != "true":
+	case err != nil && a.Task == "" && sys.Getenv("GITHUB_ACTIONS") != "true":
 		// Never run it unguarded: a rerun would duplicate it.
 		return usagef("gh %s is guarded by ghonce and needs a task: set GHONCE_TASK to the id of the work (the issue, the job), the same on every rerun; nothing was created", verb)
 	case err != nil:
 		return err
 	}
-	g.task = task // derived once: runAction does not report it again
+	a.Task = taskFlag(task) // derived once: runAction does not report it again
 
 	// The target: gh's -R, a URL argument, GH_REPO, then the git remote.
 	var number int
@@ -228,14 +225,14 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	if err != nil {
 		return err
 	}
-	g.repo = repo.String()
-	f := &factory{sys: env.sys, g: g}
+	a.Repo = repoFlag(repo.String())
+	f := &factory{sys: env.sys}
 	if verb == "pr comment" && number == 0 {
 		head, err := env.head(repo)
 		if err != nil {
 			return usagef("gh pr comment: pass the pull request's number or URL, or run it on the pull request's branch")
 		}
-		c, err := f.github(ctx)
+		c, err := f.github(ctx, a.GitHub, a.Repo)
 		if err != nil {
 			return err
 		}
@@ -260,7 +257,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 			}
 		}
 		if p.Base == "" {
-			c, err := f.github(ctx)
+			c, err := f.github(ctx, a.GitHub, a.Repo)
 			if err != nil {
 				return err
 			}
@@ -295,7 +292,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 		spec = reconcile.Comment{Number: number, Body: body}
 	}
 	defStep := strings.ReplaceAll(verb, " ", "-")
-	act := actOptions{f: f, defStep: defStep, needRepo: true, spec: spec}
+	act := actOptions{f: f, flags: a, defStep: defStep, needRepo: true, spec: spec}
 	if !o.meta.Empty() {
 		act.after = func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error {
 			return applyGhMetadata(ctx, c, repo, verb, res, o.meta)

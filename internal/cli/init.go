@@ -13,12 +13,14 @@ import (
 
 // initOptions is `ghonce init`.
 type initOptions struct {
-	f *factory
+	f      *factory
+	Ledger ledgerFlag
+	JSON   bool
 }
 
 func newCmdInit(f *factory, runF func(*initOptions) error) *cobra.Command {
 	opts := &initOptions{f: f}
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "init [--ledger PATH]",
 		Short: "Create the ledger ahead of the first run, and print its path",
 		Long: `Create the ledger (if it does not exist yet) and print its path on stdout.
@@ -40,11 +42,14 @@ now, init says so and succeeds: the first run asks instead.`,
 			return runOr(c.Context(), opts, runF, initRun)
 		},
 	}
+	addLedgerFlag(c, &opts.Ledger)
+	addJSONFlag(c, &opts.JSON)
+	return c
 }
 
 func initRun(ctx context.Context, opts *initOptions) error {
 	f := opts.f
-	l, err := f.openLedger(ctx, store.CreateForInit)
+	l, err := f.openLedger(ctx, opts.Ledger, store.CreateForInit)
 	if err != nil {
 		return err
 	}
@@ -57,7 +62,7 @@ func initRun(ctx context.Context, opts *initOptions) error {
 	if msg := f.recordLogin(ctx, l); msg != "" {
 		fmt.Fprintln(f.sys.Err, "ghonce: "+msg)
 	}
-	if f.g.json {
+	if opts.JSON {
 		return f.writeJSON(initJSON{outcomeJSON: succeeded(), Ledger: l.Location, Created: l.Created})
 	}
 	fmt.Fprintln(f.sys.Out, l.Location)
@@ -89,10 +94,10 @@ func (f *factory) recordLogin(ctx context.Context, l ledger.Ledger) string {
 	if _, err := f.token(); err != nil {
 		return ""
 	}
-	if app, err := f.githubApp(); err != nil || app != nil {
+	if app, err := f.githubApp(appFlags{}, ""); err != nil || app != nil {
 		return ""
 	}
-	c, err := f.githubOn(ctx, l)
+	c, err := f.githubOn(ctx, gitHubFlags{}, "", l)
 	if err != nil {
 		return fmt.Sprintf("did not record the token's login: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 // issueCreateOptions is `ghonce issue create`.
 type issueCreateOptions struct {
 	f     *factory
+	Act   actFlags
 	Issue reconcile.Issue
 	Body  bodyFlags
 }
@@ -35,11 +36,12 @@ marker with the key; both are looked for before filing.
 	c.Flags().StringVarP(&opts.Issue.Title, "title", "t", "", "title (required)")
 	c.Flags().StringArrayVarP(&opts.Issue.Labels, "label", "l", nil, "add a label (repeatable)")
 	opts.Body.add(c)
+	addActFlags(c, &opts.Act)
 	return c
 }
 
 func issueCreateRun(ctx context.Context, opts *issueCreateOptions) error {
-	return actWithBody(ctx, opts.f, &opts.Body, "issue-create", func(body string) reconcile.Spec {
+	return actWithBody(ctx, actOptions{f: opts.f, flags: opts.Act, defStep: "issue-create"}, &opts.Body, func(body string) reconcile.Spec {
 		is := opts.Issue
 		is.Body = body
 		return is

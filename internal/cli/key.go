@@ -14,6 +14,10 @@ import (
 // keyOptions is `ghonce key`.
 type keyOptions struct {
 	f            *factory
+	Repo         repoFlag
+	Task         taskFlag
+	Step         stepFlag
+	JSON         bool
 	Kind, Target string
 }
 
@@ -32,27 +36,31 @@ name for branch, BRANCH:PATH for file, --target for exec, empty for issue.`,
 	}
 	c.Flags().StringVar(&opts.Kind, "kind", reconcile.PR{}.Kind(), "kind: "+strings.Join(reconcile.Kinds(), ", "))
 	c.Flags().StringVar(&opts.Target, "target", "", "the kind's target (see above)")
+	addRepoFlag(c, &opts.Repo)
+	addTaskFlag(c, &opts.Task)
+	addStepFlag(c, &opts.Step)
+	addJSONFlag(c, &opts.JSON)
 	return c
 }
 
 func keyRun(_ context.Context, opts *keyOptions) error {
 	f := opts.f
-	task, err := f.g.taskOrEnv(f.sys.Getenv)
+	task, err := opts.Task.orEnv(f.sys.Getenv, f.sys.Err)
 	if err != nil {
 		return err
 	}
 	repo := ""
 	if reconcile.IsGitHubKind(opts.Kind) {
-		if repo, err = f.g.repoOrEnv(f.sys.Getenv); err != nil {
+		if repo, err = opts.Repo.orEnv(f.sys.Getenv); err != nil {
 			return err
 		}
 	}
-	id := taskkey.Identity{Task: task, Step: f.g.stepOr(""), Kind: opts.Kind, Repo: repo, Target: opts.Target}
+	id := taskkey.Identity{Task: task, Step: opts.Step.or(""), Kind: opts.Kind, Repo: repo, Target: opts.Target}
 	if err := id.Validate(); err != nil {
 		return usage(err)
 	}
 	key := taskkey.Key(id)
-	if f.g.json {
+	if opts.JSON {
 		return f.writeJSON(keyJSON{outcomeJSON: succeeded(), Key: key})
 	}
 	fmt.Fprintln(f.sys.Out, key)

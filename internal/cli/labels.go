@@ -25,12 +25,15 @@ func newCmdLabels(f *factory) *cobra.Command {
 
 // labelsDescribeOptions is `ghonce labels describe`.
 type labelsDescribeOptions struct {
-	f *factory
+	f      *factory
+	Repo   repoFlag
+	JSON   bool
+	GitHub gitHubFlags
 }
 
 func newCmdLabelsDescribe(f *factory, runF func(*labelsDescribeOptions) error) *cobra.Command {
 	opts := &labelsDescribeOptions{f: f}
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "describe [--repo O/R] [--json]",
 		Short: "Give the repository's ghonce:KEY labels their description",
 		Long: `Give every ghonce:KEY label of the repository that has no description one
@@ -50,11 +53,15 @@ Prints how many labels it changed on stderr; --json prints {"described": N}.`,
 			return runOr(c.Context(), opts, runF, labelsDescribeRun)
 		},
 	}
+	addRepoFlag(c, &opts.Repo)
+	addJSONFlag(c, &opts.JSON)
+	addGitHubFlags(c, &opts.GitHub)
+	return c
 }
 
 func labelsDescribeRun(ctx context.Context, opts *labelsDescribeOptions) error {
 	f := opts.f
-	name, err := f.g.repoOrEnv(f.sys.Getenv)
+	name, err := opts.Repo.orEnv(f.sys.Getenv)
 	if err != nil {
 		return err
 	}
@@ -62,7 +69,7 @@ func labelsDescribeRun(ctx context.Context, opts *labelsDescribeOptions) error {
 	if err != nil {
 		return err
 	}
-	gh, err := f.github(ctx)
+	gh, err := f.github(ctx, opts.GitHub, opts.Repo)
 	if err != nil {
 		return err
 	}
@@ -71,7 +78,7 @@ func labelsDescribeRun(ctx context.Context, opts *labelsDescribeOptions) error {
 	if err != nil {
 		return fmt.Errorf("labels describe: %w", err)
 	}
-	if f.g.json {
+	if opts.JSON {
 		return f.writeJSON(struct {
 			outcomeJSON
 			Described int `json:"described"`
@@ -83,6 +90,10 @@ func labelsDescribeRun(ctx context.Context, opts *labelsDescribeOptions) error {
 // labelsPruneOptions is `ghonce labels prune`.
 type labelsPruneOptions struct {
 	f         *factory
+	Ledger    ledgerFlag
+	Filter    filterFlags
+	JSON      bool
+	GitHub    gitHubFlags
 	OlderThan string
 	DryRun    bool
 }
@@ -115,6 +126,10 @@ per line as REPO LABEL NUMBER; --json prints one object.`,
 	}
 	c.Flags().StringVar(&opts.OlderThan, "older-than", "", "prune keys done longer ago than this: 30d, 12h, 90m (required)")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "list what would be deleted, delete nothing")
+	addLedgerFlag(c, &opts.Ledger)
+	addFilterFlags(c, &opts.Filter)
+	addJSONFlag(c, &opts.JSON)
+	addGitHubFlags(c, &opts.GitHub)
 	return c
 }
 
@@ -151,11 +166,11 @@ func labelsPruneRun(ctx context.Context, opts *labelsPruneOptions) error {
 	if err != nil {
 		return usage(err)
 	}
-	filter, err := f.g.filter(f.sys.Getenv)
+	filter, err := opts.Filter.filter(f.sys.Getenv)
 	if err != nil {
 		return err
 	}
-	l, err := f.openLedger(ctx, store.CreateNever)
+	l, err := f.openLedger(ctx, opts.Ledger, store.CreateNever)
 	if err != nil {
 		return err
 	}
@@ -184,7 +199,7 @@ func labelsPruneRun(ctx context.Context, opts *labelsPruneOptions) error {
 		p := prunedJSON{Repo: e.Repo, Key: e.Key, Label: taskkey.Label(e.Key), Kind: e.Kind, Number: e.Ref.Number, DoneAt: e.UpdatedAt.UTC()}
 		if !opts.DryRun {
 			if gh == nil {
-				if gh, err = f.github(ctx); err != nil {
+				if gh, err = f.github(ctx, opts.GitHub, opts.Filter.Repo); err != nil {
 					return err
 				}
 			}
@@ -201,11 +216,11 @@ func labelsPruneRun(ctx context.Context, opts *labelsPruneOptions) error {
 			}
 		}
 		out.Labels = append(out.Labels, p)
-		if !f.g.json && p.Error == "" {
+		if !opts.JSON && p.Error == "" {
 			fmt.Fprintf(f.sys.Out, "%s %s %d\n", p.Repo, p.Label, p.Number)
 		}
 	}
-	if f.g.json {
+	if opts.JSON {
 		if err := encodeJSON(f.sys.Out, out); err != nil {
 			return err
 		}

@@ -3,19 +3,42 @@ package cli
 import (
 	"errors"
 	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/internal/actions"
+	"github.com/ghonce/ghonce/ledger"
 )
 
-// ledgerValue is --ledger. An empty value is refused when the flag is
-// parsed (exit 2): an empty --ledger (an unset variable in a script) must not
-// quietly mean the default ledger, nor a file made in the working tree.
-type ledgerValue struct{ p *string }
+// ledgerFlag is --ledger: the ledger's location. An empty value is refused
+// when the flag is parsed (exit 2): an empty --ledger (an unset variable in
+// a script) must not quietly mean the default ledger, nor a file made in
+// the working tree.
+type ledgerFlag string
 
-func (v ledgerValue) String() string { return *v.p }
-func (v ledgerValue) Type() string   { return "string" }
-func (v ledgerValue) Set(s string) error {
+func addLedgerFlag(c *cobra.Command, l *ledgerFlag) {
+	c.Flags().Var(l, "ledger", "ledger file (default $GHONCE_LEDGER, else $XDG_STATE_HOME/ghonce/ledger.db)")
+}
+
+func (l *ledgerFlag) String() string { return string(*l) }
+func (l *ledgerFlag) Type() string   { return "string" }
+func (l *ledgerFlag) Set(s string) error {
 	if strings.TrimSpace(s) == "" {
 		return errors.New("the ledger location is empty: give a file path or a postgres:// URL, or leave --ledger out for the default")
 	}
-	*v.p = s
+	*l = ledgerFlag(s)
 	return nil
+}
+
+// orActions is --ledger, or inside GitHub Actions with neither --ledger nor
+// GHONCE_LEDGER, a ledger under RUNNER_TEMP; "" leaves the choice to
+// ledger.ResolvePath (GHONCE_LEDGER, else the XDG default).
+func (l ledgerFlag) orActions(getenv func(string) string) string {
+	if l != "" || getenv(ledger.EnvPath) != "" {
+		return string(l)
+	}
+	if env, ok := actions.Detect(getenv); ok {
+		return env.LedgerPath()
+	}
+	return ""
 }

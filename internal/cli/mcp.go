@@ -18,8 +18,13 @@ import (
 )
 
 type mcpOptions struct {
-	f    *factory
-	HTTP string // loopback address for Streamable HTTP; empty: stdio
+	f      *factory
+	Ledger ledgerFlag
+	Repo   repoFlag // finds a GitHub App's installation
+	Task   taskFlag // the default task of a call that passes none
+	Engine engineFlags
+	GitHub gitHubFlags
+	HTTP   string // loopback address for Streamable HTTP; empty: stdio
 	// Upstream: serve in front of the MCP server the arguments start.
 	Upstream bool
 	Command  []string
@@ -30,7 +35,7 @@ type mcpOptions struct {
 }
 
 func newCmdMCP(f *factory, runF func(*mcpOptions) error) *cobra.Command {
-	opts := &mcpOptions{f: f}
+	opts := &mcpOptions{f: f, Engine: newEngineFlags()}
 	c := &cobra.Command{
 		Use:   "mcp [--task T] [--http 127.0.0.1:PORT] [--upstream -- COMMAND [ARG...]]",
 		Short: "Serve MCP write tools (create_pull_request, add_issue_comment, ...) that happen once per (task, step)",
@@ -85,20 +90,27 @@ GITHUB_HOST and GITHUB_API_URL likewise. See docs/guide/mcp-proxy.md.`,
 	c.Flags().DurationVar(&opts.UpstreamTimeout, "upstream-timeout", mcp.DefaultStartTimeout, "with --upstream: how long the upstream may take to start and answer MCP's initialize")
 	c.Flags().StringVar(&opts.GitHubHost, "github-host", "", "with --upstream: the GitHub both ghonce and the upstream use, as github-mcp-server's GITHUB_HOST (https://HOST; GitHub Enterprise's API at /api/v3); default GITHUB_HOST, else GITHUB_API_URL's host")
 	c.Flags().BoolVar(&opts.Upstream, "upstream", false, "serve in front of the MCP server that the command after -- starts (e.g. -- github-mcp-server stdio)")
+	addLedgerFlag(c, &opts.Ledger)
+	addRepoFlag(c, &opts.Repo)
+	addTaskFlag(c, &opts.Task)
+	addWaitFlag(c, &opts.Engine.Wait)
+	addSettleFlag(c, &opts.Engine.Settle)
+	addTrustLedgerFlag(c, &opts.Engine.TrustLedger)
+	addGitHubFlags(c, &opts.GitHub)
 	return c
 }
 
 // mcpTask is the default task of MCP calls: --task, else GHONCE_TASK, else
 // (inside GitHub Actions) the task derived from the workflow run, as for
 // the CLI's verbs. Empty is allowed: every call must then pass task.
-func (f *factory) mcpTask() (string, error) {
-	if strings.TrimSpace(f.g.task) != "" {
-		return f.g.task, nil
+func mcpTask(task taskFlag, sys IO) (string, error) {
+	if strings.TrimSpace(string(task)) != "" {
+		return string(task), nil
 	}
-	if t := f.sys.Getenv("GHONCE_TASK"); strings.TrimSpace(t) != "" {
+	if t := sys.Getenv("GHONCE_TASK"); strings.TrimSpace(t) != "" {
 		return t, nil
 	}
-	return f.g.actionsTask(f.sys.Getenv)
+	return actionsTask(sys.Getenv, sys.Err)
 }
 
 func mcpRun(ctx context.Context, opts *mcpOptions) error {
@@ -118,19 +130,19 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	case opts.GitHubHost != "":
 		return usagef("ghonce mcp: --github-host is for --upstream; alone, set GITHUB_API_URL")
 	}
-	task, err := f.mcpTask()
+	task, err := mcpTask(opts.Task, f.sys)
 	if err != nil {
 		return err
 	}
 	// One GitHub client serves the engine and from_branch; no request is
 	// made until a call needs one.
-	l, gh, err := f.ledgerAndGitHub(ctx, store.CreateForAction, true)
+	l, gh, err := f.ledgerAndGitHub(ctx, opts.Ledger, store.CreateForAction, &opts.GitHub, opts.Repo)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
 	// The engine's progress goes to stderr: stdout carries the protocol.
-	eng := f.engine(l, gh, f.sys.Err)
+	eng := f.engine(l, gh, f.sys.Err, opts.Engine)
 	cfg := mcp.Config{
 		Engine: eng, Ledger: l, Task: task, Version: buildVersion(),
 		Resolve: func(ctx context.Context, owner, repo, ref string) (string, error) {

@@ -34,7 +34,7 @@ type resultJSON struct {
 
 // writeJSON prints v as the run's one JSON object.
 func (f *factory) writeJSON(v any) error {
-	f.g.printedJSON = true
+	f.printedJSON = true
 	if err := encodeJSON(f.sys.Out, v); err != nil {
 		return fmt.Errorf("write JSON: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 // prCreateOptions is `ghonce pr create`.
 type prCreateOptions struct {
 	f    *factory
+	Act  actFlags
 	PR   reconcile.PR
 	Body bodyFlags
 }
@@ -48,11 +49,12 @@ updated.
 	fl.BoolVarP(&opts.PR.Draft, "draft", "d", false, "open as a draft")
 	fl.StringArrayVarP(&opts.PR.Labels, "label", "l", nil, "add a label (repeatable)")
 	opts.Body.add(c)
+	addActFlags(c, &opts.Act)
 	return c
 }
 
 func prCreateRun(ctx context.Context, opts *prCreateOptions) error {
-	return actWithBody(ctx, opts.f, &opts.Body, "pr-create", func(body string) reconcile.Spec {
+	return actWithBody(ctx, actOptions{f: opts.f, flags: opts.Act, defStep: "pr-create"}, &opts.Body, func(body string) reconcile.Spec {
 		p := opts.PR
 		p.Body = body
 		return p

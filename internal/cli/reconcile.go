@@ -17,12 +17,17 @@ import (
 // reconcileOptions is `ghonce reconcile`. Its filters come from --repo and
 // --task only: see filterFlags.
 type reconcileOptions struct {
-	f *factory
+	f      *factory
+	Ledger ledgerFlag
+	Filter filterFlags
+	JSON   bool
+	Engine engineFlags // --settle
+	GitHub gitHubFlags
 }
 
 func newCmdReconcile(f *factory, runF func(*reconcileOptions) error) *cobra.Command {
-	opts := &reconcileOptions{f: f}
-	return &cobra.Command{
+	opts := &reconcileOptions{f: f, Engine: newEngineFlags()}
+	c := &cobra.Command{
 		Use:   "reconcile [--repo O/R] [--task T] [--json]",
 		Short: "Settle entries a crash left attempting, against GitHub; never creates anything",
 		Long: `Settle every "attempting" entry (optionally of one repository or task):
@@ -38,15 +43,21 @@ or a person.`,
 			return runOr(c.Context(), opts, runF, reconcileRun)
 		},
 	}
+	addLedgerFlag(c, &opts.Ledger)
+	addFilterFlags(c, &opts.Filter)
+	addJSONFlag(c, &opts.JSON)
+	addSettleFlag(c, &opts.Engine.Settle)
+	addGitHubFlags(c, &opts.GitHub)
+	return c
 }
 
 func reconcileRun(ctx context.Context, opts *reconcileOptions) error {
 	f := opts.f
-	filter, err := f.g.filter(f.sys.Getenv)
+	filter, err := opts.Filter.filter(f.sys.Getenv)
 	if err != nil {
 		return err
 	}
-	l, err := f.openLedger(ctx, store.CreateNever)
+	l, err := f.openLedger(ctx, opts.Ledger, store.CreateNever)
 	if err != nil {
 		return err
 	}
@@ -61,7 +72,9 @@ func reconcileRun(ctx context.Context, opts *reconcileOptions) error {
 	var client *ghcheck.Client
 	for _, e := range pending {
 		if reconcile.IsGitHubKind(e.Kind) {
-			if client, err = f.githubOn(ctx, l); err != nil {
+			// --repo narrows the view; it also finds a GitHub App's
+			// installation, as in every verb that reads it.
+			if client, err = f.githubOn(ctx, opts.GitHub, opts.Filter.Repo, l); err != nil {
 				return err
 			}
 			gh = client
@@ -69,14 +82,14 @@ func reconcileRun(ctx context.Context, opts *reconcileOptions) error {
 		}
 	}
 	bar := newProgress(f.sys.Err, "reconcile")
-	out, err := f.engine(l, gh, f.sys.Err, func(c *reconcile.Config) { c.Progress = bar }).Reconcile(ctx, filter)
+	out, err := f.engine(l, gh, f.sys.Err, opts.Engine, func(c *reconcile.Config) { c.Progress = bar }).Reconcile(ctx, filter)
 	bar.Finish()
 	if err != nil {
 		return err
 	}
 	t := tallyOf(out)
 	unsettled := t.left
-	if f.g.json {
+	if opts.JSON {
 		res := reconcileJSON{outcomeJSON: succeeded(), Settled: out, Unsettled: unsettled}
 		if out == nil {
 			res.Settled = []reconcile.Settlement{}

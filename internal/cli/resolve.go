@@ -19,6 +19,8 @@ import (
 // resolveOptions is `ghonce resolve`.
 type resolveOptions struct {
 	f           *factory
+	Ledger      ledgerFlag
+	JSON        bool
 	Key         string
 	Done, Retry bool
 	Force       bool
@@ -52,6 +54,8 @@ does it create it again. A guarded command without --check runs again.`,
 	c.Flags().BoolVar(&opts.Force, "force", false, "with --retry: send a done entry back too")
 	c.Flags().StringVar(&opts.Ref, "ref", "", "with --done: a reference to what was made (a URL, an id)")
 	c.Flags().StringVar(&opts.Note, "note", "", "why; kept in the history")
+	addLedgerFlag(c, &opts.Ledger)
+	addJSONFlag(c, &opts.JSON)
 	return c
 }
 
@@ -68,7 +72,7 @@ func resolveRun(ctx context.Context, opts *resolveOptions) error {
 	case opts.Force && !opts.Retry:
 		return &failure.Keyed{Key: key, Err: usagef("resolve: --force goes with --retry")}
 	}
-	l, err := f.openLedger(ctx, store.CreateNever)
+	l, err := f.openLedger(ctx, opts.Ledger, store.CreateNever)
 	if err != nil {
 		return err
 	}
@@ -101,7 +105,7 @@ func resolveRun(ctx context.Context, opts *resolveOptions) error {
 	case before.Status == ledger.Done:
 		fmt.Fprintf(f.sys.Err, "ghonce: it no longer points at %s. %s\n", describeRef(before), retryWillDo(before.Kind))
 	}
-	if f.g.json {
+	if opts.JSON {
 		return f.writeJSON(resolveJSON{outcomeJSON: succeeded(), State: ent.Status, entryJSON: newEntryJSON(ent)})
 	}
 	return nil

@@ -19,10 +19,13 @@ import (
 // statusOptions is `ghonce status`. Its filters come from --repo and --task
 // only: see filterFlags.
 type statusOptions struct {
-	f     *factory
-	Key   string // one entry and its history; empty: list
-	State string
-	Stale time.Duration
+	f      *factory
+	Ledger ledgerFlag
+	Filter filterFlags
+	JSON   bool
+	Key    string // one entry and its history; empty: list
+	State  string
+	Stale  time.Duration
 }
 
 func newCmdStatus(f *factory, runF func(*statusOptions) error) *cobra.Command {
@@ -57,12 +60,15 @@ key, state and each entry's history.
 	}
 	c.Flags().StringVar(&opts.State, "state", "", "only entries in this state: attempting, done or failed")
 	c.Flags().DurationVar(&opts.Stale, "stale", 0, "list only attempting entries last written longer ago than this (e.g. 15m); exit 5 if there are any")
+	addLedgerFlag(c, &opts.Ledger)
+	addFilterFlags(c, &opts.Filter)
+	addJSONFlag(c, &opts.JSON)
 	return c
 }
 
 func statusRun(ctx context.Context, opts *statusOptions) error {
 	f := opts.f
-	filter, err := f.g.filter(f.sys.Getenv)
+	filter, err := opts.Filter.filter(f.sys.Getenv)
 	if err != nil {
 		return err
 	}
@@ -78,7 +84,7 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 			return err
 		}
 	}
-	l, err := f.openLedgerToRead(ctx)
+	l, err := f.openLedgerToRead(ctx, opts.Ledger)
 	if err != nil {
 		return err
 	}
@@ -111,7 +117,7 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 		entries, stale = kept, len(kept)
 	}
 	switch {
-	case f.g.json:
+	case opts.JSON:
 		err = printStatusJSON(f, opts, entries, history, stale)
 	case opts.Key != "" && len(entries) == 1:
 		printStatusRecord(f.sys.Out, now, entries[0], history)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 	"runtime"
@@ -136,18 +137,31 @@ func addVersion(root *cobra.Command) {
 	root.SetVersionTemplate("{{.Version}}\n")
 }
 
-func newCmdVersion(f *factory) *cobra.Command {
-	return &cobra.Command{
+// versionOptions is `ghonce version`.
+type versionOptions struct {
+	f    *factory
+	JSON bool
+}
+
+func newCmdVersion(f *factory, runF func(*versionOptions) error) *cobra.Command {
+	opts := &versionOptions{f: f}
+	c := &cobra.Command{
 		Use:   "version [--json]",
 		Short: "Print ghonce's version, commit and Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			v := readVersion()
-			if f.g.json {
-				return f.writeJSON(v)
-			}
-			fmt.Fprintln(f.sys.Out, v.String())
-			return nil
+			return runOr(c.Context(), opts, runF, versionRun)
 		},
 	}
+	addJSONFlag(c, &opts.JSON)
+	return c
+}
+
+func versionRun(_ context.Context, opts *versionOptions) error {
+	v := readVersion()
+	if opts.JSON {
+		return opts.f.writeJSON(v)
+	}
+	fmt.Fprintln(opts.f.sys.Out, v.String())
+	return nil
 }

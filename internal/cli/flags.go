@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// The flags several commands read. Each command's options struct holds the
+// ones it reads, added by the helpers below (addRepoFlag(c, &opts.Repo),
+// ...), so its help lists exactly those; what a flag's value means, with
+// the environment behind it, is a method of the flag's small type.
+
+// repoFlag is --repo (-R): the repository an action is on.
+type repoFlag string
+
+func addRepoFlag(c *cobra.Command, r *repoFlag) {
+	c.Flags().StringVarP((*string)(r), "repo", "R", "", "repository OWNER/NAME (default $GH_REPO, else $GITHUB_REPOSITORY)")
+}
+
+// orEnv resolves the repository from --repo, GH_REPO, GITHUB_REPOSITORY,
+// in any form gh takes (see repoRef), as OWNER/NAME.
+func (r repoFlag) orEnv(getenv func(string) string) (string, error) {
+	for _, s := range []string{string(r), getenv("GH_REPO"), getenv("GITHUB_REPOSITORY")} {
+		if strings.TrimSpace(s) != "" {
+			return repoRef(s, getenv("GITHUB_API_URL"))
+		}
+	}
+	return "", usagef("no repository: pass --repo OWNER/NAME or set GH_REPO")
+}
+
+// taskFlag is --task: the unit of work.
+type taskFlag string
+
+func addTaskFlag(c *cobra.Command, t *taskFlag) {
+	c.Flags().StringVar((*string)(t), "task", "", "task id: the unit of work (default $GHONCE_TASK)")
+}
+
+// orEnv resolves the task from --task, GHONCE_TASK, else inside GitHub
+// Actions the task derived from the run (reported on errOut).
+func (t taskFlag) orEnv(getenv func(string) string, errOut io.Writer) (string, error) {
+	s := string(t)
+	if s == "" {
+		s = getenv("GHONCE_TASK")
+	}
+	if s == "" {
+		var err error
+		if s, err = actionsTask(getenv, errOut); err != nil {
+			return "", err
+		}
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", usagef("no task: pass --task ID or set GHONCE_TASK (an id that names the work, never a time or a random value)")
+	}
+	return s, nil
+}
+
+// stepFlag is --step: the step within the task.
+type stepFlag string
+
+func addStepFlag(c *cobra.Command, s *stepFlag) {
+	c.Flags().StringVar((*string)(s), "step", "", "step within the task (default: the verb, e.g. pr-create)")
+}
+
+// or is the step, def when --step is not given.
+func (s stepFlag) or(def string) string {
+	if s != "" {
+		return string(s)
+	}
+	return def
+}
+
+func addJSONFlag(c *cobra.Command, b *bool) {
+	c.Flags().BoolVar(b, "json", false, "print one JSON object on stdout, whatever the outcome")
+}
+
+// engineFlags are how the engine waits and what it trusts: --wait,
+// --settle, --trust-ledger. A verb that registers only some of them runs
+// the others at their defaults (newEngineFlags).
+type engineFlags struct {
+	Wait, Settle time.Duration // 0 (or less): not at all
+	TrustLedger  bool
+}
+
+const defaultWait = 30 * time.Second
+
+func newEngineFlags() engineFlags {
+	return engineFlags{Wait: defaultWait, Settle: reconcile.DefaultSettle}
+}
+
+func addWaitFlag(c *cobra.Command, d *time.Duration) {
+	c.Flags().DurationVar(d, "wait", defaultWait, "how long to wait for another process working on the same key")
+}
+
+func addSettleFlag(c *cobra.Command, d *time.Duration) {
+	c.Flags().DurationVar(d, "settle", reconcile.DefaultSettle, "after an attempt that died or was unconfirmed with its create in flight, wait this long from the moment that create was sent (GitHub's 10s request limit plus a margin) before concluding it does not exist; an attempt that sent nothing costs no wait")
+}
+
+func addTrustLedgerFlag(c *cobra.Command, b *bool) {
+	c.Flags().BoolVar(b, "trust-ledger", false, "create a key this established ledger has never seen without looking on GitHub first: only when every run of these tasks uses this ledger (docs/guide/rate-limits.md)")
+}
+
+// gitHubFlags say who ghonce is on GitHub beyond the token: --trust-author
+// and the GitHub App's flags.
+type gitHubFlags struct {
+	TrustAuthors []string
+	App          appFlags
+}
+
+func addGitHubFlags(c *cobra.Command, g *gitHubFlags) {
+	addTrustFlag(c, &g.TrustAuthors)
+	addAppFlags(c, &g.App)
+}
+
+func addTrustFlag(c *cobra.Command, logins *[]string) {
+	c.Flags().StringArrayVar(logins, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot]")
+}
+
+// filterHelp tells the ledger verbs' users where their filters come from.
+const filterHelp = `
+Only --repo and --task narrow it. GH_REPO, GITHUB_REPOSITORY and GHONCE_TASK
+name the action an acting verb performs; they never narrow a view of the
+ledger, which would hide entries without a word (a guarded command's entry
+has no repository, and GitHub Actions sets GITHUB_REPOSITORY on every run).
+`
+
+// filterFlags are --repo and --task of the ledger verbs (status,
+// reconcile, labels prune): they narrow a view of the ledger, from the
+// flags only (see filterHelp).
+type filterFlags struct {
+	Repo repoFlag
+	Task taskFlag
+}
+
+func addFilterFlags(c *cobra.Command, f *filterFlags) {
+	addRepoFlag(c, &f.Repo)
+	addTaskFlag(c, &f.Task)
+}
+
+// filter is the entry filter the flags give.
+func (f filterFlags) filter(getenv func(string) string) (reconcile.Filter, error) {
+	repo := string(f.Repo)
+	if strings.TrimSpace(repo) != "" {
+		var err error
+		if repo, err = repoRef(repo, getenv("GITHUB_API_URL")); err != nil {
+			return reconcile.Filter{}, err
+		}
+	}
+	task := string(f.Task)
+	if task != "" {
+		// The one rule for ids: " T-1" and "T-1\n" narrow to T-1, as the
+		// ledger stores it; "T-1\nT-2" is a usage error.
+		if err := taskkey.CheckID("task", task); err != nil {
+			return reconcile.Filter{}, usage(err)
+		}
+		task = taskkey.CleanID(task)
+	}
+	return reconcile.Filter{Repo: repo, Task: task}, nil
+}
+
+// actFlags are what every acting verb reads (exec all but --repo,
+// --trust-ledger and the GitHub flags, which it has no use for).
+type actFlags struct {
+	Ledger ledgerFlag
+	Repo   repoFlag
+	Task   taskFlag
+	Step   stepFlag
+	JSON   bool
+	Engine engineFlags
+	GitHub gitHubFlags
+}
+
+func addActFlags(c *cobra.Command, a *actFlags) {
+	addLedgerFlag(c, &a.Ledger)
+	addRepoFlag(c, &a.Repo)
+	addTaskFlag(c, &a.Task)
+	addStepFlag(c, &a.Step)
+	addJSONFlag(c, &a.JSON)
+	addWaitFlag(c, &a.Engine.Wait)
+	addSettleFlag(c, &a.Engine.Settle)
+	addTrustLedgerFlag(c, &a.Engine.TrustLedger)
+	addGitHubFlags(c, &a.GitHub)
+}
+
+// Wrappers pass the shared flags to every call (--repo to `ghonce exec`,
+// --json to `ghonce demo`), and earlier releases took them before the verb
+// too (`ghonce --json pr create`). So the root holds one more copy of each
+// flag addActFlags adds (--ledger, --repo/-R, --task, --step, --json,
+// --wait, --settle, --trust-ledger, --trust-author, --app-id,
+// --app-private-key-file, --app-installation-id), hidden: a verb that reads
+// one defines its own, which takes the value wherever it is on the command
+// line; a verb that does not inherits the root's, which parses it as the
+// verb that reads it would (a bad value is still a usage error), and
+// warnIgnored says on stderr that it does nothing.
+func addWrapperFlags(root *cobra.Command) {
+	scratch := &cobra.Command{}
+	addActFlags(scratch, &actFlags{})
+	scratch.Flags().VisitAll(func(fl *pflag.Flag) { fl.Hidden = true })
+	root.PersistentFlags().AddFlagSet(scratch.Flags())
+}
+
+// warnIgnored says, for each flag given to c that is root's hidden copy
+// (c does not read it), that it has no effect.
+func warnIgnored(root, c *cobra.Command, w io.Writer) {
+	c.Flags().Visit(func(fl *pflag.Flag) {
+		if root.PersistentFlags().Lookup(fl.Name) == fl {
+			fmt.Fprintf(w, "ghonce: --%s has no effect on '%s'; ignored\n", fl.Name, c.CommandPath())
+		}
+	})
+}
+
+// takesJSON reports whether c prints JSON with --json: it has a --json of
+// its own. A usage error before any verb was found (c the root, a noun, or
+// nil) does too.
+func takesJSON(c *cobra.Command) bool {
+	return c == nil || !c.Runnable() || c.LocalFlags().Lookup("json") != nil
+}
+
+// jsonGiven reports whether --json was given to c (its own, or root's
+// hidden copy).
+func jsonGiven(c *cobra.Command) bool {
+	if c == nil {
+		return false
+	}
+	fl := c.Flags().Lookup("json")
+	return fl != nil && fl.Value.String() == "true"
+}
