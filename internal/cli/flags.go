@@ -139,9 +139,11 @@ type filterFlags struct {
 	Task taskFlag
 }
 
+// addFilterFlags adds --repo and --task with what they mean here: neither
+// has a default from the environment.
 func addFilterFlags(c *cobra.Command, f *filterFlags) {
-	addRepoFlag(c, &f.Repo)
-	addTaskFlag(c, &f.Task)
+	c.Flags().StringVarP((*string)(&f.Repo), "repo", "R", "", "only entries of this repository OWNER/NAME")
+	c.Flags().StringVar((*string)(&f.Task), "task", "", "only entries of this task")
 }
 
 // filter is the entry filter the flags give.
