@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// Where each setting comes from when several sources give one: a flag
+// beats the environment, which beats a default, as docs/reference/
+// configuration.md says. Each row runs ghonce in process and reads the
+// answer where a user would: the repository, task and author of the issue
+// it files, the ledger `init` names.
+func TestFlagAndEnvironmentPrecedence(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	dir := t.TempDir()
+	for _, r := range []string{"one", "two", "three"} {
+		w.fake.AddRepo(testOwner, r, "main")
+	}
+	const second, secondToken = "second-bot", "tok-cli-test-second"
+	w.fake.AddUser(second, secondToken)
+
+	// Two Apps with one key pair, installed on the repository; the pair
+	// is made at run time (no private key is committed).
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}))
+	keyFile, badKeyFile := filepath.Join(dir, "app.pem"), filepath.Join(dir, "bad.pem")
+	for path, data := range map[string]string{keyFile: keyPEM, badKeyFile: keyPEM[:len(keyPEM)/2]} {
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const flagApp, envApp = 101, 102
+	w.fake.AddApp(fixtures.App{ID: flagApp, Slug: "flag-app", PublicKey: &k.PublicKey})
+	w.fake.AddApp(fixtures.App{ID: envApp, Slug: "env-app", PublicKey: &k.PublicKey})
+	w.fake.InstallApp(envApp, testOwner, testName)
+	inst := strconv.FormatInt(w.fake.InstallApp(flagApp, testOwner, testName), 10)
+	asApp := map[string]string{"GH_TOKEN": "", "GHONCE_APP_ID": strconv.Itoa(envApp), "GHONCE_APP_PRIVATE_KEY": keyPEM}
+
+	actions := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_WORKFLOW": "ci", "GITHUB_JOB": "build", "GITHUB_RUN_ID": "77"}
+	issue := func(args ...string) []string {
+		return slices.Concat([]string{"issue", "create", "--title", "t", "--body", "b", "--json"}, args)
+	}
+	n := 0
+	task := func() []string { n++; return []string{"--task", "P-" + strconv.Itoa(n)} }
+	repo := func() []string { return slices.Concat([]string{"--repo", testRepo}, task()) }
+	in := func(name string) string { return filepath.Join(dir, name) }
+
+	for _, tc := range []struct {
+		name string
+		env  map[string]string // over the world's; "" unsets
+		args []string
+		// what says which source won: "repo", "task", "author" of the
+		// issue filed, or "ledger", the location `init --json` names.
+		what, want string
+		code       int
+		stderr     string // for a failure: what the message must say
+	}{
+		{name: "--repo beats GH_REPO", env: map[string]string{"GH_REPO": testOwner + "/two", "GITHUB_REPOSITORY": testOwner + "/three"}, args: issue(slices.Concat([]string{"--repo", testOwner + "/one"}, task())...), what: "repo", want: testOwner + "/one"},
+		{name: "GH_REPO beats GITHUB_REPOSITORY", env: map[string]string{"GH_REPO": testOwner + "/two", "GITHUB_REPOSITORY": testOwner + "/three"}, args: issue(task()...), what: "repo", want: testOwner + "/two"},
+		{name: "GITHUB_REPOSITORY last", env: map[string]string{"GITHUB_REPOSITORY": testOwner + "/three"}, args: issue(task()...), what: "repo", want: testOwner + "/three"},
+		{name: "no repository", args: issue(task()...), code: ExitUsage, stderr: "pass --repo OWNER/NAME or set GH_REPO"},
+
+		{name: "--task beats GHONCE_TASK", env: map[string]string{"GHONCE_TASK": "FROM-ENV"}, args: issue("--repo", testRepo, "--task", "FROM-FLAG"), what: "task", want: "FROM-FLAG"},
+		{name: "GHONCE_TASK beats the Actions default", env: with(actions, "GHONCE_TASK", "FROM-ENV"), args: issue("--repo", testRepo), what: "task", want: "FROM-ENV"},
+		{name: "the Actions default last", env: actions, args: issue("--repo", testRepo), what: "task", want: "gha/ci/build/run-77"},
+		{name: "no task", args: issue("--repo", testRepo), code: ExitUsage, stderr: "pass --task ID or set GHONCE_TASK"},
+		{name: "an empty --task is none", args: issue("--repo", testRepo, "--task", ""), code: ExitUsage, stderr: "pass --task ID or set GHONCE_TASK"},
+		{name: "a blank GHONCE_TASK is none", env: map[string]string{"GHONCE_TASK": "   "}, args: issue("--repo", testRepo), code: ExitUsage, stderr: "pass --task ID or set GHONCE_TASK"},
+
+		{name: "GH_TOKEN beats GITHUB_TOKEN", env: map[string]string{"GITHUB_TOKEN": secondToken}, args: issue(repo()...), what: "author", want: testLogin},
+		{name: "GITHUB_TOKEN when GH_TOKEN is empty", env: map[string]string{"GH_TOKEN": "", "GITHUB_TOKEN": secondToken}, args: issue(repo()...), what: "author", want: second},
+		{name: "no token", env: map[string]string{"GH_TOKEN": ""}, args: issue(repo()...), code: ExitUsage, stderr: "set GH_TOKEN or GITHUB_TOKEN"},
+
+		{name: "--app-id beats GHONCE_APP_ID", env: asApp, args: issue(slices.Concat(repo(), []string{"--app-id", strconv.Itoa(flagApp)})...), what: "author", want: "flag-app[bot]"},
+		{name: "GHONCE_APP_ID", env: asApp, args: issue(repo()...), what: "author", want: "env-app[bot]"},
+		{name: "an App beats the token", env: with(asApp, "GH_TOKEN", testToken), args: issue(repo()...), what: "author", want: "env-app[bot]"},
+		{name: "--app-private-key-file beats GHONCE_APP_PRIVATE_KEY_FILE", env: with(asApp, "GHONCE_APP_PRIVATE_KEY_FILE", badKeyFile), args: issue(slices.Concat(repo(), []string{"--app-private-key-file", keyFile})...), what: "author", want: "env-app[bot]"},
+		{name: "GHONCE_APP_PRIVATE_KEY_FILE beats GHONCE_APP_PRIVATE_KEY", env: with(asApp, "GHONCE_APP_PRIVATE_KEY_FILE", badKeyFile), args: issue(repo()...), code: ExitUsage, stderr: "parse github app private key"},
+		{name: "--app-installation-id beats GHONCE_APP_INSTALLATION_ID", env: with(with(asApp, "GHONCE_APP_ID", strconv.Itoa(flagApp)), "GHONCE_APP_INSTALLATION_ID", "x"), args: issue(slices.Concat(repo(), []string{"--app-installation-id", inst})...), what: "author", want: "flag-app[bot]"},
+		{name: "GHONCE_APP_INSTALLATION_ID beats the installation on --repo", env: with(asApp, "GHONCE_APP_INSTALLATION_ID", "x"), args: issue(repo()...), code: ExitUsage, stderr: `invalid GitHub App installation id "x"`},
+
+		{name: "--ledger beats GHONCE_LEDGER", env: map[string]string{"GHONCE_LEDGER": in("env.db")}, args: []string{"init", "--json", "--ledger", in("flag.db")}, what: "ledger", want: in("flag.db")},
+		{name: "GHONCE_LEDGER beats XDG_STATE_HOME", env: map[string]string{"GHONCE_LEDGER": in("env.db"), "XDG_STATE_HOME": in("xdg")}, args: []string{"init", "--json"}, what: "ledger", want: in("env.db")},
+		{name: "XDG_STATE_HOME last", env: map[string]string{"GHONCE_LEDGER": "", "XDG_STATE_HOME": in("xdg")}, args: []string{"init", "--json"}, what: "ledger", want: in("xdg/ghonce/ledger.db")},
+		{name: "--ledger beats RUNNER_TEMP", env: with(actions, "RUNNER_TEMP", in("runner")), args: []string{"init", "--json", "--ledger", in("flag.db")}, what: "ledger", want: in("flag.db")},
+		{name: "GHONCE_LEDGER beats RUNNER_TEMP", env: with(with(actions, "RUNNER_TEMP", in("runner")), "GHONCE_LEDGER", in("env.db")), args: []string{"init", "--json"}, what: "ledger", want: in("env.db")},
+		{name: "RUNNER_TEMP in Actions, over XDG_STATE_HOME", env: with(with(with(actions, "RUNNER_TEMP", in("runner")), "GHONCE_LEDGER", ""), "XDG_STATE_HOME", in("xdg")), args: []string{"init", "--json"}, what: "ledger", want: in("runner/ghonce/ledger.db")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			requests, entries := len(w.fake.Requests()), w.entries()
+			o := w.run("", tc.env, tc.args...)
+			if o.code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr: %s", o.code, tc.code, o.stderr)
+			}
+			if tc.code != 0 {
+				// Refused at the door: nothing asked, nothing recorded.
+				if !strings.Contains(o.stderr, tc.stderr) {
+					t.Errorf("stderr %q does not say %q", o.stderr, tc.stderr)
+				}
+				if n := len(w.fake.Requests()) - requests; n != 0 {
+					t.Errorf("%d requests reached GitHub, want none", n)
+				}
+				if n := w.entries() - entries; n != 0 {
+					t.Errorf("%d entries recorded, want none", n)
+				}
+				return
+			}
+			if got := answer(t, w, tc.what, o.stdout); got != tc.want {
+				t.Errorf("%s %q, want %q; stderr: %s", tc.what, got, tc.want, o.stderr)
+			}
+		})
+	}
+}
+
+// entries counts the entries in w's ledger (none before it exists).
+func (w *cliWorld) entries() int {
+	o := w.run("", nil, "status", "--json")
+	var st statusJSON
+	if o.code != 0 || json.Unmarshal([]byte(o.stdout), &st) != nil {
+		return 0
+	}
+	return len(st.Entries)
+}
+
+// with returns a copy of env with k set to v.
+func with(env map[string]string, k, v string) map[string]string {
+	out := map[string]string{k: v}
+	for ek, ev := range env {
+		if ek != k {
+			out[ek] = ev
+		}
+	}
+	return out
+}
+
+// answer reads what of a run's JSON: the repository, task or author of
+// the issue filed, or the ledger init names.
+func answer(t *testing.T, w *cliWorld, what, stdout string) string {
+	t.Helper()
+	if what == "ledger" {
+		var l initJSON
+		if err := json.Unmarshal([]byte(stdout), &l); err != nil {
+			t.Fatalf("init: %v: %q", err, stdout)
+		}
+		return l.Ledger
+	}
+	var r reconcile.Result
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil || r.Outcome != reconcile.Created {
+		t.Fatalf("want one created issue, got %q (%v)", stdout, err)
+	}
+	switch what {
+	case "repo":
+		return r.Repo
+	case "task":
+		return r.Task
+	}
+	owner, name, _ := strings.Cut(r.Repo, "/")
+	for _, is := range w.fake.Issues(owner, name) {
+		if is.Number == r.Number {
+			return is.Author
+		}
+	}
+	t.Fatalf("issue #%d is not on the fake", r.Number)
+	return ""
+}
