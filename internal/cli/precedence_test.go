@@ -179,3 +179,77 @@ func answer(t *testing.T, w *cliWorld, what, stdout string) string {
 	t.Fatalf("issue #%d is not on the fake", r.Number)
 	return ""
 }
+
+// GITHUB_API_URL works with and without its trailing slash (the fake
+// serves under /api/v3/, as GitHub Enterprise does).
+func TestAPIURLWithAndWithoutTrailingSlash(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	for i, u := range []string{w.fake.URL(), strings.TrimSuffix(w.fake.URL(), "/")} {
+		if strings.HasSuffix(u, "/api/v3/") == (i == 1) {
+			t.Fatalf("URL %q: want it with then without the trailing slash", u)
+		}
+		task := "T-" + strconv.Itoa(i)
+		o := w.run("", map[string]string{"GITHUB_API_URL": u}, "issue", "create", "--task", task, "--title", task, "--body", "b", "--json", "--repo", testRepo)
+		var r reconcile.Result
+		if err := json.Unmarshal([]byte(o.stdout), &r); o.code != 0 || err != nil || r.Outcome != reconcile.Created || r.Number == 0 {
+			t.Fatalf("GITHUB_API_URL=%s: exit %d, %q; want created\n%s", u, o.code, o.stdout, o.stderr)
+		}
+	}
+	if n := len(w.fake.Issues(testOwner, testName)); n != 2 {
+		t.Fatalf("%d issues, want 2", n)
+	}
+	for _, q := range w.fake.Requests() {
+		if q.Status == 404 {
+			t.Errorf("request %s %s answered 404: the API root was mangled", q.Method, q.Path)
+		}
+	}
+}
+
+// --step defaults to the verb, and the key is `ghonce key` of that
+// identity; --step overrides it; exec, with no verb to default to, needs it.
+func TestStepDefaultsToTheVerb(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	w.fake.SetRef(testOwner, testName, "fix-42", w.fake.AddCommit(testOwner, testName, "main"))
+	mainSHA := w.fake.AddCommit(testOwner, testName, "main")
+	n := strconv.Itoa(w.fake.SeedIssue(testOwner, testName, "mallory", fixtures.SeedIssue{Title: "Bug"}))
+	key := func(step, kind, target string) string {
+		o := w.run("", nil, "key", "--task", "ISSUE-42", "--step", step, "--kind", kind, "--repo", testRepo, "--target", target)
+		if o.code != 0 {
+			t.Fatalf("ghonce key: exit %d: %s", o.code, o.stderr)
+		}
+		return strings.TrimSpace(o.stdout)
+	}
+	for _, tc := range []struct {
+		args               []string
+		step, kind, target string
+	}{
+		{[]string{"pr", "create", "--base", "main", "--head", "fix-42", "--title", "Fix", "--body", "b"}, "pr-create", "pr", "main"},
+		{[]string{"issue", "create", "--title", "Follow-up", "--body", "b"}, "issue-create", "issue", ""},
+		{[]string{"issue", "comment", n, "--body", "b"}, "issue-comment", "comment", n},
+		{[]string{"pr", "comment", n, "--body", "b"}, "pr-comment", "comment", n},
+		{[]string{"branch", "create", "release", "--sha", mainSHA}, "branch-create", "branch", "release"},
+		{[]string{"file", "put", "docs/x.md", "--branch", "main", "-m", "m", "--content", "x"}, "file-put", "file", "main:docs/x.md"},
+		{[]string{"issue", "create", "--step", "file-follow-up", "--title", "Another", "--body", "b"}, "file-follow-up", "issue", ""},
+	} {
+		verb := strings.Join(tc.args[:2], " ")
+		t.Run(verb+" "+tc.step, func(t *testing.T) {
+			o := w.run("", nil, slices.Concat(tc.args, []string{"--task", "ISSUE-42", "--repo", testRepo, "--json"})...)
+			var r reconcile.Result
+			if err := json.Unmarshal([]byte(o.stdout), &r); o.code != 0 || err != nil {
+				t.Fatalf("exit %d, %q (%v): %s", o.code, o.stdout, err, o.stderr)
+			}
+			if r.Step != tc.step || r.Kind != tc.kind || r.Outcome != reconcile.Created {
+				t.Errorf("step %q kind %q outcome %q, want %s %s created", r.Step, r.Kind, r.Outcome, tc.step, tc.kind)
+			}
+			if want := key(tc.step, tc.kind, tc.target); r.Key != want {
+				t.Errorf("key %s, want `ghonce key --step %s --kind %s --target %q` = %s", r.Key, tc.step, tc.kind, tc.target, want)
+			}
+		})
+	}
+	o := w.run("", nil, "exec", "--task", "ISSUE-42", "--", "true")
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "--step") {
+		t.Errorf("exec without --step: exit %d, stderr %q; want %d asking for --step", o.code, o.stderr, ExitUsage)
+	}
+}
