@@ -140,6 +140,7 @@ Environment:
   GH_REPO, GITHUB_REPOSITORY  default repository when --repo is not given
   GHONCE_TASK             default task when --task is not given
   GHONCE_LEDGER           ledger path (default $XDG_STATE_HOME/ghonce/ledger.db; in GitHub Actions $RUNNER_TEMP/ghonce/ledger.db)
+  GHONCE_SETTLE           default of --settle, a Go duration (15s; 0 waits not at all)
   GHONCE_APP_ID, GHONCE_APP_PRIVATE_KEY(_FILE), GHONCE_APP_INSTALLATION_ID  authenticate as a GitHub App
   GITHUB_ACTIONS=true     inside a workflow: default task from workflow, job and issue/PR (else run id),
                           step outputs, a job-summary line, errors as ::error::/::warning:: commands
@@ -159,6 +160,9 @@ Environment:
 	)
 	typeArgErrors(root)
 	addWrapperFlags(root)
-	root.PersistentPreRun = func(c *cobra.Command, _ []string) { warnIgnored(root, c, sys.Err) }
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		warnIgnored(root, c, sys.Err)
+		return settleDefault(c, sys.Getenv)
+	}
 	return root, f
 }

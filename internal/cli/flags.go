@@ -103,6 +103,21 @@ func addSettleFlag(c *cobra.Command, d *time.Duration) {
 	c.Flags().DurationVar(d, "settle", reconcile.DefaultSettle, "after an attempt that died or was unconfirmed with its create in flight, wait this long from the moment that create was sent (GitHub's 10s request limit plus a margin) before concluding it does not exist; an attempt that sent nothing costs no wait")
 }
 
+// settleDefault makes GHONCE_SETTLE the default of c's --settle, when c
+// reads one and it was not given: one variable sets it for the CLI, the
+// MCP server and the gh shim alike. A bad value is a usage error.
+func settleDefault(c *cobra.Command, getenv func(string) string) error {
+	fl := c.LocalFlags().Lookup("settle")
+	if fl == nil || fl.Changed {
+		return nil
+	}
+	d, err := settleFromEnv(getenv, -1)
+	if err != nil || d < 0 {
+		return err
+	}
+	return fl.Value.Set(d.String())
+}
+
 func addTrustLedgerFlag(c *cobra.Command, b *bool) {
 	c.Flags().BoolVar(b, "trust-ledger", false, "create a key this established ledger has never seen without looking on GitHub first: only when every run of these tasks uses this ledger (docs/guide/rate-limits.md)")
 }

@@ -1,17 +1,23 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/reconcile"
@@ -251,5 +257,68 @@ func TestStepDefaultsToTheVerb(t *testing.T) {
 	o := w.run("", nil, "exec", "--task", "ISSUE-42", "--", "true")
 	if o.code != ExitUsage || !strings.Contains(o.stderr, "--step") {
 		t.Errorf("exec without --step: exit %d, stderr %q; want %d asking for --step", o.code, o.stderr, ExitUsage)
+	}
+}
+
+// GHONCE_SETTLE is the default of --settle on every verb that reads it; the
+// flag wins over it, and a value that is not a duration is refused before
+// anything is recorded.
+func TestSettleFromFlagElseGhonceSettle(t *testing.T) {
+	for _, tc := range []struct {
+		name, env string
+		args      []string
+		want      time.Duration
+		code      int
+	}{
+		{name: "default", want: reconcile.DefaultSettle},
+		{name: "env", env: "250ms", want: 250 * time.Millisecond},
+		{name: "env zero", env: "0", want: 0},
+		{name: "flag beats env", env: "250ms", args: []string{"--settle", "2s"}, want: 2 * time.Second},
+		{name: "bad env", env: "soon", code: ExitUsage},
+		{name: "negative env", env: "-1s", code: ExitUsage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got time.Duration
+			ran := false
+			c := newCmdReconcile(&factory{sys: IO{Getenv: mapEnv{"GHONCE_SETTLE": tc.env}.get}}, func(o *reconcileOptions) error {
+				ran, got = true, o.Engine.Settle
+				return nil
+			})
+			root := &cobra.Command{Use: "ghonce", SilenceErrors: true, SilenceUsage: true}
+			root.AddCommand(c)
+			root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+				return settleDefault(c, mapEnv{"GHONCE_SETTLE": tc.env}.get)
+			}
+			root.SetArgs(append([]string{"reconcile"}, tc.args...))
+			root.SetOut(io.Discard)
+			root.SetErr(io.Discard)
+			err := root.Execute()
+			if tc.code != 0 {
+				if err == nil || !isUsageErr(err) || !strings.Contains(err.Error(), "GHONCE_SETTLE") || ran {
+					t.Fatalf("GHONCE_SETTLE=%q: err %v, ran %v; want a usage error naming GHONCE_SETTLE and no run", tc.env, err, ran)
+				}
+				return
+			}
+			if err != nil || !ran || got != tc.want {
+				t.Fatalf("GHONCE_SETTLE=%q %v: settle %v (ran %v, err %v), want %v", tc.env, tc.args, got, ran, err, tc.want)
+			}
+		})
+	}
+}
+
+// The root wires GHONCE_SETTLE in: a bad value stops any verb that reads
+// --settle with exit 2, before a ledger is opened.
+func TestBadGhonceSettleIsUsage(t *testing.T) {
+	var stderr bytes.Buffer
+	ledger := filepath.Join(t.TempDir(), "ledger.db")
+	code := Main(context.Background(), []string{"reconcile", "--ledger", ledger}, IO{
+		In: strings.NewReader(""), Out: io.Discard, Err: &stderr,
+		Getenv: mapEnv{"GHONCE_SETTLE": "soon"}.get, Now: time.Now,
+	})
+	if code != ExitUsage || !strings.Contains(stderr.String(), "GHONCE_SETTLE") {
+		t.Fatalf("exit %d, stderr %q; want exit 2 naming GHONCE_SETTLE", code, stderr.String())
+	}
+	if _, err := os.Stat(ledger); !os.IsNotExist(err) {
+		t.Fatalf("a ledger was made (%v); a usage error must touch nothing", err)
 	}
 }
