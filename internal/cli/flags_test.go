@@ -109,3 +109,15 @@ func TestJSONFailureFromAVerbThatTakesIt(t *testing.T) {
 		t.Fatalf("stdout %q (%v), want one usage failure", o.stdout, err)
 	}
 }
+
+// ghonce key derives keys only for kinds the engine performs: a misspelt
+// --kind would print a key no verb ever records, and a runner comparing it
+// with the ledger would wrongly conclude the action never ran.
+func TestKeyRefusesAnUnknownKind(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	o := w.run("", nil, "key", "--task", "T", "--step", "s", "--kind", "pull-request", "--repo", testRepo)
+	if o.code != ExitUsage || o.stdout != "" || !strings.Contains(o.stderr, `unknown --kind "pull-request"`) || !strings.Contains(o.stderr, "pr,") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 naming the kinds", o.code, o.stdout, o.stderr)
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,6 +49,9 @@ func keyRun(_ context.Context, opts *keyOptions) error {
 	task, err := opts.Task.orEnv(f.sys.Getenv, f.sys.Err)
 	if err != nil {
 		return err
+	}
+	if !slices.Contains(reconcile.Kinds(), opts.Kind) {
+		return usagef("unknown --kind %q: want one of %s (a typo would print the key of an action no verb performs)", opts.Kind, strings.Join(reconcile.Kinds(), ", "))
 	}
 	repo := ""
 	if reconcile.IsGitHubKind(opts.Kind) {
