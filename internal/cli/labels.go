@@ -221,7 +221,7 @@ func labelsPruneRun(ctx context.Context, opts *labelsPruneOptions) error {
 		}
 	}
 	if opts.JSON {
-		if err := encodeJSON(f.sys.Out, out); err != nil {
+		if err := f.writeJSON(out); err != nil {
 			return err
 		}
 	}
