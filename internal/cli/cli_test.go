@@ -14,6 +14,7 @@ import (
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // These tests run the CLI in process through the injected IO: buffers for
@@ -208,8 +209,8 @@ func TestStatusKeyHistory(t *testing.T) {
 	if h := st.Entries[0].History; len(h) < 2 || h[len(h)-1].To != "done" {
 		t.Errorf("history %+v, want at least a claim and the move to done", h)
 	}
-	if o := w.run("", nil, "status", "gho1_"+strings.Repeat("a", 26)); o.code == 0 {
-		t.Errorf("status of an unknown key: exit 0")
+	if o := w.run("", nil, "status", taskkey.Prefix+strings.Repeat("a", 32)); o.code != ExitError || !strings.Contains(o.stderr, "no such entry") {
+		t.Errorf("status of a well-formed unknown key: exit %d, stderr %q; want exit 1, no such entry", o.code, o.stderr)
 	}
 	if o := w.run("", nil, "status", "nonsense"); o.code != ExitUsage {
 		t.Errorf("status nonsense: exit %d, want %d", o.code, ExitUsage)
