@@ -12,8 +12,8 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
-	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -25,16 +25,12 @@ import (
 // as the CLI's does; it returns the ledger too.
 func (w *world) budgetEngine(mod ...func(*reconcile.Config, *ghcheck.Options)) (*reconcile.Engine, ledger.Ledger) {
 	w.t.Helper()
-	l, err := sqlite.Open(w.ctx, w.ledger, sqlite.Options{})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	w.t.Cleanup(func() { l.Close() })
+	l := w.OpenLedger()
 	opts := ghcheck.Options{
-		BaseURL: w.fake.URL(), Token: token, HTTPClient: &http.Client{Timeout: 10 * time.Second},
+		BaseURL: w.GitHub.URL(), Token: token, HTTPClient: &http.Client{Timeout: 10 * time.Second},
 		Sleep: func(context.Context, time.Duration) error { return nil }, LoginCache: reconcile.LoginCache(l),
 	}
-	cfg := reconcile.Config{Ledger: l, LedgerNew: l.Created(), Wait: 5 * time.Second, Settle: -1}
+	cfg := reconcile.Config{Ledger: l, LedgerNew: l.Created, Wait: 5 * time.Second, Settle: -1}
 	for _, m := range mod {
 		m(&cfg, &opts)
 	}
@@ -49,12 +45,12 @@ func (w *world) budgetEngine(mod ...func(*reconcile.Config, *ghcheck.Options)) (
 // spent runs fn and returns the requests the fake received meanwhile.
 func (w *world) spent(fn func()) []string {
 	w.t.Helper()
-	w.fake.WaitIdle()
-	before := len(w.fake.Requests())
+	w.GitHub.WaitIdle()
+	before := len(w.GitHub.Requests())
 	fn()
-	w.fake.WaitIdle()
+	w.GitHub.WaitIdle()
 	var out []string
-	for _, r := range w.fake.Requests()[before:] {
+	for _, r := range w.GitHub.Requests()[before:] {
 		q := ""
 		if r.RawQuery != "" {
 			q = "?" + r.RawQuery
@@ -84,17 +80,17 @@ func (w *world) establish() {
 }
 
 func (w *world) issue() int {
-	if is := w.fake.Issues(owner, name); len(is) > 0 {
+	if is := w.GitHub.Issues(owner, name); len(is) > 0 {
 		return is[0].Number
 	}
-	return w.fake.SeedIssue(owner, name, other, fixtures.SeedIssue{Title: "bug"})
+	return w.GitHub.SeedIssue(owner, name, other, fixtures.SeedIssue{Title: "bug"})
 }
 
 func TestRequestsFirstPRCreateAndReplay(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	w.establish()
-	w.push("fix-42")
+	w.Push("fix-42")
 	e, _ := w.budgetEngine()
 	a := reconcile.Action{Task: "ISSUE-42", Step: "pr", Repo: repo, Spec: reconcile.PR{Base: "main", Head: "fix-42", Title: "Fix", Body: "b"}}
 	reqs := w.spent(func() {
@@ -114,7 +110,7 @@ func TestRequestsFirstPRCreateAndReplay(t *testing.T) {
 	atMost(t, "replay", reqs, 0)
 
 	// Trusting the ledger (one ledger for every run of these tasks).
-	w.push("fix-43")
+	w.Push("fix-43")
 	e3, _ := w.budgetEngine(func(c *reconcile.Config, _ *ghcheck.Options) { c.TrustNeverAttempted = true })
 	reqs = w.spent(func() {
 		if _, err := do(w.ctx, e3, reconcile.Action{Task: "ISSUE-43", Step: "pr", Repo: repo, Spec: reconcile.PR{Base: "main", Head: "fix-43", Title: "Fix", Body: "b"}}); err != nil {
@@ -133,12 +129,8 @@ func TestRequestsRerunAfterCrash(t *testing.T) {
 	var mu sync.Mutex
 	clock := time.Now().Add(-72 * time.Hour)
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
-	s := fixtures.NewServer(fixtures.Options{Now: now})
-	t.Cleanup(s.Close)
-	s.AddUser(login, token)
-	s.AddUser(other, otherT)
-	sha := s.AddRepo(owner, name, "main")
-	w := &world{t: t, fake: s, ledger: t.TempDir() + "/ledger.db", main: sha, ctx: context.Background()}
+	w := newWorld(t, testworld.Fake(fixtures.Options{Now: now}))
+	s := w.GitHub
 	thread := s.SeedIssue(owner, name, other, fixtures.SeedIssue{Title: "long thread"})
 	for i := range 3000 {
 		s.SeedComment(owner, name, thread, other, fmt.Sprintf("comment %d", i))
@@ -147,7 +139,7 @@ func TestRequestsRerunAfterCrash(t *testing.T) {
 	clock = time.Now()
 	mu.Unlock()
 	w.establish()
-	w.push("feat")
+	w.Push("feat")
 	type rerunCase struct {
 		kind string
 		spec reconcile.Spec
@@ -188,7 +180,7 @@ func TestRequestsRerunAfterCrash(t *testing.T) {
 			{"pr", reconcile.PR{Base: "main", Head: head, Title: "t", Body: "b"}, "/repos/" + repo + "/pulls"},
 			{"issue", reconcile.Issue{Title: "t", Body: "b"}, "/repos/" + repo + "/issues"},
 			{"comment", reconcile.Comment{Number: thread, Body: "b"}, fmt.Sprintf("/repos/%s/issues/%d/comments", repo, thread)},
-			{"branch", reconcile.Branch{Name: branch, SHA: sha}, "/repos/" + repo + "/git/refs"},
+			{"branch", reconcile.Branch{Name: branch, SHA: w.Main}, "/repos/" + repo + "/git/refs"},
 			{"file", reconcile.File{Branch: "main", Path: file, Message: "m", Content: []byte("x")}, "/repos/" + repo + "/contents/" + file},
 		}
 	}
@@ -196,7 +188,7 @@ func TestRequestsRerunAfterCrash(t *testing.T) {
 	// The create refused by a 502 before GitHub stored anything (the
 	// ledger state a kill before sending leaves): the rerun looks, finds
 	// nothing and creates, still within 3.
-	w.push("feat2")
+	w.Push("feat2")
 	rerun("CRASH-BEFORE", fixtures.Status502BeforeCommit, reconcile.Created, "a crash before GitHub stored it", cases("feat2", "made2", "g.txt"))
 	if n := len(s.Comments(owner, name, thread)); n != 3003 {
 		t.Errorf("thread has %d comments, want 3003 (the setup's and the two crashed attempts')", n)
@@ -236,12 +228,12 @@ func seedAttempting(t *testing.T, w *world, l ledger.Ledger, n int) map[string]b
 		body := taskkey.WithMarker(key, "b")
 		switch i % 3 {
 		case 0:
-			w.push(fmt.Sprintf("h%d", i))
-			w.fake.SeedPR(owner, name, login, fixtures.SeedPR{Head: fmt.Sprintf("h%d", i), Base: "main", Title: "t", Body: body})
+			w.Push(fmt.Sprintf("h%d", i))
+			w.GitHub.SeedPR(owner, name, login, fixtures.SeedPR{Head: fmt.Sprintf("h%d", i), Base: "main", Title: "t", Body: body})
 		case 1:
-			w.fake.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "t", Body: body})
+			w.GitHub.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "t", Body: body})
 		default:
-			w.fake.SeedComment(owner, name, thread, login, body)
+			w.GitHub.SeedComment(owner, name, thread, login, body)
 		}
 	}
 	return exists
@@ -262,7 +254,7 @@ func TestReconcileBatched(t *testing.T) {
 			break
 		}
 	}
-	w.fake.SeedComment(owner, name, w.issue(), other, taskkey.WithMarker(absentComment, "look-alike"))
+	w.GitHub.SeedComment(owner, name, w.issue(), other, taskkey.WithMarker(absentComment, "look-alike"))
 	var out []reconcile.Settlement
 	reqs := w.spent(func() {
 		var err error
@@ -304,11 +296,8 @@ func mustList(t *testing.T, l ledger.Ledger) []*ledger.Entry {
 func TestBurstIsPacedUnderSecondaryLimits(t *testing.T) {
 	t.Parallel()
 	limits := []fixtures.ContentLimit{{N: 10, Window: 100 * time.Millisecond}, {N: 30, Window: 500 * time.Millisecond}}
-	s := fixtures.NewServer(fixtures.Options{ContentLimits: limits})
-	t.Cleanup(s.Close)
-	s.AddUser(login, token)
-	s.AddRepo(owner, name, "main")
-	w := &world{t: t, fake: s, ledger: t.TempDir() + "/ledger.db", ctx: context.Background()}
+	w := newWorld(t, testworld.Fake(fixtures.Options{ContentLimits: limits}))
+	s := w.GitHub
 	thread := w.issue()
 	e, _ := w.budgetEngine(func(_ *reconcile.Config, o *ghcheck.Options) {
 		o.Budget.Creates = []ghcheck.Limit{{N: 6, Window: 100 * time.Millisecond}, {N: 18, Window: 500 * time.Millisecond}}
@@ -341,10 +330,7 @@ func TestBurstIsPacedUnderSecondaryLimits(t *testing.T) {
 	// is frozen here, so the 15 writes fall in one window however slowly
 	// a busy machine sends them.
 	frozen := time.Now()
-	s2 := fixtures.NewServer(fixtures.Options{ContentLimits: limits, Now: func() time.Time { return frozen }})
-	t.Cleanup(s2.Close)
-	s2.AddUser(login, token)
-	s2.AddRepo(owner, name, "main")
+	s2 := testworld.New(t, testworld.Fake(fixtures.Options{ContentLimits: limits, Now: func() time.Time { return frozen }})).GitHub
 	thread = s2.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "bug"})
 	c, err := ghcheck.New(ghcheck.Options{BaseURL: s2.URL(), Token: token, Budget: ghcheck.Budget{NoPacing: true}, MaxWait: time.Nanosecond,
 		Sleep: func(context.Context, time.Duration) error { return nil }})

@@ -1,13 +1,12 @@
 package reconcile_test
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
@@ -30,13 +29,9 @@ func TestCommentLookupSinceOnGitHubsClock(t *testing.T) {
 		{"ledger 3h behind, GitHub 3h ahead", -3 * time.Hour, 3 * time.Hour},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fake := fixtures.NewServer(fixtures.Options{Now: func() time.Time { return time.Now().Add(tc.github) }})
-			t.Cleanup(fake.Close)
-			fake.AddUser(login, token)
-			fake.AddUser(other, otherT)
-			fake.AddRepo(owner, name, "main")
-			w := &world{t: t, fake: fake, ledger: filepath.Join(t.TempDir(), "ledger.db"), ctx: context.Background()}
-			l, err := sqlite.Open(w.ctx, w.ledger, sqlite.Options{Now: func() time.Time { return time.Now().Add(tc.ledger) }})
+			w := newWorld(t, testworld.Fake(fixtures.Options{Now: func() time.Time { return time.Now().Add(tc.github) }}))
+			fake := w.GitHub
+			l, err := sqlite.Open(w.ctx, w.Ledger, sqlite.Options{Now: func() time.Time { return time.Now().Add(tc.ledger) }})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -26,13 +26,13 @@ var postPulls = fixtures.MatchMethodPath("POST", "/repos/"+repo+"/pulls")
 // after the create opens a second PR.
 func TestSeedA_NoLedgerOpensDuplicates(t *testing.T) {
 	w := newWorld(t)
-	w.fake.Inject(fixtures.Fault{Match: postPulls, Kind: fixtures.DropAfterCommit})
+	w.GitHub.Inject(fixtures.Fault{Match: postPulls, Kind: fixtures.DropAfterCommit})
 	gh := github.NewClient(nil).WithAuthToken(token)
-	gh.BaseURL, _ = gh.BaseURL.Parse(w.fake.URL())
+	gh.BaseURL, _ = gh.BaseURL.Parse(w.GitHub.URL())
 	var err error
 	for attempt := 1; attempt <= 2; attempt++ {
 		head := "agent/try-" + string(rune('0'+attempt))
-		w.push(head)
+		w.Push(head)
 		_, _, err = gh.PullRequests.Create(w.ctx, owner, name, &github.NewPullRequest{Title: github.String("Fix"), Head: &head, Base: github.String("main")})
 	}
 	if err != nil {
@@ -47,17 +47,17 @@ func TestSeedA_NoLedgerOpensDuplicates(t *testing.T) {
 // sends no request at all to GitHub.
 func TestSeedB_DoneIsSkippedWithoutAskingGitHub(t *testing.T) {
 	w := newWorld(t)
-	w.push("fix-42")
+	w.Push("fix-42")
 	first := mustDo(t, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
 	if first.Outcome != reconcile.Created || first.Number == 0 || first.URL == "" {
 		t.Fatalf("first run: %+v, want created with number and url", first)
 	}
-	before := len(w.fake.Requests())
+	before := len(w.GitHub.Requests())
 	again := mustDo(t, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
 	if again.Outcome != reconcile.Skipped || again.Number != first.Number || again.PayloadChanged {
 		t.Fatalf("rerun: %+v, want skipped with the same number and payload_changed false", again)
 	}
-	if n := len(w.fake.Requests()) - before; n != 0 {
+	if n := len(w.GitHub.Requests()) - before; n != 0 {
 		t.Fatalf("rerun of a done action sent %d requests to GitHub, want 0", n)
 	}
 	if n := len(w.prs()); n != 1 {
@@ -71,15 +71,15 @@ func TestSeedC_CreatedButAnswerLostIsFound(t *testing.T) {
 	for _, lose := range []string{"keep ledger", "delete ledger"} {
 		t.Run(lose, func(t *testing.T) {
 			w := newWorld(t)
-			w.push("fix-42")
-			w.fake.Inject(fixtures.Fault{Match: postPulls, Kind: fixtures.DropAfterCommit})
+			w.Push("fix-42")
+			w.GitHub.Inject(fixtures.Fault{Match: postPulls, Kind: fixtures.DropAfterCommit})
 			_, err := do(w.ctx, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
 			var uc *reconcile.UnconfirmedError
 			if !errors.As(err, &uc) {
 				t.Fatalf("lost answer: err = %v, want *UnconfirmedError (a maybe is never a no)", err)
 			}
 			if lose == "delete ledger" {
-				if err := os.RemoveAll(w.ledger); err != nil {
+				if err := os.RemoveAll(w.Ledger); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -96,9 +96,9 @@ func TestSeedC_CreatedButAnswerLostIsFound(t *testing.T) {
 
 func TestRewordedRetryOnAnotherHeadFindsTheFirstPR(t *testing.T) {
 	w := newWorld(t)
-	w.push("agent/attempt-1")
-	w.push("agent/attempt-2")
-	w.fake.Inject(fixtures.Fault{Match: postPulls, Kind: fixtures.DropAfterCommit})
+	w.Push("agent/attempt-1")
+	w.Push("agent/attempt-2")
+	w.GitHub.Inject(fixtures.Fault{Match: postPulls, Kind: fixtures.DropAfterCommit})
 	_, err := do(w.ctx, w.engine(), prAction("ISSUE-42", "agent/attempt-1", "Fix the bug", "I fixed it."))
 	if err == nil {
 		t.Fatal("lost answer: want an error")
@@ -124,8 +124,8 @@ func TestStrangersLookAlikePRIsNotAdopted(t *testing.T) {
 	key := keyOf(t, a)
 	// Another user's PR carries our marker and label; the bare-branch head
 	// trap would return it for any head.
-	stranger := w.fake.SeedPR(owner, name, other, fixtures.SeedPR{Title: "Fix", Body: taskkey.WithMarker(key, "mine now"), Head: "fix-42-copy", Labels: []string{taskkey.Label(key)}})
-	w.push("fix-42")
+	stranger := w.GitHub.SeedPR(owner, name, other, fixtures.SeedPR{Title: "Fix", Body: taskkey.WithMarker(key, "mine now"), Head: "fix-42-copy", Labels: []string{taskkey.Label(key)}})
+	w.Push("fix-42")
 	r := mustDo(t, w.engine(), a)
 	if r.Outcome != reconcile.Created || r.Number == stranger {
 		t.Fatalf("result %+v: adopted the stranger's PR #%d", r, stranger)
@@ -137,8 +137,8 @@ func TestStrangersLookAlikePRIsNotAdopted(t *testing.T) {
 
 func TestReadsThatFailLeaveTheEntryAttempting(t *testing.T) {
 	w := newWorld(t)
-	w.push("fix-42")
-	w.fake.Inject(fixtures.Fault{Match: fixtures.MatchMethod("GET"), Kind: fixtures.Status502BeforeCommit, Times: 1000})
+	w.Push("fix-42")
+	w.GitHub.Inject(fixtures.Fault{Match: fixtures.MatchMethod("GET"), Kind: fixtures.Status502BeforeCommit, Times: 1000})
 	_, err := do(w.ctx, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
 	var uc *reconcile.UnconfirmedError
 	if !errors.As(err, &uc) || !strings.Contains(err.Error(), "reconcile") {
@@ -147,7 +147,7 @@ func TestReadsThatFailLeaveTheEntryAttempting(t *testing.T) {
 	if w.writes() != 0 {
 		t.Fatalf("%d writes reached GitHub although it could not be asked first", w.writes())
 	}
-	w.fake.ClearFaults()
+	w.GitHub.ClearFaults()
 	if r := mustDo(t, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body")); r.Outcome != reconcile.Created {
 		t.Fatalf("rerun: %s, want created", r.Outcome)
 	}
@@ -161,7 +161,7 @@ func TestRefusedCreateIsFailedAndRetried(t *testing.T) {
 	if err == nil || errors.As(err, &uc) || !strings.Contains(err.Error(), "nothing was created") {
 		t.Fatalf("err = %v, want a plain error saying nothing was created", err)
 	}
-	w.push("fix-42")
+	w.Push("fix-42")
 	r := mustDo(t, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
 	if r.Outcome != reconcile.Created || r.Attempts != 2 {
 		t.Fatalf("retry: %+v, want created on attempt 2", r)
@@ -170,9 +170,9 @@ func TestRefusedCreateIsFailedAndRetried(t *testing.T) {
 
 func TestAlreadyExistsButNotTaggedIsAConflict(t *testing.T) {
 	w := newWorld(t)
-	w.push("fix-42")
+	w.Push("fix-42")
 	// Our own identity opened a PR for the same head by hand, without a marker.
-	w.fake.SeedPR(owner, name, login, fixtures.SeedPR{Title: "by hand", Head: "fix-42"})
+	w.GitHub.SeedPR(owner, name, login, fixtures.SeedPR{Title: "by hand", Head: "fix-42"})
 	_, err := do(w.ctx, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
 	var ce *reconcile.ConflictError
 	if !errors.As(err, &ce) {
@@ -187,7 +187,7 @@ func TestAlreadyExistsButNotTaggedIsAConflict(t *testing.T) {
 // for its outcome and report it.
 func TestConcurrentRunnersOnOneLedgerCreateOnce(t *testing.T) {
 	w := newWorld(t)
-	w.push("fix-42")
+	w.Push("fix-42")
 	const n = 8
 	engines := make([]*reconcile.Engine, n)
 	for i := range engines {
@@ -220,9 +220,9 @@ func TestConcurrentRunnersOnOneLedgerCreateOnce(t *testing.T) {
 
 func TestHeldByALiveProcessElsewhereIsInProgress(t *testing.T) {
 	w := newWorld(t)
-	w.push("fix-42")
+	w.Push("fix-42")
 	a := prAction("ISSUE-42", "fix-42", "Fix", "body")
-	l, err := sqlite.Open(w.ctx, w.ledger, sqlite.Options{})
+	l, err := sqlite.Open(w.ctx, w.Ledger, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,16 +246,16 @@ func TestHeldByALiveProcessElsewhereIsInProgress(t *testing.T) {
 	if slept < 3*time.Second {
 		t.Fatalf("gave up after %s, want the whole --wait (3s)", slept)
 	}
-	if w.writes() != 0 || len(w.fake.Requests()) != 0 {
+	if w.writes() != 0 || len(w.GitHub.Requests()) != 0 {
 		t.Fatal("asked GitHub while another process held the key")
 	}
 }
 
 func TestDeadHolderOnThisHostIsTakenOverAtOnce(t *testing.T) {
 	w := newWorld(t)
-	w.push("fix-42")
+	w.Push("fix-42")
 	a := prAction("ISSUE-42", "fix-42", "Fix", "body")
-	l, err := sqlite.Open(w.ctx, w.ledger, sqlite.Options{})
+	l, err := sqlite.Open(w.ctx, w.Ledger, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,12 +294,12 @@ func TestReconcileSettles40CrashedTasksWithoutWriting(t *testing.T) {
 	e := w.engine()
 	for i := 0; i < 40; i++ {
 		head := "fix-" + strings.Repeat("x", i%3) + string(rune('a'+i%26)) + "-" + string(rune('a'+i/26))
-		w.push(head)
+		w.Push(head)
 		kind := fixtures.DropAfterCommit // created, answer lost
 		if i%2 == 1 {
 			kind = fixtures.Status502BeforeCommit // not created
 		}
-		w.fake.Inject(fixtures.Fault{Match: postPulls, Kind: kind})
+		w.GitHub.Inject(fixtures.Fault{Match: postPulls, Kind: kind})
 		_, err := do(w.ctx, e, prAction("TASK-"+head, head, "Fix", "body"))
 		var uc *reconcile.UnconfirmedError
 		if !errors.As(err, &uc) {
@@ -337,7 +337,7 @@ func TestReconcileSettles40CrashedTasksWithoutWriting(t *testing.T) {
 // outcome: nothing was sent, and no attempting entry is left to alarm on.
 func TestRejectedTokenFailsWithoutLeavingAnAttempt(t *testing.T) {
 	w := newWorld(t)
-	w.push("fix-42")
+	w.Push("fix-42")
 	a := prAction("ISSUE-42", "fix-42", "Fix", "body")
 	e := w.engine(func(c *reconcile.Config) { c.GitHub = w.client("tok-nobody-knows") })
 	_, err := do(w.ctx, e, a)
@@ -345,7 +345,7 @@ func TestRejectedTokenFailsWithoutLeavingAnAttempt(t *testing.T) {
 	if !errors.Is(err, ghcheck.ErrCredentials) || errors.As(err, &uc) || !strings.Contains(err.Error(), "GH_TOKEN") {
 		t.Fatalf("err = %v, want ErrCredentials with a hint, not unconfirmed", err)
 	}
-	l, err := sqlite.Open(w.ctx, w.ledger, sqlite.Options{})
+	l, err := sqlite.Open(w.ctx, w.Ledger, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +369,7 @@ func TestRejectedTokenFailsWithoutLeavingAnAttempt(t *testing.T) {
 func TestTakeOverWaitsForRequestsInFlight(t *testing.T) {
 	w := newWorld(t)
 	clock := ledgertest.NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
-	l, err := sqlite.Open(w.ctx, w.ledger, sqlite.Options{Now: clock.Now})
+	l, err := sqlite.Open(w.ctx, w.Ledger, sqlite.Options{Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +391,7 @@ func TestTakeOverWaitsForRequestsInFlight(t *testing.T) {
 		{"NOTHING-SENT", false, 0, 0, 0, 0},
 	} {
 		t.Run(tc.task, func(t *testing.T) {
-			w.push(tc.task)
+			w.Push(tc.task)
 			a := prAction(tc.task, tc.task, "Fix", "body")
 			c, err := l.Claim(w.ctx, ledger.ClaimParams{Key: keyOf(t, a), Task: a.Task, Step: a.Step, Kind: "pr", Repo: repo, Target: "main",
 				Owner: ledger.Owner{ID: "crashed", Host: "h", PID: 999999}, Lease: time.Hour})

@@ -9,31 +9,30 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
-	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// execWorld is a ledger and a file that counts how often a command ran.
+// execWorld is the shared test world (its ledger; a command needs no
+// GitHub) and a file that counts how often a command ran.
 type execWorld struct {
-	t      *testing.T
-	ledger string
-	sent   string
+	*testworld.World
+	t    *testing.T
+	sent string
 }
 
 func newExecWorld(t *testing.T) *execWorld {
-	dir := t.TempDir()
-	return &execWorld{t: t, ledger: filepath.Join(dir, "ledger.db"), sent: filepath.Join(dir, "sent")}
+	w := testworld.New(t)
+	return &execWorld{World: w, t: t, sent: filepath.Join(w.Dir, "sent")}
 }
 
-func (x *execWorld) engine(mod ...func(*reconcile.Config)) (*reconcile.Engine, *sqlite.Ledger) {
+// engine opens the ledger (as a restarted process would) and returns an
+// engine on it with no GitHub client.
+func (x *execWorld) engine(mod ...func(*reconcile.Config)) (*reconcile.Engine, ledger.Ledger) {
 	x.t.Helper()
-	l, err := sqlite.Open(context.Background(), x.ledger, sqlite.Options{})
-	if err != nil {
-		x.t.Fatal(err)
-	}
-	x.t.Cleanup(func() { l.Close() })
-	cfg := reconcile.Config{Ledger: l, LedgerNew: l.Created(), Wait: time.Second, Settle: -1}
+	l := x.OpenLedger()
+	cfg := reconcile.Config{Ledger: l, LedgerNew: l.Created, Wait: time.Second, Settle: -1}
 	for _, m := range mod {
 		m(&cfg)
 	}

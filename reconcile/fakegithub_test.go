@@ -267,12 +267,12 @@ func TestGuardedCommandWithARepositoryAsksGitHubNothing(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	e := w.engine()
-	before := len(w.fake.Requests())
+	before := len(w.GitHub.Requests())
 	r := mustDo(t, e, reconcile.Action{Task: "T", Step: "notify", Repo: repo, Spec: reconcile.Exec{Argv: []string{"true"}, Check: "false"}})
 	if r.Outcome != reconcile.Created {
 		t.Fatalf("outcome %s, want created", r.Outcome)
 	}
-	if n := len(w.fake.Requests()) - before; n != 0 {
+	if n := len(w.GitHub.Requests()) - before; n != 0 {
 		t.Fatalf("%d requests reached GitHub for a guarded command, want 0", n)
 	}
 }

@@ -30,7 +30,7 @@ func (c *countingLedger) MarkSending(ctx context.Context, p ledger.SendingParams
 // mark). Run with -v to see the figures.
 func TestInFlightWindowCostIsPaidOnlyOnTakeover(t *testing.T) {
 	w := newWorld(t)
-	l, err := sqlite.Open(w.ctx, w.ledger, sqlite.Options{})
+	l, err := sqlite.Open(w.ctx, w.Ledger, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,13 +60,13 @@ func TestInFlightWindowCostIsPaidOnlyOnTakeover(t *testing.T) {
 	}
 	none := func(d time.Duration) bool { return d == 0 }
 
-	w.push("FRESH")
+	w.Push("FRESH")
 	fresh := prAction("FRESH", "FRESH", "Fix", "body")
 	measure("fresh create (happy path)", fresh, reconcile.Created, 1, none)
 	measure("rerun of a done key", fresh, reconcile.Skipped, 0, none)
 
 	crashed := func(task string, sent bool) reconcile.Action {
-		w.push(task)
+		w.Push(task)
 		a := prAction(task, task, "Fix", "body")
 		c, err := l.Claim(w.ctx, ledger.ClaimParams{Key: keyOf(t, a), Task: a.Task, Step: a.Step, Kind: "pr", Repo: repo, Target: "main",
 			Owner: ledger.Owner{ID: "crashed", Host: "h", PID: 999999}, Lease: time.Hour})

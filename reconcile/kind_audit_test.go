@@ -15,11 +15,11 @@ import (
 // skipped, and a lost ledger finds the state reached and writes nothing.
 func TestSettlingKindsHappenOnce(t *testing.T) {
 	w := newWorld(t)
-	issue := w.fake.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "dup", Body: "x"})
-	w.push("agent/pr-head")
-	pr := w.fake.SeedPR(owner, name, login, fixtures.SeedPR{Title: "dup", Head: "agent/pr-head"})
-	comment := w.fake.SeedComment(owner, name, issue, login, "twice")
-	stray := w.push("agent/stray")
+	issue := w.GitHub.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "dup", Body: "x"})
+	w.Push("agent/pr-head")
+	pr := w.GitHub.SeedPR(owner, name, login, fixtures.SeedPR{Title: "dup", Head: "agent/pr-head"})
+	comment := w.GitHub.SeedComment(owner, name, issue, login, "twice")
+	stray := w.Push("agent/stray")
 	acts := []reconcile.Action{
 		{Task: "audit", Step: "s", Repo: repo, Spec: reconcile.Close{Number: issue, Reason: "duplicate"}},
 		{Task: "audit", Step: "s", Repo: repo, Spec: reconcile.Close{Number: pr, PR: true}},
@@ -32,15 +32,15 @@ func TestSettlingKindsHappenOnce(t *testing.T) {
 			t.Fatalf("%s: outcome %s, want created", a.Spec.Kind(), r.Outcome)
 		}
 	}
-	for _, is := range w.fake.Issues(owner, name) {
+	for _, is := range w.GitHub.Issues(owner, name) {
 		if is.Number == issue && is.State != "closed" {
 			t.Fatalf("issue #%d is %s", issue, is.State)
 		}
 	}
-	if got := w.fake.Comments(owner, name, issue); len(got) != 0 {
+	if got := w.GitHub.Comments(owner, name, issue); len(got) != 0 {
 		t.Fatalf("comments left: %+v", got)
 	}
-	if _, ok := w.fake.Branch(owner, name, "agent/stray"); ok {
+	if _, ok := w.GitHub.Branch(owner, name, "agent/stray"); ok {
 		t.Fatal("stray branch still there")
 	}
 	writes := w.writes()
@@ -49,7 +49,7 @@ func TestSettlingKindsHappenOnce(t *testing.T) {
 			t.Fatalf("%s again: outcome %s, want skipped", a.Spec.Kind(), r.Outcome)
 		}
 	}
-	w.ledger += ".lost" // a runner whose ledger was lost: a new, empty one
+	w.Ledger += ".lost" // a runner whose ledger was lost: a new, empty one
 	e = w.engine()
 	for _, a := range acts {
 		if r := mustDo(t, e, a); r.Outcome != reconcile.Found {
@@ -65,10 +65,10 @@ func TestSettlingKindsHappenOnce(t *testing.T) {
 // an issue that no longer exists, are conflicts: nothing is written.
 func TestSettlingKindsRefuseWhatChanged(t *testing.T) {
 	w := newWorld(t)
-	old := w.push("agent/moved")
-	w.fake.SetRef(owner, name, "agent/moved", w.fake.AddCommit(owner, name, "main"))
-	used := w.push("agent/used")
-	w.fake.SeedPR(owner, name, other, fixtures.SeedPR{Title: "theirs", Head: "agent/used"})
+	old := w.Push("agent/moved")
+	w.GitHub.SetRef(owner, name, "agent/moved", w.GitHub.AddCommit(owner, name, "main"))
+	used := w.Push("agent/used")
+	w.GitHub.SeedPR(owner, name, other, fixtures.SeedPR{Title: "theirs", Head: "agent/used"})
 	e := w.engine()
 	for _, a := range []reconcile.Action{
 		{Task: "audit", Step: "s", Repo: repo, Spec: reconcile.DeleteBranch{Name: "agent/moved", SHA: old}},
@@ -85,7 +85,7 @@ func TestSettlingKindsRefuseWhatChanged(t *testing.T) {
 		t.Fatalf("%d writes, want none", w.writes())
 	}
 	for _, b := range []string{"agent/moved", "agent/used"} {
-		if _, ok := w.fake.Branch(owner, name, b); !ok {
+		if _, ok := w.GitHub.Branch(owner, name, b); !ok {
 			t.Errorf("branch %s deleted", b)
 		}
 	}
@@ -109,7 +109,7 @@ func TestAdoptRecordsTheKeyDone(t *testing.T) {
 	if r.Outcome != reconcile.Skipped || r.Number != 7 || r.PayloadChanged {
 		t.Fatalf("the task's run after Adopt: %+v, want skipped #7, unchanged", r)
 	}
-	if len(w.fake.Requests()) != 0 {
-		t.Fatalf("%d requests to GitHub, want none", len(w.fake.Requests()))
+	if len(w.GitHub.Requests()) != 0 {
+		t.Fatalf("%d requests to GitHub, want none", len(w.GitHub.Requests()))
 	}
 }

@@ -44,15 +44,15 @@ func TestLedgerUnavailableBeforeSendingIsExit3AndSaysNothingWasSent(t *testing.T
 		claim, mark bool
 		spec        func(w *world) reconcile.Action
 	}{
-		{"claim fails", true, false, func(w *world) reconcile.Action { w.push("A"); return prAction("A", "A", "Fix", "b") }},
-		{"sending mark of a PR fails", false, true, func(w *world) reconcile.Action { w.push("B"); return prAction("B", "B", "Fix", "b") }},
+		{"claim fails", true, false, func(w *world) reconcile.Action { w.Push("A"); return prAction("A", "A", "Fix", "b") }},
+		{"sending mark of a PR fails", false, true, func(w *world) reconcile.Action { w.Push("B"); return prAction("B", "B", "Fix", "b") }},
 		{"sending mark of a command fails", false, true, func(w *world) reconcile.Action {
 			return reconcile.Action{Task: "C", Step: "notify", Spec: reconcile.Exec{Argv: []string{"/bin/sh", "-c", "exit 9"}, OnUnconfirmed: reconcile.OnUnconfirmedRetry}}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t)
-			l, err := sqlite.Open(w.ctx, w.ledger, sqlite.Options{})
+			l, err := sqlite.Open(w.ctx, w.Ledger, sqlite.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +64,7 @@ func TestLedgerUnavailableBeforeSendingIsExit3AndSaysNothingWasSent(t *testing.T
 			if !errors.As(err, &uc) || !strings.Contains(err.Error(), "nothing was sent") {
 				t.Fatalf("err = %v; want unconfirmed (exit 3) saying nothing was sent", err)
 			}
-			if n := len(w.fake.PullRequests(owner, name)); n != 0 {
+			if n := len(w.GitHub.PullRequests(owner, name)); n != 0 {
 				t.Fatalf("%d pull requests created", n)
 			}
 		})

@@ -56,23 +56,23 @@ func TestLostDoneRecordIsFoundNotDuplicated(t *testing.T) {
 		setup func(w *world, dir string) (reconcile.Action, func() int)
 	}{
 		{"pr", func(w *world, _ string) (reconcile.Action, func() int) {
-			w.push("fix-1")
+			w.Push("fix-1")
 			return prAction("T-1", "fix-1", "Fix", "body"), func() int { return len(w.prs()) }
 		}},
 		{"issue", func(w *world, _ string) (reconcile.Action, func() int) {
 			return reconcile.Action{Task: "T-1", Step: "issue", Repo: repo, Spec: reconcile.Issue{Title: "Follow-up", Body: "body"}},
-				func() int { return len(w.fake.Issues(owner, name)) }
+				func() int { return len(w.GitHub.Issues(owner, name)) }
 		}},
 		{"comment", func(w *world, _ string) (reconcile.Action, func() int) {
-			n := w.fake.SeedIssue(owner, name, other, fixtures.SeedIssue{Title: "Bug"})
+			n := w.GitHub.SeedIssue(owner, name, other, fixtures.SeedIssue{Title: "Bug"})
 			return reconcile.Action{Task: "T-1", Step: "comment", Repo: repo, Spec: reconcile.Comment{Number: n, Body: "Fixed."}},
-				func() int { return len(w.fake.Comments(owner, name, n)) }
+				func() int { return len(w.GitHub.Comments(owner, name, n)) }
 		}},
 		{"branch", func(w *world, _ string) (reconcile.Action, func() int) {
-			return reconcile.Action{Task: "T-1", Step: "branch", Repo: repo, Spec: reconcile.Branch{Name: "release-prep", SHA: w.main}}, nil
+			return reconcile.Action{Task: "T-1", Step: "branch", Repo: repo, Spec: reconcile.Branch{Name: "release-prep", SHA: w.Main}}, nil
 		}},
 		{"file", func(w *world, _ string) (reconcile.Action, func() int) {
-			w.push("docs")
+			w.Push("docs")
 			return reconcile.Action{Task: "T-1", Step: "file", Repo: repo, Spec: reconcile.File{Branch: "docs", Path: "CHANGELOG.md", Message: "changelog", Content: []byte("v1\n")}}, nil
 		}},
 		{"exec with --check", func(_ *world, dir string) (reconcile.Action, func() int) {
@@ -91,7 +91,7 @@ func TestLostDoneRecordIsFoundNotDuplicated(t *testing.T) {
 			w := newWorld(t)
 			dir := t.TempDir()
 			a, count := tc.setup(w, dir)
-			mark := &durableMark{t: t, path: w.ledger}
+			mark := &durableMark{t: t, path: w.Ledger}
 			e := w.engine(func(c *reconcile.Config) { mark.Ledger = c.Ledger; c.Ledger = mark })
 			if r := mustDo(t, e, a); r.Outcome != reconcile.Created {
 				t.Fatalf("first run: %s, want created", r.Outcome)
@@ -99,12 +99,12 @@ func TestLostDoneRecordIsFoundNotDuplicated(t *testing.T) {
 			if mark.doneVerifiable == nil || !*mark.doneVerifiable {
 				t.Fatal("the done record was not written, or was forced: want it marked Verifiable")
 			}
-			if mark.at == 0 || sqlitetest.WALSize(t, w.ledger) <= mark.at {
-				t.Fatalf("WAL is %d bytes, %d at the claim: the run wrote nothing after its claim", sqlitetest.WALSize(t, w.ledger), mark.at)
+			if mark.at == 0 || sqlitetest.WALSize(t, w.Ledger) <= mark.at {
+				t.Fatalf("WAL is %d bytes, %d at the claim: the run wrote nothing after its claim", sqlitetest.WALSize(t, w.Ledger), mark.at)
 			}
 
 			// The machine loses power: the ledger keeps only what was forced.
-			w.ledger = sqlitetest.PowerLoss(t, w.ledger, mark.at, t.TempDir())
+			w.Ledger = sqlitetest.PowerLoss(t, w.Ledger, mark.at, t.TempDir())
 			writes := w.writes()
 			// After the reboot nothing from before runs: the lease's holder
 			// is gone (this test is one process, so the rerun names another PID).
@@ -138,7 +138,7 @@ func TestLostDoneRecordIsFoundNotDuplicated(t *testing.T) {
 func TestExecWithoutCheckForcesItsDone(t *testing.T) {
 	x := newExecWorld(t)
 	x.engine() // the ledger exists ahead of the run, as `ghonce init` makes it
-	mark := &durableMark{t: t, path: x.ledger}
+	mark := &durableMark{t: t, path: x.Ledger}
 	e, _ := x.engine(func(c *reconcile.Config) { mark.Ledger = c.Ledger; c.Ledger = mark })
 	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != reconcile.Created {
 		t.Fatalf("first run: %s, want created", r.Outcome)

@@ -116,15 +116,15 @@ func refusedByGitHubLayer(t *testing.T, w *world, c *ghcheck.Client, spec reconc
 	t.Helper()
 	key := taskkey.Key(taskkey.Identity{Task: "SHAPE", Step: "s", Kind: spec.Kind(), Repo: repo, Target: spec.Target()})
 	env := &reconcile.Env{GitHub: c, Repo: ghcheck.Repo{Owner: owner, Name: name}}
-	before := len(w.fake.Requests())
+	before := len(w.GitHub.Requests())
 	res := spec.Find(w.ctx, env, key)
-	if res.State == effect.Unknown && len(w.fake.Requests()) == before {
+	if res.State == effect.Unknown && len(w.GitHub.Requests()) == before {
 		return true, "find: " + errText(res.Err)
 	}
-	before = len(w.fake.Requests())
+	before = len(w.GitHub.Requests())
 	_, err := spec.Create(w.ctx, env, key)
 	var ce *effect.CreateError
-	if errors.As(err, &ce) && ce.Class == effect.ClassRefused && len(w.fake.Requests()) == before {
+	if errors.As(err, &ce) && ce.Class == effect.ClassRefused && len(w.GitHub.Requests()) == before {
 		return true, "create: " + err.Error()
 	}
 	return false, ""

@@ -16,7 +16,7 @@ import (
 // what to fix.
 func TestBranchFromAMissingCommitFailsWithWords(t *testing.T) {
 	w := newWorld(t)
-	w.push("feature")
+	w.Push("feature")
 	missing := strings.Repeat("ab", 20)
 	a := reconcile.Action{Task: "T-1", Step: "branch", Repo: repo, Spec: reconcile.Branch{Name: "feature", SHA: missing}}
 	e := w.engine()
@@ -25,7 +25,7 @@ func TestBranchFromAMissingCommitFailsWithWords(t *testing.T) {
 	if err == nil || errors.As(err, &uc) || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "push that commit") {
 		t.Fatalf("err = %v; want a refusal saying the start commit does not exist and what to do", err)
 	}
-	l, err := sqlite.Open(w.ctx, w.ledger, sqlite.Options{})
+	l, err := sqlite.Open(w.ctx, w.Ledger, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,11 +31,11 @@ func writes(reqs []fixtures.Request) int {
 // onWire runs fn and returns the requests the fake received meanwhile.
 func (w *world) onWire(fn func()) []fixtures.Request {
 	w.t.Helper()
-	w.fake.WaitIdle()
-	before := len(w.fake.Requests())
+	w.GitHub.WaitIdle()
+	before := len(w.GitHub.Requests())
 	fn()
-	w.fake.WaitIdle()
-	return w.fake.Requests()[before:]
+	w.GitHub.WaitIdle()
+	return w.GitHub.Requests()[before:]
 }
 
 func describe(reqs []fixtures.Request) string {
@@ -62,7 +62,7 @@ func TestWireFirstCreate(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	w.establish()
-	w.push("wire-head")
+	w.Push("wire-head")
 	thread := w.issue()
 	for _, tc := range []struct {
 		kind          string
@@ -73,14 +73,14 @@ func TestWireFirstCreate(t *testing.T) {
 		{"pr", reconcile.PR{Base: "main", Head: "wire-head", Title: "t", Body: "b", Labels: []string{"agent"}}, 2, 3, true},
 		{"issue", reconcile.Issue{Title: "t", Body: "b", Labels: []string{"agent"}}, 1, 2, true},
 		{"comment", reconcile.Comment{Number: thread, Body: "b"}, 1, 2, false},
-		{"branch", reconcile.Branch{Name: "wire-branch", SHA: w.main}, 1, 2, false},
+		{"branch", reconcile.Branch{Name: "wire-branch", SHA: w.Main}, 1, 2, false},
 		{"file", reconcile.File{Branch: "main", Path: "wire.txt", Message: "m", Content: []byte("x")}, 1, 2, false},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			a := reconcile.Action{Task: "WIRE", Step: tc.kind, Repo: repo, Spec: tc.spec}
 			e, l := w.budgetEngine()
-			w.fake.SetLatency(wireLatency)
-			defer w.fake.SetLatency(0)
+			w.GitHub.SetLatency(wireLatency)
+			defer w.GitHub.SetLatency(0)
 			reqs := w.onWire(func() {
 				if r, err := do(w.ctx, e, a); err != nil || r.Outcome != reconcile.Created {
 					t.Fatalf("first %s create: %+v, %v", tc.kind, r, err)
@@ -99,9 +99,10 @@ func TestWireFirstCreate(t *testing.T) {
 
 			// The ledger lost: a new one finds the artifact, by a look-up
 			// that writes nothing.
-			w.fake.SetLatency(0)
-			lost := *w
-			lost.ledger = t.TempDir() + "/lost.db"
+			w.GitHub.SetLatency(0)
+			lost, tw := *w, *w.World
+			tw.Ledger = t.TempDir() + "/lost.db"
+			lost.World = &tw
 			e2, l2 := lost.budgetEngine()
 			defer l2.Close()
 			reqs = w.onWire(func() {
@@ -117,7 +118,7 @@ func TestWireFirstCreate(t *testing.T) {
 	}
 	// GitHub made the key labels as the creates applied them, in the key
 	// label's colour.
-	for _, l := range w.fake.Labels(owner, name) {
+	for _, l := range w.GitHub.Labels(owner, name) {
 		if strings.HasPrefix(l.Name, "ghonce:") && l.Color != "ededed" {
 			t.Errorf("label %s: colour %s, want ededed", l.Name, l.Color)
 		}
