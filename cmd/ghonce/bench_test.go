@@ -3,7 +3,6 @@ package main_test
 import (
 	"context"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/internal/testworld"
 )
 
 // timed is one command a benchmark runs once per iteration.
@@ -55,14 +55,10 @@ func runTimes(b *testing.B, env []string, cmds ...timed) {
 // Each iteration also starts the same binary for its help (start-*), the
 // floor, so the two meet the same load.
 func BenchmarkCLIReplay(b *testing.B) {
-	fake := fixtures.NewServer(fixtures.Options{})
-	b.Cleanup(fake.Close)
-	fake.AddUser(login, token)
-	fake.AddRepo(owner, name, "main")
-	fake.SetRef(owner, name, "fix-1", fake.AddCommit(owner, name, "main"))
-	dir := b.TempDir()
-	env := append(harness.CleanEnv(), "GH_TOKEN="+token, "GITHUB_API_URL="+fake.URL(), "HOME="+dir,
-		"GHONCE_LEDGER="+filepath.Join(dir, "ledger.db"), "GHONCE_TASK=BENCH-1")
+	w := testworld.New(b)
+	fake := w.GitHub
+	w.Push("fix-1")
+	env := append(w.Env(), "GHONCE_LEDGER="+w.Ledger, "GHONCE_TASK=BENCH-1")
 	args := []string{"pr", "create", "--repo", repo, "--base", "main", "--head", "fix-1", "--title", "Fix", "--body", "A fix."}
 	for _, a := range [][]string{{"init"}, args} {
 		if out, err := (&exec.Cmd{Path: bin, Args: append([]string{bin}, a...), Env: env}).CombinedOutput(); err != nil {
@@ -95,13 +91,8 @@ func BenchmarkProcessStart(b *testing.B) {
 func BenchmarkMCPProxyReadTool(b *testing.B) {
 	ghmcp := githubMCPServer(b)
 	l, host := loopback80(b)
-	fake := fixtures.NewServer(fixtures.Options{Listener: l})
-	b.Cleanup(fake.Close)
-	fake.AddUser(login, token)
-	fake.AddRepo(owner, name, "main")
-	dir := b.TempDir()
-	env := append(harness.CleanEnv(), "GH_TOKEN="+token, "GITHUB_API_URL="+fake.URL(), "HOME="+dir,
-		"GITHUB_HOST=http://"+host, "GITHUB_PERSONAL_ACCESS_TOKEN="+token, "GHONCE_TASK=BENCH-1")
+	w := testworld.New(b, testworld.Fake(fixtures.Options{Listener: l}))
+	env := append(w.Env(), "GITHUB_HOST=http://"+host, "GITHUB_PERSONAL_ACCESS_TOKEN="+token, "GHONCE_TASK=BENCH-1")
 	start := func(name string, args ...string) *sdk.ClientSession {
 		cmd := exec.Command(name, args...)
 		cmd.Env = env
@@ -116,7 +107,7 @@ func BenchmarkMCPProxyReadTool(b *testing.B) {
 	}
 	sessions := []*sdk.ClientSession{
 		start(ghmcp, "stdio"),
-		start(bin, "mcp", "--ledger", filepath.Join(dir, "ledger.db"), "--upstream", "--", ghmcp, "stdio"),
+		start(bin, "mcp", "--ledger", w.Ledger, "--upstream", "--", ghmcp, "stdio"),
 	}
 	call := func(cs *sdk.ClientSession) time.Duration {
 		t0 := time.Now()

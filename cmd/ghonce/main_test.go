@@ -23,24 +23,25 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
 const (
-	owner = "octo-org"
-	name  = "hello-world"
-	repo  = owner + "/" + name
-	login = "agent-bot"
+	owner = testworld.Owner
+	name  = testworld.Name
+	repo  = testworld.Repo
+	login = testworld.Login
 	// token is distinctive so that any leak into an output or the ledger is
 	// found by a plain substring search (see recordOutput and checkLedger).
-	token    = "ghp_GHONCEtestSECRET_c0ffee1d9a7b"
-	stranger = "mallory"
+	token    = testworld.Token
+	stranger = testworld.Stranger
 	// strangerToken authenticates the stranger; also kept secret.
-	strangerToken = "ghp_GHONCEtestSECRET_mallory_51f2"
+	strangerToken = testworld.StrangerToken
 )
 
 // secrets must appear in no output of any run and in no ledger file.
-var secrets = []string{token, strangerToken, "ghp_GHONCEtestSECRET"}
+var secrets = []string{token, strangerToken, testworld.SecretPrefix}
 
 // bin is the ghonce binary TestMain built.
 var bin string
@@ -112,11 +113,12 @@ func leakedOutputs() []string {
 	return out
 }
 
-// world is a fake GitHub with one repository, two users (ours and a
-// stranger's) and a ledger path; runs go through one harness.Runner, so a
-// world runs one ghonce at a time.
+// world is the shared test world (testworld) with a harness.Runner: runs
+// go through it, so a world runs one ghonce at a time. Its fields name the
+// shared world's parts as these tests use them.
 type world struct {
 	t      *testing.T
+	tw     *testworld.World
 	fake   *fixtures.Server
 	runner *harness.Runner
 	dir    string
@@ -134,21 +136,12 @@ func newWorld(t *testing.T) *world {
 // newWorldWith is newWorld with a fake made from opts.
 func newWorldWith(t *testing.T, opts fixtures.Options) *world {
 	t.Helper()
-	fake := fixtures.NewServer(opts)
-	t.Cleanup(fake.Close)
-	fake.AddUser(login, token)
-	fake.AddUser(stranger, strangerToken)
-	sha := fake.AddRepo(owner, name, "main")
-	dir := t.TempDir()
+	tw := testworld.New(t, testworld.Fake(opts))
 	w := &world{
-		t: t, fake: fake, runner: harness.NewRunner(fake), dir: dir,
-		ledger: filepath.Join(dir, "state", "ledger.db"), main: sha,
+		t: t, tw: tw, fake: tw.GitHub, runner: harness.NewRunner(tw.GitHub), dir: tw.Dir,
+		ledger: tw.Ledger, main: tw.Main, env: tw.Env(),
 	}
-	// HOME and XDG_STATE_HOME point into the test's directory, so even a
-	// run without --ledger never touches the user's real ledger.
-	w.env = append(harness.CleanEnv(), "GH_TOKEN="+token, "GITHUB_API_URL="+fake.URL(),
-		"HOME="+dir, "XDG_STATE_HOME="+filepath.Join(dir, "xdg"))
-	t.Cleanup(func() { checkLedgerFiles(t, dir) })
+	t.Cleanup(func() { checkLedgerFiles(t, tw.Dir) })
 	return w
 }
 
@@ -187,11 +180,7 @@ func (w *world) envWithout(names []string, extra ...string) []string {
 
 // push stands in for the agent's git push: a new commit on main's head,
 // on a new branch.
-func (w *world) push(branch string) string {
-	sha := w.fake.AddCommit(owner, name, "main")
-	w.fake.SetRef(owner, name, branch, sha)
-	return sha
-}
+func (w *world) push(branch string) string { return w.tw.Push(branch) }
 
 // withFlags adds flags to args, before a "--" if there is one.
 func withFlags(args []string, flags ...string) []string {
