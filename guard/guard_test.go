@@ -43,7 +43,7 @@ func TestKillAfterCommitRerunMakesOne(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t)
-			runner := harness.NewRunner(w.fake)
+			runner := harness.NewRunner(w.GitHub)
 			path := ledgerIn(t)
 			run := func(j job, killOn func(*fixtures.Commit) bool) harness.Outcome {
 				t.Helper()
@@ -62,7 +62,7 @@ func TestKillAfterCommitRerunMakesOne(t *testing.T) {
 			if !o.Killed {
 				t.Fatalf("agent not killed at the %s commit: exit %d\n%s%s", kind, o.Exit, o.Stdout, o.Stderr)
 			}
-			if n := len(ours(w.fake, w.job(kind, ""))); n != 1 {
+			if n := len(ours(w.GitHub, w.job(kind, ""))); n != 1 {
 				t.Fatalf("after the kill GitHub holds %d of our %s, want 1 (the write committed)", n, kind)
 			}
 			for _, want := range []string{"found", "skipped"} {
@@ -74,7 +74,7 @@ func TestKillAfterCommitRerunMakesOne(t *testing.T) {
 				if err := json.Unmarshal([]byte(o.Stdout), &g); err != nil {
 					t.Fatalf("rerun output %q: %v", o.Stdout, err)
 				}
-				mine := ours(w.fake, w.job(kind, ""))
+				mine := ours(w.GitHub, w.job(kind, ""))
 				if len(mine) != 1 {
 					t.Fatalf("rerun: GitHub holds %d of our %s, want 1", len(mine), kind)
 				}
@@ -99,7 +99,7 @@ func TestFoundArtifactDecodesIntoGoGithubTypes(t *testing.T) {
 			w := newWorld(t)
 			path := ledgerIn(t)
 			// The first attempt's answer is lost after GitHub stored the write.
-			w.fake.Inject(fixtures.Fault{Kind: fixtures.DropAfterCommit, Match: func(r *http.Request) bool {
+			w.GitHub.Inject(fixtures.Fault{Kind: fixtures.DropAfterCommit, Match: func(r *http.Request) bool {
 				return r.Method != http.MethodGet && !strings.Contains(r.URL.Path, "/labels")
 			}})
 			if _, err := send(context.Background(), w.client(t, path, nil), w.job(kind, "first")); err == nil {
@@ -110,24 +110,24 @@ func TestFoundArtifactDecodesIntoGoGithubTypes(t *testing.T) {
 				t.Fatal(err)
 			}
 			plain := github.NewClient(nil).WithAuthToken(token)
-			plain.BaseURL = mustURL(w.fake.URL())
+			plain.BaseURL = mustURL(w.GitHub.URL())
 			ctx := context.Background()
 			var want got
 			switch kind {
 			case "pr":
-				pr, _, err := plain.PullRequests.Get(ctx, owner, name, ours(w.fake, w.job(kind, ""))[0].Number)
+				pr, _, err := plain.PullRequests.Get(ctx, owner, name, ours(w.GitHub, w.job(kind, ""))[0].Number)
 				if err != nil {
 					t.Fatal(err)
 				}
 				want = got{Number: pr.GetNumber(), URL: pr.GetHTMLURL()}
 			case "issue":
-				is, _, err := plain.Issues.Get(ctx, owner, name, ours(w.fake, w.job(kind, ""))[0].Number)
+				is, _, err := plain.Issues.Get(ctx, owner, name, ours(w.GitHub, w.job(kind, ""))[0].Number)
 				if err != nil {
 					t.Fatal(err)
 				}
 				want = got{Number: is.GetNumber(), URL: is.GetHTMLURL()}
 			case "comment":
-				c, _, err := plain.Issues.GetComment(ctx, owner, name, ours(w.fake, w.job(kind, ""))[0].ID)
+				c, _, err := plain.Issues.GetComment(ctx, owner, name, ours(w.GitHub, w.job(kind, ""))[0].ID)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -149,7 +149,7 @@ func TestFoundArtifactDecodesIntoGoGithubTypes(t *testing.T) {
 			if g != want {
 				t.Fatalf("go-github decoded %+v, want %+v", g, want)
 			}
-			if n := len(ours(w.fake, w.job(kind, ""))); n != 1 {
+			if n := len(ours(w.GitHub, w.job(kind, ""))); n != 1 {
 				t.Fatalf("GitHub holds %d of our %s, want 1", n, kind)
 			}
 		})
@@ -163,7 +163,7 @@ func TestCreatedGetsGitHubsAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Outcome != "created" || g.Status != http.StatusCreated || g.Number != ours(w.fake, w.job("pr", ""))[0].Number {
+	if g.Outcome != "created" || g.Status != http.StatusCreated || g.Number != ours(w.GitHub, w.job("pr", ""))[0].Number {
 		t.Fatalf("got %+v", g)
 	}
 }
@@ -213,9 +213,9 @@ func TestUnguardedWrites(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			before := len(w.fake.Requests())
+			before := len(w.GitHub.Requests())
 			err = tc.write(w.gh(tr), tc.ctx)
-			sent := len(w.fake.Requests()) - before
+			sent := len(w.GitHub.Requests()) - before
 			var ue *guard.UnguardedError
 			switch {
 			case tc.refuse && !errors.As(err, &ue):
@@ -280,7 +280,7 @@ func TestCacheBelowNeverAnswersLookups(t *testing.T) {
 	w := newWorld(t)
 	c := &cache{base: http.DefaultTransport, kept: map[string][]byte{}}
 	path := ledgerIn(t)
-	w.fake.Inject(fixtures.Fault{Kind: fixtures.DropAfterCommit, Match: func(r *http.Request) bool {
+	w.GitHub.Inject(fixtures.Fault{Kind: fixtures.DropAfterCommit, Match: func(r *http.Request) bool {
 		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/issues")
 	}})
 	if _, err := send(context.Background(), w.client(t, path, c), w.job("issue", "first")); err == nil {
@@ -290,7 +290,7 @@ func TestCacheBelowNeverAnswersLookups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(ours(w.fake, w.job("issue", ""))); n != 1 || g.Outcome != "found" {
+	if n := len(ours(w.GitHub, w.job("issue", ""))); n != 1 || g.Outcome != "found" {
 		t.Fatalf("GitHub holds %d of our issues (outcome %q), want 1 found", n, g.Outcome)
 	}
 	if c.hits != 0 {
@@ -313,7 +313,7 @@ func TestRefusedCreateGetsGitHubsAnswer(t *testing.T) {
 	if resp.Header.Get("X-Ghonce-Outcome") != "refused" {
 		t.Fatalf("X-Ghonce-Outcome = %q, want refused", resp.Header.Get("X-Ghonce-Outcome"))
 	}
-	if n := len(ours(w.fake, w.job("pr", ""))); n != 0 {
+	if n := len(ours(w.GitHub, w.job("pr", ""))); n != 0 {
 		t.Fatalf("GitHub holds %d pull requests", n)
 	}
 }
@@ -348,15 +348,15 @@ func TestAuthenticationBelowTheGuard(t *testing.T) {
 			t.Fatal(err)
 		}
 		gh := github.NewClient(&http.Client{Transport: tr}) // no WithAuthToken
-		gh.BaseURL = mustURL(w.fake.URL())
+		gh.BaseURL = mustURL(w.GitHub.URL())
 		g, err := send(ctx, gh, w.job("issue", "b"))
 		switch {
 		case withSource && (err != nil || g.Outcome != "created"):
 			t.Fatalf("with a TokenSource: %+v, %v", g, err)
 		case !withSource && (err == nil || !strings.Contains(err.Error(), "Options.TokenSource")):
 			t.Fatalf("without a TokenSource: want a refusal naming Options.TokenSource, got %+v, %v", g, err)
-		case !withSource && len(w.fake.Requests()) != 0:
-			t.Fatalf("without a TokenSource, %d requests reached GitHub", len(w.fake.Requests()))
+		case !withSource && len(w.GitHub.Requests()) != 0:
+			t.Fatalf("without a TokenSource, %d requests reached GitHub", len(w.GitHub.Requests()))
 		}
 	}
 }

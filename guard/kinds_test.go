@@ -15,15 +15,16 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/guard"
+	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 )
 
 const (
-	owner    = "octo-org"
-	name     = "hello-world"
-	login    = "agent-bot"
-	token    = "ghp_GUARDtestSECRET_5e1f"
-	stranger = "mallory"
+	owner    = testworld.Owner
+	name     = testworld.Name
+	login    = testworld.Login
+	token    = testworld.Token
+	stranger = testworld.Stranger
 )
 
 // job is one go-github write, as a bot makes it: every field the kind
@@ -143,27 +144,23 @@ var commitKind = map[string]fixtures.CommitKind{
 
 var kinds = []string{"pr", "issue", "comment", "branch", "file"}
 
-// world is a fake GitHub with one repository, set up for every kind.
+// world is the shared test world (testworld) set up for every kind: a
+// pushed branch fix-42 and a stranger's issue to comment on.
 type world struct {
-	fake  *fixtures.Server
+	*testworld.World
 	issue int
-	sha   string
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	fake := fixtures.NewServer(fixtures.Options{})
-	t.Cleanup(fake.Close)
-	fake.AddUser(login, token)
-	fake.AddUser(stranger, "ghp_GUARDtestSECRET_mallory")
-	main := fake.AddRepo(owner, name, "main")
-	fake.SetRef(owner, name, "fix-42", fake.AddCommit(owner, name, "main"))
-	issue := fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
-	return &world{fake: fake, issue: issue, sha: main}
+	w := &world{World: testworld.New(t)}
+	w.Push("fix-42")
+	w.issue = w.GitHub.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
+	return w
 }
 
 func (w *world) job(kind, text string) job {
-	return job{Kind: kind, Task: "ISSUE-42", Text: text, Number: w.issue, SHA: w.sha}
+	return job{Kind: kind, Task: "ISSUE-42", Text: text, Number: w.issue, SHA: w.Main}
 }
 
 // client is a plain go-github client over a guard on the ledger at path.
@@ -184,14 +181,14 @@ func (w *world) client(t testing.TB, path string, base http.RoundTripper) *githu
 
 func (w *world) gh(tr http.RoundTripper) *github.Client {
 	gh := github.NewClient(&http.Client{Transport: tr}).WithAuthToken(token)
-	gh.BaseURL = mustURL(w.fake.URL())
+	gh.BaseURL = mustURL(w.GitHub.URL())
 	return gh
 }
 
 // agentEnv is what the agent process (TestMain) reads.
 func agentEnv(w *world, ledgerPath string, j job) []string {
 	b, _ := json.Marshal(j)
-	return append(os.Environ(), "GUARD_TEST_AGENT="+string(b), "GUARD_TEST_URL="+w.fake.URL(), "GUARD_TEST_LEDGER="+ledgerPath)
+	return append(os.Environ(), "GUARD_TEST_AGENT="+string(b), "GUARD_TEST_URL="+w.GitHub.URL(), "GUARD_TEST_LEDGER="+ledgerPath)
 }
 
 func TestMain(m *testing.M) {
