@@ -15,11 +15,10 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/mcp"
+	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
-	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -181,19 +180,9 @@ func newProxy(t *testing.T) (*sdk.ClientSession, *told) {
 func newProxyLedger(t *testing.T) (*sdk.ClientSession, *told, ledger.Ledger) {
 	t.Helper()
 	ctx := context.Background()
-	fake := fixtures.NewServer(fixtures.Options{})
-	t.Cleanup(fake.Close)
-	fake.AddUser(login, token)
-	fake.AddRepo(owner, name, "main")
-	l, err := store.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), store.Options{Create: store.CreateForAction})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	gh, err := ghcheck.New(ghcheck.Options{BaseURL: fake.URL(), Token: token})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tw := testworld.New(t)
+	l := tw.OpenLedger()
+	gh := tw.Client(ghcheck.Options{})
 	// LedgerNew false: a ledger made ahead (`ghonce init`), as the generic
 	// guard needs: in a new one, an earlier ledger may have been lost.
 	eng := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Settle: -1})

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -23,19 +22,19 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/mcp"
+	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
-	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
 const (
-	owner = "octo-org"
-	name  = "hello-world"
-	repo  = owner + "/" + name
-	login = "agent-bot"
+	owner = testworld.Owner
+	name  = testworld.Name
+	repo  = testworld.Repo
+	login = testworld.Login
 	// token is distinctive so that a leak is found by a substring search.
-	token = "ghp_GHONCEtestSECRET_mcp_7e11"
+	token = testworld.Token
 	task  = "ISSUE-42"
 )
 
@@ -62,24 +61,11 @@ type opts struct {
 func newWorld(t testing.TB, o opts) *world {
 	t.Helper()
 	ctx := context.Background()
-	fake := fixtures.NewServer(fixtures.Options{})
-	t.Cleanup(fake.Close)
-	fake.AddUser(login, token)
-	w := &world{t: t, fake: fake, main: fake.AddRepo(owner, name, "main"), waiting: make(chan string, 16)}
-	l, err := store.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), store.Options{Create: store.CreateForAction})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
+	tw := testworld.New(t)
+	w := &world{t: t, fake: tw.GitHub, main: tw.Main, waiting: make(chan string, 16)}
+	l := tw.OpenLedger()
 	w.ledger = l
-	tok := token
-	if o.token != "" {
-		tok = o.token
-	}
-	gh, err := ghcheck.New(ghcheck.Options{BaseURL: fake.URL(), Token: tok})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gh := tw.Client(ghcheck.Options{Token: o.token}) // "": testworld.Token
 	eng := reconcile.New(reconcile.Config{
 		Ledger: l, GitHub: gh, LedgerNew: l.Created, Wait: o.wait, Settle: -1,
 		Logf: func(format string, args ...any) {
@@ -123,7 +109,7 @@ func newWorld(t testing.TB, o opts) *world {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		for _, s := range w.texts {
-			if strings.Contains(s, token) || strings.Contains(s, "ghp_GHONCEtestSECRET") {
+			if strings.Contains(s, token) || strings.Contains(s, testworld.SecretPrefix) {
 				t.Errorf("a token appears in a tool result: %s", s)
 			}
 		}
