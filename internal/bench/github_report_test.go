@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
@@ -33,41 +35,37 @@ var (
 )
 
 const (
-	gOwner = "octo-org"
-	gName  = "hello-world"
-	gRepo  = gOwner + "/" + gName
-	gLogin = "agent-bot"
-	gToken = "tok-agent-bot-bench"
+	gOwner = testworld.Owner
+	gName  = testworld.Name
+	gRepo  = testworld.Repo
+	gLogin = testworld.Login
+	gToken = testworld.Token
 )
 
+// gworld is the shared test world (testworld) with a fake whose core
+// limit never runs out, and a thread to comment on.
 type gworld struct {
+	*testworld.World
 	t      *testing.T
-	fake   *fixtures.Server
-	ledger string
 	thread int
-	main   string
 }
 
-func newGWorld(t *testing.T) *gworld {
-	s := fixtures.NewServer(fixtures.Options{CoreLimit: 1 << 30})
-	t.Cleanup(s.Close)
-	s.AddUser(gLogin, gToken)
-	sha := s.AddRepo(gOwner, gName, "main")
-	w := &gworld{t: t, fake: s, ledger: filepath.Join(t.TempDir(), "ledger.db"), main: sha}
-	w.thread = s.SeedIssue(gOwner, gName, "someone", fixtures.SeedIssue{Title: "thread"})
-	return w
+func newGWorld(t *testing.T) *gworld { return newGWorldOn(t, nil) }
+
+// newGWorldOn is newGWorld with the fake GitHub serving on l (nil: a
+// loopback port of its own).
+func newGWorldOn(t *testing.T, l net.Listener) *gworld {
+	tw := testworld.New(t, testworld.Fake(fixtures.Options{CoreLimit: 1 << 30, Listener: l}))
+	return &gworld{World: tw, t: t, thread: tw.GitHub.SeedIssue(gOwner, gName, "someone", fixtures.SeedIssue{Title: "thread"})}
 }
 
 func (w *gworld) engine() (*reconcile.Engine, *ghcheck.Client, func()) {
-	l, err := sqlite.Open(context.Background(), w.ledger, sqlite.Options{})
+	l, err := sqlite.Open(context.Background(), w.Ledger, sqlite.Options{})
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	c, err := ghcheck.New(ghcheck.Options{BaseURL: w.fake.URL(), Token: gToken, LoginCache: reconcile.LoginCache(l),
+	c := w.Client(ghcheck.Options{LoginCache: reconcile.LoginCache(l),
 		HTTPClient: &http.Client{Timeout: time.Minute}, Budget: ghcheck.Budget{NoPacing: true}})
-	if err != nil {
-		w.t.Fatal(err)
-	}
 	e := reconcile.New(reconcile.Config{Ledger: l, GitHub: c, LedgerNew: l.Created(), Settle: -1})
 	return e, c, func() { l.Close() }
 }
@@ -76,34 +74,31 @@ func (w *gworld) engine() (*reconcile.Engine, *ghcheck.Client, func()) {
 type noBatch struct{ reconcile.GitHub }
 
 func (w *gworld) perEntryEngine() (*reconcile.Engine, func()) {
-	l, err := sqlite.Open(context.Background(), w.ledger, sqlite.Options{})
+	l, err := sqlite.Open(context.Background(), w.Ledger, sqlite.Options{})
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	c, err := ghcheck.New(ghcheck.Options{BaseURL: w.fake.URL(), Token: gToken, LoginCache: reconcile.LoginCache(l), Budget: ghcheck.Budget{NoPacing: true}})
-	if err != nil {
-		w.t.Fatal(err)
-	}
+	c := w.Client(ghcheck.Options{LoginCache: reconcile.LoginCache(l), Budget: ghcheck.Budget{NoPacing: true}})
 	return reconcile.New(reconcile.Config{Ledger: l, GitHub: noBatch{c}, LedgerNew: l.Created(), Settle: -1}), func() { l.Close() }
 }
 
 func (w *gworld) count(fn func()) int {
-	w.fake.WaitIdle()
-	n := len(w.fake.Requests())
+	w.GitHub.WaitIdle()
+	n := len(w.GitHub.Requests())
 	fn()
-	w.fake.WaitIdle()
-	return len(w.fake.Requests()) - n
+	w.GitHub.WaitIdle()
+	return len(w.GitHub.Requests()) - n
 }
 
 func (w *gworld) specs(i int) map[string]reconcile.Spec {
 	head := fmt.Sprintf("h%d", i)
-	sha := w.fake.AddCommit(gOwner, gName, "main")
-	w.fake.SetRef(gOwner, gName, head, sha)
+	sha := w.GitHub.AddCommit(gOwner, gName, "main")
+	w.GitHub.SetRef(gOwner, gName, head, sha)
 	return map[string]reconcile.Spec{
 		"pr":      reconcile.PR{Base: "main", Head: head, Title: "t", Body: "b"},
 		"issue":   reconcile.Issue{Title: "t", Body: "b"},
 		"comment": reconcile.Comment{Number: w.thread, Body: "b"},
-		"branch":  reconcile.Branch{Name: "b" + head, SHA: w.main},
+		"branch":  reconcile.Branch{Name: "b" + head, SHA: w.Main},
 		"file":    reconcile.File{Branch: "main", Path: head + ".txt", Message: "m", Content: []byte("x")},
 	}
 }
@@ -126,7 +121,7 @@ func createOf(k string, sp reconcile.Spec, thread int) func(*http.Request) bool 
 // seedAttempting records n attempting entries (pull requests, issues,
 // comments in turn) and makes every second one's artifact on the fake.
 func (w *gworld) seedAttempting(n int) {
-	l, err := sqlite.Open(context.Background(), w.ledger, sqlite.Options{})
+	l, err := sqlite.Open(context.Background(), w.Ledger, sqlite.Options{})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -158,11 +153,11 @@ func (w *gworld) seedAttempting(n int) {
 		body := taskkey.WithMarker(key, "b")
 		switch i % 3 {
 		case 0:
-			w.fake.SeedPR(gOwner, gName, gLogin, fixtures.SeedPR{Head: fmt.Sprintf("r%d", i), Base: "main", Title: "t", Body: body})
+			w.GitHub.SeedPR(gOwner, gName, gLogin, fixtures.SeedPR{Head: fmt.Sprintf("r%d", i), Base: "main", Title: "t", Body: body})
 		case 1:
-			w.fake.SeedIssue(gOwner, gName, gLogin, fixtures.SeedIssue{Title: "t", Body: body})
+			w.GitHub.SeedIssue(gOwner, gName, gLogin, fixtures.SeedIssue{Title: "t", Body: body})
 		default:
-			w.fake.SeedComment(gOwner, gName, w.thread, gLogin, body)
+			w.GitHub.SeedComment(gOwner, gName, w.thread, gLogin, body)
 		}
 	}
 }
@@ -197,20 +192,20 @@ func TestGitHubReport(t *testing.T) {
 		a = reconcile.Action{Task: "CRASH-" + k, Step: k, Repo: gRepo, Spec: sp[k]}
 		// Fault the artifact's own create, not a request after it (the
 		// labels a PR's create adds, say).
-		w.fake.Inject(fixtures.Fault{Match: createOf(k, sp[k], w.thread), Kind: fixtures.DropAfterCommit})
+		w.GitHub.Inject(fixtures.Fault{Match: createOf(k, sp[k], w.thread), Kind: fixtures.DropAfterCommit})
 		e, _, closeL = w.engine()
 		var ue *reconcile.UnconfirmedError
 		if _, err := do(e, a); !errors.As(err, &ue) {
 			t.Fatalf("%s: the dropped create left %v, want an unconfirmed entry", k, err)
 		}
 		closeL()
-		w.fake.ClearFaults()
+		w.GitHub.ClearFaults()
 		e, _, closeL = w.engine()
 		rerun := w.count(func() { mustDo(t, e, a) })
 		closeL()
 		// trusted
-		l, _ := sqlite.Open(context.Background(), w.ledger, sqlite.Options{})
-		c, _ := ghcheck.New(ghcheck.Options{BaseURL: w.fake.URL(), Token: gToken, LoginCache: reconcile.LoginCache(l), Budget: ghcheck.Budget{NoPacing: true}})
+		l, _ := sqlite.Open(context.Background(), w.Ledger, sqlite.Options{})
+		c := w.Client(ghcheck.Options{LoginCache: reconcile.LoginCache(l), Budget: ghcheck.Budget{NoPacing: true}})
 		te := reconcile.New(reconcile.Config{Ledger: l, GitHub: c, Settle: -1, TrustNeverAttempted: true})
 		sp = w.specs(2)
 		trusted := w.count(func() { mustDo(t, te, reconcile.Action{Task: "TRUST-" + k, Step: k, Repo: gRepo, Spec: sp[k]}) })
@@ -243,7 +238,7 @@ func TestGitHubReport(t *testing.T) {
 		}
 		w := newGWorld(t)
 		w.seedAttempting(tc.n)
-		w.fake.SetLatency(tc.latency)
+		w.GitHub.SetLatency(tc.latency)
 		e, _, closeL := w.engine()
 		how := "batched"
 		if tc.perEntry {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -67,17 +66,10 @@ func mcpWireReport(t *testing.T, bin string) string {
 		t.Logf("on the wire, MCP: %v", err)
 		return fmt.Sprintf("%s in this run: %v.\n", mcpSkipNote, err)
 	}
-	s := fixtures.NewServer(fixtures.Options{CoreLimit: 1 << 30, Listener: l})
-	t.Cleanup(s.Close)
-	s.AddUser(gLogin, gToken)
-	w := &gworld{t: t, fake: s, main: s.AddRepo(gOwner, gName, "main")}
-	w.thread = s.SeedIssue(gOwner, gName, "someone", fixtures.SeedIssue{Title: "thread"})
-
-	dir := t.TempDir()
-	ledgerPath := filepath.Join(dir, "ledger.db")
-	env := append(harness.CleanEnv(), "GH_TOKEN="+gToken, "GITHUB_API_URL="+s.URL(), "GH_REPO="+gRepo,
-		"GITHUB_HOST=http://"+host, "GITHUB_PERSONAL_ACCESS_TOKEN="+gToken, "GHONCE_LEDGER="+ledgerPath,
-		"HOME="+dir, "XDG_STATE_HOME="+filepath.Join(dir, "xdg"))
+	w := newGWorldOn(t, l)
+	s := w.GitHub
+	env := append(w.Env(), "GH_REPO="+gRepo,
+		"GITHUB_HOST=http://"+host, "GITHUB_PERSONAL_ACCESS_TOKEN="+gToken, "GHONCE_LEDGER="+w.Ledger)
 	// The ledger as an established one is: made ahead, the login cached.
 	initCmd := exec.Command(bin, "init")
 	initCmd.Env = env

@@ -41,7 +41,7 @@ type wireRow struct {
 func wireReport(t *testing.T, bin string) string {
 	w := newGWorld(t)
 	dir := t.TempDir()
-	env := append(harness.CleanEnv(), "GH_TOKEN="+gToken, "GITHUB_API_URL="+w.fake.URL(), "GH_REPO="+gRepo,
+	env := append(harness.CleanEnv(), "GH_TOKEN="+gToken, "GITHUB_API_URL="+w.GitHub.URL(), "GH_REPO="+gRepo,
 		"GHONCE_LEDGER="+filepath.Join(dir, "ledger.db"))
 	run := func(args ...string) (time.Duration, error) {
 		cmd := exec.Command(bin, args...)
@@ -66,7 +66,7 @@ func wireReport(t *testing.T, bin string) string {
 	cliArgs := func(kind, task string) []string {
 		n++
 		head := fmt.Sprintf("wire-%d", n)
-		w.fake.SetRef(gOwner, gName, head, w.fake.AddCommit(gOwner, gName, "main"))
+		w.GitHub.SetRef(gOwner, gName, head, w.GitHub.AddCommit(gOwner, gName, "main"))
 		switch kind {
 		case "pr":
 			return []string{"pr", "create", "--task", task, "--base", "main", "--head", head, "--title", "t", "--body", "b"}
@@ -75,14 +75,14 @@ func wireReport(t *testing.T, bin string) string {
 		case "comment":
 			return []string{"issue", "comment", fmt.Sprint(w.thread), "--task", task, "--body", "b"}
 		case "branch":
-			return []string{"branch", "create", "b" + head, "--task", task, "--sha", w.main}
+			return []string{"branch", "create", "b" + head, "--task", task, "--sha", w.Main}
 		}
 		return []string{"file", "put", head + ".txt", "--task", task, "--branch", "main", "--message", "m", "--content-file", content}
 	}
 	bare := func(kind string) (time.Duration, error) {
 		n++
 		head := fmt.Sprintf("bare-%d", n)
-		w.fake.SetRef(gOwner, gName, head, w.fake.AddCommit(gOwner, gName, "main"))
+		w.GitHub.SetRef(gOwner, gName, head, w.GitHub.AddCommit(gOwner, gName, "main"))
 		method, path, body := http.MethodPost, "/repos/"+gRepo+"/issues", map[string]any{"title": "t", "body": "b"}
 		switch kind {
 		case "pr":
@@ -90,17 +90,17 @@ func wireReport(t *testing.T, bin string) string {
 		case "comment":
 			path, body = fmt.Sprintf("/repos/%s/issues/%d/comments", gRepo, w.thread), map[string]any{"body": "b"}
 		case "branch":
-			path, body = "/repos/"+gRepo+"/git/refs", map[string]any{"ref": "refs/heads/b" + head, "sha": w.main}
+			path, body = "/repos/"+gRepo+"/git/refs", map[string]any{"ref": "refs/heads/b" + head, "sha": w.Main}
 		case "file":
 			method, path, body = http.MethodPut, "/repos/"+gRepo+"/contents/"+head+".txt", map[string]any{"message": "m", "content": "eAo=", "branch": "main"}
 		}
-		return barePost(w.fake.URL(), method, path, body)
+		return barePost(w.GitHub.URL(), method, path, body)
 	}
 
 	latencies := []time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond}
 	rows := map[string]*wireRow{}
 	for _, lat := range latencies {
-		w.fake.SetLatency(lat)
+		w.GitHub.SetLatency(lat)
 		for rep := range wireReps {
 			for _, k := range kinds {
 				row := rows[fmt.Sprint(k, lat)]
@@ -113,14 +113,14 @@ func wireReport(t *testing.T, bin string) string {
 					t.Fatal(err)
 				}
 				args := cliArgs(k, fmt.Sprintf("WIRE-%s-%d", lat, rep))
-				w.fake.WaitIdle()
-				before := len(w.fake.Requests())
+				w.GitHub.WaitIdle()
+				before := len(w.GitHub.Requests())
 				took, err := run(args...)
 				if err != nil {
 					t.Fatal(err)
 				}
-				w.fake.WaitIdle()
-				reqs := w.fake.Requests()[before:]
+				w.GitHub.WaitIdle()
+				reqs := w.GitHub.Requests()[before:]
 				b, err := bare(k)
 				if err != nil {
 					t.Fatal(err)
@@ -130,7 +130,7 @@ func wireReport(t *testing.T, bin string) string {
 			}
 		}
 	}
-	w.fake.SetLatency(0)
+	w.GitHub.SetLatency(0)
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Through the CLI\n\nWhat a first create costs through the CLI (`ghonce` as a process, on a ledger `ghonce init` made), on the fake GitHub with a fixed latency added to every request, beside one bare create of the same kind (a fresh HTTP client, as an unguarded tool sends it) and one process start (`ghonce version`), measured in turn in the same run; medians of %d. Content-creating requests are what GitHub's 80-a-minute, 500-an-hour limit counts (every method but GET). Targets at 100 ms: the CLI less one process start within PR 3.2×, the others 2.2× the bare create; content-creating requests PR ≤ 2, the others ≤ 1 (`reconcile` `TestWireFirstCreate` asserts these and the round trips; why a first create costs what it does: `docs/design/wire.md`).\n\n", wireReps)
