@@ -9,12 +9,16 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
 const (
-	bLogin = "agent-bot"
-	bToken = "tok-agent-bot-SECRET-9f2c"
+	owner  = testworld.Owner
+	name   = testworld.Name
+	repo   = testworld.Repo
+	bLogin = testworld.Login
+	bToken = testworld.Token
 )
 
 type memLogins struct {
@@ -39,12 +43,15 @@ func (c *memLogins) ForgetLogin(_ context.Context, fp string) {
 	c.mu.Unlock()
 }
 
-func budgetFake(t *testing.T) *fixtures.Server {
-	s := fixtures.NewServer(fixtures.Options{})
-	t.Cleanup(s.Close)
-	s.AddUser(bLogin, bToken)
-	s.AddRepo("octo", "hello", "main")
-	return s
+// budgetFake is the shared test world's fake GitHub (testworld); opts
+// change the fake (a clock).
+func budgetFake(t *testing.T, opts ...fixtures.Options) *fixtures.Server {
+	t.Helper()
+	var o []testworld.Option
+	for _, f := range opts {
+		o = append(o, testworld.Fake(f))
+	}
+	return testworld.New(t, o...).GitHub
 }
 
 func userReads(s *fixtures.Server) int {
@@ -93,7 +100,7 @@ func TestLoginCache(t *testing.T) {
 	t.Cleanup(revoked.Close)
 	rc, _ := ghcheck.New(ghcheck.Options{BaseURL: revoked.URL(), Token: bToken, LoginCache: cache})
 	cache.PutLogin(context.Background(), ghcheck.TokenFingerprint(revoked.URL(), bToken), bLogin)
-	_ = rc.FindIssue(context.Background(), ghcheck.Repo{Owner: "octo", Name: "hello"}, ghcheck.IssueQuery{Key: taskkey.Key(taskkey.Identity{Task: "T", Step: "s", Kind: "issue", Repo: "octo/hello"})})
+	_ = rc.FindIssue(context.Background(), ghcheck.Repo{Owner: owner, Name: name}, ghcheck.IssueQuery{Key: taskkey.Key(taskkey.Identity{Task: "T", Step: "s", Kind: "issue", Repo: repo})})
 	if _, ok := cache.GetLogin(context.Background(), ghcheck.TokenFingerprint(revoked.URL(), bToken)); ok {
 		t.Error("a 401 left the cached login in place")
 	}
@@ -108,8 +115,8 @@ func TestRepeatedReadIsConditional(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := ghcheck.Repo{Owner: "octo", Name: "hello"}
-	key := taskkey.Key(taskkey.Identity{Task: "T", Step: "s", Kind: "issue", Repo: "octo/hello"})
+	r := ghcheck.Repo{Owner: owner, Name: name}
+	key := taskkey.Key(taskkey.Identity{Task: "T", Step: "s", Kind: "issue", Repo: repo})
 	first := c.FindIssue(context.Background(), r, ghcheck.IssueQuery{Key: key})
 	used := s.RateUsed(bLogin)
 	second := c.FindIssue(context.Background(), r, ghcheck.IssueQuery{Key: key})
@@ -175,18 +182,18 @@ func TestFindMany(t *testing.T) {
 	s := budgetFake(t)
 	s.AddUser("mallory", "tok-mallory")
 	ctx := context.Background()
-	r := ghcheck.Repo{Owner: "octo", Name: "hello"}
+	r := ghcheck.Repo{Owner: owner, Name: name}
 	key := func(s string) string {
-		return taskkey.Key(taskkey.Identity{Task: "T", Step: s, Kind: "x", Repo: "octo/hello"})
+		return taskkey.Key(taskkey.Identity{Task: "T", Step: s, Kind: "x", Repo: repo})
 	}
 	since := time.Now().Add(-time.Hour)
-	thread := s.SeedIssue("octo", "hello", "mallory", fixtures.SeedIssue{Title: "thread"})
-	other := s.SeedIssue("octo", "hello", "mallory", fixtures.SeedIssue{Title: "other"})
-	s.SeedIssue("octo", "hello", bLogin, fixtures.SeedIssue{Title: "ours", Body: taskkey.WithMarker(key("issue"), "b")})
-	s.SeedPR("octo", "hello", bLogin, fixtures.SeedPR{Head: "main", Title: "pr", Body: taskkey.WithMarker(key("pr"), "b")})
-	s.SeedIssue("octo", "hello", "mallory", fixtures.SeedIssue{Title: "look-alike", Body: taskkey.WithMarker(key("stranger"), "b")})
-	s.SeedComment("octo", "hello", thread, bLogin, taskkey.WithMarker(key("comment"), "b"))
-	s.SeedComment("octo", "hello", other, bLogin, taskkey.WithMarker(key("elsewhere"), "b"))
+	thread := s.SeedIssue(owner, name, "mallory", fixtures.SeedIssue{Title: "thread"})
+	other := s.SeedIssue(owner, name, "mallory", fixtures.SeedIssue{Title: "other"})
+	s.SeedIssue(owner, name, bLogin, fixtures.SeedIssue{Title: "ours", Body: taskkey.WithMarker(key("issue"), "b")})
+	s.SeedPR(owner, name, bLogin, fixtures.SeedPR{Head: "main", Title: "pr", Body: taskkey.WithMarker(key("pr"), "b")})
+	s.SeedIssue(owner, name, "mallory", fixtures.SeedIssue{Title: "look-alike", Body: taskkey.WithMarker(key("stranger"), "b")})
+	s.SeedComment(owner, name, thread, bLogin, taskkey.WithMarker(key("comment"), "b"))
+	s.SeedComment(owner, name, other, bLogin, taskkey.WithMarker(key("elsewhere"), "b"))
 	ls := []ghcheck.Lookup{
 		{Kind: ghcheck.LookupIssue, Key: key("issue")},
 		{Kind: ghcheck.LookupPR, Key: key("pr")},
@@ -210,7 +217,7 @@ func TestFindMany(t *testing.T) {
 		t.Errorf("%d requests, want 3 (login, issues, comments)", n)
 	}
 	// The issues listing fails: its look-ups are unknown; comments still decided.
-	s.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath("GET", "/repos/octo/hello/issues"), Kind: fixtures.Status502BeforeCommit, Times: 100})
+	s.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath("GET", "/repos/"+repo+"/issues"), Kind: fixtures.Status502BeforeCommit, Times: 100})
 	got := c.FindMany(ctx, r, since, ls)
 	for i, res := range got {
 		w := ghcheck.Unknown
@@ -231,18 +238,18 @@ func TestFindPRSinceFallsBackOnABusyRepository(t *testing.T) {
 	t.Parallel()
 	s := budgetFake(t)
 	s.AddUser("mallory", "tok-mallory")
-	key := taskkey.Key(taskkey.Identity{Task: "T", Step: "pr", Kind: "pr", Repo: "octo/hello"})
-	sha := s.AddCommit("octo", "hello", "main")
-	s.SetRef("octo", "hello", "ours", sha)
-	n := s.SeedPR("octo", "hello", bLogin, fixtures.SeedPR{Head: "ours", Base: "main", Title: "t", Body: taskkey.WithMarker(key, "b")})
+	key := taskkey.Key(taskkey.Identity{Task: "T", Step: "pr", Kind: "pr", Repo: repo})
+	sha := s.AddCommit(owner, name, "main")
+	s.SetRef(owner, name, "ours", sha)
+	n := s.SeedPR(owner, name, bLogin, fixtures.SeedPR{Head: "ours", Base: "main", Title: "t", Body: taskkey.WithMarker(key, "b")})
 	for i := range 350 {
-		s.SeedPR("octo", "hello", "mallory", fixtures.SeedPR{Head: "main", Base: "main", Title: "noise " + string(rune('a'+i%26))})
+		s.SeedPR(owner, name, "mallory", fixtures.SeedPR{Head: "main", Base: "main", Title: "noise " + string(rune('a'+i%26))})
 	}
 	c, err := ghcheck.New(ghcheck.Options{BaseURL: s.URL(), Token: bToken})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := ghcheck.Repo{Owner: "octo", Name: "hello"}
+	r := ghcheck.Repo{Owner: owner, Name: name}
 	if _, err := c.Login(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -26,15 +26,12 @@ func listingClient(t *testing.T, s *fixtures.Server) *ghcheck.Client {
 // the repository-wide endpoint and none to any thread's.
 func TestListingsArePagedRepositoryWide(t *testing.T) {
 	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	s := fixtures.NewServer(fixtures.Options{Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
-	t.Cleanup(s.Close)
-	s.AddUser(bLogin, bToken)
-	s.AddRepo("octo", "hello", "main")
+	s := budgetFake(t, fixtures.Options{Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
 	for range 250 {
-		s.SeedComment("octo", "hello", s.SeedIssue("octo", "hello", bLogin, fixtures.SeedIssue{Title: "t", Body: "b"}), bLogin, "c")
+		s.SeedComment(owner, name, s.SeedIssue(owner, name, bLogin, fixtures.SeedIssue{Title: "t", Body: "b"}), bLogin, "c")
 	}
 	c := listingClient(t, s)
-	r := ghcheck.Repo{Owner: "octo", Name: "hello"}
+	r := ghcheck.Repo{Owner: owner, Name: name}
 	ctx := context.Background()
 	pages := 0
 	cs, err := c.ListCommentsSince(ctx, r, time.Time{}, func(int) { pages++ })
@@ -45,12 +42,12 @@ func TestListingsArePagedRepositoryWide(t *testing.T) {
 		t.Fatalf("comment threads %d..%d, author %q", cs[0].Number, cs[249].Number, cs[0].Author)
 	}
 	for _, q := range s.Requests() {
-		if strings.HasSuffix(q.Path, "/comments") && q.Path != "/repos/octo/hello/issues/comments" {
+		if strings.HasSuffix(q.Path, "/comments") && q.Path != "/repos/"+repo+"/issues/comments" {
 			t.Fatalf("a thread's own listing was read: %s", q.Path)
 		}
 	}
 	// since filters: the newest 10 issues were updated last.
-	is, err := c.ListIssuesSince(ctx, r, s.Issues("octo", "hello")[240].CreatedAt, nil)
+	is, err := c.ListIssuesSince(ctx, r, s.Issues(owner, name)[240].CreatedAt, nil)
 	if err != nil || len(is) != 10 {
 		t.Fatalf("issues since: %d (%v), want 10", len(is), err)
 	}
@@ -60,17 +57,14 @@ func TestListingsArePagedRepositoryWide(t *testing.T) {
 // page that reaches back before since.
 func TestListPullsSinceStopsAtSince(t *testing.T) {
 	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	s := fixtures.NewServer(fixtures.Options{Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
-	t.Cleanup(s.Close)
-	s.AddUser(bLogin, bToken)
-	s.AddRepo("octo", "hello", "main")
+	s := budgetFake(t, fixtures.Options{Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
 	for range 250 {
-		s.SeedPR("octo", "hello", bLogin, fixtures.SeedPR{Title: "p", Head: "main"})
+		s.SeedPR(owner, name, bLogin, fixtures.SeedPR{Title: "p", Head: "main"})
 	}
 	c := listingClient(t, s)
-	r := ghcheck.Repo{Owner: "octo", Name: "hello"}
+	r := ghcheck.Repo{Owner: owner, Name: name}
 	before := len(s.Requests())
-	prs, err := c.ListPullsSince(context.Background(), r, s.PullRequests("octo", "hello")[200].CreatedAt, nil)
+	prs, err := c.ListPullsSince(context.Background(), r, s.PullRequests(owner, name)[200].CreatedAt, nil)
 	if err != nil || len(prs) != 50 {
 		t.Fatalf("%d PRs (%v), want the 50 newest", len(prs), err)
 	}

@@ -23,7 +23,7 @@ func TestOddPathsLandWhereTheyWereLookedUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	r := ghcheck.Repo{Owner: "octo", Name: "hello"}
+	r := ghcheck.Repo{Owner: owner, Name: name}
 	for _, p := range []string{
 		"C#/README.md", "notes/what?.md", "docs/50%25.md", "docs/50%.md", "docs/100% done.md",
 		"with space/a b.md", "unicode/café-日本語.md", "plus+sign.md", "semi;colon,comma.md",
@@ -38,8 +38,8 @@ func TestOddPathsLandWhereTheyWereLookedUp(t *testing.T) {
 			t.Errorf("put %q: %v", p, err)
 			continue
 		}
-		if got, ok := s.FileContent("octo", "hello", "main", p); !ok || string(got) != string(content) {
-			t.Errorf("%q was not written at that exact path; the fake holds %v", p, s.Files("octo", "hello", "main"))
+		if got, ok := s.FileContent(owner, name, "main", p); !ok || string(got) != string(content) {
+			t.Errorf("%q was not written at that exact path; the fake holds %v", p, s.Files(owner, name, "main"))
 		}
 		if res := c.FindFile(ctx, r, "main", p, content); res.State != ghcheck.Found {
 			t.Errorf("%q after the write: %s %v, want found", p, res.State, res.Err)

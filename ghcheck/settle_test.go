@@ -16,8 +16,8 @@ func TestGoneNeedsAVisibleRepository(t *testing.T) {
 	s := budgetFake(t)
 	c := listingClient(t, s)
 	ctx := context.Background()
-	seen, hidden := ghcheck.Repo{Owner: "octo", Name: "hello"}, ghcheck.Repo{Owner: "octo", Name: "private"}
-	sha := s.AddCommit("octo", "hello", "main")
+	seen, hidden := ghcheck.Repo{Owner: owner, Name: name}, ghcheck.Repo{Owner: owner, Name: "private"}
+	sha := s.AddCommit(owner, name, "main")
 	for _, tc := range []struct {
 		name string
 		res  effect.Result
