@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/testworld"
 )
 
 const appID = 123456
@@ -50,9 +51,7 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	clk := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	fake := fixtures.NewServer(fixtures.Options{Now: clk.now})
-	t.Cleanup(fake.Close)
-	fake.AddRepo("octo-org", "hello-world", "main")
+	fake := testworld.New(t, testworld.Fake(fixtures.Options{Now: clk.now})).GitHub // holds testworld.Repo, octo-org/hello-world
 	fake.AddRepo("octo-org", "elsewhere", "main")
 	k, p := newKey(t)
 	fake.AddApp(fixtures.App{ID: appID, Slug: "ghonce-agent", PublicKey: &k.PublicKey})
