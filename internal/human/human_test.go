@@ -23,9 +23,11 @@ func TestDuration(t *testing.T) {
 		{2*time.Hour + 30*time.Second, "2h0m30s"},
 		{2*time.Hour + 5*time.Minute, "2h5m"},
 	} {
-		if got := Duration(tc.d); got != tc.want {
-			t.Errorf("Duration(%v) = %q, want %q", tc.d, got, tc.want)
-		}
+		t.Run(tc.d.String(), func(t *testing.T) {
+			if got := Duration(tc.d); got != tc.want {
+				t.Errorf("Duration(%v) = %q, want %q", tc.d, got, tc.want)
+			}
+		})
 	}
 }
 
@@ -41,8 +43,10 @@ func TestAge(t *testing.T) {
 		{47 * time.Hour, "47h"},
 		{4 * 24 * time.Hour, "4d"},
 	} {
-		if got := Age(tc.d); got != tc.want {
-			t.Errorf("Age(%v) = %q, want %q", tc.d, got, tc.want)
-		}
+		t.Run(tc.d.String(), func(t *testing.T) {
+			if got := Age(tc.d); got != tc.want {
+				t.Errorf("Age(%v) = %q, want %q", tc.d, got, tc.want)
+			}
+		})
 	}
 }
