@@ -52,17 +52,19 @@ func TestDescribe(t *testing.T) {
 		{"anything else", errors.New("disk on fire"), ExitError, Other, "", "", 0, "", "error.message"},
 		{"an unconfirmed message that reads like cobra's", &reconcile.UnconfirmedError{Key: key, Err: errors.New("server accepts only JSON")}, ExitUnconfirmed, Unconfirmed, key, "attempting", 0, "", "reconcile"},
 	} {
-		f := Describe(tc.err, "pr create")
-		if f.OK || f.ExitCode != tc.code || f.Error.Kind != tc.kind || f.Key != tc.key || f.State != tc.state ||
-			f.Error.HTTPStatus != tc.status || f.Error.Field != tc.field {
-			t.Errorf("%s: got %+v; want exit %d kind %s key %q state %q status %d field %q", tc.name, f, tc.code, tc.kind, tc.key, tc.state, tc.status, tc.field)
-		}
-		if !strings.Contains(f.Next, tc.next) {
-			t.Errorf("%s: next %q does not say %q", tc.name, f.Next, tc.next)
-		}
-		if f.Error.Message == "" {
-			t.Errorf("%s: no message", tc.name)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			f := Describe(tc.err, "pr create")
+			if f.OK || f.ExitCode != tc.code || f.Error.Kind != tc.kind || f.Key != tc.key || f.State != tc.state ||
+				f.Error.HTTPStatus != tc.status || f.Error.Field != tc.field {
+				t.Errorf("%s: got %+v; want exit %d kind %s key %q state %q status %d field %q", tc.name, f, tc.code, tc.kind, tc.key, tc.state, tc.status, tc.field)
+			}
+			if !strings.Contains(f.Next, tc.next) {
+				t.Errorf("%s: next %q does not say %q", tc.name, f.Next, tc.next)
+			}
+			if f.Error.Message == "" {
+				t.Errorf("%s: no message", tc.name)
+			}
+		})
 	}
 }
 
