@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -48,9 +49,11 @@ func TestMedian(t *testing.T) {
 		xs   []float64
 		want float64
 	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
-		if got := median(tt.xs); got != tt.want {
-			t.Errorf("median(%v) = %v, want %v", tt.xs, got, tt.want)
-		}
+		t.Run(fmt.Sprint(tt.xs), func(t *testing.T) {
+			if got := median(tt.xs); got != tt.want {
+				t.Errorf("median(%v) = %v, want %v", tt.xs, got, tt.want)
+			}
+		})
 	}
 }
 
