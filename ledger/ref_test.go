@@ -1,6 +1,9 @@
 package ledger
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestRefName(t *testing.T) {
 	for _, tc := range []struct {
@@ -13,8 +16,10 @@ func TestRefName(t *testing.T) {
 		{Ref{Text: "exit 0"}, ""},
 		{Ref{}, ""},
 	} {
-		if got := tc.ref.Name(); got != tc.want {
-			t.Errorf("%+v.Name() = %q, want %q", tc.ref, got, tc.want)
-		}
+		t.Run(fmt.Sprintf("%+v", tc.ref), func(t *testing.T) {
+			if got := tc.ref.Name(); got != tc.want {
+				t.Errorf("%+v.Name() = %q, want %q", tc.ref, got, tc.want)
+			}
+		})
 	}
 }
