@@ -1,6 +1,7 @@
 package taskkey
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -191,10 +192,12 @@ func TestCheckIDRefusesWhatCannotNameWork(t *testing.T) {
 		{"T-1\nT-2", "control character"}, {"a\x00b", "control character"}, {"a\x1b[31m", "control character"},
 		{"\xff\xfe", "UTF-8"}, {strings.Repeat("x", MaxID+1), "over the limit"},
 	} {
-		err := CheckID("task", c.in)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("CheckID(%q) = %v, want an error saying %q", c.in, err, c.want)
-		}
+		t.Run(fmt.Sprintf("%.20q", c.in), func(t *testing.T) {
+			err := CheckID("task", c.in)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("CheckID(%q) = %v, want an error saying %q", c.in, err, c.want)
+			}
+		})
 	}
 	for _, ok := range []string{"T-1", "ü/ñ", "ISSUE 42", strings.Repeat("é", MaxID)} {
 		if err := CheckID("task", ok); err != nil {
