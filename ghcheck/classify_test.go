@@ -79,9 +79,11 @@ func TestClassify(t *testing.T) {
 		{"anything else", errors.New("strange"), ClassMaybe},
 	}
 	for _, tc := range cases {
-		if got := Classify(tc.err); got != tc.want {
-			t.Errorf("%s: Classify(%T %v) = %v, want %v", tc.name, tc.err, tc.err, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Classify(tc.err); got != tc.want {
+				t.Errorf("%s: Classify(%T %v) = %v, want %v", tc.name, tc.err, tc.err, got, tc.want)
+			}
+		})
 	}
 	if Classify(nil) != 0 {
 		t.Error("Classify(nil) != 0")

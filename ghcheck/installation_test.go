@@ -22,10 +22,12 @@ func TestInstallationAuthorsOnlyForInstallationTokens(t *testing.T) {
 		{"personal token", pat, map[string]bool{me: true, "github-actions[bot]": false}},
 		{"installation token", inst, map[string]bool{me: false, "github-actions[bot]": true, "GitHub-Actions[bot]": true, "mallory": false}},
 	} {
-		for login, want := range c.want {
-			if got, err := c.c.Ours(context.Background(), login); err != nil || got != want {
-				t.Errorf("%s: Ours(%q) = %v, %v; want %v", c.name, login, got, err, want)
+		t.Run(c.name, func(t *testing.T) {
+			for login, want := range c.want {
+				if got, err := c.c.Ours(context.Background(), login); err != nil || got != want {
+					t.Errorf("%s: Ours(%q) = %v, %v; want %v", c.name, login, got, err, want)
+				}
 			}
-		}
+		})
 	}
 }

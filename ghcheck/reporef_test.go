@@ -51,8 +51,10 @@ func TestSameHost(t *testing.T) {
 		{"ghe.corp", "https://api.github.com", false},
 		{"github.com", "https://ghe.corp/api/v3", false},
 	} {
-		if got := SameHost(tc.host, tc.base); got != tc.want {
-			t.Errorf("SameHost(%q, %q) = %v, want %v", tc.host, tc.base, got, tc.want)
-		}
+		t.Run(tc.host+" "+tc.base, func(t *testing.T) {
+			if got := SameHost(tc.host, tc.base); got != tc.want {
+				t.Errorf("SameHost(%q, %q) = %v, want %v", tc.host, tc.base, got, tc.want)
+			}
+		})
 	}
 }

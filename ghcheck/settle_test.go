@@ -29,9 +29,11 @@ func TestGoneNeedsAVisibleRepository(t *testing.T) {
 		{"branch in a hidden repository", c.FindBranchGone(ctx, hidden, "stray", sha), effect.Unknown},
 		{"issue that does not exist", c.FindClosed(ctx, seen, 99), effect.Conflict},
 	} {
-		if tc.res.State != tc.want {
-			t.Errorf("%s: %v (%v), want %v", tc.name, tc.res.State, tc.res.Err, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.res.State != tc.want {
+				t.Errorf("%s: %v (%v), want %v", tc.name, tc.res.State, tc.res.Err, tc.want)
+			}
+		})
 	}
 	_, err := c.DeleteComment(ctx, seen, 2_200_000_999)
 	var ce *effect.CreateError
