@@ -19,34 +19,36 @@ const wantEncode = "percent-encode the password (`@` is `%40`)"
 // before any connection, and its error prints nothing of the password.
 func TestAmbiguousUserInfoRefused(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ loc, pw string }{
-		{"postgres://ghonceu:Secret#1@127.0.0.1/db", "Secret#1"},
-		{"postgres://ghonceu:p@ss@prod@127.0.0.1:5432/db", "p@ss@prod"},
-		{"postgres://ghonceu:pa/Zq7kw9@127.0.0.1/db", "pa/Zq7kw9"},
-		{"postgresql://ghonceu:pa?Zq7kw9@127.0.0.1/db", "pa?Zq7kw9"},
-		{"postgres://127.0.0.1/db?password=pa#Zq7kw9", "pa#Zq7kw9"},
-		{"postgres://ghonceu:100%pure@127.0.0.1/db", "100%pure"},
+	for _, tc := range []struct{ name, loc, pw string }{
+		{"# in the password", "postgres://ghonceu:Secret#1@127.0.0.1/db", "Secret#1"},
+		{"@ in the password", "postgres://ghonceu:p@ss@prod@127.0.0.1:5432/db", "p@ss@prod"},
+		{"/ in the password", "postgres://ghonceu:pa/Zq7kw9@127.0.0.1/db", "pa/Zq7kw9"},
+		{"? in the password", "postgresql://ghonceu:pa?Zq7kw9@127.0.0.1/db", "pa?Zq7kw9"},
+		{"# in the password parameter", "postgres://127.0.0.1/db?password=pa#Zq7kw9", "pa#Zq7kw9"},
+		{"% in the password", "postgres://ghonceu:100%pure@127.0.0.1/db", "100%pure"},
 	} {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		l, err := postgres.Open(ctx, tc.loc, postgres.Options{})
-		cancel()
-		if err == nil {
-			l.Close()
-			t.Errorf("%s: Open succeeded", tc.loc)
-			continue
-		}
-		msg := err.Error()
-		if !errors.Is(err, postgres.ErrBadURL) || !strings.Contains(msg, wantEncode) {
-			t.Errorf("%s: %q; want ErrBadURL saying %q", tc.loc, msg, wantEncode)
-		}
-		for _, piece := range pieces(tc.pw) {
-			if strings.Contains(msg, piece) {
-				t.Errorf("%s: the error prints %q of the password: %s", tc.loc, piece, msg)
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			l, err := postgres.Open(ctx, tc.loc, postgres.Options{})
+			cancel()
+			if err == nil {
+				l.Close()
+				t.Errorf("%s: Open succeeded", tc.loc)
+				return
 			}
-		}
-		if got := postgres.Redact(tc.loc); strings.Contains(got, "127.0.0.1") || strings.Contains(got, "ss") {
-			t.Errorf("Redact(%s) = %q: it prints a URL it cannot read", tc.loc, got)
-		}
+			msg := err.Error()
+			if !errors.Is(err, postgres.ErrBadURL) || !strings.Contains(msg, wantEncode) {
+				t.Errorf("%s: %q; want ErrBadURL saying %q", tc.loc, msg, wantEncode)
+			}
+			for _, piece := range pieces(tc.pw) {
+				if strings.Contains(msg, piece) {
+					t.Errorf("%s: the error prints %q of the password: %s", tc.loc, piece, msg)
+				}
+			}
+			if got := postgres.Redact(tc.loc); strings.Contains(got, "127.0.0.1") || strings.Contains(got, "ss") {
+				t.Errorf("Redact(%s) = %q: it prints a URL it cannot read", tc.loc, got)
+			}
+		})
 	}
 }
 
