@@ -44,7 +44,6 @@ func TestModelTextsNameNoCLIFlags(t *testing.T) {
 // error still says "invalid arguments" and ends with the documented line:
 // kind, the CLI's exit code, and the key the arguments name.
 func TestSchemaErrorsEndWithKindAndKey(t *testing.T) {
-	w := newWorld(t, opts{})
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
@@ -56,10 +55,13 @@ func TestSchemaErrorsEndWithKindAndKey(t *testing.T) {
 		{"add_issue_comment", args("issue_number", "seven", "body", "x"), false},
 		{"create_or_update_file", args("path", "a.md", "branch", "main", "content", 5, "message", "m"), true},
 	} {
-		msg := w.fails(tc.tool, tc.args, "invalid arguments", "\n[usage: the CLI's exit 2")
-		if has := strings.Contains(msg, ", key gk1_"); has != tc.key {
-			t.Errorf("%s %v: %q; want the key named: %v", tc.tool, tc.args, msg, tc.key)
-		}
+		t.Run(fmt.Sprintf("%s %v", tc.tool, tc.args), func(t *testing.T) {
+			w := newWorld(t, opts{})
+			msg := w.fails(tc.tool, tc.args, "invalid arguments", "\n[usage: the CLI's exit 2")
+			if has := strings.Contains(msg, ", key gk1_"); has != tc.key {
+				t.Errorf("%s %v: %q; want the key named: %v", tc.tool, tc.args, msg, tc.key)
+			}
+		})
 	}
 }
 
