@@ -143,13 +143,15 @@ func TestPragmas(t *testing.T) {
 			{"application_id", fmt.Sprint(ApplicationID)},
 			{"user_version", fmt.Sprint(SchemaVersion)},
 		} {
-			var got string
-			if err := c.QueryRowContext(ctx, "PRAGMA "+p.pragma).Scan(&got); err != nil {
-				t.Fatalf("conn %d: PRAGMA %s: %v", i, p.pragma, err)
-			}
-			if got != p.want {
-				t.Errorf("conn %d: PRAGMA %s = %s, want %s", i, p.pragma, got, p.want)
-			}
+			t.Run(fmt.Sprintf("conn %d %s", i, p.pragma), func(t *testing.T) {
+				var got string
+				if err := c.QueryRowContext(ctx, "PRAGMA "+p.pragma).Scan(&got); err != nil {
+					t.Fatalf("conn %d: PRAGMA %s: %v", i, p.pragma, err)
+				}
+				if got != p.want {
+					t.Errorf("conn %d: PRAGMA %s = %s, want %s", i, p.pragma, got, p.want)
+				}
+			})
 		}
 	}
 }
@@ -646,10 +648,12 @@ func TestCheck(t *testing.T) {
 		{identity{appID: 0, version: 3, objects: 0}, ledger.ErrNotLedger},
 		{identity{appID: 12, version: 0, objects: 0}, ledger.ErrNotLedger},
 	} {
-		err := l.check(tt.id)
-		if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
-			t.Errorf("check(%+v) = %v, want %v", tt.id, err, tt.want)
-		}
+		t.Run(fmt.Sprintf("%+v", tt.id), func(t *testing.T) {
+			err := l.check(tt.id)
+			if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
+				t.Errorf("check(%+v) = %v, want %v", tt.id, err, tt.want)
+			}
+		})
 	}
 }
 
@@ -924,35 +928,38 @@ func TestOpenMigratesAVersion2Ledger(t *testing.T) {
 func TestListingsUseAnIndex(t *testing.T) {
 	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), Options{})
 	for _, c := range []struct {
+		name string
 		p    ledger.ListParams
 		want string
 	}{
-		{ledger.ListParams{Limit: 50}, "entries_by_created"},
-		{ledger.ListParams{Task: "t"}, "entries_by_task"},
-		{ledger.ListParams{Status: ledger.Attempting}, "entries_not_done"},
-		{ledger.ListParams{Status: ledger.Attempting, Repo: "o/r"}, "entries_not_done"},
-		{ledger.ListParams{Status: ledger.Attempting, UpdatedBefore: time.Now()}, "entries_not_done"},
-		{ledger.ListParams{Repo: "o/r"}, "entries_by_repo"},
-		{ledger.ListParams{Repo: "o/r", Status: ledger.Done, UpdatedBefore: time.Now()}, "entries_by_repo"}, // labels prune
+		{"default", ledger.ListParams{Limit: 50}, "entries_by_created"},
+		{"task", ledger.ListParams{Task: "t"}, "entries_by_task"},
+		{"not done", ledger.ListParams{Status: ledger.Attempting}, "entries_not_done"},
+		{"not done in a repository", ledger.ListParams{Status: ledger.Attempting, Repo: "o/r"}, "entries_not_done"},
+		{"stale", ledger.ListParams{Status: ledger.Attempting, UpdatedBefore: time.Now()}, "entries_not_done"},
+		{"repository", ledger.ListParams{Repo: "o/r"}, "entries_by_repo"},
+		{"labels prune", ledger.ListParams{Repo: "o/r", Status: ledger.Done, UpdatedBefore: time.Now()}, "entries_by_repo"},
 	} {
-		q, args := listQuery(c.p)
-		rows, err := l.db.Query("EXPLAIN QUERY PLAN "+q, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+		t.Run(c.name, func(t *testing.T) {
+			q, args := listQuery(c.p)
+			rows, err := l.db.Query("EXPLAIN QUERY PLAN "+q, args...)
+			if err != nil {
 				t.Fatal(err)
 			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
-		if got := strings.Join(plan, "; "); !strings.Contains(got, "USING INDEX "+c.want) && !strings.Contains(got, "USING COVERING INDEX "+c.want) {
-			t.Errorf("List(%+v) plan = %q, want it to use %s", c.p, got, c.want)
-		}
+			var plan []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			rows.Close()
+			if got := strings.Join(plan, "; "); !strings.Contains(got, "USING INDEX "+c.want) && !strings.Contains(got, "USING COVERING INDEX "+c.want) {
+				t.Errorf("List(%+v) plan = %q, want it to use %s", c.p, got, c.want)
+			}
+		})
 	}
 }
 
