@@ -74,33 +74,35 @@ func TestOpenRecordsOrigin(t *testing.T) {
 		{store.CreateForInit, ledger.OriginInit, false},
 		{store.CreateForAction, ledger.OriginAction, true},
 	} {
-		path := filepath.Join(dir, tc.origin+".db")
-		o, err := store.Open(ctx, path, store.Options{Create: tc.create, CreatedBy: "ghonce test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if by, err := o.GetMeta(ctx, ledger.MetaCreatedBy); err != nil || by != "ghonce test" {
-			t.Fatalf("%s: created_by = %q, %v", path, by, err)
-		}
-		if o.Origin != tc.origin || o.CannotVouch() != tc.cannotVouch {
-			t.Fatalf("%s: Origin=%q CannotVouch=%v, want %q %v", path, o.Origin, o.CannotVouch(), tc.origin, tc.cannotVouch)
-		}
-		if at, err := o.GetMeta(ctx, ledger.MetaCreatedAt); err != nil || at == "" {
-			t.Fatalf("%s: created_at = %q, %v", path, at, err)
-		}
-		o.Close()
-		// Opened again, by any verb: it exists, keeps its origin and is
-		// established from now on.
-		for _, c := range []store.Create{store.CreateNever, store.CreateForAction, store.CreateForInit} {
-			o, err := store.Open(ctx, path, store.Options{Create: c})
+		t.Run(tc.origin, func(t *testing.T) {
+			path := filepath.Join(dir, tc.origin+".db")
+			o, err := store.Open(ctx, path, store.Options{Create: tc.create, CreatedBy: "ghonce test"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.Created || o.Origin != tc.origin || o.CannotVouch() {
-				t.Fatalf("%s reopened: Created=%v Origin=%q CannotVouch=%v", path, o.Created, o.Origin, o.CannotVouch())
+			if by, err := o.GetMeta(ctx, ledger.MetaCreatedBy); err != nil || by != "ghonce test" {
+				t.Fatalf("%s: created_by = %q, %v", path, by, err)
+			}
+			if o.Origin != tc.origin || o.CannotVouch() != tc.cannotVouch {
+				t.Fatalf("%s: Origin=%q CannotVouch=%v, want %q %v", path, o.Origin, o.CannotVouch(), tc.origin, tc.cannotVouch)
+			}
+			if at, err := o.GetMeta(ctx, ledger.MetaCreatedAt); err != nil || at == "" {
+				t.Fatalf("%s: created_at = %q, %v", path, at, err)
 			}
 			o.Close()
-		}
+			// Opened again, by any verb: it exists, keeps its origin and is
+			// established from now on.
+			for _, c := range []store.Create{store.CreateNever, store.CreateForAction, store.CreateForInit} {
+				o, err := store.Open(ctx, path, store.Options{Create: c})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if o.Created || o.Origin != tc.origin || o.CannotVouch() {
+					t.Fatalf("%s reopened: Created=%v Origin=%q CannotVouch=%v", path, o.Created, o.Origin, o.CannotVouch())
+				}
+				o.Close()
+			}
+		})
 	}
 }
 
