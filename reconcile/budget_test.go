@@ -149,30 +149,32 @@ func TestRequestsRerunAfterCrash(t *testing.T) {
 	// rerun of a restarted process spends, and checks its outcome.
 	rerun := func(task string, fault fixtures.FaultKind, want reconcile.Outcome, what string, cases []rerunCase) {
 		for _, tc := range cases {
-			a := reconcile.Action{Task: task, Step: tc.kind, Repo: repo, Spec: tc.spec}
-			method := http.MethodPost
-			if tc.kind == "file" {
-				method = http.MethodPut
-			}
-			s.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath(method, tc.path), Kind: fault})
-			e, l := w.budgetEngine()
-			if _, err := do(w.ctx, e, a); err == nil {
-				t.Fatalf("%s: the faulted create did not leave the entry unconfirmed", tc.kind)
-			}
-			l.Close()
-			var r *reconcile.Result
-			reqs := w.spent(func() {
-				e2, l2 := w.budgetEngine()
-				var err error
-				if r, err = do(w.ctx, e2, a); err != nil {
-					t.Fatalf("%s rerun: %v", tc.kind, err)
+			t.Run(task+" "+tc.kind, func(t *testing.T) {
+				a := reconcile.Action{Task: task, Step: tc.kind, Repo: repo, Spec: tc.spec}
+				method := http.MethodPost
+				if tc.kind == "file" {
+					method = http.MethodPut
 				}
-				l2.Close()
+				s.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath(method, tc.path), Kind: fault})
+				e, l := w.budgetEngine()
+				if _, err := do(w.ctx, e, a); err == nil {
+					t.Fatalf("%s: the faulted create did not leave the entry unconfirmed", tc.kind)
+				}
+				l.Close()
+				var r *reconcile.Result
+				reqs := w.spent(func() {
+					e2, l2 := w.budgetEngine()
+					var err error
+					if r, err = do(w.ctx, e2, a); err != nil {
+						t.Fatalf("%s rerun: %v", tc.kind, err)
+					}
+					l2.Close()
+				})
+				if r.Outcome != want {
+					t.Errorf("%s rerun: outcome %s, want %s", tc.kind, r.Outcome, want)
+				}
+				atMost(t, tc.kind+" rerun after "+what, reqs, 3)
 			})
-			if r.Outcome != want {
-				t.Errorf("%s rerun: outcome %s, want %s", tc.kind, r.Outcome, want)
-			}
-			atMost(t, tc.kind+" rerun after "+what, reqs, 3)
 		}
 	}
 	cases := func(head, branch, file string) []rerunCase {

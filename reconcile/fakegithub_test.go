@@ -70,34 +70,36 @@ func TestEngineAgainstAnInterfaceFake(t *testing.T) {
 			},
 			creates: 1, status: ledger.Failed},
 	} {
-		l, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"), sqlite.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		gh := &fakeGitHub{find: tc.find, create: tc.create}
-		e := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Wait: time.Second, Settle: -1})
-		a := reconcile.Action{Task: "T", Step: "s", Repo: "octo-org/hello-world", Spec: reconcile.Issue{Title: "t", Body: "b"}}
-		r, err := do(context.Background(), e, a)
-		var ue *reconcile.UnconfirmedError
-		switch {
-		case tc.unconfirmed && !errors.As(err, &ue):
-			t.Errorf("%s: err %v, want *UnconfirmedError", tc.name, err)
-		case !tc.unconfirmed && tc.outcome != "" && (err != nil || r.Outcome != tc.outcome):
-			t.Errorf("%s: result %+v, err %v; want outcome %s", tc.name, r, err, tc.outcome)
-		case tc.status == ledger.Failed && err == nil:
-			t.Errorf("%s: a refused create returned no error", tc.name)
-		}
-		if gh.creates != tc.creates {
-			t.Errorf("%s: %d creates, want %d", tc.name, gh.creates, tc.creates)
-		}
-		ent, err := l.Get(context.Background(), keyOf(t, a))
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		if ent.Status != tc.status {
-			t.Errorf("%s: entry %s, want %s", tc.name, ent.Status, tc.status)
-		}
-		l.Close()
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"), sqlite.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gh := &fakeGitHub{find: tc.find, create: tc.create}
+			e := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Wait: time.Second, Settle: -1})
+			a := reconcile.Action{Task: "T", Step: "s", Repo: "octo-org/hello-world", Spec: reconcile.Issue{Title: "t", Body: "b"}}
+			r, err := do(context.Background(), e, a)
+			var ue *reconcile.UnconfirmedError
+			switch {
+			case tc.unconfirmed && !errors.As(err, &ue):
+				t.Errorf("%s: err %v, want *UnconfirmedError", tc.name, err)
+			case !tc.unconfirmed && tc.outcome != "" && (err != nil || r.Outcome != tc.outcome):
+				t.Errorf("%s: result %+v, err %v; want outcome %s", tc.name, r, err, tc.outcome)
+			case tc.status == ledger.Failed && err == nil:
+				t.Errorf("%s: a refused create returned no error", tc.name)
+			}
+			if gh.creates != tc.creates {
+				t.Errorf("%s: %d creates, want %d", tc.name, gh.creates, tc.creates)
+			}
+			ent, err := l.Get(context.Background(), keyOf(t, a))
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if ent.Status != tc.status {
+				t.Errorf("%s: entry %s, want %s", tc.name, ent.Status, tc.status)
+			}
+			l.Close()
+		})
 	}
 }
 
