@@ -232,33 +232,35 @@ func TestGitHubReport(t *testing.T) {
 		latency  time.Duration
 		perEntry bool
 	}{{40, 0, true}, {40, 0, false}, {1000, 0, true}, {1000, 0, false}, {1000, 50 * time.Millisecond, false}, {10000, 0, false}} {
-		if tc.n > *githubMaxN {
-			fmt.Fprintf(&b, "| %d | | | not measured (-github.maxn=%d) | | |\n", tc.n, *githubMaxN)
-			continue
-		}
-		w := newGWorld(t)
-		w.seedAttempting(tc.n)
-		w.GitHub.SetLatency(tc.latency)
-		e, _, closeL := w.engine()
-		how := "batched"
-		if tc.perEntry {
-			// For comparison: reconcile without FindMany, one look-up per entry
-			// (as before batching; a pull request costs up to three).
-			e, closeL = w.perEntryEngine()
-			how = "one look-up per entry (FindMany hidden)"
-		}
-		var took time.Duration
-		reqs := w.count(func() {
-			start := time.Now()
-			out, err := e.Reconcile(context.Background(), reconcile.Filter{})
-			took = time.Since(start)
-			if err != nil || len(out) != tc.n {
-				t.Fatalf("reconcile %d: %d settled, %v", tc.n, len(out), err)
+		t.Run(fmt.Sprintf("N=%d latency=%s per-entry=%v", tc.n, tc.latency, tc.perEntry), func(t *testing.T) {
+			if tc.n > *githubMaxN {
+				fmt.Fprintf(&b, "| %d | | | not measured (-github.maxn=%d) | | |\n", tc.n, *githubMaxN)
+				return
 			}
+			w := newGWorld(t)
+			w.seedAttempting(tc.n)
+			w.GitHub.SetLatency(tc.latency)
+			e, _, closeL := w.engine()
+			how := "batched"
+			if tc.perEntry {
+				// For comparison: reconcile without FindMany, one look-up per entry
+				// (as before batching; a pull request costs up to three).
+				e, closeL = w.perEntryEngine()
+				how = "one look-up per entry (FindMany hidden)"
+			}
+			var took time.Duration
+			reqs := w.count(func() {
+				start := time.Now()
+				out, err := e.Reconcile(context.Background(), reconcile.Filter{})
+				took = time.Since(start)
+				if err != nil || len(out) != tc.n {
+					t.Fatalf("reconcile %d: %d settled, %v", tc.n, len(out), err)
+				}
+			})
+			closeL()
+			fmt.Fprintf(&b, "| %d | %s | %s | %d | %d | %s |\n", tc.n, how, tc.latency, reqs, (tc.n+99)/100+3, took.Round(time.Millisecond))
+			t.Logf("reconcile N=%d latency=%s: %d requests in %s", tc.n, tc.latency, reqs, took)
 		})
-		closeL()
-		fmt.Fprintf(&b, "| %d | %s | %s | %d | %d | %s |\n", tc.n, how, tc.latency, reqs, (tc.n+99)/100+3, took.Round(time.Millisecond))
-		t.Logf("reconcile N=%d latency=%s: %d requests in %s", tc.n, tc.latency, reqs, took)
 	}
 	b.WriteString("\nThe seeds' ledgers, same N, same disk (`../shared/bench-peers/`): they never ask GitHub, so a `started` row left by a crash is simply run again (the duplicate ghonce exists to prevent); their figure is the cost of their ledger alone, with their libraries' default durability.\n\n")
 	b.WriteString("| N | seed 000 (SQLite) fresh / replay µs per op | seed 003 (JSON file) fresh / replay µs per op |\n| --- | --- | --- |\n")
