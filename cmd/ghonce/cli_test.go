@@ -281,20 +281,28 @@ func TestNoSecretsInOutputsOrLedger(t *testing.T) {
 	const unknownToken = "ghp_GHONCEtestSECRET_unknown_99b3"
 	for _, tc := range []struct {
 		name string
-		env  []string
+		env  func(*world) []string
 	}{
-		{"a token GitHub rejects", []string{"GH_TOKEN=" + unknownToken}},
-		{"a token with a stray newline", []string{"GH_TOKEN=" + token + "\n"}},
-		{"a token with a space", []string{"GH_TOKEN=" + token + " x"}},
-		{"credentials in the API URL", []string{"GITHUB_API_URL=" + strings.Replace(w.fake.URL(), "http://", "http://x:"+token+"@", 1)}},
+		{"a token GitHub rejects", func(*world) []string { return []string{"GH_TOKEN=" + unknownToken} }},
+		{"a token with a stray newline", func(*world) []string { return []string{"GH_TOKEN=" + token + "\n"} }},
+		{"a token with a space", func(*world) []string { return []string{"GH_TOKEN=" + token + " x"} }},
+		{"credentials in the API URL", func(w *world) []string {
+			return []string{"GITHUB_API_URL=" + strings.Replace(w.fake.URL(), "http://", "http://x:"+token+"@", 1)}
+		}},
 	} {
-		o := w.exec(nil, tc.env, "pr", "create", "--task", "T-SECRET", "--base", "main", "--head", "fix-42", "--title", "Fix", "--body", "b", "--ledger", w.ledger, "--repo", repo)
-		if o.Exit == 0 {
-			t.Errorf("%s: exit 0, want a failure", tc.name)
-		}
-		if o.Stderr == "" {
-			t.Errorf("%s: no message on stderr", tc.name)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			// Each row in a world of its own: nothing a failed run leaves
+			// behind reaches the next row or the runs below.
+			w := newWorld(t)
+			w.push("fix-42")
+			o := w.exec(nil, tc.env(w), "pr", "create", "--task", "T-SECRET", "--base", "main", "--head", "fix-42", "--title", "Fix", "--body", "b", "--ledger", w.ledger, "--repo", repo)
+			if o.Exit == 0 {
+				t.Errorf("%s: exit 0, want a failure", tc.name)
+			}
+			if o.Stderr == "" {
+				t.Errorf("%s: no message on stderr", tc.name)
+			}
+		})
 	}
 	// And runs that succeed, fail on GitHub's side, and settle.
 	const body = "distinctive-body-7c41 in the ledger"
