@@ -158,14 +158,16 @@ func TestClassifyHandshakeFailuresAreNotSent(t *testing.T) {
 		"untrusted certificate": untrusted.URL,
 		"not a TLS server":      "https://" + plain.Listener.Addr().String(),
 	} {
-		resp, err := http.Post(u+"/repos/o/r/issues", "application/json", bytes.NewReader([]byte("{}")))
-		if err == nil {
-			resp.Body.Close()
-			t.Fatalf("%s: the request succeeded", name)
-		}
-		if got := Classify(err); got != ClassNotSent {
-			t.Errorf("%s: Classify(%v) = %v, want not sent", name, err, got)
-		}
+		t.Run(name, func(t *testing.T) {
+			resp, err := http.Post(u+"/repos/o/r/issues", "application/json", bytes.NewReader([]byte("{}")))
+			if err == nil {
+				resp.Body.Close()
+				t.Fatalf("%s: the request succeeded", name)
+			}
+			if got := Classify(err); got != ClassNotSent {
+				t.Errorf("%s: Classify(%v) = %v, want not sent", name, err, got)
+			}
+		})
 	}
 	if requests != 0 {
 		t.Errorf("the servers saw %d requests, want 0", requests)

@@ -3,6 +3,7 @@ package ghcheck
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -19,24 +20,28 @@ func TestNewBaseURL(t *testing.T) {
 		"http://127.0.0.1:8080":          "http://127.0.0.1:8080/",
 		"http://127.0.0.1:8080/fake//":   "http://127.0.0.1:8080/fake/",
 	} {
-		c, err := New(Options{BaseURL: in, Token: testToken})
-		if err != nil {
-			t.Errorf("New(%q): %v", in, err)
-			continue
-		}
-		if got := c.gh.BaseURL.String(); got != want {
-			t.Errorf("New(%q): base %s, want %s", in, got, want)
-		}
+		t.Run(fmt.Sprintf("%q", in), func(t *testing.T) {
+			c, err := New(Options{BaseURL: in, Token: testToken})
+			if err != nil {
+				t.Errorf("New(%q): %v", in, err)
+				return
+			}
+			if got := c.gh.BaseURL.String(); got != want {
+				t.Errorf("New(%q): base %s, want %s", in, got, want)
+			}
+		})
 	}
 	for in, want := range map[string]string{
 		"https://api.github.com/":         "https://github.com/",
 		"https://ghe.example.com/api/v3/": "https://ghe.example.com/",
 		"http://127.0.0.1:8080/":          "",
 	} {
-		c, _ := New(Options{BaseURL: in, Token: testToken})
-		if c.web != want {
-			t.Errorf("web root of %s = %q, want %q", in, c.web, want)
-		}
+		t.Run("web root of "+in, func(t *testing.T) {
+			c, _ := New(Options{BaseURL: in, Token: testToken})
+			if c.web != want {
+				t.Errorf("web root of %s = %q, want %q", in, c.web, want)
+			}
+		})
 	}
 	for _, in := range []string{"::nope", "ftp://x", "api.github.com", "https://", "https://x:" + testToken + "@api.github.com", "https://x/?q=1"} {
 		_, err := New(Options{BaseURL: in, Token: testToken})

@@ -3,6 +3,7 @@ package ghcheck
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,9 +16,11 @@ func TestBlobSHA(t *testing.T) {
 		"hello\n": "ce013625030ba8dba906f756967f9e9ca394464a",
 		"":        "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391",
 	} {
-		if got := BlobSHA([]byte(in)); got != want {
-			t.Errorf("BlobSHA(%q) = %s, want %s", in, got, want)
-		}
+		t.Run(fmt.Sprintf("%q", in), func(t *testing.T) {
+			if got := BlobSHA([]byte(in)); got != want {
+				t.Errorf("BlobSHA(%q) = %s, want %s", in, got, want)
+			}
+		})
 	}
 }
 

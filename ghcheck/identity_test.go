@@ -2,6 +2,7 @@ package ghcheck
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -24,9 +25,11 @@ func TestLoginOncePerClient(t *testing.T) {
 		t.Errorf("GET /user %d times, want once", gets.count())
 	}
 	for login, want := range map[string]bool{"octo-bot": true, "OCTO-BOT": true, "octo-bot[bot]": false, "": false, "stranger": false} {
-		if got, err := c.Ours(context.Background(), login); err != nil || got != want {
-			t.Errorf("Ours(%q) = %v, %v; want %v", login, got, err, want)
-		}
+		t.Run(fmt.Sprintf("%q", login), func(t *testing.T) {
+			if got, err := c.Ours(context.Background(), login); err != nil || got != want {
+				t.Errorf("Ours(%q) = %v, %v; want %v", login, got, err, want)
+			}
+		})
 	}
 }
 

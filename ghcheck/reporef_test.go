@@ -1,6 +1,9 @@
 package ghcheck
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // --repo takes what gh takes; each form names one OWNER/NAME, so one key.
 func TestParseRepoRef(t *testing.T) {
@@ -20,10 +23,12 @@ func TestParseRepoRef(t *testing.T) {
 		"https://GitHub.com/Acme/App.git":       {"Acme/App", "github.com"},
 		"\thttps://github.com/acme/my.app.git ": {"acme/my.app", "github.com"},
 	} {
-		r, host, err := ParseRepoRef(in)
-		if err != nil || r.String() != want.repo || host != want.host {
-			t.Errorf("ParseRepoRef(%q) = %s, %q, %v; want %s, %q", in, r, host, err, want.repo, want.host)
-		}
+		t.Run(fmt.Sprintf("%q", in), func(t *testing.T) {
+			r, host, err := ParseRepoRef(in)
+			if err != nil || r.String() != want.repo || host != want.host {
+				t.Errorf("ParseRepoRef(%q) = %s, %q, %v; want %s, %q", in, r, host, err, want.repo, want.host)
+			}
+		})
 	}
 	for _, in := range []string{
 		"", "acme", "acme/", "/app", "a/b/c/d", "https://github.com/acme", "https://github.com/acme/app/pulls",
