@@ -11,9 +11,11 @@ import (
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// The world holds the repository and both users, and its engine opens a PR
-// once: a second engine on the same ledger (a restarted process) skips it.
-func TestWorld(t *testing.T) {
+// A test at the engine's layer, in the shared world: the agent pushes a
+// branch, the world's engine opens a pull request for it, and a second
+// engine on the same ledger (a restarted process) skips it. GitHub holds
+// one. With testworld.Postgres() the ledger is a fresh Postgres schema.
+func TestEngineInTheWorld(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		opts []testworld.Option
@@ -23,25 +25,17 @@ func TestWorld(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := testworld.New(t, tc.opts...)
-			ctx := context.Background()
-			for tok, want := range map[string]string{testworld.Token: testworld.Login, testworld.StrangerToken: testworld.Stranger} {
-				if got, err := w.Client(ghcheck.Options{Token: tok}).Login(ctx); err != nil || got != want {
-					t.Errorf("login of a token: %q, %v; want %q", got, err, want)
-				}
-			}
-			head := w.Push("fix-42")
-			if sha, err := w.Client(ghcheck.Options{}).ResolveCommit(ctx, ghcheck.Repo{Owner: testworld.Owner, Name: testworld.Name}, "fix-42"); err != nil || sha != head {
-				t.Fatalf("fix-42 is %q, %v; want the pushed %s", sha, err, head)
-			}
-			a := reconcile.Action{Task: "ISSUE-42", Step: "open-pr", Repo: testworld.Repo, Spec: reconcile.PR{Base: testworld.Branch, Head: "fix-42", Title: "Fix"}}
-			for i, want := range []reconcile.Outcome{reconcile.Created, reconcile.Skipped} {
+			w.Push("fix-42")
+			a := reconcile.Action{Task: "ISSUE-42", Step: "open-pr", Repo: testworld.Repo,
+				Spec: reconcile.PR{Base: testworld.Branch, Head: "fix-42", Title: "Fix"}}
+			for _, want := range []reconcile.Outcome{reconcile.Created, reconcile.Skipped} {
 				p, err := reconcile.Prepare(a)
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := w.Engine().Do(ctx, p)
+				res, err := w.Engine().Do(context.Background(), p)
 				if err != nil || res.Outcome != want {
-					t.Fatalf("run %d: %v, %v; want %s", i+1, res, err, want)
+					t.Fatalf("Do: %v, %v; want %s", res, err, want)
 				}
 			}
 			if n := len(w.GitHub.PullRequests(testworld.Owner, testworld.Name)); n != 1 {
@@ -51,7 +45,26 @@ func TestWorld(t *testing.T) {
 	}
 }
 
-// A child process gets the world's token and fake, and no home of its own.
+// Each token is its user's, and a push moves the branch the client reads.
+func TestUsersAndPush(t *testing.T) {
+	w := testworld.New(t)
+	ctx := context.Background()
+	for tok, want := range map[string]string{testworld.Token: testworld.Login, testworld.StrangerToken: testworld.Stranger} {
+		if got, err := w.Client(ghcheck.Options{Token: tok}).Login(ctx); err != nil || got != want {
+			t.Errorf("login of a token: %q, %v; want %q", got, err, want)
+		}
+	}
+	head := w.Push("fix-42")
+	if head == w.Main {
+		t.Fatal("the push made no commit")
+	}
+	if sha, err := w.Client(ghcheck.Options{}).ResolveCommit(ctx, ghcheck.Repo{Owner: testworld.Owner, Name: testworld.Name}, "fix-42"); err != nil || sha != head {
+		t.Fatalf("fix-42 is %q, %v; want the pushed %s", sha, err, head)
+	}
+}
+
+// A child process gets the world's token and fake, and a home inside the
+// test's directory.
 func TestEnv(t *testing.T) {
 	w := testworld.New(t)
 	cmd := exec.Command("/usr/bin/env")
