@@ -11,21 +11,18 @@ import (
 )
 
 // metadataWorld is a fake with a pull request by bLogin, collaborators
-// monalisa and hubot, team octo/core and milestones v1 (closed) and v2.
+// monalisa and hubot, team core of the owner and milestones v1 (closed) and v2.
 func metadataWorld(t *testing.T) (*fixtures.Server, *ghcheck.Client, int) {
 	t.Helper()
-	s := fixtures.NewServer(fixtures.Options{})
-	t.Cleanup(s.Close)
-	s.AddUser(bLogin, bToken)
-	s.AddRepo("octo", "hello", "main")
+	s := budgetFake(t)
 	for _, l := range []string{"monalisa", "hubot", bLogin} {
-		s.AddCollaborator("octo", "hello", l)
+		s.AddCollaborator(owner, name, l)
 	}
-	s.AddTeam("octo", "hello", "core")
-	s.SeedMilestone("octo", "hello", "v1", "closed")
-	s.SeedMilestone("octo", "hello", "v2", "open")
-	s.SetRef("octo", "hello", "fix", s.AddCommit("octo", "hello", "main"))
-	n := s.SeedPR("octo", "hello", "someone", fixtures.SeedPR{Title: "Fix", Head: "fix"})
+	s.AddTeam(owner, name, "core")
+	s.SeedMilestone(owner, name, "v1", "closed")
+	s.SeedMilestone(owner, name, "v2", "open")
+	s.SetRef(owner, name, "fix", s.AddCommit(owner, name, "main"))
+	n := s.SeedPR(owner, name, "someone", fixtures.SeedPR{Title: "Fix", Head: "fix"})
 	return s, listingClient(t, s), n
 }
 
@@ -45,17 +42,17 @@ func writesTo(s *fixtures.Server) []string {
 // by title (closed ones too) or number.
 func TestApplyMetadataSendsOnlyWhatIsMissing(t *testing.T) {
 	s, c, n := metadataWorld(t)
-	r := ghcheck.Repo{Owner: "octo", Name: "hello"}
-	s.SeedReview("octo", "hello", n, "hubot", "COMMENTED", "looked")
-	m := ghcheck.Metadata{Assignees: []string{"@me", "MonaLisa"}, Reviewers: []string{"hubot", "monalisa", "octo/core"}, Milestone: "V1"}
+	r := ghcheck.Repo{Owner: owner, Name: name}
+	s.SeedReview(owner, name, n, "hubot", "COMMENTED", "looked")
+	m := ghcheck.Metadata{Assignees: []string{"@me", "MonaLisa"}, Reviewers: []string{"hubot", "monalisa", owner + "/core"}, Milestone: "V1"}
 	if err := c.ApplyMetadata(context.Background(), r, n, true, m); err != nil {
 		t.Fatal(err)
 	}
-	pr := s.PullRequests("octo", "hello")[0]
-	if !slices.Equal(pr.Assignees, []string{bLogin, "monalisa"}) || !slices.Equal(pr.Reviewers, []string{"monalisa", "octo/core"}) || pr.Milestone != "v1" {
+	pr := s.PullRequests(owner, name)[0]
+	if !slices.Equal(pr.Assignees, []string{bLogin, "monalisa"}) || !slices.Equal(pr.Reviewers, []string{"monalisa", owner + "/core"}) || pr.Milestone != "v1" {
 		t.Fatalf("after ApplyMetadata: assignees %q, review requests %q, milestone %q", pr.Assignees, pr.Reviewers, pr.Milestone)
 	}
-	want := []string{"POST /repos/octo/hello/issues/1/assignees", "POST /repos/octo/hello/pulls/1/requested_reviewers", "PATCH /repos/octo/hello/issues/1"}
+	want := []string{"POST /repos/" + repo + "/issues/1/assignees", "POST /repos/" + repo + "/pulls/1/requested_reviewers", "PATCH /repos/" + repo + "/issues/1"}
 	if got := writesTo(s); !slices.Equal(got, want) {
 		t.Fatalf("writes %q, want %q", got, want)
 	}
@@ -72,12 +69,12 @@ func TestApplyMetadataSendsOnlyWhatIsMissing(t *testing.T) {
 // other parts are still applied.
 func TestApplyMetadataFailuresSayWhat(t *testing.T) {
 	s, c, n := metadataWorld(t)
-	r := ghcheck.Repo{Owner: "octo", Name: "hello"}
+	r := ghcheck.Repo{Owner: owner, Name: name}
 	err := c.ApplyMetadata(context.Background(), r, n, true, ghcheck.Metadata{Assignees: []string{"stranger"}, Reviewers: []string{"outsider"}, Milestone: "v9"})
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	for _, says := range []string{"did not assign stranger", "not a collaborator of octo/hello", "request reviews from outsider", "GitHub answered 422", "no milestone with that title", "create it"} {
+	for _, says := range []string{"did not assign stranger", "not a collaborator of " + repo, "request reviews from outsider", "GitHub answered 422", "no milestone with that title", "create it"} {
 		if !strings.Contains(err.Error(), says) {
 			t.Errorf("error %q does not say %q", err, says)
 		}
@@ -86,7 +83,7 @@ func TestApplyMetadataFailuresSayWhat(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "author") {
 		t.Fatalf("the author as reviewer: %v", err)
 	}
-	if pr := s.PullRequests("octo", "hello")[0]; !slices.Equal(pr.Assignees, []string{"hubot"}) {
+	if pr := s.PullRequests(owner, name)[0]; !slices.Equal(pr.Assignees, []string{"hubot"}) {
 		t.Fatalf("the assignee was not added beside the refused review: %q", pr.Assignees)
 	}
 	if err := c.ApplyMetadata(context.Background(), r, 99, false, ghcheck.Metadata{Milestone: "v2"}); err == nil || !strings.Contains(err.Error(), "#99 does not exist") {
