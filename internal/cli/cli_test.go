@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
@@ -23,14 +24,16 @@ import (
 // tested by cmd/ghonce.
 
 const (
-	testOwner = "octo-org"
-	testName  = "hello-world"
-	testRepo  = testOwner + "/" + testName
-	testLogin = "agent-bot"
+	testOwner = testworld.Owner
+	testName  = testworld.Name
+	testRepo  = testworld.Repo
+	testLogin = testworld.Login
 	// testToken is a placeholder the fake accepts, not a credential.
-	testToken = "tok-cli-test"
+	testToken = testworld.Token
 )
 
+// cliWorld is the shared test world (testworld) and the environment
+// cli.Main reads, as a map: the world's token, fake and ledger.
 type cliWorld struct {
 	t      *testing.T
 	fake   *fixtures.Server
@@ -40,13 +43,9 @@ type cliWorld struct {
 
 func newCLIWorld(t *testing.T) *cliWorld {
 	t.Helper()
-	fake := fixtures.NewServer(fixtures.Options{})
-	t.Cleanup(fake.Close)
-	fake.AddUser(testLogin, testToken)
-	fake.AddRepo(testOwner, testName, "main")
-	ledger := filepath.Join(t.TempDir(), "ledger.db")
-	return &cliWorld{t: t, fake: fake, ledger: ledger, env: map[string]string{
-		"GH_TOKEN": testToken, "GITHUB_API_URL": fake.URL(), "GHONCE_LEDGER": ledger,
+	tw := testworld.New(t)
+	return &cliWorld{t: t, fake: tw.GitHub, ledger: tw.Ledger, env: map[string]string{
+		"GH_TOKEN": testToken, "GITHUB_API_URL": tw.GitHub.URL(), "GHONCE_LEDGER": tw.Ledger,
 	}}
 }
 
