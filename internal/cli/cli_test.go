@@ -74,7 +74,6 @@ func (w *cliWorld) run(stdin string, extra map[string]string, args ...string) cl
 
 func TestActingVerbsInProcess(t *testing.T) {
 	t.Parallel()
-	w := newCLIWorld(t)
 	dir := t.TempDir()
 	bodyFile := filepath.Join(dir, "body.md")
 	if err := os.WriteFile(bodyFile, []byte("from a file"), 0o600); err != nil {
@@ -82,6 +81,7 @@ func TestActingVerbsInProcess(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name    string
+		before  []string // run first, in the same world, to succeed
 		stdin   string
 		env     map[string]string
 		args    []string
@@ -89,13 +89,15 @@ func TestActingVerbsInProcess(t *testing.T) {
 		outcome reconcile.Outcome // with --json; "" for no JSON check
 		stdout  string            // a substring of stdout, for non-JSON runs
 		stderr  string            // a substring of stderr
+		issues  int               // the issues on the fake after the row
 	}{
-		{name: "issue from --body", args: []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json", "--repo", testRepo}, outcome: reconcile.Created},
-		{name: "the same again is skipped", args: []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json", "--repo", testRepo}, outcome: reconcile.Skipped},
-		{name: "body from stdin", stdin: "piped body", args: []string{"issue", "create", "--task", "T2", "--title", "t", "--body-file", "-", "--repo", testRepo}, stdout: "/issues/", stderr: "created issue"},
-		{name: "body from a file", args: []string{"issue", "create", "--task", "T3", "--title", "t", "-F", bodyFile, "--repo", testRepo, "--json"}, outcome: reconcile.Created},
+		{name: "issue from --body", args: []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json", "--repo", testRepo}, outcome: reconcile.Created, issues: 1},
+		{name: "the same again is skipped", before: []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--repo", testRepo},
+			args: []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json", "--repo", testRepo}, outcome: reconcile.Skipped, issues: 1},
+		{name: "body from stdin", stdin: "piped body", args: []string{"issue", "create", "--task", "T2", "--title", "t", "--body-file", "-", "--repo", testRepo}, stdout: "/issues/", stderr: "created issue", issues: 1},
+		{name: "body from a file", args: []string{"issue", "create", "--task", "T3", "--title", "t", "-F", bodyFile, "--repo", testRepo, "--json"}, outcome: reconcile.Created, issues: 1},
 		{name: "missing body file", args: []string{"issue", "create", "--task", "T4", "--title", "t", "-F", filepath.Join(dir, "nope"), "--repo", testRepo}, code: ExitUsage, stderr: "read --body-file"},
-		{name: "task and repo from the environment", env: map[string]string{"GHONCE_TASK": "T5", "GH_REPO": testRepo}, args: []string{"issue", "create", "--title", "t", "--body", "b", "--json"}, outcome: reconcile.Created},
+		{name: "task and repo from the environment", env: map[string]string{"GHONCE_TASK": "T5", "GH_REPO": testRepo}, args: []string{"issue", "create", "--title", "t", "--body", "b", "--json"}, outcome: reconcile.Created, issues: 1},
 		{name: "no task", args: []string{"issue", "create", "--title", "t", "--body", "b", "--repo", testRepo}, code: ExitUsage, stderr: "GHONCE_TASK"},
 		{name: "bad repo", args: []string{"issue", "create", "--task", "T6", "--title", "t", "--body", "b", "--repo", "not-a-repo"}, code: ExitUsage, stderr: "OWNER/NAME"},
 		{name: "no token", env: map[string]string{"GH_TOKEN": ""}, args: []string{"issue", "create", "--task", "T7", "--title", "t", "--body", "b", "--repo", testRepo}, code: ExitUsage, stderr: "GITHUB_TOKEN"},
@@ -106,34 +108,43 @@ func TestActingVerbsInProcess(t *testing.T) {
 		{name: "upper-case sha is refused", args: []string{"branch", "create", "feature", "--task", "T12", "--sha", strings.Repeat("A", 40), "--repo", testRepo}, code: ExitUsage, stderr: "invalid commit"},
 		{name: "exec needs no token or repo", env: map[string]string{"GH_TOKEN": ""}, args: []string{"exec", "--task", "T13", "--step", "s", "--check", "false", "--json", "--", "true"}, outcome: reconcile.Created},
 	} {
-		o := w.run(tc.stdin, tc.env, tc.args...)
-		if o.code != tc.code {
-			t.Errorf("%s: exit %d, want %d; stderr: %s", tc.name, o.code, tc.code, o.stderr)
-			continue
-		}
-		if !strings.Contains(o.stderr, tc.stderr) {
-			t.Errorf("%s: stderr %q does not say %q", tc.name, o.stderr, tc.stderr)
-		}
-		if tc.code != 0 && o.stdout != "" {
-			t.Errorf("%s: a failed run printed on stdout: %q", tc.name, o.stdout)
-		}
-		if !strings.Contains(o.stdout, tc.stdout) {
-			t.Errorf("%s: stdout %q does not contain %q", tc.name, o.stdout, tc.stdout)
-		}
-		if tc.outcome != "" {
-			var r reconcile.Result
-			if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
-				t.Errorf("%s: stdout is not one JSON result: %v: %q", tc.name, err, o.stdout)
-			} else if r.Outcome != tc.outcome {
-				t.Errorf("%s: outcome %q, want %q", tc.name, r.Outcome, tc.outcome)
+		t.Run(tc.name, func(t *testing.T) {
+			// Each row in a world of its own: no row sees what another made.
+			w := newCLIWorld(t)
+			if tc.before != nil {
+				if o := w.run("", nil, tc.before...); o.code != 0 {
+					t.Fatalf("%s first: exit %d; stderr: %s", tc.name, o.code, o.stderr)
+				}
 			}
-		}
-	}
-	if n := len(w.fake.Issues(testOwner, testName)); n != 4 {
-		t.Errorf("%d issues on the fake, want 4 (T1, T2, T3, T5)", n)
-	}
-	if w.fake.Writes() == 0 {
-		t.Error("no write reached the fake")
+			o := w.run(tc.stdin, tc.env, tc.args...)
+			if o.code != tc.code {
+				t.Errorf("%s: exit %d, want %d; stderr: %s", tc.name, o.code, tc.code, o.stderr)
+				return
+			}
+			if !strings.Contains(o.stderr, tc.stderr) {
+				t.Errorf("%s: stderr %q does not say %q", tc.name, o.stderr, tc.stderr)
+			}
+			if tc.code != 0 && o.stdout != "" {
+				t.Errorf("%s: a failed run printed on stdout: %q", tc.name, o.stdout)
+			}
+			if !strings.Contains(o.stdout, tc.stdout) {
+				t.Errorf("%s: stdout %q does not contain %q", tc.name, o.stdout, tc.stdout)
+			}
+			if tc.outcome != "" {
+				var r reconcile.Result
+				if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
+					t.Errorf("%s: stdout is not one JSON result: %v: %q", tc.name, err, o.stdout)
+				} else if r.Outcome != tc.outcome {
+					t.Errorf("%s: outcome %q, want %q", tc.name, r.Outcome, tc.outcome)
+				}
+			}
+			if n := len(w.fake.Issues(testOwner, testName)); n != tc.issues {
+				t.Errorf("%s: %d issues on the fake, want %d", tc.name, n, tc.issues)
+			}
+			if tc.issues > 0 && w.fake.Writes() == 0 {
+				t.Errorf("%s: no write reached the fake", tc.name)
+			}
+		})
 	}
 }
 
