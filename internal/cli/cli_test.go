@@ -168,24 +168,26 @@ func TestLedgerVerbsIgnoreTheActionEnvironment(t *testing.T) {
 		{"--task narrows it", []string{"status", "--json", "--task", "B"}, 1},
 		{"--repo narrows it", []string{"status", "--json", "--repo", testRepo}, 0},
 	} {
-		o := w.run("", env, tc.args...)
-		if o.code != 0 {
-			t.Errorf("%s: exit %d: %s", tc.name, o.code, o.stderr)
-			continue
-		}
-		var st statusJSON
-		if err := json.Unmarshal([]byte(o.stdout), &st); err != nil {
-			t.Errorf("%s: %v: %q", tc.name, err, o.stdout)
-			continue
-		}
-		if len(st.Entries) != tc.want {
-			t.Errorf("%s: %d entries, want %d", tc.name, len(st.Entries), tc.want)
-		}
-		for _, e := range st.Entries {
-			if e.Status != "done" || e.Kind != "exec" || e.Key == "" {
-				t.Errorf("%s: entry %+v, want a done exec entry with a key", tc.name, e)
+		t.Run(tc.name, func(t *testing.T) {
+			o := w.run("", env, tc.args...)
+			if o.code != 0 {
+				t.Errorf("%s: exit %d: %s", tc.name, o.code, o.stderr)
+				return
 			}
-		}
+			var st statusJSON
+			if err := json.Unmarshal([]byte(o.stdout), &st); err != nil {
+				t.Errorf("%s: %v: %q", tc.name, err, o.stdout)
+				return
+			}
+			if len(st.Entries) != tc.want {
+				t.Errorf("%s: %d entries, want %d", tc.name, len(st.Entries), tc.want)
+			}
+			for _, e := range st.Entries {
+				if e.Status != "done" || e.Kind != "exec" || e.Key == "" {
+					t.Errorf("%s: entry %+v, want a done exec entry with a key", tc.name, e)
+				}
+			}
+		})
 	}
 
 	o := w.run("", env, "reconcile", "--json")

@@ -35,10 +35,12 @@ func TestGuardedGh(t *testing.T) {
 		{[]string{"--version"}, ""},
 		{nil, ""},
 	} {
-		verb, ok := guardedGh(tc.args)
-		if verb != tc.verb || ok != (tc.verb != "") {
-			t.Errorf("guardedGh(%q) = %q, %v; want %q", tc.args, verb, ok, tc.verb)
-		}
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			verb, ok := guardedGh(tc.args)
+			if verb != tc.verb || ok != (tc.verb != "") {
+				t.Errorf("guardedGh(%q) = %q, %v; want %q", tc.args, verb, ok, tc.verb)
+			}
+		})
 	}
 }
 
@@ -99,9 +101,11 @@ func TestParseGhTargetAndRepo(t *testing.T) {
 		{"o/r", "github.com"}, {"github.com/o/r", "github.com"}, {"https://github.com/o/r", "github.com"},
 		{"https://ghe.example.com/o/r.git", "ghe.example.com"}, {"GHE.example.com/o/r", "ghe.example.com"},
 	} {
-		if r, err := parseGhRepo(tc.s, tc.host); err != nil || r != (ghcheck.Repo{Owner: "o", Name: "r"}) {
-			t.Errorf("parseGhRepo(%q, %q) = %v, %v", tc.s, tc.host, r, err)
-		}
+		t.Run(tc.s, func(t *testing.T) {
+			if r, err := parseGhRepo(tc.s, tc.host); err != nil || r != (ghcheck.Repo{Owner: "o", Name: "r"}) {
+				t.Errorf("parseGhRepo(%q, %q) = %v, %v", tc.s, tc.host, r, err)
+			}
+		})
 	}
 	if _, err := parseGhRepo("ghe.example.com/o/r", "github.com"); err == nil || !strings.Contains(err.Error(), "GH_HOST=ghe.example.com") {
 		t.Errorf("a repository on another host: %v", err)

@@ -11,9 +11,11 @@ func TestGitHubHostAndAPIURL(t *testing.T) {
 		{"https://ghe.example.com", "https://ghe.example.com/api/v3/"},
 		{"http://127.0.0.2", "http://127.0.0.2/api/v3/"},
 	} {
-		if got := apiURLOfHost(c.host); got != c.api {
-			t.Errorf("apiURLOfHost(%q) = %q, want %q", c.host, got, c.api)
-		}
+		t.Run("host "+c.host, func(t *testing.T) {
+			if got := apiURLOfHost(c.host); got != c.api {
+				t.Errorf("apiURLOfHost(%q) = %q, want %q", c.host, got, c.api)
+			}
+		})
 	}
 	for _, c := range []struct{ api, host string }{
 		{"https://api.github.com", ""},
@@ -25,8 +27,10 @@ func TestGitHubHostAndAPIURL(t *testing.T) {
 		{"http://127.0.0.1:8080/api/v3/", ""},
 		{"https://ghe.example.com/some/proxy", ""},
 	} {
-		if got := hostOfAPIURL(c.api); got != c.host {
-			t.Errorf("hostOfAPIURL(%q) = %q, want %q", c.api, got, c.host)
-		}
+		t.Run("api "+c.api, func(t *testing.T) {
+			if got := hostOfAPIURL(c.api); got != c.host {
+				t.Errorf("hostOfAPIURL(%q) = %q, want %q", c.api, got, c.host)
+			}
+		})
 	}
 }

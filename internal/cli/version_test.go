@@ -4,16 +4,18 @@ import "testing"
 
 func TestParseArchival(t *testing.T) {
 	const sha = "0123456789abcdef0123456789abcdef01234567"
-	for _, tc := range []struct{ in, commit, tag string }{
-		{"commit: $Format:%H$\ndescribe: $Format:%(describe:tags=true,match=v[0-9]*.[0-9]*.[0-9]*)$\n", "", ""}, // a checkout
-		{"commit: " + sha + "\ndescribe: v1.2.3\n", sha, "v1.2.3"},                                              // a release's tarball
-		{"commit: " + sha + "\ndescribe: v1.2.3-4-g0123456\n", sha, "v1.2.3-4-g0123456"},                        // past it
-		{"commit: " + sha + "\ndescribe: \n", sha, ""},                                                          // no tag yet
-		{"commit: 0123\n", "", ""},
+	for _, tc := range []struct{ name, in, commit, tag string }{
+		{"a checkout", "commit: $Format:%H$\ndescribe: $Format:%(describe:tags=true,match=v[0-9]*.[0-9]*.[0-9]*)$\n", "", ""},
+		{"a release's tarball", "commit: " + sha + "\ndescribe: v1.2.3\n", sha, "v1.2.3"},
+		{"past a release", "commit: " + sha + "\ndescribe: v1.2.3-4-g0123456\n", sha, "v1.2.3-4-g0123456"},
+		{"no tag yet", "commit: " + sha + "\ndescribe: \n", sha, ""},
+		{"a short commit", "commit: 0123\n", "", ""},
 	} {
-		if c, tag := parseArchival(tc.in); c != tc.commit || tag != tc.tag {
-			t.Errorf("parseArchival(%q) = %q, %q; want %q, %q", tc.in, c, tag, tc.commit, tc.tag)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if c, tag := parseArchival(tc.in); c != tc.commit || tag != tc.tag {
+				t.Errorf("parseArchival(%q) = %q, %q; want %q, %q", tc.in, c, tag, tc.commit, tc.tag)
+			}
+		})
 	}
 }
 
