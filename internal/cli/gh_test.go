@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,10 +77,12 @@ func TestParseGhFlags(t *testing.T) {
 		{"issue create", []string{"-T", "bug"}, "-T/--template"},
 		{"pr create", []string{"--no-such-flag"}, "unknown flag"},
 	} {
-		_, _, err := parseGh(tc.verb, tc.args)
-		if err == nil || !strings.Contains(err.Error(), tc.says) || !isUsageErr(err) {
-			t.Errorf("parseGh(%s %q) = %v; want a usage error mentioning %q", tc.verb, tc.args, err, tc.says)
-		}
+		t.Run(tc.verb+" "+strings.Join(tc.args, " "), func(t *testing.T) {
+			_, _, err := parseGh(tc.verb, tc.args)
+			if err == nil || !strings.Contains(err.Error(), tc.says) || !isUsageErr(err) {
+				t.Errorf("parseGh(%s %q) = %v; want a usage error mentioning %q", tc.verb, tc.args, err, tc.says)
+			}
+		})
 	}
 }
 
@@ -137,12 +141,14 @@ func TestGhEnvToken(t *testing.T) {
 		{map[string]string{"GH_HOST": "ghe.example.com", "GITHUB_ENTERPRISE_TOKEN": "e2"}, "e2", "https://ghe.example.com/api/v3", "ghe.example.com"},
 		{map[string]string{"GH_TOKEN": "a", "GITHUB_API_URL": "http://127.0.0.1:1/api/"}, "a", "http://127.0.0.1:1/api/", "github.com"},
 	} {
-		tc.env["GHONCE_GH"] = "/nonexistent/gh" // no `gh auth token`
-		sys := IO{Getenv: func(k string) string { return tc.env[k] }}
-		e := newGhEnv(context.Background(), sys, "gh")
-		if got := e.sys.Getenv("GH_TOKEN"); got != tc.token || e.sys.Getenv("GITHUB_TOKEN") != "" || e.sys.Getenv("GITHUB_API_URL") != tc.api || e.host != tc.host {
-			t.Errorf("env %v: token %q api %q host %q; want %q %q %q", tc.env, got, e.sys.Getenv("GITHUB_API_URL"), e.host, tc.token, tc.api, tc.host)
-		}
+		t.Run(strings.Join(slices.Sorted(maps.Keys(tc.env)), " "), func(t *testing.T) {
+			tc.env["GHONCE_GH"] = "/nonexistent/gh" // no `gh auth token`
+			sys := IO{Getenv: func(k string) string { return tc.env[k] }}
+			e := newGhEnv(context.Background(), sys, "gh")
+			if got := e.sys.Getenv("GH_TOKEN"); got != tc.token || e.sys.Getenv("GITHUB_TOKEN") != "" || e.sys.Getenv("GITHUB_API_URL") != tc.api || e.host != tc.host {
+				t.Errorf("env %v: token %q api %q host %q; want %q %q %q", tc.env, got, e.sys.Getenv("GITHUB_API_URL"), e.host, tc.token, tc.api, tc.host)
+			}
+		})
 	}
 }
 
@@ -319,15 +325,17 @@ func TestGhSaysCreatingOnlyOnATerminal(t *testing.T) {
 		{"", nil, false, false},
 		{"in out err", map[string]string{"GH_PROMPT_DISABLED": "1"}, false, true},
 	} {
-		w := newGhCLIWorld(t)
-		o := w.gh(tc.terminal, tc.env, "pr", "create", "-R", testRepo, "-H", "fix", "-t", "Fix", "-b", "Body.")
-		if o.code != 0 || strings.Contains(o.stderr, prLine) != tc.pr || !strings.HasSuffix(o.stdout, "/pull/1\n") {
-			t.Errorf("case %d, terminals %q %v: pr create exit %d, stdout %q, stderr %q; want the Creating line: %v", i, tc.terminal, tc.env, o.code, o.stdout, o.stderr, tc.pr)
-		}
-		o = w.gh(tc.terminal, tc.env, "issue", "create", "-R", testRepo, "-t", "Flaky", "-b", "Seen twice.")
-		if o.code != 0 || strings.Contains(o.stderr, issueLine) != tc.issue || !strings.HasSuffix(o.stdout, "/issues/2\n") {
-			t.Errorf("case %d, terminals %q %v: issue create exit %d, stdout %q, stderr %q; want the Creating line: %v", i, tc.terminal, tc.env, o.code, o.stdout, o.stderr, tc.issue)
-		}
+		t.Run(fmt.Sprintf("terminal=%q env=%v", tc.terminal, tc.env), func(t *testing.T) {
+			w := newGhCLIWorld(t)
+			o := w.gh(tc.terminal, tc.env, "pr", "create", "-R", testRepo, "-H", "fix", "-t", "Fix", "-b", "Body.")
+			if o.code != 0 || strings.Contains(o.stderr, prLine) != tc.pr || !strings.HasSuffix(o.stdout, "/pull/1\n") {
+				t.Errorf("case %d, terminals %q %v: pr create exit %d, stdout %q, stderr %q; want the Creating line: %v", i, tc.terminal, tc.env, o.code, o.stdout, o.stderr, tc.pr)
+			}
+			o = w.gh(tc.terminal, tc.env, "issue", "create", "-R", testRepo, "-t", "Flaky", "-b", "Seen twice.")
+			if o.code != 0 || strings.Contains(o.stderr, issueLine) != tc.issue || !strings.HasSuffix(o.stdout, "/issues/2\n") {
+				t.Errorf("case %d, terminals %q %v: issue create exit %d, stdout %q, stderr %q; want the Creating line: %v", i, tc.terminal, tc.env, o.code, o.stdout, o.stderr, tc.issue)
+			}
+		})
 	}
 }
 
@@ -403,10 +411,12 @@ func TestGhSettleFromEnv(t *testing.T) {
 		want time.Duration
 		ok   bool
 	}{{"", 7 * time.Second, true}, {"0", 0, true}, {"250ms", 250 * time.Millisecond, true}, {"15", 0, false}, {"-1s", 0, false}, {"soon", 0, false}} {
-		d, err := settleFromEnv(mapEnv{"GHONCE_SETTLE": tc.v}.get, 7*time.Second)
-		if (err == nil) != tc.ok || d != tc.want || err != nil && (!isUsageErr(err) || !strings.Contains(err.Error(), "GHONCE_SETTLE")) {
-			t.Errorf("GHONCE_SETTLE=%q: %v, %v", tc.v, d, err)
-		}
+		t.Run("GHONCE_SETTLE="+tc.v, func(t *testing.T) {
+			d, err := settleFromEnv(mapEnv{"GHONCE_SETTLE": tc.v}.get, 7*time.Second)
+			if (err == nil) != tc.ok || d != tc.want || err != nil && (!isUsageErr(err) || !strings.Contains(err.Error(), "GHONCE_SETTLE")) {
+				t.Errorf("GHONCE_SETTLE=%q: %v, %v", tc.v, d, err)
+			}
+		})
 	}
 	w := newGhCLIWorld(t)
 	o := w.gh("", map[string]string{"GHONCE_SETTLE": "soon"}, "issue", "create", "-R", testRepo, "-t", "Flaky", "-b", "Seen twice.")
