@@ -177,18 +177,20 @@ func TestUsageErrorsPointAtTheVerb(t *testing.T) {
 		{[]string{"key", "extra"}, []string{"unknown command \"extra\"", "Run 'ghonce key --help' for usage."}},
 		{[]string{"pr", "create", "--wait", "soon"}, []string{"invalid argument \"soon\"", "Run 'ghonce pr create --help' for usage."}},
 	} {
-		o := w.run("", nil, tc.args...)
-		if o.code != ExitUsage || o.stdout != "" {
-			t.Errorf("%v: exit %d, stdout %q; want 2 and nothing on stdout", tc.args, o.code, o.stdout)
-		}
-		for _, s := range tc.stderr {
-			if !strings.Contains(o.stderr, s) {
-				t.Errorf("%v: stderr %q does not say %q", tc.args, o.stderr, s)
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			o := w.run("", nil, tc.args...)
+			if o.code != ExitUsage || o.stdout != "" {
+				t.Errorf("%v: exit %d, stdout %q; want 2 and nothing on stdout", tc.args, o.code, o.stdout)
 			}
-		}
-		if strings.Contains(o.stderr, "if any flags in the group") {
-			t.Errorf("%v: cobra's wording leaked: %s", tc.args, o.stderr)
-		}
+			for _, s := range tc.stderr {
+				if !strings.Contains(o.stderr, s) {
+					t.Errorf("%v: stderr %q does not say %q", tc.args, o.stderr, s)
+				}
+			}
+			if strings.Contains(o.stderr, "if any flags in the group") {
+				t.Errorf("%v: cobra's wording leaked: %s", tc.args, o.stderr)
+			}
+		})
 	}
 }
 
@@ -206,20 +208,22 @@ func TestHelpShowsOnlyTheVerbsFlags(t *testing.T) {
 		{[]string{"pr", "create"}, []string{"--wait", "--settle", "--trust-author", "--app-id"}, nil},
 		{[]string{"init"}, []string{"--ledger"}, []string{"--repo", "--task"}},
 	} {
-		o := w.run("", nil, append(tc.verb, "--help")...)
-		if o.code != 0 {
-			t.Fatalf("%v --help: exit %d", tc.verb, o.code)
-		}
-		for _, f := range tc.has {
-			if !strings.Contains(o.stdout, f) {
-				t.Errorf("%v --help lacks %s", tc.verb, f)
+		t.Run(strings.Join(tc.verb, " "), func(t *testing.T) {
+			o := w.run("", nil, append(tc.verb, "--help")...)
+			if o.code != 0 {
+				t.Fatalf("%v --help: exit %d", tc.verb, o.code)
 			}
-		}
-		for _, f := range tc.lacks {
-			if strings.Contains(o.stdout, f+" ") {
-				t.Errorf("%v --help lists %s, which it does not use", tc.verb, f)
+			for _, f := range tc.has {
+				if !strings.Contains(o.stdout, f) {
+					t.Errorf("%v --help lacks %s", tc.verb, f)
+				}
 			}
-		}
+			for _, f := range tc.lacks {
+				if strings.Contains(o.stdout, f+" ") {
+					t.Errorf("%v --help lists %s, which it does not use", tc.verb, f)
+				}
+			}
+		})
 	}
 }
 

@@ -249,20 +249,22 @@ func TestGitHubRefusalsInWords(t *testing.T) {
 		{"issue missing", []string{"issue", "comment", "999", "--task", "D", "--body", "b", "--repo", testRepo}, []string{"issue or pull request #999 does not exist in " + testRepo}},
 		{"another user's open PR on the head", pr("E", "--base", "main", "--head", "taken"), []string{fmt.Sprintf("open pull request #%d by alice", alices), "/pull/", "another head branch"}},
 	} {
-		o := w.run("", nil, tc.args...)
-		if o.code != ExitError {
-			t.Errorf("%s: exit %d, want %d; stderr %s", tc.name, o.code, ExitError, o.stderr)
-		}
-		for _, s := range tc.says {
-			if !strings.Contains(o.stderr, s) {
-				t.Errorf("%s: stderr %q does not say %q", tc.name, o.stderr, s)
+		t.Run(tc.name, func(t *testing.T) {
+			o := w.run("", nil, tc.args...)
+			if o.code != ExitError {
+				t.Errorf("%s: exit %d, want %d; stderr %s", tc.name, o.code, ExitError, o.stderr)
 			}
-		}
-		for _, bad := range []string{"{Resource:", "Field:", "rerun will try again"} {
-			if strings.Contains(o.stderr, bad) {
-				t.Errorf("%s: stderr %q shows %q", tc.name, o.stderr, bad)
+			for _, s := range tc.says {
+				if !strings.Contains(o.stderr, s) {
+					t.Errorf("%s: stderr %q does not say %q", tc.name, o.stderr, s)
+				}
 			}
-		}
+			for _, bad := range []string{"{Resource:", "Field:", "rerun will try again"} {
+				if strings.Contains(o.stderr, bad) {
+					t.Errorf("%s: stderr %q shows %q", tc.name, o.stderr, bad)
+				}
+			}
+		})
 	}
 	if n := len(w.fake.PullRequests(testOwner, testName)); n != 1 {
 		t.Errorf("%d pull requests, want alice's 1", n)
