@@ -31,7 +31,7 @@ import (
 var (
 	githubOut   = flag.String("github.out", "", "write the GitHub request report (markdown) to this file; - for stdout")
 	githubMaxN  = flag.Int("github.maxn", 10000, "measure reconcile only at N up to this (a quick check: 40)")
-	githubPeers = flag.String("github.peers", "", "directory of the seeds' ledgers (default: ../shared/bench-peers from the module root, else /work/shared/bench-peers)")
+	githubPeers = flag.String("github.peers", "", "directory of the peer ledgers (default: ../shared/bench-peers from the module root, else /work/shared/bench-peers)")
 )
 
 const (
@@ -262,8 +262,8 @@ func TestGitHubReport(t *testing.T) {
 			t.Logf("reconcile N=%d latency=%s: %d requests in %s", tc.n, tc.latency, reqs, took)
 		})
 	}
-	b.WriteString("\nThe seeds' ledgers, same N, same disk (`../shared/bench-peers/`): they never ask GitHub, so a `started` row left by a crash is simply run again (the duplicate ghonce exists to prevent); their figure is the cost of their ledger alone, with their libraries' default durability.\n\n")
-	b.WriteString("| N | seed 000 (SQLite) fresh / replay µs per op | seed 003 (JSON file) fresh / replay µs per op |\n| --- | --- | --- |\n")
+	b.WriteString("\nThe two naive peer ledgers, same N, same disk: they never ask GitHub, so a `started` row left by a crash is simply run again (the duplicate ghonce exists to prevent); their figure is the cost of their ledger alone, with their libraries' default durability.\n\n")
+	b.WriteString("| N | naive SQLite ledger fresh / replay µs per op | naive JSON-file ledger fresh / replay µs per op |\n| --- | --- | --- |\n")
 	for _, n := range []int{40, 1000, 10000} {
 		if n > *githubMaxN {
 			continue
@@ -297,7 +297,7 @@ func do(e *reconcile.Engine, a reconcile.Action) (*reconcile.Result, error) {
 	return e.Do(context.Background(), p)
 }
 
-// peer runs one of the seeds' ledgers with n actions and returns its
+// peer runs one of the peer ledgers with n actions and returns its
 // figures, or why it could not.
 func peer(t *testing.T, script string, n int) string {
 	path := filepath.Join("..", "..", "..", "..", "shared", "bench-peers", script)

@@ -1,6 +1,6 @@
 // Command benchreport runs ghonce's performance benchmarks and writes
 // docs/performance.md: each figure next to its floor measured in the same
-// run, and the seeds' own ledgers side by side. `make bench` runs it; it
+// run, and two naive ledgers (the bench peers) side by side. `make bench` runs it; it
 // prints every figure on stdout as it goes.
 //
 // The ledger benchmarks run in rounds (-rounds): each round measures the
@@ -38,9 +38,9 @@ const defaultConcurrentBenchtime = "3s"
 func main() {
 	out := flag.String("out", "docs/performance.md", "the report to write; empty: print only")
 	rounds := flag.Int("rounds", 5, "rounds of the ledger benchmarks")
-	peers := flag.String("peers", "", "directory of the seeds' ledgers (default: $GHONCE_BENCH_PEERS, else ../shared/bench-peers or ../../shared/bench-peers from the module root)")
-	peerN := flag.Int("peer-n", 1000, "actions per peer run (the seed 003 JSON ledger at a million entries runs -peer-n-1m)")
-	peerN1M := flag.Int("peer-n-1m", 5, "actions of the seed 003 JSON ledger at a million entries: each rewrites the whole file")
+	peers := flag.String("peers", "", "directory of the peer ledgers (default: $GHONCE_BENCH_PEERS, else ../shared/bench-peers or ../../shared/bench-peers from the module root)")
+	peerN := flag.Int("peer-n", 1000, "actions per peer run (the JSON-file ledger at a million entries runs -peer-n-1m)")
+	peerN1M := flag.Int("peer-n-1m", 5, "actions of the JSON-file ledger at a million entries: each rewrites the whole file")
 	github := flag.String("github", "", "render the GitHub sections from this file (internal/bench TestGitHubReport -github.out) instead of running that test")
 	githubMaxN := flag.Int("github-maxn", 10000, "reconcile at N up to this only (TestGitHubReport -github.maxn; 40 for a quick check)")
 	concurrent := flag.String("concurrent-benchtime", defaultConcurrentBenchtime, "-test.benchtime of BenchmarkConcurrentClaimFinish (ledger/store), per backend and worker count")
@@ -313,7 +313,7 @@ func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 var peerLine = regexp.MustCompile(`fresh_us_per_op=([0-9.]+) replay_us_per_op=([0-9.]+)`)
 
-// findPeers returns the directory of the seeds' ledgers, or "".
+// findPeers returns the directory of the peer ledgers, or "".
 func findPeers(root, dir string) string {
 	if dir == "" {
 		dir = os.Getenv("GHONCE_BENCH_PEERS")
@@ -329,10 +329,10 @@ func findPeers(root, dir string) string {
 	return dir
 }
 
-// runPeers runs the seeds' ledgers at the sizes ghonce's benchmarks use.
+// runPeers runs the peer ledgers at the sizes ghonce's benchmarks use.
 func runPeers(ctx context.Context, e *env, dir string, n, n1M int) ([]peerResult, string) {
 	if dir == "" {
-		return nil, "NOT RUN: the seeds' ledgers were not found (pass -peers DIR or set GHONCE_BENCH_PEERS)."
+		return nil, "NOT RUN: the peer ledgers were not found (pass -peers DIR or set GHONCE_BENCH_PEERS)."
 	}
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -344,10 +344,10 @@ func runPeers(ctx context.Context, e *env, dir string, n, n1M int) ([]peerResult
 		preload, n                  int
 		note                        string
 	}{
-		{"seed 000 (SQLite, Python sqlite3 defaults)", "seed000_sqlite_ledger.py", "s0-1k.db", "1k", 1000, n, ""},
-		{"seed 000 (SQLite, Python sqlite3 defaults)", "seed000_sqlite_ledger.py", "s0-1m.db", "1M", 1_000_000, n, ""},
-		{"seed 003 (JSON file rewritten per step)", "seed003_json_ledger.py", "s3-1k.json", "1k", 1000, n, ""},
-		{"seed 003 (JSON file rewritten per step)", "seed003_json_ledger.py", "s3-1m.json", "1M", 1_000_000, n1M, fmt.Sprintf("N = %d: every step rereads and rewrites the whole file", n1M)},
+		{"naive SQLite ledger (Python sqlite3 defaults)", "seed000_sqlite_ledger.py", "s0-1k.db", "1k", 1000, n, ""},
+		{"naive SQLite ledger (Python sqlite3 defaults)", "seed000_sqlite_ledger.py", "s0-1m.db", "1M", 1_000_000, n, ""},
+		{"naive JSON-file ledger (rewritten per step)", "seed003_json_ledger.py", "s3-1k.json", "1k", 1000, n, ""},
+		{"naive JSON-file ledger (rewritten per step)", "seed003_json_ledger.py", "s3-1m.json", "1M", 1_000_000, n1M, fmt.Sprintf("N = %d: every step rereads and rewrites the whole file", n1M)},
 	} {
 		path := filepath.Join(e.tmp, p.file)
 		cmd := exec.CommandContext(ctx, py, filepath.Join(dir, p.script), path, strconv.Itoa(p.n), strconv.Itoa(p.preload))

@@ -13,7 +13,7 @@ var generatedSections = []string{
 	"Machine",
 	"Targets",
 	"Ledger benchmarks",
-	"Peers: the seeds' ledgers",
+	"Peers: two naive ledgers",
 	"Where the time goes",
 	githubRequestsSection,
 	wireSection,
@@ -173,11 +173,11 @@ func (r *report) render() string {
 			w("%s.\n\n", strings.Join(parts, ", "))
 		}
 	}
-	w("## Peers: the seeds' ledgers\n\n")
+	w("## Peers: two naive ledgers\n\n")
 	if r.peersNote != "" {
 		w("%s\n\n", r.peersNote)
 	} else {
-		w("The seeds' own ledgers (`../shared/bench-peers/`, Python 3), run in this same run on the same disk with the same number of actions: N guarded no-op actions, then their replays, on a ledger preloaded with as many done entries as ghonce's. **Neither forces anything to disk beyond its library's defaults**: seed 000 commits through Python's `sqlite3` (rollback journal, `synchronous=FULL`, two commits per action); seed 003 rewrites a JSON file with no fsync at all, so a crash of the machine can lose or tear its whole ledger. ghonce's figures are the in-process Go benchmarks above (claim forced, done not).\n\n")
+		w("Two ledgers of the kind an agent runner writes first, without ghonce (Python 3; `-peers DIR` or `$GHONCE_BENCH_PEERS` names where they are), run in this same run on the same disk with the same number of actions: N guarded no-op actions, then their replays, on a ledger preloaded with as many done entries as ghonce's. **Neither forces anything to disk beyond its library's defaults**: the SQLite one commits through Python's `sqlite3` (rollback journal, `synchronous=FULL`, two commits per action); the JSON one rewrites a JSON file with no fsync at all, so a crash of the machine can lose or tear its whole ledger. ghonce's figures are the in-process Go benchmarks above (claim forced, done not).\n\n")
 		w("| ledger | entries | N | fresh action, per op | replay, per op | notes |\n| --- | --- | ---: | ---: | ---: | --- |\n")
 		w("| ghonce (`ledger/sqlite`, Go, in process) | 1k | 300 per round | %s | %s (first read: %s) | one fsync per action |\n", dur(fresh), dur(replay), dur(first))
 		w("| ghonce (`ledger/sqlite`, Go, in process) | 1M | 300 per round | %s | %s (first read: %s) | |\n", dur(r.med("ClaimFinish/entries=1M")), dur(r.med("ClaimDone/entries=1M")), dur(r.med("ClaimDoneFirst/entries=1M")))
