@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
@@ -129,6 +130,8 @@ func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer,
 		Ledger: l, GitHub: gh, LedgerNew: l.CannotVouch(), Wait: zeroIsOff(e.Wait), Settle: zeroIsOff(e.Settle),
 		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err, TrustNeverAttempted: e.TrustLedger,
 		Logf: f.logf,
+		// 0 (the default) except in the matrix's binary (crashpoint).
+		Lease: crashpoint.Lease(),
 	}
 	for _, m := range mod {
 		m(&cfg)

@@ -6,5 +6,11 @@
 // and compiles away.
 package crashpoint
 
+import "time"
+
 // Hit is a named crash point. Without the build tag it does nothing.
 func Hit(string) {}
+
+// Lease is the claim lease the matrix sets for a row that watches a lease
+// end. Without the build tag it is 0: the engine's default.
+func Lease() time.Duration { return 0 }

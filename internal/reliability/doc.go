@@ -12,10 +12,11 @@
 //   - runs that needed a person: a trial that never reached exit 0 within its
 //     reruns, with the cause ghonce printed.
 //
-// The matrix has six parts: precise kill points per kind, a randomised kill
-// loop, races of 16 processes (one ledger, and separate ledgers), GitHub
-// faults, bad input, and a search of every output and ledger file for the
-// token. TestMatrix runs it; its profile sets the size:
+// The matrix has seven parts: precise kill points per kind, a randomised
+// kill loop, races of 16 processes (one ledger, and separate ledgers),
+// GitHub faults, a holder in another PID namespace (live, and killed) with
+// a rerun in this one, bad input, and a search of every output and ledger
+// file for the token. TestMatrix runs it; its profile sets the size:
 //
 //	go test ./internal/reliability                          # smoke: seconds, part of `make test`
 //	make reliability-short                                  # CI: a few minutes
@@ -23,7 +24,8 @@
 //
 // No part synchronises with sleeps: kills happen at crash points, in the
 // fake's BeforeWrite and OnCommit hooks (which run while the client waits
-// for its answer), in the command-effect service's handler, or at a random
-// delay (the experiment itself). Processes start together behind a barrier
+// for its answer, and may also hold it there while another process runs),
+// in the command-effect service's handler, or at a random delay (the
+// experiment itself). Processes start together behind a barrier
 // (their standard input) and are always reaped.
 package reliability

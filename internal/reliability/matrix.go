@@ -56,7 +56,11 @@ type Report struct {
 	race    []*row
 	fault   []*row
 	bad     []*row
-	secrets secretScan
+	// ns is the other-PID-namespace part (pidns.go); nsSkipped says why it
+	// did not run, when it did not.
+	ns        []*row
+	nsSkipped string
+	secrets   secretScan
 	// calibration per kind for the random loop
 	randomInfo []string
 	pg         bool // the shared-Postgres part ran
@@ -159,6 +163,21 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if err := step("pidns", func() error {
+		if why := pidnsUnavailable(ctx); why != "" {
+			if os.Getenv("CI") == "true" {
+				return fmt.Errorf("part pidns: %s; under CI=true it must run (as root)", why)
+			}
+			cfg.Logf("part pidns SKIPPED: %s", why)
+			rep.nsSkipped = why
+			return nil
+		}
+		rows, err := m.pidnsRows(ctx, nsPart{name: "pidns", label: nsSQLiteLabel, runs: cfg.Profile.killRuns, ledgerAt: func(w *world, file string) string { return ledgerPath(w, file) }})
+		rep.ns = rows
+		return err
+	}); err != nil {
+		return nil, err
+	}
 	if err := step("pg", func() error { return m.pgPart(ctx, rep, cfg.Seed, cfg.Logf) }); err != nil {
 		return nil, err
 	}
@@ -250,7 +269,7 @@ func scanFiles(dir, skip string, secrets []string) (n int, leaks []string, err e
 // Failures lists every violated expectation.
 func (rep *Report) Failures() []string {
 	var out []string
-	for _, part := range [][]*row{rep.kill, rep.random, rep.race, rep.fault, rep.bad} {
+	for _, part := range [][]*row{rep.kill, rep.random, rep.race, rep.fault, rep.ns, rep.bad} {
 		for _, r := range part {
 			for _, e := range r.errs {
 				out = append(out, fmt.Sprintf("%s / %s / %s: %s", r.kind, r.what, r.ledger, e))

@@ -76,6 +76,14 @@ func (m *matrix) pgPart(ctx context.Context, rep *Report, seed int64, logf func(
 		}
 		race = append(race, r)
 	}
+	if rep.ns != nil {
+		// The other-PID-namespace rows ran on SQLite: the same on Postgres.
+		ns, err := m.pidnsRows(ctx, nsPart{name: "pg-pidns", label: nsPGLabel, runs: m.prof.pgKillRuns, ledgerAt: func(*world, string) string { return m.pgLedger }})
+		if err != nil {
+			return err
+		}
+		rep.ns = append(rep.ns, ns...)
+	}
 	rep.pg = true
 	rep.kill = interleave(rep.kill, kill)
 	rep.random = interleave(rep.random, random)

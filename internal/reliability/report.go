@@ -21,7 +21,7 @@ func (rep *Report) Markdown() string {
 		p("\"In flight\" kills land in the fake's `BeforeWrite` hook (the request has arrived, nothing is stored); \"after GitHub commits\" in its `OnCommit` hook (stored, no answer yet). ")
 		p("For `exec` (a guarded command with `--check`) the same two points are in the handler of the service the command posts to. ")
 		p("PR reruns with the ledger kept push a new head branch and reword the title and body; all reruns of PRs, issues and comments reword the text.\n\n")
-		rowsTable(&b, rep.kill, true)
+		rowsTable(&b, rep.kill, "kill point", true)
 	}
 	if len(rep.random) > 0 {
 		p("## Randomised kills\n\n")
@@ -32,7 +32,7 @@ func (rep *Report) Markdown() string {
 			p("- %s\n", s)
 		}
 		p("\n")
-		rowsTable(&b, rep.random, false)
+		rowsTable(&b, rep.random, "condition", false)
 	}
 	if len(rep.race) > 0 {
 		p("## Races\n\n")
@@ -46,6 +46,21 @@ func (rep *Report) Markdown() string {
 		p("Each trial runs the command once with the fault injected, then reruns it until exit 0. \"first exit\" is the exit code of the run that met the fault; ")
 		p("\"creates sent\" counts create requests that reached GitHub in that run (a maybe is never retried); waits are measured at the fake.\n\n")
 		faultTable(&b, rep.fault)
+	}
+	if len(rep.ns) > 0 || rep.nsSkipped != "" {
+		p("## Another PID namespace\n\n")
+		p("The holder of a key runs in a PID namespace of its own (`unshare --pid --fork --mount-proc`), as in a container with host networking: the same host name and boot, the same ledger, other PIDs. ")
+		p("Its PID there is chosen (through `ns_last_pid`) among those that name no process in this namespace, where the rerun runs: a rule of \"same host name and kill(pid, 0) fails\" would take it for gone. ")
+		p("The holder runs with a %s lease (`GHONCE_CRASH_LEASE`, read only by the crash-point build), which it renews every quarter of it while it works. ", nsLease)
+		p("*Live*: it is held with its create in flight (the fake's `BeforeWrite` hook) while the same command runs here with `--wait %s`; that run must exit 4 (in progress elsewhere), send no write and leave the entry with its holder, which must have renewed its lease meanwhile; then the create lands and the holder exits 0. ", nsRacerWait)
+		p("*Killed*: it is killed with its create in flight, which the fake then commits; the reruns here cannot prove it gone, so the ledger's history must date their takeover after the lease the holder left, and they must find the issue. ")
+		p("An issue, because GitHub keeps nothing single for it: a live holder taken over shows as a second issue.\n\n")
+		if rep.nsSkipped != "" {
+			p("**Skipped: %s.** Under `CI=true` this is an error.\n\n", rep.nsSkipped)
+		}
+		if len(rep.ns) > 0 {
+			rowsTable(&b, rep.ns, "holder", true)
+		}
 	}
 	if len(rep.bad) > 0 {
 		p("## Bad input\n\n")
@@ -118,7 +133,7 @@ func (rep *Report) Summary() string {
 	if rep.pg {
 		p("Rows whose ledger is *%s* run ghonce as separate machines (each run in its own working directory and HOME, no file shared) on one Postgres ledger (a fresh schema of `%s`), next to the SQLite rows: %d trials per kill point, each rerun on the next of %d machines; %d killed trials per kind in the randomised loop; %d race rounds of 16 machines. ",
 			pgLabel, pgEnv, pr.pgKillRuns, pgMachines, pr.pgRandomRuns, pr.pgRaceRounds)
-		p("The machines share this host's boot and PID namespace, so a killed holder is proven gone and taken over at once, as on one machine; a holder on another machine or in another PID namespace waits for its lease (`reconcile` tests cover it).\n\n")
+		p("The machines share this host's boot and PID namespace, so a killed holder is proven gone and taken over at once, as on one machine; a holder in another PID namespace waits for its lease ([Another PID namespace](#another-pid-namespace)), as does one on another machine (`reconcile` tests cover it).\n\n")
 	}
 	p("The real `ghonce` binary (built with `-tags ghonce_crashpoints`) runs against the fake GitHub of package `fixtures`, every run with `--settle %s` (the default, %s, is sized for GitHub's 10-second request limit; here requests in flight travel over loopback), except the row whose GitHub commits late, which runs with the default. ", matrixSettle, reconcile.DefaultSettle)
 	p("A trial is one key (one task): its runs are killed or faulted as the part says, then rerun as a restarted agent would until one exits 0 ")
@@ -133,7 +148,7 @@ func (rep *Report) Summary() string {
 	for _, part := range []struct {
 		name string
 		rows []*row
-	}{{"kill points", rep.kill}, {"randomised kills", rep.random}, {"races", rep.race}, {"GitHub faults", rep.fault}, {"bad input", rep.bad}} {
+	}{{"kill points", rep.kill}, {"randomised kills", rep.random}, {"races", rep.race}, {"GitHub faults", rep.fault}, {"another PID namespace", rep.ns}, {"bad input", rep.bad}} {
 		if len(part.rows) == 0 {
 			continue
 		}
@@ -146,6 +161,9 @@ func (rep *Report) Summary() string {
 			runs, procs, kills, dups, lost, person = runs+r.runs, procs+max(r.procs, r.runs), kills+r.kills, dups+r.dups, lost+r.lost, person+r.person
 		}
 		p("| %s | %d | %d | %d | %d | %d | %d |\n", part.name, runs, procs, kills, dups, lost, person)
+	}
+	if rep.nsSkipped != "" {
+		p("| another PID namespace | **skipped: %s** | | | | | |\n", md(rep.nsSkipped))
 	}
 	p("\nRows marked *finding* (%d) are left out of these totals: they measure limits GitHub imposes, or ghonce stopping for a person by design; see [Measured findings](#measured-findings). ", findings)
 	p("Failed expectations: **%d**.\n\n", len(rep.Failures()))
@@ -169,12 +187,12 @@ func commandFor(profile string) string {
 	return "go test ./internal/reliability"
 }
 
-func rowsTable(b *strings.Builder, rows []*row, withLedger bool) {
+func rowsTable(b *strings.Builder, rows []*row, what string, withLedger bool) {
 	if withLedger {
-		b.WriteString("| kind | kill point | ledger | trials | kills | duplicates | lost | exit 3 on rerun | needed a person (cause) | max reruns | notes |\n")
+		b.WriteString("| kind | " + what + " | ledger | trials | kills | duplicates | lost | exit 3 on rerun | needed a person (cause) | max reruns | notes |\n")
 		b.WriteString("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |\n")
 	} else {
-		b.WriteString("| kind | condition | trials | kills | duplicates | lost | exit 3 on rerun | needed a person (cause) | max reruns | notes |\n")
+		b.WriteString("| kind | " + what + " | trials | kills | duplicates | lost | exit 3 on rerun | needed a person (cause) | max reruns | notes |\n")
 		b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |\n")
 	}
 	for _, r := range rows {

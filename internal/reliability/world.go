@@ -124,7 +124,11 @@ type killRule struct {
 	// may then run code (it is asked to stop, as by a terminal or a CI
 	// runner's cancel), and fire does not wait for it to end.
 	signal syscall.Signal
-	fired  bool
+	// hold, when set with write, is called instead of the kill: the
+	// process lives on, its request in flight until hold returns, and the
+	// fake then stores it (pidns.go).
+	hold  func()
+	fired bool
 }
 
 // newWorld starts a fake with the agent's user and repository, the issue
@@ -165,6 +169,12 @@ func (w *world) beforeWrite(pw *fixtures.PendingWrite) bool {
 	w.mu.Lock()
 	w.writes = append(w.writes, timed{pw.Method, pw.Path, time.Now()})
 	if r := w.rule; r != nil && !r.fired && r.write != nil && r.write(pw) {
+		if r.hold != nil {
+			r.fired = true
+			w.mu.Unlock()
+			r.hold()
+			return true
+		}
 		w.fire()
 		proceed, delay := r.proceed, r.delay
 		w.mu.Unlock()
@@ -242,6 +252,9 @@ type proc struct {
 	wrap    []string      // run through this command (e.g. sh -c '...')
 	dir     string        // working directory (default the world's)
 	cred    *syscall.Credential
+	// aside: it runs beside the process the hooks watch (while a hold
+	// keeps that one in flight); no hook sees or kills it.
+	aside   bool
 	noToken bool
 	token   string // instead of the matrix's token
 }
@@ -295,7 +308,9 @@ func (w *world) run(ctx context.Context, p proc) (*out, error) {
 		return nil, fmt.Errorf("start ghonce: %w", err)
 	}
 	start := time.Now()
-	w.proc, w.rule = cmd.Process, p.rule
+	if !p.aside {
+		w.proc, w.rule = cmd.Process, p.rule
+	}
 	w.mu.Unlock()
 	var timer *time.Timer
 	if p.killAt > 0 {
@@ -311,9 +326,11 @@ func (w *world) run(ctx context.Context, p proc) (*out, error) {
 	if timer != nil {
 		timer.Stop()
 	}
-	w.mu.Lock()
-	w.proc, w.rule = nil, nil
-	w.mu.Unlock()
+	if !p.aside {
+		w.mu.Lock()
+		w.proc, w.rule = nil, nil
+		w.mu.Unlock()
+	}
 	o := &out{Exit: cmd.ProcessState.ExitCode(), Stdout: stdout.String(), Stderr: stderr.String(), Dur: time.Since(start)}
 	o.Killed = killedBySIGKILL(cmd.ProcessState)
 	var ee *exec.ExitError
