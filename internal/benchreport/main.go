@@ -375,7 +375,8 @@ func keptSections(old string) string {
 	keep := false
 	for _, line := range strings.SplitAfter(old, "\n") {
 		if strings.HasPrefix(line, "## ") {
-			keep = !slices.Contains(generatedSections, strings.TrimSpace(strings.TrimPrefix(line, "## ")))
+			h := strings.TrimSpace(strings.TrimPrefix(line, "## "))
+			keep = !slices.Contains(generatedSections, h) && !slices.Contains(retiredSections, h)
 			if keep {
 				b.WriteString("\n")
 			}

@@ -39,6 +39,9 @@ func TestKeptSections(t *testing.T) {
 	if strings.Contains(got, "old figures") || strings.Contains(got, "old text") || strings.Contains(got, "intro") {
 		t.Errorf("kept = %q, want none of the generated sections", got)
 	}
+	if got := keptSections(old + "\n## Peers: the seeds' ledgers\n\nstale table\n"); strings.Contains(got, "stale table") {
+		t.Errorf("kept = %q, want a retired section dropped", got)
+	}
 	if keptSections("") != "" {
 		t.Errorf("kept of an empty report = %q, want empty", keptSections(""))
 	}

@@ -21,6 +21,12 @@ var generatedSections = []string{
 	concurrentSection,
 }
 
+// retiredSections are headings earlier reports wrote that render no longer
+// does: dropped, never kept, so a renamed section leaves no stale copy.
+var retiredSections = []string{
+	"Peers: the seeds' ledgers",
+}
+
 func (r *report) med(name string) float64 { return median(r.ns[name]) }
 
 func (r *report) rng(name string) string {
