@@ -60,33 +60,49 @@ func holdKey(t *testing.T, path, key string, at time.Time) {
 // --json and checks the one object a program would read.
 func TestJSONOnEveryExit(t *testing.T) {
 	t.Parallel()
-	w := newCLIWorld(t)
-	r := func(extra map[string]string, args ...string) cliRun { return w.run("", extra, args...) }
+	// Keys depend only on the identity, not on the world: derive them once.
+	keys := newCLIWorld(t)
 	key := func(args ...string) string {
-		o := r(nil, append([]string{"key"}, args...)...)
+		o := keys.run("", nil, append([]string{"key"}, args...)...)
 		if o.code != 0 {
 			t.Fatalf("key %v: exit %d: %s", args, o.code, o.stderr)
 		}
 		return strings.TrimSpace(o.stdout)
 	}
-	// The fake drops the answer to this step's comment after storing it.
-	w.fake.Inject(fixtures.Fault{Kind: fixtures.Status504AfterCommit, Match: func(r *http.Request) bool {
-		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/issues/1/comments")
-	}})
 	issueKey := key("--task", "J0", "--step", "issue-create", "--kind", "issue", "--repo", testRepo)
 	commentKey := key("--task", "J3", "--step", "issue-comment", "--kind", "comment", "--target", "1", "--repo", testRepo)
 	heldKey := key("--task", "HELD", "--step", "s", "--kind", "exec")
-	holdKey(t, w.ledger, heldKey, time.Now())
-	notLedger := filepath.Join(t.TempDir(), "not-a-ledger.db")
-	if err := os.WriteFile(notLedger, []byte("these are notes, not a ledger\n"), 0o600); err != nil {
-		t.Fatal(err)
+
+	// What a row needs in place before it runs; each row runs in a world
+	// of its own, so no row depends on another having run.
+	held := func(t *testing.T, w *cliWorld) { holdKey(t, w.ledger, heldKey, time.Now()) }
+	issueDone := func(t *testing.T, w *cliWorld) {
+		if o := w.run("", nil, "issue", "create", "--task", "J0", "--title", "t", "--body", "b", "--repo", testRepo); o.code != 0 {
+			t.Fatalf("issue J0: exit %d: %s", o.code, o.stderr)
+		}
 	}
-	if o := r(nil, "issue", "create", "--task", "J1", "--title", "t", "--body", "b", "--repo", testRepo); o.code != 0 {
-		t.Fatalf("seed issue #1: exit %d: %s", o.code, o.stderr)
+	// Issue #1 exists, and the fake drops the answer to a comment on it
+	// after storing it.
+	dropsComment := func(t *testing.T, w *cliWorld) {
+		if o := w.run("", nil, "issue", "create", "--task", "J1", "--title", "t", "--body", "b", "--repo", testRepo); o.code != 0 {
+			t.Fatalf("issue #1: exit %d: %s", o.code, o.stderr)
+		}
+		w.fake.Inject(fixtures.Fault{Kind: fixtures.Status504AfterCommit, Match: func(r *http.Request) bool {
+			return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/issues/1/comments")
+		}})
+	}
+	notLedger := func(t *testing.T, w *cliWorld) {
+		if err := os.MkdirAll(filepath.Dir(w.ledger), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(filepath.Dir(w.ledger), "not-a-ledger.db"), []byte("these are notes, not a ledger\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	for _, tc := range []struct {
 		name  string
+		given func(*testing.T, *cliWorld) // what must be in place first, or nil
 		env   map[string]string
 		args  []string
 		code  int
@@ -100,64 +116,75 @@ func TestJSONOnEveryExit(t *testing.T) {
 		{name: "0 key", args: []string{"key", "--task", "J0", "--step", "issue-create", "--kind", "issue", "--repo", testRepo}, key: issueKey},
 		{name: "1 refused", args: []string{"issue", "comment", "999", "--task", "J2", "--body", "b", "--repo", testRepo},
 			code: ExitError, kind: "refused", state: "failed", next: "nothing was created"},
-		{name: "1 ledger", args: []string{"status", "--ledger", notLedger}, code: ExitError, kind: "ledger", next: "ledger"},
+		{name: "1 ledger", given: notLedger, args: []string{"status", "--ledger", "NOT-A-LEDGER"}, code: ExitError, kind: "ledger", next: "ledger"},
 		{name: "2 usage", args: []string{"key", "--no-such-flag"}, code: ExitUsage, kind: "usage", next: "ghonce key --help"},
 		{name: "2 usage, flag group", args: []string{"issue", "create", "--task", "J9", "--title", "t", "--body", "b", "-F", "x", "--repo", testRepo},
 			code: ExitUsage, kind: "usage", next: "ghonce issue create --help"},
 		{name: "2 credentials, key known", env: map[string]string{"GH_TOKEN": ""},
 			args: []string{"issue", "create", "--task", "J0", "--title", "t", "--body", "b", "--repo", testRepo},
 			code: ExitUsage, kind: "credentials", key: issueKey, next: "GH_TOKEN"},
-		{name: "3 unconfirmed", args: []string{"issue", "comment", "1", "--task", "J3", "--body", "b", "--repo", testRepo, "--settle", "0"},
+		{name: "3 unconfirmed", given: dropsComment, args: []string{"issue", "comment", "1", "--task", "J3", "--body", "b", "--repo", testRepo, "--settle", "0"},
 			code: ExitUnconfirmed, kind: "unconfirmed", key: commentKey, state: "attempting", next: "ghonce resolve " + commentKey},
-		{name: "4 in progress", args: []string{"exec", "--task", "HELD", "--step", "s", "--wait", "0", "--json", "--", "true"},
+		{name: "4 in progress", given: held, args: []string{"exec", "--task", "HELD", "--step", "s", "--wait", "0", "--json", "--", "true"},
 			code: ExitInProgress, kind: "in_progress", key: heldKey, state: "attempting", next: "rerun"},
 		{name: "0 init", args: []string{"init"}},
 		{name: "0 branch name", args: []string{"branch", "name", "--task", "J0", "--repo", testRepo}},
-		{name: "0 status KEY", args: []string{"status", issueKey}, key: issueKey, state: "done"},
-		{name: "1 no such entry", args: []string{"status", strings.Replace(issueKey, issueKey[5:9], "zzzz", 1)}, code: ExitError, kind: "ledger", next: "ghonce status"},
-		{name: "2 resolve, both ways", args: []string{"resolve", heldKey, "--done", "--retry"}, code: ExitUsage, kind: "usage", key: heldKey, next: "ghonce resolve --help"},
-		{name: "3 reconcile leaves one unsettled", args: []string{"reconcile"}, code: ExitUnconfirmed, kind: "unconfirmed", next: "ghonce reconcile"},
-		{name: "4 resolve of a held key", args: []string{"resolve", heldKey, "--retry"}, code: ExitInProgress, kind: "in_progress", key: heldKey, next: "rerun"},
-		{name: "5 stale", args: []string{"status", "--stale", "1ms"}, code: ExitStale, kind: "stale", next: "ghonce reconcile"},
+		{name: "0 status KEY", given: issueDone, args: []string{"status", issueKey}, key: issueKey, state: "done"},
+		{name: "1 no such entry", given: issueDone, args: []string{"status", strings.Replace(issueKey, issueKey[5:9], "zzzz", 1)}, code: ExitError, kind: "ledger", next: "ghonce status"},
+		{name: "2 resolve, both ways", given: held, args: []string{"resolve", heldKey, "--done", "--retry"}, code: ExitUsage, kind: "usage", key: heldKey, next: "ghonce resolve --help"},
+		{name: "3 reconcile leaves one unsettled", given: held, args: []string{"reconcile"}, code: ExitUnconfirmed, kind: "unconfirmed", next: "ghonce reconcile"},
+		{name: "4 resolve of a held key", given: held, args: []string{"resolve", heldKey, "--retry"}, code: ExitInProgress, kind: "in_progress", key: heldKey, next: "rerun"},
+		{name: "5 stale", given: held, args: []string{"status", "--stale", "1ms"}, code: ExitStale, kind: "stale", next: "ghonce reconcile"},
 	} {
-		args := tc.args
-		if !slices.Contains(args, "--") {
-			args = append(args, "--json")
-		}
-		o := r(tc.env, args...)
-		if o.code != tc.code {
-			t.Errorf("%s: exit %d, want %d; stderr: %s", tc.name, o.code, tc.code, o.stderr)
-			continue
-		}
-		obj := oneObject(t, tc.name, o.stdout)
-		if obj["ok"] != (tc.code == 0) || obj["exit_code"] != float64(tc.code) {
-			t.Errorf("%s: ok %v, exit_code %v; want %v, %d", tc.name, obj["ok"], obj["exit_code"], tc.code == 0, tc.code)
-		}
-		if tc.key != "" && obj["key"] != tc.key {
-			t.Errorf("%s: key %v, want %s", tc.name, obj["key"], tc.key)
-		}
-		if tc.key != "" && tc.code != 0 && !strings.Contains(o.stderr, tc.key) {
-			t.Errorf("%s: stderr does not name the key %s: %s", tc.name, tc.key, o.stderr)
-		}
-		if tc.state != "" && obj["state"] != tc.state {
-			t.Errorf("%s: state %v, want %s", tc.name, obj["state"], tc.state)
-		}
-		if tc.code == 0 {
-			if _, ok := obj["error"]; ok {
-				t.Errorf("%s: a success carries an error: %v", tc.name, obj)
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newCLIWorld(t)
+			if tc.given != nil {
+				tc.given(t, w)
 			}
-			continue
-		}
-		e, _ := obj["error"].(map[string]any)
-		if e == nil || e["kind"] != tc.kind || e["message"] == "" {
-			t.Errorf("%s: error %v, want kind %s and a message", tc.name, obj["error"], tc.kind)
-		}
-		if next, _ := obj["next"].(string); !strings.Contains(next, tc.next) {
-			t.Errorf("%s: next %q does not say %q", tc.name, next, tc.next)
-		}
-		if tc.kind == "refused" && e["http_status"] == nil {
-			t.Errorf("%s: a refusal without GitHub's status: %v", tc.name, e)
-		}
+			args := slices.Clone(tc.args)
+			for i, a := range args {
+				if a == "NOT-A-LEDGER" {
+					args[i] = filepath.Join(filepath.Dir(w.ledger), "not-a-ledger.db")
+				}
+			}
+			if !slices.Contains(args, "--") {
+				args = append(args, "--json")
+			}
+			o := w.run("", tc.env, args...)
+			if o.code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr: %s", o.code, tc.code, o.stderr)
+			}
+			obj := oneObject(t, tc.name, o.stdout)
+			if obj["ok"] != (tc.code == 0) || obj["exit_code"] != float64(tc.code) {
+				t.Errorf("ok %v, exit_code %v; want %v, %d", obj["ok"], obj["exit_code"], tc.code == 0, tc.code)
+			}
+			if tc.key != "" && obj["key"] != tc.key {
+				t.Errorf("key %v, want %s", obj["key"], tc.key)
+			}
+			if tc.key != "" && tc.code != 0 && !strings.Contains(o.stderr, tc.key) {
+				t.Errorf("stderr does not name the key %s: %s", tc.key, o.stderr)
+			}
+			if tc.state != "" && obj["state"] != tc.state {
+				t.Errorf("state %v, want %s", obj["state"], tc.state)
+			}
+			if tc.code == 0 {
+				if _, ok := obj["error"]; ok {
+					t.Errorf("a success carries an error: %v", obj)
+				}
+				return
+			}
+			e, _ := obj["error"].(map[string]any)
+			if e == nil || e["kind"] != tc.kind || e["message"] == "" {
+				t.Errorf("error %v, want kind %s and a message", obj["error"], tc.kind)
+			}
+			if next, _ := obj["next"].(string); !strings.Contains(next, tc.next) {
+				t.Errorf("next %q does not say %q", next, tc.next)
+			}
+			if tc.kind == "refused" && e["http_status"] == nil {
+				t.Errorf("a refusal without GitHub's status: %v", e)
+			}
+		})
 	}
 }
 
