@@ -60,13 +60,7 @@ func (c *Client) ApplyMetadata(ctx context.Context, r Repo, number int, isPR boo
 	if isPR {
 		what = "pull request"
 	}
-	var is *github.Issue
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		is, resp, err = c.gh.Issues.Get(ctx, r.Owner, r.Name, number)
-		return resp, err
-	})
+	is, err := c.getIssue(ctx, r, number)
 	if err != nil {
 		return c.redact(issueRefused(err, r, number, fmt.Sprintf("read %s %s#%d to add its assignees, reviewers and milestone", what, r, number)))
 	}

@@ -38,13 +38,7 @@ func (c *Client) FindClosed(ctx context.Context, r Repo, number int) Result {
 	if err := CheckIssueNumber(number); err != nil {
 		return c.unknown(fmt.Errorf("read issue: %w", err))
 	}
-	var is *github.Issue
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		is, resp, err = c.gh.Issues.Get(ctx, r.Owner, r.Name, number)
-		return resp, err
-	})
+	is, err := c.getIssue(ctx, r, number)
 	switch {
 	case notFound(err):
 		return Result{State: Conflict, Err: fmt.Errorf("%s#%d does not exist for this token (deleted, transferred, or no access): nothing to close", r, number)}
@@ -209,4 +203,17 @@ func (c *Client) DeleteBranch(ctx context.Context, r Repo, name, sha string) (Ar
 		return Artifact{}, c.createErr(class, fmt.Errorf("delete branch %s of %s: %w", name, r, err))
 	}
 	return Artifact{SHA: sha}, nil
+}
+
+// getIssue reads issue (or pull request) number of r: GET
+// /repos/{o}/{r}/issues/{n}, a consistent read.
+func (c *Client) getIssue(ctx context.Context, r Repo, number int) (*github.Issue, error) {
+	var is *github.Issue
+	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		is, resp, err = c.gh.Issues.Get(ctx, r.Owner, r.Name, number)
+		return resp, err
+	})
+	return is, err
 }
