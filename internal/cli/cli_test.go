@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,20 +57,21 @@ type cliRun struct {
 
 // run runs ghonce args with stdin and w.env plus extra ("KEY=" unsets KEY).
 func (w *cliWorld) run(stdin string, extra map[string]string, args ...string) cliRun {
-	env := map[string]string{}
-	for k, v := range w.env {
-		env[k] = v
-	}
-	for k, v := range extra {
-		env[k] = v
-	}
-	var out, errb bytes.Buffer
-	sys := IO{
-		In: strings.NewReader(stdin), Out: &out, Err: &errb,
-		Getenv: func(k string) string { return env[k] }, Now: time.Now, Executable: os.Executable,
-	}
+	sys, out, errb := w.io(stdin, extra)
 	code := Main(context.Background(), args, sys)
 	return cliRun{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// io is an IO reading stdin, with w.env plus extra ("KEY=" unsets KEY),
+// writing to the buffers it returns.
+func (w *cliWorld) io(stdin string, extra map[string]string) (IO, *bytes.Buffer, *bytes.Buffer) {
+	env := maps.Clone(w.env)
+	maps.Copy(env, extra)
+	var out, errb bytes.Buffer
+	return IO{
+		In: strings.NewReader(stdin), Out: &out, Err: &errb,
+		Getenv: func(k string) string { return env[k] }, Now: time.Now, Executable: os.Executable,
+	}, &out, &errb
 }
 
 func TestActingVerbsInProcess(t *testing.T) {

@@ -286,20 +286,10 @@ func newGhCLIWorld(t *testing.T) *cliWorld {
 // gh runs `gh args...` in process; terminal says which streams are
 // terminals ("in", "out", "err").
 func (w *cliWorld) gh(terminal string, extra map[string]string, args ...string) cliRun {
-	env := map[string]string{}
-	for k, v := range w.env {
-		env[k] = v
-	}
-	for k, v := range extra {
-		env[k] = v
-	}
-	var out, errb bytes.Buffer
-	in := strings.NewReader("")
-	sys := IO{
-		In: in, Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }, Now: time.Now, Executable: os.Executable,
-		IsTerminal: func(s any) bool {
-			return s == any(in) && strings.Contains(terminal, "in") || s == any(&out) && strings.Contains(terminal, "out") || s == any(&errb) && strings.Contains(terminal, "err")
-		},
+	sys, out, errb := w.io("", extra)
+	in := sys.In
+	sys.IsTerminal = func(s any) bool {
+		return s == any(in) && strings.Contains(terminal, "in") || s == any(out) && strings.Contains(terminal, "out") || s == any(errb) && strings.Contains(terminal, "err")
 	}
 	code := GhMain(context.Background(), append([]string{"gh"}, args...), sys)
 	return cliRun{code: code, stdout: out.String(), stderr: errb.String()}
