@@ -31,7 +31,7 @@ func newCmdBranchName(f *factory, runF func(*branchNameOptions) error) *cobra.Co
 	}
 	addRepoFlag(c, &opts.Repo)
 	addTaskFlag(c, &opts.Task)
-	addStepFlag(c, &opts.Step)
+	addStepFlag(c, &opts.Step, "default: branch")
 	addJSONFlag(c, &opts.JSON)
 	return c
 }

@@ -49,7 +49,7 @@ by --on-unconfirmed: fail (default: exit 3 and say how to settle it with
 	c.Flags().BoolVar(&opts.Exec.PassLedger, "pass-ledger", false, "pass a GHONCE_LEDGER URL (and its password) on to COMMAND and --check")
 	addLedgerFlag(c, &opts.Act.Ledger)
 	addTaskFlag(c, &opts.Act.Task)
-	addStepFlag(c, &opts.Act.Step)
+	addStepFlag(c, &opts.Act.Step, "required")
 	addJSONFlag(c, &opts.Act.JSON)
 	addWaitFlag(c, &opts.Act.Engine.Wait)
 	addSettleFlag(c, &opts.Act.Engine.Settle)

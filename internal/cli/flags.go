@@ -65,8 +65,13 @@ func (t taskFlag) orEnv(getenv func(string) string, errOut io.Writer) (string, e
 // stepFlag is --step: the step within the task.
 type stepFlag string
 
-func addStepFlag(c *cobra.Command, s *stepFlag) {
-	c.Flags().StringVar((*string)(s), "step", "", "step within the task (default: the verb, e.g. pr-create)")
+// addStepFlag adds --step; def says in the help what a verb does without
+// it ("" for the acting verbs: their own name).
+func addStepFlag(c *cobra.Command, s *stepFlag, def string) {
+	if def == "" {
+		def = "default: the verb, e.g. pr-create"
+	}
+	c.Flags().StringVar((*string)(s), "step", "", "step within the task ("+def+")")
 }
 
 // or is the step, def when --step is not given.
@@ -198,7 +203,7 @@ func addActFlags(c *cobra.Command, a *actFlags) {
 	addLedgerFlag(c, &a.Ledger)
 	addRepoFlag(c, &a.Repo)
 	addTaskFlag(c, &a.Task)
-	addStepFlag(c, &a.Step)
+	addStepFlag(c, &a.Step, "")
 	addJSONFlag(c, &a.JSON)
 	addWaitFlag(c, &a.Engine.Wait)
 	addSettleFlag(c, &a.Engine.Settle)

@@ -39,7 +39,7 @@ name for branch, BRANCH:PATH for file, --target for exec, empty for issue.`,
 	c.Flags().StringVar(&opts.Target, "target", "", "the kind's target (see above)")
 	addRepoFlag(c, &opts.Repo)
 	addTaskFlag(c, &opts.Task)
-	addStepFlag(c, &opts.Step)
+	addStepFlag(c, &opts.Step, "required")
 	addJSONFlag(c, &opts.JSON)
 	return c
 }
