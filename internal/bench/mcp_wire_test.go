@@ -15,11 +15,6 @@ import (
 	"github.com/ghonce/ghonce/internal/harness"
 )
 
-// mcpTargets are issue 22's ratios at 100 ms per request: the create
-// through `ghonce mcp --upstream`, against github-mcp-server's own create
-// of the same kind in the same run.
-var mcpTargets = wireTargets
-
 // The MCP servers a create is measured through, in the order of the
 // report's columns.
 const (
@@ -194,14 +189,7 @@ func mcpWireReport(t *testing.T, bin string) string {
 				reqs, wr, trips = append(reqs, fmt.Sprint(last.requests)), append(wr, fmt.Sprint(last.writes)), append(trips, fmt.Sprint(last.trips))
 			}
 			proxy, standard := float64(med[viaProxy])/float64(med[viaAlone]), float64(med[viaStandard])/float64(med[viaAlone])
-			target, met := "", ""
-			if lat == 100*time.Millisecond {
-				target = fmt.Sprintf("≤ %.1f×", mcpTargets[k])
-				met = "no"
-				if proxy <= mcpTargets[k] {
-					met = "yes"
-				}
-			}
+			target, met := wireTarget(k, lat, proxy)
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %.2f× | %s | %s | %s | %.2f× |\n", k, lat,
 				strings.Join(reqs, " / "), strings.Join(wr, " / "), strings.Join(trips, " / "),
 				ms(med[viaAlone]), ms(med[viaProxy]), proxy, target, met, ms(med[viaStandard]), standard)
