@@ -1,13 +1,11 @@
 package main_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os/exec"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,24 +22,7 @@ type mcpServer struct {
 	w      *world
 	cmd    *exec.Cmd
 	cs     *sdk.ClientSession
-	stderr *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	stderr *harness.SyncBuffer
 }
 
 // startMCP starts `ghonce mcp` with w's ledger and task ISSUE-42, and
@@ -50,7 +31,7 @@ func (w *world) startMCP() *mcpServer {
 	w.t.Helper()
 	cmd := exec.Command(bin, "mcp", "--ledger", w.ledger, "--task", "ISSUE-42")
 	cmd.Env = w.env
-	m := &mcpServer{w: w, cmd: cmd, stderr: &syncBuffer{}}
+	m := &mcpServer{w: w, cmd: cmd, stderr: &harness.SyncBuffer{}}
 	cmd.Stderr = m.stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -77,9 +77,9 @@ func newUpstreamWorld(t *testing.T) (*world, string) {
 }
 
 // connect starts cmd and connects the Go SDK's client to it over stdio.
-func connect(t *testing.T, cmd *exec.Cmd) (*sdk.ClientSession, *syncBuffer) {
+func connect(t *testing.T, cmd *exec.Cmd) (*sdk.ClientSession, *harness.SyncBuffer) {
 	t.Helper()
-	stderr := &syncBuffer{}
+	stderr := &harness.SyncBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -139,7 +139,7 @@ func TestGitHubMCPServerAgainstTheFake(t *testing.T) {
 
 // startProxy starts `ghonce mcp --upstream -- github-mcp-server stdio`
 // with w's ledger (task from GHONCE_TASK when task is not empty).
-func (w *world) startProxy(ghmcp, task string, extra ...string) (*sdk.ClientSession, *syncBuffer, *exec.Cmd) {
+func (w *world) startProxy(ghmcp, task string, extra ...string) (*sdk.ClientSession, *harness.SyncBuffer, *exec.Cmd) {
 	w.t.Helper()
 	args := append([]string{"mcp", "--ledger", w.ledger}, extra...)
 	args = append(args, "--upstream", "--", ghmcp, "stdio")

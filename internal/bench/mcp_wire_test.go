@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -79,7 +78,7 @@ func mcpWireReport(t *testing.T, bin string) string {
 	} {
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Env = env
-		stderr := &lockedWriter{w: &strings.Builder{}}
+		stderr := &harness.SyncBuffer{}
 		cmd.Stderr = stderr
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		cs, err := sdk.NewClient(&sdk.Implementation{Name: "ghonce-bench", Version: "1"}, nil).
@@ -223,23 +222,4 @@ func toolText(res *sdk.CallToolResult) string {
 		}
 	}
 	return strings.Join(txt, "\n")
-}
-
-// lockedWriter is a child's stderr, written by the process's copier and
-// read in a failure message.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  *strings.Builder
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (l *lockedWriter) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.String()
 }

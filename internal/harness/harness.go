@@ -209,3 +209,22 @@ func CleanEnv() []string {
 	}
 	return env
 }
+
+// SyncBuffer is a child's stderr (or any stream) written by one goroutine,
+// the process's copier, and read by another, in a failure message.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
