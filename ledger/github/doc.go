@@ -1,0 +1,44 @@
+// Package github is the ledger that lives in a GitHub repository: each key's
+// entry is a ref outside refs/heads and refs/tags (refs/ghonce/claims/ID),
+// pointing at a commit object on the empty tree whose message holds the
+// entry and its history. Processes that share nothing but the repository
+// (Actions runs on fresh runners, containers, MCP replicas) share the ledger.
+//
+// # How it keeps the contract
+//
+//   - Claiming a new key creates its ref (POST .../git/refs): atomic on
+//     GitHub, a second create answers 422 "Reference already exists", so of
+//     any number of concurrent claimers exactly one creates it.
+//   - Every later write makes a commit whose parent is the tip it read and
+//     moves the ref without force (PATCH .../git/refs/{ref}): GitHub takes it
+//     only as a fast forward, so a racer that moved the ref first makes the
+//     write fail ("Update is not a fast forward"); the loser reads again and
+//     decides again. That is compare-and-swap on the ref.
+//   - An answer lost after a write (a timeout, a 502) is settled by reading
+//     the ref again: the commit this process made is unique, so the ref
+//     points at it, or the write did not happen.
+//   - Every time stored is GitHub's: a commit made without an author date is
+//     dated by GitHub's clock, and a stored time is kept relative to the
+//     commit that wrote it; "now" for a decision is the Date of GitHub's
+//     answer. The runner's clock is never read, so a runner whose clock is
+//     hours off holds leases and waits out the in-flight window exactly as
+//     one whose clock is right. Date has whole seconds: a lease may look
+//     live up to a second longer than it is.
+//   - A claim ref is not a branch: no workflow runs on it, no branch
+//     protection or ruleset applies, the branch list does not show it and a
+//     default clone does not fetch it. A host that refuses the namespace (a
+//     422 other than "already exists") is an error; the ledger never falls
+//     back to a weaker guarantee.
+//
+// # What a claim proves, and what it does not
+//
+// Whoever can push to the repository can write a claim. A claim is
+// therefore a lock and a record of intent, never proof of an outcome: for
+// every kind GitHub can be asked about, the engine confirms a recorded
+// "done" by reading the artifact it names (authored by our identity and
+// carrying the key) before it reports it found. For a guarded command
+// (exec), which GitHub cannot be asked about, a done claim proves only that
+// some process that could push to the repository wrote one: the command is
+// not run again, exactly as with a local ledger; give --check when that is
+// not enough. See docs/guides/repository-ledger.md.
+package github

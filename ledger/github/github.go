@@ -1,0 +1,535 @@
+package github
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/ledger"
+)
+
+// Namespace is where claims live by default: outside refs/heads and
+// refs/tags, so they are not branches or tags.
+const Namespace = "refs/ghonce/"
+
+// Scheme is the ledger location of a repository's ledger:
+// github://OWNER/REPO; "github" alone is the repository each action writes to.
+const Scheme = "github"
+
+// maxTries bounds how often one operation reads again after a racer moved
+// the ref under it.
+const maxTries = 32
+
+// Options configure Open.
+type Options struct {
+	// Client is the GitHub layer the ledger's requests go through: its
+	// token, pacing of writes and retries of reads are the ledger's.
+	Client *ghcheck.Client
+	// Repo is the repository the ledger lives in.
+	Repo ghcheck.Repo
+	// Namespace overrides Namespace (tests); it must start with "refs/"
+	// and end with "/".
+	Namespace string
+}
+
+// Ledger is a ledger.Ledger in a GitHub repository.
+type Ledger struct {
+	c    *ghcheck.Client
+	repo ghcheck.Repo
+	ns   string
+
+	// records holds what each commit read or made says: a commit never
+	// changes, so it is read at most once.
+	records sync.Map // sha -> *record
+	mu      sync.Mutex
+	// tips is, per ref this process wrote, the commit it wrote last: the
+	// parent of its next write, tried without reading the ref first (a
+	// racer's move makes that write fail, and the ref is read again).
+	tips map[string]*tip
+}
+
+var _ ledger.Ledger = (*Ledger)(nil)
+
+// Open returns the ledger in opts.Repo. It sends nothing.
+func Open(opts Options) (*Ledger, error) {
+	if opts.Client == nil {
+		return nil, errors.New("open the repository ledger: no GitHub client")
+	}
+	if opts.Repo.Owner == "" || opts.Repo.Name == "" {
+		return nil, errors.New("open the repository ledger: no repository: pass --repo OWNER/REPO, set GH_REPO, or give the ledger as github://OWNER/REPO")
+	}
+	ns := opts.Namespace
+	if ns == "" {
+		ns = Namespace
+	}
+	if !strings.HasPrefix(ns, "refs/") || !strings.HasSuffix(ns, "/") || strings.HasPrefix(ns, "refs/heads/") || strings.HasPrefix(ns, "refs/tags/") {
+		return nil, fmt.Errorf("open the repository ledger: namespace %q must start with refs/, end with / and be neither refs/heads/ nor refs/tags/", ns)
+	}
+	return &Ledger{c: opts.Client, repo: opts.Repo, ns: ns, tips: map[string]*tip{}}, nil
+}
+
+// Location is the ledger's location, github://OWNER/REPO.
+func (l *Ledger) Location() string { return Scheme + "://" + l.repo.String() }
+
+// Repo is the repository the ledger lives in.
+func (l *Ledger) Repo() ghcheck.Repo { return l.repo }
+
+// ClaimsPrefix is the prefix of every claim's ref.
+func (l *Ledger) ClaimsPrefix() string { return l.ns + "claims/" }
+
+// RefOf is the ref that holds key's entry: the prefix and the first 40 hex
+// digits of the key's SHA-256 (a key may hold anything; a ref name may not).
+func (l *Ledger) RefOf(key string) string { return l.ClaimsPrefix() + hashName(key) }
+
+func (l *Ledger) metaRef(name string) string { return l.ns + "meta/" + hashName(name) }
+
+func hashName(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:20])
+}
+
+// tip is a ref as read: the commit it points at ("" when the ref does not
+// exist), what that commit says, and GitHub's clock at the answer.
+type tip struct {
+	sha  string
+	rec  *record
+	date time.Time
+}
+
+// errMoved: the ref is not where the write assumed; read it again.
+var errMoved = errors.New("the ref moved")
+
+// read reads ref and the commit it points at.
+func (l *Ledger) read(ctx context.Context, ref string) (*tip, error) {
+	sha, date, err := l.c.ReadRef(ctx, l.repo, ref)
+	if err != nil {
+		return nil, l.explain("read the ledger", err)
+	}
+	t := &tip{sha: sha, date: date}
+	if sha == "" {
+		return t, nil
+	}
+	if t.rec, err = l.record(ctx, sha); err != nil {
+		return nil, err
+	}
+	if date.IsZero() {
+		return nil, fmt.Errorf("%w: read %s of %s: GitHub's answer had no Date, and the ledger keeps GitHub's time", ledger.ErrUnavailable, ref, l.repo)
+	}
+	return t, nil
+}
+
+// record reads what commit sha says, once.
+func (l *Ledger) record(ctx context.Context, sha string) (*record, error) {
+	if r, ok := l.records.Load(sha); ok {
+		return r.(*record), nil
+	}
+	cm, err := l.c.GetGitCommit(ctx, l.repo, sha)
+	if err != nil {
+		return nil, l.explain("read the ledger", err)
+	}
+	r, err := decode(cm.Message, cm.Date)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s of %s: %w", sha, l.repo, err)
+	}
+	l.records.Store(sha, r)
+	return r, nil
+}
+
+// put writes e and history as the new tip of ref over parent ("" creates
+// the ref). It returns errMoved when the ref is not at parent any more
+// (or, for a create, exists), so that the caller reads and decides again.
+func (l *Ledger) put(ctx context.Context, ref, parent string, e *ledger.Entry, history []ledger.Transition) (*tip, error) {
+	msg := encode(e, history)
+	var parents []string
+	if parent != "" {
+		parents = []string{parent}
+	}
+	cm, err := l.c.CreateGitCommit(ctx, l.repo, msg, parents)
+	if err != nil {
+		// A commit no ref points at changes nothing: any failure here
+		// left the ledger as it was.
+		return nil, l.explain("write the ledger", err)
+	}
+	rec, err := decode(msg, cm.Date)
+	if err != nil {
+		return nil, fmt.Errorf("write the ledger in %s: %w", l.repo, err)
+	}
+	if cm.Date.IsZero() {
+		return nil, fmt.Errorf("%w: write the ledger in %s: GitHub's commit has no date", ledger.ErrUnavailable, l.repo)
+	}
+	l.records.Store(cm.SHA, rec)
+	if parent == "" {
+		err = l.c.CreateRefAt(ctx, l.repo, ref, cm.SHA)
+	} else {
+		err = l.c.MoveRef(ctx, l.repo, ref, cm.SHA)
+	}
+	var ce *ghcheck.CreateError
+	switch {
+	case err == nil:
+	case errors.Is(err, ghcheck.ErrNotFastForward):
+		return nil, errMoved
+	case errors.As(err, &ce) && ce.Class == ghcheck.ClassExists:
+		return nil, errMoved
+	case parent == "" && errors.As(err, &ce) && ce.Class == ghcheck.ClassRefused && status(err) == http.StatusUnprocessableEntity:
+		return nil, fmt.Errorf("create %s in %s: GitHub refused the ref (%w): this host does not take refs outside refs/heads and refs/tags, so the repository cannot hold the ledger; nothing was claimed: use a SQLite file or a Postgres ledger instead (--ledger)", ref, l.repo, err)
+	case parent != "" && status(err) == http.StatusUnprocessableEntity:
+		// "Reference does not exist": pruned or deleted meanwhile.
+		return nil, errMoved
+	case errors.As(err, &ce) && (ce.Class == ghcheck.ClassMaybe || ce.Class == ghcheck.ClassNotSent):
+		// The answer was lost: the ref says whether the write happened,
+		// since the commit is ours alone.
+		at, _, rerr := l.c.ReadRef(ctx, l.repo, ref)
+		if rerr != nil {
+			return nil, fmt.Errorf("%w: write %s in %s: %w; and reading it back failed: %w", ledger.ErrUnavailable, ref, l.repo, err, rerr)
+		}
+		if at != cm.SHA {
+			return nil, errMoved
+		}
+	default:
+		return nil, l.explain("write the ledger", err)
+	}
+	t := &tip{sha: cm.SHA, rec: rec, date: cm.Date}
+	l.remember(ref, t)
+	return t, nil
+}
+
+func (l *Ledger) remember(ref string, t *tip) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if t == nil {
+		delete(l.tips, ref)
+		return
+	}
+	l.tips[ref] = t
+}
+
+func (l *Ledger) cached(ref string) *tip {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.tips[ref]
+}
+
+func status(err error) int {
+	var re *ghcheck.ResponseError
+	if errors.As(err, &re) {
+		return re.StatusCode
+	}
+	return 0
+}
+
+// explain turns a failed request into what a user can act on: a token
+// that may not write, a repository it cannot see, or GitHub out of reach
+// (ledger.ErrUnavailable: the write may or may not have happened).
+func (l *Ledger) explain(what string, err error) error {
+	switch status(err) {
+	case http.StatusUnauthorized:
+		return fmt.Errorf("%s in %s: GitHub refused the token (%w): check GH_TOKEN or GITHUB_TOKEN", what, l.repo, err)
+	case http.StatusForbidden:
+		return fmt.Errorf("%s in %s: GitHub refused the token write access to the repository (%w): the repository ledger writes refs under %s and needs `contents: write` (in a workflow: `permissions: contents: write`; for a fine-grained token: Contents, read and write)", what, l.repo, err, l.ns)
+	case http.StatusNotFound:
+		return fmt.Errorf("%s in %s: GitHub answered 404 (%w): the repository does not exist or this token cannot see it; check --repo, GH_REPO or the github://OWNER/REPO ledger location", what, l.repo, err)
+	}
+	return fmt.Errorf("%w: %s in %s: %w", ledger.ErrUnavailable, what, l.repo, err)
+}
+
+func clone(e *ledger.Entry) *ledger.Entry {
+	c := *e
+	c.Payload = slices.Clone(e.Payload)
+	return &c
+}
+
+// Claim implements ledger.Ledger.
+func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	ref := l.RefOf(p.Key)
+	for range maxTries {
+		t, err := l.read(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		if t.sha == "" {
+			e := &ledger.Entry{
+				Key: p.Key, Task: p.Task, Step: p.Step, Kind: p.Kind, Repo: p.Repo, Target: p.Target,
+				Payload: p.Payload, PayloadHash: p.PayloadHash, Status: ledger.Attempting,
+				Owner: p.Owner, LeaseUntil: self.Add(p.Lease), Fence: 1, Attempts: 1, CreatedAt: self, UpdatedAt: self,
+			}
+			h := []ledger.Transition{{At: self, Owner: p.Owner.ID, To: ledger.Attempting, Fence: 1, Why: p.Why}}
+			nt, err := l.put(ctx, ref, "", e, h)
+			if errors.Is(err, errMoved) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			return &ledger.Claim{State: ledger.ClaimCreated, Entry: clone(nt.rec.entry), Now: nt.date}, nil
+		}
+		e := clone(t.rec.entry)
+		if s := ledger.Settled(e, t.date, p.TakeOverFence); s != nil {
+			s.Now = t.date
+			return s, nil
+		}
+		prior, priorUpdated := e.Status, e.UpdatedAt
+		e.Status, e.Owner, e.LeaseUntil, e.UpdatedAt = ledger.Attempting, p.Owner, self.Add(p.Lease), self
+		e.Fence++
+		e.Attempts++
+		h := append(slices.Clone(t.rec.history), ledger.Transition{At: self, Owner: p.Owner.ID, From: prior, To: ledger.Attempting, Fence: e.Fence, Why: p.Why})
+		nt, err := l.put(ctx, ref, t.sha, e, h)
+		if errors.Is(err, errMoved) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &ledger.Claim{State: ledger.ClaimAcquired, Entry: clone(nt.rec.entry), Prior: prior, PriorUpdatedAt: priorUpdated, Now: nt.date}, nil
+	}
+	return nil, l.tooBusy("claim", p.Key)
+}
+
+func (l *Ledger) tooBusy(what, key string) error {
+	return fmt.Errorf("%w: %s %s in %s: the ref moved under %d writes in a row; try again", ledger.ErrUnavailable, what, key, l.repo, maxTries)
+}
+
+// update writes the change change makes to key's entry, over the tip this
+// process wrote last if it has one (else over a fresh read), reading and
+// deciding again when a racer moved the ref. change returns the new entry
+// and whether it adds a transition (appended to the history as is).
+func (l *Ledger) update(ctx context.Context, key string, fresh bool, change func(t *tip) (*ledger.Entry, *ledger.Transition, error)) (*tip, error) {
+	ref := l.RefOf(key)
+	for range maxTries {
+		t := l.cached(ref)
+		if t == nil || fresh {
+			var err error
+			if t, err = l.read(ctx, ref); err != nil {
+				return nil, err
+			}
+		}
+		if t.sha == "" {
+			return nil, ledger.ErrNotFound
+		}
+		e, tr, err := change(t)
+		if err != nil {
+			return nil, err
+		}
+		h := t.rec.history
+		if tr != nil {
+			tr.Key = key
+			h = append(slices.Clone(h), *tr)
+		}
+		nt, err := l.put(ctx, ref, t.sha, e, h)
+		if errors.Is(err, errMoved) {
+			l.remember(ref, nil)
+			fresh = true
+			continue
+		}
+		return nt, err
+	}
+	return nil, l.tooBusy("write", key)
+}
+
+// Get implements ledger.Ledger.
+func (l *Ledger) Get(ctx context.Context, key string) (*ledger.Entry, error) {
+	t, err := l.read(ctx, l.RefOf(key))
+	if err != nil {
+		return nil, err
+	}
+	if t.sha == "" {
+		return nil, ledger.ErrNotFound
+	}
+	return clone(t.rec.entry), nil
+}
+
+// History implements ledger.Ledger.
+func (l *Ledger) History(ctx context.Context, key string) ([]ledger.Transition, error) {
+	t, err := l.read(ctx, l.RefOf(key))
+	if err != nil || t.sha == "" {
+		return nil, err
+	}
+	return slices.Clone(t.rec.history), nil
+}
+
+// Finish implements ledger.Ledger. It always writes before it returns:
+// the record is in the repository, where a crash of this machine cannot
+// lose it.
+func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Entry, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	t, err := l.update(ctx, p.Key, false, func(t *tip) (*ledger.Entry, *ledger.Transition, error) {
+		e := clone(t.rec.entry)
+		if err := ledger.Holds(e, p.Fence); err != nil {
+			return nil, nil, err
+		}
+		owner := e.Owner.ID
+		if p.Status == ledger.Done {
+			e.Outcome, e.Ref = p.Outcome, p.Ref
+		}
+		e.Status, e.LastError, e.Owner, e.LeaseUntil, e.UpdatedAt = p.Status, p.Error, ledger.Owner{}, time.Time{}, self
+		if p.Status != ledger.Attempting {
+			e.Sending = ledger.Sending{}
+		}
+		return e, &ledger.Transition{At: self, Owner: owner, From: ledger.Attempting, To: p.Status, Fence: e.Fence, Why: p.Why}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return clone(t.rec.entry), nil
+}
+
+// SetPayload implements ledger.Ledger.
+func (l *Ledger) SetPayload(ctx context.Context, p ledger.PayloadParams) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	_, err := l.update(ctx, p.Key, false, func(t *tip) (*ledger.Entry, *ledger.Transition, error) {
+		e := clone(t.rec.entry)
+		if err := p.Allows(e); err != nil {
+			return nil, nil, err
+		}
+		e.Payload, e.PayloadHash, e.UpdatedAt = slices.Clone(p.Payload), p.PayloadHash, self
+		return e, &ledger.Transition{At: self, Owner: e.Owner.ID, From: e.Status, To: e.Status, Fence: e.Fence, Why: p.Why}, nil
+	})
+	return err
+}
+
+// Renew implements ledger.Ledger.
+func (l *Ledger) Renew(ctx context.Context, key string, fence int64, lease time.Duration) error {
+	if err := ledger.ValidateRenew(key, lease); err != nil {
+		return err
+	}
+	_, err := l.update(ctx, key, false, func(t *tip) (*ledger.Entry, *ledger.Transition, error) {
+		e := clone(t.rec.entry)
+		if err := ledger.Holds(e, fence); err != nil {
+			return nil, nil, err
+		}
+		e.UpdatedAt, e.LeaseUntil = self, self.Add(lease)
+		return e, nil, nil
+	})
+	return err
+}
+
+// MarkSending implements ledger.Ledger: the mark is in the repository, so
+// a runner that starts on an empty disk while this one's create is in
+// flight sees it and waits out GitHub's window from its time.
+func (l *Ledger) MarkSending(ctx context.Context, p ledger.SendingParams) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	_, err := l.update(ctx, p.Key, false, func(t *tip) (*ledger.Entry, *ledger.Transition, error) {
+		e := clone(t.rec.entry)
+		if err := ledger.Holds(e, p.Fence); err != nil {
+			return nil, nil, err
+		}
+		e.UpdatedAt, e.LeaseUntil = self, self.Add(p.Lease)
+		e.Sending = ledger.Sending{At: self, Proc: p.Proc}
+		return e, nil, nil
+	})
+	return err
+}
+
+// Resolve implements ledger.Ledger. It judges the lease on a fresh read.
+func (l *Ledger) Resolve(ctx context.Context, p ledger.ResolveParams) (*ledger.Entry, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	t, err := l.update(ctx, p.Key, true, func(t *tip) (*ledger.Entry, *ledger.Transition, error) {
+		e := clone(t.rec.entry)
+		ref, err := p.Apply(e, t.date)
+		if err != nil {
+			return nil, nil, err
+		}
+		from := e.Status
+		e.Status, e.Outcome, e.Ref = p.Status, "resolved", ref
+		e.Owner, e.LeaseUntil, e.UpdatedAt, e.Sending = ledger.Owner{}, time.Time{}, self, ledger.Sending{}
+		return e, &ledger.Transition{At: self, Owner: "person:" + p.Who, From: from, To: p.Status, Fence: e.Fence, Why: p.Note}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return clone(t.rec.entry), nil
+}
+
+// List implements ledger.Ledger: every claim ref (matching-refs answers
+// all of them at once), each commit read once.
+func (l *Ledger) List(ctx context.Context, p ledger.ListParams) ([]*ledger.Entry, error) {
+	all, err := l.entries(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*ledger.Entry
+	for _, ce := range all {
+		e := ce.entry
+		if (p.Task == "" || e.Task == p.Task) && (p.Repo == "" || e.Repo == p.Repo) && (p.Kind == "" || e.Kind == p.Kind) &&
+			(p.Status == "" || e.Status == p.Status) && (p.UpdatedBefore.IsZero() || e.UpdatedAt.Before(p.UpdatedBefore)) {
+			out = append(out, clone(e))
+		}
+	}
+	slices.SortFunc(out, func(a, b *ledger.Entry) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	if p.Limit > 0 && len(out) > p.Limit {
+		out = out[:p.Limit]
+	}
+	return out, nil
+}
+
+// claimed is one claim ref and its entry.
+type claimed struct {
+	ref, sha string
+	entry    *ledger.Entry
+}
+
+// entries reads every claim in the namespace, a few commits at a time.
+func (l *Ledger) entries(ctx context.Context) ([]claimed, error) {
+	refs, err := l.c.MatchingRefs(ctx, l.repo, l.ClaimsPrefix())
+	if err != nil {
+		return nil, l.explain("list the ledger", err)
+	}
+	out := make([]claimed, len(refs))
+	errs := make([]error, len(refs))
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for i, r := range refs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rec, err := l.record(ctx, r.SHA)
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: %w", r.Ref, err)
+				return
+			}
+			out[i] = claimed{ref: r.Ref, sha: r.SHA, entry: rec.entry}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Now implements ledger.Ledger: GitHub's clock, the Date of its answer.
+func (l *Ledger) Now(ctx context.Context) (time.Time, error) {
+	t, err := l.c.GitHubNow(ctx, l.repo)
+	if err != nil {
+		return time.Time{}, l.explain("read GitHub's clock", err)
+	}
+	return t, nil
+}
+
+// Close implements ledger.Ledger; the ledger holds nothing open.
+func (l *Ledger) Close() error { return nil }

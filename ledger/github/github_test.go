@@ -1,0 +1,202 @@
+package github_test
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/ledgertest"
+)
+
+func claimParams(key, who string) ledger.ClaimParams {
+	return ledger.ClaimParams{Key: key, Task: "t", Step: "s", Kind: "issue", Repo: "octo/repo",
+		Payload: []byte(`{"title":"x"}`), PayloadHash: "h", Owner: ledger.Owner{ID: "run-" + who, Host: who, PID: 1},
+		Lease: time.Minute, Why: "claim by " + who}
+}
+
+// documented are the REST endpoints the ledger may call, as GitHub's
+// OpenAPI description names them.
+var documented = []*regexp.Regexp{
+	regexp.MustCompile(`^GET /repos/[^/]+/[^/]+/git/ref/.+$`),
+	regexp.MustCompile(`^GET /repos/[^/]+/[^/]+/git/matching-refs/.+$`),
+	regexp.MustCompile(`^POST /repos/[^/]+/[^/]+/git/refs$`),
+	regexp.MustCompile(`^PATCH /repos/[^/]+/[^/]+/git/refs/.+$`),
+	regexp.MustCompile(`^DELETE /repos/[^/]+/[^/]+/git/refs/.+$`),
+	regexp.MustCompile(`^POST /repos/[^/]+/[^/]+/git/commits$`),
+	regexp.MustCompile(`^GET /repos/[^/]+/[^/]+/git/commits/[0-9a-f]{40}$`),
+	regexp.MustCompile(`^GET /repos/[^/]+/[^/]+$`),
+}
+
+func checkDocumented(t *testing.T, s *fixtures.Server) {
+	t.Helper()
+	for _, r := range s.Requests() {
+		line := r.Method + " " + r.Path
+		ok := false
+		for _, re := range documented {
+			ok = ok || re.MatchString(line)
+		}
+		if !ok {
+			t.Errorf("request %s is not one of the documented endpoints the ledger uses", line)
+		}
+		if r.Method == http.MethodGet && strings.Contains(r.RawQuery, "per_page") && strings.Contains(r.Path, "matching-refs") {
+			t.Errorf("matching-refs documents no per_page: %s?%s", line, r.RawQuery)
+		}
+	}
+}
+
+// TestGitHubsClockNotTheRunners: GitHub's clock is seven hours behind this
+// machine's; leases, update times and the in-flight mark are on GitHub's.
+func TestGitHubsClockNotTheRunners(t *testing.T) {
+	gh := ledgertest.NewClock(time.Now().Add(-7 * time.Hour).Truncate(time.Second))
+	s, c := world(t, gh.Now)
+	l := open(t, c)
+	ctx := t.Context()
+	cl, err := l.Claim(ctx, claimParams("k", "a"))
+	if err != nil || cl.State != ledger.ClaimCreated {
+		t.Fatalf("Claim = %+v, %v", cl, err)
+	}
+	if !cl.Now.Equal(gh.Now()) || !cl.Entry.LeaseUntil.Equal(gh.Now().Add(time.Minute)) || !cl.Entry.CreatedAt.Equal(gh.Now()) {
+		t.Fatalf("claim on GitHub's clock %v: Now %v, lease until %v, created %v", gh.Now(), cl.Now, cl.Entry.LeaseUntil, cl.Entry.CreatedAt)
+	}
+	if now, err := l.Now(ctx); err != nil || !now.Equal(gh.Now()) {
+		t.Errorf("Now = %v, %v; want GitHub's %v", now, err, gh.Now())
+	}
+	gh.Advance(5 * time.Second)
+	if err := l.MarkSending(ctx, ledger.SendingParams{Key: "k", Fence: 1, Lease: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := l.Get(ctx, "k"); !e.Sending.At.Equal(gh.Now()) {
+		t.Errorf("sending mark at %v, want GitHub's %v", e.Sending.At, gh.Now())
+	}
+	// By this machine's clock the lease ended seven hours ago; by GitHub's
+	// it is live: a second runner is busy.
+	if c2, err := open(t, c).Claim(ctx, claimParams("k", "b")); err != nil || c2.State != ledger.ClaimBusy {
+		t.Fatalf("second runner = %+v, %v; want busy", c2, err)
+	}
+	gh.Advance(time.Minute)
+	if c3, err := open(t, c).Claim(ctx, claimParams("k", "b")); err != nil || c3.State != ledger.ClaimAcquired || !c3.Entry.Sending.At.Equal(gh.Now().Add(-time.Minute)) {
+		t.Fatalf("after the lease on GitHub's clock = %+v, %v; want acquired, the mark kept", c3, err)
+	}
+	checkDocumented(t, s)
+}
+
+// TestAnswersLost: an answer lost after GitHub stored the write (a
+// dropped connection, a 504) is settled by reading the ref back.
+func TestAnswersLost(t *testing.T) {
+	clock := ledgertest.NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	s, c := world(t, clock.Now)
+	l := open(t, c)
+	ctx := t.Context()
+	isRef := func(method string) func(r *http.Request) bool {
+		return func(r *http.Request) bool { return r.Method == method && strings.Contains(r.URL.Path, "/git/refs") }
+	}
+	for _, kind := range []fixtures.FaultKind{fixtures.DropAfterCommit, fixtures.Status504AfterCommit, fixtures.Status502BeforeCommit, fixtures.DropBeforeCommit} {
+		key := "k-" + kind.String()
+		s.Inject(fixtures.Fault{Match: isRef(http.MethodPost), Kind: kind})
+		cl, err := l.Claim(ctx, claimParams(key, "a"))
+		if err != nil || cl.State != ledger.ClaimCreated {
+			t.Fatalf("%s on the claim's ref create: %+v, %v; want created", kind, cl, err)
+		}
+		s.Inject(fixtures.Fault{Match: isRef(http.MethodPatch), Kind: kind})
+		e, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: 1, Status: ledger.Done, Outcome: "created", Ref: ledger.Ref{Number: 7}, Why: "ok"})
+		if err != nil || e.Status != ledger.Done {
+			t.Fatalf("%s on the finish's ref update: %+v, %v; want done", kind, e, err)
+		}
+		if h, _ := l.History(ctx, key); len(h) != 2 {
+			t.Errorf("%s: history %+v, want claim and finish once each", kind, h)
+		}
+		// A fresh process agrees.
+		if cl, err := open(t, c).Claim(ctx, claimParams(key, "b")); err != nil || cl.State != ledger.ClaimDone || cl.Entry.Ref.Number != 7 {
+			t.Errorf("%s: replay = %+v, %v; want done with #7", kind, cl, err)
+		}
+	}
+	s.ClearFaults()
+	checkDocumented(t, s)
+}
+
+// TestShareNothingRacers: 16 runners with nothing in common but the
+// repository (each its own client and ledger) claim one key at once.
+func TestShareNothingRacers(t *testing.T) {
+	s, _ := world(t, nil)
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		states = map[ledger.ClaimState]int{}
+		start  = make(chan struct{})
+	)
+	for i := range 16 {
+		c, err := ghcheck.New(ghcheck.Options{BaseURL: s.URL(), Token: "tok-octo"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := open(t, c)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			cl, err := l.Claim(t.Context(), claimParams("k", fmt.Sprint("r", i)))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				t.Errorf("racer %d: %v", i, err)
+				return
+			}
+			states[cl.State]++
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if states[ledger.ClaimCreated] != 1 || states[ledger.ClaimBusy] != 15 {
+		t.Fatalf("16 share-nothing racers: %v; want 1 created, 15 busy", states)
+	}
+}
+
+// TestNamespaceRefused: a host that refuses refs outside refs/heads and
+// refs/tags is an error that says so; nothing falls back.
+func TestNamespaceRefused(t *testing.T) {
+	s, c := world(t, nil)
+	s.RefuseRefs("refs/ghonce/")
+	_, err := open(t, c).Claim(t.Context(), claimParams("k", "a"))
+	if err == nil || !strings.Contains(err.Error(), "does not take refs outside refs/heads and refs/tags") || errors.Is(err, ledger.ErrUnavailable) {
+		t.Fatalf("Claim on a host that refuses the namespace: %v", err)
+	}
+	if _, err := open(t, c).Get(t.Context(), "k"); !errors.Is(err, ledger.ErrNotFound) {
+		t.Errorf("Get after the refusal: %v, want no entry", err)
+	}
+}
+
+// TestTokenWithoutContentsWrite: a token that may read but not write the
+// repository (a workflow without `permissions: contents: write`) gets an
+// error naming the permission.
+func TestTokenWithoutContentsWrite(t *testing.T) {
+	s, c := world(t, nil)
+	s.SetReadOnly("octo")
+	_, err := open(t, c).Claim(t.Context(), claimParams("k", "a"))
+	if err == nil || !strings.Contains(err.Error(), "permissions: contents: write") || strings.Contains(err.Error(), "tok-octo") {
+		t.Fatalf("Claim with a read-only token: %v", err)
+	}
+}
+
+// TestClaimsAreNotBranches: a claim is a ref under refs/ghonce/, not a
+// branch or a tag.
+func TestClaimsAreNotBranches(t *testing.T) {
+	s, c := world(t, nil)
+	l := open(t, c)
+	if _, err := l.Claim(t.Context(), claimParams("k", "a")); err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := s.Branch("octo", "repo", strings.TrimPrefix(l.RefOf("k"), "refs/heads/")); ok {
+		t.Errorf("the claim shows as branch at %s", b)
+	}
+	if !strings.HasPrefix(l.RefOf("k"), "refs/ghonce/claims/") {
+		t.Errorf("RefOf = %s", l.RefOf("k"))
+	}
+}
