@@ -121,8 +121,9 @@ func TestStdioAnswersBadFramesAndGoesOn(t *testing.T) {
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // --http checks Origin as the MCP spec requires: a foreign origin (a web
-// page the user happens to visit) gets 403 for every method; a loopback
-// origin and a client that sends none are served.
+// page the user happens to visit, or one another local program serves on
+// another port) gets 403 for every method; the server's own origin and a
+// client that sends none are served.
 func TestHTTPRefusesAForeignOrigin(t *testing.T) {
 	w := newWorld(t, opts{})
 	ts := httptest.NewServer(w.srv.HTTPHandler())
@@ -142,14 +143,21 @@ func TestHTTPRefusesAForeignOrigin(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	for _, o := range []string{"https://evil.example", "http://localhost.evil.example", "null", "http://192.168.1.5:8765", "file://"} {
+	port := ts.URL[strings.LastIndex(ts.URL, ":")+1:]
+	other := "1"
+	if port == other {
+		other = "2"
+	}
+	for _, o := range []string{"https://evil.example", "http://localhost.evil.example", "null", "http://192.168.1.5:8765", "file://",
+		"http://127.0.0.1:" + other, "http://localhost:" + other, "http://[::1]:" + other, "http://127.0.0.1", "https://127.0.0.1:" + port,
+		"http://127.0.0.1:" + port + "/page", "http://127.0.0.1:" + port + "1"} {
 		for _, m := range []string{"POST", "GET", "DELETE"} {
 			if code := post(m, o); code != http.StatusForbidden {
 				t.Errorf("%s with Origin %q: status %d, want 403", m, o, code)
 			}
 		}
 	}
-	for _, o := range []string{"", ts.URL, "http://localhost:9999", "http://[::1]:8765"} {
+	for _, o := range []string{"", ts.URL, "http://localhost:" + port, "http://[::1]:" + port, "HTTP://LOCALHOST:" + port} {
 		if code := post("POST", o); code != http.StatusOK {
 			t.Errorf("POST with Origin %q: status %d, want 200", o, code)
 		}
