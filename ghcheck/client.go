@@ -293,16 +293,24 @@ func (c *Client) redact(err error) error {
 	if c.opts.Token == "" {
 		return err
 	}
-	scrub(err, c.opts.Token)
+	c.scrub(err)
 	if _, ok := err.(*redactedError); ok {
 		return err
 	}
 	return &redactedError{err: err, secret: c.opts.Token}
 }
 
-// scrub replaces secret in the text fields of the errors in err's chain
-// that carry what a server sent.
-func scrub(err error, secret string) {
+// scrub replaces the static token in the text fields of the errors in
+// err's chain that carry what a server sent. It is the one scrubbing path:
+// without a static token (a GitHub App's TokenSource) there is nothing to
+// replace, and an empty secret would match between every two letters.
+func (c *Client) scrub(err error) {
+	if c.opts.Token != "" {
+		scrubChain(err, c.opts.Token)
+	}
+}
+
+func scrubChain(err error, secret string) {
 	clean := func(s *string) { *s = strings.ReplaceAll(*s, secret, "[REDACTED]") }
 	for e := err; e != nil; {
 		switch v := e.(type) {
@@ -326,7 +334,7 @@ func scrub(err error, secret string) {
 			e = u.Unwrap()
 		case interface{ Unwrap() []error }:
 			for _, w := range u.Unwrap() {
-				scrub(w, secret)
+				scrubChain(w, secret)
 			}
 			e = nil
 		default:

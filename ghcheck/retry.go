@@ -151,7 +151,7 @@ func (rn *run) do(ctx context.Context, p policy, fn func(context.Context) (*gith
 		if err == nil {
 			return 0, nil
 		}
-		scrub(err, rn.c.opts.Token) // before anything formats its text
+		rn.c.scrub(err) // before anything formats its text
 		if httpStatus(err) == http.StatusUnauthorized {
 			rn.c.forgetLogin(ctx)
 		}
