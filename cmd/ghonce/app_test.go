@@ -124,3 +124,28 @@ func TestGitHubAppErrors(t *testing.T) {
 		})
 	}
 }
+
+// branch create --from resolves the ref and creates the branch on one
+// client: the App's handshake (GET /app, finding the installation, minting
+// a token) happens once per run, not once for --from and again to act.
+func TestGitHubAppHandshakeOncePerRun(t *testing.T) {
+	t.Parallel()
+	w, env, _ := appWorld(t)
+	before := len(w.fake.Requests())
+	o := w.execEnv(nil, env, "branch", "create", "agent/from-main", "--from", "main", "--task", "T", "--json", "--ledger", w.ledger, "--repo", repo)
+	wantExit(t, o, 0, "branch create --from as the App")
+	count := map[string]int{}
+	for _, q := range w.fake.Requests()[before:] {
+		if q.Path == "/app" || strings.HasPrefix(q.Path, "/app/") || strings.HasSuffix(q.Path, "/installation") {
+			count[q.Method+" "+q.Path]++
+		}
+	}
+	if len(count) == 0 {
+		t.Fatal("no App request reached the fake: the test proves nothing")
+	}
+	for req, n := range count {
+		if n != 1 {
+			t.Errorf("%s sent %d times in one run, want once (all: %v)", req, n, count)
+		}
+	}
+}

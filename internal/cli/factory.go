@@ -23,6 +23,12 @@ type factory struct {
 	// printedJSON: the run's one JSON object is out, and a later failure
 	// adds none.
 	printedJSON bool
+	// gh is the client github made for ghFor (its arguments), kept so a
+	// run that reads GitHub before acting (branch create --from, the gh
+	// shim's default base) authenticates once: a GitHub App's handshake
+	// is three requests.
+	gh    *ghcheck.Client
+	ghFor string
 }
 
 // token returns the GitHub token from GH_TOKEN or GITHUB_TOKEN.
@@ -39,11 +45,20 @@ func (f *factory) token() (string, error) {
 // App who or the environment configures; repo is the command's --repo, for
 // finding the App's installation.
 func (f *factory) github(ctx context.Context, who gitHubFlags, repo repoFlag) (*ghcheck.Client, error) {
+	key := fmt.Sprintf("%q %+v %q", who.TrustAuthors, who.App, repo)
+	if f.gh != nil && f.ghFor == key {
+		return f.gh, nil
+	}
 	opts, err := f.githubOptions(ctx, who, repo)
 	if err != nil {
 		return nil, err
 	}
-	return newGitHub(opts)
+	c, err := newGitHub(opts)
+	if err != nil {
+		return nil, err
+	}
+	f.gh, f.ghFor = c, key
+	return c, nil
 }
 
 // githubOn is github with the token's login cached in l (by a fingerprint
