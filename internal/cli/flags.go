@@ -242,7 +242,7 @@ func warnIgnored(root, c *cobra.Command, w io.Writer) {
 // its own. A usage error before any verb was found (c the root, a noun, or
 // nil) does too.
 func takesJSON(c *cobra.Command) bool {
-	return c == nil || !c.Runnable() || c.LocalFlags().Lookup("json") != nil
+	return c == nil || c.HasSubCommands() || c.LocalFlags().Lookup("json") != nil
 }
 
 // jsonGiven reports whether --json was given to c (its own, or root's

@@ -17,10 +17,8 @@ import (
 )
 
 func newCmdLabels(f *factory) *cobra.Command {
-	c := &cobra.Command{Use: "labels", Short: "The ghonce:KEY labels on GitHub: describe, prune"}
-	c.AddCommand(newCmdLabelsDescribe(f, nil))
-	c.AddCommand(newCmdLabelsPrune(f, nil))
-	return c
+	return noun(&cobra.Command{Use: "labels", Short: "The ghonce:KEY labels on GitHub: describe, prune"},
+		newCmdLabelsDescribe(f, nil), newCmdLabelsPrune(f, nil))
 }
 
 // labelsDescribeOptions is `ghonce labels describe`.

@@ -1,29 +1,57 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
 
 // The nouns group their verbs; each verb lives in a file of its own.
 
 func newCmdPR(f *factory) *cobra.Command {
-	c := &cobra.Command{Use: "pr", Short: "Pull requests: create, comment"}
-	c.AddCommand(newCmdPRCreate(f, nil), newCmdComment(f, "pr", nil))
-	return c
+	return noun(&cobra.Command{Use: "pr", Short: "Pull requests: create, comment"},
+		newCmdPRCreate(f, nil), newCmdComment(f, "pr", nil))
 }
 
 func newCmdIssue(f *factory) *cobra.Command {
-	c := &cobra.Command{Use: "issue", Short: "Issues: create, comment"}
-	c.AddCommand(newCmdIssueCreate(f, nil), newCmdComment(f, "issue", nil))
-	return c
+	return noun(&cobra.Command{Use: "issue", Short: "Issues: create, comment"},
+		newCmdIssueCreate(f, nil), newCmdComment(f, "issue", nil))
 }
 
 func newCmdBranch(f *factory) *cobra.Command {
-	c := &cobra.Command{Use: "branch", Short: "Branches: create, name"}
-	c.AddCommand(newCmdBranchCreate(f, nil), newCmdBranchName(f, nil))
-	return c
+	return noun(&cobra.Command{Use: "branch", Short: "Branches: create, name"},
+		newCmdBranchCreate(f, nil), newCmdBranchName(f, nil))
 }
 
 func newCmdFile(f *factory) *cobra.Command {
-	c := &cobra.Command{Use: "file", Short: "Files: put"}
-	c.AddCommand(newCmdFilePut(f, nil))
+	return noun(&cobra.Command{Use: "file", Short: "Files: put"}, newCmdFilePut(f, nil))
+}
+
+// noun gives c its verbs. Alone, c shows its help; followed by anything
+// that is not one of its verbs it is a usage error (exit 2), as a
+// misspelt top-level command is. Cobra would show a noun without a Run
+// its help and exit 0, and a runner trusting exit 0 would count
+// `ghonce pr craete` as done.
+func noun(c *cobra.Command, verbs ...*cobra.Command) *cobra.Command {
+	c.AddCommand(verbs...)
+	c.SuggestionsMinimumDistance = 2 // cobra's default, set only on the root
+	c.Args = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		var names []string
+		for _, v := range c.Commands() {
+			if v.IsAvailableCommand() {
+				names = append(names, v.Name())
+			}
+		}
+		hint := "want one of: " + strings.Join(names, ", ")
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			hint = fmt.Sprintf("did you mean %q?", s[0])
+		}
+		return usagef("unknown command %q for %q: %s", args[0], c.CommandPath(), hint)
+	}
+	c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	return c
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/taskkey"
@@ -431,5 +433,41 @@ func TestRateLimitWaitIsAnnounced(t *testing.T) {
 	}
 	if n := strings.Count(o.stderr, "GitHub rate limit: waiting 1s"); n != 1 {
 		t.Errorf("the rate-limit wait is announced %d times, want once:\n%s", n, o.stderr)
+	}
+}
+
+// A misspelt verb under a noun is a usage error, as a misspelt top-level
+// command is: exit 2 and, with --json, one JSON object on stdout, never
+// the noun's help and exit 0 (a runner trusting exit 0 would count it
+// as done). The noun alone still shows its help.
+func TestUnknownVerbIsAUsageError(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	for _, args := range [][]string{
+		{"pr", "craete", "--json"}, {"issue", "creat"}, {"branch", "craete"},
+		{"file", "pt"}, {"labels", "prnue", "--json"}, {"issue", "commnet", "--json"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			o := w.run("", nil, args...)
+			if o.code != ExitUsage {
+				t.Fatalf("exit %d, want 2\nstdout %s\nstderr %s", o.code, o.stdout, o.stderr)
+			}
+			if !strings.Contains(o.stderr, fmt.Sprintf("unknown command %q for \"ghonce %s\"", args[1], args[0])) || !strings.Contains(o.stderr, "did you mean") {
+				t.Errorf("stderr does not name the verb and its noun:\n%s", o.stderr)
+			}
+			if !slices.Contains(args, "--json") {
+				if o.stdout != "" {
+					t.Errorf("stdout %q, want nothing", o.stdout)
+				}
+				return
+			}
+			var f failure.Failure
+			if err := json.Unmarshal([]byte(o.stdout), &f); err != nil || f.Error.Kind != failure.Usage || f.ExitCode != ExitUsage {
+				t.Errorf("stdout is not one usage failure (%v):\n%s", err, o.stdout)
+			}
+		})
+	}
+	if o := w.run("", nil, "pr"); o.code != ExitOK || !strings.Contains(o.stdout, "create") {
+		t.Errorf("ghonce pr: exit %d, stdout %q; want its help and 0", o.code, o.stdout)
 	}
 }
