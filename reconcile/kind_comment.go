@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -23,8 +24,8 @@ func (c Comment) Validate(key string) error {
 	if err := ghcheck.CheckIssueNumber(c.Number); err != nil {
 		return err
 	}
-	if c.Body == "" {
-		return errors.New("body is empty: pass --body or --body-file")
+	if blank(c.Body) {
+		return errors.New("body is empty: pass the comment's text with --body or --body-file (a body of only whitespace is a comment GitHub shows as empty)")
 	}
 	return ghcheck.CheckCreate(key, c.Body, nil)
 }
@@ -62,3 +63,7 @@ func (c Comment) AsFound(key, _ string, art effect.Artifact) (Spec, bool) {
 	f.Body = withoutMarker(key, art.Body)
 	return f, true
 }
+
+// blank reports whether s shows as nothing: empty or only whitespace
+// (Unicode's, as GitHub's rendering trims it).
+func blank(s string) bool { return strings.TrimSpace(s) == "" }

@@ -18,8 +18,8 @@ type Issue struct {
 func (Issue) Kind() string   { return "issue" }
 func (Issue) Target() string { return "" }
 func (i Issue) Validate(key string) error {
-	if i.Title == "" {
-		return errors.New("title is empty: pass --title")
+	if blank(i.Title) {
+		return errors.New("title is empty: pass --title (a title of only whitespace is no title)")
 	}
 	return ghcheck.CheckCreate(key, i.Body, i.Labels)
 }

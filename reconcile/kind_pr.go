@@ -28,8 +28,8 @@ func (p PR) Validate(key string) error {
 		return errors.New("base branch is empty: pass --base")
 	case p.Head == "":
 		return errors.New("head branch is empty: pass --head")
-	case p.Title == "":
-		return errors.New("title is empty: pass --title")
+	case blank(p.Title):
+		return errors.New("title is empty: pass --title (a title of only whitespace is no title)")
 	}
 	if err := taskkey.CheckBranchName(p.Base); err != nil {
 		return err

@@ -191,3 +191,27 @@ func TestPrepareRefusesADirectoryPath(t *testing.T) {
 		t.Fatalf("Prepare(file docs/) = %v, want an *InvalidError naming the path", err)
 	}
 }
+
+// A body of only whitespace is a comment GitHub would show as empty (the
+// marker is hidden), and a blank title is no title: Prepare, the one door
+// every front (CLI, gh shim, MCP, library) goes through, refuses them as
+// invalid input before anything is recorded.
+func TestPrepareRefusesBlankText(t *testing.T) {
+	t.Parallel()
+	for _, blank := range []string{" ", "   ", "\n", "\t \r\n", "\u00a0", "\u3000\u2003"} {
+		for _, spec := range []reconcile.Spec{
+			reconcile.Comment{Number: 1, Body: blank},
+			reconcile.Issue{Title: blank, Body: "b"},
+			reconcile.PR{Base: "main", Head: "topic", Title: blank},
+		} {
+			_, err := reconcile.Prepare(reconcile.Action{Task: "T", Step: "s", Repo: repo, Spec: spec})
+			var inv *reconcile.InvalidError
+			if !errors.As(err, &inv) || !strings.Contains(err.Error(), "empty") {
+				t.Errorf("Prepare(%s %q) = %v, want an *InvalidError saying it is empty", spec.Kind(), blank, err)
+			}
+		}
+	}
+	if _, err := reconcile.Prepare(reconcile.Action{Task: "T", Step: "s", Repo: repo, Spec: reconcile.Comment{Number: 1, Body: " ok "}}); err != nil {
+		t.Errorf("Prepare(comment %q) = %v, want it accepted", " ok ", err)
+	}
+}

@@ -421,6 +421,8 @@ func TestErrorsAreToolErrors(t *testing.T) {
 	w := newWorld(t, opts{wait: -1})
 	w.fails("add_issue_comment", args("issue_number", 1.5, "body", "x"), "invalid arguments", "issue_number", "[usage: the CLI's exit 2")
 	w.fails("add_issue_comment", args("body", "x"), "issue_number")
+	w.fails("add_issue_comment", args("issue_number", 1, "body", " \n\t "), "invalid arguments", "body is empty")
+	w.fails("create_issue", args("title", "   ", "body", "b"), "invalid arguments", "title is empty")
 	w.fails("create_pull_request", args("title", "T", "head", "a b", "base", "main"), "invalid arguments")
 	w.fails("create_issue", map[string]any{"owner": "o/x", "repo": name, "title": "T"}, "invalid arguments", "repository")
 	w.fails("create_branch", args("branch", "x", "from_branch", "no-such-branch"), "resolve from_branch no-such-branch", "nothing was created")
