@@ -369,6 +369,44 @@ func TestGhShimAndCLIShareTheKey(t *testing.T) {
 	}
 }
 
+// gh's own aliases of create (`issue new`, `pr new`) and flags before the
+// verb are the same command to gh, so the shim guards them: run twice, in
+// every spelling, one issue and one pull request, and the reruns print
+// their URLs.
+func TestGhShimGuardsGhsAliases(t *testing.T) {
+	w := newGhWorld(t)
+	for _, tc := range []struct {
+		kind  string
+		forms [][]string
+	}{
+		{"issue", [][]string{
+			{"issue", "new", "-t", "Flaky test", "-b", "Seen twice."},
+			{"issue", "-R", repo, "new", "-t", "Flaky test", "-b", "Seen twice."},
+			{"issue", "create", "-t", "Flaky test", "-b", "Seen twice."},
+		}},
+		{"pull", [][]string{
+			{"pr", "new", "-t", "Fix #42", "-b", "Generated fix."},
+			{"--repo", repo, "pr", "new", "-t", "Fix #42", "-b", "Generated fix."},
+			{"pr", "create", "-t", "Fix #42", "-b", "Generated fix."},
+		}},
+	} {
+		var first string
+		for _, args := range tc.forms {
+			o := w.gh(nil, w.ghEnv(), args...)
+			wantExit(t, o, 0, "gh "+strings.Join(args, " "))
+			if first == "" {
+				first = o.Stdout
+			}
+			if o.Stdout != first || !strings.Contains(o.Stdout, "/"+tc.kind) {
+				t.Fatalf("gh %q printed %q, want the first run's %s %q", args, o.Stdout, tc.kind, first)
+			}
+		}
+	}
+	if is, prs := w.fake.Issues(owner, name), w.fake.PullRequests(owner, name); len(is) != 1 || len(prs) != 1 {
+		t.Fatalf("GitHub holds %d issues and %d pull requests, want one of each", len(is), len(prs))
+	}
+}
+
 // gh pr create -a -r -m, killed at the create's commit or between the
 // edits that follow it, and rerun: one pull request, with its assignee,
 // reviewer and milestone each sent once, and the rerun prints its URL.

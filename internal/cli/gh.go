@@ -34,11 +34,11 @@ With GHONCE_EXIT_CODES=ghonce: ghonce's own codes (2 usage or no token,
 // which create nothing. It returns the exit code (ghExitHelp).
 func GhMain(ctx context.Context, argv []string, sys IO) int {
 	args := argv[1:]
-	verb, ok := guardedGh(args)
+	verb, rest, ok := guardedGh(args)
 	if !ok {
 		return handOff(argv, sys)
 	}
-	err := ghRun(ctx, verb, args[2:], argv[0], sys)
+	err := ghRun(ctx, verb, rest, argv[0], sys)
 	if err == nil {
 		return ExitOK
 	}
@@ -63,19 +63,55 @@ func ghExit(getenv func(string) string, fail failure.Failure) int {
 	return 1
 }
 
-// guardedGh returns the verb ("pr create", ...) if args is a command line
-// the shim guards.
-func guardedGh(args []string) (string, bool) {
-	if len(args) < 2 {
-		return "", false
+// ghVerbs maps every spelling the real gh accepts for a guarded command
+// to its verb: its name and its cobra aliases (gh's source:
+// pkg/cmd/issue/create and pkg/cmd/pr/create declare Aliases "new"; the
+// comment commands have none). TestGhVerbsAreTheRealGhs holds the list to
+// the installed gh.
+var ghVerbs = map[string]string{
+	"pr create":     "pr create",
+	"pr new":        "pr create",
+	"issue create":  "issue create",
+	"issue new":     "issue create",
+	"issue comment": "issue comment",
+	"pr comment":    "pr comment",
+}
+
+// guardedGh returns the verb ("pr create", ...) and its arguments if args
+// is a command line the shim guards. It finds the command as gh's cobra
+// does: flags may come before the noun or the verb (`gh issue -R o/r new`,
+// `gh --repo o/r pr create`), each taking the next word as its value unless
+// written --flag=value; those flags are moved behind the verb, where gh
+// parses them too.
+func guardedGh(args []string) (string, []string, bool) {
+	var words, flags []string
+	i := 0
+	for ; i < len(args) && len(words) < 2; i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return "", nil, false
+		case a == "-h", a == "--help", a == "--version":
+			return "", nil, false // cobra's own booleans: gh prints, creates nothing
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			flags = append(flags, a)
+			if !strings.Contains(a, "=") && (strings.HasPrefix(a, "--") || len(a) == 2) && i+1 < len(args) {
+				i++
+				flags = append(flags, args[i])
+			}
+		default:
+			words = append(words, a)
+		}
 	}
-	verb := args[0] + " " + args[1]
-	switch verb {
-	case "pr create", "issue create", "issue comment", "pr comment":
-	default:
-		return "", false
+	if len(words) < 2 {
+		return "", nil, false
 	}
-	for _, a := range args[2:] {
+	verb, ok := ghVerbs[words[0]+" "+words[1]]
+	if !ok {
+		return "", nil, false
+	}
+	rest := append(flags, args[i:]...)
+	for _, a := range rest {
 		if a == "--" {
 			break
 		}
@@ -84,10 +120,10 @@ func guardedGh(args []string) (string, bool) {
 		// They create nothing (help, a browser, a preview) or edit rather
 		// than create: the real gh does them.
 		case "-h", "--help", "-w", "--web", "--dry-run", "--edit-last", "--delete-last":
-			return "", false
+			return "", nil, false
 		}
 	}
-	return verb, true
+	return verb, rest, true
 }
 
 // ghFlags is what the shim reads of a guarded command line: gh's own flags.

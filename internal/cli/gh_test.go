@@ -21,28 +21,84 @@ func TestGuardedGh(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		verb string
+		rest []string
 	}{
-		{[]string{"pr", "create", "-t", "x"}, "pr create"},
-		{[]string{"issue", "create"}, "issue create"},
-		{[]string{"issue", "comment", "3", "-b", "x"}, "issue comment"},
-		{[]string{"pr", "comment"}, "pr comment"},
-		{[]string{"pr", "create", "--help"}, ""},
-		{[]string{"pr", "create", "-h"}, ""},
-		{[]string{"pr", "create", "-w"}, ""},
-		{[]string{"pr", "create", "--dry-run"}, ""},
-		{[]string{"pr", "comment", "3", "--edit-last", "-b", "x"}, ""},
-		{[]string{"pr", "create", "-b", "x", "--", "--help"}, "pr create"},
-		{[]string{"pr", "list"}, ""},
-		{[]string{"api", "repos/o/r/pulls", "-X", "POST"}, ""},
-		{[]string{"--version"}, ""},
-		{nil, ""},
+		// gh's own aliases of create, and flags before the noun or verb,
+		// which gh's cobra accepts: each creates, so each is guarded.
+		{[]string{"issue", "new", "-t", "x", "-b", "y"}, "issue create", []string{"-t", "x", "-b", "y"}},
+		{[]string{"pr", "new", "-t", "x"}, "pr create", []string{"-t", "x"}},
+		{[]string{"issue", "-R", "o/r", "new", "-t", "x"}, "issue create", []string{"-R", "o/r", "-t", "x"}},
+		{[]string{"--repo", "o/r", "pr", "create"}, "pr create", []string{"--repo", "o/r"}},
+		{[]string{"--repo=o/r", "issue", "comment", "3"}, "issue comment", []string{"--repo=o/r", "3"}},
+		{[]string{"pr", "-R", "o/r", "new", "--web"}, "", nil},
+		{[]string{"issue", "-h", "new"}, "", nil},
+		{[]string{"--", "issue", "new"}, "", nil},
+		{[]string{"issue", "news"}, "", nil},
+		{[]string{"pr", "create", "-t", "x"}, "pr create", nil},
+		{[]string{"issue", "create"}, "issue create", nil},
+		{[]string{"issue", "comment", "3", "-b", "x"}, "issue comment", nil},
+		{[]string{"pr", "comment"}, "pr comment", nil},
+		{[]string{"pr", "create", "--help"}, "", nil},
+		{[]string{"pr", "create", "-h"}, "", nil},
+		{[]string{"pr", "create", "-w"}, "", nil},
+		{[]string{"pr", "create", "--dry-run"}, "", nil},
+		{[]string{"pr", "comment", "3", "--edit-last", "-b", "x"}, "", nil},
+		{[]string{"pr", "create", "-b", "x", "--", "--help"}, "pr create", nil},
+		{[]string{"pr", "list"}, "", nil},
+		{[]string{"api", "repos/o/r/pulls", "-X", "POST"}, "", nil},
+		{[]string{"--version"}, "", nil},
+		{nil, "", nil},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			verb, ok := guardedGh(tc.args)
+			verb, rest, ok := guardedGh(tc.args)
 			if verb != tc.verb || ok != (tc.verb != "") {
 				t.Errorf("guardedGh(%q) = %q, %v; want %q", tc.args, verb, ok, tc.verb)
 			}
+			if tc.rest != nil && !slices.Equal(rest, tc.rest) {
+				t.Errorf("guardedGh(%q) hands the verb %q, want %q", tc.args, rest, tc.rest)
+			}
 		})
+	}
+}
+
+// Every spelling the shim guards is one the installed gh runs as the same
+// command (its help is the verb's), and every alias a gh recent enough to
+// print them lists under ALIASES is guarded.
+func TestGhVerbsAreTheRealGhs(t *testing.T) {
+	real, err := exec.LookPath("gh")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("the real gh is not installed; under CI=true its aliases must be checked (apt-get install gh)")
+		}
+		t.Skip("the real gh is not installed (apt-get install gh)")
+	}
+	help := func(words string) string {
+		t.Helper()
+		cmd := exec.Command(real, append(strings.Fields(words), "--help")...)
+		cmd.Env = append(os.Environ(), "GH_CONFIG_DIR="+t.TempDir(), "GH_NO_UPDATE_NOTIFIER=1", "NO_COLOR=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("gh %s --help: %v\n%s", words, err, out)
+		}
+		return string(out)
+	}
+	for spelling, verb := range ghVerbs {
+		h := help(verb)
+		if got := help(spelling); got != h {
+			t.Errorf("gh %s --help is not gh %s's: the real gh does not take it as that verb", spelling, verb)
+		}
+		noun := strings.Fields(verb)[0]
+		if _, aliases, ok := strings.Cut(h, "ALIASES\n"); ok {
+			for _, line := range strings.Split(aliases, "\n") {
+				f := strings.Fields(line)
+				if len(f) == 0 {
+					break
+				}
+				if len(f) >= 3 && f[0] == "gh" && f[1] == noun && ghVerbs[noun+" "+f[2]] != verb {
+					t.Errorf("the real gh lists %q as an alias of gh %s; the shim does not guard it", line, verb)
+				}
+			}
+		}
 	}
 }
 
