@@ -7,9 +7,12 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
+	"testing"
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
@@ -50,10 +53,14 @@ func fakeGitHub() *fixtures.Server {
 
 // openPR is the Go library quick start of README.md and docs/guide/library.md.
 func openPR(ctx context.Context, title, body string) error {
-	// A file path is a SQLite ledger, postgres://… a shared one.
-	l, err := store.Open(ctx, os.Getenv("GHONCE_LEDGER"), store.Options{Create: store.CreateForAction})
+	// GHONCE_LEDGER, else ghonce's default file; postgres://… is a shared ledger.
+	loc, err := ledger.DefaultPath(os.Getenv)
 	if err != nil {
-		return fmt.Errorf("open ledger: %w", err)
+		return err
+	}
+	l, err := store.Open(ctx, loc, store.Options{Create: store.CreateForAction})
+	if err != nil {
+		return err // "open ledger …: …" names the ledger and what is wrong
 	}
 	defer l.Close()
 	gh, err := ghcheck.New(ghcheck.Options{BaseURL: os.Getenv("GITHUB_API_URL"), Token: os.Getenv("GH_TOKEN")})
@@ -111,9 +118,13 @@ func Example_library() {
 // sharedEngine is the snippet of docs/guide/postgres.md: the ledger from
 // the same string as the CLI's, created on first use.
 func sharedEngine(ctx context.Context, gh reconcile.GitHub) (*reconcile.Engine, func() error, error) {
-	l, err := store.Open(ctx, os.Getenv("GHONCE_LEDGER"), store.Options{Create: store.CreateForAction}) // a path, or postgres://…
+	loc, err := ledger.DefaultPath(os.Getenv) // GHONCE_LEDGER (a path, or postgres://…), else the default file
 	if err != nil {
-		return nil, nil, fmt.Errorf("open ledger: %w", err)
+		return nil, nil, err
+	}
+	l, err := store.Open(ctx, loc, store.Options{Create: store.CreateForAction})
+	if err != nil {
+		return nil, nil, err
 	}
 	eng := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, LedgerNew: l.CannotVouch()})
 	return eng, l.Close, nil
@@ -161,4 +172,31 @@ func Example_sharedLedger() {
 	// Output:
 	// created PR 1
 	// skipped PR 1
+}
+
+// The quick start with GHONCE_LEDGER unset opens ghonce's default ledger,
+// as the CLI does; with nowhere to put one, its error says so once, in a
+// library's words (no flag: a library caller has none).
+func TestLibraryQuickStartWithoutGHONCE_LEDGER(t *testing.T) {
+	gh := fakeGitHub()
+	defer gh.Close()
+	state := t.TempDir()
+	restore := withEnv(map[string]string{"GH_TOKEN": "example-token", "GITHUB_API_URL": gh.URL(),
+		"GHONCE_LEDGER": "", "GITHUB_ACTIONS": "", "XDG_STATE_HOME": state, "HOME": ""})
+	defer restore()
+	if err := openPR(context.Background(), "Fix crash on start", "Fixes #1."); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(state, "ghonce", "ledger.db")); err != nil {
+		t.Fatalf("the default ledger: %v", err)
+	}
+
+	os.Setenv("XDG_STATE_HOME", "")
+	err := openPR(context.Background(), "Fix crash on start", "Fixes #1.")
+	if err == nil {
+		t.Fatal("no error with no ledger location at all")
+	}
+	if msg := err.Error(); strings.Contains(msg, "--") || strings.Count(msg, "ledger:") > 1 {
+		t.Errorf("error %q: want the library's words, once, naming no flag", msg)
+	}
 }

@@ -30,6 +30,21 @@ func TestResolvePath(t *testing.T) {
 			want: "/env/l.db",
 		},
 		{
+			name: "GHONCE_LEDGER wins over a GitHub Actions runner's temp",
+			env:  map[string]string{"GHONCE_LEDGER": "/env/l.db", "GITHUB_ACTIONS": "true", "RUNNER_TEMP": "/rt"},
+			want: "/env/l.db",
+		},
+		{
+			name: "a GitHub Actions runner's temp wins over XDG",
+			env:  map[string]string{"GITHUB_ACTIONS": "true", "RUNNER_TEMP": "/rt", "XDG_STATE_HOME": "/xdg"},
+			want: "/rt/ghonce/ledger.db",
+		},
+		{
+			name: "RUNNER_TEMP outside Actions is ignored",
+			env:  map[string]string{"RUNNER_TEMP": "/rt", "XDG_STATE_HOME": "/xdg"},
+			want: "/xdg/ghonce/ledger.db",
+		},
+		{
 			name: "XDG_STATE_HOME wins over HOME",
 			env:  map[string]string{"XDG_STATE_HOME": "/xdg", "HOME": "/home/u"},
 			want: "/xdg/ghonce/ledger.db",
@@ -67,10 +82,13 @@ func TestResolvePathNoHome(t *testing.T) {
 		if err == nil {
 			t.Fatalf("ResolvePath with env %v: no error", env)
 		}
-		for _, hint := range []string{"--ledger", "GHONCE_LEDGER", "HOME"} {
+		for _, hint := range []string{"GHONCE_LEDGER", "HOME"} {
 			if !strings.Contains(err.Error(), hint) {
 				t.Errorf("error %q does not mention %s", err, hint)
 			}
+		}
+		if strings.Contains(err.Error(), "--") {
+			t.Errorf("error %q names a flag: a library caller has none (the CLI adds its own hint)", err)
 		}
 	}
 }

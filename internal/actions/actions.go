@@ -33,7 +33,6 @@ type Env struct {
 	EventPath  string // GITHUB_EVENT_PATH: the webhook payload that triggered the run
 	Output     string // GITHUB_OUTPUT: the step's output file
 	Summary    string // GITHUB_STEP_SUMMARY: the step's job-summary file
-	RunnerTemp string // RUNNER_TEMP: emptied at the start and end of every job
 }
 
 // Detect reports whether ghonce runs inside a GitHub Actions job
@@ -51,7 +50,6 @@ func Detect(getenv func(string) string) (Env, bool) {
 		EventPath:  getenv("GITHUB_EVENT_PATH"),
 		Output:     getenv("GITHUB_OUTPUT"),
 		Summary:    getenv("GITHUB_STEP_SUMMARY"),
-		RunnerTemp: getenv("RUNNER_TEMP"),
 	}, true
 }
 
@@ -146,17 +144,6 @@ func AssumeActionsBot(getenv func(string) string, token string) bool {
 	}
 	job := getenv(JobTokenEnv)
 	return job == "" || job == token
-}
-
-// LedgerPath is the default ledger on a runner: under RUNNER_TEMP, which the
-// runner empties after every job. It does not survive a re-run, and need
-// not: on a re-run ghonce finds on GitHub what the earlier attempt made.
-// Share a ledger across jobs with a postgres:// location instead.
-func (e Env) LedgerPath() string {
-	if e.RunnerTemp == "" {
-		return ""
-	}
-	return filepath.Join(e.RunnerTemp, "ghonce", "ledger.db")
 }
 
 // oneLine folds a value onto one line, for a summary or a message.

@@ -121,9 +121,9 @@ func (f *factory) openLedgerToRead(ctx context.Context, loc ledgerFlag) (*store.
 }
 
 func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.Options) (*store.Opened, error) {
-	loc, err := ledger.ResolvePath(flag.orActions(f.sys.Getenv), f.sys.Getenv)
+	loc, err := ledger.ResolvePath(string(flag), f.sys.Getenv)
 	if err != nil {
-		return nil, err
+		return nil, usagef("%v: pass --ledger PATH or set %s", err, ledger.EnvPath)
 	}
 	o.Now, o.CreatedBy = f.sys.Now, createdBy()
 	// The backends' errors name the ledger and say what to do.
@@ -132,7 +132,8 @@ func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.O
 	case errors.Is(err, store.ErrUnsupported), errors.Is(err, store.ErrBadLocation):
 		return nil, usage(err)
 	case err != nil:
-		return nil, &failure.LedgerError{Err: err}
+		// The ledger's own words name no flag: say how to choose another.
+		return nil, &failure.LedgerError{Err: fmt.Errorf("%w (--ledger PATH or %s chooses the ledger)", err, ledger.EnvPath)}
 	}
 	return l, nil
 }

@@ -5,9 +5,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/ghonce/ghonce/internal/actions"
-	"github.com/ghonce/ghonce/ledger"
 )
 
 // ledgerFlag is --ledger: the ledger's location. An empty value is refused
@@ -28,17 +25,4 @@ func (l *ledgerFlag) Set(s string) error {
 	}
 	*l = ledgerFlag(s)
 	return nil
-}
-
-// orActions is --ledger, or inside GitHub Actions with neither --ledger nor
-// GHONCE_LEDGER, a ledger under RUNNER_TEMP; "" leaves the choice to
-// ledger.ResolvePath (GHONCE_LEDGER, else the XDG default).
-func (l ledgerFlag) orActions(getenv func(string) string) string {
-	if l != "" || getenv(ledger.EnvPath) != "" {
-		return string(l)
-	}
-	if env, ok := actions.Detect(getenv); ok {
-		return env.LedgerPath()
-	}
-	return ""
 }

@@ -471,3 +471,14 @@ func TestUnknownVerbIsAUsageError(t *testing.T) {
 		t.Errorf("ghonce pr: exit %d, stdout %q; want its help and 0", o.code, o.stdout)
 	}
 }
+
+// With nowhere to put the ledger, the ledger package says so in its own
+// words and the CLI adds the flag that fixes it, once.
+func TestNoLedgerLocationNamesTheFlag(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	o := w.run("", map[string]string{"GHONCE_LEDGER": "", "HOME": "", "XDG_STATE_HOME": ""}, "status")
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "locate ledger: ") || strings.Count(o.stderr, "--ledger") != 1 {
+		t.Errorf("exit %d, stderr %q; want 2, the ledger's words and --ledger once", o.code, o.stderr)
+	}
+}

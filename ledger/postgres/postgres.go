@@ -188,7 +188,7 @@ func (l *Ledger) setUp(ctx context.Context) error {
 		if l.schema != "" {
 			where = "schema " + l.schema
 		}
-		return fmt.Errorf("%w at %s (the %s holds no ghonce tables); `ghonce init --ledger URL` creates one (or check --ledger and GHONCE_LEDGER)", ledger.ErrNoLedger, l.location, where)
+		return fmt.Errorf("%w at %s (the %s holds no ghonce tables); `ghonce init` creates one (or check the ledger's location)", ledger.ErrNoLedger, l.location, where)
 	}
 	return l.migrate(ctx)
 }

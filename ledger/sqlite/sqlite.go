@@ -158,7 +158,7 @@ var _ ledger.Ledger = (*Ledger)(nil)
 // the file itself is never changed.)
 func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
 	if path == "" {
-		return nil, errors.New("open ledger: path is empty; pass --ledger PATH")
+		return nil, errors.New("open ledger: the path is empty")
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -175,10 +175,10 @@ func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
 	}
 	if !opts.ReadOnly && !opts.MustExist {
 		if err := makeDir(filepath.Dir(abs)); err != nil {
-			return nil, fmt.Errorf("create ledger directory for %s: %w; check the permissions of its parent or pass --ledger PATH", abs, err)
+			return nil, fmt.Errorf("create ledger directory for %s: %w; check the permissions of its parent or choose another location", abs, err)
 		}
 		if err := createFile(abs); err != nil {
-			return nil, fmt.Errorf("create ledger %s: %w; check the permissions of its directory or pass --ledger PATH", abs, unpath(err, abs))
+			return nil, fmt.Errorf("create ledger %s: %w; check the permissions of its directory or choose another location", abs, unpath(err, abs))
 		}
 	}
 	// Look at the file before SQLite does: SQLite would happily use (and, on
@@ -377,13 +377,13 @@ func syncDir(dir string) error {
 // notLedger is the error for a path that holds something other than a ghonce
 // ledger.
 func notLedger(path, why string) error {
-	return fmt.Errorf("open ledger %s: %w: %s; move it aside or pass --ledger PATH", path, ledger.ErrNotLedger, why)
+	return fmt.Errorf("open ledger %s: %w: %s; move it aside or choose another location", path, ledger.ErrNotLedger, why)
 }
 
 // noLedger is the error for a ledger that does not exist where a caller
 // must not create one.
 func noLedger(path string) error {
-	return fmt.Errorf("%w at %s; `ghonce init` creates one (or check --ledger and GHONCE_LEDGER)", ledger.ErrNoLedger, path)
+	return fmt.Errorf("%w at %s; `ghonce init` creates one (or check the ledger's location)", ledger.ErrNoLedger, path)
 }
 
 func newerSchema(path string, version int64) error {
@@ -421,7 +421,7 @@ func inspectFile(path string) error {
 	if err != nil {
 		err = unpath(err, path)
 		if errors.Is(err, fs.ErrPermission) {
-			return fmt.Errorf("open ledger %s: %w; give your user read and write access to it, or pass --ledger PATH", path, err)
+			return fmt.Errorf("open ledger %s: %w; give your user read and write access to it, or choose another location", path, err)
 		}
 		return fmt.Errorf("open ledger %s: %w", path, err)
 	}
@@ -625,7 +625,7 @@ func (l *Ledger) setUp(ctx context.Context) error {
 }
 
 func (l *Ledger) notWAL(mode string) error {
-	return fmt.Errorf("open ledger %s: journal mode is %q, not \"wal\": the file system may not support SQLite's WAL mode; put the ledger on a local disk with --ledger PATH", l.path, mode)
+	return fmt.Errorf("open ledger %s: journal mode is %q, not \"wal\": the file system may not support SQLite's WAL mode; put the ledger on a local disk", l.path, mode)
 }
 
 // syncLevels are PRAGMA synchronous's values for the modes dsnWith takes.
@@ -714,11 +714,11 @@ func (l *Ledger) hint(err error) error {
 	case sqlite3.ErrIoErr:
 		return fmt.Errorf("%w; check the disk that holds the ledger (is it full, or read-only?)", err)
 	case sqlite3.ErrReadonly, sqlite3.ErrCantOpen, sqlite3.ErrPerm:
-		return fmt.Errorf("%w; check that you can write the ledger and its directory, or pass --ledger PATH", err)
+		return fmt.Errorf("%w; check that you can write the ledger and its directory, or choose another location", err)
 	case sqlite3.ErrBusy, sqlite3.ErrLocked:
 		return fmt.Errorf("%w; another process held the ledger for more than %s", err, BusyTimeout)
 	case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
-		return fmt.Errorf("%w: %w; move it aside or pass --ledger PATH", ledger.ErrNotLedger, err)
+		return fmt.Errorf("%w: %w; move it aside or choose another location", ledger.ErrNotLedger, err)
 	}
 	return err
 }

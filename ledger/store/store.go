@@ -130,9 +130,9 @@ var keywordDSNRe = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|passw
 func Open(ctx context.Context, location string, opts Options) (*Opened, error) {
 	switch {
 	case strings.TrimSpace(location) == "":
-		return nil, &badLocation{errors.New("open ledger: the location is empty; pass --ledger PATH (a file) or a postgres:// URL")}
+		return nil, &badLocation{errors.New("open ledger: the location is empty: want a file path or a postgres:// URL (ledger.DefaultPath is ghonce's default)")}
 	case len(location) >= 5 && strings.EqualFold(location[:5], "file:"):
-		return nil, &badLocation{errors.New("open ledger: a SQLite URI (file:...) is not taken; give the file's path, e.g. --ledger ./ledger.db")}
+		return nil, &badLocation{errors.New("open ledger: a SQLite URI (file:...) is not taken; give the file's path, e.g. ./ledger.db")}
 	}
 	switch s := Scheme(location); s {
 	case "postgres", "postgresql":

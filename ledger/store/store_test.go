@@ -210,3 +210,28 @@ func TestOpenPostgresNeverCreates(t *testing.T) {
 		t.Fatalf("reopen: Created=%v Origin=%q, want false, init", o.Created, o.Origin)
 	}
 }
+
+// Open's errors are a library's: they say "open ledger" once, name the
+// ledger and what is wrong, and never a flag (a library caller has none;
+// the CLI adds its own hint). A caller that wraps them in its own words
+// does not repeat "open ledger".
+func TestOpenErrorsAreTheLibrarys(t *testing.T) {
+	dir := t.TempDir()
+	notLedger := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notLedger, []byte("not a database, just some text long enough to look like a file"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, loc := range []string{"", "  ", "file:ledger.db?mode=ro", "host=db dbname=x", "ftp://x/y", notLedger, filepath.Join(dir, "missing.db")} {
+		_, err := store.Open(context.Background(), loc, store.Options{})
+		if err == nil {
+			t.Fatalf("Open(%q): no error", loc)
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "--") {
+			t.Errorf("Open(%q) names a flag: %s", loc, msg)
+		}
+		if n := strings.Count(msg, "open ledger"); n > 1 {
+			t.Errorf("Open(%q) says \"open ledger\" %d times: %s", loc, n, msg)
+		}
+	}
+}
