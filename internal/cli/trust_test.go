@@ -68,6 +68,9 @@ func TestLedgerLocationsRefused(t *testing.T) {
 		{"FILE:door18-uri.db", "SQLite URI", ""},
 		{"postgres://ghonceu:Secret#1@127.0.0.1/db", "percent-encode the password (`@` is `%40`)", "Secret"},
 		{"postgres://ghonceu:p@ss@prod@127.0.0.1/db", "percent-encode the password (`@` is `%40`)", "prod"},
+		{"postgres://ghonceu@127.0.0.1/db?password=Zq;7kw9;xyP&sslmode=disable", "a raw `;` in the query string", "7kw9"},
+		{"postgres://ghonceu@127.0.0.1/db?password=Zq7k&w9xy&Pq3m", "a query parameter without `=`", "w9xy"},
+		{"application_name=bot password=Zq7kw9xyP host=db", "keyword/value connection string", "7kw9"},
 	} {
 		for _, args := range [][]string{
 			{"status", "--ledger", tc.ledger},

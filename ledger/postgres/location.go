@@ -16,7 +16,7 @@ import (
 var ErrBadURL = errors.New("unreadable ledger URL")
 
 // encodeHint is the advice every ErrBadURL ends with.
-const encodeHint = "percent-encode the password (`@` is `%40`), as every `#` (`%23`), `?` (`%3F`), `/` (`%2F`) and `%` (`%25`) in it; " +
+const encodeHint = "percent-encode the password (`@` is `%40`), as every `#` (`%23`), `?` (`%3F`), `/` (`%2F`), `&` (`%26`), `;` (`%3B`) and `%` (`%25`) in it; " +
 	"write the URL as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=...&search_path=SCHEMA]"
 
 // location is a ledger URL parsed once. What is printed (display) and what
@@ -24,7 +24,8 @@ const encodeHint = "percent-encode the password (`@` is `%40`), as every `#` (`%
 // disagree about where the host starts.
 type location struct {
 	u *url.URL
-	// display is u without its password, password= and sslpassword=.
+	// display is u without its password, password=, sslpassword= and
+	// any other parameter named like a password (secretParam).
 	display string
 	// password is the URL's password (the password= parameter over the
 	// user-info's, as libpq reads them), and hasPassword whether it set one.
@@ -68,6 +69,9 @@ func parseLocation(s string) (*location, error) {
 		// url's error quotes the input: never shown.
 		return nil, badURL(scheme, "it does not parse as a URL")
 	}
+	if why := queryProblem(u.RawQuery); why != "" {
+		return nil, badURL(scheme, why)
+	}
 	loc := &location{u: u}
 	if u.User != nil {
 		loc.password, loc.hasPassword = u.User.Password()
@@ -80,13 +84,46 @@ func parseLocation(s string) (*location, error) {
 	if u.User != nil {
 		d.User = url.User(u.User.Username())
 	}
-	if q.Has("password") || q.Has("sslpassword") {
-		q.Del("password")
-		q.Del("sslpassword")
+	secret := false
+	for name := range q {
+		if secretParam(name) {
+			q.Del(name)
+			secret = true
+		}
+	}
+	if secret {
 		d.RawQuery = q.Encode()
 	}
 	loc.display = d.String()
 	return loc, nil
+}
+
+// queryProblem says why a raw query string cannot be read one way only,
+// or "" if it can. Go's parser drops a whole pair holding a raw ";" (so a
+// password with one was printed verbatim, unparsed) where libpq keeps it
+// in the value; a raw "&" in a value splits it, and each fragment after the
+// first is a parameter without "=" (a name that would be printed).
+func queryProblem(raw string) string {
+	if strings.Contains(raw, ";") {
+		return "a raw `;` in the query string"
+	}
+	for _, pair := range strings.Split(raw, "&") {
+		if pair != "" && !strings.Contains(pair, "=") {
+			return "a query parameter without `=` (a raw `&` inside a value)"
+		}
+	}
+	if _, err := url.ParseQuery(raw); err != nil {
+		// ParseQuery's error quotes the input: never shown.
+		return "a query string that does not parse"
+	}
+	return ""
+}
+
+// secretParam reports whether a query parameter is one never printed:
+// libpq's password and sslpassword, and anything named like a password in
+// any case (PASSWORD=, db_password=), which a person meant as one.
+func secretParam(name string) bool {
+	return strings.Contains(strings.ToLower(name), "password")
 }
 
 func badURL(scheme, why string) error {

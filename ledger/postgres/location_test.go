@@ -138,3 +138,48 @@ func passwordServer(t *testing.T, got chan<- string) string {
 		be.Flush()
 	})
 }
+
+// A password in the query string is removed by structure whatever it
+// holds: a raw `;` (which Go's query parser drops the whole pair for, so
+// the password was printed verbatim) or a raw `&` (whose fragments became
+// parameter names) is refused as unreadable, naming nothing of it, and a
+// parameter named like a password in any case is never printed.
+func TestQueryPasswordIsNeverPrinted(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		loc, pw string
+		bad     bool
+	}{
+		{"postgres://u@127.0.0.1:1/db?password=Zq;7kw9;xyP&sslmode=disable", "Zq;7kw9;xyP", true},
+		{"postgres://u@127.0.0.1:1/db?sslmode=disable&password=Zq;7kw9xyP", "Zq;7kw9xyP", true},
+		{"postgres://u@127.0.0.1:1/db?password=Zq7k&w9xy&Pq3m&sslmode=disable", "Zq7k&w9xy&Pq3m", true},
+		{"postgres://u@127.0.0.1:1/db?sslmode=disable&password=Zq7k&w9xy", "Zq7k&w9xy", true},
+		{"postgres://u@127.0.0.1:1/db?sslpassword=Zq7k;w9xy", "Zq7k;w9xy", true},
+		{"postgres://u@127.0.0.1:1/db?PASSWORD=Zq7kw9xyP&sslmode=disable", "Zq7kw9xyP", false},
+		{"postgres://u@127.0.0.1:1/db?Password=Zq7kw9xyP", "Zq7kw9xyP", false},
+		{"postgres://u@127.0.0.1:1/db?password=Zq7k%3Bw9%26xy&sslmode=disable", "Zq7k;w9&xy", false},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		l, err := postgres.Open(ctx, tc.loc, postgres.Options{})
+		cancel()
+		if err == nil {
+			l.Close()
+			t.Errorf("%s: Open succeeded against no server", tc.loc)
+			continue
+		}
+		if tc.bad && (!errors.Is(err, postgres.ErrBadURL) || !strings.Contains(err.Error(), "%3B")) {
+			t.Errorf("%s: %v; want ErrBadURL saying how to encode `;` and `&`", tc.loc, err)
+		}
+		red := postgres.Redact(tc.loc)
+		for _, out := range []string{err.Error(), red} {
+			for _, piece := range append(pieces(tc.pw), "w9xy", "Pq3m", "xyP") {
+				if strings.Contains(out, piece) {
+					t.Errorf("%s: %q prints %q of the password", tc.loc, out, piece)
+				}
+			}
+		}
+		if !tc.bad && !strings.HasPrefix(red, "postgres://u@127.0.0.1:1/db") {
+			t.Errorf("Redact(%s) = %q, want the URL without its password", tc.loc, red)
+		}
+	}
+}

@@ -116,9 +116,10 @@ func Scheme(location string) string {
 }
 
 // keywordDSNRe matches a libpq keyword/value connection string
-// ("host=... dbname=..."), which this build does not take: it has no "://",
-// and taken as a file path it would create a file named after it.
-var keywordDSNRe = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|sslmode|service)\s*=`)
+// ("host=... dbname=...", its keywords in any order), which this build does
+// not take: it has no "://", and taken as a file path it would create a
+// file named after it, password and all, and print that name.
+var keywordDSNRe = regexp.MustCompile(`(^|\s)(host|hostaddr|port|dbname|user|password|passfile|sslmode|sslpassword|service|application_name|connect_timeout|options|target_session_attrs)\s*=`)
 
 // Open opens the ledger at location, creating a missing one only as
 // opts.Create allows: a file path is a SQLite ledger; a postgres:// or

@@ -164,9 +164,11 @@ func TestOpenPostgres(t *testing.T) {
 func TestOpenKeywordDSNRefused(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	_, err := store.Open(context.Background(), "host=db password=s3cret dbname=x", store.Options{})
-	if !errors.Is(err, store.ErrUnsupported) || strings.Contains(err.Error(), "s3cret") {
-		t.Fatalf("err = %v, want ErrUnsupported without the password", err)
+	for _, dsn := range []string{"host=db password=s3cret dbname=x", "application_name=bot password=s3cret host=db", "connect_timeout=5 host=db user=u password='s3cret'"} {
+		_, err := store.Open(context.Background(), dsn, store.Options{})
+		if !errors.Is(err, store.ErrUnsupported) || strings.Contains(err.Error(), "s3cret") {
+			t.Fatalf("%q: err = %v, want ErrUnsupported without the password", dsn, err)
+		}
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("created %d files", len(ents))
