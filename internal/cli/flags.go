@@ -105,7 +105,7 @@ func addWaitFlag(c *cobra.Command, d *time.Duration) {
 }
 
 func addSettleFlag(c *cobra.Command, d *time.Duration) {
-	c.Flags().DurationVar(d, "settle", reconcile.DefaultSettle, "after an attempt that died or was unconfirmed with its create in flight, wait this long from the moment that create was sent (GitHub's 10s request limit plus a margin) before concluding it does not exist; an attempt that sent nothing costs no wait")
+	c.Flags().DurationVar(d, "settle", reconcile.DefaultSettle, "after an attempt that died or was unconfirmed with its create in flight, wait this long from the moment that create was sent (GitHub's 10s request limit plus a margin) before concluding it does not exist; an attempt that sent nothing costs no wait. A create GitHub commits later than this (past its own limit) is not covered: a takeover creates it again (docs/design/limits.md)")
 }
 
 // settleDefault makes GHONCE_SETTLE the default of c's --settle, when c
