@@ -37,9 +37,6 @@ type Listed struct {
 	Merged                         bool
 }
 
-// Branch is one branch as GET .../git/matching-refs/heads/ lists it.
-type Branch struct{ Name, SHA string }
-
 // Commit is what GetCommitInfo reads of a commit.
 type Commit struct {
 	SHA, Tree string
@@ -178,31 +175,6 @@ func (c *Client) repoCommentPages(ctx context.Context, rn *run, r Repo, since ti
 		}
 		return resp, err
 	})
-}
-
-// ListBranches lists every branch of r with its head commit: GET
-// /repos/{o}/{r}/git/matching-refs/heads/ (the prefix "heads/" is every
-// branch), every page.
-//
-// GitHub API docs: https://docs.github.com/rest/git/refs#list-matching-references
-func (c *Client) ListBranches(ctx context.Context, r Repo, onPage OnPage) ([]Branch, error) {
-	var out []Branch
-	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-		refs, resp, err := c.gh.Git.ListMatchingRefs(ctx, r.Owner, r.Name, &github.ReferenceListOptions{Ref: "heads/", ListOptions: github.ListOptions{Page: page, PerPage: 100}})
-		if err == nil {
-			for _, ref := range refs {
-				if name, ok := strings.CutPrefix(ref.GetRef(), "refs/heads/"); ok {
-					out = append(out, Branch{Name: name, SHA: strings.ToLower(ref.GetObject().GetSHA())})
-				}
-			}
-			onPage.tell(len(out))
-		}
-		return resp, err
-	})
-	if err != nil {
-		return nil, c.redact(fmt.Errorf("list branches of %s: %w", r, err))
-	}
-	return out, nil
 }
 
 // DefaultBranch returns r's default branch: GET /repos/{o}/{r}.

@@ -5,17 +5,28 @@
 // never groups by similarity: other text or another author is never a
 // duplicate, however close.
 //
+// What it groups is held to the bar of a tool that deletes: only
+// artifacts our identity (or a trusted login) wrote are ever grouped or
+// kept, a key seen on someone else's artifact proves nothing; two
+// artifacts the ledger or their own markers record under different keys
+// are two effects; an issue a person closed as completed is never the
+// duplicate of a later one (a recurrence); a head commit GitHub cannot
+// return proves nothing; branches are never grouped (every branch ghonce
+// makes is its own key's, and any other is not ours). What people did to
+// a grouped artifact is read whole, whatever --since says: comments,
+// reviews, labels, references and reactions by a person.
+//
 // Find only reads, through consistent paginated listings (never search):
 // the repository's issues, pull requests and comments since a time, each
-// in one listing, and its branches. Plan turns a Report into the writes
-// that settle it; the CLI performs them through the engine.
+// in one listing, then the timeline (and reactions) of each artifact that
+// may group. Recheck reads a duplicate and its kept artifact again right
+// before a write; the CLI performs the writes through the engine.
 package audit
 
 import (
 	"cmp"
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,7 +54,13 @@ const (
 )
 
 // KeepRule is how the kept artifact of a group is chosen.
-const KeepRule = "the oldest, unless it has no human activity and a newer one has (comments or reviews by another person, reactions, a linked pull request, a merge): then the oldest of those"
+const KeepRule = "the oldest, unless it has no human activity and a newer one has (comments, reviews, labels, reactions or references by a person, a linked pull request, a merge): then the oldest of those"
+
+// AckLabel is the label a person adds to a duplicate (an issue or a pull
+// request; for a comment, its thread) that audit leaves alone, to say
+// "seen, keep both": the duplicate is reported as acknowledged and no
+// longer makes audit exit 6. Only a label a person added counts.
+const AckLabel = "ghonce-audit:keep"
 
 // GitHub is what Find reads. *ghcheck.Client implements it.
 type GitHub interface {
@@ -52,11 +69,10 @@ type GitHub interface {
 	ListIssuesSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
 	ListPullsSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
 	ListCommentsSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
-	ListBranches(ctx context.Context, r ghcheck.Repo, onPage ghcheck.OnPage) ([]ghcheck.Branch, error)
-	DefaultBranch(ctx context.Context, r ghcheck.Repo) (string, error)
 	GetCommitInfo(ctx context.Context, r ghcheck.Repo, sha string) (ghcheck.Commit, error)
-	ListReviews(ctx context.Context, r ghcheck.Repo, number int) ([]ghcheck.Review, error)
-	PullsForHead(ctx context.Context, r ghcheck.Repo, branch string) ([]int, error)
+	Timeline(ctx context.Context, r ghcheck.Repo, number int) ([]ghcheck.Event, error)
+	Reactors(ctx context.Context, r ghcheck.Repo, number int, commentID int64) ([]string, error)
+	Reread(ctx context.Context, r ghcheck.Repo, number int, pr bool, id int64) (ghcheck.Listed, bool, error)
 }
 
 var _ GitHub = (*ghcheck.Client)(nil)
@@ -65,12 +81,18 @@ var _ GitHub = (*ghcheck.Client)(nil)
 type Options struct {
 	Repo ghcheck.Repo
 	// Since: only issues, pull requests and comments updated at or after
-	// it (zero: all). Branches have no time and are always listed.
+	// it (zero: all). What people did to an artifact that may group is
+	// read whole, whatever Since says.
 	Since time.Time
+	// Recorded, if set, returns the key a ledger recorded for an artifact
+	// (an issue's or pull request's number, a comment's id), or "": two
+	// artifacts recorded under different keys are never grouped.
+	Recorded func(kind string, number int, id int64) string
 	// Authors, if set, keeps only groups whose artifacts these logins wrote
 	// (compared without case).
 	Authors []string
-	// Kinds, if set, is the kinds to look at (default AllKinds).
+	// Kinds, if set, is the kinds to look at (default AllKinds; branch
+	// groups none).
 	Kinds []string
 	// Progress, if set, is told what is being read, for a terminal.
 	Progress func(what string, n int)
@@ -96,6 +118,14 @@ type Artifact struct {
 	// After is the time from the kept artifact's creation to this one's,
 	// in seconds (duplicates only).
 	AfterSeconds *float64 `json:"after_seconds,omitempty"`
+	// AckedBy is the person who added AckLabel to it (its thread for a
+	// comment): it is left alone and no longer counted open.
+	AckedBy string `json:"acknowledged_by,omitempty"`
+	// Listed is the artifact as its listing showed it, and Others the
+	// events on its timeline by anyone but us: what Recheck compares it
+	// with before a write.
+	Listed ghcheck.Listed `json:"-"`
+	Others int            `json:"-"`
 }
 
 // HumanTouched reports whether a person acted on a.
@@ -128,11 +158,11 @@ type Group struct {
 	KeepListed ghcheck.Listed `json:"-"`
 }
 
-// OpenDuplicates counts g's duplicates still open.
+// OpenDuplicates counts g's duplicates still open and not acknowledged.
 func (g Group) OpenDuplicates() int {
 	n := 0
 	for _, d := range g.Duplicates {
-		if d.Open {
+		if d.Open && d.AckedBy == "" {
 			n++
 		}
 	}
@@ -153,7 +183,6 @@ type Listed struct {
 	Issues   int `json:"issues"`
 	PRs      int `json:"prs"`
 	Comments int `json:"comments"`
-	Branches int `json:"branches"`
 }
 
 // Report is what Find found.
@@ -171,24 +200,43 @@ type Report struct {
 type item struct {
 	kind string
 	l    ghcheck.Listed
-	b    ghcheck.Branch
 	key  string
+	// keys are every key something records for it: its marker, its key
+	// labels, the ledger's entry.
+	keys []string
 	ours bool
 	// human is what a person did to it; "" for nothing.
 	human string
-	// headTree is a PR head's tree (read only for PRs that may group).
-	headTree string
+	// ackedBy is the person who added AckLabel.
+	ackedBy string
+	// others counts the timeline events by anyone but us when it was
+	// grouped: Recheck's baseline.
+	others int
 }
 
 func (it *item) created() time.Time { return it.l.Created }
 
 // order sorts oldest first: by creation, then number, id or name.
 func (it *item) order(o *item) int {
-	return cmp.Or(it.l.Created.Compare(o.l.Created), cmp.Compare(it.l.Number, o.l.Number), cmp.Compare(it.l.ID, o.l.ID), strings.Compare(it.b.Name, o.b.Name))
+	return cmp.Or(it.l.Created.Compare(o.l.Created), cmp.Compare(it.l.Number, o.l.Number), cmp.Compare(it.l.ID, o.l.ID))
+}
+
+// recordedApart reports whether something records a and b under
+// different keys: each has a key and they share none.
+func recordedApart(a, b *item) bool {
+	if len(a.keys) == 0 || len(b.keys) == 0 {
+		return false
+	}
+	for _, k := range a.keys {
+		if slices.Contains(b.keys, k) {
+			return false
+		}
+	}
+	return true
 }
 
 func (it *item) artifact() Artifact {
-	a := Artifact{URL: it.l.URL, Author: it.l.Author, Created: it.l.Created, Key: it.key, Ours: it.ours, Human: it.human}
+	a := Artifact{URL: it.l.URL, Author: it.l.Author, Created: it.l.Created, Key: it.key, Ours: it.ours, Human: it.human, AckedBy: it.ackedBy, Listed: it.l, Others: it.others}
 	switch it.kind {
 	case KindIssue, KindPR:
 		a.Number, a.Open = it.l.Number, it.l.State == "open"
@@ -197,31 +245,28 @@ func (it *item) artifact() Artifact {
 		}
 	case KindComment:
 		a.ID, a.Thread, a.Open = it.l.ID, it.l.Number, true
-	case KindBranch:
-		a.Name, a.SHA, a.Open, a.Author = it.b.Name, it.b.SHA, true, it.l.Author
-		a.Created = time.Time{}
 	}
 	return a
 }
 
 // finder holds one Find's state.
 type finder struct {
-	gh     GitHub
-	opts   Options
-	login  string
-	kinds  map[string]bool
-	ours   map[string]bool // login (lower case) -> ours, memoised
-	byNum  map[int]*item   // issues and PRs by number
-	thread map[int][]*item // comments by thread
-	prs    []*item
-	trees  map[string]ghcheck.Commit
-	inGrp  map[*item]bool
+	gh    GitHub
+	opts  Options
+	login string
+	kinds map[string]bool
+	ours  map[string]bool // login (lower case) -> ours, memoised
+	prs   []*item
+	trees map[string]ghcheck.Commit
+	inGrp map[*item]bool
+	// threads memoises what a thread's timeline says of AckLabel.
+	threads map[int]string
 }
 
 // Find reads the repository and groups its duplicates, strongest
 // evidence first. It only reads.
 func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
-	f := &finder{gh: gh, opts: opts, ours: map[string]bool{}, byNum: map[int]*item{}, thread: map[int][]*item{}, trees: map[string]ghcheck.Commit{}, inGrp: map[*item]bool{}}
+	f := &finder{gh: gh, opts: opts, ours: map[string]bool{}, trees: map[string]ghcheck.Commit{}, inGrp: map[*item]bool{}, threads: map[int]string{}}
 	f.kinds = map[string]bool{}
 	kinds := opts.Kinds
 	if len(kinds) == 0 {
@@ -243,8 +288,8 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 		}
 		return func(n int) { opts.Progress(what, n) }
 	}
-	// Issues and their comments are always read when issues, PRs or
-	// comments are audited: comments are the human activity of a thread.
+	// Branches are never grouped: a branch is ours only if ghonce made
+	// it, and every branch ghonce makes is its own key's.
 	issues, err := gh.ListIssuesSince(ctx, opts.Repo, opts.Since, progress("issues and pull requests"))
 	if err != nil {
 		return nil, err
@@ -254,7 +299,7 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 		return nil, err
 	}
 	var pulls []ghcheck.Listed
-	if f.kinds[KindPR] || f.kinds[KindIssue] || f.kinds[KindBranch] {
+	if f.kinds[KindPR] {
 		if pulls, err = gh.ListPullsSince(ctx, opts.Repo, opts.Since, progress("pull requests")); err != nil {
 			return nil, err
 		}
@@ -268,7 +313,6 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.byNum[l.Number] = it
 		all = append(all, it)
 		rep.Listed.Issues++
 	}
@@ -286,7 +330,6 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.byNum[l.Number] = it
 		f.prs = append(f.prs, it)
 		all = append(all, it)
 		rep.Listed.PRs++
@@ -296,28 +339,32 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.thread[l.Number] = append(f.thread[l.Number], it)
 		all = append(all, it)
 		rep.Listed.Comments++
 	}
-	f.markHuman(all)
 
-	var groups []Group
-	groups = append(groups, f.keyGroups(all)...)
-	groups = append(groups, f.issueGroups(all)...)
-	prGroups, err := f.prGroups(ctx)
+	// Candidates: sets of our artifacts that the evidence puts together,
+	// strongest first; each becomes a group once what people did to its
+	// members is read.
+	var sets []candidate
+	sets = append(sets, f.keySets(all)...)
+	sets = append(sets, f.issueSets(all)...)
+	prSets, err := f.prSets(ctx)
 	if err != nil {
 		return nil, err
 	}
-	groups = append(groups, prGroups...)
-	groups = append(groups, f.commentGroups(all)...)
-	if f.kinds[KindBranch] {
-		bg, n, err := f.branchGroups(ctx, progress("branches"))
+	sets = append(sets, prSets...)
+	sets = append(sets, f.commentSets(all)...)
+	var groups []Group
+	for _, c := range sets {
+		if !f.kinds[c.kind] {
+			continue
+		}
+		g, err := f.group(ctx, c)
 		if err != nil {
 			return nil, err
 		}
-		rep.Listed.Branches = n
-		groups = append(groups, bg...)
+		groups = append(groups, g)
 	}
 	for _, g := range groups {
 		if !f.kinds[g.Kind] || !f.byAuthors(g) {
@@ -350,70 +397,156 @@ func (f *finder) newItem(ctx context.Context, kind string, l ghcheck.Listed) (*i
 	if err != nil {
 		return nil, err
 	}
-	return &item{kind: kind, l: l, key: keyOf(l), ours: ours}, nil
-}
-
-// keyOf is the ghonce key an artifact carries: its body's marker, else a
-// ghonce label.
-func keyOf(l ghcheck.Listed) string {
+	it := &item{kind: kind, l: l, ours: ours}
+	if !ours {
+		return it, nil // a key on someone else's artifact proves nothing
+	}
 	if k, ok := taskkey.ParseMarker(l.Body); ok {
-		return k
+		it.keys = append(it.keys, k)
 	}
 	for _, name := range l.Labels {
-		if k, ok := strings.CutPrefix(name, "ghonce:"); ok && taskkey.Valid(k) {
-			return k
+		if k, ok := strings.CutPrefix(name, "ghonce:"); ok && taskkey.Valid(k) && !slices.Contains(it.keys, k) {
+			it.keys = append(it.keys, k)
 		}
 	}
-	return ""
+	if f.opts.Recorded != nil {
+		var k string
+		if kind == KindComment {
+			k = f.opts.Recorded(kind, 0, l.ID)
+		} else {
+			k = f.opts.Recorded(kind, l.Number, 0)
+		}
+		if k != "" && !slices.Contains(it.keys, k) {
+			it.keys = append(it.keys, k)
+		}
+	}
+	if len(it.keys) > 0 {
+		it.key = it.keys[0]
+	}
+	return it, nil
 }
 
-// person reports whether login's activity on an artifact by author is a
-// person's: not the author, not ours, not a bot.
-func (f *finder) person(login, author string) bool {
-	return login != "" && !strings.EqualFold(login, author) && !f.ours[strings.ToLower(login)] && !strings.HasSuffix(login, "[bot]")
+// person reports whether login is a person's: not ours, not a bot. It
+// knows the logins Find has asked about; any other is asked.
+func (f *finder) person(ctx context.Context, login string) (bool, error) {
+	if login == "" || strings.HasSuffix(login, "[bot]") {
+		return false, nil
+	}
+	ours, err := f.isOurs(ctx, login)
+	return !ours, err
 }
 
-var issueRef = regexp.MustCompile(`#([0-9]+)\b`)
+// involvement reads what people did to it, whatever its age: on an issue
+// or a pull request, its timeline (comments, reviews, labels added,
+// references from a person's issue or from any pull request) and, when
+// the listing counts any, who reacted; on a comment, who reacted. It sets
+// it.human ("" when no person acted) and it.ackedBy.
+func (f *finder) involvement(ctx context.Context, it *item) error {
+	var why []string
+	count := map[string]map[string]bool{} // what -> people
+	add := func(what, who string) {
+		if count[what] == nil {
+			count[what] = map[string]bool{}
+			why = append(why, what)
+		}
+		count[what][who] = true
+	}
+	if it.kind == KindIssue || it.kind == KindPR {
+		evs, err := f.gh.Timeline(ctx, f.opts.Repo, it.l.Number)
+		if err != nil {
+			return err
+		}
+		var linked []int
+		it.others = 0
+		for _, ev := range evs {
+			if ours, err := f.isOurs(ctx, ev.Actor); err != nil {
+				return err
+			} else if !ours {
+				it.others++
+			}
+			p, err := f.person(ctx, ev.Actor)
+			if err != nil {
+				return err
+			}
+			switch {
+			case ev.Kind == "cross-referenced" && ev.SourcePR && it.kind == KindIssue:
+				linked = append(linked, ev.Source)
+			case !p:
+			case ev.Kind == "commented":
+				add("comments", ev.Actor)
+			case ev.Kind == "reviewed":
+				add("reviews", ev.Actor)
+			case ev.Kind == "labeled" && ev.Label == AckLabel:
+				it.ackedBy = ev.Actor
+			case ev.Kind == "labeled":
+				add("labels", ev.Actor)
+			case ev.Kind == "cross-referenced":
+				add("references from #"+strconv.Itoa(ev.Source), ev.Actor)
+			}
+		}
+		if len(linked) > 0 {
+			why = append(why, "linked from "+joinNumbers(linked))
+		}
+		if it.l.Merged {
+			why = append(why, "merged")
+		}
+	}
+	if it.l.Reactions > 0 {
+		var id int64
+		if it.kind == KindComment {
+			id = it.l.ID
+		}
+		who, err := f.gh.Reactors(ctx, f.opts.Repo, it.l.Number, id)
+		if err != nil {
+			return err
+		}
+		for _, login := range who {
+			if p, err := f.person(ctx, login); err != nil {
+				return err
+			} else if p {
+				add("reactions", login)
+			}
+		}
+	}
+	var out []string
+	for _, w := range why {
+		if people, ok := count[w]; ok {
+			w += " by " + strings.Join(slices.Sorted(mapsKeys(people)), ", ")
+		}
+		out = append(out, w)
+	}
+	it.human = strings.Join(out, "; ")
+	if it.kind == KindComment {
+		by, err := f.threadAck(ctx, it.l.Number)
+		if err != nil {
+			return err
+		}
+		it.ackedBy = by
+	}
+	return nil
+}
 
-// markHuman records what people did to each issue, PR and comment:
-// comments on its thread by another person (a ghonce marker's comment is
-// ghonce's own), reactions, a pull request that mentions an issue, a
-// merge. Reviews are read later, for the PRs that group.
-func (f *finder) markHuman(all []*item) {
-	linked := map[int][]int{}
-	for _, pr := range f.prs {
-		for _, m := range issueRef.FindAllStringSubmatch(pr.l.Title+"\n"+pr.l.Body, -1) {
-			if n, err := strconv.Atoi(m[1]); err == nil && n != pr.l.Number {
-				linked[n] = append(linked[n], pr.l.Number)
+// threadAck is the person who added AckLabel to thread n, or "".
+func (f *finder) threadAck(ctx context.Context, n int) (string, error) {
+	if by, ok := f.threads[n]; ok {
+		return by, nil
+	}
+	evs, err := f.gh.Timeline(ctx, f.opts.Repo, n)
+	if err != nil {
+		return "", err
+	}
+	by := ""
+	for _, ev := range evs {
+		if ev.Kind == "labeled" && ev.Label == AckLabel {
+			if p, err := f.person(ctx, ev.Actor); err != nil {
+				return "", err
+			} else if p {
+				by = ev.Actor
 			}
 		}
 	}
-	for _, it := range all {
-		var why []string
-		if it.l.Reactions > 0 {
-			why = append(why, plural(it.l.Reactions, "reaction"))
-		}
-		if it.kind == KindIssue || it.kind == KindPR {
-			people := map[string]bool{}
-			n := 0
-			for _, cm := range f.thread[it.l.Number] {
-				if _, marked := taskkey.ParseMarker(cm.l.Body); !marked && f.person(cm.l.Author, it.l.Author) {
-					n++
-					people[cm.l.Author] = true
-				}
-			}
-			if n > 0 {
-				why = append(why, plural(n, "comment")+" by "+strings.Join(slices.Sorted(mapsKeys(people)), ", "))
-			}
-			if prs := linked[it.l.Number]; it.kind == KindIssue && len(prs) > 0 {
-				why = append(why, "linked from "+joinNumbers(prs))
-			}
-			if it.l.Merged {
-				why = append(why, "merged")
-			}
-		}
-		it.human = strings.Join(why, "; ")
-	}
+	f.threads[n] = by
+	return by, nil
 }
 
 func mapsKeys(m map[string]bool) func(func(string) bool) {
@@ -456,9 +589,21 @@ func (f *finder) byAuthors(g Group) bool {
 	return false
 }
 
-// group builds a Group from members (at least two), choosing the kept one
-// by KeepRule. Members are marked as grouped.
-func (f *finder) group(kind, evidence, detail string, members []*item) Group {
+// candidate is a set of our artifacts the evidence puts together.
+type candidate struct {
+	kind, evidence, detail string
+	members                []*item
+}
+
+// group reads what people did to c's members and builds its Group,
+// choosing the kept one by KeepRule.
+func (f *finder) group(ctx context.Context, c candidate) (Group, error) {
+	kind, evidence, detail, members := c.kind, c.evidence, c.detail, c.members
+	for _, m := range members {
+		if err := f.involvement(ctx, m); err != nil {
+			return Group{}, err
+		}
+	}
 	slices.SortFunc(members, (*item).order)
 	keep := members[0]
 	if keep.human == "" {
@@ -471,7 +616,6 @@ func (f *finder) group(kind, evidence, detail string, members []*item) Group {
 	}
 	g := Group{Kind: kind, Evidence: evidence, Detail: detail, Rule: KeepRule, Keep: keep.artifact(), Duplicates: []Artifact{}, KeepListed: keep.l}
 	for _, m := range members {
-		f.inGrp[m] = true
 		if m == keep {
 			continue
 		}
@@ -485,7 +629,28 @@ func (f *finder) group(kind, evidence, detail string, members []*item) Group {
 	if first, last := members[0].created(), members[len(members)-1].created(); !first.IsZero() {
 		g.SpanSeconds = last.Sub(first).Seconds()
 	}
-	return g
+	return g, nil
+}
+
+// set marks members grouped and makes their candidate.
+func (f *finder) set(kind, evidence, detail string, members []*item) candidate {
+	for _, m := range members {
+		f.inGrp[m] = true
+	}
+	return candidate{kind: kind, evidence: evidence, detail: detail, members: members}
+}
+
+// apart reports whether something records two of ms under different
+// keys: then they are two effects, and the set is left alone.
+func apart(ms []*item) bool {
+	for i, a := range ms {
+		for _, b := range ms[i+1:] {
+			if recordedApart(a, b) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // buckets groups items by key, keys in the order first seen, leaving out
@@ -506,63 +671,72 @@ func buckets[K comparable](items []*item, key func(*item) (K, bool)) ([]K, map[K
 	return order, by
 }
 
-// keyGroups: more than one artifact carrying the same key.
-func (f *finder) keyGroups(all []*item) []Group {
+// keySets: more than one of our artifacts carrying the same key.
+func (f *finder) keySets(all []*item) []candidate {
 	order, byKey := buckets(all, func(it *item) (string, bool) {
-		return it.kind + "\x00" + it.key, it.key != ""
+		return it.kind + "\x00" + it.key, it.ours && it.key != ""
 	})
-	var out []Group
+	var out []candidate
 	for _, k := range order {
 		ms := byKey[k]
 		if len(ms) < 2 {
 			continue
 		}
 		kind, key, _ := strings.Cut(k, "\x00")
-		out = append(out, f.group(kind, EvidenceKey, "the same ghonce key "+key+" (marker or label)", ms))
+		out = append(out, f.set(kind, EvidenceKey, "the same ghonce key "+key+" (marker, label or ledger)", ms))
 	}
 	return out
 }
 
-// issueGroups: the same author, the same normalised title and body.
-func (f *finder) issueGroups(all []*item) []Group {
+// issueSets: the same author, the same normalised title and body. An
+// issue closed as completed is left out: one like it filed later is a
+// recurrence, not a duplicate.
+func (f *finder) issueSets(all []*item) []candidate {
 	return f.exact(all, KindIssue, "the same author, the same normalised title and body", func(it *item) string {
+		if it.l.StateReason == "completed" {
+			return ""
+		}
 		return strings.ToLower(it.l.Author) + "\x00" + NormalizeTitle(it.l.Title) + "\x00" + NormalizeBody(it.l.Body)
 	})
 }
 
-// commentGroups: the same author, the same normalised body, on the same
+// commentSets: the same author, the same normalised body, on the same
 // thread.
-func (f *finder) commentGroups(all []*item) []Group {
+func (f *finder) commentSets(all []*item) []candidate {
 	return f.exact(all, KindComment, "the same author, the same normalised body, on the same thread", func(it *item) string {
 		return strings.ToLower(it.l.Author) + "\x00" + strconv.Itoa(it.l.Number) + "\x00" + NormalizeBody(it.l.Body)
 	})
 }
 
-func (f *finder) exact(all []*item, kind, detail string, sig func(*item) string) []Group {
+// exact groups our artifacts of kind by sig ("" for none), leaving alone
+// a set two of whose members are recorded under different keys.
+func (f *finder) exact(all []*item, kind, detail string, sig func(*item) string) []candidate {
 	order, bySig := buckets(all, func(it *item) (string, bool) {
-		if it.kind != kind || f.inGrp[it] {
+		if it.kind != kind || !it.ours || f.inGrp[it] {
 			return "", false
 		}
-		return sig(it), true
+		s := sig(it)
+		return s, s != ""
 	})
-	var out []Group
+	var out []candidate
 	for _, s := range order {
-		if ms := bySig[s]; len(ms) > 1 {
-			out = append(out, f.group(kind, EvidenceExact, detail, ms))
+		if ms := bySig[s]; len(ms) > 1 && !apart(ms) {
+			out = append(out, f.set(kind, EvidenceExact, detail, ms))
 		}
 	}
 	return out
 }
 
-// prGroups: the same author, the same base, heads at the same commit or
+// prSets: the same author, the same base, heads at the same commit or
 // with the same tree. Trees are read only for PRs that share an author
-// and base with another, once per commit; reviews only for PRs that group.
-func (f *finder) prGroups(ctx context.Context) ([]Group, error) {
+// and base with another, once per commit; a head GitHub cannot return
+// (404, 422) has no tree, and groups by its commit alone.
+func (f *finder) prSets(ctx context.Context) ([]candidate, error) {
 	type ab struct{ author, base string }
 	order, byAB := buckets(f.prs, func(it *item) (ab, bool) {
-		return ab{strings.ToLower(it.l.Author), it.l.Base}, !f.inGrp[it] && it.l.HeadSHA != ""
+		return ab{strings.ToLower(it.l.Author), it.l.Base}, it.ours && !f.inGrp[it] && it.l.HeadSHA != ""
 	})
-	var out []Group
+	var out []candidate
 	for _, k := range order {
 		ms := byAB[k]
 		if len(ms) < 2 {
@@ -597,8 +771,9 @@ func (f *finder) prGroups(ctx context.Context) ([]Group, error) {
 			if err != nil {
 				return nil, err
 			}
-			it.headTree = tree
-			join("t:"+tree, i)
+			if tree != "" { // an unknown tree equals nothing
+				join("t:"+tree, i)
+			}
 		}
 		sets := map[int][]*item{}
 		var roots []int
@@ -611,11 +786,8 @@ func (f *finder) prGroups(ctx context.Context) ([]Group, error) {
 		}
 		for _, r := range roots {
 			set := sets[r]
-			if len(set) < 2 {
+			if len(set) < 2 || apart(set) {
 				continue
-			}
-			if err := f.markReviews(ctx, set); err != nil {
-				return nil, err
 			}
 			detail := "the same author, the same base " + k.base + ", heads at the same commit"
 			for _, it := range set[1:] {
@@ -623,7 +795,7 @@ func (f *finder) prGroups(ctx context.Context) ([]Group, error) {
 					detail = "the same author, the same base " + k.base + ", heads at the same commit or with the same tree"
 				}
 			}
-			out = append(out, f.group(KindPR, EvidenceExact, detail, set))
+			out = append(out, f.set(KindPR, EvidenceExact, detail, set))
 		}
 	}
 	return out, nil
@@ -642,115 +814,6 @@ func (f *finder) treeOf(ctx context.Context, sha string) (string, error) {
 	f.trees[sha] = c
 	return c.Tree, nil
 }
-
-// markReviews adds a person's reviews to the human activity of PRs.
-func (f *finder) markReviews(ctx context.Context, prs []*item) error {
-	for _, it := range prs {
-		rs, err := f.gh.ListReviews(ctx, f.opts.Repo, it.l.Number)
-		if err != nil {
-			return err
-		}
-		n := 0
-		for _, rv := range rs {
-			if ours, err := f.isOurs(ctx, rv.Author); err != nil {
-				return err
-			} else if !ours && f.person(rv.Author, it.l.Author) {
-				n++
-			}
-		}
-		if n > 0 {
-			it.human = strings.TrimPrefix(it.human+"; "+plural(n, "review"), "; ")
-		}
-	}
-	return nil
-}
-
-// branchGroups: branches whose head is one commit, written by one author,
-// with no pull request (stray branches). The kept one is a branch at that
-// commit with a pull request, else the first by name (GitHub keeps no
-// creation time for a branch).
-func (f *finder) branchGroups(ctx context.Context, onPage ghcheck.OnPage) ([]Group, int, error) {
-	def, err := f.gh.DefaultBranch(ctx, f.opts.Repo)
-	if err != nil {
-		return nil, 0, err
-	}
-	branches, err := f.gh.ListBranches(ctx, f.opts.Repo, onPage)
-	if err != nil {
-		return nil, 0, err
-	}
-	bySHA := map[string][]ghcheck.Branch{}
-	var order []string
-	for _, b := range branches {
-		if b.Name == def {
-			continue
-		}
-		if _, ok := bySHA[b.SHA]; !ok {
-			order = append(order, b.SHA)
-		}
-		bySHA[b.SHA] = append(bySHA[b.SHA], b)
-	}
-	// A branch a listed PR uses has a PR; the others are asked one by one
-	// (a PR older than --since is not in the listing).
-	listedHead := map[string]bool{}
-	for _, pr := range f.prs {
-		if strings.EqualFold(pr.l.HeadOwner, f.opts.Repo.Owner) {
-			listedHead[pr.l.Head] = true
-		}
-	}
-	var out []Group
-	for _, sha := range order {
-		bs := bySHA[sha]
-		if len(bs) < 2 {
-			continue
-		}
-		if _, err := f.treeOf(ctx, sha); err != nil {
-			return nil, 0, err
-		}
-		c := f.trees[sha]
-		ours, err := f.isOurs(ctx, c.Author)
-		if err != nil {
-			return nil, 0, err
-		}
-		var withPR, stray []*item
-		for _, b := range bs {
-			it := &item{kind: KindBranch, b: b, ours: ours, l: ghcheck.Listed{Author: c.Author, URL: ""}}
-			has := listedHead[b.Name]
-			if !has {
-				prs, err := f.gh.PullsForHead(ctx, f.opts.Repo, b.Name)
-				if err != nil {
-					return nil, 0, err
-				}
-				has = len(prs) > 0
-			}
-			if has {
-				withPR = append(withPR, it)
-			} else {
-				stray = append(stray, it)
-			}
-		}
-		if len(stray) == 0 || len(withPR)+len(stray) < 2 {
-			continue
-		}
-		byName := func(a, b *item) int { return strings.Compare(a.b.Name, b.b.Name) }
-		slices.SortFunc(withPR, byName)
-		slices.SortFunc(stray, byName)
-		keep := append(withPR, stray...)[0]
-		g := Group{Kind: KindBranch, Evidence: EvidenceExact, Detail: "the same commit " + short(sha) + " by " + cmp.Or(c.Author, "an unlinked author") + ", no pull request",
-			Rule: "a branch at the commit with a pull request, else the first by name (GitHub keeps no creation time for a branch)", Keep: keep.artifact(), Duplicates: []Artifact{}}
-		if len(withPR) > 0 {
-			g.Keep.Human = "has a pull request"
-		}
-		for _, it := range stray {
-			if it != keep {
-				g.Duplicates = append(g.Duplicates, it.artifact())
-			}
-		}
-		out = append(out, g)
-	}
-	return out, len(branches), nil
-}
-
-func short(sha string) string { return sha[:min(len(sha), 12)] }
 
 // lookAlikes lists issues and PRs that share a normalised title and are
 // not in one group: a person may want to look; nothing acts on them.
@@ -809,4 +872,81 @@ func NormalizeBody(s string) string {
 		lines[i] = strings.TrimRight(l, " \t")
 	}
 	return strings.Trim(strings.Join(lines, "\n"), "\n")
+}
+
+// Recheck reads duplicate d of g and g's kept artifact again, right
+// before a write that closes or deletes d, and says why the write must not
+// happen ("" when it may): either is gone, closed or reopened, edited,
+// moved to another head, or d has new activity by anyone but us (a
+// comment, a review, a label, a reference, a reaction) since Find read
+// it. The write that follows it is then the only request between this
+// read and the change; what happens in between is the risk left.
+func Recheck(ctx context.Context, gh GitHub, r ghcheck.Repo, g Group, d Artifact) (string, error) {
+	isPR := g.Kind == KindPR
+	now, found, err := gh.Reread(ctx, r, d.Number, isPR, d.ID)
+	if err != nil {
+		return "", err
+	}
+	if why := changed(g.Kind, d, now, found); why != "" {
+		return d.Ref(g.Kind) + " " + why, nil
+	}
+	reactions := now.Reactions
+	if isPR { // a pull request's own read carries no reactions
+		who, err := gh.Reactors(ctx, r, d.Number, 0)
+		if err != nil {
+			return "", err
+		}
+		reactions = len(who)
+	}
+	if reactions != d.Listed.Reactions {
+		return d.Ref(g.Kind) + " has new reactions since the listing", nil
+	}
+	if g.Kind == KindIssue || isPR {
+		evs, err := gh.Timeline(ctx, r, d.Number)
+		if err != nil {
+			return "", err
+		}
+		others, who := 0, map[string]bool{}
+		for _, ev := range evs {
+			ours, err := gh.Ours(ctx, ev.Actor)
+			if err != nil {
+				return "", err
+			}
+			if !ours {
+				others++
+				who[ev.Actor] = true
+			}
+		}
+		if others > d.Others {
+			return fmt.Sprintf("%s has new activity since the listing (%s)", d.Ref(g.Kind), strings.Join(slices.Sorted(mapsKeys(who)), ", ")), nil
+		}
+	}
+	k := g.Keep
+	kept, found, err := gh.Reread(ctx, r, k.Number, isPR, k.ID)
+	if err != nil {
+		return "", err
+	}
+	if why := changed(g.Kind, k, kept, found); why != "" {
+		return "the kept " + k.Ref(g.Kind) + " " + why, nil
+	}
+	return "", nil
+}
+
+// changed says how now differs from what a was when it was grouped, ""
+// when it does not.
+func changed(kind string, a Artifact, now ghcheck.Listed, found bool) string {
+	was := a.Listed
+	switch {
+	case !found:
+		return "is gone since the listing"
+	case now.State != was.State:
+		return "is " + now.State + " since the listing"
+	case now.Title != was.Title || now.Body != was.Body || (kind == KindComment && !now.Updated.Equal(was.Updated)):
+		return "was edited since the listing"
+	case kind == KindPR && now.HeadSHA != was.HeadSHA:
+		return "has another head commit since the listing"
+	case !strings.EqualFold(now.Author, was.Author):
+		return "has another author"
+	}
+	return ""
 }

@@ -107,6 +107,36 @@ func TestFindCorpus(t *testing.T) {
 	}
 }
 
+// TestFindNeverGroups: each case issue 31 reproduced (another author's
+// marker, one text under two steps or two tasks, a recurrence, heads
+// GitHub cannot return, branches ghonce did not make) is in no group,
+// neither kept nor duplicate.
+func TestFindNeverGroups(t *testing.T) {
+	_, corpus, gh := newCorpus(t)
+	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: ghcheck.Repo{Owner: corpus.Owner, Name: corpus.Name}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grouped := map[string]bool{}
+	for _, g := range rep.Groups {
+		grouped[g.Kind+" "+g.Keep.Ref(g.Kind)] = true
+		for _, d := range g.Duplicates {
+			grouped[g.Kind+" "+d.Ref(g.Kind)] = true
+		}
+	}
+	for name, refs := range corpus.Never {
+		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
+			for _, ref := range refs {
+				for _, kind := range audit.AllKinds {
+					if grouped[kind+" "+ref] {
+						t.Errorf("%s is in a %s group", ref, kind)
+					}
+				}
+			}
+		})
+	}
+}
+
 func findGroup(rep *audit.Report, kind, keep string) *audit.Group {
 	for i, g := range rep.Groups {
 		if g.Kind == kind && g.Keep.Ref(kind) == keep {
@@ -116,16 +146,24 @@ func findGroup(rep *audit.Report, kind, keep string) *audit.Group {
 	return nil
 }
 
-// TestFindKindsAndAuthors: --kind and --author narrow the report.
+// TestFindKindsAndAuthors: --kind and --author narrow the report; a
+// person's login groups nothing (only ours is ever grouped).
 func TestFindKindsAndAuthors(t *testing.T) {
 	_, corpus, gh := newCorpus(t)
 	r := ghcheck.Repo{Owner: corpus.Owner, Name: corpus.Name}
-	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: r, Kinds: []string{audit.KindBranch}, Authors: []string{audittest.Human}})
+	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: r, Kinds: []string{audit.KindComment}, Authors: []string{audittest.Agent}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Groups) != 1 || rep.Groups[0].Keep.Name != "alice/wip" {
-		t.Fatalf("groups = %+v, want alice's stray branches alone", rep.Groups)
+	if len(rep.Groups) != 2 || rep.Groups[0].Kind != audit.KindComment || rep.Groups[1].Kind != audit.KindComment {
+		t.Fatalf("groups = %+v, want the agent's two comment groups alone", rep.Groups)
+	}
+	rep, err = audit.Find(context.Background(), gh, audit.Options{Repo: r, Authors: []string{audittest.Human}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Groups) != 0 {
+		t.Fatalf("groups by %s = %+v, want none", audittest.Human, rep.Groups)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ghonce/ghonce/internal/audit"
 	"github.com/ghonce/ghonce/internal/human"
+	"github.com/ghonce/ghonce/ledger/store"
 )
 
 // auditOptions is `ghonce audit`.
@@ -30,53 +31,64 @@ type auditOptions struct {
 	Kinds   []string
 	Summary string
 	Apply   bool
-	// OthersToo and HumanToo widen --apply to artifacts another login
-	// wrote, and to those a person acted on.
-	OthersToo, HumanToo bool
+	// HumanToo widens --apply to duplicates a person acted on.
+	HumanToo bool
 }
 
 func newCmdAudit(f *factory, runF func(*auditOptions) error) *cobra.Command {
 	opts := &auditOptions{f: f, Engine: newEngineFlags()}
 	c := &cobra.Command{
-		Use:   "audit [--repo O/R] [--since 30d] [--author LOGIN]... [--kind issue,pr,comment,branch] [--json] [--summary FILE] [--apply]",
+		Use:   "audit [--repo O/R] [--since 30d] [--author LOGIN]... [--kind issue,pr,comment] [--json] [--summary FILE] [--apply]",
 		Short: "Find the duplicates earlier runs left on a repository, and settle them once with --apply",
 		Long: `Find the duplicates that runs without ghonce left on a repository: issues,
-pull requests, comments and branches made twice. Only evidence groups them,
-strongest first:
+pull requests and comments made twice. Only evidence groups them, strongest
+first:
 
-  key    more than one artifact carrying the same ghonce key (marker or label)
-  exact  issues by one author with the same normalised title and body;
-         comments by one author with the same body on the same thread;
-         pull requests by one author on one base whose heads are the same
-         commit or the same tree; branches at one commit by one author with
-         no pull request (strays)
+  key    more than one artifact carrying the same ghonce key (marker, label
+         or the ledger's entry)
+  exact  issues with the same normalised title and body; comments with the
+         same body on the same thread; pull requests on one base whose
+         heads are the same commit or the same tree
 
-Similar text is never a duplicate: the same title with other text, the same
-text by another author, the same body on another thread. Look-alikes are
-listed apart, for a person, and never acted on.
+Only artifacts this token's login (or a trusted login) wrote are grouped
+or kept: a key on someone else's artifact proves nothing. Similar text is
+never a duplicate: the same title with other text, the same text by
+another author, the same body on another thread. Two artifacts the ledger
+or their own markers record under different keys are two effects; an
+issue filed again after a person closed one as completed is a recurrence;
+a head commit GitHub cannot return proves nothing; branches are never
+grouped. Look-alikes are listed apart, for a person, and never acted on.
 
 Each group keeps one artifact: the oldest, unless it has no human activity
-(comments or reviews by another person, reactions, a linked pull request, a
-merge) and a newer one has; a branch with a pull request is kept over a
-stray. Issues, pull requests and comments updated since --since are read in
-one repository-wide listing each (never search, which lags), branches in
-one listing; the requests spent are printed on stderr.
+(comments, reviews, labels, reactions or references by a person, a linked
+pull request, a merge) and a newer one has. Issues, pull requests and
+comments updated since --since are read in one repository-wide listing each
+(never search, which lags); what people did to each artifact that may
+group is read whole, whatever --since says; the requests spent are printed
+on stderr.
 
 The default is a dry run that says what --apply would do. --apply closes
 duplicate issues as duplicates (state_reason) and duplicate pull requests,
-each with a comment linking the kept one; deletes duplicate comments and
-stray branches. Every write goes through ghonce's engine and ledger, once per
-(group, artifact): a second --apply writes nothing, one killed half-way
-resumes. It never touches an artifact another login wrote (--include-others)
-or one a person acted on (--include-human). Where the kept artifact carries a
-ghonce key, the ledger records that key done, so the next run of its task
-replays it instead of making it again.
+each with a comment linking the kept one, and deletes duplicate comments.
+Right before each write it reads the duplicate and the kept one again, and
+leaves the pair alone, saying why, if either changed or the duplicate has
+new activity by anyone else. Every write goes through ghonce's engine and
+ledger, once per (group, artifact): a second --apply writes nothing, one
+killed half-way resumes. It never touches one a person acted on
+(--include-human). Where the kept artifact carries a ghonce key, the ledger
+records that key done; a ledger entry whose artifact --apply closed or
+deleted is pointed at the kept one, so the next run of its task replays
+the kept one.
+
+A duplicate left alone keeps audit exiting 6 until a person decides: to
+keep both, add the label ghonce-audit:keep to the duplicate (to a comment's
+thread); it is then reported as acknowledged and no longer counted.
 
 --json prints one object: {"groups": [...], "requests": N, ...}.
 --summary FILE writes the report as Markdown (e.g. $GITHUB_STEP_SUMMARY).
 
 Exit codes: 0 no open duplicate, 6 open duplicates found (after --apply: left
-open), 1 error, 2 usage.`,
+open; acknowledged ones do not count), 1 error, 2 usage.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runOr(c.Context(), opts, runF, auditRun)
@@ -84,10 +96,9 @@ open), 1 error, 2 usage.`,
 	}
 	c.Flags().StringVar(&opts.Since, "since", "30d", "read issues, pull requests and comments updated since this long ago (30d, 12h, 2w) or this date (2026-11-01); 0 for all")
 	c.Flags().StringArrayVar(&opts.Authors, "author", nil, "only groups with an artifact by this login (repeatable)")
-	c.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only these kinds: issue, pr, comment, branch (comma-separated; default all)")
+	c.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only these kinds: issue, pr, comment (comma-separated; default all; branch is accepted and groups none)")
 	c.Flags().StringVar(&opts.Summary, "summary", "", "also write the report as Markdown to FILE (e.g. $GITHUB_STEP_SUMMARY; appended to)")
 	c.Flags().BoolVar(&opts.Apply, "apply", false, "settle the duplicates (default: a dry run that says what it would do)")
-	c.Flags().BoolVar(&opts.OthersToo, "include-others", false, "with --apply, also settle duplicates another login wrote")
 	c.Flags().BoolVar(&opts.HumanToo, "include-human", false, "with --apply, also settle duplicates a person acted on")
 	addLedgerFlag(c, &opts.Ledger)
 	addRepoFlag(c, &opts.Repo)
@@ -170,8 +181,27 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 	if err != nil {
 		return err
 	}
+	// The ledger says which key each artifact it recorded is: --apply
+	// needs it (made when missing); a dry run reads it when there is one.
+	var l *store.Opened
+	if opts.Apply {
+		l, err = f.openLedger(ctx, opts.Ledger, store.CreateForAction)
+	} else if l, err = f.openLedgerToRead(ctx, opts.Ledger); err != nil {
+		f.logf("audit: no ledger to read (%v): the artifacts' own markers and labels alone say which keys are apart", err)
+		l, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	var recorded *ledgerArtifacts
+	if l != nil {
+		defer l.Close()
+		if recorded, err = readLedgerArtifacts(ctx, l, r.String()); err != nil {
+			return err
+		}
+	}
 	prog := newAuditProgress(f.sys.Err)
-	rep, err := audit.Find(ctx, gh, audit.Options{Repo: r, Since: since, Authors: opts.Authors, Kinds: kinds, Progress: prog.tell})
+	rep, err := audit.Find(ctx, gh, audit.Options{Repo: r, Since: since, Authors: opts.Authors, Kinds: kinds, Progress: prog.tell, Recorded: recorded.keyOf})
 	prog.done()
 	if err != nil {
 		return err
@@ -179,7 +209,7 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 	actions := planActions(rep, opts)
 	failed := 0
 	if opts.Apply {
-		if failed, err = applyActions(ctx, opts, gh, r, rep, actions); err != nil {
+		if failed, err = applyActions(ctx, opts, l, gh, r, rep, actions, recorded); err != nil {
 			return err
 		}
 	}
@@ -188,7 +218,7 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 		left = 0
 		for _, g := range rep.Groups {
 			for _, d := range g.Duplicates {
-				if d.Open && !settledBy(actions, g.Kind, d) {
+				if d.Open && d.AckedBy == "" && !settledBy(actions, g.Kind, d) {
 					left++
 				}
 			}
@@ -217,9 +247,9 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 	} else {
 		printAuditTable(f.sys.Out, rep, actions, opts.Apply)
 	}
-	fmt.Fprintf(f.sys.Err, "ghonce: audit of %s: %d %s, %d open %s%s; read %d issues, %d pull requests, %d comments, %d branches in %d GitHub %s\n",
+	fmt.Fprintf(f.sys.Err, "ghonce: audit of %s: %d %s, %d open %s%s; read %d issues, %d pull requests, %d comments in %d GitHub %s\n",
 		r, len(rep.Groups), plural(len(rep.Groups), "group", "groups"), left, plural(left, "duplicate", "duplicates"), leftWord(opts.Apply),
-		rep.Listed.Issues, rep.Listed.PRs, rep.Listed.Comments, rep.Listed.Branches, st.Requests, plural(int(st.Requests), "request", "requests"))
+		rep.Listed.Issues, rep.Listed.PRs, rep.Listed.Comments, st.Requests, plural(int(st.Requests), "request", "requests"))
 	if !opts.Apply && len(actions) > 0 {
 		fmt.Fprintln(f.sys.Err, "ghonce: a dry run: nothing was changed; --apply makes the writes listed")
 	}
@@ -263,15 +293,15 @@ func planActions(rep *audit.Report, opts *auditOptions) []auditAction {
 			case audit.KindIssue, audit.KindPR:
 				a.Do = "comment linking " + a.Keep + ", close as a duplicate"
 			case audit.KindComment:
-				a.Do = "delete (the kept comment holds the same text)"
-			case audit.KindBranch:
-				a.Do = "delete the branch (no pull request uses it)"
+				a.Do = "delete the comment (the kept comment holds the same text)"
 			}
 			switch {
-			case !d.Ours && !opts.OthersToo:
-				a.Skipped = "written by " + d.Author + ", not this token's login (--include-others)"
+			case !d.Ours: // Find groups only ours; never act on another's
+				a.Skipped = "written by " + d.Author + ", not this token's login"
+			case d.AckedBy != "":
+				a.Skipped = "acknowledged by " + d.AckedBy + " (label " + audit.AckLabel + ")"
 			case d.HumanTouched() && !opts.HumanToo:
-				a.Skipped = "a person acted on it: " + d.Human + " (--include-human)"
+				a.Skipped = "a person acted on it: " + d.Human + " (--include-human; or label it " + audit.AckLabel + " to keep both)"
 			}
 			out = append(out, a)
 		}
@@ -318,12 +348,6 @@ func apart(d audit.Artifact) string {
 }
 
 func keepWhy(g audit.Group) string {
-	if g.Kind == audit.KindBranch {
-		if g.Keep.Human != "" {
-			return "it " + g.Keep.Human
-		}
-		return "the first by name (GitHub keeps no creation time for a branch)"
-	}
 	if g.Keep.Human != "" {
 		return "the oldest with human activity (" + g.Keep.Human + ")"
 	}

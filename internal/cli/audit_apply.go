@@ -9,6 +9,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/audit"
+	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -57,8 +58,6 @@ func auditSpecs(repo string, g audit.Group, d audit.Artifact) []reconcile.Action
 		return []reconcile.Action{act("link", reconcile.Comment{Number: d.Number, Body: linkBody(g)}), act("close", reconcile.Close{Number: d.Number, PR: true})}
 	case audit.KindComment:
 		return []reconcile.Action{act("delete", reconcile.DeleteComment{ID: d.ID, Number: d.Thread})}
-	case audit.KindBranch:
-		return []reconcile.Action{act("delete", reconcile.DeleteBranch{Name: d.Name, SHA: d.SHA})}
 	}
 	return nil
 }
@@ -92,16 +91,115 @@ func adoptSpec(repo string, g audit.Group) reconcile.Spec {
 	return nil
 }
 
-// applyActions performs the planned writes through the engine, one group
-// at a time, and adopts each kept artifact's key. It returns how many
-// writes failed; each failure is reported on stderr and in its action.
-func applyActions(ctx context.Context, opts *auditOptions, gh *ghcheck.Client, r ghcheck.Repo, rep *audit.Report, actions []auditAction) (failed int, err error) {
-	f := opts.f
-	l, err := f.openLedger(ctx, opts.Ledger, store.CreateForAction)
-	if err != nil {
-		return 0, err
+// ledgerArtifacts is what a ledger recorded in one repository: the key of
+// each issue, pull request and comment of a done entry, and the entries
+// by artifact (to point them elsewhere once --apply removed theirs).
+type ledgerArtifacts struct {
+	byArtifact map[string][]*ledger.Entry
+}
+
+func artifactKey(kind string, number int, id int64) string {
+	if kind == audit.KindComment {
+		return fmt.Sprintf("comment %d", id)
 	}
-	defer l.Close()
+	return fmt.Sprintf("%s #%d", kind, number)
+}
+
+func readLedgerArtifacts(ctx context.Context, l ledger.Ledger, repo string) (*ledgerArtifacts, error) {
+	es, err := l.List(ctx, ledger.ListParams{Repo: repo, Status: ledger.Done})
+	if err != nil {
+		return nil, fmt.Errorf("list the ledger's entries for %s: %w", repo, err)
+	}
+	la := &ledgerArtifacts{byArtifact: map[string][]*ledger.Entry{}}
+	for _, e := range es {
+		var k string
+		switch e.Kind {
+		case reconcile.Issue{}.Kind(), reconcile.PR{}.Kind():
+			if e.Ref.Number == 0 {
+				continue
+			}
+			kind := audit.KindIssue
+			if e.Kind == (reconcile.PR{}).Kind() {
+				kind = audit.KindPR
+			}
+			k = artifactKey(kind, e.Ref.Number, 0)
+		case reconcile.Comment{}.Kind():
+			if e.Ref.ID == 0 {
+				continue
+			}
+			k = artifactKey(audit.KindComment, 0, e.Ref.ID)
+		default:
+			continue
+		}
+		la.byArtifact[k] = append(la.byArtifact[k], e)
+	}
+	return la, nil
+}
+
+// keyOf is audit.Options.Recorded: the key of the first entry that
+// recorded the artifact ("" for none, or with no ledger).
+func (la *ledgerArtifacts) keyOf(kind string, number int, id int64) string {
+	if la == nil {
+		return ""
+	}
+	for _, e := range la.byArtifact[artifactKey(kind, number, id)] {
+		if e.Task != auditTask {
+			return e.Key
+		}
+	}
+	return ""
+}
+
+// repoint records every entry whose artifact --apply closed or deleted
+// (d) as the kept one's instead, so a rerun of its task replays the kept
+// artifact, never the one removed.
+func (la *ledgerArtifacts) repoint(ctx context.Context, l ledger.Ledger, g audit.Group, d audit.Artifact) error {
+	if la == nil {
+		return nil
+	}
+	for _, e := range la.byArtifact[artifactKey(g.Kind, d.Number, d.ID)] {
+		if e.Task == auditTask {
+			continue
+		}
+		k := g.Keep
+		_, err := l.Resolve(ctx, ledger.ResolveParams{Key: e.Key, Status: ledger.Done, Ref: ledger.Ref{Number: cmpOr(k.Number, k.Thread), ID: k.ID, URL: k.URL},
+			Who: "ghonce audit", Note: fmt.Sprintf("its artifact %s was settled as a duplicate of %s: the kept one is this key's now", d.Ref(g.Kind), k.Ref(g.Kind))})
+		if err != nil {
+			return fmt.Errorf("point the ledger entry %s at %s: %w", e.Key, k.Ref(g.Kind), err)
+		}
+	}
+	return nil
+}
+
+func cmpOr(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+// outcomeWord names what a write did, for a person: a deletion as a
+// deletion.
+func outcomeWord(kind string, o reconcile.Outcome) string {
+	verb := map[string]string{"comment": "linked", "close": "closed", "comment-delete": "deleted"}[kind]
+	switch {
+	case verb == "":
+		return kind + " " + string(o)
+	case o == reconcile.Created:
+		return verb
+	case o == reconcile.Found || o == reconcile.Skipped:
+		return verb + " already"
+	}
+	return verb + " (" + string(o) + ")"
+}
+
+// applyActions performs the planned writes through the engine, one group
+// at a time, and adopts each kept artifact's key. Right before each write
+// it reads the duplicate and the kept one again (audit.Recheck) and leaves
+// the pair alone, saying why, if either changed. It returns how many
+// writes failed; each failure is reported on stderr and in its action.
+func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *ghcheck.Client, r ghcheck.Repo, rep *audit.Report, actions []auditAction, la *ledgerArtifacts) (failed int, err error) {
+	f := opts.f
 	gh.UseLoginCache(reconcile.LoginCache(l))
 	eng := f.engine(l, gh, f.sys.Err, opts.Engine)
 	repo := r.String()
@@ -135,23 +233,41 @@ func applyActions(ctx context.Context, opts *auditOptions, gh *ghcheck.Client, r
 				a.Outcome = "failed: " + err.Error()
 				fmt.Fprintf(f.sys.Err, "ghonce: audit: %s: %v\n", a.Target, err)
 			}
+			stale := ""
 			for _, p := range prepared {
 				kind := p.Action().Spec.Kind()
-				res, err := eng.Do(ctx, p)
+				why, err := audit.Recheck(ctx, gh, r, g, d)
+				if err == nil && why != "" {
+					stale = why
+					break
+				}
+				var res *reconcile.Result
+				if err == nil {
+					res, err = eng.Do(ctx, p)
+				}
 				if err != nil {
 					failed++
 					a.Outcome = "failed: " + err.Error()
 					fmt.Fprintf(f.sys.Err, "ghonce: audit: %s %s: %v\n", kind, a.Target, err)
 					break
 				}
-				outcomes = append(outcomes, kind+" "+string(res.Outcome))
+				outcomes = append(outcomes, outcomeWord(kind, res.Outcome))
 				if res.URL != "" && kind == "comment" {
 					a.URL = res.URL
 				}
 			}
-			if !strings.HasPrefix(a.Outcome, "failed") {
+			switch {
+			case strings.HasPrefix(a.Outcome, "failed"):
+			case stale != "":
+				a.Outcome = strings.Join(append(outcomes, "then left alone: "+stale), ", ")
+				fmt.Fprintf(f.sys.Err, "ghonce: audit: left %s alone: %s\n", a.Target, stale)
+			default:
 				a.Outcome = strings.Join(outcomes, ", ")
 				a.settled = true
+				if err := la.repoint(ctx, l, g, d); err != nil {
+					failed++
+					fmt.Fprintf(f.sys.Err, "ghonce: audit: %v\n", err)
+				}
 			}
 		}
 	}

@@ -32,6 +32,13 @@ type Clock struct {
 // NewClock starts a Clock at t.
 func NewClock(t time.Time) *Clock { return &Clock{t: t} }
 
+// Add moves the clock on by d: what happened before is that much older.
+func (c *Clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
 // Now returns the time and moves the clock on by a second.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
@@ -61,6 +68,9 @@ type Corpus struct {
 	// NotDuplicates names the look-alikes: no group may hold them as a
 	// duplicate.
 	NotDuplicates []string
+	// Never names, by what issue 31 found audit --apply destroying, the
+	// artifacts no group may hold at all, kept or duplicate.
+	Never map[string][]string
 }
 
 // Seed lays the corpus out in owner/name on s (it makes the repository
@@ -137,15 +147,23 @@ func Seed(s *fixtures.Server, owner, name string) Corpus {
 	c.Groups = append(c.Groups, Group{Kind: "pr", Keep: num(p2), Duplicates: []string{num(p1), num(p3)}, Ours: true, Human: true})
 	c.NotDuplicates = append(c.NotDuplicates, num(p4), num(p5))
 
-	// Branches: two more at the PRs' commit with no PR (strays), beside a
-	// lone branch with no PR; and a person's two strays.
-	c.Groups = append(c.Groups, Group{Kind: "branch", Keep: "branch agent/feature-1", Duplicates: []string{"branch agent/stray-1", "branch agent/stray-2"}, Ours: true, Human: true})
+	// Branches are never grouped: agent/stray-1 and -2 sit at the PRs'
+	// commit with no PR, but no ghonce run made them (a branch is ours
+	// only if ghonce made it, never by its head commit's author); a
+	// person's two branches at one commit, and a person's staging and
+	// release-1 at a commit the agent wrote, are a person's.
 	s.SetRef(owner, name, "agent/lonely", s.AddCommitBy(owner, name, "main", Agent))
 	wip := s.AddCommitBy(owner, name, "main", Human)
 	s.SetRef(owner, name, "alice/wip", wip)
 	s.SetRef(owner, name, "alice/wip-copy", wip)
-	c.Groups = append(c.Groups, Group{Kind: "branch", Keep: "branch alice/wip", Duplicates: []string{"branch alice/wip-copy"}})
-	c.NotDuplicates = append(c.NotDuplicates, "branch agent/lonely", "branch agent/other", "branch main")
+	s.SetRef(owner, name, "staging", feat)
+	s.SetRef(owner, name, "release-1", feat)
+	c.NotDuplicates = append(c.NotDuplicates, "branch agent/lonely", "branch agent/other", "branch main", "branch agent/stray-1", "branch agent/stray-2",
+		"branch alice/wip-copy", "branch staging", "branch release-1")
+	c.Never = map[string][]string{"a branch ghonce did not make": {"branch agent/stray-1", "branch agent/stray-2", "branch alice/wip",
+		"branch alice/wip-copy", "branch staging", "branch release-1", "branch agent/feature-1"}}
+
+	trust(s, owner, name, &c, feat)
 	return c
 }
 
@@ -163,4 +181,79 @@ const (
 // owner/name.
 func Key(owner, name, step, kind, target string) string {
 	return taskkey.Key(taskkey.Identity{Task: NaiveTask, Step: step, Kind: kind, Repo: owner + "/" + name, Target: target})
+}
+
+// trust lays out what issue 31 found audit --apply destroying: artifacts
+// that look like duplicates of the agent's and are not (NotDuplicates),
+// and duplicates a person cares about (kept).
+func trust(s *fixtures.Server, owner, name string, c *Corpus, feat string) {
+	num := func(n int) string { return fmt.Sprintf("#%d", n) }
+	cref := func(id int64, n int) string { return fmt.Sprintf("comment %d on #%d", id, n) }
+	issue := func(login, title, body string, labels ...string) int {
+		return s.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: title, Body: body, Labels: labels})
+	}
+
+	// Another author's marker: a person copies the marker of the agent's
+	// comment (and of its issue) onto artifacts of their own, and reacts
+	// to them; a key on someone else's artifact proves nothing.
+	tk := Key(owner, name, "status", "issue", "")
+	ti := issue(Agent, "Status of the migration", taskkey.WithMarker(tk, "Running."), taskkey.Label(tk))
+	tc := Key(owner, name, "progress", "comment", fmt.Sprint(ti))
+	agentC := s.SeedComment(owner, name, ti, Agent, taskkey.WithMarker(tc, "Step 1 of 3 done."))
+	fakeC := s.SeedComment(owner, name, ti, Human, taskkey.WithMarker(tc, "Step 1 of 3 done."))
+	s.SeedReaction(owner, name, ti, fakeC, Human, "+1")
+	fakeI := issue(Human, "Status of the migration", taskkey.WithMarker(tk, "Running."))
+	s.SeedReaction(owner, name, fakeI, 0, Human, "heart")
+	c.NotDuplicates = append(c.NotDuplicates, cref(agentC, ti), cref(fakeC, ti), num(ti), num(fakeI))
+	c.Never["another author's marker"] = []string{cref(agentC, ti), cref(fakeC, ti), num(ti), num(fakeI)}
+
+	// What ghonce recorded as different: "CI passed." after two CI runs
+	// (two steps), two nightly tasks' issues with one text, and an issue
+	// filed again after a person closed the first as completed.
+	ci1 := s.SeedComment(owner, name, ti, Agent, taskkey.WithMarker(Key(owner, name, "ci-run-1", "comment", fmt.Sprint(ti)), "CI passed."))
+	ci2 := s.SeedComment(owner, name, ti, Agent, taskkey.WithMarker(Key(owner, name, "ci-run-2", "comment", fmt.Sprint(ti)), "CI passed."))
+	c.NotDuplicates = append(c.NotDuplicates, cref(ci1, ti), cref(ci2, ti))
+	c.Never["one text under two steps"] = []string{cref(ci1, ti), cref(ci2, ti)}
+	night := func(task string) int {
+		k := taskkey.Key(taskkey.Identity{Task: task, Step: "report", Kind: "issue", Repo: owner + "/" + name})
+		return issue(Agent, "Nightly report", taskkey.WithMarker(k, "All green."), taskkey.Label(k))
+	}
+	n1, n2 := night("nightly-2026-11-01"), night("nightly-2026-11-02")
+	c.NotDuplicates = append(c.NotDuplicates, num(n1), num(n2))
+	c.Never["one text for two tasks"] = []string{num(n1), num(n2)}
+	r1 := s.SeedIssue(owner, name, Agent, fixtures.SeedIssue{Title: "Disk almost full on runner-3", Body: "95% used.", State: "closed"})
+	r2 := issue(Agent, "Disk almost full on runner-3", "95% used.")
+	c.NotDuplicates = append(c.NotDuplicates, num(r1), num(r2))
+	c.Never["a recurrence after a close as completed"] = []string{num(r1), num(r2)}
+
+	// Pull requests whose head commits GitHub cannot return: an unknown
+	// tree is not the same tree.
+	for _, b := range []string{"agent/gone-1", "agent/gone-2"} {
+		s.SetRef(owner, name, b, s.AddCommitBy(owner, name, "main", Agent))
+	}
+	g1 := s.SeedPR(owner, name, Agent, fixtures.SeedPR{Title: "Refactor", Body: "Same change.", Head: "agent/gone-1"})
+	g2 := s.SeedPR(owner, name, Agent, fixtures.SeedPR{Title: "Refactor", Body: "Same change.", Head: "agent/gone-2"})
+	for _, pr := range s.PullRequests(owner, name) {
+		if pr.Number == g1 || pr.Number == g2 {
+			s.ForgetCommit(owner, name, pr.HeadSHA)
+		}
+	}
+	c.NotDuplicates = append(c.NotDuplicates, num(g1), num(g2))
+	c.Never["heads GitHub cannot return"] = []string{num(g1), num(g2)}
+
+	// A person cares about the newer of two duplicates, by a label, a
+	// reference from their own issue, or a reaction: it is kept. The
+	// agent's own reaction is nobody's.
+	for i, mark := range []func(n int){
+		func(n int) { s.SeedLabel(owner, name, n, Human, "bug") },
+		func(n int) { issue(Human, "Seen in production", fmt.Sprintf("Same as #%d.", n)) },
+		func(n int) { s.SeedReaction(owner, name, n, 0, Human, "+1") },
+	} {
+		title := fmt.Sprintf("Upgrade dependency %d", i+1)
+		old := issue(Agent, title, "It is out of date.")
+		s.SeedReaction(owner, name, old, 0, Agent, "eyes")
+		newer := issue(Agent, title, "It is out of date.")
+		mark(newer)
+		c.Groups = append(c.Groups, Group{Kind: "issue", Keep: num(newer), Duplicates: []string{num(old)}, Ours: true, Human: true})
+	}
 }
