@@ -178,6 +178,29 @@ func cmpOr(a, b int) int {
 	return b
 }
 
+// linkOnce makes sure a linking comment this audit just posted is the
+// only one: another audit with a ledger of its own may have looked, found
+// none and posted its own at the same moment. Both look again after
+// posting; the newer finds the older (comment ids grow, and the thread's
+// listing is consistent), deletes its own and records the older as its
+// key's, so exactly one stays whatever the interleaving.
+func linkOnce(ctx context.Context, l ledger.Ledger, gh *ghcheck.Client, r ghcheck.Repo, number int, key string, res *reconcile.Result) (*reconcile.Result, error) {
+	first := gh.FindComment(ctx, r, number, key)
+	if first.State != effect.Found || first.Artifact.ID == 0 || first.Artifact.ID >= res.ID {
+		return res, nil // ours is the first, or the look failed: keep it
+	}
+	if _, err := gh.DeleteComment(ctx, r, res.ID); err != nil {
+		return nil, fmt.Errorf("delete the second linking comment %d (another audit posted %d first): %w", res.ID, first.Artifact.ID, err)
+	}
+	if _, err := l.Resolve(ctx, ledger.ResolveParams{Key: key, Status: ledger.Done, Ref: ledger.Ref{ID: first.Artifact.ID, URL: first.Artifact.URL},
+		Who: "ghonce audit", Note: fmt.Sprintf("another audit posted this linking comment first (%d): this one's (%d) was deleted", first.Artifact.ID, res.ID)}); err != nil {
+		return nil, fmt.Errorf("record the linking comment %d: %w", first.Artifact.ID, err)
+	}
+	out := *res
+	out.Outcome, out.ID, out.URL = reconcile.Found, first.Artifact.ID, first.Artifact.URL
+	return &out, nil
+}
+
 // outcomeWord names what a write did, for a person: a deletion as a
 // deletion.
 func outcomeWord(kind string, o reconcile.Outcome) string {
@@ -250,6 +273,14 @@ func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *
 					a.Outcome = "failed: " + err.Error()
 					fmt.Fprintf(f.sys.Err, "ghonce: audit: %s %s: %v\n", kind, a.Target, err)
 					break
+				}
+				if kind == "comment" && res.Outcome == reconcile.Created {
+					if res, err = linkOnce(ctx, l, gh, r, d.Number, p.Key(), res); err != nil {
+						failed++
+						a.Outcome = "failed: " + err.Error()
+						fmt.Fprintf(f.sys.Err, "ghonce: audit: %s %s: %v\n", kind, a.Target, err)
+						break
+					}
 				}
 				outcomes = append(outcomes, outcomeWord(kind, res.Outcome))
 				if res.URL != "" && kind == "comment" {

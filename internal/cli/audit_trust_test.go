@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -289,5 +291,65 @@ func TestAuditAcknowledgedStopsPaging(t *testing.T) {
 	r = w.run("audit", "--since", "0")
 	if r.code != ExitOK || !strings.Contains(r.stdout, "acknowledged by alice") {
 		t.Fatalf("after alice's label: exit %d, want 0 with the acknowledgement\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestAuditTwoAuditsLinkOnce: two audits at once, each with its own
+// ledger, both look for the linking comment before either posts it (the
+// fake holds the first POST until the second arrives): each duplicate
+// ends with one linking comment, and closed.
+func TestAuditTwoAuditsLinkOnce(t *testing.T) {
+	w := newAuditWorld(t)
+	trustRepo(t, w)
+	w.fake.SeedIssue("octo", "t", audittest.Agent, fixtures.SeedIssue{Title: "Flaky", Body: "TestX fails."})
+	dup := w.fake.SeedIssue("octo", "t", audittest.Agent, fixtures.SeedIssue{Title: "Flaky", Body: "TestX fails."})
+	post := fmt.Sprintf("/repos/octo/t/issues/%d/comments", dup)
+	var mu sync.Mutex
+	arrived := 0
+	both := make(chan struct{})
+	w.fake.BeforeWrite(func(pw *fixtures.PendingWrite) bool {
+		if pw.Method != http.MethodPost || pw.Path != post {
+			return true
+		}
+		mu.Lock()
+		arrived++
+		if arrived == 2 {
+			close(both)
+		}
+		mu.Unlock()
+		select {
+		case <-both:
+		case <-time.After(5 * time.Second): // the other audit found the first comment: it never posts
+		}
+		return true
+	})
+	envs := []map[string]string{{}, {}}
+	for i := range envs {
+		for k, v := range w.env {
+			envs[i][k] = v
+		}
+		envs[i]["GHONCE_LEDGER"] = fmt.Sprintf("%s/ledger-%d.db", t.TempDir(), i)
+	}
+	var wg sync.WaitGroup
+	runs := make([]cliRun, 2)
+	for i := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var out, errb bytes.Buffer
+			sys := IO{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(k string) string { return envs[i][k] }, Now: w.now, Executable: os.Executable}
+			code := Main(context.Background(), []string{"audit", "--since", "0", "--apply"}, sys)
+			runs[i] = cliRun{code: code, stdout: out.String(), stderr: errb.String()}
+		}()
+	}
+	wg.Wait()
+	links := 0
+	for _, c := range w.fake.Comments("octo", "t", dup) {
+		if strings.Contains(c.Body, "Closing as a duplicate of") {
+			links++
+		}
+	}
+	if links != 1 || w.issueState(dup) != "closed" {
+		t.Fatalf("#%d: %d linking comments, %s; want 1, closed\n%s\n%s\n%s\n%s", dup, links, w.issueState(dup), runs[0].stdout, runs[0].stderr, runs[1].stdout, runs[1].stderr)
 	}
 }
