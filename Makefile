@@ -31,6 +31,13 @@ $(GITHUB_MCP_SERVER): tools/github-mcp-server/go.mod tools/github-mcp-server/go.
 PG_TEST_DSN := postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 PG_TEST_ENV = GHONCE_TEST_POSTGRES="$${GHONCE_TEST_POSTGRES:-$$(pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null && echo '$(PG_TEST_DSN)')}"
 
+# The engine adapters (adapters/temporal, adapters/dbos) are Go modules of
+# their own, so that the core module and the ghonce binary do not carry the
+# engines' SDKs; `go test ./...` and `go vet ./...` at the root do not enter
+# them, so test and lint run each one's from its directory (their go.mod
+# replaces the core module with this checkout).
+ADAPTERS := $(patsubst %/go.mod,%,$(wildcard adapters/*/go.mod))
+
 # The test command CI runs (.ci/run). -race; every package; the Postgres
 # tests run when GHONCE_TEST_POSTGRES is set or Postgres answers on
 # 127.0.0.1:5432, and skip loudly otherwise (fail under CI=true). It builds
@@ -42,6 +49,8 @@ test: $(GITHUB_MCP_SERVER)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "make test: node or npm not found: TestMCPWithTheTypeScriptSDK (the official TypeScript MCP SDK client) will be skipped"
 	$(PG_TEST_ENV) $(GO) test -race -count=1 -timeout 30m ./...
+	@for m in $(ADAPTERS); do echo "make test: $$m (a module of its own)"; \
+	  (cd $$m && $(GO) vet ./... && $(PG_TEST_ENV) $(GO) test -race -count=1 -timeout 20m ./...) || exit 1; done
 
 demo: build
 	./$(BIN) demo
@@ -64,6 +73,7 @@ ACTIONLINT = $(GO) run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 
 lint:
 	$(GO) vet ./...
+	@for m in $(ADAPTERS); do (cd $$m && $(GO) vet ./...) || exit 1; done
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	$(ACTIONLINT) docs/examples/workflows/*.yml .github/workflows/*.yml
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -783,4 +784,54 @@ func actionSteps(doc any) []map[string]any {
 		}
 	}
 	return out
+}
+
+// The Go modules nested in this one (the engine adapters, which keep their
+// SDKs out of the core module) are outside `go test ./...` and `go vet ./...`
+// at the root, and so are the Examples that the snippets of their pages
+// come from: `make test` runs each adapter module's tests from its
+// directory (ADAPTERS in the Makefile). A nested module elsewhere, with Go
+// code of its own, would be tested by nothing.
+func TestNestedModulesAreTested(t *testing.T) {
+	makefile := read(t, "Makefile")
+	for _, want := range []string{
+		"ADAPTERS := $(patsubst %/go.mod,%,$(wildcard adapters/*/go.mod))",
+		"for m in $(ADAPTERS)",
+		"$(GO) test -race -count=1",
+	} {
+		if !strings.Contains(makefile, want) {
+			t.Fatalf("the Makefile no longer has %q: make test must run each adapter module's tests", want)
+		}
+	}
+	adapters := 0
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != root) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || d.Name() != "go.mod" || filepath.Dir(p) == root {
+			return nil
+		}
+		dir, _ := filepath.Rel(root, filepath.Dir(p))
+		dir = filepath.ToSlash(dir)
+		if path.Dir(dir) == "adapters" {
+			adapters++
+			if tests, _ := filepath.Glob(filepath.Join(filepath.Dir(p), "*_test.go")); len(tests) == 0 {
+				t.Errorf("%s: an adapter module with no tests", dir)
+			}
+			return nil
+		}
+		if gofiles, _ := filepath.Glob(filepath.Join(filepath.Dir(p), "*.go")); len(gofiles) > 0 {
+			t.Errorf("%s is a Go module with code of its own outside adapters/: `make test` does not run its tests; put it under adapters/ or test it from the Makefile", dir)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if adapters == 0 {
+		t.Fatal("no adapter module found under adapters/")
+	}
 }
