@@ -56,6 +56,8 @@ type Report struct {
 	race    []*row
 	fault   []*row
 	bad     []*row
+	// audit is the audit --apply part (audit.go).
+	audit []*auditRow
 	// ns is the other-PID-namespace part (pidns.go); nsSkipped says why it
 	// did not run, when it did not.
 	ns        []*row
@@ -188,6 +190,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if err := step("audit", func() error {
+		// Each case is one deterministic world: three runs say as much as
+		// ten, and keep the full profile within its minutes.
+		rows, err := m.auditRows(ctx, min(cfg.Profile.killRuns, 3))
+		rep.audit = rows
+		return err
+	}); err != nil {
+		return nil, err
+	}
 
 	// Secrets: every output was searched as it came; now every file the
 	// matrix left (ledgers, their WAL files, bodies), the binary aside.
@@ -274,6 +285,11 @@ func (rep *Report) Failures() []string {
 			for _, e := range r.errs {
 				out = append(out, fmt.Sprintf("%s / %s / %s: %s", r.kind, r.what, r.ledger, e))
 			}
+		}
+	}
+	for _, r := range rep.audit {
+		for _, e := range r.errs {
+			out = append(out, fmt.Sprintf("audit --apply / %s: %s", r.what, e))
 		}
 	}
 	for _, l := range rep.secrets.leaks {

@@ -62,6 +62,15 @@ func (rep *Report) Markdown() string {
 			rowsTable(&b, rep.ns, "holder", true)
 		}
 	}
+	if len(rep.audit) > 0 {
+		p("## audit --apply: false positives\n\n")
+		p("`ghonce audit --apply`, the real binary, on each case issue 31 found it destroying what it must not, each in a fresh fake GitHub: ")
+		p("a person's artifacts carrying the agent's marker, artifacts the markers record under different keys, a recurrence, a person acting between the listing and the write, ")
+		p("a person's involvement older than `--since`, a person's branches, heads GitHub cannot return, two audits at once with ledgers of their own, the agent's rerun afterwards. ")
+		p("A false positive is an artifact closed or deleted (or a second linking comment) that is not a proven duplicate: every row must count 0; ")
+		p("where the case holds a true duplicate, it must be settled.\n\n")
+		auditTable(&b, rep.audit)
+	}
 	if len(rep.bad) > 0 {
 		p("## Bad input\n\n")
 		p("Each case runs once. It must exit with its documented code, print a message saying what to do, never panic, send no write request (and, unless GitHub must be asked, no request at all), ")
