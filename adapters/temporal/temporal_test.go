@@ -14,6 +14,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -307,5 +308,119 @@ func TestIdentity(t *testing.T) {
 	var got string
 	if err := v.Get(&got); err != nil || !strings.HasPrefix(got, "default-test-workflow-id Push#") {
 		t.Fatalf("guard.StepFrom in an activity: %q, %v; want the activity's identity", got, err)
+	}
+}
+
+// While ghonce waits (here: for GitHub to answer the create), Do heartbeats
+// an activity that has a heartbeat timeout, so Temporal does not take a
+// slow create for a lost worker and run a second attempt beside it.
+func TestDoHeartbeatsWhileItWaits(t *testing.T) {
+	tw := newWorld(t)
+	eng := tw.Engine()
+	beats := make(chan struct{}, 100)
+	const want = 3
+	// The create is held until the activity has heartbeated want times
+	// (at most 30 s: then the activity has long timed out, and the test
+	// fails on the workflow's error).
+	tw.GitHub.BeforeWrite(func(w *fixtures.PendingWrite) bool {
+		if w.Method != "POST" || !strings.HasSuffix(w.Path, "/pulls") {
+			return true
+		}
+		deadline := time.After(30 * time.Second)
+		for range want {
+			select {
+			case <-beats:
+			case <-deadline:
+				return true
+			}
+		}
+		return true
+	})
+	env := newEnv(t, "slow-create")
+	env.SetTestTimeout(time.Minute) // the environment's 3 s idle bound would end the wait first
+	env.SetOnActivityHeartbeatListener(func(*activity.Info, converter.EncodedValues) { beats <- struct{}{} })
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context, title string) (int, error) {
+		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			StartToCloseTimeout: time.Minute,
+			HeartbeatTimeout:    time.Second,
+			RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+		})
+		var n int
+		err := workflow.ExecuteActivity(ctx, "OpenPR", title).Get(ctx, &n)
+		return n, err
+	}, workflow.RegisterOptions{Name: "SlowCreate"})
+	env.RegisterActivityWithOptions(func(ctx context.Context, title string) (int, error) {
+		res, err := Do(ctx, eng, prAction(title))
+		if err != nil {
+			return 0, err
+		}
+		return res.Number, nil
+	}, activity.RegisterOptions{Name: "OpenPR"})
+	env.ExecuteWorkflow("SlowCreate", "Fix crash on start")
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow: %v; want the slow create to finish within the heartbeat timeout's renewals", err)
+	}
+	if n := len(tw.GitHub.PullRequests(testworld.Owner, testworld.Name)); n != 1 {
+		t.Fatalf("%d pull requests; want 1", n)
+	}
+}
+
+// batchWorkflow opens the pull request of one batch of a chain that
+// continues as new, with the activity id given (or Temporal's default).
+func batchWorkflow(ctx workflow.Context, head, activityID string) (opened, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		ActivityID:          activityID,
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	var out opened
+	err := workflow.ExecuteActivity(ctx, "OpenBatchPR", head).Get(ctx, &out)
+	return out, err
+}
+
+// Continue-as-new starts a run under the same workflow id whose activity
+// ids count from the start again: with the default ids, the next run's
+// activity derives the earlier run's key and is answered with its pull
+// request (as documented); with ids of their own, each run opens its own.
+func TestContinueAsNewNeedsActivityIDsOfItsOwn(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		ids    [2]string
+		want   [2]reconcile.Outcome
+		numPRs int
+	}{
+		{"default ids", [2]string{"", ""}, [2]reconcile.Outcome{reconcile.Created, reconcile.Skipped}, 1},
+		{"ids of their own", [2]string{"open-pr-1", "open-pr-2"}, [2]reconcile.Outcome{reconcile.Created, reconcile.Created}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tw := newWorld(t)
+			tw.GitHub.SetRef(testworld.Owner, testworld.Name, "fix-43", tw.GitHub.AddCommit(testworld.Owner, testworld.Name, testworld.Branch))
+			eng := tw.Engine()
+			// Each run of the chain, as the activity sees it: the same
+			// workflow id, the activity counter from the start.
+			for run, head := range []string{"fix-42", "fix-43"} {
+				env := newEnv(t, "batches")
+				env.RegisterWorkflow(batchWorkflow)
+				env.RegisterActivityWithOptions(func(ctx context.Context, head string) (opened, error) {
+					res, err := Do(ctx, eng, reconcile.Action{Repo: testworld.Repo,
+						Spec: reconcile.PR{Base: testworld.Branch, Head: head, Title: "Batch " + head}})
+					if err != nil {
+						return opened{}, err
+					}
+					return opened{Outcome: string(res.Outcome), Number: res.Number}, nil
+				}, activity.RegisterOptions{Name: "OpenBatchPR"})
+				env.ExecuteWorkflow(batchWorkflow, head, tc.ids[run])
+				var out opened
+				if err := env.GetWorkflowResult(&out); err != nil {
+					t.Fatalf("run %d: %v", run+1, err)
+				}
+				if out.Outcome != string(tc.want[run]) {
+					t.Fatalf("run %d (activity id %q): %s; want %s", run+1, tc.ids[run], out.Outcome, tc.want[run])
+				}
+			}
+			if n := len(tw.GitHub.PullRequests(testworld.Owner, testworld.Name)); n != tc.numPRs {
+				t.Fatalf("%d pull requests; want %d", n, tc.numPRs)
+			}
+		})
 	}
 }
