@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ghonce/ghonce/observe"
 )
 
 // Limit is at most N requests in any Window.
@@ -62,6 +64,7 @@ type Stats struct {
 
 type stats struct {
 	sent, notModified, paced atomic.Int64
+	metrics                  *observe.Metrics
 }
 
 // Stats returns what c has spent so far.
@@ -160,6 +163,7 @@ func (b *budget) pace(ctx context.Context) error {
 		b.mu.Unlock()
 		if b.stats != nil {
 			b.stats.paced.Add(int64(wait))
+			b.stats.metrics.PacingSleep(wait)
 		}
 		if err := b.cfg.Sleep(ctx, wait); err != nil {
 			return err

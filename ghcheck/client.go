@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-github/v66/github"
 	"golang.org/x/oauth2"
+
+	"github.com/ghonce/ghonce/observe"
 )
 
 // Options configure a Client.
@@ -52,6 +54,12 @@ type Options struct {
 	// Budget paces content-creating requests and bounds requests in flight
 	// (see Budget); the zero value is GitHub's documented limits.
 	Budget Budget
+	// Metrics, if set, counts the requests sent (by method and status
+	// code), the content-creating ones and the pacing sleeps before them.
+	Metrics *observe.Metrics
+	// Tracer, if set, traces each request sent as a client span, a child
+	// of the span its context carries.
+	Tracer *observe.Tracer
 }
 
 // Client is the GitHub layer. It is safe for concurrent use.
@@ -162,6 +170,7 @@ func New(opts Options) (*Client, error) {
 	if inner == nil {
 		inner = http.DefaultTransport
 	}
+	inner = observe.Transport(inner, opts.Tracer, opts.Metrics)
 	// The tracker sits under the oauth2 transport, right above the real
 	// one: if it was never reached, no byte of the request left.
 	src := opts.TokenSource
@@ -170,7 +179,7 @@ func New(opts Options) (*Client, error) {
 	}
 	b := newBudget(opts.Budget)
 	etags := newETagCache()
-	st := &stats{}
+	st := &stats{metrics: opts.Metrics}
 	b.stats = st
 	clock := &githubClock{now: time.Now}
 	hc.Transport = roundTripOnly{&oauth2.Transport{

@@ -98,6 +98,9 @@ func (t *sendTracker) roundTrip(req *http.Request) (*http.Response, error) {
 		sent.Store(true)
 	}
 	t.stats.sent.Add(1)
+	if creates(req.Method) {
+		t.stats.metrics.ContentWrite()
+	}
 	if req.Method != http.MethodGet {
 		return t.base.RoundTrip(req)
 	}

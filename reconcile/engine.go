@@ -32,6 +32,7 @@ import (
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/internal/procid"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/observe"
 )
 
 // Outcome says how an action ended.
@@ -130,10 +131,22 @@ type Config struct {
 	// Progress, if set, is told how many entries Reconcile will settle and
 	// each one it settled.
 	Progress Progress
+	// Metrics, if set, counts actions by kind and outcome, waits for
+	// another holder and takeovers (package observe).
+	Metrics *observe.Metrics
+	// Tracer, if set, traces each action as a span with its ledger calls
+	// (and, through the GitHub client's own Tracer, its requests) as
+	// children.
+	Tracer *observe.Tracer
 }
 
 // Engine performs actions once. It is safe for concurrent use.
-type Engine struct{ cfg Config }
+type Engine struct {
+	cfg Config
+	// active is each key's action span while Do runs, the parent of ledger
+	// calls made on a context of their own (record); nil without a Tracer.
+	active *activeSpans
+}
 
 // New returns an Engine for cfg.
 func New(cfg Config) *Engine {
@@ -173,7 +186,12 @@ func New(cfg Config) *Engine {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 8
 	}
-	return &Engine{cfg: cfg}
+	e := &Engine{cfg: cfg}
+	if cfg.Tracer != nil {
+		e.active = &activeSpans{}
+		e.cfg.Ledger = &tracedLedger{Ledger: cfg.Ledger, t: cfg.Tracer, active: e.active}
+	}
+	return e
 }
 
 // DefaultSettle is the default in-flight window of a create (Config.Settle):
@@ -206,6 +224,14 @@ func (e *Engine) Do(ctx context.Context, p *Prepared) (*Result, error) {
 	if p == nil || p.key == "" {
 		return nil, errors.New("do action: not prepared: pass what reconcile.Prepare returned")
 	}
+	if e.cfg.Metrics == nil && e.cfg.Tracer == nil {
+		return e.do(ctx, p)
+	}
+	return e.observed(ctx, p)
+}
+
+// do is Do, unobserved.
+func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 	a, id, payload, hash := p.a, p.id, p.payload, p.hash
 	key, err := e.keyFor(ctx, p)
 	if err != nil {
@@ -244,10 +270,17 @@ func (e *Engine) claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 			return nil, unavailable(p.Key, err) // the ledger's error names the key
 		}
 		if c.State != ledger.ClaimBusy {
+			if told {
+				e.cfg.Metrics.InFlightWait(e.cfg.Now().Sub(start))
+			}
+			if c.State == ledger.ClaimAcquired && c.Prior == ledger.Attempting && p.TakeOverFence == 0 {
+				e.cfg.Metrics.Takeover() // an expired lease, taken by the ledger itself
+			}
 			return c, nil
 		}
 		h := c.Entry.Owner
 		if e.holderGone(h) && p.TakeOverFence != c.Entry.Fence {
+			e.cfg.Metrics.Takeover()
 			e.cfg.Logf("taking over %s from process %d, which is gone", p.Key, h.PID)
 			p.TakeOverFence = c.Entry.Fence
 			p.Why = fmt.Sprintf("took over from %s: process gone", h.ID)
@@ -255,6 +288,9 @@ func (e *Engine) claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 		}
 		waited := e.cfg.Now().Sub(start)
 		if waited >= e.cfg.Wait {
+			if told {
+				e.cfg.Metrics.InFlightWait(waited)
+			}
 			return nil, &InProgressError{Key: p.Key, Holder: h, Waited: waited}
 		}
 		if !told {

@@ -56,7 +56,9 @@ func actionsTask(getenv func(string) string, errOut io.Writer) (string, error) {
 // configured; inside Actions, github-actions[bot] counts as ours when the
 // token cannot read /user (the job's GITHUB_TOKEN).
 func (f *factory) githubOptions(ctx context.Context, who gitHubFlags, repo repoFlag) (ghcheck.Options, error) {
-	opts := ghcheck.Options{BaseURL: f.sys.Getenv("GITHUB_API_URL"), TrustedAuthors: who.TrustAuthors, UserAgent: "ghonce", Logf: f.logf}
+	tel := f.telemetry(false)
+	opts := ghcheck.Options{BaseURL: f.sys.Getenv("GITHUB_API_URL"), TrustedAuthors: who.TrustAuthors, UserAgent: "ghonce", Logf: f.logf,
+		Metrics: tel.metrics, Tracer: tel.tracer}
 	var err error
 	if opts.Budget, err = budgetFromEnv(f.sys.Getenv); err != nil {
 		return opts, err

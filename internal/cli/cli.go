@@ -67,6 +67,7 @@ func Main(ctx context.Context, args []string, sys IO) int {
 	root.SetErr(sys.Err)
 	root.SetIn(sys.In)
 	cmd, err := root.ExecuteContextC(ctx)
+	f.closeTelemetry()
 	if err == nil {
 		return ExitOK
 	}

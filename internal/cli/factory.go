@@ -29,6 +29,8 @@ type factory struct {
 	// is three requests.
 	gh    *ghcheck.Client
 	ghFor string
+	// tel is the run's metrics and traces (observe.go); nil until asked.
+	tel *telemetry
 }
 
 // token returns the GitHub token from GH_TOKEN or GITHUB_TOKEN.
@@ -149,6 +151,8 @@ func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer,
 		// 0 (the default) except in the matrix's binary (crashpoint).
 		Lease: crashpoint.Lease(),
 	}
+	tel := f.telemetry(false)
+	cfg.Metrics, cfg.Tracer = tel.metrics, tel.tracer
 	for _, m := range mod {
 		m(&cfg)
 	}

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"time"
+
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/observe"
+)
+
+// MetricsFileEnv names the file a CLI run adds its counters to, for
+// node_exporter's textfile collector.
+const MetricsFileEnv = "GHONCE_METRICS_FILE"
+
+// telemetry is what a run reports to an operator: counters (for a textfile
+// or /metrics) and traces (OTLP, from the OTEL_* variables). Both are nil
+// when not asked for, and nil costs nothing.
+type telemetry struct {
+	metrics *observe.Metrics
+	tracer  *observe.Tracer
+}
+
+// telemetry builds the run's telemetry once: metrics when GHONCE_METRICS_FILE
+// is set or always is (the MCP server's /metrics), traces when the OTEL_*
+// variables ask for them. A wrong OTEL_* setting is reported and traces
+// stay off, as OpenTelemetry's SDKs do: telemetry never stops the work.
+func (f *factory) telemetry(always bool) *telemetry {
+	if f.tel == nil {
+		f.tel = &telemetry{}
+		t, err := observe.TracerFromEnv(f.sys.Getenv, observe.TracerOptions{Version: buildVersion(), Logf: f.logf})
+		if err != nil {
+			f.logf("traces are off: %v", err)
+		}
+		f.tel.tracer = t
+	}
+	if f.tel.metrics == nil && (always || f.sys.Getenv(MetricsFileEnv) != "") {
+		f.tel.metrics = observe.NewMetrics()
+		v := buildVersion()
+		f.tel.metrics.Gauges(func(set func(string, float64, ...string)) { set(observe.BuildInfo, 1, v) })
+	}
+	return f.tel
+}
+
+// closeTelemetry, at the end of a run, exports the spans not yet sent and
+// adds the run's counters to GHONCE_METRICS_FILE. A failure is reported,
+// never the run's exit code.
+func (f *factory) closeTelemetry() {
+	if f.tel == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	f.tel.tracer.Shutdown(ctx)
+	if path := f.sys.Getenv(MetricsFileEnv); path != "" && f.tel.metrics != nil {
+		if err := f.tel.metrics.WriteTextfile(path, f.sys.Now()); err != nil {
+			f.logf("%v (the run's counters are lost; %s names a file in node_exporter's textfile directory, e.g. /var/lib/node_exporter/textfile/ghonce.prom)", err, MetricsFileEnv)
+		}
+	}
+}
+
+// ledgerGauges reports, on every scrape, the ledger's attempting entries
+// and those of them last written longer ago than staleAge (what
+// `ghonce status --stale` lists). The ledger is read at scrape time, with
+// a bound, never per call.
+func ledgerGauges(m *observe.Metrics, l ledger.Ledger, staleAge time.Duration) {
+	m.Gauges(func(set func(string, float64, ...string)) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		now, err := l.Now(ctx)
+		if err != nil {
+			return
+		}
+		es, err := l.List(ctx, ledger.ListParams{Status: ledger.Attempting})
+		if err != nil {
+			return
+		}
+		stale := 0
+		for _, e := range es {
+			if now.Sub(e.UpdatedAt) > staleAge {
+				stale++
+			}
+		}
+		set(observe.LedgerAttempting, float64(len(es)))
+		set(observe.StaleEntries, float64(stale))
+	})
+}
