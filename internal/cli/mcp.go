@@ -32,6 +32,15 @@ type mcpOptions struct {
 	UpstreamTimeout time.Duration
 	// GitHubHost, with --upstream, is the GitHub both sides use.
 	GitHubHost string
+	// TokenFile holds the bearer token HTTP clients must send; empty:
+	// GHONCE_MCP_AUTH_TOKEN, else none (loopback only).
+	TokenFile string
+	// AllowedHosts are the Host names clients reach --http by.
+	AllowedHosts []string
+	// Grace bounds how long a stop waits for calls in flight.
+	Grace time.Duration
+	// StaleAge: attempting entries older than this count as stale in /metrics.
+	StaleAge time.Duration
 }
 
 func newCmdMCP(f *factory, runF func(*mcpOptions) error) *cobra.Command {
@@ -86,7 +95,11 @@ GITHUB_HOST and GITHUB_API_URL likewise. See docs/guide/mcp-proxy.md.`,
 			return runOr(c.Context(), opts, runF, mcpRun)
 		},
 	}
-	c.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on this loopback address (e.g. 127.0.0.1:8765) instead of stdio")
+	c.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio; another than loopback needs --auth-token-file")
+	c.Flags().StringVar(&opts.TokenFile, "auth-token-file", "", "with --http: the file holding the bearer token clients must send (default GHONCE_MCP_AUTH_TOKEN); required on an address that is not loopback")
+	c.Flags().StringSliceVar(&opts.AllowedHosts, "allowed-host", nil, "with --http: a Host name clients reach this server by (a load balancer's, a service's); loopback names are always allowed; repeatable")
+	c.Flags().DurationVar(&opts.Grace, "shutdown-grace", 30*time.Second, "with --http: how long a stop (SIGTERM) lets calls in flight finish before it cancels them, left unconfirmed")
+	c.Flags().DurationVar(&opts.StaleAge, "stale-after", 15*time.Minute, "with --http: the age after which an attempting entry counts as stale in /metrics (ghonce_ledger_stale_entries)")
 	c.Flags().DurationVar(&opts.UpstreamTimeout, "upstream-timeout", mcp.DefaultStartTimeout, "with --upstream: how long the upstream may take to start and answer MCP's initialize")
 	c.Flags().StringVar(&opts.GitHubHost, "github-host", "", "with --upstream: the GitHub both ghonce and the upstream use, as github-mcp-server's GITHUB_HOST (https://HOST; GitHub Enterprise's API at /api/v3); default GITHUB_HOST, else GITHUB_API_URL's host")
 	c.Flags().BoolVar(&opts.Upstream, "upstream", false, "serve in front of the MCP server that the command after -- starts (e.g. -- github-mcp-server stdio)")
@@ -116,11 +129,23 @@ func mcpTask(task taskFlag, sys IO) (string, error) {
 func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	f, httpAddr := opts.f, opts.HTTP
 	var err error
+	var ho mcp.HTTPOptions
 	if httpAddr != "" {
-		if err := mcp.CheckLoopback(httpAddr); err != nil {
+		if ho, err = httpOptions(f, opts); err != nil {
+			return err
+		}
+		if err := mcp.CheckAddress(httpAddr, ho.Token != ""); err != nil {
 			return usage(err)
 		}
+		if host, _, _ := net.SplitHostPort(httpAddr); !mcpLoopback(host) && (host == "" || net.ParseIP(host).IsUnspecified()) && len(ho.Hosts) == 0 {
+			return usagef("ghonce mcp --http %s: on every interface, name the hosts clients reach it by with --allowed-host (e.g. --allowed-host ghonce.internal), so a request for another name is refused", httpAddr)
+		}
+	} else if opts.TokenFile != "" || len(opts.AllowedHosts) > 0 {
+		return usagef("ghonce mcp: --auth-token-file and --allowed-host are for --http")
 	}
+	// Metrics are always counted (they cost a map update a call), served
+	// at /metrics with --http; the GitHub client and the engine share them.
+	tel := f.telemetry(true)
 	var childEnv []string
 	switch {
 	case opts.Upstream:
@@ -155,7 +180,8 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 			}
 			return gh.ResolveCommit(ctx, r, ref)
 		},
-		Logf: func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce mcp: "+format+"\n", args...) },
+		Logf:    func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce mcp: "+format+"\n", args...) },
+		Metrics: tel.metrics, Tracer: tel.tracer,
 	}
 	var srv server
 	if opts.Upstream {
@@ -180,14 +206,55 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", httpAddr, err)
 	}
+	ho.Metrics = tel.metrics.Handler()
+	ho.Ready = func(ctx context.Context) error { _, err := l.Now(ctx); return err }
+	ledgerGauges(tel.metrics, l, opts.StaleAge)
+	auth := "no authentication: loopback clients only"
+	if ho.Token != "" {
+		auth = "a bearer token required"
+	}
+	fmt.Fprintf(f.sys.Err, "ghonce mcp: %s; /healthz and /metrics beside /mcp\n", auth)
 	fmt.Fprintf(f.sys.Err, "ghonce mcp: serving MCP (Streamable HTTP) at http://%s/mcp\n", ln.Addr())
-	return srv.ServeHTTP(ctx, ln)
+	return srv.ServeHTTP(ctx, ln, ho)
 }
 
 // server is what mcpRun serves: *mcp.Server or *mcp.Proxy.
 type server interface {
 	ServeIO(ctx context.Context, r io.Reader, w io.Writer) error
-	ServeHTTP(ctx context.Context, l net.Listener) error
+	ServeHTTP(ctx context.Context, l net.Listener, o mcp.HTTPOptions) error
+}
+
+// httpOptions reads --http's authentication and hosts: the bearer token
+// from --auth-token-file, else GHONCE_MCP_AUTH_TOKEN. The token is never
+// printed; a bad one is refused before anything is opened.
+func httpOptions(f *factory, opts *mcpOptions) (mcp.HTTPOptions, error) {
+	ho := mcp.HTTPOptions{Hosts: opts.AllowedHosts, Grace: opts.Grace}
+	from := "GHONCE_MCP_AUTH_TOKEN"
+	ho.Token = f.sys.Getenv(from)
+	if opts.TokenFile != "" {
+		from = "--auth-token-file " + opts.TokenFile
+		b, err := os.ReadFile(opts.TokenFile)
+		if err != nil {
+			return ho, usagef("ghonce mcp: read the bearer token: %v: --auth-token-file names a file holding the token (e.g. made with `openssl rand -hex 32 > FILE`)", err)
+		}
+		ho.Token = string(b)
+	}
+	ho.Token = strings.TrimSpace(ho.Token)
+	if ho.Token == "" && opts.TokenFile != "" {
+		return ho, usagef("ghonce mcp: %s is empty: put the bearer token in it (e.g. `openssl rand -hex 32 > FILE`)", opts.TokenFile)
+	}
+	if ho.Token != "" && (len(ho.Token) < mcp.MinTokenLength || strings.ContainsFunc(ho.Token, func(r rune) bool { return r <= ' ' || r == 0x7f })) {
+		return ho, usagef("ghonce mcp: the bearer token from %s must be at least %d characters without spaces or control characters (e.g. `openssl rand -hex 32`)", from, mcp.MinTokenLength)
+	}
+	if opts.Grace <= 0 {
+		return ho, usagef("invalid --shutdown-grace %s: want a positive duration such as 30s", opts.Grace)
+	}
+	return ho, nil
+}
+
+func mcpLoopback(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 // bridgeEnv makes ghonce and its upstream (github-mcp-server) read the

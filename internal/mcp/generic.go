@@ -70,8 +70,8 @@ func (p *Proxy) genericHandler(t *sdk.Tool) sdk.ToolHandler {
 		if err != nil {
 			return invalidResult(err), nil
 		}
-		p.s.calls.Add(1)
-		defer p.s.calls.Done()
+		ctx, end := p.s.begin(ctx)
+		defer end()
 		r, err := p.s.cfg.Engine.Do(ctx, prep)
 		if notFinal != nil {
 			return notFinal, nil

@@ -172,7 +172,8 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 		name = "ghonce+" + init.ServerInfo.Name
 	}
 	p.s.srv = sdk.NewServer(&sdk.Implementation{Name: name, Title: "ghonce in front of " + upName(init), Version: cfg.Version}, opts)
-	p.s.srv.AddReceivingMiddleware(p.middleware)
+	p.s.srv.AddReceivingMiddleware(p.s.traceCalls, p.middleware)
+	p.s.observeGauges()
 	p.serving.Store(true)
 	if err := p.syncTools(ctx); err != nil {
 		_ = p.up.close()
@@ -201,8 +202,13 @@ func (p *Proxy) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 // HTTPHandler is Server.HTTPHandler for the proxy.
 func (p *Proxy) HTTPHandler() http.Handler { return p.s.HTTPHandler() }
 
+// Handler is Server.Handler for the proxy.
+func (p *Proxy) Handler(o HTTPOptions) http.Handler { return p.s.Handler(o) }
+
 // ServeHTTP serves the Streamable HTTP transport on l, as Server.ServeHTTP.
-func (p *Proxy) ServeHTTP(ctx context.Context, l net.Listener) error { return p.s.ServeHTTP(ctx, l) }
+func (p *Proxy) ServeHTTP(ctx context.Context, l net.Listener, o HTTPOptions) error {
+	return p.s.ServeHTTP(ctx, l, o)
+}
 
 // SDK returns the agent-facing SDK server, to connect to any transport.
 func (p *Proxy) SDK() *sdk.Server { return p.s.srv }

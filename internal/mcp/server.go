@@ -17,15 +17,13 @@ import (
 	"fmt"
 	"github.com/ghonce/ghonce/taskkey"
 	"io"
-	"net"
-	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/observe"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -59,6 +57,13 @@ type Config struct {
 	// Logf reports progress (to stderr; never to stdout, which carries the
 	// protocol over stdio). Nil is silent.
 	Logf func(format string, args ...any)
+	// Metrics, if set, is told the write calls in flight; the engine's own
+	// Metrics count its actions.
+	Metrics *observe.Metrics
+	// Tracer, if set, traces each tools/call as a server span joining the
+	// client's trace (_meta.traceparent); the engine's Tracer, the same
+	// one, traces the actions under it.
+	Tracer *observe.Tracer
 }
 
 // Server is ghonce's MCP server.
@@ -67,7 +72,11 @@ type Server struct {
 	srv *sdk.Server
 	// calls counts write calls in flight, so that the server returns only
 	// once each has recorded its outcome in the ledger.
-	calls sync.WaitGroup
+	calls counter
+	// stop, while ServeHTTP runs, is cancelled when its grace period ends:
+	// the write calls still running are cancelled with it (begin).
+	stopMu sync.Mutex
+	stop   context.Context
 }
 
 // New returns a server with every tool registered.
@@ -85,7 +94,8 @@ func New(cfg Config) (*Server, error) {
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ghonce", Title: "ghonce: GitHub writes that happen once", Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 	})
-	s.srv.AddReceivingMiddleware(s.schemaErrors)
+	s.srv.AddReceivingMiddleware(s.traceCalls, s.schemaErrors)
+	s.observeGauges()
 	if err := s.addWriteTools(); err != nil {
 		return nil, fmt.Errorf("new mcp server: %w", err)
 	}
@@ -111,55 +121,11 @@ func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	go filterFrames(r, pw, out, MaxFrame)
 	err := s.srv.Run(ctx, &sdk.IOTransport{Reader: pr, Writer: out, MaxLineLength: -1})
 	pr.Close() // a filter still copying stops at its next frame
-	s.calls.Wait()
+	s.calls.wait()
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return fmt.Errorf("serve mcp over stdio: %w", err)
-}
-
-// CheckLoopback refuses an --http address that is not a loopback IP with a
-// port: the server acts with the token's rights and has no authentication
-// of its own, so it must not be reachable from another machine.
-func CheckLoopback(addr string) error {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil || port == "" {
-		return fmt.Errorf("invalid --http address %q: want a loopback address with a port, e.g. 127.0.0.1:8765", addr)
-	}
-	ip := net.ParseIP(host)
-	if host == "localhost" || (ip != nil && ip.IsLoopback()) {
-		return nil
-	}
-	return fmt.Errorf("invalid --http address %q: ghonce serves MCP over HTTP only on a loopback address (127.0.0.1 or [::1]); it has no authentication of its own", addr)
-}
-
-// HTTPHandler serves the Streamable HTTP transport at /mcp. The SDK
-// refuses requests whose Host header is not a loopback name (DNS
-// rebinding protection); checkOrigin refuses a foreign Origin (403).
-func (s *Server) HTTPHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", checkOrigin(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, nil)))
-	return mux
-}
-
-// ServeHTTP listens on l and serves the Streamable HTTP transport until
-// ctx ends, then shuts down, letting calls in flight finish.
-func (s *Server) ServeHTTP(ctx context.Context, l net.Listener) error {
-	hs := &http.Server{Handler: s.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(l) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve mcp over http: %w", err)
-	case <-ctx.Done():
-	}
-	shut, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	defer s.calls.Wait()
-	if err := hs.Shutdown(shut); err != nil {
-		return fmt.Errorf("shut down mcp http server: %w", err)
-	}
-	return nil
 }
 
 // task returns the call's task, else the server's default.

@@ -24,6 +24,7 @@ import (
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/observe"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -56,6 +57,10 @@ type opts struct {
 	wait  time.Duration // engine's Wait; 0: 30s
 	task  string        // server's default task; "-" for none
 	token string        // token the server uses; "": the right one
+	// metrics and tracer, if set, are the GitHub client's, the engine's
+	// and the server's.
+	metrics *observe.Metrics
+	tracer  *observe.Tracer
 }
 
 func newWorld(t testing.TB, o opts) *world {
@@ -65,9 +70,9 @@ func newWorld(t testing.TB, o opts) *world {
 	w := &world{t: t, fake: tw.GitHub, main: tw.Main, waiting: make(chan string, 16)}
 	l := tw.OpenLedger()
 	w.ledger = l
-	gh := tw.Client(ghcheck.Options{Token: o.token}) // "": testworld.Token
+	gh := tw.Client(ghcheck.Options{Token: o.token, Metrics: o.metrics, Tracer: o.tracer}) // "": testworld.Token
 	eng := reconcile.New(reconcile.Config{
-		Ledger: l, GitHub: gh, LedgerNew: l.Created, Wait: o.wait, Settle: -1,
+		Ledger: l, GitHub: gh, LedgerNew: l.Created, Wait: o.wait, Settle: -1, Metrics: o.metrics, Tracer: o.tracer,
 		Logf: func(format string, args ...any) {
 			if msg := fmt.Sprintf(format, args...); strings.Contains(msg, "waiting up to") {
 				w.waiting <- strings.Fields(msg)[0]
@@ -81,7 +86,7 @@ func newWorld(t testing.TB, o opts) *world {
 		defTask = o.task
 	}
 	srv, err := mcp.New(mcp.Config{
-		Engine: eng, Ledger: l, Task: defTask,
+		Engine: eng, Ledger: l, Task: defTask, Metrics: o.metrics, Tracer: o.tracer,
 		Resolve: func(ctx context.Context, o, r, ref string) (string, error) {
 			if ref == "" {
 				ref = "HEAD"

@@ -257,8 +257,8 @@ var (
 // runWrite is a write tool's handler: the call, logged, and its result or
 // its error worded for the model.
 func runWrite[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) (*sdk.CallToolResult, Output, error) {
-	s.calls.Add(1)
-	defer s.calls.Done()
+	ctx, end := s.begin(ctx)
+	defer end()
 	r, err := call(ctx, s, t, in)
 	if err != nil {
 		err = toolError(err)

@@ -1,0 +1,341 @@
+package mcp
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTPOptions configure the Streamable HTTP transport.
+type HTTPOptions struct {
+	// Token, if set, is the bearer token every request to /mcp must carry
+	// (Authorization: Bearer TOKEN), compared in constant time. Required
+	// on an address that is not loopback (CheckAddress).
+	Token string
+	// Hosts are the Host header values (HOST or HOST:PORT) accepted besides
+	// loopback names: the names clients and load balancers reach this
+	// server by. A request naming another host is refused (403), so a
+	// DNS-rebound name cannot reach the server. Empty: loopback names only,
+	// and the listening IP when it is a specific one.
+	Hosts []string
+	// Metrics, if set, is served at /metrics (Prometheus' text format).
+	Metrics http.Handler
+	// Ready reports whether the server can serve calls (its ledger
+	// answers), for /healthz; nil: always.
+	Ready func(ctx context.Context) error
+	// Grace bounds how long a stop waits for calls in flight (default 30s).
+	// A call still running then is cancelled: the engine records it
+	// unconfirmed (attempting), never half-recorded, and the next call of
+	// the same task and step settles it.
+	Grace time.Duration
+}
+
+// MinTokenLength is the shortest bearer token ServeHTTP accepts: 32
+// characters, e.g. `openssl rand -hex 32` (64).
+const MinTokenLength = 32
+
+// CheckAddress refuses an --http address that is not IP:PORT (or
+// localhost:PORT), and one that is not loopback unless authenticated: the
+// server acts with the GitHub token's rights, so another machine may reach
+// it only with a bearer token of its own.
+func CheckAddress(addr string, authenticated bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return fmt.Errorf("invalid --http address %q: want HOST:PORT, e.g. 127.0.0.1:8765 (or 0.0.0.0:8765 with --auth-token-file)", addr)
+	}
+	if isLoopback(host) {
+		return nil
+	}
+	if host != "" && net.ParseIP(host) == nil {
+		return fmt.Errorf("invalid --http address %q: want an IP address, not a name (e.g. 0.0.0.0:%s); name the hosts clients use with --allowed-host", addr, port)
+	}
+	if !authenticated {
+		return fmt.Errorf("invalid --http address %q: ghonce serves MCP over HTTP on a loopback address (127.0.0.1 or [::1]) only, unless clients must authenticate: set --auth-token-file FILE or GHONCE_MCP_AUTH_TOKEN (a bearer token of at least %d characters, e.g. `openssl rand -hex 32`)", addr, MinTokenLength)
+	}
+	return nil
+}
+
+// CheckLoopback refuses an --http address that is not a loopback IP with a
+// port: CheckAddress without authentication.
+func CheckLoopback(addr string) error { return CheckAddress(addr, false) }
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Handler serves the Streamable HTTP transport at /mcp, with o's
+// authentication and host check, /healthz, /metrics (when o.Metrics is
+// set) and the OAuth protected resource metadata (RFC 9728) that the MCP
+// authorization spec asks of a server that requires a token.
+func (s *Server) Handler(o HTTPOptions) http.Handler {
+	return s.handler(o, nil)
+}
+
+// HTTPHandler is Handler with no options: loopback clients only, no token.
+func (s *Server) HTTPHandler() http.Handler { return s.Handler(HTTPOptions{}) }
+
+func (s *Server) handler(o HTTPOptions, draining *atomic.Bool) http.Handler {
+	mux := http.NewServeMux()
+	// The SDK refuses a request that reached a loopback address with a
+	// Host that is not a loopback name (DNS rebinding); checkHost refuses
+	// one whose Host is none of o.Hosts on any address.
+	var mcpH http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, nil)
+	mcpH = checkOrigin(mcpH)
+	if o.Token != "" {
+		mcpH = requireToken(o.Token, mcpH)
+	}
+	mux.Handle("/mcp", mcpH)
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		if draining != nil && draining.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "stopping: finishing calls in flight; send new calls to another replica")
+			return
+		}
+		if o.Ready != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+			defer cancel()
+			if err := o.Ready(ctx); err != nil {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				fmt.Fprintln(w, "the ledger does not answer") // its error may name a host; the log has it
+				s.cfg.Logf("healthz: the ledger does not answer: %v", err)
+				return
+			}
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	if o.Metrics != nil {
+		mux.Handle("/metrics", o.Metrics)
+	}
+	if o.Token != "" {
+		mux.HandleFunc(resourceMetadataPath, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]any{
+				"resource":                 baseURL(r) + "/mcp",
+				"bearer_methods_supported": []string{"header"},
+				"resource_name":            "ghonce",
+				// No authorization server: the token is given to clients
+				// out of band (a secret store), not issued by OAuth.
+				"authorization_servers": []string{},
+			})
+		})
+	}
+	return checkHost(o.Hosts, mux)
+}
+
+const resourceMetadataPath = "/.well-known/oauth-protected-resource"
+
+// baseURL is the scheme and host a client used to reach this server.
+func baseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// requireToken answers a request without the bearer token as an OAuth 2.0
+// resource server does (RFC 6750, RFC 9728, the MCP authorization spec):
+// 401 with WWW-Authenticate naming the resource metadata, error
+// invalid_token for a wrong token; 400 invalid_request for a token in the
+// query string (never accepted there) or a malformed header. The token is
+// compared in constant time (of its SHA-256, so its length leaks nothing)
+// and never logged or echoed.
+func requireToken(token string, next http.Handler) http.Handler {
+	want := sha256.Sum256([]byte(token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		challenge := func(status int, code, desc string) {
+			v := fmt.Sprintf(`Bearer realm="ghonce", resource_metadata="%s%s"`, baseURL(r), resourceMetadataPath)
+			if code != "" {
+				v += fmt.Sprintf(`, error="%s", error_description="%s"`, code, desc)
+			}
+			w.Header().Set("WWW-Authenticate", v)
+			w.Header().Set("Cache-Control", "no-store")
+			http.Error(w, http.StatusText(status)+": "+desc, status)
+		}
+		if r.URL.Query().Has("access_token") {
+			challenge(http.StatusBadRequest, "invalid_request", "send the token in the Authorization header, never in the URL")
+			return
+		}
+		h := r.Header.Values("Authorization")
+		if len(h) == 0 {
+			challenge(http.StatusUnauthorized, "", "this server requires a bearer token: send Authorization: Bearer TOKEN")
+			return
+		}
+		scheme, got, ok := strings.Cut(h[0], " ")
+		if len(h) > 1 || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(got) == "" {
+			challenge(http.StatusBadRequest, "invalid_request", "malformed Authorization header: want one Authorization: Bearer TOKEN")
+			return
+		}
+		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
+		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+			challenge(http.StatusUnauthorized, "invalid_token", "the bearer token is not this server's")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// checkHost refuses, with 403 (as the SDK's own DNS rebinding protection
+// does on loopback), a request whose Host is
+// neither a loopback name nor one of hosts (compared without case; an
+// entry without a port accepts any port).
+func checkHost(hosts []string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hostAllowed(r.Host, hosts) {
+			http.Error(w, "Forbidden: this server does not answer to that host name; list it with --allowed-host", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func hostAllowed(host string, hosts []string) bool {
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.Trim(name, "[]")
+	if isLoopback(name) {
+		return true
+	}
+	for _, a := range hosts {
+		if strings.EqualFold(a, host) || strings.EqualFold(strings.Trim(a, "[]"), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// ServeHTTP listens on l and serves the Streamable HTTP transport with o
+// until ctx ends. Then it stops gracefully: /healthz answers 503 at once
+// (a load balancer sends new calls elsewhere), no new connection is
+// accepted, and calls in flight get o.Grace to finish; a call still
+// running then is cancelled, which the engine records as unconfirmed
+// (attempting) before ServeHTTP returns. No call is ever half-recorded:
+// the ledger's entry is attempting or done, and the next call of the same
+// task and step, on any replica sharing the ledger, settles it.
+func (s *Server) ServeHTTP(ctx context.Context, l net.Listener, o HTTPOptions) error {
+	if o.Token != "" && len(o.Token) < MinTokenLength {
+		return fmt.Errorf("serve mcp over http: the bearer token has %d characters, want at least %d (e.g. `openssl rand -hex 32`)", len(o.Token), MinTokenLength)
+	}
+	if o.Grace <= 0 {
+		o.Grace = 30 * time.Second
+	}
+	if tcp, ok := l.Addr().(*net.TCPAddr); ok && tcp.IP != nil && !tcp.IP.IsUnspecified() && !tcp.IP.IsLoopback() {
+		o.Hosts = append(o.Hosts, tcp.IP.String())
+	}
+	var draining atomic.Bool
+	var posts counter
+	stop, stopCalls := context.WithCancel(context.Background())
+	defer stopCalls()
+	s.stopMu.Lock()
+	s.stop = stop
+	s.stopMu.Unlock()
+	defer func() { s.stopMu.Lock(); s.stop = nil; s.stopMu.Unlock() }()
+	// Requests run on a context of their own: a stop never cancels a call
+	// that can finish; the end of its grace period does (stopCalls).
+	hs := &http.Server{Handler: posts.track(s.handler(o, &draining)), ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(l) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve mcp over http: %w", err)
+	case <-ctx.Done():
+	}
+	draining.Store(true)
+	s.cfg.Logf("stopping: letting calls in flight finish (up to %s)", o.Grace)
+	grace, cancel := context.WithTimeout(context.Background(), o.Grace)
+	defer cancel()
+	// Shutdown closes the listener and idle connections, then waits for the
+	// others; an open event stream (GET /mcp) never idles, so what is
+	// waited for is the write calls and the answers to every POST, and the
+	// connections left (event streams) are closed after.
+	shut := make(chan error, 1)
+	go func() { shut <- hs.Shutdown(grace) }()
+	finished := make(chan struct{})
+	go func() { s.calls.wait(); posts.wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-grace.Done():
+		s.cfg.Logf("stopping: calls still running after %s are cancelled and left unconfirmed; calling again settles them", o.Grace)
+		stopCalls()
+		s.calls.wait() // each records its end (unconfirmed) on a context of its own
+	}
+	_ = hs.Close()
+	if err := <-shut; err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shut down mcp http server: %w", err)
+	}
+	return nil
+}
+
+// counter counts what is in flight (write calls; requests other than
+// event streams), for a stop to wait on. Unlike a WaitGroup, it may grow
+// while it is waited on (a request on a kept-alive connection).
+type counter struct {
+	mu   sync.Mutex
+	n    int
+	idle *sync.Cond
+}
+
+func (c *counter) add() {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+}
+
+func (c *counter) done() {
+	c.mu.Lock()
+	c.n--
+	if c.n == 0 && c.idle != nil {
+		c.idle.Broadcast()
+	}
+	c.mu.Unlock()
+}
+
+func (c *counter) load() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// wait returns when nothing is in flight.
+func (c *counter) wait() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.idle == nil {
+		c.idle = sync.NewCond(&c.mu)
+	}
+	for c.n > 0 {
+		c.idle.Wait()
+	}
+}
+
+// track counts the requests being answered that are not event streams
+// (every method but GET), so a stop waits for their answers to be written.
+func (c *counter) track(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			c.add()
+			defer c.done()
+		}
+		next.ServeHTTP(w, r)
+	})
+}
