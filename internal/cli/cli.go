@@ -142,6 +142,8 @@ Environment:
   GHONCE_TASK             default task when --task is not given
   GHONCE_LEDGER           ledger path (default $XDG_STATE_HOME/ghonce/ledger.db; in GitHub Actions $RUNNER_TEMP/ghonce/ledger.db)
   GHONCE_SETTLE           default of --settle, a Go duration (15s; 0 waits not at all)
+  GHONCE_METRICS_FILE     add each run's counters to this Prometheus textfile (node_exporter's textfile collector)
+  OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_*  export a trace of each action with OTLP/HTTP (off when unset)
   GHONCE_APP_ID, GHONCE_APP_PRIVATE_KEY(_FILE), GHONCE_APP_INSTALLATION_ID  authenticate as a GitHub App
   GITHUB_ACTIONS=true     inside a workflow: default task from workflow, job and issue/PR (else run id),
                           step outputs, a job-summary line, errors as ::error::/::warning:: commands

@@ -49,8 +49,17 @@ func newCmdMCP(f *factory, runF func(*mcpOptions) error) *cobra.Command {
 		Use:   "mcp [--task T] [--http 127.0.0.1:PORT] [--upstream -- COMMAND [ARG...]]",
 		Short: "Serve MCP write tools (create_pull_request, add_issue_comment, ...) that happen once per (task, step)",
 		Long: `Serve the Model Context Protocol on standard input and output (or, with
---http, Streamable HTTP at http://ADDR/mcp on a loopback address) until the
-input closes or the process is stopped.
+--http, Streamable HTTP at http://ADDR/mcp) until the input closes or the
+process is stopped.
+
+--http serves a loopback address; another (0.0.0.0:8765, to serve a fleet
+behind a load balancer) only with a bearer token every client must send
+(--auth-token-file, else GHONCE_MCP_AUTH_TOKEN; 401 without it) and the host
+names clients use (--allowed-host). Beside /mcp: /healthz (200, or 503 when
+the ledger does not answer or the server is stopping) and /metrics
+(Prometheus). SIGTERM lets calls in flight finish for --shutdown-grace, then
+cancels the rest, left unconfirmed for the next call of the same task and
+step on any replica of the same ledger. See docs/guide/service.md.
 
 The write tools have the names and arguments of github-mcp-server v1.9.0's:
 create_pull_request, issue_write (method create; create_issue is an alias),
