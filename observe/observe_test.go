@@ -85,15 +85,15 @@ func TestExpositionFormat(t *testing.T) {
 	}
 	got := parse(t, b.String())
 	for s, want := range map[string]float64{
-		`ghonce_actions_total{kind="pr",outcome="created"}`:              1,
-		`ghonce_actions_total{kind="comment",outcome="unconfirmed"}`:     1,
+		`ghonce_actions_total{kind="pr",outcome="created"}`:             1,
+		`ghonce_actions_total{kind="comment",outcome="unconfirmed"}`:    1,
 		`ghonce_action_duration_seconds_bucket{kind="pr",le="0.005"}`:   1,
 		`ghonce_action_duration_seconds_bucket{kind="pr",le="2.5"}`:     2,
 		`ghonce_action_duration_seconds_bucket{kind="pr",le="+Inf"}`:    2,
 		`ghonce_action_duration_seconds_count{kind="pr"}`:               2,
 		`ghonce_action_duration_seconds_bucket{kind="comment",le="30"}`: 0,
 		`ghonce_action_duration_seconds_bucket{kind="comment",le="60"}`: 1,
-		`ghonce_github_requests_total{method="POST",code="error"}`:       1,
+		`ghonce_github_requests_total{method="POST",code="error"}`:      1,
 		`ghonce_github_content_writes_total`:                            1,
 		`ghonce_pacing_sleep_seconds_total`:                             0.75,
 		`ghonce_inflight_wait_seconds_total`:                            2,
@@ -158,13 +158,13 @@ func TestTextfileAddsUpAcrossRuns(t *testing.T) {
 	}
 	got := parse(t, string(b))
 	for s, want := range map[string]float64{
-		`ghonce_actions_total{kind="issue",outcome="created"}`:         2,
-		`ghonce_github_requests_total{method="POST",code="201"}`:       2,
-		`ghonce_action_duration_seconds_count{kind="issue"}`:           2,
+		`ghonce_actions_total{kind="issue",outcome="created"}`:          2,
+		`ghonce_github_requests_total{method="POST",code="201"}`:        2,
+		`ghonce_action_duration_seconds_count{kind="issue"}`:            2,
 		`ghonce_action_duration_seconds_bucket{kind="issue",le="+Inf"}`: 2,
-		`ghonce_build_info{version="v1"}`:                              1,
-		`ghonce_build_info{version="v0"}`:                              0,
-		`ghonce_last_run_timestamp_seconds`:                            2000.5,
+		`ghonce_build_info{version="v1"}`:                               1,
+		`ghonce_build_info{version="v0"}`:                               0,
+		`ghonce_last_run_timestamp_seconds`:                             2000.5,
 	} {
 		if got[s] != want {
 			t.Errorf("%s = %v, want %v\n%s", s, got[s], want, b)
