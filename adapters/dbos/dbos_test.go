@@ -215,3 +215,40 @@ func TestOutsideAWorkflowAndRetryable(t *testing.T) {
 		t.Fatal("unconfirmed and in-progress errors must be retryable")
 	}
 }
+
+// GitHub stores the create and the answer is lost (the connection drops):
+// Do answers *reconcile.UnconfirmedError, which Retryable lets the step's
+// retries settle, and the retry finds the pull request instead of opening
+// a second.
+func TestStepRetrySettlesALostAnswer(t *testing.T) {
+	tw := testworld.New(t, testworld.Postgres())
+	gh := tw.GitHub
+	gh.SetRef(testworld.Owner, testworld.Name, "fix-42", gh.AddCommit(testworld.Owner, testworld.Name, testworld.Branch))
+	gh.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath("POST", "/repos/"+testworld.Repo+"/pulls"), Kind: fixtures.DropAfterCommit})
+	dbosURL := pgtest.DSN(t)
+	loc, drop, err := pgtest.NewSchema(dbosURL, "ghonce_dbos_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { drop() })
+	u, _ := url.Parse(loc)
+	engine = tw.Engine()
+
+	dctx, err := launch(context.Background(), dbosURL, u.Query().Get("search_path"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dbos.Shutdown(dctx, 10*time.Second)
+	h, err := dbos.RunWorkflow(dctx, FixIssue, Fix{Repo: testworld.Repo, Branch: "fix-42", Title: "Fix crash on start"}, dbos.WithWorkflowID("lost-answer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.GetResult()
+	if err != nil {
+		t.Fatalf("workflow: %v; want the step's retry to settle the lost answer", err)
+	}
+	prs := gh.PullRequests(testworld.Owner, testworld.Name)
+	if len(prs) != 1 || out.Outcome != string(reconcile.Found) || out.Number != prs[0].Number {
+		t.Fatalf("the step answered %+v with %d pull requests; want the retry to find the one the lost create made", out, len(prs))
+	}
+}
