@@ -411,15 +411,20 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 		if res.Err != nil && onGitHub(spec) && ghcheck.Classify(res.Err) == ghcheck.ClassNotSent {
 			return unsent(res.Err)
 		}
-		var cr *checkCannotRun
-		if errors.As(res.Err, &cr) && c.Prior != ledger.Attempting {
-			// No attempt ever ran the command (a new entry, or a failed
-			// one): nothing is unknown, the check must be fixed.
-			_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error())
-			return nil, nil, fmt.Errorf("%w; the command did not run", res.Err)
+		hint := rerunHint
+		if noAnswer(res.Err) {
+			if c.Prior != ledger.Attempting {
+				// No attempt's outcome is in doubt (a new entry, or a
+				// failed one): nothing is unknown but the check's answer.
+				// The entry is failed, never left attempting, and the
+				// next run asks the check again.
+				_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error())
+				return nil, nil, fmt.Errorf("%w; the command did not run: ghonce runs it only once the check answers that the effect does not exist (exit 1); fix the check, or rerun once it can answer", res.Err)
+			}
+			hint = checkHint(key)
 		}
 		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
-		return nil, nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: rerunHint}
+		return nil, nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: hint}
 	}
 }
 
@@ -612,10 +617,10 @@ func find(ctx context.Context, env *Env, key string, spec, prior Spec) effect.Re
 		return res
 	}
 	pres := prior.Find(ctx, env, key)
-	var cr *checkCannotRun
-	if pres.State == effect.Unknown && errors.As(pres.Err, &cr) {
-		// An earlier description's check that cannot run tells nothing;
-		// this run's check (which could) answers.
+	if pres.State == effect.Unknown && noAnswer(pres.Err) {
+		// An earlier description's check that cannot run, or cannot
+		// answer, tells nothing; this run's check (the one a person fixed)
+		// answers.
 		return res
 	}
 	if pres.State == effect.Found || res.State == effect.Absent {

@@ -94,7 +94,7 @@ func (x Exec) Find(ctx context.Context, env *Env, key string) effect.Result {
 			// found, not executable): asking again will not help.
 			return effect.Result{State: effect.Unknown, Err: &checkCannotRun{check: x.Check, err: err}}
 		default:
-			return effect.Result{State: effect.Unknown, Err: fmt.Errorf("check %q: %w (exit 0 means it exists, 1 that it does not)", x.Check, err)}
+			return effect.Result{State: effect.Unknown, Err: &checkNoAnswer{check: x.Check, err: err}}
 		}
 	}
 	if env.unproven != "" {
@@ -134,6 +134,33 @@ func (x Exec) unprovenResult(env *Env, key string) effect.Result {
 	}
 	return effect.Result{State: effect.Unknown, Err: errors.New(env.unproven + ", and its effect may still come after a check says it has not. " +
 		"Rerun where it ran, or once it has surely ended: `ghonce resolve " + key + " --retry` if it did not happen, `--done` if it did; for a command safe to repeat, pass --on-unconfirmed retry")}
+}
+
+// checkNoAnswer is a --check that ran and answered neither 0 (it exists)
+// nor 1 (it does not): it does not know, which is not "absent".
+type checkNoAnswer struct {
+	check string
+	err   error
+}
+
+func (e *checkNoAnswer) Error() string {
+	return fmt.Sprintf("check %q: %v: it answered neither yes nor no; a check exits 0 when the effect exists and 1 when it does not", e.check, e.err)
+}
+func (e *checkNoAnswer) Unwrap() error { return e.err }
+
+// noAnswer reports whether err is a --check that told nothing: it could
+// not run (checkCannotRun) or did not know (checkNoAnswer).
+func noAnswer(err error) bool {
+	var cr *checkCannotRun
+	var na *checkNoAnswer
+	return errors.As(err, &cr) || errors.As(err, &na)
+}
+
+// checkHint is the way out of an entry an earlier attempt left unknown
+// whose check cannot answer.
+func checkHint(key string) string {
+	return "The entry stays \"attempting\" until a check answers: fix --check so that it exits 0 when the effect exists and 1 when it does not, and rerun; " +
+		"or settle it yourself: `ghonce resolve " + key + " --done` if it happened, `ghonce resolve " + key + " --retry` if it did not."
 }
 
 // checkCannotRun is a --check that could not run at all (exit 126 or 127,

@@ -71,7 +71,10 @@ const superviseEnv = "GHONCE_EXEC_SUPERVISOR"
 // The supervisor's descriptors: 3 reads the life pipe (one byte "go", then
 // end-of-file when ghonce is gone), 4 writes status lines: "started" or
 // "not started: WHY", then, when every process has ended, "exited N" or
-// "signaled N" for the command.
+// "signaled N" for the command, or "stopped N" when ghonce asked it to stop
+// while N of the command's processes (its own or any descendant's) were
+// still running: they were stopped, so whatever they were doing may or may
+// not have happened, whatever the command's exit status says.
 const (
 	lifeFD   = 3
 	statusFD = 4
@@ -151,6 +154,8 @@ func (x Exec) run(ctx context.Context, env *Env, key string) error {
 		return nil
 	case scan(end, "exited %d\n", &n):
 		return &effect.CreateError{Class: effect.ClassRefused, Err: fmt.Errorf("run %s: exit status %d", x.Argv[0], n)}
+	case scan(end, "stopped %d\n", &n):
+		return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: ghonce was asked to stop while %d of the command's processes were still running, and stopped them: whether its effect happened is unknown", x.Argv[0], n)}
 	case scan(end, "signaled %d\n", &n):
 		return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: killed by %v", x.Argv[0], syscall.Signal(n))}
 	}
@@ -196,6 +201,7 @@ func supervise(argv []string) int {
 	var (
 		ws      syscall.WaitStatus
 		ended   bool
+		stopped int              // processes still running when ghonce asked to stop
 		killing <-chan time.Time // ticks while the supervisor kills everything
 		grace   <-chan time.Time
 	)
@@ -212,6 +218,8 @@ func supervise(argv []string) int {
 			if !ok {
 				switch {
 				case !ended:
+				case stopped > 0:
+					fmt.Fprintf(status, "stopped %d\n", stopped)
 				case ws.Signaled():
 					fmt.Fprintf(status, "signaled %d\n", int(ws.Signal()))
 				default:
@@ -226,7 +234,7 @@ func supervise(argv []string) int {
 			gone = nil
 			killAll()
 		case s := <-sigs:
-			signalAll(s.(syscall.Signal))
+			stopped = max(stopped, signalAll(s.(syscall.Signal)))
 			if grace == nil {
 				grace = time.After(termGrace)
 			}
@@ -292,14 +300,16 @@ func reapAll(out chan<- reap) {
 }
 
 // signalAll sends sig to every process of the supervisor's group and to
-// every child it has (orphans that left the group become its children).
-func signalAll(sig syscall.Signal) {
-	self := os.Getpid()
+// every child it has (orphans that left the group become its children),
+// and returns how many it sent it to.
+func signalAll(sig syscall.Signal) int {
+	self, n := os.Getpid(), 0
 	for _, pid := range procid.Members(self, self) {
-		if pid != self {
-			_ = syscall.Kill(pid, sig)
+		if pid != self && syscall.Kill(pid, sig) == nil {
+			n++
 		}
 	}
+	return n
 }
 
 // groupGone reports whether the processes of a supervised attempt are gone:

@@ -31,7 +31,12 @@ service that dedupes on it. Both inherit ghonce's environment except a
 GHONCE_LEDGER that is a URL (it may hold the ledger's password): pass
 --pass-ledger to hand it on. A ledger file path is passed on as it is. --check CMD is your "does it already exist?": exit
 0 yes (its output is stored as the reference), exit 1 no, anything else
-unknown. Without --check, an attempt that a crash left unconfirmed is settled
+"cannot answer", and the command does not run: on an entry no attempt ran,
+the run fails (exit 1) and the next asks again; after an attempt that may
+have run, the entry stays unconfirmed (exit 3) until a check answers or
+'ghonce resolve' settles it. ghonce stopped (SIGTERM, SIGINT) while any of
+the command's processes still runs stops them and ends unconfirmed (exit 3),
+never done. Without --check, an attempt that a crash left unconfirmed is settled
 by --on-unconfirmed: fail (default: exit 3 and say how to settle it with
 'ghonce resolve') or retry (for commands that are safe to repeat).
 
