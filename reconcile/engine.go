@@ -138,6 +138,13 @@ type Config struct {
 	// (and, through the GitHub client's own Tracer, its requests) as
 	// children.
 	Tracer *observe.Tracer
+	// DoneNeedsProof says that a done entry is not proof on its own: the
+	// ledger can be written by anyone who can push to a repository (the
+	// repository ledger). A done entry of a kind GitHub can be asked about
+	// is then confirmed by the kind's look-up (an artifact authored by
+	// our identity that carries the key), and the result names what the
+	// look-up found, never the artifact the entry points at.
+	DoneNeedsProof bool
 }
 
 // Engine performs actions once. It is safe for concurrent use.
@@ -245,7 +252,13 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 		return nil, err
 	}
 	if c.State == ledger.ClaimDone {
-		return e.onChange(ctx, a, c.Entry, payload, hash, resultOf(c.Entry, Skipped))
+		done := c.Entry
+		if e.cfg.DoneNeedsProof && onGitHub(a.Spec) {
+			if done, err = e.proveDone(ctx, a.Spec, c.Entry); err != nil {
+				return nil, err
+			}
+		}
+		return e.onChange(ctx, a, done, payload, hash, resultOf(done, Skipped))
 	}
 	r, err := e.attempt(ctx, c, a.Spec, hash, payload)
 	if err != nil || r.Outcome != Found {
@@ -254,6 +267,36 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 	// Found what an earlier attempt made, perhaps from another description:
 	// compared with the artifact's own where it shows one (asfound.go).
 	return e.onChange(ctx, a, e.foundEntry(ctx, a, key, c.Entry, r), payload, hash, r)
+}
+
+// proveDone confirms a done entry by looking the artifact up on GitHub
+// (DoneNeedsProof): the entry as found, pointing at the artifact the
+// look-up found; an error when GitHub shows none of ours with the key (the
+// entry was written by someone else, or the artifact was deleted) or
+// cannot tell. It writes nothing.
+func (e *Engine) proveDone(ctx context.Context, spec Spec, entry *ledger.Entry) (*ledger.Entry, error) {
+	env, err := e.env(entry.Repo, ledger.Done)
+	if err != nil {
+		return nil, err
+	}
+	res := spec.Find(ctx, env, entry.Key)
+	switch res.State {
+	case effect.Found:
+		proven := *entry
+		art := res.Artifact
+		proven.Ref = ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text}
+		return &proven, nil
+	case effect.Absent, effect.Conflict:
+		return nil, &ConflictError{Key: entry.Key, Err: fmt.Errorf("the ledger records it as done (%s), but GitHub shows no artifact of ours that carries the key: the entry was written by someone else who can push to the repository, or the artifact was deleted; nothing was created. Check, then `ghonce resolve %s --retry --force` lets the next run act", orNothing(entry.Ref.Name()), entry.Key)}
+	}
+	return nil, &UnconfirmedError{Key: entry.Key, Err: fmt.Errorf("the ledger records it as done, and GitHub could not confirm it: %w", res.Err), Hint: "Nothing was created: rerun the same command once GitHub answers."}
+}
+
+func orNothing(name string) string {
+	if name == "" {
+		return "naming no artifact"
+	}
+	return name
 }
 
 // claim claims p.Key, waiting up to cfg.Wait while another live process
