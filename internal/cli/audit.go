@@ -185,8 +185,8 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 	// needs it (made when missing); a dry run reads it when there is one.
 	var l *store.Opened
 	if opts.Apply {
-		l, err = f.openLedger(ctx, opts.Ledger, store.CreateForAction)
-	} else if l, err = f.openLedgerToRead(ctx, opts.Ledger); err != nil {
+		l, err = f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateForAction}, opts.Repo, gh)
+	} else if l, err = f.openLedgerToRead(ctx, opts.Ledger, opts.Repo); err != nil {
 		f.logf("audit: no ledger to read (%v): the artifacts' own markers and labels alone say which keys are apart", err)
 		l, err = nil, nil
 	}

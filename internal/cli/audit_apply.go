@@ -223,7 +223,7 @@ func outcomeWord(kind string, o reconcile.Outcome) string {
 // writes failed; each failure is reported on stderr and in its action.
 func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *ghcheck.Client, r ghcheck.Repo, rep *audit.Report, actions []auditAction, la *ledgerArtifacts) (failed int, err error) {
 	f := opts.f
-	gh.UseLoginCache(reconcile.LoginCache(l))
+	cacheLogin(gh, l)
 	eng := f.engine(l, gh, f.sys.Err, opts.Engine)
 	repo := r.String()
 	// An --apply killed half-way left entries attempting, some for a

@@ -11,8 +11,9 @@ import (
 // execOptions is `ghonce exec`.
 type execOptions struct {
 	f *factory
-	// Act holds the acting flags exec reads: not --repo, --trust-ledger
-	// or the GitHub flags (a guarded command does not touch GitHub).
+	// Act holds the acting flags exec reads: not --trust-ledger or the
+	// GitHub flags (a guarded command does not touch GitHub); --repo only
+	// says where a repository ledger ("github") lives, never the key.
 	Act  actFlags
 	Exec reconcile.Exec
 	// dashAt is where "--" was among the arguments (-1: absent).
@@ -53,6 +54,7 @@ by --on-unconfirmed: fail (default: exit 3 and say how to settle it with
 	c.Flags().StringVar(&opts.Exec.Tgt, "target", "", "narrow the key, e.g. a recipient")
 	c.Flags().BoolVar(&opts.Exec.PassLedger, "pass-ledger", false, "pass a GHONCE_LEDGER URL (and its password) on to COMMAND and --check")
 	addLedgerFlag(c, &opts.Act.Ledger)
+	c.Flags().StringVarP((*string)(&opts.Act.Repo), "repo", "R", "", "with --ledger github: the repository that holds the claim (default $GH_REPO, else $GITHUB_REPOSITORY)")
 	addTaskFlag(c, &opts.Act.Task)
 	addStepFlag(c, &opts.Act.Step, "required")
 	addJSONFlag(c, &opts.Act.JSON)

@@ -66,13 +66,22 @@ func (f *factory) github(ctx context.Context, who gitHubFlags, repo repoFlag) (*
 // githubOn is github with the token's login cached in l (by a fingerprint
 // of the token, never the token): only the first run on a ledger spends
 // GET /user.
-func (f *factory) githubOn(ctx context.Context, who gitHubFlags, repo repoFlag, l ledger.Ledger) (*ghcheck.Client, error) {
+func (f *factory) githubOn(ctx context.Context, who gitHubFlags, repo repoFlag, l *store.Opened) (*ghcheck.Client, error) {
 	c, err := f.github(ctx, who, repo)
 	if err != nil {
 		return nil, err
 	}
-	c.UseLoginCache(reconcile.LoginCache(l))
+	cacheLogin(c, l)
 	return c, nil
+}
+
+// cacheLogin caches c's login in l, except in a repository ledger: there
+// the cache would cost two writes to the repository to save one read, and
+// anyone who can push could plant a login in it.
+func cacheLogin(c *ghcheck.Client, l *store.Opened) {
+	if !l.InRepository {
+		c.UseLoginCache(reconcile.LoginCache(l))
+	}
 }
 
 // ledgerAndGitHub opens the ledger at loc and, if who is not nil, a GitHub
@@ -85,11 +94,11 @@ func (f *factory) ledgerAndGitHub(ctx context.Context, loc ledgerFlag, create st
 			return nil, nil, err
 		}
 	}
-	if l, err = f.openLedger(ctx, loc, create); err != nil {
+	if l, err = f.openLedgerWith(ctx, loc, store.Options{Create: create}, repo, c); err != nil {
 		return nil, nil, err
 	}
 	if c != nil {
-		c.UseLoginCache(reconcile.LoginCache(l))
+		cacheLogin(c, l)
 	}
 	return l, c, nil
 }
@@ -108,24 +117,40 @@ func newGitHub(opts ghcheck.Options) (*ghcheck.Client, error) {
 // rather than a new, empty ledger. A location in a scheme this build does
 // not support is a usage error.
 func (f *factory) openLedger(ctx context.Context, loc ledgerFlag, create store.Create) (*store.Opened, error) {
-	return f.openLedgerWith(ctx, loc, store.Options{Create: create})
+	return f.openLedgerWith(ctx, loc, store.Options{Create: create}, "", nil)
 }
 
 // openLedgerToRead is openLedger for a verb that only reads (status): a
 // ledger this user may read but not write is opened read-only, with a
 // note on stderr, instead of failing.
-func (f *factory) openLedgerToRead(ctx context.Context, loc ledgerFlag) (*store.Opened, error) {
-	l, err := f.openLedgerWith(ctx, loc, store.Options{Create: store.CreateNever, ReadOnlyOK: true})
+func (f *factory) openLedgerToRead(ctx context.Context, loc ledgerFlag, repo repoFlag) (*store.Opened, error) {
+	l, err := f.openLedgerWith(ctx, loc, store.Options{Create: store.CreateNever, ReadOnlyOK: true}, repo, nil)
 	if err == nil && l.ReadOnly {
 		f.logf("the ledger %s is read-only for this user: opened it read-only to show it (acting, reconcile and resolve need write access to it and its directory)", l.Location)
 	}
 	return l, err
 }
 
-func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.Options) (*store.Opened, error) {
+// A repository ledger ("github") lives in repo (--repo, else GH_REPO, else
+// GITHUB_REPOSITORY) and talks through c, or when c is nil through a
+// client made from the environment's token.
+func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.Options, repo repoFlag, c *ghcheck.Client) (*store.Opened, error) {
 	loc, err := ledger.ResolvePath(string(flag), f.sys.Getenv)
 	if err != nil {
 		return nil, usagef("%v: pass --ledger PATH or set %s", err, ledger.EnvPath)
+	}
+	if store.IsGitHub(loc) {
+		if r, rerr := repo.orEnv(f.sys.Getenv); rerr == nil {
+			o.Repo = r
+		} else if repo != "" {
+			return nil, rerr
+		}
+		o.GitHub = func(ctx context.Context) (*ghcheck.Client, error) {
+			if c != nil {
+				return c, nil
+			}
+			return f.github(ctx, gitHubFlags{}, repo)
+		}
 	}
 	o.Now, o.CreatedBy = f.sys.Now, createdBy()
 	// The backends' errors name the ledger and say what to do.
@@ -147,7 +172,7 @@ func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer,
 		// A flag's 0 means "not at all"; the engine reads 0 as its default.
 		Ledger: l, GitHub: gh, LedgerNew: l.CannotVouch(), Wait: zeroIsOff(e.Wait), Settle: zeroIsOff(e.Settle),
 		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err, TrustNeverAttempted: e.TrustLedger,
-		Logf: f.logf,
+		Logf: f.logf, DoneNeedsProof: l.InRepository,
 		// 0 (the default) except in the matrix's binary (crashpoint).
 		Lease: crashpoint.Lease(),
 	}

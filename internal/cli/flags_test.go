@@ -69,7 +69,7 @@ func TestHelpListsTheSharedFlagsAVerbReads(t *testing.T) {
 		reads []string
 	}{
 		{[]string{"pr", "create"}, shared},
-		{[]string{"exec"}, []string{"--ledger", "--task", "--step", "--json", "--wait", "--settle"}},
+		{[]string{"exec"}, []string{"--ledger", "--repo", "--task", "--step", "--json", "--wait", "--settle"}},
 		{[]string{"status"}, []string{"--ledger", "--repo", "--task", "--json"}},
 		{[]string{"reconcile"}, []string{"--ledger", "--repo", "--task", "--json", "--settle", "--trust-author", "--app-id"}},
 		{[]string{"mcp"}, []string{"--ledger", "--repo", "--task", "--wait", "--settle", "--trust-ledger", "--trust-author", "--app-id"}},

@@ -90,8 +90,8 @@ func originNote(ctx context.Context, l *store.Opened) string {
 // recordLogin caches the token's login in l, best effort, and says what it
 // did ("" when there is no token, or a GitHub App mints them: an App's
 // identity comes from GET /app, not from the cache).
-func (f *factory) recordLogin(ctx context.Context, l ledger.Ledger) string {
-	if _, err := f.token(); err != nil {
+func (f *factory) recordLogin(ctx context.Context, l *store.Opened) string {
+	if _, err := f.token(); err != nil || l.InRepository {
 		return ""
 	}
 	if app, err := f.githubApp(appFlags{}, ""); err != nil || app != nil {

@@ -57,7 +57,7 @@ func reconcileRun(ctx context.Context, opts *reconcileOptions) error {
 	if err != nil {
 		return err
 	}
-	l, err := f.openLedger(ctx, opts.Ledger, store.CreateNever)
+	l, err := f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateNever}, opts.Filter.Repo, nil)
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 			return err
 		}
 	}
-	l, err := f.openLedgerToRead(ctx, opts.Ledger)
+	l, err := f.openLedgerToRead(ctx, opts.Ledger, opts.Filter.Repo)
 	if err != nil {
 		return err
 	}

@@ -40,5 +40,5 @@
 // (exec), which GitHub cannot be asked about, a done claim proves only that
 // some process that could push to the repository wrote one: the command is
 // not run again, exactly as with a local ledger; give --check when that is
-// not enough. See docs/guides/repository-ledger.md.
+// not enough. See docs/guide/repository-ledger.md.
 package github

@@ -13,6 +13,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
+	ghledger "github.com/ghonce/ghonce/ledger/github"
 	"github.com/ghonce/ghonce/ledger/ledgertest"
 )
 
@@ -199,4 +200,50 @@ func TestClaimsAreNotBranches(t *testing.T) {
 	if !strings.HasPrefix(l.RefOf("k"), "refs/ghonce/claims/") {
 		t.Errorf("RefOf = %s", l.RefOf("k"))
 	}
+}
+
+// TestPrune: done claims older than the cut are removed, the others and
+// the ones Keep spares stay; a pruned key can be claimed anew.
+func TestPrune(t *testing.T) {
+	clock := ledgertest.NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	s, c := world(t, clock.Now)
+	l := open(t, c)
+	ctx := t.Context()
+	done := func(key, kind string) {
+		p := claimParams(key, "a")
+		p.Kind = kind
+		cl, err := l.Claim(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Finish(ctx, ledger.FinishParams{Key: key, Fence: cl.Entry.Fence, Status: ledger.Done, Outcome: "created", Why: "ok"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done("old", "issue")
+	done("old-exec", "exec")
+	if _, err := l.Claim(ctx, claimParams("running", "a")); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(48 * time.Hour)
+	done("new", "issue")
+	keepExec := func(e *ledger.Entry) bool { return e.Kind == "exec" }
+	dry, err := l.Prune(ctx, ghledger.PruneParams{Before: clock.Now().Add(-24 * time.Hour), Keep: keepExec, DryRun: true})
+	if err != nil || len(dry) != 1 || dry[0].Key != "old" {
+		t.Fatalf("dry run = %v, %v; want old alone", dry, err)
+	}
+	if es, _ := l.List(ctx, ledger.ListParams{}); len(es) != 4 {
+		t.Fatalf("dry run removed something: %d entries", len(es))
+	}
+	gone, err := l.Prune(ctx, ghledger.PruneParams{Before: clock.Now().Add(-24 * time.Hour), Keep: keepExec})
+	if err != nil || len(gone) != 1 || gone[0].Key != "old" {
+		t.Fatalf("Prune = %v, %v", gone, err)
+	}
+	if _, err := l.Get(ctx, "old"); !errors.Is(err, ledger.ErrNotFound) {
+		t.Errorf("Get(old) after prune: %v", err)
+	}
+	if cl, err := open(t, c).Claim(ctx, claimParams("old", "b")); err != nil || cl.State != ledger.ClaimCreated {
+		t.Errorf("claim of a pruned key = %+v, %v; want created", cl, err)
+	}
+	checkDocumented(t, s)
 }

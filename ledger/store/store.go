@@ -14,7 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
+	ghledger "github.com/ghonce/ghonce/ledger/github"
 	"github.com/ghonce/ghonce/ledger/postgres"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 )
@@ -54,6 +56,15 @@ type Options struct {
 	// mount) read-only instead of failing: for the verbs that only look
 	// (status). Opened.ReadOnly says so; its writes fail.
 	ReadOnlyOK bool
+
+	// Repo is the repository the command acts on (OWNER/NAME), where the
+	// location "github" keeps the ledger; "" when the command names none.
+	Repo string
+	// GitHub returns the client a repository ledger ("github",
+	// github://OWNER/REPO) sends its requests through: the command's own,
+	// so the ledger's writes are paced with its other writes. Nil refuses
+	// those locations.
+	GitHub func(ctx context.Context) (*ghcheck.Client, error)
 }
 
 // origin is what a backend records for a ledger it creates, and whether it
@@ -83,6 +94,56 @@ type Opened struct {
 	// ReadOnly is true when Options.ReadOnlyOK opened the ledger
 	// read-only because this process cannot write it.
 	ReadOnly bool
+	// InRepository is true for a ledger that lives in a GitHub repository:
+	// anyone who can push there can write it, so a done entry is not
+	// proof on its own (reconcile.Config.DoneNeedsProof).
+	InRepository bool
+}
+
+// IsGitHub reports whether location is a repository ledger: "github" (the
+// repository each action writes to) or github://OWNER/REPO.
+func IsGitHub(location string) bool {
+	return strings.EqualFold(strings.TrimSpace(location), ghledger.Scheme) || Scheme(location) == ghledger.Scheme
+}
+
+// openGitHub opens a repository ledger.
+func openGitHub(ctx context.Context, location string, opts Options) (*Opened, error) {
+	repo := opts.Repo
+	if Scheme(location) == ghledger.Scheme {
+		repo = location[len(ghledger.Scheme)+3:]
+	}
+	r, err := ghcheck.ParseRepo(strings.TrimSuffix(repo, "/"))
+	if strings.TrimSpace(repo) == "" {
+		return nil, &badLocation{errors.New("open ledger: the ledger \"github\" lives in the repository the command acts on, and it names none: pass --repo OWNER/REPO, set GH_REPO (in Actions GITHUB_REPOSITORY is read), or give the ledger as github://OWNER/REPO")}
+	}
+	if err != nil {
+		return nil, &badLocation{fmt.Errorf("open ledger %s: %w: write it github://OWNER/REPO", location, err)}
+	}
+	if opts.GitHub == nil {
+		return nil, fmt.Errorf("open ledger: %w: a repository ledger needs a GitHub client here", ErrUnsupported)
+	}
+	c, err := opts.GitHub(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := ghledger.Open(ghledger.Options{Client: c, Repo: r})
+	if err != nil {
+		return nil, err
+	}
+	if opts.Create == CreateForInit {
+		if _, err := l.PutMeta(ctx, ledger.MetaOrigin, ledger.OriginInit, true); err != nil {
+			return nil, err
+		}
+		if _, err := l.PutMeta(ctx, ledger.MetaCreatedBy, opts.CreatedBy, true); err != nil {
+			return nil, err
+		}
+	}
+	o, err := opened(ctx, l, false, l.Location())
+	if err != nil {
+		return nil, err
+	}
+	o.InRepository = true
+	return o, nil
 }
 
 // ErrUnsupported is wrapped by Open's error for a URL whose scheme this
@@ -135,6 +196,9 @@ func Open(ctx context.Context, location string, opts Options) (*Opened, error) {
 	case len(location) >= 5 && strings.EqualFold(location[:5], "file:"):
 		return nil, &badLocation{errors.New("open ledger: a SQLite URI (file:...) is not taken; give the file's path, e.g. ./ledger.db")}
 	}
+	if IsGitHub(location) {
+		return openGitHub(ctx, location, opts)
+	}
 	switch s := Scheme(location); s {
 	case "postgres", "postgresql":
 		// The Postgres ledger keeps time by the server's clock; opts.Now
@@ -172,7 +236,7 @@ func Open(ctx context.Context, location string, opts Options) (*Opened, error) {
 		}
 		return opened(ctx, l, l.Created(), l.Path())
 	default:
-		return nil, fmt.Errorf("open ledger: %w: %s:// (use a file path for SQLite, or postgres://USER@HOST/DATABASE)", ErrUnsupported, s)
+		return nil, fmt.Errorf("open ledger: %w: %s:// (use a file path for SQLite, postgres://USER@HOST/DATABASE, or github://OWNER/REPO)", ErrUnsupported, s)
 	}
 }
 
@@ -213,5 +277,11 @@ func opened(ctx context.Context, l ledger.Ledger, created bool, location string)
 // against it; one older than the origin record is taken as established, as
 // before.
 func (o *Opened) CannotVouch() bool {
+	if o.InRepository {
+		// Nothing of it is lost with a runner's disk: it vouches like a
+		// ledger that has kept every run since it began. Pruning never
+		// removes a guarded command's claims (docs/guide/repository-ledger.md).
+		return false
+	}
 	return o.Created && o.Origin != ledger.OriginInit
 }

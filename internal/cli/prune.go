@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/ledger"
+	ghledger "github.com/ghonce/ghonce/ledger/github"
+	"github.com/ghonce/ghonce/ledger/store"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// pruneOptions is `ghonce prune`.
+type pruneOptions struct {
+	f         *factory
+	Ledger    ledgerFlag
+	Repo      repoFlag
+	JSON      bool
+	OlderThan string
+	DryRun    bool
+}
+
+func newCmdPrune(f *factory, runF func(*pruneOptions) error) *cobra.Command {
+	opts := &pruneOptions{f: f}
+	c := &cobra.Command{
+		Use:   "prune --older-than AGE [--ledger github] [--repo O/R] [--dry-run] [--json]",
+		Short: "Delete the repository ledger's claims of actions done long ago",
+		Long: `Delete from a repository ledger (--ledger github or github://OWNER/REPO) the
+claim ref of every pull request, issue, comment, branch and file done more
+than AGE ago (30d, 12h, 90m), on GitHub's clock. Claims that are not done,
+or newer, and every guarded command's (exec) claim are kept: GitHub cannot be
+asked whether a command ran, so its claim is the only record.
+
+What pruning gives up: a pruned key is as if this ledger had never recorded
+it. A rerun of it looks the artifact up on GitHub by its tags (the key's
+label, the hidden marker, the branch name), as after a lost ledger, and
+finds it there; with --trust-ledger it would not look and would act again,
+so do not prune a ledger that runs use with --trust-ledger.
+
+Prints each key it deletes (with --dry-run: would delete) on stdout, one per
+line; --json prints one object.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runOr(c.Context(), opts, runF, pruneRun)
+		},
+	}
+	c.Flags().StringVar(&opts.OlderThan, "older-than", "", "prune claims done longer ago than this: 30d, 12h, 90m (required)")
+	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "list what would be deleted, delete nothing")
+	addLedgerFlag(c, &opts.Ledger)
+	addRepoFlag(c, &opts.Repo)
+	addJSONFlag(c, &opts.JSON)
+	return c
+}
+
+type prunedClaimJSON struct {
+	Key    string    `json:"key"`
+	Kind   string    `json:"kind"`
+	Repo   string    `json:"repo"`
+	DoneAt time.Time `json:"done_at"`
+}
+
+type pruneClaimsJSON struct {
+	DryRun bool              `json:"dry_run"`
+	Before time.Time         `json:"before"`
+	Claims []prunedClaimJSON `json:"claims"`
+}
+
+func pruneRun(ctx context.Context, opts *pruneOptions) error {
+	f := opts.f
+	if opts.OlderThan == "" {
+		return usagef("prune: --older-than is required, e.g. --older-than 30d")
+	}
+	age, err := parseAge(opts.OlderThan)
+	if err != nil {
+		return usage(err)
+	}
+	l, err := f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateNever}, opts.Repo, nil)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	gl, ok := l.Ledger.(*ghledger.Ledger)
+	if !ok {
+		return usagef("prune works on a repository ledger (--ledger github or github://OWNER/REPO); %s keeps its entries", l.Location)
+	}
+	now, err := l.Now(ctx)
+	if err != nil {
+		return err
+	}
+	before := now.Add(-age)
+	gone, err := gl.Prune(ctx, ghledger.PruneParams{Before: before, DryRun: opts.DryRun,
+		Keep: func(e *ledger.Entry) bool { return !reconcile.IsGitHubKind(e.Kind) }})
+	out := pruneClaimsJSON{DryRun: opts.DryRun, Before: before.UTC(), Claims: []prunedClaimJSON{}}
+	for _, e := range gone {
+		out.Claims = append(out.Claims, prunedClaimJSON{Key: e.Key, Kind: e.Kind, Repo: e.Repo, DoneAt: e.UpdatedAt.UTC()})
+		if !opts.JSON {
+			fmt.Fprintln(f.sys.Out, e.Key)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		if err := f.writeJSON(out); err != nil {
+			return err
+		}
+	}
+	verb := "deleted"
+	if opts.DryRun {
+		verb = "would delete"
+	}
+	fmt.Fprintf(f.sys.Err, "ghonce: %s %d claims done before %s in %s\n", verb, len(gone), before.UTC().Format(time.RFC3339), l.Location)
+	return nil
+}

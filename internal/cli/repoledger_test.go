@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/testworld"
+	"github.com/ghonce/ghonce/ledger"
+	ghledger "github.com/ghonce/ghonce/ledger/github"
+	"github.com/ghonce/ghonce/ledger/ledgertest"
+)
+
+// repoLedgerWorld is a CLI world whose ledger is the repository itself:
+// every run is a fresh runner (its own home, no ledger file anywhere).
+func repoLedgerWorld(t *testing.T) *cliWorld { return repoLedgerWorldAt(t, nil) }
+
+// repoLedgerWorldAt is repoLedgerWorld with GitHub's clock now.
+func repoLedgerWorldAt(t *testing.T, now func() time.Time) *cliWorld {
+	tw := testworld.New(t, testworld.Fake(fixtures.Options{Now: now}))
+	return &cliWorld{t: t, fake: tw.GitHub, ledger: tw.Ledger, env: map[string]string{
+		"GH_TOKEN": testToken, "GITHUB_API_URL": tw.GitHub.URL(), "GHONCE_LEDGER": "github", "GITHUB_REPOSITORY": testRepo,
+	}}
+}
+
+func freshRunner(t *testing.T) map[string]string {
+	home := t.TempDir()
+	return map[string]string{"HOME": home, "XDG_STATE_HOME": filepath.Join(home, "state")}
+}
+
+func (w *cliWorld) claimRefs() int {
+	n := 0
+	for _, r := range w.fake.Refs(testworld.Owner, testworld.Name) {
+		if strings.HasPrefix(r, "refs/ghonce/claims/") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRepositoryLedgerOnFreshRunners: with GHONCE_LEDGER=github, runs that
+// share nothing but the repository create an issue and run a guarded
+// command once.
+func TestRepositoryLedgerOnFreshRunners(t *testing.T) {
+	t.Parallel()
+	w := repoLedgerWorld(t)
+	args := []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json"}
+	for i, want := range []string{"created", "skipped"} {
+		o := w.run("", freshRunner(t), args...)
+		if o.code != 0 || !strings.Contains(o.stdout, `"outcome":"`+want+`"`) {
+			t.Fatalf("run %d: exit %d, stdout %s, stderr %s; want %s", i, o.code, o.stdout, o.stderr, want)
+		}
+	}
+	if n := len(w.fake.Issues(testworld.Owner, testworld.Name)); n != 1 {
+		t.Errorf("%d issues, want 1", n)
+	}
+	if w.claimRefs() != 1 {
+		t.Errorf("%d claim refs, want 1", w.claimRefs())
+	}
+	if _, ok := w.fake.Branch(testworld.Owner, testworld.Name, "ghonce"); ok {
+		t.Error("a branch appeared")
+	}
+
+	out := filepath.Join(t.TempDir(), "deploys")
+	cmd := []string{"exec", "--task", "T1", "--step", "deploy", "--", "sh", "-c", "echo deployed >> " + out}
+	for i := range 2 {
+		if o := w.run("", freshRunner(t), cmd...); o.code != 0 {
+			t.Fatalf("exec run %d: exit %d, stderr %s", i, o.code, o.stderr)
+		}
+	}
+	if b, _ := os.ReadFile(out); string(b) != "deployed\n" {
+		t.Errorf("the guarded command ran %d times, want once", strings.Count(string(b), "deployed"))
+	}
+	// status and resolve read the same ledger.
+	o := w.run("", freshRunner(t), "status", "--json")
+	if o.code != 0 || strings.Count(o.stdout, `"key"`) != 2 {
+		t.Errorf("status: exit %d, %s %s", o.code, o.stdout, o.stderr)
+	}
+}
+
+// TestRepositoryLedgerDoneIsNotProof: a done claim someone else who can
+// push wrote is looked up, never believed.
+func TestRepositoryLedgerDoneIsNotProof(t *testing.T) {
+	t.Parallel()
+	w := repoLedgerWorld(t)
+	args := []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json"}
+	o := w.run("", freshRunner(t), args...)
+	var first struct {
+		Key    string `json:"key"`
+		Number int    `json:"number"`
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &first); o.code != 0 || err != nil || first.Number == 0 {
+		t.Fatalf("first run: exit %d, %s %s", o.code, o.stdout, o.stderr)
+	}
+	// mallory, who can push, points the claim at another issue.
+	c, err := ghcheck.New(ghcheck.Options{BaseURL: w.fake.URL(), Token: testworld.StrangerToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := ghledger.Open(ghledger.Options{Client: c, Repo: ghcheck.Repo{Owner: testworld.Owner, Name: testworld.Name}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Resolve(t.Context(), ledger.ResolveParams{Key: first.Key, Status: ledger.Done, Ref: ledger.Ref{Number: 4242, URL: "https://example.com/elsewhere"}, Who: "mallory", Note: "trust me"}); err != nil {
+		t.Fatal(err)
+	}
+	o = w.run("", freshRunner(t), args...)
+	if o.code != 0 || !strings.Contains(o.stdout, `"outcome":"skipped"`) || strings.Contains(o.stdout, "4242") || strings.Contains(o.stdout, "elsewhere") {
+		t.Fatalf("replay after a forged pointer: exit %d, %s %s; want skipped naming the issue it found", o.code, o.stdout, o.stderr)
+	}
+	// A done claim for a key that never ran: nothing of ours carries the
+	// key, so the run stops and creates nothing.
+	o2 := w.run("", freshRunner(t), "key", "--task", "T2", "--step", "issue-create", "--kind", "issue", "--repo", testRepo)
+	key := strings.TrimSpace(o2.stdout)
+	cl, err := l.Claim(t.Context(), ledger.ClaimParams{Key: key, Kind: "issue", Repo: testRepo, Owner: ledger.Owner{ID: "mallory"}, Lease: 60e9, Why: "forged"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Finish(t.Context(), ledger.FinishParams{Key: key, Fence: cl.Entry.Fence, Status: ledger.Done, Outcome: "created", Ref: ledger.Ref{Number: 1}, Why: "forged"}); err != nil {
+		t.Fatal(err)
+	}
+	o = w.run("", freshRunner(t), "issue", "create", "--task", "T2", "--title", "t", "--body", "b")
+	if o.code == 0 || !strings.Contains(o.stderr, "no artifact of ours that carries the key") {
+		t.Fatalf("forged done: exit %d, stderr %s; want a conflict", o.code, o.stderr)
+	}
+	if n := len(w.fake.Issues(testworld.Owner, testworld.Name)); n != 1 {
+		t.Errorf("%d issues, want 1", n)
+	}
+}
+
+// TestRepositoryLedgerNeedsARepository: "github" with no repository to
+// live in is a usage error that says what to pass.
+func TestRepositoryLedgerNeedsARepository(t *testing.T) {
+	t.Parallel()
+	w := repoLedgerWorld(t)
+	o := w.run("", map[string]string{"GITHUB_REPOSITORY": ""}, "exec", "--task", "T", "--step", "s", "--", "true")
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "github://OWNER/REPO") {
+		t.Fatalf("exit %d, stderr %s", o.code, o.stderr)
+	}
+}
+
+// TestRepositoryLedgerReadOnlyToken: a token without contents: write gets
+// an error that names the permission, and nothing is created.
+func TestRepositoryLedgerReadOnlyToken(t *testing.T) {
+	t.Parallel()
+	w := repoLedgerWorld(t)
+	w.fake.SetReadOnly(testworld.Login)
+	o := w.run("", freshRunner(t), "issue", "create", "--task", "T1", "--title", "t", "--body", "b")
+	if o.code == 0 || !strings.Contains(o.stderr, "permissions: contents: write") {
+		t.Fatalf("exit %d, stderr %s", o.code, o.stderr)
+	}
+	if n := len(w.fake.Issues(testworld.Owner, testworld.Name)); n != 0 {
+		t.Errorf("%d issues, want 0", n)
+	}
+}
+
+// TestPruneClaims: `ghonce prune` deletes old done claims of GitHub kinds
+// and keeps a guarded command's; a pruned issue is found by its tags.
+func TestPruneClaims(t *testing.T) {
+	t.Parallel()
+	clock := ledgertest.NewClock(time.Now().Truncate(time.Second))
+	w := repoLedgerWorldAt(t, clock.Now)
+	args := []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json"}
+	if o := w.run("", freshRunner(t), args...); o.code != 0 {
+		t.Fatalf("issue: %d %s", o.code, o.stderr)
+	}
+	if o := w.run("", freshRunner(t), "exec", "--task", "T1", "--step", "deploy", "--", "true"); o.code != 0 {
+		t.Fatalf("exec: %d %s", o.code, o.stderr)
+	}
+	o := w.run("", freshRunner(t), "prune", "--older-than", "1h")
+	if o.code != 0 || o.stdout != "" {
+		t.Fatalf("prune of nothing old: %d %q %s", o.code, o.stdout, o.stderr)
+	}
+	clock.Advance(2 * time.Hour) // on GitHub's clock
+	o = w.run("", freshRunner(t), "prune", "--older-than", "1h", "--json")
+	if o.code != 0 || strings.Count(o.stdout, `"key"`) != 1 || !strings.Contains(o.stdout, `"kind":"issue"`) {
+		t.Fatalf("prune: %d %s %s", o.code, o.stdout, o.stderr)
+	}
+	if w.claimRefs() != 1 {
+		t.Errorf("%d claims left, want the exec's", w.claimRefs())
+	}
+	o = w.run("", freshRunner(t), args...)
+	if o.code != 0 || !strings.Contains(o.stdout, `"outcome":"found"`) || len(w.fake.Issues(testworld.Owner, testworld.Name)) != 1 {
+		t.Fatalf("rerun after prune: %d %s %s; want found", o.code, o.stdout, o.stderr)
+	}
+	if o := w.run("", map[string]string{"GHONCE_LEDGER": filepath.Join(t.TempDir(), "l.db")}, "prune", "--older-than", "1d"); o.code == 0 {
+		t.Errorf("prune on a SQLite ledger succeeded")
+	}
+}
