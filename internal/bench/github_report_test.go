@@ -224,6 +224,7 @@ func TestGitHubReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.WriteString("## On the wire\n\n" + wireReport(t, bin) + "\n")
+	b.WriteString("## " + repoLedgerSection + "\n\n" + repoLedgerReport(t, bin) + "\n")
 
 	b.WriteString("## Reconcile at N = 40, 1,000 and 10,000\n\nN attempting entries in one repository (pull requests, issues and comments in turn; every second one exists on GitHub), settled by one `Engine.Reconcile` on a SQLite ledger on this machine's disk. Target: ≤ ⌈N/100⌉ + 3 requests; N = 1,000 with 50 ms per request under 5 s.\n\n")
 	b.WriteString("| N | look-ups | latency per request | requests | target | time |\n| --- | --- | --- | --- | --- | --- |\n")

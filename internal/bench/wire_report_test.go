@@ -80,19 +80,7 @@ func wireReport(t *testing.T, bin string) string {
 	n := 0
 	cliArgs := func(kind, task string) []string {
 		n++
-		head := fmt.Sprintf("wire-%d", n)
-		w.GitHub.SetRef(gOwner, gName, head, w.GitHub.AddCommit(gOwner, gName, "main"))
-		switch kind {
-		case "pr":
-			return []string{"pr", "create", "--task", task, "--base", "main", "--head", head, "--title", "t", "--body", "b"}
-		case "issue":
-			return []string{"issue", "create", "--task", task, "--title", "t", "--body", "b"}
-		case "comment":
-			return []string{"issue", "comment", fmt.Sprint(w.thread), "--task", task, "--body", "b"}
-		case "branch":
-			return []string{"branch", "create", "b" + head, "--task", task, "--sha", w.Main}
-		}
-		return []string{"file", "put", head + ".txt", "--task", task, "--branch", "main", "--message", "m", "--content-file", content}
+		return w.cliCreate(kind, task, fmt.Sprintf("wire-%d", n), content)
 	}
 	bare := func(kind string) (time.Duration, error) {
 		n++
@@ -163,6 +151,26 @@ func wireReport(t *testing.T, bin string) string {
 	}
 	b.WriteString("\n" + mcpWireReport(t, bin))
 	return b.String()
+}
+
+// cliCreate is the ghonce command line of a first create of kind on a
+// new head branch (pushed here, made from main) named head; content is
+// the file a file put sends. "exec" is a guarded command.
+func (w *gworld) cliCreate(kind, task, head, content string) []string {
+	w.GitHub.SetRef(gOwner, gName, head, w.GitHub.AddCommit(gOwner, gName, "main"))
+	switch kind {
+	case "pr":
+		return []string{"pr", "create", "--task", task, "--base", "main", "--head", head, "--title", "t", "--body", "b"}
+	case "issue":
+		return []string{"issue", "create", "--task", task, "--title", "t", "--body", "b"}
+	case "comment":
+		return []string{"issue", "comment", fmt.Sprint(w.thread), "--task", task, "--body", "b"}
+	case "branch":
+		return []string{"branch", "create", "b" + head, "--task", task, "--sha", w.Main}
+	case "exec":
+		return []string{"exec", "--task", task, "--step", "deploy", "--", "true"}
+	}
+	return []string{"file", "put", head + ".txt", "--task", task, "--branch", "main", "--message", "m", "--content-file", content}
 }
 
 // barePost sends one create as an unguarded tool does: a fresh client and

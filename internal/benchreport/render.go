@@ -17,6 +17,7 @@ var generatedSections = []string{
 	"Where the time goes",
 	githubRequestsSection,
 	wireSection,
+	repoLedgerSection,
 	reconcileSection,
 	concurrentSection,
 }
@@ -214,6 +215,7 @@ func (r *report) render() string {
 	r.renderGitHub(w, githubRequestsSection)
 	r.renderGitHub(w, wireSection)
 	r.renderAction(w)
+	r.renderGitHub(w, repoLedgerSection)
 	r.renderGitHub(w, reconcileSection)
 	r.renderConcurrent(w)
 	return b.String()

@@ -13,6 +13,7 @@ import (
 const (
 	githubRequestsSection = "GitHub requests per operation and per kind"
 	wireSection           = "On the wire"
+	repoLedgerSection     = "The repository as the ledger"
 	reconcileSection      = "Reconcile at N = 40, 1,000 and 10,000"
 	concurrentSection     = "Concurrent claims: SQLite vs Postgres"
 )
