@@ -241,6 +241,11 @@ type orphanCase struct {
 	sigName    string
 }
 
+// orphanDeadline bounds the waits of an orphan row for what a released
+// command does: a deadline against a hang, never a measure, so it is sized
+// for a loaded machine.
+const orphanDeadline = 2 * time.Minute
+
 var orphanCases = []orphanCase{
 	{"", false, syscall.SIGKILL, "SIGKILL"},
 	{"grandchild-kill", true, syscall.SIGKILL, "SIGKILL"},
@@ -280,11 +285,11 @@ func (w *world) orphanRow(ctx context.Context, runs int, oc orphanCase) (*row, e
 				if o == "released" {
 					select {
 					case <-w.fx.posted:
-					case <-time.After(30 * time.Second):
+					case <-time.After(orphanDeadline):
 						return fmt.Errorf("orphaned command released but never posted")
 					}
 				}
-			case <-time.After(30 * time.Second):
+			case <-time.After(orphanDeadline):
 				return fmt.Errorf("the first run's command never reached the gate")
 			}
 			return nil

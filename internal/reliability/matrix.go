@@ -135,7 +135,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		t0 := time.Now()
 		err := fn()
 		cfg.Logf("part %s: %s", name, time.Since(t0).Round(time.Millisecond))
-		return err
+		if err != nil {
+			// The last line of a failed run names what to rerun.
+			return fmt.Errorf("part %s (profile %s, seed %d; rerun it alone with -reliability.parts=%s -reliability.seed=%d): %w", name, cfg.Profile.name, cfg.Seed, name, cfg.Seed, err)
+		}
+		return nil
 	}
 	if err := step("kill", func() error {
 		rows, err := perKind(ctx, kindOrder, func(k *kind) ([]*row, error) { return m.killPoints(ctx, k, cfg.Profile.killRuns) })
@@ -278,18 +282,27 @@ func scanFiles(dir, skip string, secrets []string) (n int, leaks []string, err e
 }
 
 // Failures lists every violated expectation.
+//
+// Each names its part, its row and the seed, then the reason, so that the
+// last lines of a failed run say what failed and how to rerun it alone.
 func (rep *Report) Failures() []string {
 	var out []string
-	for _, part := range [][]*row{rep.kill, rep.random, rep.race, rep.fault, rep.ns, rep.bad} {
-		for _, r := range part {
+	fail := func(part, row, e string) {
+		out = append(out, fmt.Sprintf("part %s, row %s, seed %d: %s", part, row, rep.cfg.Seed, e))
+	}
+	for _, part := range []struct {
+		name string
+		rows []*row
+	}{{"kill", rep.kill}, {"random", rep.random}, {"race", rep.race}, {"fault", rep.fault}, {"pidns", rep.ns}, {"bad", rep.bad}} {
+		for _, r := range part.rows {
 			for _, e := range r.errs {
-				out = append(out, fmt.Sprintf("%s / %s / %s: %s", r.kind, r.what, r.ledger, e))
+				fail(part.name, fmt.Sprintf("%q", r.kind+" / "+r.what+" / "+r.ledger), e)
 			}
 		}
 	}
 	for _, r := range rep.audit {
 		for _, e := range r.errs {
-			out = append(out, fmt.Sprintf("audit --apply / %s: %s", r.what, e))
+			fail("audit", fmt.Sprintf("%q", "audit --apply / "+r.what), e)
 		}
 	}
 	for _, l := range rep.secrets.leaks {

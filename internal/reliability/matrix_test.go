@@ -48,7 +48,11 @@ func TestMatrix(t *testing.T) {
 	} else {
 		t.Logf("\n%s", rep.Markdown())
 	}
-	for _, f := range rep.Failures() {
+	fails := rep.Failures()
+	for _, f := range fails {
 		t.Error(f)
+	}
+	if len(fails) > 0 {
+		t.Errorf("%d failed expectation(s), profile %s, seed %d (each above names its part and row): rerun one part alone with -reliability.parts=PART -reliability.seed=%d", len(fails), prof.name, seed, seed)
 	}
 }

@@ -49,10 +49,15 @@ const (
 )
 
 const (
-	nsLease = 2 * time.Second
+	// nsLease is the holder's lease. The holder renews it every quarter of
+	// it, so a renewal may come up to three quarters late before a live
+	// holder's lease ends: 3 seconds, which a process on a loaded 2-core
+	// machine (load 8 and more) must not take as a given. (A 2-second
+	// lease left 1.5.)
+	nsLease = 4 * time.Second
 	// nsRacerWait is the live row's rerun's --wait: two and a half leases,
 	// so it outlasts the lease the holder had when it began.
-	nsRacerWait = 5 * time.Second
+	nsRacerWait = 10 * time.Second
 	// nsTakeoverWait is the dead row's reruns' --wait: time for the dead
 	// holder's lease to end even on a loaded machine.
 	nsTakeoverWait = 5 * nsLease

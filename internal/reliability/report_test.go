@@ -22,3 +22,22 @@ func TestReportSaysThePIDNamespacePartWasSkipped(t *testing.T) {
 		}
 	}
 }
+
+// A failed expectation names its part, its row and the seed before the
+// reason: the last lines of a failed `make reliability-short` say which
+// row failed, why, and how to rerun it alone.
+func TestFailuresNamePartRowSeedAndReason(t *testing.T) {
+	r := newRow("issue", "SIGKILL at a random delay", "")
+	r.errorf("only 3 of 40 trials had their first run killed")
+	a := &auditRow{what: "another author's marker"}
+	a.errorf("1 false positive(s)")
+	rep := &Report{cfg: Config{Profile: profiles["short"], Seed: 42}, random: []*row{r}, audit: []*auditRow{a}}
+	got := rep.Failures()
+	want := []string{
+		`part random, row "issue / SIGKILL at a random delay / ", seed 42: only 3 of 40 trials had their first run killed`,
+		`part audit, row "audit --apply / another author's marker", seed 42: 1 false positive(s)`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Failures() =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
