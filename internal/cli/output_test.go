@@ -350,7 +350,28 @@ func TestStatusRendering(t *testing.T) {
 	path, now, keys := statusWorld(t)
 	env := map[string]string{"GHONCE_LEDGER": path}
 
-	table := runAt(now, env, "status")
+	summary := runAt(now, env, "status")
+	if summary.code != 0 {
+		t.Fatalf("status: exit %d: %s", summary.code, summary.stderr)
+	}
+	golden(t, "status_summary.golden", summary.stdout)
+	lines := strings.Split(strings.TrimSuffix(summary.stdout, "\n"), "\n")
+	if !strings.HasPrefix(lines[0], "nightly: 1 step, 1 attempting; 1 stuck, the longest for 5m") || !strings.Contains(lines[1], "attempting, stuck 5m") {
+		t.Errorf("status: the stuck task is not first, with how long it is stuck:\n%s", summary.stdout)
+	}
+	if !strings.Contains(summary.stdout, "https://github.com/octo-org/hello-world/pull/7") {
+		t.Errorf("status: no link to the done step's artifact:\n%s", summary.stdout)
+	}
+	for i, line := range lines {
+		if line != "" && !strings.HasPrefix(line, "  ") && !strings.Contains(line, " step") {
+			t.Errorf("status: line %d is neither a task nor a step (a value broke the line): %q", i, line)
+		}
+	}
+	if !strings.Contains(summary.stderr, "3 entries: 1 attempting, 1 done, 1 failed") {
+		t.Errorf("status: no counts on stderr: %q", summary.stderr)
+	}
+
+	table := runAt(now, env, "status", "--table")
 	if table.code != 0 {
 		t.Fatalf("status: exit %d: %s", table.code, table.stderr)
 	}
@@ -373,7 +394,7 @@ func TestStatusRendering(t *testing.T) {
 		t.Errorf("status KEY does not show the full last error:\n%s", record.stdout)
 	}
 
-	stale := runAt(now, env, "status", "--stale", "2m")
+	stale := runAt(now, env, "status", "--stale", "2m", "--table")
 	if stale.code != ExitStale {
 		t.Fatalf("status --stale: exit %d, want 5: %s", stale.code, stale.stderr)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -26,6 +27,7 @@ type statusOptions struct {
 	Key    string // one entry and its history; empty: list
 	State  string
 	Stale  time.Duration
+	Table  bool // one line per entry instead of the summary per task
 }
 
 func newCmdStatus(f *factory, runF func(*statusOptions) error) *cobra.Command {
@@ -35,12 +37,18 @@ func newCmdStatus(f *factory, runF func(*statusOptions) error) *cobra.Command {
 		Short: "Show the ledger; with --stale, exit 5 if an attempting entry is older than DURATION",
 		Long: `Show the ledger's entries, optionally of one task, repository or state.
 
-For people: a table, one entry a line (AGE is the time since the entry was
-last written, "3m", "2h", "4d"; long tasks and errors end in "…"; newlines
-and tabs inside a value are shown as \n and \t), and the counts per status
-on stderr. With KEY, that entry as a record, its last error in full, and its
-history: every transition, which process or person made it and why (the
---note of 'ghonce resolve' included).
+For people: per task, a summary line (its steps done, failed and
+attempting, and what is stuck and for how long), then each step: its state,
+its artifact's link (or its last error) and when it was last written. A
+step attempting without a live holder is stuck: a crash or an unconfirmed
+outcome left it, and 'ghonce reconcile' (or the same command again)
+settles it. Tasks with stuck steps come first. The counts per status go to
+stderr. With --table, one entry a line instead (AGE is the time since the
+entry was last written, "3m", "2h", "4d"; long tasks and errors end in "…";
+newlines and tabs inside a value are shown as \n and \t). With KEY, that
+entry as a record, its last error in full, and its history: every
+transition, which process or person made it and why (the --note of
+'ghonce resolve' included).
 
 With --stale DURATION, list only the attempting entries last written longer
 ago than DURATION, and exit 5 if there are any: for a monitor. They are
@@ -60,6 +68,7 @@ key, state and each entry's history.
 	}
 	c.Flags().StringVar(&opts.State, "state", "", "only entries in this state: attempting, done or failed")
 	c.Flags().DurationVar(&opts.Stale, "stale", 0, "list only attempting entries last written longer ago than this (e.g. 15m); exit 5 if there are any")
+	c.Flags().BoolVar(&opts.Table, "table", false, "one line per entry (key, status, kind, task, step, repo, ref, tries, age, last error) instead of the summary per task")
 	addLedgerFlag(c, &opts.Ledger)
 	addFilterFlags(c, &opts.Filter)
 	addJSONFlag(c, &opts.JSON)
@@ -121,8 +130,10 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 		err = printStatusJSON(f, opts, entries, history, stale)
 	case opts.Key != "" && len(entries) == 1:
 		printStatusRecord(f.sys.Out, now, entries[0], history)
-	case opts.Key == "":
+	case opts.Key == "" && opts.Table:
 		printStatusTable(f, now, entries)
+	case opts.Key == "":
+		printStatusSummary(f, now, entries)
 	}
 	if err != nil {
 		return err
@@ -220,6 +231,101 @@ func printStatusTable(f *factory, now time.Time, entries []*ledger.Entry) {
 	}
 	_ = w.Flush()
 	fmt.Fprintln(f.sys.Err, summary)
+}
+
+// printStatusSummary prints, for a person, each task's summary line and
+// its steps (state, artifact link or last error, age), the tasks with
+// stuck steps first, then the most recently active; the counts per status
+// go to stderr as with the table.
+func printStatusSummary(f *factory, now time.Time, entries []*ledger.Entry) {
+	n := countStatus(entries)
+	counts := fmt.Sprintf("ghonce: %d %s: %d attempting, %d done, %d failed",
+		len(entries), plural(len(entries), "entry", "entries"), n[ledger.Attempting], n[ledger.Done], n[ledger.Failed])
+	type task struct {
+		name    string
+		steps   []*ledger.Entry
+		stuck   time.Duration // the longest a step has been stuck; 0: none
+		nStuck  int
+		latest  time.Time
+		perStat map[ledger.Status]int
+	}
+	byName := map[string]*task{}
+	var tasks []*task
+	for _, e := range entries {
+		t := byName[e.Task]
+		if t == nil {
+			t = &task{name: e.Task, perStat: map[ledger.Status]int{}}
+			byName[e.Task] = t
+			tasks = append(tasks, t)
+		}
+		t.steps = append(t.steps, e)
+		t.perStat[e.Status]++
+		if e.UpdatedAt.After(t.latest) {
+			t.latest = e.UpdatedAt
+		}
+		if stuck(e, now) {
+			t.nStuck++
+			t.stuck = max(t.stuck, now.Sub(e.UpdatedAt))
+		}
+	}
+	slices.SortStableFunc(tasks, func(a, b *task) int {
+		if (a.nStuck > 0) != (b.nStuck > 0) {
+			if a.nStuck > 0 {
+				return -1
+			}
+			return 1
+		}
+		return b.latest.Compare(a.latest)
+	})
+	out := f.sys.Out
+	for i, t := range tasks {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		var parts []string
+		for _, st := range []ledger.Status{ledger.Done, ledger.Failed, ledger.Attempting} {
+			if k := t.perStat[st]; k > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", k, st))
+			}
+		}
+		head := fmt.Sprintf("%s: %d %s, %s", escape(t.name), len(t.steps), plural(len(t.steps), "step", "steps"), strings.Join(parts, ", "))
+		if t.nStuck > 0 {
+			head += fmt.Sprintf("; %d stuck, the longest for %s: run `ghonce reconcile`", t.nStuck, human.Age(t.stuck))
+		}
+		fmt.Fprintln(out, head)
+		slices.SortStableFunc(t.steps, func(a, b *ledger.Entry) int { return a.CreatedAt.Compare(b.CreatedAt) })
+		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		for _, e := range t.steps {
+			state, what := string(e.Status), orDash(escape(artifactLink(e)))
+			switch {
+			case stuck(e, now):
+				state = "attempting, stuck " + human.Age(now.Sub(e.UpdatedAt))
+				what = orDash(truncate(escape(e.LastError), errorWidth))
+			case e.Status == ledger.Attempting:
+				state = fmt.Sprintf("attempting, running (process %d on %s)", e.Owner.PID, escape(e.Owner.Host))
+			case e.Status == ledger.Failed:
+				what = orDash(truncate(escape(e.LastError), errorWidth))
+			}
+			fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s ago\n", truncate(escape(e.Step), stepWidth), escape(e.Kind), state, what, human.Age(now.Sub(e.UpdatedAt)))
+		}
+		_ = w.Flush()
+	}
+	fmt.Fprintln(f.sys.Err, counts)
+}
+
+// stuck reports whether e is attempting with no live holder: a crash or
+// an unconfirmed outcome left it for the next run or `ghonce reconcile`.
+func stuck(e *ledger.Entry, now time.Time) bool {
+	return e.Status == ledger.Attempting && !e.LeaseLive(now)
+}
+
+// artifactLink is what a person follows to the artifact: its URL, else its
+// name or what a guarded command's check printed.
+func artifactLink(e *ledger.Entry) string {
+	if e.Ref.URL != "" {
+		return e.Ref.URL
+	}
+	return refText(e.Ref)
 }
 
 // printStatusRecord prints one entry as a vertical record, its last error
