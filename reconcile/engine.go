@@ -432,7 +432,6 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 	var res effect.Result
 	if e.cfg.TrustNeverAttempted && env.NeverAttempted && onGitHub(spec) {
 		res = effect.Result{State: effect.Absent} // trusted: see Config
-		env.Trusted = true
 	} else {
 		res = find(ctx, env, key, spec, prior)
 	}

@@ -26,9 +26,8 @@ type Prepared struct {
 	a       Action // as cleaned
 	id      taskkey.Identity
 	key     string
-	repo    ghcheck.Repo // zero when a.Repo is empty
-	payload []byte       // the Spec as the ledger stores it
-	hash    string       // of payload
+	payload []byte // the Spec as the ledger stores it
+	hash    string // of payload
 	// legacy are the keys the id as given derived before ids were
 	// normalised to NFC (taskkey.LegacyKeys); empty for most ids.
 	legacy []string
@@ -56,7 +55,7 @@ func Prepare(a Action) (*Prepared, error) {
 		return nil, &InvalidError{fmt.Errorf("no repository: a %s acts on a GitHub repository: pass --repo OWNER/NAME", id.Kind)}
 	}
 	if a.Repo != "" {
-		if p.repo, err = ghcheck.ParseRepo(a.Repo); err != nil {
+		if _, err := ghcheck.ParseRepo(a.Repo); err != nil {
 			return nil, &InvalidError{err}
 		}
 	}

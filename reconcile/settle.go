@@ -157,7 +157,6 @@ func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pen
 		return nil, s, nil
 	}
 	e.dateEnv(env, c, claimed)
-	env.ReadOnly = true
 	return &pending{claim: c, claimed: claimed, spec: spec, env: env, s: s}, s, nil
 }
 

@@ -49,13 +49,6 @@ type Env struct {
 	// Since, when not zero, is when the first attempt of this key began,
 	// less clock skew: what any attempt made was created after it.
 	Since time.Time
-	// Trusted is set when the create follows no look-up: the ledger's
-	// "never attempted" was trusted (Config.TrustNeverAttempted).
-	Trusted bool
-	// ReadOnly is set by Reconcile: Find may only read (it settles entries
-	// and never creates). No Find of the kinds here writes at all: the key's
-	// label is made by GitHub as a create applies it (ghcheck.KeyLabelColor).
-	ReadOnly bool
 	// Stdout and Stderr receive a guarded command's output.
 	Stdout, Stderr io.Writer
 
