@@ -25,13 +25,6 @@ type write struct {
 	method, rest string // rest: the path after the API root, e.g. repos/o/r/pulls
 }
 
-// defaultSteps are the CLI verbs' default steps, so a write keyed through
-// the guard and the same action through `ghonce` share a key.
-var defaultSteps = map[string]string{
-	"pr": "pr-create", "issue": "issue-create", "comment": "issue-comment",
-	"branch": "branch-create", "file": "file-put",
-}
-
 // parseWrite recognises req as a guarded write; otherwise it returns nil
 // and why it is not one.
 func parseWrite(req *http.Request) (*write, string) {
@@ -96,9 +89,8 @@ func (w *write) action(req *http.Request, task, stepName string) (reconcile.Acti
 			return reconcile.Action{}, nil, fmt.Errorf("read request body: %w", err)
 		}
 	}
-	if stepName == "" {
-		stepName = defaultSteps[w.kind]
-	}
+	// An empty step is the kind's default (reconcile.DefaultStepper), as
+	// through every other front.
 	a := reconcile.Action{Task: task, Step: stepName, Repo: w.owner + "/" + w.name}
 	var err error
 	a.Spec, err = w.spec(body)

@@ -13,6 +13,16 @@ import (
 // type assertion and has a default for a kind without it. A kind's file
 // (kind_pr.go, kind_issue.go, ..., exec.go) holds every method it has.
 
+// DefaultStepper is a Spec with a default step: the step of an action
+// that names none, whichever front it comes through (the CLI, the gh shim,
+// the MCP server, the go-github transport), so the same act through two
+// fronts has one key. Prepare and KeyOf apply it; a front passes an empty
+// step rather than a default of its own. A kind without one (a guarded
+// command, a tool call) needs its step named.
+type DefaultStepper interface {
+	DefaultStep() string
+}
+
 // PriorFinder is a Spec that looks for its own artifact and for the one
 // an earlier attempt's description may have made (prior, of the same
 // kind: another head branch, a reworded body) in one look-up, sharing the

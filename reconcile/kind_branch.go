@@ -20,6 +20,7 @@ type Branch struct {
 }
 
 func (Branch) Kind() string            { return "branch" }
+func (Branch) DefaultStep() string     { return "branch-create" }
 func (b Branch) Target() string        { return b.Name }
 func (b Branch) Validate(string) error { return ghcheck.CheckBranch(b.Name, b.SHA) }
 func (b Branch) Find(ctx context.Context, env *Env, _ string) effect.Result {

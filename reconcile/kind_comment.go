@@ -18,8 +18,18 @@ type Comment struct {
 	Body   string `json:"body"`
 }
 
-func (Comment) Kind() string     { return "comment" }
-func (c Comment) Target() string { return strconv.Itoa(c.Number) }
+func (Comment) Kind() string { return "comment" }
+
+// DefaultStep: see DefaultStepper. A comment on a pull request is an
+// issue comment to GitHub, and its default step is the same.
+func (Comment) DefaultStep() string { return "issue-comment" }
+
+// formerDefaultSteps: before a kind declared its default step, `ghonce pr
+// comment` and `gh pr comment` (through the shim) defaulted to
+// "pr-comment"; Prepare looks in the ledger under that key too (see
+// Prepared.legacy).
+func (Comment) formerDefaultSteps() []string { return []string{"pr-comment"} }
+func (c Comment) Target() string             { return strconv.Itoa(c.Number) }
 func (c Comment) Validate(key string) error {
 	if err := ghcheck.CheckIssueNumber(c.Number); err != nil {
 		return err

@@ -24,8 +24,11 @@ type File struct {
 	Replaces string `json:"replaces,omitempty"`
 }
 
-func (File) Kind() string     { return "file" }
-func (f File) Target() string { return f.Branch + ":" + f.Path }
+func (File) Kind() string { return "file" }
+
+// DefaultStep: see DefaultStepper.
+func (File) DefaultStep() string { return "file-put" }
+func (f File) Target() string    { return f.Branch + ":" + f.Path }
 func (f File) Validate(string) error {
 	if err := ghcheck.CheckFile(f.Branch, f.Path); err != nil {
 		return err

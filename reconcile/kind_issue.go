@@ -15,8 +15,11 @@ type Issue struct {
 	Labels []string `json:"labels,omitempty"`
 }
 
-func (Issue) Kind() string   { return "issue" }
-func (Issue) Target() string { return "" }
+func (Issue) Kind() string { return "issue" }
+
+// DefaultStep: see DefaultStepper.
+func (Issue) DefaultStep() string { return "issue-create" }
+func (Issue) Target() string      { return "" }
 func (i Issue) Validate(key string) error {
 	if blank(i.Title) {
 		return errors.New("title is empty: pass --title (a title of only whitespace is no title)")

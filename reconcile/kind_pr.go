@@ -20,8 +20,11 @@ type PR struct {
 	Labels []string `json:"labels,omitempty"`
 }
 
-func (PR) Kind() string     { return "pr" }
-func (p PR) Target() string { return p.Base }
+func (PR) Kind() string { return "pr" }
+
+// DefaultStep: see DefaultStepper.
+func (PR) DefaultStep() string { return "pr-create" }
+func (p PR) Target() string    { return p.Base }
 func (p PR) Validate(key string) error {
 	switch {
 	case p.Base == "":

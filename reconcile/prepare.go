@@ -3,6 +3,7 @@ package reconcile
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/taskkey"
@@ -28,8 +29,11 @@ type Prepared struct {
 	key     string
 	payload []byte // the Spec as the ledger stores it
 	hash    string // of payload
-	// legacy are the keys the id as given derived before ids were
-	// normalised to NFC (taskkey.LegacyKeys); empty for most ids.
+	// legacy are the keys the action may have been recorded under before:
+	// the id as given before ids were normalised to NFC
+	// (taskkey.LegacyKeys), and, for an action that named no step, the
+	// kind's former default steps (a comment's "pr-comment"). Empty for
+	// most actions.
 	legacy []string
 }
 
@@ -43,6 +47,8 @@ type Prepared struct {
 // a.Spec is read once, here: a change to it afterwards (through a pointer
 // or a shared slice) is not seen by the key or the payload.
 func Prepare(a Action) (*Prepared, error) {
+	defaulted := strings.TrimSpace(a.Step) == ""
+	a = withDefaultStep(a)
 	id, err := checkIdentity(a)
 	if err != nil {
 		return nil, err
@@ -66,6 +72,13 @@ func Prepare(a Action) (*Prepared, error) {
 		return nil, &InvalidError{err}
 	}
 	p.legacy = taskkey.LegacyKeys(taskkey.Identity{Task: a.Task, Step: a.Step, Kind: id.Kind, Repo: a.Repo, Target: id.Target})
+	if f, ok := a.Spec.(interface{ formerDefaultSteps() []string }); ok && defaulted {
+		for _, step := range f.formerDefaultSteps() {
+			old := id
+			old.Step = step
+			p.legacy = append(p.legacy, taskkey.Key(old))
+		}
+	}
 	a.Task, a.Step = id.Task, id.Step
 	p.a = a
 	return p, nil
@@ -86,6 +99,7 @@ func (p *Prepared) Action() Action { return p.a }
 // attempt resolved. For every a that Prepare accepts,
 // KeyOf(a) equals Prepare(a).Key(). Its error is an *InvalidError.
 func KeyOf(a Action) (string, error) {
+	a = withDefaultStep(a)
 	id, err := checkIdentity(a)
 	if err != nil {
 		return "", err
@@ -96,6 +110,25 @@ func KeyOf(a Action) (string, error) {
 		}
 	}
 	return taskkey.Key(id), nil
+}
+
+// DefaultStep is the step of an action of spec's kind that names none
+// (see DefaultStepper); "" for a kind that has no default.
+func DefaultStep(spec Spec) string {
+	if d, ok := spec.(DefaultStepper); ok {
+		return d.DefaultStep()
+	}
+	return ""
+}
+
+// withDefaultStep is a with its kind's default step when it names none.
+func withDefaultStep(a Action) Action {
+	if strings.TrimSpace(a.Step) == "" && a.Spec != nil {
+		if d := DefaultStep(a.Spec); d != "" {
+			a.Step = d
+		}
+	}
+	return a
 }
 
 // checkIdentity returns a's identity, cleaned: the ledger keeps the task

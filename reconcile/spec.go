@@ -63,6 +63,8 @@ type Env struct {
 
 // Action is one side effect to perform once.
 type Action struct {
+	// Step "" is the kind's default step (DefaultStep), for a kind that
+	// has one.
 	Task, Step string
 	Repo       string // "owner/name"; empty for a command that does not touch GitHub
 	Spec       Spec

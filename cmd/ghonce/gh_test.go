@@ -169,7 +169,7 @@ func TestGhShimKilledAfterCommitRerunMakesOne(t *testing.T) {
 		},
 		{
 			// No number: the open pull request of the current branch, as gh.
-			name: "pr comment", kill: fixtures.KindComment, step: "pr-comment", kind: "comment",
+			name: "pr comment", kill: fixtures.KindComment, step: "issue-comment", kind: "comment",
 			first: func(w *ghWorld) []string {
 				w.number = w.fake.SeedPR(owner, name, login, fixtures.SeedPR{Title: "Fix #42", Head: "fix-42"})
 				return []string{"pr", "comment", "--body", "CI is green."}

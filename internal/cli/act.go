@@ -82,8 +82,6 @@ func actWithBody(ctx context.Context, o actOptions, b *bodyFlags, spec func(body
 type actOptions struct {
 	f     *factory
 	flags actFlags
-	// defStep is the step when --step is not given ("pr-create", ...).
-	defStep string
 	// needRepo is false for guarded commands, which do not touch GitHub.
 	needRepo bool
 	spec     reconcile.Spec
@@ -110,7 +108,7 @@ func runAction(ctx context.Context, o actOptions) error {
 		}
 	}
 	// A *reconcile.InvalidError: exit 2, and nothing recorded.
-	p, err := reconcile.Prepare(reconcile.Action{Task: task, Step: o.flags.Step.or(o.defStep), Repo: repo, Spec: o.spec, OnChange: o.onChange})
+	p, err := reconcile.Prepare(reconcile.Action{Task: task, Step: string(o.flags.Step), Repo: repo, Spec: o.spec, OnChange: o.onChange})
 	if err != nil {
 		return err
 	}

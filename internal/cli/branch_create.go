@@ -53,7 +53,7 @@ func branchCreateRun(ctx context.Context, opts *branchCreateOptions) error {
 		}
 		b.SHA = sha
 	}
-	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, defStep: "branch-create", needRepo: true, spec: b})
+	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, needRepo: true, spec: b})
 }
 
 // resolveFrom resolves --from REF to a commit SHA on GitHub.

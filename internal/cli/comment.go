@@ -51,7 +51,7 @@ func commentRun(ctx context.Context, opts *commentOptions) error {
 	if err != nil || n <= 0 {
 		return usagef("invalid number %q: want the issue or pull request number, e.g. 42", opts.Number)
 	}
-	return actWithBody(ctx, actOptions{f: opts.f, flags: opts.Act, defStep: opts.Noun + "-comment"}, &opts.Body, func(body string) reconcile.Spec {
+	return actWithBody(ctx, actOptions{f: opts.f, flags: opts.Act}, &opts.Body, func(body string) reconcile.Spec {
 		return reconcile.Comment{Number: n, Body: body}
 	})
 }

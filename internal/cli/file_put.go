@@ -61,5 +61,5 @@ func filePutRun(ctx context.Context, opts *filePutOptions) error {
 	default:
 		return usagef("no content: pass --content TEXT or --content-file FILE")
 	}
-	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, defStep: "file-put", needRepo: true, spec: fs})
+	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, needRepo: true, spec: fs})
 }

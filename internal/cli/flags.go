@@ -66,10 +66,10 @@ func (t taskFlag) orEnv(getenv func(string) string, errOut io.Writer) (string, e
 type stepFlag string
 
 // addStepFlag adds --step; def says in the help what a verb does without
-// it ("" for the acting verbs: their own name).
+// it ("" for the acting verbs: their kind's default step).
 func addStepFlag(c *cobra.Command, s *stepFlag, def string) {
 	if def == "" {
-		def = "default: the verb, e.g. pr-create"
+		def = "default: the kind's own, e.g. pr-create"
 	}
 	c.Flags().StringVar((*string)(s), "step", "", "step within the task ("+def+")")
 }

@@ -327,8 +327,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	default:
 		spec = reconcile.Comment{Number: number, Body: body}
 	}
-	defStep := strings.ReplaceAll(verb, " ", "-")
-	act := actOptions{f: f, flags: a, defStep: defStep, needRepo: true, spec: spec}
+	act := actOptions{f: f, flags: a, needRepo: true, spec: spec}
 	if !o.meta.Empty() {
 		act.after = func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error {
 			return applyGhMetadata(ctx, c, repo, verb, res, o.meta)

@@ -41,7 +41,7 @@ marker with the key; both are looked for before filing.
 }
 
 func issueCreateRun(ctx context.Context, opts *issueCreateOptions) error {
-	return actWithBody(ctx, actOptions{f: opts.f, flags: opts.Act, defStep: "issue-create"}, &opts.Body, func(body string) reconcile.Spec {
+	return actWithBody(ctx, actOptions{f: opts.f, flags: opts.Act}, &opts.Body, func(body string) reconcile.Spec {
 		is := opts.Issue
 		is.Body = body
 		return is

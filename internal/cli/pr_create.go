@@ -54,7 +54,7 @@ updated.
 }
 
 func prCreateRun(ctx context.Context, opts *prCreateOptions) error {
-	return actWithBody(ctx, actOptions{f: opts.f, flags: opts.Act, defStep: "pr-create"}, &opts.Body, func(body string) reconcile.Spec {
+	return actWithBody(ctx, actOptions{f: opts.f, flags: opts.Act}, &opts.Body, func(body string) reconcile.Spec {
 		p := opts.PR
 		p.Body = body
 		return p

@@ -212,7 +212,7 @@ func TestAPIURLWithAndWithoutTrailingSlash(t *testing.T) {
 	}
 }
 
-// --step defaults to the verb, and the key is `ghonce key` of that
+// --step defaults to the kind's step, and the key is `ghonce key` of that
 // identity; --step overrides it; exec, with no verb to default to, needs it.
 func TestStepDefaultsToTheVerb(t *testing.T) {
 	t.Parallel()
@@ -234,7 +234,6 @@ func TestStepDefaultsToTheVerb(t *testing.T) {
 		{[]string{"pr", "create", "--base", "main", "--head", "fix-42", "--title", "Fix", "--body", "b"}, "pr-create", "pr", "main"},
 		{[]string{"issue", "create", "--title", "Follow-up", "--body", "b"}, "issue-create", "issue", ""},
 		{[]string{"issue", "comment", n, "--body", "b"}, "issue-comment", "comment", n},
-		{[]string{"pr", "comment", n, "--body", "b"}, "pr-comment", "comment", n},
 		{[]string{"branch", "create", "release", "--sha", mainSHA}, "branch-create", "branch", "release"},
 		{[]string{"file", "put", "docs/x.md", "--branch", "main", "-m", "m", "--content", "x"}, "file-put", "file", "main:docs/x.md"},
 		{[]string{"issue", "create", "--step", "file-follow-up", "--title", "Another", "--body", "b"}, "file-follow-up", "issue", ""},
@@ -321,4 +320,46 @@ func TestBadGhonceSettleIsUsage(t *testing.T) {
 	if _, err := os.Stat(ledger); !os.IsNotExist(err) {
 		t.Fatalf("a ledger was made (%v); a usage error must touch nothing", err)
 	}
+}
+
+// A comment has one default step whichever verb makes it: `pr comment N`
+// and `issue comment N` in one task are one comment. A comment recorded
+// under the step `pr comment` defaulted to before ("pr-comment") is still
+// found: the rerun settles that entry instead of commenting again.
+func TestOneDefaultStepPerKind(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	n := strconv.Itoa(w.fake.SeedPR(testOwner, testName, "mallory", fixtures.SeedPR{Title: "Fix", Head: "fix-1"}))
+	run := func(task string, args ...string) reconcile.Result {
+		t.Helper()
+		o := w.run("", nil, slices.Concat(args, []string{"--body", "b", "--task", task, "--repo", testRepo, "--json"})...)
+		var r reconcile.Result
+		if err := json.Unmarshal([]byte(o.stdout), &r); o.code != 0 || err != nil {
+			t.Fatalf("%v: exit %d, %q (%v): %s", args, o.code, o.stdout, err, o.stderr)
+		}
+		return r
+	}
+	first := run("ONE", "pr", "comment", n)
+	second := run("ONE", "issue", "comment", n)
+	if first.Step != "issue-comment" || first.Outcome != reconcile.Created || second.Outcome != reconcile.Skipped || second.Key != first.Key {
+		t.Errorf("pr comment: %s %s %s; issue comment: %s %s; want issue-comment created, then skipped under its key", first.Step, first.Outcome, first.Key, second.Outcome, second.Key)
+	}
+
+	old := run("OLD", "pr", "comment", n, "--step", "pr-comment") // as an earlier ghonce recorded it
+	again := run("OLD", "pr", "comment", n)
+	if again.Outcome != reconcile.Skipped || again.Key != old.Key {
+		t.Errorf("rerun after the upgrade: %s under %s, want skipped under the earlier key %s", again.Outcome, again.Key, old.Key)
+	}
+	if got := len(w.fake.Comments(testOwner, testName, mustAtoi(t, n))); got != 2 {
+		t.Errorf("%d comments on #%s, want 2 (one per task)", got, n)
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	i, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return i
 }

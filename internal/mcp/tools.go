@@ -136,14 +136,14 @@ type writeTool[In writeArgs] struct {
 	what func(in In, r *reconcile.Result) string
 }
 
-// The default steps: the CLI verbs' (ghonce pr create, issue create,
-// issue comment, branch create, file put).
-const (
-	stepPR      = "pr-create"
-	stepIssue   = "issue-create"
-	stepComment = "issue-comment"
-	stepBranch  = "branch-create"
-	stepFile    = "file-put"
+// The default steps: each kind's own (reconcile.DefaultStepper), as
+// every front uses them.
+var (
+	stepPR      = reconcile.PR{}.DefaultStep()
+	stepIssue   = reconcile.Issue{}.DefaultStep()
+	stepComment = reconcile.Comment{}.DefaultStep()
+	stepBranch  = reconcile.Branch{}.DefaultStep()
+	stepFile    = reconcile.File{}.DefaultStep()
 )
 
 const onceNote = " Happens once per (task, step): ghonce records the call in a ledger and looks on GitHub before it creates, so calling again with the same task and step (after a timeout, an error or a restart, even with reworded text) returns what the first call made and creates nothing new. Retry freely; pass a new step only for a genuinely new "
