@@ -369,12 +369,20 @@ func TestGhShimAndCLIShareTheKey(t *testing.T) {
 	}
 }
 
-// gh's own aliases of create (`issue new`, `pr new`) and flags before the
-// verb are the same command to gh, so the shim guards them: run twice, in
-// every spelling, one issue and one pull request, and the reruns print
+// gh's own aliases of create (`issue new`, `pr new`), flags before the
+// verb and aliases of the user's own (`gh alias set`) are the same command
+// to gh, so the shim guards them: run in every spelling, one issue and one pull request, and the reruns print
 // their URLs.
 func TestGhShimGuardsGhsAliases(t *testing.T) {
 	w := newGhWorld(t)
+	// An alias of the user's own, in gh's config (as `gh alias set` writes it).
+	cfg := filepath.Join(w.dir, "gh-aliases")
+	if err := os.MkdirAll(cfg, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "config.yml"), []byte("aliases:\n    ic: issue create\n    npr: pr new --title \"$1\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		kind  string
 		forms [][]string
@@ -383,16 +391,18 @@ func TestGhShimGuardsGhsAliases(t *testing.T) {
 			{"issue", "new", "-t", "Flaky test", "-b", "Seen twice."},
 			{"issue", "-R", repo, "new", "-t", "Flaky test", "-b", "Seen twice."},
 			{"issue", "create", "-t", "Flaky test", "-b", "Seen twice."},
+			{"ic", "-t", "Flaky test", "-b", "Seen twice."},
 		}},
 		{"pull", [][]string{
 			{"pr", "new", "-t", "Fix #42", "-b", "Generated fix."},
 			{"--repo", repo, "pr", "new", "-t", "Fix #42", "-b", "Generated fix."},
 			{"pr", "create", "-t", "Fix #42", "-b", "Generated fix."},
+			{"npr", "Fix #42", "-b", "Generated fix."},
 		}},
 	} {
 		var first string
 		for _, args := range tc.forms {
-			o := w.gh(nil, w.ghEnv(), args...)
+			o := w.gh(nil, w.ghEnv("GH_CONFIG_DIR="+cfg), args...)
 			wantExit(t, o, 0, "gh "+strings.Join(args, " "))
 			if first == "" {
 				first = o.Stdout

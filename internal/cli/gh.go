@@ -36,6 +36,13 @@ func GhMain(ctx context.Context, argv []string, sys IO) int {
 	args := argv[1:]
 	verb, rest, ok := guardedGh(args)
 	if !ok {
+		// An alias of the user's own (gh alias set ic 'issue create')
+		// names a guarded verb once expanded, as the real gh would.
+		if exp, isAlias := expandGhAlias(args, sys.Getenv); isAlias {
+			verb, rest, ok = guardedGh(exp)
+		}
+	}
+	if !ok {
 		return handOff(argv, sys)
 	}
 	err := ghRun(ctx, verb, rest, argv[0], sys)

@@ -102,6 +102,80 @@ func TestGhVerbsAreTheRealGhs(t *testing.T) {
 	}
 }
 
+// An alias the user defined with the real gh (`gh alias set`) is read from
+// the config the real gh wrote and expanded as gh expands it, so a guarded
+// verb behind it is guarded; a shell alias is left to the real gh, whose
+// shell runs the shim.
+func TestGhUserAliasesAreExpanded(t *testing.T) {
+	real, err := exec.LookPath("gh")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("the real gh is not installed; under CI=true its aliases must be checked (apt-get install gh)")
+		}
+		t.Skip("the real gh is not installed (apt-get install gh)")
+	}
+	dir := t.TempDir()
+	for _, a := range [][]string{
+		{"ic", "issue create"},
+		{"bug", `issue create --label bug --title "$1"`},
+		{"note", "pr comment $1 --body 'a note'"},
+		{"co", "pr checkout"},
+		{"--shell", "sic", `gh issue create "$@"`},
+	} {
+		cmd := exec.Command(real, append([]string{"alias", "set"}, a...)...)
+		cmd.Env = append(os.Environ(), "GH_CONFIG_DIR="+dir, "GH_NO_UPDATE_NOTIFIER=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("gh alias set %q: %v\n%s", a, err, out)
+		}
+	}
+	getenv := func(k string) string {
+		if k == "GH_CONFIG_DIR" {
+			return dir
+		}
+		return ""
+	}
+	for _, tc := range []struct {
+		args []string
+		verb string
+		rest []string
+	}{
+		{[]string{"ic", "-t", "x", "-b", "y"}, "issue create", []string{"-t", "x", "-b", "y"}},
+		{[]string{"bug", "Flaky test", "-b", "seen twice"}, "issue create", []string{"--label", "bug", "--title", "Flaky test", "-b", "seen twice"}},
+		{[]string{"note", "7"}, "pr comment", []string{"7", "--body", "a note"}},
+		{[]string{"co", "7"}, "", nil},
+		{[]string{"sic", "-t", "x"}, "", nil},
+		{[]string{"bug"}, "", nil}, // $1 missing: the real gh says so
+		{[]string{"unknown"}, "", nil},
+	} {
+		exp, ok := expandGhAlias(tc.args, getenv)
+		verb, rest, guarded := "", []string(nil), false
+		if ok {
+			verb, rest, guarded = guardedGh(exp)
+		}
+		if verb != tc.verb || guarded != (tc.verb != "") || (tc.rest != nil && !slices.Equal(rest, tc.rest)) {
+			t.Errorf("gh %q: verb %q, args %q; want %q, %q", tc.args, verb, rest, tc.verb, tc.rest)
+		}
+	}
+}
+
+func TestSplitShellWords(t *testing.T) {
+	for in, want := range map[string][]string{
+		`issue create`:              {"issue", "create"},
+		`a "b c" 'd e' f\ g`:        {"a", "b c", "d e", "f g"},
+		`x "" ''`:                   {"x", "", ""},
+		`"a \"q\" $b" 'no \escape'`: {`a "q" $b`, `no \escape`},
+	} {
+		if got, ok := splitShellWords(in); !ok || !slices.Equal(got, want) {
+			t.Errorf("splitShellWords(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{`"open`, `'open`} {
+		if _, ok := splitShellWords(bad); ok {
+			t.Errorf("splitShellWords(%q) parsed an unterminated quote", bad)
+		}
+	}
+}
+
 // gh's flags, long and short, parse into the shim's; those it cannot guard
 // are refused by name with what to do instead.
 func TestParseGhFlags(t *testing.T) {

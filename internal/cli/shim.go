@@ -17,8 +17,9 @@ func newCmdShim(f *factory) *cobra.Command {
 		Short: "Put a guarded gh in DIR (a symlink to ghonce) and print the PATH line",
 		Long: `Make DIR/gh a symlink to this ghonce, so that an agent whose PATH puts DIR
 first runs "gh pr create", "gh issue create", "gh issue comment" and
-"gh pr comment" (and gh's aliases "gh pr new", "gh issue new") once per task
-(GHONCE_TASK), with gh's own flags and output.
+"gh pr comment" (and gh's aliases "gh pr new", "gh issue new", and your own
+from 'gh alias set') once per task (GHONCE_TASK), with gh's own flags and
+output.
 Every other gh command line goes, verbatim, to the next gh on PATH after DIR
 (or GHONCE_GH). Prints the line that puts DIR first on PATH:
 
