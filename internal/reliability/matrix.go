@@ -66,6 +66,7 @@ type Report struct {
 	// calibration per kind for the random loop
 	randomInfo []string
 	pg         bool // the shared-Postgres part ran
+	gh         bool // the repository-ledger part ran
 }
 
 type secretScan struct {
@@ -185,6 +186,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	if err := step("pg", func() error { return m.pgPart(ctx, rep, cfg.Seed, cfg.Logf) }); err != nil {
+		return nil, err
+	}
+	if err := step("gh", func() error { return m.ghPart(ctx, rep) }); err != nil {
 		return nil, err
 	}
 	if err := step("bad", func() error {

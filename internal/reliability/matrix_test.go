@@ -11,7 +11,7 @@ var (
 	flagProfile = flag.String("reliability.profile", "smoke", "matrix size: smoke (go test), short (CI) or full (make reliability)")
 	flagSeed    = flag.Int64("reliability.seed", 0, "seed of the randomised kill loop (0: from the clock; printed)")
 	flagOut     = flag.String("reliability.out", "", "write the report (Markdown) to this file")
-	flagParts   = flag.String("reliability.parts", "", "comma-separated parts to run (kill,random,race,fault,pidns,pg,bad,audit; pg runs pidns on Postgres when pidns runs); default all")
+	flagParts   = flag.String("reliability.parts", "", "comma-separated parts to run (kill,random,race,fault,pidns,pg,gh,bad,audit; pg runs pidns on Postgres when pidns runs); default all")
 	flagKeep    = flag.Bool("reliability.keep", false, "keep the work directory (ledgers, bodies) and print where")
 )
 

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
@@ -54,8 +55,9 @@ func (m *matrix) pgPart(ctx context.Context, rep *Report, seed int64, logf func(
 		}
 	}
 	m.pgLedger = loc
+	m.shareLedger(pgLabel, loc)
 
-	kill, err := perKind(ctx, kindOrder, func(k *kind) ([]*row, error) { return m.pgKillPoints(ctx, k) })
+	kill, err := perKind(ctx, kindOrder, func(k *kind) ([]*row, error) { return m.sharedKillPoints(ctx, k, "pg", pgLabel, loc) })
 	if err != nil {
 		return err
 	}
@@ -99,11 +101,20 @@ func (w *world) onMachine(p *proc, n int) {
 	p.env = append(p.env, "HOME="+dir, "XDG_STATE_HOME="+filepath.Join(dir, "state"))
 }
 
-// pgKillPoints runs every kill point of k against the shared ledger, each
-// run of a trial on the next machine: the rerun after a kill is another
-// machine's.
-func (m *matrix) pgKillPoints(ctx context.Context, k *kind) ([]*row, error) {
-	w, err := m.newWorld("pg-kill-"+k.name, fixtures.Options{})
+// shareLedger records loc as the ledger every run of the rows labelled
+// label shares (the races read it).
+func (m *matrix) shareLedger(label, loc string) {
+	if m.shared == nil {
+		m.shared = map[string]string{}
+	}
+	m.shared[label] = loc
+}
+
+// sharedKillPoints runs every kill point of k against the shared ledger
+// loc, each run of a trial on the next machine: the rerun after a kill is
+// another machine's. part prefixes the worlds' and tasks' names.
+func (m *matrix) sharedKillPoints(ctx context.Context, k *kind, part, label, loc string) ([]*row, error) {
+	w, err := m.newWorld(part+"-kill-"+k.name, fixtures.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -113,9 +124,9 @@ func (m *matrix) pgKillPoints(ctx context.Context, k *kind) ([]*row, error) {
 		if k.name == "exec-nocheck" && !showsNoCheckDesign(pt) {
 			continue // as in the SQLite rows
 		}
-		r := newRow(k.name, pt.name, pgLabel)
+		r := newRow(k.name, pt.name, label)
 		for n := 0; n < m.prof.pgKillRuns; n++ {
-			t := &trial{k: k, task: fmt.Sprintf("PGKP-%s-%d-%d", k.name, pi, n), ledger: m.pgLedger, newHeads: k.name == "pr"}
+			t := &trial{k: k, task: fmt.Sprintf("%sKP-%s-%d-%d", strings.ToUpper(part), k.name, pi, n), ledger: loc, newHeads: k.name == "pr"}
 			to, err := w.runTrial(ctx, t, func(i int, p *proc) {
 				w.onMachine(p, i%pgMachines)
 				if i == 0 {

@@ -50,7 +50,7 @@ func (m *matrix) races(ctx context.Context) ([]*row, error) {
 
 func (w *world) raceRows(ctx context.Context, k *kind, mode string, githubUnique bool) (*row, error) {
 	separate := mode == "separate ledgers"
-	pg := mode == pgLabel
+	sharedLoc, pg := w.m.shared[mode] // a shared ledger on separate machines
 	rounds := w.m.prof.raceRounds
 	if pg {
 		rounds = w.m.prof.pgRaceRounds
@@ -75,7 +75,7 @@ func (w *world) raceRows(ctx context.Context, k *kind, mode string, githubUnique
 			case mode == "one new ledger":
 				return ledgerPath(w, fmt.Sprintf("race-new-%d.db", round))
 			case pg:
-				return w.m.pgLedger
+				return sharedLoc
 			}
 			return shared
 		}

@@ -40,6 +40,9 @@ type matrix struct {
 	prof   profile
 	// pgLedger is the shared Postgres ledger of the pg part (postgres.go).
 	pgLedger string
+	// shared maps the ledger label of rows whose runs share one ledger on
+	// separate machines (the pg and gh parts) to its location.
+	shared map[string]string
 
 	mu      sync.Mutex
 	secrets []string // strings that must appear in no output
@@ -277,6 +280,9 @@ func (w *world) env(p proc) []string {
 		"GITHUB_API_URL="+w.fake.URL(),
 		"GHONCE_MATRIX_EFFECT_URL="+w.fx.url(),
 		"HOME="+w.dir, "XDG_STATE_HOME="+filepath.Join(w.dir, "state"),
+		// Where a repository ledger (the gh part) lives for a guarded
+		// command, which names no repository; the other kinds pass --repo.
+		"GH_REPO="+owner+"/"+repo,
 		// Under go test -race the guarded command (this test binary) would
 		// sleep a second at exit, waiting for race reports.
 		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"),

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -147,6 +148,12 @@ func (l *Ledger) record(ctx context.Context, sha string) (*record, error) {
 // the ref). It returns errMoved when the ref is not at parent any more
 // (or, for a create, exists), so that the caller reads and decides again.
 func (l *Ledger) put(ctx context.Context, ref, parent string, e *ledger.Entry, history []ledger.Transition) (*tip, error) {
+	return l.putHit(ctx, ref, parent, e, history, "")
+}
+
+// putHit is put with the crash point at (crashpoint.Hit) between the
+// commit and the ref's move: everything is written, nothing is in effect.
+func (l *Ledger) putHit(ctx context.Context, ref, parent string, e *ledger.Entry, history []ledger.Transition, at string) (*tip, error) {
 	msg := encode(e, history)
 	var parents []string
 	if parent != "" {
@@ -166,6 +173,9 @@ func (l *Ledger) put(ctx context.Context, ref, parent string, e *ledger.Entry, h
 		return nil, fmt.Errorf("%w: write the ledger in %s: GitHub's commit has no date", ledger.ErrUnavailable, l.repo)
 	}
 	l.records.Store(cm.SHA, rec)
+	if at != "" {
+		crashpoint.Hit(at)
+	}
 	if parent == "" {
 		err = l.c.CreateRefAt(ctx, l.repo, ref, cm.SHA)
 	} else {
@@ -304,6 +314,11 @@ func (l *Ledger) tooBusy(what, key string) error {
 // deciding again when a racer moved the ref. change returns the new entry
 // and whether it adds a transition (appended to the history as is).
 func (l *Ledger) update(ctx context.Context, key string, fresh bool, change func(t *tip) (*ledger.Entry, *ledger.Transition, error)) (*tip, error) {
+	return l.updateHit(ctx, key, fresh, "", change)
+}
+
+// updateHit is update with the crash point at before the ref moves.
+func (l *Ledger) updateHit(ctx context.Context, key string, fresh bool, at string, change func(t *tip) (*ledger.Entry, *ledger.Transition, error)) (*tip, error) {
 	ref := l.RefOf(key)
 	for range maxTries {
 		t := l.cached(ref)
@@ -325,7 +340,7 @@ func (l *Ledger) update(ctx context.Context, key string, fresh bool, change func
 			tr.Key = key
 			h = append(slices.Clone(h), *tr)
 		}
-		nt, err := l.put(ctx, ref, t.sha, e, h)
+		nt, err := l.putHit(ctx, ref, t.sha, e, h, at)
 		if errors.Is(err, errMoved) {
 			l.remember(ref, nil)
 			fresh = true
@@ -364,7 +379,9 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	t, err := l.update(ctx, p.Key, false, func(t *tip) (*ledger.Entry, *ledger.Transition, error) {
+	// The reliability matrix's kill point "while done is being written":
+	// the commit is made, the ref not yet moved.
+	t, err := l.updateHit(ctx, p.Key, false, crashpoint.InFinish, func(t *tip) (*ledger.Entry, *ledger.Transition, error) {
 		e := clone(t.rec.entry)
 		if err := ledger.Holds(e, p.Fence); err != nil {
 			return nil, nil, err
