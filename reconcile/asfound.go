@@ -8,13 +8,8 @@ import (
 	"github.com/ghonce/ghonce/taskkey"
 )
 
-// withoutMarker is body less the marker line ghonce puts first.
-func withoutMarker(key, body string) string {
-	if rest, ok := strings.CutPrefix(body, taskkey.Marker(key)+"\n"); ok {
-		return rest
-	}
-	return strings.Replace(body, taskkey.Marker(key), "", 1)
-}
+// withoutMarker is body less the tags ghonce puts first.
+func withoutMarker(key, body string) string { return taskkey.WithoutMarker(key, body) }
 
 // foundEntry is entry as the artifact r found describes it: when the
 // ledger's description of what made it is this run's own (the entry was

@@ -164,31 +164,71 @@ const (
 	markerClose = " -->"
 )
 
+// The second channel: a Markdown link reference definition, which renders
+// as nothing, on the line after the marker. It is no HTML comment, so it
+// survives what strips them: github/gh-aw's safe-output sanitizer,
+// claude-code-action's comment server, a person's edit that removed the
+// comment. With the comment gone it is the body's first line that is not
+// blank, which is where ParseMarker looks for it.
+const (
+	linkOpen  = "[ghonce-key]: # ("
+	linkClose = ")"
+)
+
 // Marker returns the hidden marker line for key (without a newline).
 func Marker(key string) string { return markerOpen + key + markerClose }
 
-// WithMarker puts the marker for key on the first line of body.
-func WithMarker(key, body string) string { return Marker(key) + "\n" + body }
+// LinkMarker returns the second channel's line for key (without a
+// newline): a link reference definition, which Markdown renders as nothing.
+func LinkMarker(key string) string { return linkOpen + key + linkClose }
 
-// ParseMarker returns the key carried by body's marker. Only a marker that
-// ghonce itself writes counts: it must be the whole first line of the body
-// (a trailing "\r" from GitHub's line endings is allowed) and carry a
-// well-formed key. Anything else, including a marker quoted or embedded
-// later in the body, yields ok == false.
-func ParseMarker(body string) (key string, ok bool) {
-	line, _, _ := strings.Cut(body, "\n")
-	line = strings.TrimSuffix(line, "\r")
-	if !strings.HasPrefix(line, markerOpen) || !strings.HasSuffix(line, markerClose) {
-		return "", false
+// WithMarker tags body with key: the marker on the first line, the link
+// marker on the second.
+func WithMarker(key, body string) string { return Marker(key) + "\n" + LinkMarker(key) + "\n" + body }
+
+// WithoutMarker is body less what WithMarker added, as GitHub shows it
+// (either channel may be gone, and line ends may be "\r\n"). A body that
+// does not start with key's tags is returned as it is.
+func WithoutMarker(key, body string) string {
+	rest := body
+	if line, after, _ := cutLine(rest); line == Marker(key) {
+		rest = after
+	} else {
+		rest = strings.Replace(rest, Marker(key), "", 1)
 	}
-	key = line[len(markerOpen) : len(line)-len(markerClose)]
-	if !Valid(key) {
-		return "", false
+	if line, after, _ := cutLine(strings.TrimLeft(rest, "\r\n")); line == LinkMarker(key) {
+		return after
 	}
-	return key, true
+	return rest
 }
 
-// HasMarker reports whether body carries exactly key's marker.
+// cutLine cuts s after its first line, which it returns without "\r\n".
+func cutLine(s string) (line, rest string, ok bool) {
+	line, rest, ok = strings.Cut(s, "\n")
+	return strings.TrimSuffix(line, "\r"), rest, ok
+}
+
+// ParseMarker returns the key carried by body's tags. Only a tag that
+// ghonce itself writes counts: the marker must be the whole first line of
+// the body, or, where HTML comments were stripped, the link marker the
+// whole first line that is not blank (a trailing "\r" from GitHub's line
+// endings is allowed), carrying a well-formed key. Anything else,
+// including a tag quoted or embedded later in the body, yields ok == false.
+func ParseMarker(body string) (key string, ok bool) {
+	line, _, _ := cutLine(body)
+	if strings.HasPrefix(line, markerOpen) && strings.HasSuffix(line, markerClose) {
+		key = line[len(markerOpen) : len(line)-len(markerClose)]
+		return key, Valid(key)
+	}
+	line, _, _ = cutLine(strings.TrimLeft(body, "\r\n"))
+	if strings.HasPrefix(line, linkOpen) && strings.HasSuffix(line, linkClose) {
+		key = line[len(linkOpen) : len(line)-len(linkClose)]
+		return key, Valid(key)
+	}
+	return "", false
+}
+
+// HasMarker reports whether body carries exactly key's tags.
 func HasMarker(body, key string) bool {
 	k, ok := ParseMarker(body)
 	return ok && k == key

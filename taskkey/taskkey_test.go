@@ -87,22 +87,51 @@ func TestMarkerRoundTrip(t *testing.T) {
 	if !HasMarker(strings.ReplaceAll(body, "\n", "\r\n"), key) {
 		t.Error("a CRLF body lost its marker")
 	}
+	if got := WithoutMarker(key, body); got != "Fixes #42.\n\nSome text." {
+		t.Errorf("WithoutMarker = %q", got)
+	}
+}
+
+// The link marker survives what strips HTML comments: a sanitizer in
+// front of GitHub (the comment gone, its line left blank or removed), a
+// person's edit; the body less its tags is the same either way.
+func TestLinkMarkerSurvivesStrippedComments(t *testing.T) {
+	key := golden[0].key
+	body := WithMarker(key, "Fixes #42.")
+	for name, b := range map[string]string{
+		"comment removed, line kept": strings.Replace(body, Marker(key), "", 1),
+		"comment and line removed":   strings.Replace(body, Marker(key)+"\n", "", 1),
+		"CRLF":                       strings.ReplaceAll(strings.Replace(body, Marker(key), "", 1), "\n", "\r\n"),
+		"only the comment left":      Marker(key) + "\nFixes #42.",
+	} {
+		if !HasMarker(b, key) {
+			t.Errorf("%s: %q lost its key", name, b)
+		}
+		if got := strings.TrimRight(WithoutMarker(key, b), "\r\n"); got != "Fixes #42." && got != "Fixes #42.\r" {
+			t.Errorf("%s: WithoutMarker = %q", name, got)
+		}
+	}
 }
 
 func TestMarkerRejectsLookAlikes(t *testing.T) {
 	key := golden[0].key
 	for name, body := range map[string]string{
-		"quoted":          "> " + Marker(key) + "\nI saw this",
-		"later in body":   "hello\n" + Marker(key),
-		"prefix":          "x" + Marker(key),
-		"longer key":      "<!-- ghonce:key=" + key + "a -->",
-		"shorter key":     "<!-- ghonce:key=" + key[:len(key)-1] + " -->",
-		"other version":   "<!-- ghonce:key=gk2_" + key[4:] + " -->",
-		"uppercase key":   "<!-- ghonce:key=" + strings.ToUpper(key) + " -->",
-		"trailing text":   Marker(key) + " extra",
-		"empty":           "",
-		"no close":        "<!-- ghonce:key=" + key,
-		"invalid charset": "<!-- ghonce:key=gk1_" + strings.Repeat("1", 32) + " -->",
+		"quoted":           "> " + Marker(key) + "\nI saw this",
+		"later in body":    "hello\n" + Marker(key),
+		"prefix":           "x" + Marker(key),
+		"longer key":       "<!-- ghonce:key=" + key + "a -->",
+		"shorter key":      "<!-- ghonce:key=" + key[:len(key)-1] + " -->",
+		"other version":    "<!-- ghonce:key=gk2_" + key[4:] + " -->",
+		"uppercase key":    "<!-- ghonce:key=" + strings.ToUpper(key) + " -->",
+		"trailing text":    Marker(key) + " extra",
+		"empty":            "",
+		"no close":         "<!-- ghonce:key=" + key,
+		"invalid charset":  "<!-- ghonce:key=gk1_" + strings.Repeat("1", 32) + " -->",
+		"quoted link":      "> " + LinkMarker(key) + "\nI saw this",
+		"link later":       "hello\n" + LinkMarker(key),
+		"link indented":    "    " + LinkMarker(key),
+		"link, text after": LinkMarker(key) + " extra",
+		"link, bad key":    "[ghonce-key]: # (gk1_" + strings.Repeat("1", 32) + ")",
 	} {
 		if _, ok := ParseMarker(body); ok {
 			t.Errorf("%s: ParseMarker accepted %q", name, body)
@@ -115,7 +144,7 @@ func TestMarkerRejectsLookAlikes(t *testing.T) {
 
 func TestCheckBody(t *testing.T) {
 	key := golden[0].key
-	room := MaxBody - len(Marker(key)) - 1
+	room := MaxBody - len(WithMarker(key, ""))
 	if err := CheckBody(key, strings.Repeat("é", room)); err != nil {
 		t.Errorf("a body that fits was refused: %v", err)
 	}
@@ -246,6 +275,8 @@ func FuzzParseMarker(f *testing.F) {
 	f.Add("> <!-- ghonce:key=gk1_gi7jplks6mtj6gbehucnjawrzdwv4isr -->")
 	f.Add("<!-- ghonce:key= -->")
 	f.Add("\r\n")
+	f.Add("\n[ghonce-key]: # (gk1_gi7jplks6mtj6gbehucnjawrzdwv4isr)\nbody")
+	f.Add("> [ghonce-key]: # (gk1_gi7jplks6mtj6gbehucnjawrzdwv4isr)")
 	f.Fuzz(func(t *testing.T, body string) {
 		key, ok := ParseMarker(body)
 		if !ok {
@@ -256,8 +287,9 @@ func FuzzParseMarker(f *testing.F) {
 			t.Fatalf("accepted invalid key %q", key)
 		}
 		first, _, _ := strings.Cut(body, "\n")
-		if strings.TrimSuffix(first, "\r") != Marker(key) {
-			t.Fatalf("accepted first line %q that ghonce did not write", first)
+		firstText, _, _ := strings.Cut(strings.TrimLeft(body, "\r\n"), "\n")
+		if strings.TrimSuffix(first, "\r") != Marker(key) && strings.TrimSuffix(firstText, "\r") != LinkMarker(key) {
+			t.Fatalf("accepted %q: neither its first line is the marker nor its first non-blank line the link marker ghonce writes", body)
 		}
 	})
 }

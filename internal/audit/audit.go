@@ -864,8 +864,8 @@ func NormalizeTitle(s string) string { return strings.Join(strings.Fields(s), " 
 // the ends removed. Every other byte counts.
 func NormalizeBody(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
-	if _, ok := taskkey.ParseMarker(s); ok {
-		_, s, _ = strings.Cut(s, "\n")
+	if k, ok := taskkey.ParseMarker(s); ok {
+		s = taskkey.WithoutMarker(k, s)
 	}
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {

@@ -67,8 +67,8 @@ func auditSpecs(repo string, g audit.Group, d audit.Artifact) []reconcile.Action
 func adoptSpec(repo string, g audit.Group) reconcile.Spec {
 	l := g.KeepListed
 	body := l.Body
-	if _, ok := taskkey.ParseMarker(body); ok {
-		_, body, _ = strings.Cut(body, "\n")
+	if k, ok := taskkey.ParseMarker(body); ok {
+		body = taskkey.WithoutMarker(k, body)
 	}
 	var labels []string
 	for _, name := range l.Labels {
