@@ -111,10 +111,21 @@ func TestRewordedRetryOnAnotherHeadFindsTheFirstPR(t *testing.T) {
 	if len(prs) != 1 || prs[0].Head != "agent/attempt-1" {
 		t.Fatalf("PRs %+v, want only the first attempt's", prs)
 	}
-	// And once done, a third wording is skipped.
-	r = mustDo(t, w.engine(), prAction("ISSUE-42", "agent/attempt-2", "Third", "third"))
+	// And once done, a third text that reads as another act is refused
+	// (OnChangeAuto, the default), naming the first; with OnChangeWarn it
+	// is skipped.
+	third := prAction("ISSUE-42", "agent/attempt-2", "Third", "third")
+	var ce *reconcile.ChangedError
+	if _, err := do(w.ctx, w.engine(), third); !errors.As(err, &ce) || ce.Different == "" || ce.Result.Number != prs[0].Number {
+		t.Fatalf("third run: %v, want a *ChangedError saying it is another act and naming PR #%d", err, prs[0].Number)
+	}
+	third.OnChange = reconcile.OnChangeWarn
+	r = mustDo(t, w.engine(), third)
 	if r.Outcome != reconcile.Skipped || !r.PayloadChanged {
-		t.Fatalf("third run: %+v, want skipped with payload_changed", r)
+		t.Fatalf("third run with warn: %+v, want skipped with payload_changed", r)
+	}
+	if n := len(w.prs()); n != 1 {
+		t.Fatalf("%d PRs, want 1", n)
 	}
 }
 

@@ -215,12 +215,16 @@ func TestOnChangeAgainstAnInterfaceFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Spec = reconcile.Issue{Title: "t2", Body: "b"}
+	var ce *reconcile.ChangedError
+	if _, err := do(ctx, e, a); !errors.As(err, &ce) || ce.Different == "" || ce.NewStep != "s-t2" {
+		t.Fatalf("auto (the default): err %v, want a ChangedError saying another act, with step s-t2", err)
+	}
+	a.OnChange = reconcile.OnChangeWarn
 	r, err := do(ctx, e, a)
 	if err != nil || !r.PayloadChanged || len(r.Changed) != 1 || r.Changed[0] != "title" || r.Warning == "" {
 		t.Fatalf("warn: %+v, %v; want changed [title] and a warning", r, err)
 	}
 	a.OnChange = reconcile.OnChangeFail
-	var ce *reconcile.ChangedError
 	if _, err := do(ctx, e, a); !errors.As(err, &ce) || ce.Changed[0] != "title" {
 		t.Fatalf("fail: err %v, want a ChangedError naming title", err)
 	}

@@ -18,7 +18,7 @@ import (
 // description differs from the one the ledger stored: another --head, a
 // reworded title or body (Action.OnChange).
 const (
-	// OnChangeWarn (the default): keep the artifact as it is, report the
+	// OnChangeWarn: keep the artifact as it is, report the
 	// changed fields in Result.Changed and say so in Result.Warning.
 	OnChangeWarn = "warn"
 	// OnChangeFail: keep the artifact as it is and return a
@@ -33,21 +33,31 @@ const (
 
 func checkOnChange(v string) error {
 	switch v {
-	case "", OnChangeWarn, OnChangeFail, OnChangeUpdate:
+	case "", OnChangeWarn, OnChangeFail, OnChangeUpdate, OnChangeAuto:
 		return nil
 	}
-	return fmt.Errorf("invalid --on-change %q: want warn, fail or update", v)
+	return fmt.Errorf("invalid --on-change %q: want auto, warn, fail or update", v)
 }
 
 // ChangedError: the key is done, and this run's description differs from
-// the stored one in Changed; with OnChangeFail nothing was changed. Exit 1.
+// the stored one in Changed; with OnChangeFail, or with OnChangeAuto when
+// the text is another act's (Different), nothing was changed. Exit 1.
 type ChangedError struct {
 	Key     string
 	Changed []string
 	Result  *Result // the done result, pointing at the artifact
+	// Different, set by OnChangeAuto, says why this run reads as a second
+	// act rather than a retry of the first; NewStep is a step that would
+	// key it (derived from its text, so a retry of it keeps the step).
+	Different, NewStep string
 }
 
 func (e *ChangedError) Error() string {
+	if e.Different != "" {
+		return fmt.Sprintf("%s is done (%s), and this run reads as another %s, not a retry of that one: %s. Nothing was created, and %s is not this run's %s: "+
+			"use another --step for a new %s (e.g. --step %s), or --on-change warn to accept the first one",
+			e.Key, describeResult(e.Result), e.Result.Kind, e.Different, describeResult(e.Result), e.Result.Kind, e.Result.Kind, e.NewStep)
+	}
 	return fmt.Sprintf("%s is done (%s), but this run's %s from what made it; nothing was changed: "+
 		"use another --step for a new %s, --on-change update to edit it, or --on-change warn to go on",
 		e.Key, describeResult(e.Result), differ(e.Changed), e.Result.Kind)
@@ -110,6 +120,11 @@ func (e *Engine) onChange(ctx context.Context, a Action, entry *ledger.Entry, pa
 		return nil, &ChangedError{Key: r.Key, Changed: r.Changed, Result: r}
 	case OnChangeUpdate:
 		return e.update(ctx, a, entry, payload, hash, r)
+	case OnChangeAuto, "":
+		heard := a.Heard != nil && a.Heard(r.Key)
+		if why := differentAct(entry.Payload, payload, heard); why != "" {
+			return nil, &ChangedError{Key: r.Key, Changed: r.Changed, Result: r, Different: why, NewStep: newStep(r.Step, payload)}
+		}
 	}
 	// Result.Warning reaches the user (stderr, --json); no log line too.
 	// What to do about it is the front end's to say: only it knows

@@ -69,9 +69,14 @@ type Action struct {
 	Repo       string // "owner/name"; empty for a command that does not touch GitHub
 	Spec       Spec
 	// OnChange says what to do when the key is done but this description
-	// differs from the stored one: OnChangeWarn (""), OnChangeFail or
-	// OnChangeUpdate.
+	// differs from the stored one: OnChangeAuto (""), OnChangeWarn,
+	// OnChangeFail or OnChangeUpdate.
 	OnChange string
+	// Heard, when set, reports whether the front's session (an MCP
+	// session, a go-github transport) already told its caller of the
+	// artifact of key: then a changed text is a second act, not a retry
+	// after a crash (OnChangeAuto).
+	Heard func(key string) bool
 }
 
 // kinds maps each kind's name to a new, empty description of it: the one
