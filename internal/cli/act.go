@@ -85,7 +85,7 @@ type actOptions struct {
 	// needRepo is false for guarded commands, which do not touch GitHub.
 	needRepo bool
 	spec     reconcile.Spec
-	onChange string // reconcile.OnChange*; "" is warn
+	onChange string // reconcile.OnChange*; "" is auto
 	// after, if set, runs once the artifact is done and its result
 	// printed (created, found or skipped), with the GitHub client: gh's
 	// -a, -r and -m (see ghRun). Its error fails the run with the
@@ -148,7 +148,7 @@ func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (
 		}
 		return state, err
 	}
-	if oc := p.Action().OnChange; res.PayloadChanged && !res.Updated && (oc == "" || oc == reconcile.OnChangeWarn) {
+	if oc := p.Action().OnChange; res.PayloadChanged && !res.Updated && oc != reconcile.OnChangeFail {
 		res.Warning += changeAdvice(o.onChange != "")
 	}
 	if err := f.printResult(res, o.flags.JSON); err != nil {
@@ -212,5 +212,5 @@ func (f *factory) printResult(r *reconcile.Result, asJSON bool) error {
 func (b *bodyFlags) add(c *cobra.Command) {
 	c.Flags().StringVarP(&b.body, "body", "b", "", "body text")
 	c.Flags().StringVarP(&b.file, "body-file", "F", "", `read the body from a file ("-" for standard input)`)
-	c.Flags().StringVar(&b.onChange, "on-change", reconcile.OnChangeWarn, "when the key is done but this description differs (another --head, a new title or body): warn, fail (exit 1) or update (edit it to match)")
+	c.Flags().StringVar(&b.onChange, "on-change", reconcile.OnChangeAuto, "when the key is done but this description differs (another --head, a new title or body): auto (a reworded retry is warned of; a text that reads as another act fails, exit 1), warn, fail (exit 1) or update (edit it to match); GHONCE_ON_CHANGE sets the default")
 }

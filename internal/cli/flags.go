@@ -123,6 +123,31 @@ func settleDefault(c *cobra.Command, getenv func(string) string) error {
 	return fl.Value.Set(d.String())
 }
 
+// onChangeDefault makes GHONCE_ON_CHANGE the default of c's --on-change,
+// when c reads one and it was not given: one variable sets it for the CLI,
+// the gh shim and the MCP server alike. A bad value is a usage error.
+func onChangeDefault(c *cobra.Command, getenv func(string) string) error {
+	fl := c.LocalFlags().Lookup("on-change")
+	if fl == nil || fl.Changed {
+		return nil
+	}
+	v, err := onChangeFromEnv(getenv)
+	if err != nil || v == "" {
+		return err
+	}
+	return fl.Value.Set(v)
+}
+
+// onChangeFromEnv is GHONCE_ON_CHANGE, checked; "" when unset.
+func onChangeFromEnv(getenv func(string) string) (string, error) {
+	v := strings.TrimSpace(getenv("GHONCE_ON_CHANGE"))
+	switch v {
+	case "", reconcile.OnChangeAuto, reconcile.OnChangeWarn, reconcile.OnChangeFail, reconcile.OnChangeUpdate:
+		return v, nil
+	}
+	return "", usagef("GHONCE_ON_CHANGE=%q: want auto, warn, fail or update", v)
+}
+
 func addTrustLedgerFlag(c *cobra.Command, b *bool) {
 	c.Flags().BoolVar(b, "trust-ledger", false, "create a key this established ledger has never seen without looking on GitHub first: only when every run of these tasks uses this ledger (docs/guide/rate-limits.md)")
 }

@@ -49,6 +49,7 @@ func GhMain(ctx context.Context, argv []string, sys IO) int {
 	if err == nil {
 		return ExitOK
 	}
+	err = anotherActForGh(err, verb)
 	fail := failure.Describe(err, verb)
 	fmt.Fprintln(sys.Err, "ghonce: "+fail.Error.Message)
 	if fail.Key != "" && !strings.Contains(fail.Error.Message, fail.Key) {
@@ -239,6 +240,10 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	if a.Engine.Settle, err = settleFromEnv(sys.Getenv, a.Engine.Settle); err != nil {
 		return err
 	}
+	onChange, err := onChangeFromEnv(sys.Getenv)
+	if err != nil {
+		return err
+	}
 	task, err := a.Task.orEnv(sys.Getenv, sys.Err)
 	switch {
 	case err != nil && a.Task == "" && sys.Getenv("GITHUB_ACTIONS") != "true":
@@ -334,13 +339,50 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	default:
 		spec = reconcile.Comment{Number: number, Body: body}
 	}
-	act := actOptions{f: f, flags: a, needRepo: true, spec: spec}
+	act := actOptions{f: f, flags: a, needRepo: true, spec: spec, onChange: onChange}
 	if !o.meta.Empty() {
 		act.after = func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error {
 			return applyGhMetadata(ctx, c, repo, verb, res, o.meta)
 		}
 	}
 	return runAction(ctx, act)
+}
+
+// anotherActForGh words a run the engine judged another act than the one
+// its key already made (reconcile.OnChangeAuto) in the shim's terms: gh has
+// no --step, so the setting to use is GHONCE_STEP.
+func anotherActForGh(err error, verb string) error {
+	var ce *reconcile.ChangedError
+	if !errors.As(err, &ce) || ce.Different == "" {
+		return err
+	}
+	what := map[string]string{"pr create": "pull request", "issue create": "issue"}[verb]
+	if what == "" {
+		what = "comment"
+	}
+	msg := fmt.Sprintf("gh %s: nothing was created: this task's step %q already made %s, and this run reads as another %s, not a retry of it (%s).\n"+
+		"For a new %s, run the same command with GHONCE_STEP=%s (keep it when you retry that one); "+
+		"to accept the existing one, GHONCE_ON_CHANGE=warn.",
+		verb, ce.Result.Step, reconcileDescribe(ce.Result), what, ce.Different, what, ce.NewStep)
+	return &inWords{msg: msg, err: err}
+}
+
+// inWords is an error in a front's own words, the original kept for
+// errors.As and the exit code.
+type inWords struct {
+	msg string
+	err error
+}
+
+func (e *inWords) Error() string { return e.msg }
+func (e *inWords) Unwrap() error { return e.err }
+
+// reconcileDescribe names a result's artifact by URL, else by number.
+func reconcileDescribe(r *reconcile.Result) string {
+	if r.URL != "" {
+		return r.URL
+	}
+	return fmt.Sprintf("%s #%d", r.Kind, r.Number)
 }
 
 // applyGhMetadata sets -a, -r and -m on the artifact res names, which is

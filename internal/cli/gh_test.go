@@ -544,3 +544,54 @@ func TestGhSettleFromEnv(t *testing.T) {
 		t.Fatalf("a bad GHONCE_SETTLE: exit %d, stderr %q, writes %q", o.code, o.stderr, writes(w.fake))
 	}
 }
+
+// Two different acts in one task through the shim (issue 28): the second
+// follow-up is not answered with the first's URL and exit 0; it exits 1,
+// names the first and the GHONCE_STEP to use, and that setting files it.
+// A reworded retry ("(retry)") still gets the first back, exit 0.
+func TestGhSecondActIsNotTheFirst(t *testing.T) {
+	w := newGhCLIWorld(t)
+	first := w.gh("", nil, "issue", "create", "-R", testRepo, "-t", "Follow-up: flaky test in auth", "-b", "Seen twice.")
+	url := w.fake.WebURL() + testRepo + "/issues/1\n"
+	if first.code != 0 || first.stdout != url {
+		t.Fatalf("first: exit %d, stdout %q, stderr %q", first.code, first.stdout, first.stderr)
+	}
+	retry := w.gh("", nil, "issue", "create", "-R", testRepo, "-t", "Follow-up: flaky test in auth (retry)", "-b", "Seen twice, on CI.")
+	if retry.code != 0 || retry.stdout != url {
+		t.Fatalf("reworded retry: exit %d, stdout %q, stderr %q; want the first URL, exit 0", retry.code, retry.stdout, retry.stderr)
+	}
+	second := w.gh("", nil, "issue", "create", "-R", testRepo, "-t", "Follow-up: docs typo in README", "-b", "A typo.")
+	if second.code == 0 || second.stdout != "" {
+		t.Fatalf("second act: exit %d, stdout %q; want non-zero and nothing on stdout", second.code, second.stdout)
+	}
+	const step = "issue-create-follow-up-docs-typo-in-readme"
+	for _, says := range []string{strings.TrimSpace(url), "GHONCE_STEP=" + step, "nothing was created"} {
+		if !strings.Contains(second.stderr, says) {
+			t.Errorf("second act's stderr does not say %q:\n%s", says, second.stderr)
+		}
+	}
+	if n := len(w.fake.Issues(testOwner, testName)); n != 1 {
+		t.Fatalf("%d issues after the refused second act, want 1", n)
+	}
+	again := w.gh("", map[string]string{"GHONCE_STEP": step}, "issue", "create", "-R", testRepo, "-t", "Follow-up: docs typo in README", "-b", "A typo.")
+	if again.code != 0 || again.stdout != w.fake.WebURL()+testRepo+"/issues/2\n" {
+		t.Fatalf("with GHONCE_STEP: exit %d, stdout %q, stderr %q", again.code, again.stdout, again.stderr)
+	}
+
+	// Comments: "started" then "done" on one issue.
+	if o := w.gh("", nil, "issue", "comment", "1", "-R", testRepo, "-b", "Started."); o.code != 0 {
+		t.Fatalf("started: exit %d, %s", o.code, o.stderr)
+	}
+	done := w.gh("", nil, "issue", "comment", "1", "-R", testRepo, "-b", "Done: the fix is in #12.")
+	if done.code == 0 || !strings.Contains(done.stderr, "GHONCE_STEP=issue-comment-done-the-fix-is-in-12") {
+		t.Fatalf("done after started: exit %d, stderr %q; want non-zero naming GHONCE_STEP", done.code, done.stderr)
+	}
+	// GHONCE_ON_CHANGE=warn is the old answer: the first, exit 0, a warning.
+	warn := w.gh("", map[string]string{"GHONCE_ON_CHANGE": "warn"}, "issue", "comment", "1", "-R", testRepo, "-b", "Done: the fix is in #12.")
+	if warn.code != 0 || !strings.Contains(warn.stdout, "#issuecomment-") {
+		t.Fatalf("GHONCE_ON_CHANGE=warn: exit %d, stdout %q, stderr %q", warn.code, warn.stdout, warn.stderr)
+	}
+	if bad := w.gh("", map[string]string{"GHONCE_ON_CHANGE": "sometimes"}, "issue", "comment", "1", "-R", testRepo, "-b", "x"); bad.code == 0 || !strings.Contains(bad.stderr, "GHONCE_ON_CHANGE") {
+		t.Fatalf("GHONCE_ON_CHANGE=sometimes: exit %d, stderr %q", bad.code, bad.stderr)
+	}
+}

@@ -168,6 +168,10 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	if err != nil {
 		return err
 	}
+	onChange, err := onChangeFromEnv(f.sys.Getenv)
+	if err != nil {
+		return err
+	}
 	// One GitHub client serves the engine and from_branch; no request is
 	// made until a call needs one.
 	l, gh, err := f.ledgerAndGitHub(ctx, opts.Ledger, store.CreateForAction, &opts.GitHub, opts.Repo)
@@ -178,7 +182,7 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	// The engine's progress goes to stderr: stdout carries the protocol.
 	eng := f.engine(l, gh, f.sys.Err, opts.Engine)
 	cfg := mcp.Config{
-		Engine: eng, Ledger: l, Task: task, Version: buildVersion(),
+		Engine: eng, Ledger: l, Task: task, OnChange: onChange, Version: buildVersion(),
 		Resolve: func(ctx context.Context, owner, repo, ref string) (string, error) {
 			r, err := ghcheck.ParseRepo(owner + "/" + repo)
 			if err != nil {

@@ -26,10 +26,13 @@ func newCmdPRCreate(f *factory, runF func(*prCreateOptions) error) *cobra.Comman
 The key does not include the head, title or body: a retry after a crash that
 rewords the body or pushed to another branch gets the first pull request back
 (outcome "found" or "skipped", payload_changed true, changed naming the fields
-that differ), never a second one. --on-change says what then: warn (default:
-a warning, the pull request as it is), fail (exit 1, nothing changed) or
-update (edit its title and body to this run's; its head cannot move). A
-second pull request in the same task needs its own --step.
+that differ), never a second one. --on-change says what then: auto (default,
+or GHONCE_ON_CHANGE: a reworded retry is warned of, and a title that reads as
+another pull request fails with exit 1, naming the first and the --step to
+use; docs/design/same-act.md), warn (a warning, the pull request as it is),
+fail (exit 1, nothing changed) or update (edit its title and body to this
+run's; its head cannot move). A second pull request in the same task needs
+its own --step.
 
 Prints the pull request's URL on stdout; with --json one object with key,
 outcome (created|found|skipped), number, url, payload_changed, changed and

@@ -155,10 +155,10 @@ func TestChangeAdviceNamesTheVerbsFlags(t *testing.T) {
 	issue := func(title string) cliRun {
 		return w.run("", nil, "issue", "create", "--task", "T", "--title", title, "--body", "b", "--repo", testRepo)
 	}
-	if o := issue("one"); o.code != 0 {
+	if o := issue("Flaky test in auth"); o.code != 0 {
 		t.Fatalf("issue create: %d %s", o.code, o.stderr)
 	}
-	if o := issue("two"); o.code != 0 || !strings.Contains(o.stderr, "--on-change update edits it") {
+	if o := issue("Flaky test in auth (retry)"); o.code != 0 || !strings.Contains(o.stderr, "--on-change update edits it") {
 		t.Errorf("issue create with another title: exit %d, stderr %q; want --on-change advised", o.code, o.stderr)
 	}
 }
@@ -182,24 +182,26 @@ func TestLostLedgerComparesWithTheArtifact(t *testing.T) {
 		}
 		return o, r
 	}
-	if _, r := issue(nil, "First"); r.Outcome != reconcile.Created || r.ArtifactState != "open" {
+	// A reworded retry of the first ("(retry)" added): the same act.
+	const first, second = "Fix the flaky auth test", "Fix the flaky auth test (retry)"
+	if _, r := issue(nil, first); r.Outcome != reconcile.Created || r.ArtifactState != "open" {
 		t.Fatalf("create: %+v", r)
 	}
-	if _, r := issue(fresh(), "First"); r.Outcome != reconcile.Found || r.PayloadChanged {
+	if _, r := issue(fresh(), first); r.Outcome != reconcile.Found || r.PayloadChanged {
 		t.Errorf("the same description, ledger lost: %s, payload_changed %v; want found, unchanged", r.Outcome, r.PayloadChanged)
 	}
-	o, r := issue(fresh(), "Second")
+	o, r := issue(fresh(), second)
 	if r.Outcome != reconcile.Found || !r.PayloadChanged || len(r.Changed) != 1 || r.Changed[0] != "title" || !strings.Contains(r.Warning, "--on-change update") {
 		t.Errorf("another title, ledger lost: %+v (stderr %s); want found, changed [title], the --on-change advice", r, o.stderr)
 	}
-	if got := w.fake.Issues(testOwner, testName)[0].Title; got != "First" {
+	if got := w.fake.Issues(testOwner, testName)[0].Title; got != first {
 		t.Errorf("warn changed the issue's title to %q", got)
 	}
-	if _, r := issue(fresh(), "Second", "--on-change", "update"); !r.Updated || !r.PayloadChanged {
+	if _, r := issue(fresh(), second, "--on-change", "update"); !r.Updated || !r.PayloadChanged {
 		t.Errorf("--on-change update, ledger lost: %+v; want updated", r)
 	}
-	if got := w.fake.Issues(testOwner, testName)[0].Title; got != "Second" {
-		t.Errorf("after --on-change update the issue's title is %q, want Second", got)
+	if got := w.fake.Issues(testOwner, testName)[0].Title; got != second {
+		t.Errorf("after --on-change update the issue's title is %q, want %q", got, second)
 	}
 	if n := len(w.fake.Issues(testOwner, testName)); n != 1 {
 		t.Errorf("%d issues, want 1", n)

@@ -100,7 +100,11 @@ func stringArg(a map[string]json.RawMessage, name string) string {
 // wins over the call's task argument, as behind --upstream, so the model
 // never invents the key when the environment knows the work; otherwise the
 // server's task is the default of a call that passes none.
-func (s *Server) serveGuarded(ctx context.Context, g guard, name string, raw json.RawMessage, taskWins bool) (*sdk.CallToolResult, bool) {
+func (s *Server) serveGuarded(ctx context.Context, g guard, req *sdk.CallToolRequest, taskWins bool) (*sdk.CallToolResult, bool) {
+	name, raw := req.Params.Name, req.Params.Arguments
+	if req.Session != nil {
+		ctx = withSession(ctx, req.Session)
+	}
 	args := map[string]json.RawMessage{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &args); err != nil {
@@ -141,7 +145,10 @@ func pluralIt(xs []string) string {
 // guardedTool is upstream's tool as ghonce serves it: the same name, title,
 // argument names, types and required list; optional task and step added;
 // idempotentHint true; the description says what once means.
-func guardedTool(t *sdk.Tool) (*sdk.Tool, error) {
+//
+// taskWins says whose task wins (see serveGuarded): the server's behind
+// --upstream, the call's in ghonce's own server; the description says so.
+func guardedTool(t *sdk.Tool, taskWins bool) (*sdk.Tool, error) {
 	g := *t
 	var schema map[string]any
 	b, err := json.Marshal(t.InputSchema)
@@ -156,7 +163,11 @@ func guardedTool(t *sdk.Tool) (*sdk.Tool, error) {
 	if props == nil {
 		props = map[string]any{}
 	}
-	props["task"] = map[string]any{"type": "string", "description": taskDesc}
+	desc := callTaskDesc
+	if taskWins {
+		desc = taskDesc
+	}
+	props["task"] = map[string]any{"type": "string", "description": desc}
 	props["step"] = map[string]any{"type": "string", "description": stepDesc}
 	schema["properties"] = props
 	g.InputSchema = schema
@@ -171,6 +182,7 @@ func guardedTool(t *sdk.Tool) (*sdk.Tool, error) {
 }
 
 const (
+	callTaskDesc  = "The unit of work this call belongs to (an issue or ticket id, never a time). Default: ghonce's task (GHONCE_TASK or --task); a task passed here wins over it. Calls with the same task and step happen once."
 	taskDesc      = "The unit of work this call belongs to (an issue or ticket id, never a time). Default: ghonce's task (GHONCE_TASK), which wins when set. Calls with the same task and step happen once."
 	stepDesc      = "The step within the task. Default: one per tool and target (one PR per base branch, one comment per issue, one issue, one branch per name, one file per branch and path). Pass a new step only for a genuinely new artifact; reuse it when retrying."
 	proxyOnceNote = "Through ghonce, this happens once per (task, step): ghonce records the call in a ledger and looks on GitHub before it creates, so calling again with the same task and step (after a timeout, an error or a restart, even with reworded text) returns what the first call made and creates nothing new. Retry freely; pass a new step only for a genuinely new one."

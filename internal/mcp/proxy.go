@@ -231,7 +231,7 @@ func (p *Proxy) syncTools(ctx context.Context) error {
 	handlers := make([]sdk.ToolHandler, 0, len(tools))
 	for _, t := range tools {
 		if g, ok := guards[t.Name]; ok {
-			gt, err := guardedTool(t)
+			gt, err := guardedTool(t, true)
 			if err != nil {
 				return err
 			}
@@ -276,7 +276,7 @@ func containsTool(ts []*sdk.Tool, name string) bool {
 
 func (p *Proxy) guardedHandler(g guard) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		if res, ok := p.s.serveGuarded(ctx, g, req.Params.Name, req.Params.Arguments, true); ok {
+		if res, ok := p.s.serveGuarded(ctx, g, req, true); ok {
 			return res, nil
 		}
 		return p.forward(ctx, req)

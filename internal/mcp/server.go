@@ -52,6 +52,11 @@ type Config struct {
 	// --task or GHONCE_TASK (or, when set up so, the Actions run's task).
 	// Empty means every call must pass task.
 	Task string
+	// OnChange is what a write call does when its key is done but its
+	// text differs (reconcile.OnChange*; "" is reconcile.OnChangeAuto: a
+	// reworded retry gets the first artifact, another act a tool error
+	// that asks for a new step). GHONCE_ON_CHANGE sets it.
+	OnChange string
 	// Version is reported to clients in the initialize handshake.
 	Version string
 	// Logf reports progress (to stderr; never to stdout, which carries the
@@ -77,6 +82,52 @@ type Server struct {
 	// the write calls still running are cancelled with it (begin).
 	stopMu sync.Mutex
 	stop   context.Context
+	// told holds, per client session, the keys whose artifact a call of
+	// that session was told of: a later call of the same key there whose
+	// text changed is a second act, not a retry after a crash
+	// (reconcile.Action.Heard).
+	toldMu sync.Mutex
+	told   map[any]map[string]bool
+}
+
+type sessionKey struct{}
+
+// withSession returns ctx carrying the client session a call came from.
+func withSession(ctx context.Context, sess any) context.Context {
+	if sess == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, sessionKey{}, sess)
+}
+
+// heard is the reconcile.Action.Heard of a call made with ctx.
+func (s *Server) heard(ctx context.Context) func(key string) bool {
+	sess := ctx.Value(sessionKey{})
+	if sess == nil {
+		return nil
+	}
+	return func(key string) bool {
+		s.toldMu.Lock()
+		defer s.toldMu.Unlock()
+		return s.told[sess][key]
+	}
+}
+
+// tell records that the session of ctx was told of key's artifact.
+func (s *Server) tell(ctx context.Context, key string) {
+	sess := ctx.Value(sessionKey{})
+	if sess == nil {
+		return
+	}
+	s.toldMu.Lock()
+	defer s.toldMu.Unlock()
+	if s.told == nil {
+		s.told = map[any]map[string]bool{}
+	}
+	if s.told[sess] == nil {
+		s.told[sess] = map[string]bool{}
+	}
+	s.told[sess][key] = true
 }
 
 // New returns a server with every tool registered.

@@ -65,7 +65,6 @@ type opts struct {
 
 func newWorld(t testing.TB, o opts) *world {
 	t.Helper()
-	ctx := context.Background()
 	tw := testworld.New(t)
 	w := &world{t: t, fake: tw.GitHub, main: tw.Main, waiting: make(chan string, 16)}
 	l := tw.OpenLedger()
@@ -98,18 +97,7 @@ func newWorld(t testing.TB, o opts) *world {
 		t.Fatal(err)
 	}
 	w.srv = srv
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := srv.SDK().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	w.cs = cs
+	w.reconnect()
 	t.Cleanup(func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
@@ -120,6 +108,25 @@ func newWorld(t testing.TB, o opts) *world {
 		}
 	})
 	return w
+}
+
+// reconnect connects a new client session, as an agent restarted after a
+// crash does: what the server told the old session, the new one never heard.
+func (w *world) reconnect() {
+	w.t.Helper()
+	ctx := context.Background()
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := w.srv.SDK().Connect(ctx, st, nil)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(func() { _ = ss.Close() })
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(func() { _ = cs.Close() })
+	w.cs = cs
 }
 
 // call calls a tool and returns its result; a protocol error fails the test.
@@ -278,6 +285,7 @@ func TestEveryWriteToolHappensOnce(t *testing.T) {
 				t.Fatalf("key %s step %s, want the CLI's %s for step %s", out.Key, out.Step, want, step)
 			}
 			writes := w.writes()
+			w.reconnect() // the agent restarted: its retry, reworded, is not a second act
 			again, msg := w.ok(c.tool, reworded)
 			if again.Outcome != "skipped" || again.Key != out.Key || !strings.HasPrefix(msg, "already done in an earlier attempt") {
 				t.Fatalf("second call: %+v %q, want skipped, same key, 'already done'", again, msg)
@@ -644,11 +652,45 @@ func TestFileShaGuardsAgainstOverwritingAnotherChange(t *testing.T) {
 // upstream.
 func TestIssueWriteAndItsAliasShareTheKey(t *testing.T) {
 	w := newWorld(t, opts{})
-	first, _ := w.ok("issue_write", args("method", "create", "title", "T", "body", "B"))
-	again, _ := w.ok("create_issue", args("title", "T, reworded"))
+	first, _ := w.ok("issue_write", args("method", "create", "title", "Flaky test in auth", "body", "B"))
+	w.reconnect() // a restarted agent's retry, reworded
+	again, _ := w.ok("create_issue", args("title", "Flaky test in auth (retry)"))
 	if first.Outcome != "created" || again.Outcome != "skipped" || again.Key != first.Key || len(w.fake.Issues(owner, name)) != 1 {
 		t.Fatalf("issue_write then create_issue: %+v then %+v, %d issues; want one issue, one key", first, again, len(w.fake.Issues(owner, name)))
 	}
 	w.fails("issue_write", args("method", "update", "issue_number", first.Number, "title", "U"), "invalid arguments", "ghonce mcp --upstream")
 	w.fails("create_pull_request", args("title", "T", "head", "h", "base", "main", "reviewers", []string{"x"}), "invalid arguments", "reviewers")
+}
+
+// Issue 28: a second, different act in one task is not answered with the
+// first's artifact as success. In the session that was told of the first,
+// any change of its words is another act: a tool error naming the first
+// and the step to pass. After a restart (a new session), a reworded retry
+// gets the first back; a text that reads as another act is refused there
+// too.
+func TestSecondActIsAToolError(t *testing.T) {
+	w := newWorld(t, opts{})
+	w.fake.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
+	first, _ := w.ok("create_issue", args("owner", owner, "repo", name, "title", "Follow-up: flaky test in auth", "body", "Seen twice."))
+	msg := w.fails("create_issue", args("owner", owner, "repo", name, "title", "Follow-up: flaky test in auth (retry)", "body", "Seen twice."),
+		"not created", first.URL, `step "issue-create-follow-up-flaky-test-in-auth-retry"`)
+	if strings.Contains(msg, "already done") {
+		t.Fatalf("the second act's error reads as success: %s", msg)
+	}
+	w.reconnect()
+	again, _ := w.ok("create_issue", args("owner", owner, "repo", name, "title", "Follow-up: flaky test in auth (retry)", "body", "Seen twice, on CI."))
+	if again.URL != first.URL {
+		t.Fatalf("reworded retry in a new session: %+v, want the first %s", again, first.URL)
+	}
+	w.reconnect()
+	w.fails("create_issue", args("owner", owner, "repo", name, "title", "Follow-up: docs typo in README", "body", "A typo."),
+		"not created", first.URL, `step "issue-create-follow-up-docs-typo-in-readme"`)
+	second, _ := w.ok("create_issue", args("owner", owner, "repo", name, "title", "Follow-up: docs typo in README", "body", "A typo.", "step", "issue-create-follow-up-docs-typo-in-readme"))
+	if second.Outcome != "created" || second.URL == first.URL {
+		t.Fatalf("with the step the error named: %+v", second)
+	}
+	// Comments: "started", then "done".
+	w.ok("add_issue_comment", args("owner", owner, "repo", name, "issue_number", 1, "body", "Started."))
+	w.reconnect()
+	w.fails("add_issue_comment", args("owner", owner, "repo", name, "issue_number", 1, "body", "Done."), "not created", `step "issue-comment-done"`)
 }

@@ -26,7 +26,7 @@ type Where struct {
 
 // Once is the two arguments ghonce adds to every write tool.
 type Once struct {
-	Task string `json:"task,omitempty" jsonschema:"The unit of work this call belongs to (an issue or ticket id, never a time). Default: the server's task. Calls with the same task and step happen once."`
+	Task string `json:"task,omitempty" jsonschema:"The unit of work this call belongs to (an issue or ticket id, never a time). Default: ghonce's task (GHONCE_TASK or --task); a task passed here wins over it. Calls with the same task and step happen once."`
 	Step string `json:"step,omitempty" jsonschema:"The step within the task. Default: one per tool and target (one PR per base branch, one comment per issue, one issue, one branch per name, one file per branch and path). Pass a new step only for a genuinely new artifact; reuse it when retrying."`
 }
 
@@ -220,13 +220,13 @@ func (s *Server) addWriteTools() error {
 		if !ok {
 			return fmt.Errorf("%s: %s is not a guarded tool", GitHubMCPToolsFile, t.Name)
 		}
-		gt, err := guardedTool(t)
+		gt, err := guardedTool(t, false)
 		if err != nil {
 			return err
 		}
 		gt.OutputSchema = out
 		s.srv.AddTool(gt, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			if res, ok := s.serveGuarded(ctx, g, req.Params.Name, req.Params.Arguments, false); ok {
+			if res, ok := s.serveGuarded(ctx, g, req, false); ok {
 				return res, nil
 			}
 			return invalidResult(fmt.Errorf("ghonce guards only %s's create; this call (%s) needs github-mcp-server behind ghonce: serve with ghonce mcp --upstream -- github-mcp-server stdio", req.Params.Name, g.passWhat)), nil
@@ -265,6 +265,7 @@ func runWrite[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in 
 		s.cfg.Logf("%s: %v", t.name, err)
 		return nil, Output{}, err
 	}
+	s.tell(ctx, r.Key)
 	s.cfg.Logf("%s: %s %s (task %q, step %q, key %s)", t.name, r.Outcome, t.what(in, r), r.Task, r.Step, r.Key)
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: resultText(t.what(in, r), r)}}}, outputOf(r), nil
 }
@@ -282,6 +283,7 @@ func call[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) 
 		return nil, err
 	}
 	a.Spec = spec
+	a.OnChange, a.Heard = s.cfg.OnChange, s.heard(ctx)
 	p, err := reconcile.Prepare(a)
 	if err != nil {
 		// Named by its key when what the key depends on is valid, as the
@@ -406,6 +408,14 @@ func resultText(what string, r *reconcile.Result) string {
 	return b.String()
 }
 
+// describe names a result's artifact: its URL, else its kind and number.
+func describe(r *reconcile.Result) string {
+	if r.URL != "" {
+		return r.URL
+	}
+	return fmt.Sprintf("%s #%d", r.Kind, r.Number)
+}
+
 // invalidError is bad input: the CLI's exit 2.
 type invalidError struct{ err error }
 
@@ -434,6 +444,7 @@ func toolMessage(err error) error {
 		uc *reconcile.UnconfirmedError
 		ip *reconcile.InProgressError
 		cf *reconcile.ConflictError
+		ce *reconcile.ChangedError
 		iv *invalidError
 	)
 	switch {
@@ -445,6 +456,10 @@ func toolMessage(err error) error {
 		return fmt.Errorf("in progress elsewhere: %s is held by a running attempt (process %d on %s): another call with the same task and step is at work. Call again in a moment with the same arguments: it will return that call's result", ip.Key, ip.Holder.PID, ip.Holder.Host)
 	case errors.As(err, &cf):
 		return fmt.Errorf("refused: %v. Nothing was created; choose another name, or another step", cf)
+	case errors.As(err, &ce) && ce.Different != "":
+		return fmt.Errorf("not created: this task's step %q already made %s, and this call reads as another %s, not a retry of that one (%s). Nothing was created. "+
+			"If you meant a new %s, call again with step %q (keep that step if you retry it). If you meant the existing one, it is %s: do not call again",
+			ce.Result.Step, describe(ce.Result), ce.Result.Kind, ce.Different, ce.Result.Kind, ce.NewStep, describe(ce.Result))
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("cancelled: %v: if a request had been sent it may have taken effect; call again with the same arguments to settle it", err)
 	}

@@ -29,14 +29,17 @@ func TestModelTextsNameNoCLIFlags(t *testing.T) {
 	noFlags("no such repository", w.fails("create_issue", map[string]any{"owner": owner, "repo": "no-such-repo", "title": "T"}, "owner and repo"))
 	noFlags("head not pushed", w.fails("create_pull_request", args("title", "T", "head", "not-pushed", "base", "main")))
 	noFlags("from_branch missing", w.fails("create_branch", args("branch", "x", "from_branch", "no-such-branch")))
-	// A second call with another title: the warning advises a new step.
-	w.ok("create_issue", args("title", "first", "step", "words"))
-	out, text := w.ok("create_issue", args("title", "second", "step", "words"))
+	// A reworded retry after a restart: the warning advises a new step.
+	w.ok("create_issue", args("title", "Flaky test in auth", "step", "words"))
+	w.reconnect()
+	out, text := w.ok("create_issue", args("title", "Flaky test in auth (retry)", "step", "words"))
 	if !out.PayloadChanged {
 		t.Fatalf("the second call's title differs, but payload_changed is false: %+v", out)
 	}
 	noFlags("the changed call's text", text)
 	noFlags("the changed call's warning", out.Warning)
+	// Another act in the same session: the tool error names no CLI flag.
+	noFlags("another act", w.fails("create_issue", args("title", "Docs typo in README", "step", "words"), "not created"))
 }
 
 // An argument that does not fit the tool's schema (a wrong type, a missing
