@@ -36,7 +36,17 @@
 // these with a field its kind cannot carry (assignees, reviewers, a
 // milestone, a committer), passes through when the context carries no task,
 // and otherwise follows Options.Unknown. A known write whose context
-// carries no task follows Options.NoTask.
+// carries no task takes the task from the environment, as the CLI does
+// (GHONCE_TASK, else inside GitHub Actions the run's default task; the
+// step from GHONCE_STEP, else the kind's default); with none there it is
+// refused with an *UnguardedError, sending nothing, unless Options.NoTask
+// is Pass, which sends it unguarded and logs that it did.
+//
+// When a key is already done and the write's text reads as another act
+// (a second issue with another title, "done" after "started"), the write
+// fails with an error wrapping a *reconcile.ChangedError that names the
+// first artifact and a step for the new one (Options.OnChange;
+// docs/design/same-act.md): never the first artifact as the answer.
 //
 // # Where it sits
 //
@@ -74,7 +84,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -82,6 +94,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/actions"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -90,8 +103,10 @@ import (
 type Policy int
 
 const (
+	// Default is each option's default (see Options.NoTask, Options.Unknown).
+	Default Policy = iota
 	// Pass sends the write on to the base transport, unguarded.
-	Pass Policy = iota
+	Pass
 	// Refuse fails the request with an *UnguardedError, sending nothing.
 	Refuse
 )
@@ -115,11 +130,22 @@ type Options struct {
 	// token's own (e.g. "my-app[bot]").
 	TrustedAuthors []string
 	// NoTask is what happens to a write of a guarded kind whose context
-	// carries no task (see WithStep): Pass (default) or Refuse.
+	// carries no task (see WithStep). Default: the task of the environment
+	// (GHONCE_TASK, else inside GitHub Actions the run's default task, as
+	// the CLI derives it), else refused with an *UnguardedError. Refuse:
+	// refused, the environment not asked. Pass: sent unguarded, each one
+	// logged (Logf, else the standard logger), since a rerun can duplicate it.
 	NoTask Policy
 	// Unknown is what happens to a write the Transport cannot guard whose
-	// context carries a task: Pass (default) or Refuse.
+	// context carries a task: Pass (Default) or Refuse.
 	Unknown Policy
+	// OnChange is what a guarded write does when its key is done but its
+	// text differs: reconcile.OnChangeAuto (default; GHONCE_ON_CHANGE sets
+	// another), OnChangeWarn, OnChangeFail or OnChangeUpdate.
+	OnChange string
+	// Getenv reads the environment (default os.Getenv): GHONCE_TASK,
+	// GHONCE_STEP, GHONCE_ON_CHANGE and GitHub Actions' variables.
+	Getenv func(string) string
 	// Wait is how long a write waits for another process holding the same
 	// key (default 30s); Settle how long after a crashed attempt marked a
 	// create as sent the engine waits before looking, on the ledger's clock
@@ -145,6 +171,10 @@ type Transport struct {
 	// is "ours".
 	mu     sync.Mutex
 	byAuth map[string]*engine
+	// told holds the keys whose artifact this Transport returned: a later
+	// write of the same key with other text is a second act, never a
+	// retry after a crash (reconcile.Action.Heard).
+	told map[string]bool
 }
 
 // engine is the engine and GitHub client for one API root and identity.
@@ -170,7 +200,18 @@ func New(base http.RoundTripper, opts Options) (*Transport, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Transport{base: base, opts: opts, byAuth: map[string]*engine{}}, nil
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.OnChange == "" {
+		opts.OnChange = strings.TrimSpace(opts.Getenv("GHONCE_ON_CHANGE"))
+	}
+	switch opts.OnChange {
+	case "", reconcile.OnChangeAuto, reconcile.OnChangeWarn, reconcile.OnChangeFail, reconcile.OnChangeUpdate:
+	default:
+		return nil, fmt.Errorf("create guard: OnChange %q (or GHONCE_ON_CHANGE): want auto, warn, fail or update", opts.OnChange)
+	}
+	return &Transport{base: base, opts: opts, byAuth: map[string]*engine{}, told: map[string]bool{}}, nil
 }
 
 type stepKey struct{}
@@ -219,10 +260,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	case w == nil:
 		return t.other(req, why)
 	case !hasTask:
-		if t.opts.NoTask == Refuse {
+		switch t.opts.NoTask {
+		case Refuse:
 			return nil, t.refuse(req, "the request's context carries no task: wrap it with guard.WithStep(ctx, task, step)")
+		case Pass:
+			t.logf("guard: %s %s sent unguarded (Options.NoTask is Pass and its context carries no task): a rerun may make it again", req.Method, req.URL.Path)
+			return t.base.RoundTrip(req)
 		}
-		return t.base.RoundTrip(req)
+		var err error
+		if task, stepName, err = t.envTask(); err != nil {
+			return nil, t.refuse(req, err.Error())
+		}
 	}
 	a, body, err := w.action(req, task, stepName)
 	if err != nil {
@@ -233,6 +281,31 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("guard %s %s: %w", req.Method, req.URL.Path, err)
 	}
 	return t.guard(req, w, a)
+}
+
+// envTask is the task and step of a write whose context carries none: the
+// environment's, as the CLI derives them.
+func (t *Transport) envTask() (task, stepName string, err error) {
+	getenv := t.opts.Getenv
+	if task = strings.TrimSpace(getenv("GHONCE_TASK")); task == "" {
+		if _, ok := actions.Detect(getenv); ok {
+			if task, _, err = actions.DefaultTask(getenv, os.ReadFile); err != nil {
+				return "", "", err
+			}
+		}
+	}
+	if task == "" {
+		return "", "", errors.New("the request's context carries no task and GHONCE_TASK is not set: wrap the context with guard.WithStep(ctx, task, step), set GHONCE_TASK, or set Options.NoTask to guard.Pass to send such writes unguarded")
+	}
+	return task, strings.TrimSpace(getenv("GHONCE_STEP")), nil
+}
+
+func (t *Transport) logf(format string, args ...any) {
+	if t.opts.Logf != nil {
+		t.opts.Logf(format, args...)
+		return
+	}
+	log.Printf(format, args...)
 }
 
 // other handles a write with a task that the Transport cannot guard.

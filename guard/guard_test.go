@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -58,7 +59,7 @@ func TestKillAfterCommitRerunMakesOne(t *testing.T) {
 				}
 				return o
 			}
-			o := run(w.job(kind, "first wording"), func(c *fixtures.Commit) bool { return c.Kind == commitKind[kind] })
+			o := run(w.job(kind, "Opened the fix for the crash on start."), func(c *fixtures.Commit) bool { return c.Kind == commitKind[kind] })
 			if !o.Killed {
 				t.Fatalf("agent not killed at the %s commit: exit %d\n%s%s", kind, o.Exit, o.Stdout, o.Stderr)
 			}
@@ -66,7 +67,7 @@ func TestKillAfterCommitRerunMakesOne(t *testing.T) {
 				t.Fatalf("after the kill GitHub holds %d of our %s, want 1 (the write committed)", n, kind)
 			}
 			for _, want := range []string{"found", "skipped"} {
-				o = run(w.job(kind, "reworded after the crash"), nil)
+				o = run(w.job(kind, "I opened a fix for the crash at start (retry)."), nil)
 				if o.Exit != 0 {
 					t.Fatalf("rerun: exit %d\n%s%s", o.Exit, o.Stdout, o.Stderr)
 				}
@@ -102,10 +103,10 @@ func TestFoundArtifactDecodesIntoGoGithubTypes(t *testing.T) {
 			w.GitHub.Inject(fixtures.Fault{Kind: fixtures.DropAfterCommit, Match: func(r *http.Request) bool {
 				return r.Method != http.MethodGet && !strings.Contains(r.URL.Path, "/labels")
 			}})
-			if _, err := send(context.Background(), w.client(t, path, nil), w.job(kind, "first")); err == nil {
+			if _, err := send(context.Background(), w.client(t, path, nil), w.job(kind, "Fix for the crash on start.")); err == nil {
 				t.Fatal("first attempt: want the lost answer as an error")
 			}
-			g, err := send(context.Background(), w.client(t, path, nil), w.job(kind, "second"))
+			g, err := send(context.Background(), w.client(t, path, nil), w.job(kind, "Fixes the crash on start (reworded)."))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,7 +199,8 @@ func TestUnguardedWrites(t *testing.T) {
 		{"unknown write, no task, refuse-unknown", guard.Options{Unknown: guard.Refuse}, ctx, edit, false},
 		{"assignees, task, pass", guard.Options{}, tagged, assign, false},
 		{"assignees, task, refuse", guard.Options{Unknown: guard.Refuse}, tagged, assign, true},
-		{"known write, no task, pass", guard.Options{}, ctx, create, false},
+		{"known write, no task, pass", guard.Options{NoTask: guard.Pass}, ctx, create, false},
+		{"known write, no task, nothing in the environment", guard.Options{}, ctx, create, true},
 		{"known write, no task, refuse", guard.Options{NoTask: guard.Refuse}, ctx, create, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -209,6 +211,9 @@ func TestUnguardedWrites(t *testing.T) {
 			}
 			defer l.Close()
 			tc.opts.Ledger = l
+			tc.opts.Getenv = func(string) string { return "" }
+			var logged []string
+			tc.opts.Logf = func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }
 			tr, err := guard.New(nil, tc.opts)
 			if err != nil {
 				t.Fatal(err)
@@ -230,7 +235,71 @@ func TestUnguardedWrites(t *testing.T) {
 			if es, _ := l.List(ctx, ledger.ListParams{}); len(es) != 0 {
 				t.Fatalf("an unguarded write left %d ledger entries", len(es))
 			}
+			if tc.opts.NoTask == guard.Pass && (len(logged) != 1 || !strings.Contains(logged[0], "unguarded")) {
+				t.Fatalf("a known write passed unguarded by Options.NoTask logged %q, want one line saying so", logged)
+			}
 		})
+	}
+}
+
+// A known write whose context carries no task takes the environment's,
+// as the CLI does (GHONCE_TASK, GHONCE_STEP): a bot that forgot WithStep
+// and is rerun still makes one issue, under the CLI's key.
+func TestNoTaskTakesTheEnvironmentsTask(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	env := map[string]string{"GHONCE_TASK": "ISSUE-42"}
+	path := ledgerIn(t)
+	for run := 0; run < 2; run++ {
+		l, err := sqlite.Open(ctx, path, sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := guard.New(nil, guard.Options{Ledger: l, Getenv: func(k string) string { return env[k] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		is, resp, err := w.gh(tr).Issues.Create(ctx, owner, name, &github.IssueRequest{Title: github.String("Flaky test"), Body: github.String("Seen twice.")})
+		l.Close()
+		if err != nil || is.GetNumber() == 0 {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if k := resp.Header.Get("X-Ghonce-Key"); k == "" {
+			t.Fatalf("run %d: no X-Ghonce-Key: the write was not guarded", run)
+		}
+	}
+	if n := len(w.GitHub.Issues(owner, name)); n != 2 { // the seeded one and ours
+		t.Fatalf("%d issues, want the seeded one and one of ours", n)
+	}
+}
+
+// Two different acts through one Transport (issue 28): the second issue's
+// create, with another title, is an error the caller sees, wrapping a
+// *reconcile.ChangedError and naming the step to use; it is sent with that
+// step. A rerun in a new process with the first text reworded gets the first.
+func TestSecondActThroughTheTransportIsAnError(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	path := ledgerIn(t)
+	gh := w.client(t, path, nil)
+	tagged := guard.WithStep(ctx, "ISSUE-42", "")
+	first, _, err := gh.Issues.Create(tagged, owner, name, &github.IssueRequest{Title: github.String("Follow-up: flaky test in auth"), Body: github.String("b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = gh.Issues.Create(tagged, owner, name, &github.IssueRequest{Title: github.String("Follow-up: docs typo in README"), Body: github.String("b")})
+	var ce *reconcile.ChangedError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `guard.WithStep(ctx, "ISSUE-42", "issue-create-follow-up-docs-typo-in-readme")`) || !strings.Contains(err.Error(), first.GetHTMLURL()) {
+		t.Fatalf("second act: %v, want a *reconcile.ChangedError naming %s and the step to use", err, first.GetHTMLURL())
+	}
+	second, _, err := gh.Issues.Create(guard.WithStep(ctx, "ISSUE-42", ce.NewStep), owner, name, &github.IssueRequest{Title: github.String("Follow-up: docs typo in README"), Body: github.String("b")})
+	if err != nil || second.GetNumber() == first.GetNumber() {
+		t.Fatalf("with the new step: %v, #%d", err, second.GetNumber())
+	}
+	// A new process (a new Transport) retrying the first reworded: the first.
+	again, _, err := w.client(t, path, nil).Issues.Create(tagged, owner, name, &github.IssueRequest{Title: github.String("Follow-up: the auth test is flaky"), Body: github.String("b2")})
+	if err != nil || again.GetNumber() != first.GetNumber() {
+		t.Fatalf("reworded retry: %v, #%d; want #%d", err, again.GetNumber(), first.GetNumber())
 	}
 }
 
@@ -283,10 +352,10 @@ func TestCacheBelowNeverAnswersLookups(t *testing.T) {
 	w.GitHub.Inject(fixtures.Fault{Kind: fixtures.DropAfterCommit, Match: func(r *http.Request) bool {
 		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/issues")
 	}})
-	if _, err := send(context.Background(), w.client(t, path, c), w.job("issue", "first")); err == nil {
+	if _, err := send(context.Background(), w.client(t, path, c), w.job("issue", "Fix for the crash on start.")); err == nil {
 		t.Fatal("first attempt: want the lost answer as an error")
 	}
-	g, err := send(context.Background(), w.client(t, path, c), w.job("issue", "second"))
+	g, err := send(context.Background(), w.client(t, path, c), w.job("issue", "Fixes the crash on start (reworded)."))
 	if err != nil {
 		t.Fatal(err)
 	}

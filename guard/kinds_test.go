@@ -172,7 +172,7 @@ func (w *world) client(t testing.TB, path string, base http.RoundTripper) *githu
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	tr, err := guard.New(base, guard.Options{Ledger: l, LedgerNew: l.Created()})
+	tr, err := guard.New(base, guard.Options{Ledger: l, LedgerNew: l.Created(), Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -35,6 +36,12 @@ func (t *Transport) guard(req *http.Request, w *write, a reconcile.Action) (*htt
 		}
 		a.Spec = f
 	}
+	a.OnChange = t.opts.OnChange
+	a.Heard = func(key string) bool {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return t.told[key]
+	}
 	p, err := reconcile.Prepare(a)
 	if err != nil {
 		// Bad input (*reconcile.InvalidError): nothing recorded or sent.
@@ -50,8 +57,15 @@ func (t *Transport) guard(req *http.Request, w *write, a reconcile.Action) (*htt
 		if st, hdr, body, ok := c.last(); ok && st >= 400 && st < 500 {
 			return answer(req, st, hdr, body, p.Key(), "refused"), nil
 		}
+		var ce *reconcile.ChangedError
+		if errors.As(err, &ce) && ce.Different != "" {
+			return fail(&anotherAct{ce})
+		}
 		return fail(err)
 	}
+	t.mu.Lock()
+	t.told[res.Key] = true
+	t.mu.Unlock()
 	if res.PayloadChanged && t.opts.Logf != nil {
 		t.opts.Logf("%s %s (key %s) was made by an earlier attempt from another description (%s); nothing new was created", res.Kind, what(res), res.Key, strings.Join(res.Changed, ", "))
 	}
@@ -68,6 +82,25 @@ func (t *Transport) guard(req *http.Request, w *write, a reconcile.Action) (*htt
 		return fail(fmt.Errorf("%s %s exists (key %s, %s) but reading it back failed: %w", res.Kind, what(res), res.Key, res.Outcome, err))
 	}
 	return answer(req, http.StatusCreated, nil, body, res.Key, string(res.Outcome)), nil
+}
+
+// anotherAct is a *reconcile.ChangedError in Go's terms: the step to use
+// is WithStep's.
+type anotherAct struct{ ce *reconcile.ChangedError }
+
+func (e *anotherAct) Error() string {
+	r := e.ce.Result
+	return fmt.Sprintf("not sent: task %q step %q already made %s %s, and this write reads as another %s, not a retry of it (%s); "+
+		"for a new one, send it with guard.WithStep(ctx, %q, %q), for example", r.Task, r.Step, r.Kind, firstOf(r.URL, what(r)), r.Kind, e.ce.Different, r.Task, e.ce.NewStep)
+}
+
+func (e *anotherAct) Unwrap() error { return e.ce }
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 func what(r *reconcile.Result) string {
