@@ -437,7 +437,11 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 	}
 	switch res.State {
 	case effect.Found:
-		e.cfg.Logf("found %s on GitHub: recording it as done", key)
+		if onGitHub(spec) {
+			e.cfg.Logf("found %s on GitHub: recording it as done", key)
+		} else {
+			e.cfg.Logf("%s: the check says an earlier attempt did it: recording it as done", key)
+		}
 		r, err := e.adopt(ctx, env, key, entry.Fence, spec, res.Artifact)
 		if err != nil {
 			return nil, nil, err

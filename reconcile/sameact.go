@@ -3,6 +3,7 @@ package reconcile
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -29,19 +30,23 @@ import (
 //     act is ("the", "retry", "again", "follow-up", ...) dropped, each word
 //     stemmed (one ending off, then cut to five letters), so
 //     "tests"/"testing" and "authentication"/"authenticate" are one word.
+//     Short forms count as their long ones ("PR" is "pull request").
 //   - A retry keeps most of the first act's words: it is the same act when
 //     the words both share are at least half of all the words of the two
-//     (Jaccard index >= 0.5), numbers counting as words, unless the
-//     numbers differ (a retry never changes "#41" into "#42" or one date
-//     into another). A text with no content words at all (an emoji) is
-//     the same act only when it is the same text.
+//     (Jaccard index >= 0.5), or when one says all the other says and a
+//     little more (at least two words, at most three more, no other
+//     number: "Fix #42", then "Fix #42: handle nil config"); numbers count
+//     as words. Not when the numbers differ (a retry never
+//     changes "#41" into "#42" or one date into another). A text with no
+//     content words at all (an emoji) is the same act only when it is the
+//     same text.
 //   - A text of the same shape with its subject swapped (every word in its
 //     place but for content words in some places: "Build fails on macOS",
 //     "Build fails on Windows") is the next act of a series.
 //   - A front whose session already reported the first artifact to its
 //     caller (Action.Heard: the MCP session, the go-github transport) knows
-//     it was no crash: any change of the words is a second act (case,
-//     punctuation and markup are no change).
+//     it was no crash: any change of its content words or numbers is a
+//     second act ("(retry)", case, punctuation and markup are no change).
 //
 // Everything else (another head, draft, labels) is what OnChangeWarn
 // reports: never a second act by itself.
@@ -84,8 +89,8 @@ func differentAct(old, cur []byte, heard bool) (why string) {
 	}
 	same, score := SameAct(a, b)
 	switch {
-	case heard && !sameWords(a, b):
-		return fmt.Sprintf("this session was already told of the first one, and the %s changed", field)
+	case heard && !sameContent(a, b):
+		return fmt.Sprintf("this session was already told of the first one, and the %s says something else (%q, then %q)", field, a, b)
 	case swapped(a, b):
 		return fmt.Sprintf("the %s is the first one's with other words in their places (%q, then %q), as the next of a series is", field, a, b)
 	case !same:
@@ -135,6 +140,11 @@ func SameAct(a, b string) (bool, float64) {
 		}
 	}
 	score := float64(shared) / float64(len(wa)+len(wb)-shared)
+	if small := min(len(wa), len(wb)); shared == small && small >= 2 && max(len(wa), len(wb))-small <= 3 && slices.Equal(na, nb) {
+		// One says all the other says, and a little more: an elaboration
+		// ("Fix #42", then "Fix #42: handle nil config").
+		return true, score
+	}
 	return score >= sameActThreshold, score
 }
 
@@ -158,6 +168,18 @@ func swapped(a, b string) bool {
 		diff++
 	}
 	return diff > 0 && diff < len(ta)
+}
+
+// sameContent reports whether a and b have the same content words and
+// numbers (see actWords): "(retry)", case, punctuation and markup are no
+// change. Texts with no content words are compared by their words.
+func sameContent(a, b string) bool {
+	wa, na := actWords(a)
+	wb, nb := actWords(b)
+	if len(wa) == 0 && len(wb) == 0 {
+		return sameWords(a, b)
+	}
+	return maps.Equal(wa, wb) && slices.Equal(na, nb)
 }
 
 // sameWords reports whether a and b say the same words in the same order:
@@ -213,6 +235,12 @@ func actWords(s string) (map[string]bool, []string) {
 		if stopWords[f] || len([]rune(f)) < 2 {
 			continue
 		}
+		if long, ok := abbreviations[f]; ok {
+			for _, w := range long {
+				words[stem(w)] = true
+			}
+			continue
+		}
 		words[stem(f)] = true
 	}
 	slices.Sort(nums)
@@ -242,6 +270,14 @@ func isNumber(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// abbreviations are the short forms an agent swaps for the long ones when
+// it rewords GitHub's vocabulary.
+var abbreviations = map[string][]string{
+	"pr": {"pull", "request"}, "prs": {"pull", "request"}, "ci": {"continuous", "integration"},
+	"repo": {"repository"}, "docs": {"documentation"}, "doc": {"documentation"},
+	"config": {"configuration"}, "deps": {"dependencies"}, "dep": {"dependencies"},
 }
 
 // stopWords say nothing of which act a text is: articles, pronouns,

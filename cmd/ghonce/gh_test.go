@@ -154,7 +154,7 @@ func TestGhShimKilledAfterCommitRerunMakesOne(t *testing.T) {
 				return []string{"issue", "comment", strconv.Itoa(w.number), "--body", "Opened a fix."}
 			},
 			then: func(w *ghWorld) []string {
-				return []string{"issue", "comment", w.fake.WebURL() + repo + "/issues/" + strconv.Itoa(w.number), "-b", "Reworded."}
+				return []string{"issue", "comment", w.fake.WebURL() + repo + "/issues/" + strconv.Itoa(w.number), "-b", "I opened a fix (retry)."}
 			},
 			target: func(w *ghWorld) string { return strconv.Itoa(w.number) },
 			urls: func(w *ghWorld) []string {
@@ -363,7 +363,7 @@ func TestGhShimAndCLIShareTheKey(t *testing.T) {
 	w := newGhWorld(t)
 	o := w.gh(nil, w.ghEnv(), "pr", "create", "-t", "Fix #42", "-b", "Generated fix.")
 	wantExit(t, o, 0, "gh pr create")
-	r := w.ok("pr", "create", "--task", "ISSUE-42", "--base", "main", "--head", "fix-42", "--title", "Another title", "--body", "Another body.")
+	r := w.ok("pr", "create", "--task", "ISSUE-42", "--base", "main", "--head", "fix-42", "--title", "Fix #42 (from the CLI)", "--body", "Another body.")
 	if r.Outcome != "skipped" || r.URL+"\n" != o.Stdout {
 		t.Fatalf("ghonce pr create after gh pr create: outcome %q url %q; want skipped and the shim's %q", r.Outcome, r.URL, o.Stdout)
 	}

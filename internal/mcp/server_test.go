@@ -664,18 +664,21 @@ func TestIssueWriteAndItsAliasShareTheKey(t *testing.T) {
 
 // Issue 28: a second, different act in one task is not answered with the
 // first's artifact as success. In the session that was told of the first,
-// any change of its words is another act: a tool error naming the first
-// and the step to pass. After a restart (a new session), a reworded retry
+// any change of its content words is another act: a tool error naming the
+// first and the step to pass ("(retry)" is no change). After a restart (a new session), a reworded retry
 // gets the first back; a text that reads as another act is refused there
 // too.
 func TestSecondActIsAToolError(t *testing.T) {
 	w := newWorld(t, opts{})
 	w.fake.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 	first, _ := w.ok("create_issue", args("owner", owner, "repo", name, "title", "Follow-up: flaky test in auth", "body", "Seen twice."))
-	msg := w.fails("create_issue", args("owner", owner, "repo", name, "title", "Follow-up: flaky test in auth (retry)", "body", "Seen twice."),
-		"not created", first.URL, `step "issue-create-follow-up-flaky-test-in-auth-retry"`)
+	msg := w.fails("create_issue", args("owner", owner, "repo", name, "title", "Follow-up: flaky test in the auth module", "body", "Seen twice."),
+		"not created", first.URL, `step "issue-create-follow-up-flaky-test-in-the-auth-module"`)
 	if strings.Contains(msg, "already done") {
 		t.Fatalf("the second act's error reads as success: %s", msg)
+	}
+	if again, _ := w.ok("create_issue", args("owner", owner, "repo", name, "title", "Follow-up: flaky test in auth (retry)", "body", "Seen twice.")); again.URL != first.URL {
+		t.Fatalf("(retry) in the same session: %+v, want the first", again)
 	}
 	w.reconnect()
 	again, _ := w.ok("create_issue", args("owner", owner, "repo", name, "title", "Follow-up: flaky test in auth (retry)", "body", "Seen twice, on CI."))
