@@ -835,3 +835,35 @@ func TestNestedModulesAreTested(t *testing.T) {
 		t.Fatal("no adapter module found under adapters/")
 	}
 }
+
+// TestExamplesNameOneActionRef: every `uses: ghonce/ghonce@REF` in the
+// README, the guides and the example workflows names main, which resolves
+// before any release exists (issue 28: @v1 did not), so a workflow pasted
+// from any of them runs today.
+func TestExamplesNameOneActionRef(t *testing.T) {
+	re := regexp.MustCompile(`uses: ghonce/ghonce@([^\s"'` + "`" + `]+)`)
+	var files []string
+	for _, glob := range []string{"../README.md", "guide/*.md", "examples/workflows/*.yml"} {
+		m, err := filepath.Glob(glob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	seen := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+			seen++
+			if m[1] != "main" {
+				t.Errorf("%s: uses ghonce/ghonce@%s, which does not resolve before a release; name @main", f, m[1])
+			}
+		}
+	}
+	if seen < 3 {
+		t.Fatalf("found %d uses of ghonce/ghonce in the docs, want the README's, the guide's and the examples'", seen)
+	}
+}

@@ -35,7 +35,13 @@ GHONCE_LEDGER that is a URL (it may hold the ledger's password): pass
 "cannot answer", and the command does not run: on an entry no attempt ran,
 the run fails (exit 1) and the next asks again; after an attempt that may
 have run, the entry stays unconfirmed (exit 3) until a check answers or
-'ghonce resolve' settles it. ghonce stopped (SIGTERM, SIGINT) while any of
+'ghonce resolve' settles it. Make the check answer 1, not an error, before
+anything exists: grep exits 2 on a missing file, so write
+
+  --check 'test -f sent.log && grep -qF "$GHONCE_KEY" sent.log'
+
+rather than a bare grep, which would keep COMMAND from ever running.
+ghonce stopped (SIGTERM, SIGINT) while any of
 the command's processes still runs stops them and ends unconfirmed (exit 3),
 never done. Without --check, an attempt that a crash left unconfirmed is settled
 by --on-unconfirmed: fail (default: exit 3 and say how to settle it with

@@ -130,7 +130,7 @@ func statusText(out StatusOutput) string {
 		return fmt.Sprintf("task %q: nothing done yet", out.Task)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "task %q: %d entries", out.Task, len(out.Entries))
+	fmt.Fprintf(&b, "task %q: %d %s", out.Task, len(out.Entries), map[bool]string{true: "entry", false: "entries"}[len(out.Entries) == 1])
 	for _, e := range out.Entries {
 		ref := e.URL
 		if ref == "" {
