@@ -292,6 +292,7 @@ var stopWords = func() map[string]bool {
 		not no yes also just now still only very too all any some more most other such own same
 		please pls kindly ok okay thanks thank what which who when where why how
 		retry retries retrying retried again attempt attempting try trying second another once more
+		reworded rewording rephrased retitled resend resent repost reposted
 		follow up followup todo wip note fyi re update updated`) {
 		m[w] = true
 	}
