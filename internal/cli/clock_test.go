@@ -31,9 +31,10 @@ func TestStaleAgesOnTheLedgersClock(t *testing.T) {
 	if o := run(0, "init"); o.code != 0 {
 		t.Fatalf("init: %d %s", o.code, o.stderr)
 	}
-	// An entry left attempting a moment ago (a command whose check cannot
-	// tell): not stale for 15 minutes, whatever the client's clock says.
-	if o := run(0, "exec", "--task", "T", "--step", "s", "--check", "exit 2", "--", "true"); o.code != ExitUnconfirmed {
+	// An entry left attempting a moment ago (a command killed by a
+	// signal: maybe it did its work): not stale for 15 minutes, whatever
+	// the client's clock says.
+	if o := run(0, "exec", "--task", "T", "--step", "s", "--", "/bin/sh", "-c", "kill -9 $$"); o.code != ExitUnconfirmed {
 		t.Fatalf("exec: exit %d, want %d (left attempting): %s", o.code, ExitUnconfirmed, o.stderr)
 	}
 	for _, skew := range []time.Duration{0, 3 * time.Hour, -3 * time.Hour} {
