@@ -92,6 +92,10 @@ type NewPR struct {
 	Base, Head, Title, Body string
 	Draft                   bool
 	Labels                  []string // user labels; the key's label is added too
+	// LabelLater: CreatePR only opens the pull request (one request);
+	// the caller adds the labels with MendPRLabels, off the path to its
+	// answer (reconcile's engine does, after answering).
+	LabelLater bool
 }
 
 // PRQuery says where FindPR looks.

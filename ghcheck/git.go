@@ -65,6 +65,48 @@ func (c *Client) FindBranch(ctx context.Context, r Repo, name, sha string) Resul
 	case err != nil:
 		return c.unknown(err)
 	}
+	return c.judgeBranch(ctx, rn, r, name, sha, ref)
+}
+
+// FindBranchFrom is FindBranch for a branch to start from ref (a branch,
+// tag or commit, resolved as ResolveCommit does: "HEAD" is the default
+// branch), the ref's resolution and the branch's read made together: one
+// round trip, and a comparison more only when the branch exists at
+// another commit. sha is the commit ref names ("" when it could not be
+// resolved). GitHub's answer that ref names no commit is a conflict (it
+// must be fixed, nothing was created); a resolution that failed otherwise
+// is unknown.
+func (c *Client) FindBranchFrom(ctx context.Context, r Repo, name, ref string) (sha string, res Result) {
+	if err := taskkey.CheckBranchName(name); err != nil {
+		return "", c.unknown(fmt.Errorf("find branch: %w", err))
+	}
+	var (
+		got             *github.Reference
+		missing         bool
+		readErr, resErr error
+	)
+	rn := c.newRun()
+	together(
+		func() { got, missing, readErr = c.readBranch(ctx, rn, r, name) },
+		func() { sha, resErr = c.ResolveCommit(ctx, r, ref) },
+	)
+	var h *hintError
+	switch {
+	case errors.As(resErr, &h):
+		return "", Result{State: Conflict, Err: resErr}
+	case resErr != nil:
+		return "", c.unknown(resErr)
+	case missing:
+		return sha, Result{State: Absent}
+	case readErr != nil:
+		return sha, c.unknown(readErr)
+	}
+	return sha, c.judgeBranch(ctx, rn, r, name, sha, got)
+}
+
+// judgeBranch says whether branch name, read at ref, was made at commit
+// sha: found at sha or at a commit that descends from it, else a conflict.
+func (c *Client) judgeBranch(ctx context.Context, rn *run, r Repo, name, sha string, ref *github.Reference) Result {
 	at := strings.ToLower(ref.GetObject().GetSHA())
 	found := Result{State: Found, Artifact: Artifact{SHA: at, URL: c.branchURL(r, name)}}
 	if at == strings.ToLower(sha) {
@@ -72,7 +114,7 @@ func (c *Client) FindBranch(ctx context.Context, r Repo, name, sha string) Resul
 	}
 
 	var cmp *github.CommitsComparison
-	err = rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
+	err := rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response
 		var err error
 		cmp, resp, err = c.gh.Repositories.CompareCommits(ctx, r.Owner, r.Name, sha, at, &github.ListOptions{PerPage: 1})

@@ -178,7 +178,9 @@ func (c *Client) allByHead(ctx context.Context, r Repo, h head) ([]*github.PullR
 // The labels are added by POST /repos/{o}/{r}/issues/{n}/labels (GitHub's
 // create takes no labels), which is idempotent and retried: two
 // content-creating requests in all; if it fails the pull request still exists, and
-// Artifact.Warning says so.
+// Artifact.Warning says so. With p.LabelLater the labels are left to the
+// caller (MendPRLabels): the create is then one request, and the caller may
+// answer before labelling.
 //
 // GitHub API docs: https://docs.github.com/rest/pulls/pulls#create-a-pull-request
 func (c *Client) CreatePR(ctx context.Context, r Repo, key string, p NewPR) (Artifact, error) {
@@ -203,7 +205,9 @@ func (c *Client) CreatePR(ctx context.Context, r Repo, key string, p NewPR) (Art
 		return Artifact{}, c.createErr(class, c.prCreateRefused(ctx, r, key, p, err))
 	}
 	a := prArtifact(pr)
-	a.Warning = c.addLabels(ctx, r, a.Number, key, labels)
+	if !p.LabelLater {
+		a.Warning = c.addLabels(ctx, r, a.Number, key, labels)
+	}
 	return a, nil
 }
 

@@ -159,6 +159,12 @@ type Options struct {
 	// (a rerun that reworded the body gets the first artifact back), and
 	// of a warning (labels a crash left off and could not be added).
 	Logf func(format string, args ...any)
+	// AnswerBeforeTags answers a pull request's create as soon as GitHub
+	// answered it (two round trips: the look-up and the create); its
+	// labels and the ledger's done record follow in the background
+	// (reconcile.Config.AnswerBeforeTags). Call Wait before the program
+	// exits. Default false: the response comes after the labels (three).
+	AnswerBeforeTags bool
 }
 
 // Transport guards go-github's writes; see the package documentation. It is
@@ -184,6 +190,21 @@ type engine struct {
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
+
+// Wait waits until the labels and done records of the pull requests
+// answered early (Options.AnswerBeforeTags) are written. Call it before the
+// program exits.
+func (t *Transport) Wait() {
+	t.mu.Lock()
+	es := make([]*engine, 0, len(t.byAuth))
+	for _, e := range t.byAuth {
+		es = append(es, e)
+	}
+	t.mu.Unlock()
+	for _, e := range es {
+		e.eng.Wait()
+	}
+}
 
 // New returns a Transport that guards writes and sends everything through
 // base (http.DefaultTransport when nil).
@@ -357,6 +378,7 @@ func (t *Transport) engineFor(req *http.Request, root string) (*engine, error) {
 	e := &engine{gh: gh, eng: reconcile.New(reconcile.Config{
 		Ledger: t.opts.Ledger, GitHub: gh, LedgerNew: t.opts.LedgerNew,
 		Wait: t.opts.Wait, Settle: t.opts.Settle, Now: t.opts.Now, Logf: t.opts.Logf,
+		AnswerBeforeTags: t.opts.AnswerBeforeTags,
 	})}
 	t.byAuth[id] = e
 	return e, nil

@@ -35,13 +35,37 @@ type PriorFinder interface {
 	FindWithPrior(ctx context.Context, env *Env, key string, prior Spec) effect.Result
 }
 
-// Mender is a Spec whose artifact a crash can leave half-tagged (a PR
-// created, its labels not yet added). Mend completes the tags of an
-// artifact a run found; it never creates one, never fails the run (it
-// returns a warning, or ""), and is not called by Reconcile, which only
-// reads.
+// Mender is a Spec whose artifact is tagged after it exists (a PR: GitHub's
+// create takes no labels), so a crash can leave it half-tagged. Mend
+// completes the tags of an artifact: one this run just created (its Create
+// leaves them to Mend, which the engine calls after the create answered,
+// see Config.AnswerBeforeTags), and one a run found. It never creates an
+// artifact, never fails the run (it returns a warning, or ""), and is not
+// called by Reconcile, which only reads.
 type Mender interface {
 	Mend(ctx context.Context, env *Env, key string, art effect.Artifact) (warning string)
+}
+
+// Chooser is a Spec part of whose description is chosen on GitHub as its
+// artifact is looked for (a branch from a ref: the commit the ref names
+// now). Choose looks as Find does, in the same round trip, and returns the
+// description with what it chose; the engine records that description in
+// the ledger before the create and creates it. Adopt returns the
+// description with the choice an earlier attempt recorded (stored), so
+// that a rerun looks for, and makes, what that attempt may have made; or
+// false when stored holds no choice for it. Chooses reports whether this
+// description has anything left to choose (a branch given its commit has
+// not): without, the kind is looked for and created as any other.
+type Chooser interface {
+	Chooses() bool
+	Choose(ctx context.Context, env *Env, key string) (Spec, effect.Result)
+	Adopt(stored Spec) (Spec, bool)
+}
+
+// choosing returns spec as a Chooser when it has something to choose.
+func choosing(spec Spec) (Chooser, bool) {
+	ch, ok := spec.(Chooser)
+	return ch, ok && ch.Chooses()
 }
 
 // BatchFinder is a Spec whose artifact a batched listing of its

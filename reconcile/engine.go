@@ -15,6 +15,7 @@
 package reconcile
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -24,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/ghonce/ghonce/effect"
@@ -145,6 +147,19 @@ type Config struct {
 	// our identity that carries the key), and the result names what the
 	// look-up found, never the artifact the entry points at.
 	DoneNeedsProof bool
+	// AnswerBeforeTags: a create whose kind tags its artifact after it
+	// exists (a pull request's labels, which GitHub's create does not
+	// take: a Mender) returns as soon as GitHub answered the create; the
+	// tags, then the done record, follow in the background, and Wait
+	// waits for them. The answer then costs the round trips of the
+	// look-up and the create only. Until the done record is written the
+	// entry is attempting, held by this process: a run that takes it over
+	// after this process died finds the artifact (by head, or an earlier
+	// attempt's head) and adds the tags, as after a crash between the
+	// create and the labels. For a process that outlives its answers (the
+	// MCP server, the transport) and calls Wait before it exits; default
+	// false: tags and done are written before Do returns.
+	AnswerBeforeTags bool
 }
 
 // Engine performs actions once. It is safe for concurrent use.
@@ -153,7 +168,13 @@ type Engine struct {
 	// active is each key's action span while Do runs, the parent of ledger
 	// calls made on a context of their own (record); nil without a Tracer.
 	active *activeSpans
+	tails  sync.WaitGroup // tags and done records after an early answer
 }
+
+// Wait waits until the tags and done records that follow the answers Do
+// gave early (Config.AnswerBeforeTags) are written. A process calls it
+// before it exits.
+func (e *Engine) Wait() { e.tails.Wait() }
 
 // New returns an Engine for cfg.
 func New(cfg Config) *Engine {
@@ -364,9 +385,19 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 	crashpoint.Hit(crashpoint.AfterClaim)
 	ctx, stop := e.heartbeat(ctx, entry.Key, entry.Fence)
 	defer stop()
-	env, r, err := e.look(ctx, c, spec, hash)
+	env, spec, r, err := e.look(ctx, c, spec, hash)
 	if r != nil || err != nil {
 		return r, err
+	}
+	if _, ok := spec.(Chooser); ok {
+		// What the look-up chose (nothing, for a description that had
+		// nothing to choose: then payload stays as it is) is recorded before the create, under
+		// the hash of the description as given: a rerun of the same
+		// description adopts it (Chooser.Adopt).
+		if payload, _, err = encodeSpec(spec); err != nil {
+			e.finish(entry.Key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+			return nil, err
+		}
 	}
 	return e.create(ctx, env, entry, spec, hash, payload)
 }
@@ -374,13 +405,14 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 // look prepares the attempt and asks whether the artifact exists, with this
 // run's description and the one an earlier attempt stored. It returns a
 // result (found) or an error (conflict, unknown, bad configuration), each
-// already recorded, or neither: absent, go on and create.
-func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash string) (*Env, *Result, error) {
+// already recorded, or neither: absent, go on and create the description
+// it returns (spec, completed by a Chooser).
+func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash string) (*Env, Spec, *Result, error) {
 	entry := c.Entry
 	key := entry.Key
-	release := func(err error) (*Env, *Result, error) {
+	release := func(err error) (*Env, Spec, *Result, error) {
 		e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var unproven string
 	claimed := e.cfg.Now() // this machine's clock when the claim was read
@@ -401,7 +433,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 	// sent for this attempt, so an entry it created is failed, and one an
 	// earlier attempt left stays attempting.
 	// The same holds when GitHub cannot be reached at all.
-	unsent := func(err error) (*Env, *Result, error) {
+	unsent := func(err error) (*Env, Spec, *Result, error) {
 		st := ledger.Attempting
 		if c.State == ledger.ClaimCreated {
 			st = ledger.Failed
@@ -412,9 +444,9 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 		_, _ = e.finish(key, entry.Fence, st, "", effect.Artifact{}, err.Error())
 		if st == ledger.Attempting && !errors.Is(err, ghcheck.ErrCredentials) {
 			// The earlier attempt's outcome is still unknown: exit 3.
-			return nil, nil, &UnconfirmedError{Key: key, Err: err}
+			return nil, nil, nil, &UnconfirmedError{Key: key, Err: err}
 		}
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if onGitHub(spec) && e.cfg.GitHub != nil {
 		if _, err := e.cfg.GitHub.Login(ctx); errors.Is(err, ghcheck.ErrCredentials) || ghcheck.Classify(err) == ghcheck.ClassNotSent {
@@ -429,11 +461,23 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 			return release(err)
 		}
 	}
+	// A description completed on GitHub (a branch from a ref) starts from
+	// what an attempt that may have made it chose.
+	if ch, ok := choosing(spec); ok && c.Prior == ledger.Attempting && len(entry.Payload) > 0 {
+		if stored, err := DecodeSpec(entry.Kind, entry.Payload); err == nil {
+			if s, ok := ch.Adopt(stored); ok {
+				spec, prior = s, nil
+			}
+		}
+	}
 	var res effect.Result
-	if e.cfg.TrustNeverAttempted && env.NeverAttempted && onGitHub(spec) {
+	_, chooses := choosing(spec)
+	if e.cfg.TrustNeverAttempted && env.NeverAttempted && onGitHub(spec) && !chooses {
 		res = effect.Result{State: effect.Absent} // trusted: see Config
 	} else {
-		res = find(ctx, env, key, spec, prior)
+		// A Chooser's look-up also makes its choice, in the same round
+		// trip: trusted or not, it is made.
+		spec, res = findChoosing(ctx, env, key, spec, prior)
 	}
 	switch res.State {
 	case effect.Found:
@@ -444,15 +488,18 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 		}
 		r, err := e.adopt(ctx, env, key, entry.Fence, spec, res.Artifact)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		r.PayloadChanged = entry.PayloadHash != hash
-		return nil, r, nil
+		return nil, nil, r, nil
 	case effect.Conflict:
 		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error())
-		return nil, nil, &ConflictError{Key: key, Err: res.Err}
+		if rf := (*refusal)(nil); errors.As(res.Err, &rf) {
+			return nil, nil, nil, fmt.Errorf("create %s: %w (nothing was created)", spec.Kind(), rf.err)
+		}
+		return nil, nil, nil, &ConflictError{Key: key, Err: res.Err}
 	case effect.Absent:
-		return env, nil, nil
+		return env, spec, nil, nil
 	default:
 		if res.Err != nil && onGitHub(spec) && ghcheck.Classify(res.Err) == ghcheck.ClassNotSent {
 			return unsent(res.Err)
@@ -465,20 +512,24 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 				// The entry is failed, never left attempting, and the
 				// next run asks the check again.
 				_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error())
-				return nil, nil, fmt.Errorf("%w; the command did not run: ghonce runs it only once the check answers that the effect does not exist (exit 1); fix the check, or rerun once it can answer", res.Err)
+				return nil, nil, nil, fmt.Errorf("%w; the command did not run: ghonce runs it only once the check answers that the effect does not exist (exit 1); fix the check, or rerun once it can answer", res.Err)
 			}
 			hint = checkHint(key)
 		}
 		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
-		return nil, nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: hint}
+		return nil, nil, nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: hint}
 	}
 }
 
 // create records what is about to be sent, sends it and records the answer.
 func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, spec Spec, hash string, payload []byte) (*Result, error) {
 	key := entry.Key
-	if entry.PayloadHash != hash {
-		err := e.cfg.Ledger.SetPayload(ctx, ledger.PayloadParams{Key: key, Fence: entry.Fence, Payload: payload, PayloadHash: hash, Why: "earlier payload created nothing"})
+	if entry.PayloadHash != hash || !bytes.Equal(entry.Payload, payload) {
+		why := "earlier payload created nothing"
+		if entry.PayloadHash == hash {
+			why = "chosen before the create"
+		}
+		err := e.cfg.Ledger.SetPayload(ctx, ledger.PayloadParams{Key: key, Fence: entry.Fence, Payload: payload, PayloadHash: hash, Why: why})
 		if err != nil {
 			return nil, unavailable(key, err)
 		}
@@ -512,11 +563,43 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, spec
 	if err != nil {
 		return e.createFailed(ctx, env, entry, spec, err)
 	}
-	done, err := e.finishDone(spec, key, entry.Fence, Created, art)
-	if err != nil {
-		return nil, err
+	// What follows the create's answer: the tags of a kind that adds them
+	// once the artifact exists, then the done record. It works on its own
+	// copy of the artifact: the answer may be read meanwhile.
+	tail := func(ctx context.Context, art effect.Artifact) (*Result, error) {
+		if _, ok := spec.(Mender); ok {
+			crashpoint.Hit(crashpoint.BeforeTags)
+			art.Warning = joinWarnings(art.Warning, mend(ctx, env, key, spec, art))
+		}
+		done, err := e.finishDone(spec, key, entry.Fence, Created, art)
+		if err != nil {
+			return nil, err
+		}
+		r := resultOf(done, Created)
+		r.Warning, r.ArtifactState = art.Warning, art.State
+		return r, nil
 	}
-	r := resultOf(done, Created)
+	if _, ok := spec.(Mender); !ok || !e.cfg.AnswerBeforeTags {
+		return tail(ctx, art)
+	}
+	// Answer now; tag and record in the background (Config.AnswerBeforeTags).
+	// The attempt's context ends with Do: the tail keeps its values only.
+	e.tails.Add(1)
+	go func() {
+		defer e.tails.Done()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.Lease)
+		defer cancel()
+		r, err := tail(ctx, art)
+		switch {
+		case err != nil:
+			e.cfg.Logf("%s: created %s, but recording it failed: %v (a rerun finds it on GitHub)", key, refText(ledger.Ref{Number: art.Number, URL: art.URL}), err)
+		case r.Warning != "":
+			e.cfg.Logf("%s: %s", key, r.Warning)
+		}
+	}()
+	answered := *entry
+	answered.Ref = ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text}
+	r := resultOf(&answered, Created)
 	r.Warning, r.ArtifactState = art.Warning, art.State
 	return r, nil
 }
@@ -658,7 +741,22 @@ func find(ctx context.Context, env *Env, key string, spec, prior Spec) effect.Re
 	if pf, ok := spec.(PriorFinder); ok && prior != nil {
 		return pf.FindWithPrior(ctx, env, key, prior)
 	}
-	res := spec.Find(ctx, env, key)
+	return withPrior(ctx, env, key, spec.Find(ctx, env, key), prior)
+}
+
+// findChoosing is find for a spec that may be a Chooser: it returns the
+// description its look-up completed.
+func findChoosing(ctx context.Context, env *Env, key string, spec, prior Spec) (Spec, effect.Result) {
+	ch, ok := choosing(spec)
+	if !ok {
+		return spec, find(ctx, env, key, spec, prior)
+	}
+	spec, res := ch.Choose(ctx, env, key)
+	return spec, withPrior(ctx, env, key, res, prior)
+}
+
+// withPrior completes res, this run's look, with prior's.
+func withPrior(ctx context.Context, env *Env, key string, res effect.Result, prior Spec) effect.Result {
 	if res.State == effect.Found || prior == nil {
 		return res
 	}

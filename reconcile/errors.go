@@ -51,6 +51,14 @@ type ConflictError struct {
 func (e *ConflictError) Error() string { return fmt.Sprintf("conflict for %s: %v", e.Key, e.Err) }
 func (e *ConflictError) Unwrap() error { return e.Err }
 
+// refusal is a look-up's answer that the description cannot be acted on as
+// given (a start ref that names no commit): nothing was created, and the
+// same description is refused again until it is fixed. The entry fails.
+type refusal struct{ err error }
+
+func (e *refusal) Error() string { return e.err.Error() }
+func (e *refusal) Unwrap() error { return e.err }
+
 const rerunHint = "The entry stays \"attempting\": rerun the same command, or run `ghonce reconcile`, to settle it against GitHub before anything is created again."
 
 // LedgerUnavailableError means the ledger could not be reached, or lost

@@ -35,6 +35,9 @@ type GitHub interface {
 	CreateComment(ctx context.Context, r ghcheck.Repo, number int, key, body string) (effect.Artifact, error)
 
 	FindBranch(ctx context.Context, r ghcheck.Repo, name, sha string) effect.Result
+	// FindBranchFrom resolves ref to a commit while it reads the branch
+	// (one round trip) and judges the branch against that commit.
+	FindBranchFrom(ctx context.Context, r ghcheck.Repo, name, ref string) (sha string, res effect.Result)
 	CreateBranch(ctx context.Context, r ghcheck.Repo, name, sha string) (effect.Artifact, error)
 
 	FindFile(ctx context.Context, r ghcheck.Repo, branch, path string, content []byte) effect.Result

@@ -8,29 +8,95 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // Branch creates a branch at a commit. Found by an exact ref read; a branch
 // of that name at an unrelated commit is a conflict, never adopted. A ref
 // has no author, so a branch at a later commit (one that descends from
 // SHA) is adopted only with evidence that ghonce made it: see adoptBranch.
+//
+// Without SHA, From names the branch, tag or commit to start from ("HEAD":
+// the default branch): the commit is chosen on GitHub as the branch is
+// looked for, in the same round trip (Choose), recorded in the ledger
+// before the create, and a rerun of an attempt that may have created the
+// branch starts from that commit (Adopt), wherever From points by then.
 type Branch struct {
 	Name string `json:"name"`
 	SHA  string `json:"sha"`
+	From string `json:"from,omitempty"`
 }
 
-func (Branch) Kind() string            { return "branch" }
-func (Branch) DefaultStep() string     { return "branch-create" }
-func (b Branch) Target() string        { return b.Name }
-func (b Branch) Validate(string) error { return ghcheck.CheckBranch(b.Name, b.SHA) }
-func (b Branch) Find(ctx context.Context, env *Env, _ string) effect.Result {
+func (Branch) Kind() string        { return "branch" }
+func (Branch) DefaultStep() string { return "branch-create" }
+func (b Branch) Target() string    { return b.Name }
+func (b Branch) Validate(string) error {
+	if b.SHA == "" && b.From != "" {
+		if err := taskkey.CheckBranchName(b.Name); err != nil {
+			return err
+		}
+		return checkFrom(b.From)
+	}
+	return ghcheck.CheckBranch(b.Name, b.SHA)
+}
+func (b Branch) Find(ctx context.Context, env *Env, key string) effect.Result {
+	if b.SHA == "" {
+		_, res := b.Choose(ctx, env, key)
+		return res
+	}
 	return adoptBranch(b, env, env.GitHub.FindBranch(ctx, env.Repo, b.Name, b.SHA))
 }
 func (b Branch) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
 	return env.GitHub.CreateBranch(ctx, env.Repo, b.Name, b.SHA)
 }
 
-var _ Spec = Branch{}
+// Chooses: a branch without its commit chooses it from From.
+func (b Branch) Chooses() bool { return b.SHA == "" }
+
+// Choose resolves From while it looks for the branch (one round trip) and
+// returns the description with the commit it chose.
+func (b Branch) Choose(ctx context.Context, env *Env, _ string) (Spec, effect.Result) {
+	if b.SHA != "" {
+		return b, adoptBranch(b, env, env.GitHub.FindBranch(ctx, env.Repo, b.Name, b.SHA))
+	}
+	sha, res := env.GitHub.FindBranchFrom(ctx, env.Repo, b.Name, b.From)
+	if sha == "" {
+		if res.State == effect.Conflict {
+			res.Err = &refusal{res.Err} // From names no commit: fix it
+		}
+		return b, res
+	}
+	b.SHA = sha
+	return b, adoptBranch(b, env, res)
+}
+
+// Adopt starts from the commit an earlier attempt of the same start chose.
+func (b Branch) Adopt(stored Spec) (Spec, bool) {
+	if sb, ok := stored.(*Branch); ok && b.SHA == "" && sb.SHA != "" && sb.Name == b.Name {
+		b.SHA = sb.SHA
+		return b, true
+	}
+	return b, false
+}
+
+// checkFrom refuses a start ref that cannot name a commit: empty, or with
+// white space or control characters.
+func checkFrom(ref string) error {
+	if strings.TrimSpace(ref) == "" {
+		return fmt.Errorf("start ref is empty: pass --from BRANCH, TAG or SHA")
+	}
+	for _, r := range ref {
+		if r <= ' ' || r == 0x7f {
+			return fmt.Errorf("invalid start ref %q: no white space or control characters", ref)
+		}
+	}
+	return nil
+}
+
+var (
+	_ Spec    = Branch{}
+	_ Chooser = Branch{}
+)
 
 // adoptBranch applies the rule for a branch found on GitHub (ghcheck's
 // FindBranch answers found for the exact start commit and for any commit

@@ -56,11 +56,13 @@ func (p PR) FindWithPrior(ctx context.Context, env *Env, key string, prior Spec)
 	return env.GitHub.FindPR(ctx, env.Repo, q)
 }
 func (p PR) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
-	return env.GitHub.CreatePR(ctx, env.Repo, key, ghcheck.NewPR{Base: p.Base, Head: p.Head, Title: p.Title, Body: p.Body, Draft: p.Draft, Labels: p.Labels})
+	return env.GitHub.CreatePR(ctx, env.Repo, key, ghcheck.NewPR{Base: p.Base, Head: p.Head, Title: p.Title, Body: p.Body, Draft: p.Draft, Labels: p.Labels, LabelLater: true})
 }
 
-// Mend adds the labels a crash between creating the PR and labelling it
-// left off.
+// Mend adds the PR's labels: after this run's create (GitHub's create
+// takes no labels; the engine labels it once the create answered, see
+// Config.AnswerBeforeTags), and on a PR found without them (a crash
+// between creating it and labelling it).
 func (p PR) Mend(ctx context.Context, env *Env, key string, art effect.Artifact) string {
 	return env.GitHub.MendPRLabels(ctx, env.Repo, art, key, p.Labels)
 }

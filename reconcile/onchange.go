@@ -184,9 +184,13 @@ func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payl
 	return r, nil
 }
 
+// joinWarnings joins two warnings, either of which may be empty.
 func joinWarnings(a, b string) string {
-	if a == "" {
+	switch {
+	case a == "":
 		return b
+	case b == "":
+		return a
 	}
 	return a + "; " + b
 }

@@ -2,12 +2,17 @@ package reconcile_test
 
 import (
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // wireLatency is the fake's delay per request in the round-trip counts:
@@ -54,47 +59,51 @@ func describe(reqs []fixtures.Request) string {
 // ledger (an earlier run cached the login), at wireLatency per request:
 // content-creating requests (the write budget: PR ≤ 2, the others ≤ 1; the
 // look-up writes nothing, the key's label is made by GitHub as the create
-// applies it) and round trips one after another (PR ≤ 3, the others ≤ 2:
-// look-ups that do not depend on each other run together). Then, with the
-// ledger lost, the same action finds what the first made and writes
-// nothing.
+// applies it) and round trips one after another before the answer: 2 for
+// every kind, a pull request too (its labels follow the answer,
+// AnswerBeforeTags; 3 when they precede it) and a branch from a ref (the
+// ref is resolved while the branch is looked for). Then, with the ledger
+// lost, the same action finds what the first made, a pull request by its
+// label too (the rerun names another head), and writes nothing.
 func TestWireFirstCreate(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	w.establish()
 	w.Push("wire-head")
+	w.Push("wire-head-2")
+	w.Push("wire-head-3")
 	thread := w.issue()
 	for _, tc := range []struct {
-		kind          string
-		spec          reconcile.Spec
-		writes, trips int
-		labelled      bool
+		name            string
+		spec, lost      reconcile.Spec // lost: the rerun's description, when another
+		writes, trips   int
+		early, labelled bool
 	}{
-		{"pr", reconcile.PR{Base: "main", Head: "wire-head", Title: "t", Body: "b", Labels: []string{"agent"}}, 2, 3, true},
-		{"issue", reconcile.Issue{Title: "t", Body: "b", Labels: []string{"agent"}}, 1, 2, true},
-		{"comment", reconcile.Comment{Number: thread, Body: "b"}, 1, 2, false},
-		{"branch", reconcile.Branch{Name: "wire-branch", SHA: w.Main}, 1, 2, false},
-		{"file", reconcile.File{Branch: "main", Path: "wire.txt", Message: "m", Content: []byte("x")}, 1, 2, false},
+		{"pr", reconcile.PR{Base: "main", Head: "wire-head", Title: "t", Body: "b", Labels: []string{"agent"}},
+			reconcile.PR{Base: "main", Head: "wire-head-2", Title: "t", Body: "b", Labels: []string{"agent"}}, 2, 2, true, true},
+		{"pr, labels before the answer", reconcile.PR{Base: "main", Head: "wire-head-3", Title: "t", Body: "b", Labels: []string{"agent"}}, nil, 2, 3, false, true},
+		{"issue", reconcile.Issue{Title: "t", Body: "b", Labels: []string{"agent"}}, nil, 1, 2, true, true},
+		{"comment", reconcile.Comment{Number: thread, Body: "b"}, nil, 1, 2, true, false},
+		{"branch", reconcile.Branch{Name: "wire-branch", SHA: w.Main}, nil, 1, 2, true, false},
+		{"branch from a ref", reconcile.Branch{Name: "wire-from", From: "main"}, nil, 1, 2, true, false},
+		{"file", reconcile.File{Branch: "main", Path: "wire.txt", Message: "m", Content: []byte("x")}, nil, 1, 2, true, false},
 	} {
-		t.Run(tc.kind, func(t *testing.T) {
-			a := reconcile.Action{Task: "WIRE", Step: tc.kind, Repo: repo, Spec: tc.spec}
-			e, l := w.budgetEngine()
-			w.GitHub.SetLatency(wireLatency)
-			defer w.GitHub.SetLatency(0)
-			reqs := w.onWire(func() {
-				if r, err := do(w.ctx, e, a); err != nil || r.Outcome != reconcile.Created {
-					t.Fatalf("first %s create: %+v, %v", tc.kind, r, err)
-				}
-			})
+		t.Run(tc.name, func(t *testing.T) {
+			a := reconcile.Action{Task: "WIRE", Step: tc.name, Repo: repo, Spec: tc.spec}
+			e, l := w.budgetEngine(func(c *reconcile.Config, _ *ghcheck.Options) { c.AnswerBeforeTags = tc.early })
+			r, reqs, trips := w.created(t, e, a)
 			l.Close()
-			got, trips := writes(reqs), fixtures.RoundTrips(reqs)
-			t.Logf("first %s create on an established ledger: %d requests, %d content-creating, %d round trips one after another%s",
-				tc.kind, len(reqs), got, trips, describe(reqs))
+			got := writes(reqs)
+			t.Logf("first %s create on an established ledger: %d requests, %d content-creating, %d round trips one after another before the answer%s",
+				tc.name, len(reqs), got, trips, describe(reqs))
 			if got > tc.writes {
-				t.Errorf("first %s create: %d content-creating requests, want at most %d", tc.kind, got, tc.writes)
+				t.Errorf("first %s create: %d content-creating requests, want at most %d", tc.name, got, tc.writes)
 			}
 			if trips > tc.trips {
-				t.Errorf("first %s create: %d round trips one after another, want at most %d", tc.kind, trips, tc.trips)
+				t.Errorf("first %s create: %d round trips one after another before the answer, want at most %d", tc.name, trips, tc.trips)
+			}
+			if tc.labelled {
+				w.wantLabels(t, r.Number, r.Key)
 			}
 
 			// The ledger lost: a new one finds the artifact, by a look-up
@@ -105,14 +114,17 @@ func TestWireFirstCreate(t *testing.T) {
 			lost.World = &tw
 			e2, l2 := lost.budgetEngine()
 			defer l2.Close()
+			if tc.lost != nil {
+				a.Spec = tc.lost
+			}
 			reqs = w.onWire(func() {
-				if r, err := do(w.ctx, e2, a); err != nil || r.Outcome != reconcile.Found {
-					t.Fatalf("%s with the ledger lost: %+v, %v, want found", tc.kind, r, err)
+				if r2, err := do(w.ctx, e2, a); err != nil || r2.Outcome != reconcile.Found || r2.Number != r.Number || r2.SHA != r.SHA {
+					t.Fatalf("%s with the ledger lost: %+v, %v, want found: %+v", tc.name, r2, err, r)
 				}
 			})
-			t.Logf("%s with the ledger lost: %d requests, %d content-creating%s", tc.kind, len(reqs), writes(reqs), describe(reqs))
+			t.Logf("%s with the ledger lost: %d requests, %d content-creating%s", tc.name, len(reqs), writes(reqs), describe(reqs))
 			if n := writes(reqs); n != 0 {
-				t.Errorf("%s with the ledger lost: %d content-creating requests, want 0 (a look-up never writes)", tc.kind, n)
+				t.Errorf("%s with the ledger lost: %d content-creating requests, want 0 (a look-up never writes)", tc.name, n)
 			}
 		})
 	}
@@ -122,5 +134,126 @@ func TestWireFirstCreate(t *testing.T) {
 		if strings.HasPrefix(l.Name, "ghonce:") && l.Color != "ededed" {
 			t.Errorf("label %s: colour %s, want ededed", l.Name, l.Color)
 		}
+	}
+}
+
+// created runs a's first create on e at wireLatency per request, wants it
+// created, and returns its result, every request it sent (those after the
+// answer too: e.Wait) and the round trips one after another before the
+// answer.
+func (w *world) created(t *testing.T, e *reconcile.Engine, a reconcile.Action) (*reconcile.Result, []fixtures.Request, int) {
+	t.Helper()
+	w.GitHub.SetLatency(wireLatency)
+	defer w.GitHub.SetLatency(0)
+	var answered time.Time
+	var r *reconcile.Result
+	reqs := w.onWire(func() {
+		var err error
+		if r, err = do(w.ctx, e, a); err != nil || r.Outcome != reconcile.Created {
+			t.Fatalf("first create of %s: %+v, %v", a.Step, r, err)
+		}
+		answered = time.Now()
+		e.Wait()
+	})
+	var before []fixtures.Request
+	for _, q := range reqs {
+		if q.Start.Before(answered) {
+			before = append(before, q)
+		}
+	}
+	return r, reqs, fixtures.RoundTrips(before)
+}
+
+// wantLabels fails unless issue or pull request n carries key's label and
+// "agent".
+func (w *world) wantLabels(t *testing.T, n int, key string) {
+	t.Helper()
+	var have []string
+	for _, is := range w.GitHub.Issues(owner, name) {
+		if is.Number == n {
+			have = is.Labels
+		}
+	}
+	for _, pr := range w.GitHub.PullRequests(owner, name) {
+		if pr.Number == n {
+			have = pr.Labels
+		}
+	}
+	for _, want := range []string{taskkey.Label(key), "agent"} {
+		if !slices.ContainsFunc(have, func(l string) bool { return strings.EqualFold(l, want) }) {
+			t.Errorf("#%d lacks label %s once the create's tail is written", n, want)
+		}
+	}
+}
+
+// Where the ledger vouches that no attempt of the key was ever made
+// (--trust-ledger: TrustNeverAttempted, on an established ledger, for a key
+// the claim just entered), the create follows no look-up: one round trip
+// before the answer, a pull request's labels after it; a branch from a ref
+// two (its commit must be resolved first), and a file two (its write names
+// the blob it replaces). On a local SQLite ledger and on
+// a shared Postgres one (GHONCE_TEST_POSTGRES) alike. On a ledger this
+// process created (an earlier one may be lost) the trust is not applied:
+// the look-up runs.
+func TestWireTrustedFirstCreate(t *testing.T) {
+	t.Parallel()
+	ledgers := map[string]string{"sqlite": ""}
+	if os.Getenv("GHONCE_TEST_POSTGRES") != "" || os.Getenv("CI") == "true" {
+		ledgers["postgres"] = pgtest.Schema(t)
+	}
+	for name, loc := range ledgers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			if loc != "" {
+				w.Ledger = loc
+			}
+			w.establish()
+			w.Push("trust-head")
+			thread := w.issue()
+			for _, tc := range []struct {
+				name  string
+				spec  reconcile.Spec
+				trips int
+			}{
+				{"pr", reconcile.PR{Base: "main", Head: "trust-head", Title: "t", Body: "b", Labels: []string{"agent"}}, 1},
+				{"issue", reconcile.Issue{Title: "t", Body: "b", Labels: []string{"agent"}}, 1},
+				{"comment", reconcile.Comment{Number: thread, Body: "b"}, 1},
+				{"branch", reconcile.Branch{Name: "trust-branch", SHA: w.Main}, 1},
+				{"branch from a ref", reconcile.Branch{Name: "trust-from", From: "main"}, 2},
+				// A file's write names the blob it replaces, which GitHub
+				// requires: it is read first, trusted or not.
+				{"file", reconcile.File{Branch: "main", Path: "trust.txt", Message: "m", Content: []byte("x")}, 2},
+			} {
+				a := reconcile.Action{Task: "TRUST", Step: tc.name, Repo: repo, Spec: tc.spec}
+				e, l := w.budgetEngine(func(c *reconcile.Config, _ *ghcheck.Options) { c.TrustNeverAttempted, c.AnswerBeforeTags = true, true })
+				if v, ok := l.(interface{ CannotVouch() bool }); !ok || v.CannotVouch() {
+					t.Fatalf("%s: the ledger cannot vouch, want the established one", tc.name)
+				}
+				r, reqs, trips := w.created(t, e, a)
+				l.Close()
+				t.Logf("trusted first %s create: %d requests, %d round trips before the answer%s", tc.name, len(reqs), trips, describe(reqs))
+				if trips > tc.trips {
+					t.Errorf("trusted first %s create: %d round trips before the answer, want at most %d", tc.name, trips, tc.trips)
+				}
+				if tc.name == "pr" {
+					w.wantLabels(t, r.Number, r.Key)
+				}
+			}
+
+			// A ledger this process creates cannot vouch: the look-up runs
+			// and finds what the trusted run made.
+			if loc == "" {
+				fresh, tw := *w, *w.World
+				tw.Ledger = t.TempDir() + "/fresh.db"
+				fresh.World = &tw
+				e, l := fresh.budgetEngine(func(c *reconcile.Config, _ *ghcheck.Options) { c.TrustNeverAttempted = true })
+				defer l.Close()
+				a := reconcile.Action{Task: "TRUST", Step: "issue", Repo: repo, Spec: reconcile.Issue{Title: "t", Body: "b", Labels: []string{"agent"}}}
+				if r, err := do(w.ctx, e, a); err != nil || r.Outcome != reconcile.Found {
+					t.Fatalf("--trust-ledger on a new ledger: %+v, %v, want found (no trust without an established ledger)", r, err)
+				}
+			}
+		})
 	}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -28,6 +27,10 @@ The branch is found by an exact ref read. If it exists at the intended commit,
 or at a commit that descends from it, it counts as done; a branch of that name
 at an unrelated commit is someone else's: exit 1, never adopted.
 
+--from REF is resolved on GitHub while the branch is looked for (one round
+trip for both); the commit REF names then is recorded in the ledger before the
+branch is created, and a rerun starts from that commit even if REF has moved.
+
 ` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -46,33 +49,9 @@ func branchCreateRun(ctx context.Context, opts *branchCreateOptions) error {
 	if (b.SHA == "") == (opts.From == "") {
 		return usagef("give exactly one of --sha SHA or --from REF")
 	}
-	if opts.From != "" {
-		sha, err := resolveFrom(ctx, opts.f, opts.Act, opts.From)
-		if err != nil {
-			return err
-		}
-		b.SHA = sha
-	}
+	// --from is resolved on GitHub while the branch is looked for, in the
+	// same round trip; the commit chosen is recorded before the create,
+	// and a rerun starts from it (reconcile.Branch).
+	b.From = opts.From
 	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, needRepo: true, spec: b})
-}
-
-// resolveFrom resolves --from REF to a commit SHA on GitHub.
-func resolveFrom(ctx context.Context, f *factory, a actFlags, ref string) (string, error) {
-	repo, err := a.Repo.orEnv(f.sys.Getenv)
-	if err != nil {
-		return "", err
-	}
-	r, err := parseRepo(repo)
-	if err != nil {
-		return "", err
-	}
-	gh, err := f.github(ctx, a.GitHub, a.Repo)
-	if err != nil {
-		return "", err
-	}
-	sha, err := gh.ResolveCommit(ctx, r, ref)
-	if err != nil {
-		return "", fmt.Errorf("resolve --from %s: %w", ref, err)
-	}
-	return sha, nil
 }

@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/ledger/store"
+	"github.com/ghonce/ghonce/reconcile"
 )
 
 type mcpOptions struct {
@@ -172,27 +172,20 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	if err != nil {
 		return err
 	}
-	// One GitHub client serves the engine and from_branch; no request is
-	// made until a call needs one.
+	// No request is made until a call needs one.
 	l, gh, err := f.ledgerAndGitHub(ctx, opts.Ledger, store.CreateForAction, &opts.GitHub, opts.Repo)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
 	// The engine's progress goes to stderr: stdout carries the protocol.
-	eng := f.engine(l, gh, f.sys.Err, opts.Engine)
+	// The server outlives its answers: a pull request is answered once
+	// GitHub answered its create, its labels and done record follow, and
+	// the server waits for them before it closes the ledger.
+	eng := f.engine(l, gh, f.sys.Err, opts.Engine, func(c *reconcile.Config) { c.AnswerBeforeTags = true })
+	defer eng.Wait()
 	cfg := mcp.Config{
 		Engine: eng, Ledger: l, Task: task, OnChange: onChange, Version: buildVersion(),
-		Resolve: func(ctx context.Context, owner, repo, ref string) (string, error) {
-			r, err := ghcheck.ParseRepo(owner + "/" + repo)
-			if err != nil {
-				return "", err
-			}
-			if ref == "" {
-				ref = "HEAD" // GET /repos/{o}/{r}/commits/HEAD: the default branch's head
-			}
-			return gh.ResolveCommit(ctx, r, ref)
-		},
 		Logf:    func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce mcp: "+format+"\n", args...) },
 		Metrics: tel.metrics, Tracer: tel.tracer,
 	}

@@ -32,22 +32,14 @@ type Doer interface {
 	Do(ctx context.Context, p *reconcile.Prepared) (*reconcile.Result, error)
 }
 
-// ResolveFunc returns the full SHA of the commit ref names in owner/repo.
-// An empty ref means the repository's default branch. create_branch uses
-// it for from_branch.
-type ResolveFunc func(ctx context.Context, owner, repo, ref string) (string, error)
-
 // Config is what a Server needs. Engine and Ledger are required.
 type Config struct {
 	// Engine performs the write tools' actions; it is shared by every call
 	// (it is safe for concurrent use and serialises calls of the same key
 	// through the ledger).
 	Engine Doer
-	// Ledger answers ghonce_status and ghonce_key, and gives create_branch
-	// the commit an earlier attempt chose.
+	// Ledger answers ghonce_status and ghonce_key.
 	Ledger ledger.Ledger
-	// Resolve resolves create_branch's from_branch; nil refuses create_branch.
-	Resolve ResolveFunc
 	// Task is the default task of a call that passes none: the server's
 	// --task or GHONCE_TASK (or, when set up so, the Actions run's task).
 	// Empty means every call must pass task.

@@ -86,12 +86,6 @@ func newWorld(t testing.TB, o opts) *world {
 	}
 	srv, err := mcp.New(mcp.Config{
 		Engine: eng, Ledger: l, Task: defTask, Metrics: o.metrics, Tracer: o.tracer,
-		Resolve: func(ctx context.Context, o, r, ref string) (string, error) {
-			if ref == "" {
-				ref = "HEAD"
-			}
-			return gh.ResolveCommit(ctx, ghcheck.Repo{Owner: o, Name: r}, ref)
-		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -438,7 +432,7 @@ func TestErrorsAreToolErrors(t *testing.T) {
 	w.fails("create_issue", args("title", "   ", "body", "b"), "invalid arguments", "title is empty")
 	w.fails("create_pull_request", args("title", "T", "head", "a b", "base", "main"), "invalid arguments")
 	w.fails("create_issue", map[string]any{"owner": "o/x", "repo": name, "title": "T"}, "invalid arguments", "repository")
-	w.fails("create_branch", args("branch", "x", "from_branch", "no-such-branch"), "resolve from_branch no-such-branch", "nothing was created")
+	w.fails("create_branch", args("branch", "x", "from_branch", "no-such-branch"), "no such branch, tag or commit: check from_branch", "nothing was created")
 	w.fails("ghonce_key", args("tool", "delete_repository"), "unknown tool")
 	w.fails("ghonce_key", args("tool", "create_pull_request"), "invalid arguments", "pass base")
 	w.fails("ghonce_key", args("tool", "add_issue_comment"), "invalid arguments", "issue_number")

@@ -13,7 +13,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/internal/failure"
-	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -184,8 +183,8 @@ var (
 	branchTool = writeTool[CreateBranchArgs]{
 		name: "create_branch", title: "Create branch (once)", step: stepBranch,
 		desc: "Create a new branch in a GitHub repository." + onceNote + "branch. A branch of that name at an unrelated commit is someone else's and is never adopted.",
-		spec: func(ctx context.Context, s *Server, in CreateBranchArgs, key func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
-			return s.branchSpec(ctx, in, key)
+		spec: func(_ context.Context, _ *Server, in CreateBranchArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
+			return branchSpec(in)
 		},
 		what: func(in CreateBranchArgs, r *reconcile.Result) string {
 			return fmt.Sprintf("branch %s at %.12s", in.Branch, r.SHA)
@@ -343,42 +342,21 @@ func repoPart(s string) bool {
 	return true
 }
 
-// branchSpec builds create_branch's spec. The commit is the one an earlier
-// attempt of the same key chose, if there was one (from_branch may have
-// moved since, and the branch that attempt may have made must still count
-// as ours); else from_branch, or the default branch, resolved on GitHub.
-func (s *Server) branchSpec(ctx context.Context, in CreateBranchArgs, key func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
-	b := reconcile.Branch{Name: in.Branch}
-	k, err := key(b)
-	if err != nil {
-		return nil, invalid(err)
-	}
-	if e, err := s.cfg.Ledger.Get(ctx, k); err == nil && e.Status != ledger.Failed && e.Kind == b.Kind() {
-		if prior, err := reconcile.DecodeSpec(e.Kind, e.Payload); err == nil {
-			if pb, ok := prior.(*reconcile.Branch); ok && pb.SHA != "" {
-				b.SHA = pb.SHA
-				return b, nil
-			}
-		}
-	} else if err != nil && !errors.Is(err, ledger.ErrNotFound) {
-		return nil, fmt.Errorf("read ledger: %w", err)
-	}
-	if s.cfg.Resolve == nil {
-		return nil, errors.New("create_branch is not available: this server has no GitHub client to resolve from_branch")
-	}
+// branchSpec builds create_branch's spec: from from_branch, or the
+// default branch (HEAD), resolved on GitHub while the branch is looked for;
+// the engine records the commit it chose before the create, and a rerun
+// of an attempt that may have made the branch starts from that commit
+// (from_branch may have moved since, and the branch that attempt may have
+// made must still count as ours).
+func branchSpec(in CreateBranchArgs) (reconcile.Spec, error) {
 	if err := taskkey.CheckBranchName(in.Branch); err != nil {
 		return nil, invalid(err)
 	}
-	sha, err := s.cfg.Resolve(ctx, in.Owner, in.Repo, in.FromBranch)
-	if err != nil {
-		from := in.FromBranch
-		if from == "" {
-			from = "the default branch"
-		}
-		return nil, fmt.Errorf("resolve from_branch %s: %w (nothing was created)", from, err)
+	from := in.FromBranch
+	if from == "" {
+		from = "HEAD" // GET /repos/{o}/{r}/commits/HEAD: the default branch's head
 	}
-	b.SHA = sha
-	return b, nil
+	return reconcile.Branch{Name: in.Branch, From: from}, nil
 }
 
 // resultText is the short text the model reads.

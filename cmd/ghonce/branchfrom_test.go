@@ -1,0 +1,61 @@
+package main_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ghonce/ghonce/fixtures"
+)
+
+// `branch create --from REF` resolves REF while it looks for the branch and
+// records the commit it chose before the create: a rerun after the first
+// attempt was killed at GitHub's commit of the ref, or lost its create in
+// flight, starts from that commit, though REF has moved on since. Killed
+// at the commit: the rerun finds the branch at the first commit and writes
+// nothing. Lost in flight (nothing stored on GitHub): the rerun creates it
+// at the first commit, not at REF's new head.
+func TestBranchFromRefRerunAdoptsTheFirstCommit(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		kill bool
+	}{{"killed at the commit", true}, {"create lost in flight", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			first, _ := w.fake.Branch(owner, name, "main")
+			args := []string{"branch", "create", "from-ref", "--task", "ISSUE-42", "--from", "main"}
+			if tc.kill {
+				w.crash(fixtures.KindRef, args...)
+			} else {
+				w.fake.BeforeWrite(func(pw *fixtures.PendingWrite) bool { return !strings.HasSuffix(pw.Path, "/git/refs") })
+				if o := w.run(args...); o.Exit != 3 {
+					t.Fatalf("first attempt with its create lost: exit %d, want 3 (unconfirmed)\nstderr: %s", o.Exit, o.Stderr)
+				}
+				w.fake.BeforeWrite(nil)
+				if _, ok := w.fake.Branch(owner, name, "from-ref"); ok {
+					t.Fatal("the lost create made the branch")
+				}
+			}
+			moved := w.push("main")
+			if moved == first {
+				t.Fatal("main did not move")
+			}
+			writes, _ := w.counts()
+			r := w.ok(args...)
+			at, ok := w.fake.Branch(owner, name, "from-ref")
+			if !ok || at != first || r.SHA != first {
+				t.Fatalf("rerun: %+v, branch at %s (exists %v); want it at the first attempt's commit %s, not main's new head %s", r, at, ok, first, moved)
+			}
+			w2, _ := w.counts()
+			switch {
+			case tc.kill && (r.Outcome != "found" || w2 != writes):
+				t.Fatalf("rerun after the kill: outcome %s, %d writes; want found with none", r.Outcome, w2-writes)
+			case !tc.kill && r.Outcome != "created":
+				t.Fatalf("rerun after the lost create: outcome %s, want created", r.Outcome)
+			}
+			if r.PayloadChanged {
+				t.Fatalf("rerun of the same command: payload_changed, want the description unchanged")
+			}
+		})
+	}
+}
