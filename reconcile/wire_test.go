@@ -139,8 +139,9 @@ func TestWireFirstCreate(t *testing.T) {
 
 // created runs a's first create on e at wireLatency per request, wants it
 // created, and returns its result, every request it sent (those after the
-// answer too: e.Wait) and the round trips one after another before the
-// answer.
+// answer too: e.Wait) and the round trips one after another among the
+// requests answered before the answer: at wireLatency, one sent after the
+// answer (a pull request's labels) cannot be answered before it.
 func (w *world) created(t *testing.T, e *reconcile.Engine, a reconcile.Action) (*reconcile.Result, []fixtures.Request, int) {
 	t.Helper()
 	w.GitHub.SetLatency(wireLatency)
@@ -157,7 +158,7 @@ func (w *world) created(t *testing.T, e *reconcile.Engine, a reconcile.Action) (
 	})
 	var before []fixtures.Request
 	for _, q := range reqs {
-		if q.Start.Before(answered) {
+		if q.End.Before(answered) {
 			before = append(before, q)
 		}
 	}
