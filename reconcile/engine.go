@@ -524,7 +524,8 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 // create records what is about to be sent, sends it and records the answer.
 func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, spec Spec, hash string, payload []byte) (*Result, error) {
 	key := entry.Key
-	if entry.PayloadHash != hash || !bytes.Equal(entry.Payload, payload) {
+	_, chooser := spec.(Chooser)
+	if entry.PayloadHash != hash || chooser && !bytes.Equal(entry.Payload, payload) {
 		why := "earlier payload created nothing"
 		if entry.PayloadHash == hash {
 			why = "chosen before the create"
