@@ -179,7 +179,7 @@ func TestActionsRerunFindsTheComment(t *testing.T) {
 	if !o.Killed {
 		t.Fatalf("attempt 1 not killed at the comment: exit %d\n%s", o.Exit, o.Stderr)
 	}
-	for _, body := range []string{"On it.", "Working on a fix."} {
+	for _, body := range []string{"Still working on it.", "Working on a fix."} {
 		out := j.checkFoundOnRerun(j.run(nil, "issue", "comment", strconv.Itoa(n), "--body", body), task)
 		var ours []fixtures.Comment
 		for _, c := range w.fake.Comments(owner, name, n) {
