@@ -96,13 +96,16 @@ func (t *trial) head(w *world, i int) string {
 }
 
 // wording is what a restarted model writes on attempt i: the text changes,
-// the key does not.
+// the key does not. The change is one a retry makes ("(retry)", "again"):
+// a new number or other words would be another act under the default
+// --on-change auto (docs/design/same-act.md), which refuses it.
 func (t *trial) wording(i int) (title, body string) {
 	if t.body != "" {
 		return fmt.Sprintf("Fix for %s", t.task), t.body
 	}
-	return fmt.Sprintf("Fix for %s (draft %d)", t.task, i+1),
-		fmt.Sprintf("Attempt %d of the agent's wording for %s.\n\nIt fixes the bug.", i+1, t.task)
+	again := [...]string{"", " (retry)", ", again", " (retrying)"}[i%4]
+	return "Fix for " + t.task + again,
+		"The agent's wording for " + t.task + again + ".\n\nIt fixes the bug."
 }
 
 // bodyArgs passes body as --body, or, when it is a fault's long body (too
