@@ -27,7 +27,9 @@
 //   - Continue-as-new starts a new run whose activity ids count from the
 //     start again. An activity of the new run with the default id would
 //     take the key of the earlier run's activity with the same type and
-//     number, and be answered with its artifact. A workflow that continues
+//     number: refused as another act (a final ghonce.changed error) when
+//     its text reads as one, else answered with the earlier artifact.
+//     A workflow that continues
 //     as new gives its writing activities ids unique across the chain
 //     (workflow.ActivityOptions.ActivityID, e.g. "open-pr-" + the batch),
 //     or names the step itself (Action.Step).

@@ -380,16 +380,18 @@ func batchWorkflow(ctx workflow.Context, head, activityID string) (opened, error
 
 // Continue-as-new starts a run under the same workflow id whose activity
 // ids count from the start again: with the default ids, the next run's
-// activity derives the earlier run's key and is answered with its pull
-// request (as documented); with ids of their own, each run opens its own.
+// activity derives the earlier run's key; its title reads as another pull
+// request, so the default --on-change auto refuses it with a final
+// ghonce.changed error and nothing is opened (as documented); with ids of
+// their own, each run opens its own.
 func TestContinueAsNewNeedsActivityIDsOfItsOwn(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		ids    [2]string
-		want   [2]reconcile.Outcome
+		want   [2]reconcile.Outcome // "" for a run that must fail as ghonce.changed
 		numPRs int
 	}{
-		{"default ids", [2]string{"", ""}, [2]reconcile.Outcome{reconcile.Created, reconcile.Skipped}, 1},
+		{"default ids", [2]string{"", ""}, [2]reconcile.Outcome{reconcile.Created, ""}, 1},
 		{"ids of their own", [2]string{"open-pr-1", "open-pr-2"}, [2]reconcile.Outcome{reconcile.Created, reconcile.Created}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -411,7 +413,14 @@ func TestContinueAsNewNeedsActivityIDsOfItsOwn(t *testing.T) {
 				}, activity.RegisterOptions{Name: "OpenBatchPR"})
 				env.ExecuteWorkflow(batchWorkflow, head, tc.ids[run])
 				var out opened
-				if err := env.GetWorkflowResult(&out); err != nil {
+				err := env.GetWorkflowResult(&out)
+				if tc.want[run] == "" {
+					if err == nil || !strings.Contains(err.Error(), "type: ghonce.changed") {
+						t.Fatalf("run %d (activity id %q): %+v, %v; want a ghonce.changed error", run+1, tc.ids[run], out, err)
+					}
+					continue
+				}
+				if err != nil {
 					t.Fatalf("run %d: %v", run+1, err)
 				}
 				if out.Outcome != string(tc.want[run]) {
