@@ -124,7 +124,7 @@ fuzz:
 RELIABILITY = $(PG_TEST_ENV) $(GO) test -count=1 -run '^TestMatrix$$' ./internal/reliability -v
 
 reliability:
-	$(RELIABILITY) -timeout 30m -reliability.profile=full -reliability.out=$(CURDIR)/docs/reliability.md $(RELIABILITY_FLAGS)
+	$(RELIABILITY) -timeout 60m -reliability.profile=full -reliability.out=$(CURDIR)/docs/reliability.md $(RELIABILITY_FLAGS)
 
 reliability-short:
 	$(RELIABILITY) -timeout 20m -reliability.profile=short $(RELIABILITY_FLAGS)
