@@ -21,7 +21,9 @@ package ledger
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -256,6 +258,29 @@ type ListParams struct {
 	// UpdatedBefore keeps entries last updated before it (for --stale).
 	UpdatedBefore time.Time
 	Limit         int
+}
+
+// Select returns the entries of all that p keeps, in List's order (created,
+// then key) and at most p.Limit of them: List for a backend that holds its
+// entries in memory. It returns the entries themselves, not copies.
+func (p ListParams) Select(all []*Entry) []*Entry {
+	var out []*Entry
+	for _, e := range all {
+		if (p.Task == "" || e.Task == p.Task) && (p.Repo == "" || e.Repo == p.Repo) && (p.Kind == "" || e.Kind == p.Kind) &&
+			(p.Status == "" || e.Status == p.Status) && (p.UpdatedBefore.IsZero() || e.UpdatedAt.Before(p.UpdatedBefore)) {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Entry) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	if p.Limit > 0 && len(out) > p.Limit {
+		out = out[:p.Limit]
+	}
+	return out
 }
 
 // FinishParams ends the attempt held under Fence.

@@ -482,22 +482,13 @@ func (l *Ledger) List(ctx context.Context, p ledger.ListParams) ([]*ledger.Entry
 	if err != nil {
 		return nil, err
 	}
-	var out []*ledger.Entry
-	for _, ce := range all {
-		e := ce.entry
-		if (p.Task == "" || e.Task == p.Task) && (p.Repo == "" || e.Repo == p.Repo) && (p.Kind == "" || e.Kind == p.Kind) &&
-			(p.Status == "" || e.Status == p.Status) && (p.UpdatedBefore.IsZero() || e.UpdatedAt.Before(p.UpdatedBefore)) {
-			out = append(out, clone(e))
-		}
+	entries := make([]*ledger.Entry, len(all))
+	for i, ce := range all {
+		entries[i] = ce.entry
 	}
-	slices.SortFunc(out, func(a, b *ledger.Entry) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
-	if p.Limit > 0 && len(out) > p.Limit {
-		out = out[:p.Limit]
+	out := p.Select(entries)
+	for i, e := range out {
+		out[i] = clone(e)
 	}
 	return out, nil
 }

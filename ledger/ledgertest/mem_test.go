@@ -2,8 +2,8 @@ package ledgertest
 
 import (
 	"context"
+	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -93,21 +93,9 @@ func (m *memLedger) Get(_ context.Context, key string) (*ledger.Entry, error) {
 func (m *memLedger) List(_ context.Context, p ledger.ListParams) ([]*ledger.Entry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []*ledger.Entry
-	for _, e := range m.entries {
-		if (p.Task == "" || e.Task == p.Task) && (p.Repo == "" || e.Repo == p.Repo) && (p.Kind == "" || e.Kind == p.Kind) &&
-			(p.Status == "" || e.Status == p.Status) && (p.UpdatedBefore.IsZero() || e.UpdatedAt.Before(p.UpdatedBefore)) {
-			out = append(out, clone(e))
-		}
-	}
-	slices.SortFunc(out, func(a, b *ledger.Entry) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
-	if p.Limit > 0 && len(out) > p.Limit {
-		out = out[:p.Limit]
+	out := p.Select(slices.Collect(maps.Values(m.entries)))
+	for i, e := range out {
+		out[i] = clone(e)
 	}
 	return out, nil
 }
