@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"

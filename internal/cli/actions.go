@@ -16,10 +16,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/actions"
 	"github.com/ghonce/ghonce/internal/appauth"
-	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/reconcile"
 )
 

@@ -8,9 +8,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
-	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"

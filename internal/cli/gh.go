@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/reconcile"
 )
 

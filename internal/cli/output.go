@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/ghonce/ghonce/internal/failure"
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 )

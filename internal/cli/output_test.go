@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/failure"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/taskkey"

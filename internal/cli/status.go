@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ghonce/ghonce/internal/failure"
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/ledger"
 )

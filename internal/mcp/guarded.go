@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ghonce/ghonce/internal/failure"
+	"github.com/ghonce/ghonce/failure"
 	"maps"
 	"slices"
 	"strings"

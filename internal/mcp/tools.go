@@ -12,7 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ghonce/ghonce/internal/failure"
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )

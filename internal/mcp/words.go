@@ -8,7 +8,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ghonce/ghonce/internal/failure"
+	"github.com/ghonce/ghonce/failure"
 )
 
 // modelWords puts the engine's and the GitHub layer's advice, written for
