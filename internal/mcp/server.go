@@ -77,10 +77,28 @@ type Server struct {
 	// told holds, per client session, the keys whose artifact a call of
 	// that session was told of: a later call of the same key there whose
 	// text changed is a second act, not a retry after a crash
-	// (reconcile.Action.Heard).
-	toldMu sync.Mutex
-	told   map[any]map[string]bool
+	// (reconcile.Action.Heard). Each session's set holds its latest
+	// maxHeard keys and goes when the session ends (forgetting: the
+	// goroutines that wait for that).
+	toldMu     sync.Mutex
+	told       map[any]*heardKeys
+	forgetting sync.WaitGroup
 }
+
+// maxHeard is how many keys a session remembers being told of. A key
+// forgotten is judged as a retry after a restart would be (by how its
+// text changed, reconcile/sameact.go), never wrongly created twice; a
+// session that makes more artifacts than this in one task is rare.
+const maxHeard = 1024
+
+// heardKeys is one session's keys, oldest first in order.
+type heardKeys struct {
+	set   map[string]bool
+	order []string
+}
+
+// waiter is a session that can say when it ends (*sdk.ServerSession).
+type waiter interface{ Wait() error }
 
 type sessionKey struct{}
 
@@ -101,7 +119,8 @@ func (s *Server) heard(ctx context.Context) func(key string) bool {
 	return func(key string) bool {
 		s.toldMu.Lock()
 		defer s.toldMu.Unlock()
-		return s.told[sess][key]
+		h := s.told[sess]
+		return h != nil && h.set[key]
 	}
 }
 
@@ -114,12 +133,32 @@ func (s *Server) tell(ctx context.Context, key string) {
 	s.toldMu.Lock()
 	defer s.toldMu.Unlock()
 	if s.told == nil {
-		s.told = map[any]map[string]bool{}
+		s.told = map[any]*heardKeys{}
 	}
-	if s.told[sess] == nil {
-		s.told[sess] = map[string]bool{}
+	h := s.told[sess]
+	if h == nil {
+		h = &heardKeys{set: map[string]bool{}}
+		s.told[sess] = h
+		if w, ok := sess.(waiter); ok {
+			s.forgetting.Add(1)
+			go func() {
+				defer s.forgetting.Done()
+				_ = w.Wait()
+				s.toldMu.Lock()
+				delete(s.told, sess)
+				s.toldMu.Unlock()
+			}()
+		}
 	}
-	s.told[sess][key] = true
+	if h.set[key] {
+		return
+	}
+	h.set[key] = true
+	h.order = append(h.order, key)
+	if len(h.order) > maxHeard {
+		delete(h.set, h.order[0])
+		h.order = h.order[1:]
+	}
 }
 
 // New returns a server with every tool registered.
