@@ -430,12 +430,15 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 	e.dateEnv(env, c, claimed)
 	// Who we are on GitHub decides what counts as ours; a token GitHub
 	// rejects is a configuration error, not an unknown outcome. Nothing was
-	// sent for this attempt, so an entry it created is failed, and one an
-	// earlier attempt left stays attempting.
-	// The same holds when GitHub cannot be reached at all.
+	// sent for this attempt, so an entry with no attempt in doubt (one it
+	// created, or a failed one: nothing of it ever left, or GitHub refused
+	// it) is failed, as it was, and one an earlier attempt left attempting
+	// stays attempting. The same holds when GitHub cannot be reached at
+	// all: a failed entry rerun offline is not turned into an unknown
+	// outcome (exit 3, paged by status --stale) for work that never left.
 	unsent := func(err error) (*Env, Spec, *Result, error) {
 		st := ledger.Attempting
-		if c.State == ledger.ClaimCreated {
+		if c.Prior != ledger.Attempting {
 			st = ledger.Failed
 		}
 		if !errors.Is(err, ghcheck.ErrCredentials) {

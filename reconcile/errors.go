@@ -93,8 +93,9 @@ func unavailable(key string, err error) error {
 
 // NotSentError means GitHub could not be reached at all (a refused
 // connection, a host that does not resolve, a TLS handshake that failed):
-// no request left, so nothing was created. An entry this attempt created
-// is failed; one an earlier attempt left attempting stays so, since that
+// no request left, so nothing was created. An entry this attempt created,
+// or a failed one it retried, is failed; one an earlier attempt left
+// attempting stays so, since that
 // attempt's outcome is still unknown, and the engine returns the
 // NotSentError inside an *UnconfirmedError (exit 3). Exit code 1.
 type NotSentError struct {

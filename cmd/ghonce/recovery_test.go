@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,6 +145,62 @@ func TestReconcileWhenGitHubCannotAnswer(t *testing.T) {
 	}
 	if n := len(w.ourPRs()); n != 1 {
 		t.Fatalf("%d PRs, want 1", n)
+	}
+}
+
+// A run GitHub refused before anything was sent (401) leaves the entry
+// failed; a rerun that cannot reach GitHub at all sends nothing either, so
+// the entry stays failed and the run exits with the network error (1),
+// not exit 3: no outcome is unknown, and status --stale does not page for
+// work that never left the machine. Once GitHub answers, the next run
+// creates the issue, once.
+func TestRerunOfANotSentEntryWithGitHubUnreachable(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	args := []string{"issue", "create", "--task", "T-OFFLINE", "--title", "Offline", "--body", "b", "--ledger", w.ledger, "--repo", repo}
+	key := w.key("T-OFFLINE", "issue-create", "issue", "")
+
+	o := w.exec(nil, []string{"GH_TOKEN=ghp_GHONCEtestSECRET_unknown_5e1d"}, args...)
+	if o.Exit == 0 || o.Exit == 3 {
+		t.Fatalf("issue create with a token GitHub rejects: exit %d, want a configuration error\nstderr: %s", o.Exit, o.Stderr)
+	}
+	if st := w.status()[key].Status; st != "failed" {
+		t.Fatalf("after a 401: entry %s, want failed", st)
+	}
+
+	// A loopback port nothing listens on: the connection is refused.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + l.Addr().String()
+	l.Close()
+	writes, _ := w.counts()
+	o = w.exec(nil, []string{"GITHUB_API_URL=" + dead}, args...)
+	wantExit(t, o, 1, "rerun of a failed entry with GitHub unreachable")
+	if !strings.Contains(o.Stderr, "cannot reach GitHub") || !strings.Contains(o.Stderr, "nothing was sent") || strings.Contains(o.Stderr, "stays \"attempting\"") {
+		t.Errorf("rerun with GitHub unreachable says:\n%s\nwant the network error, nothing sent, and no attempting entry", o.Stderr)
+	}
+	if now, _ := w.counts(); now != writes {
+		t.Fatalf("%d writes reached the fake, want 0", now-writes)
+	}
+	if st := w.status()[key].Status; st != "failed" {
+		t.Fatalf("after a rerun with GitHub unreachable: entry %s, want failed (nothing was ever sent)", st)
+	}
+	wantExit(t, w.exec(nil, nil, "status", "--stale", "1ns", "--ledger", w.ledger), 0, "status --stale 1ns with only a failed entry")
+
+	r := w.ok("issue", "create", "--task", "T-OFFLINE", "--title", "Offline", "--body", "b")
+	if r.Outcome != "created" {
+		t.Fatalf("run once GitHub answers: %+v, want created", r)
+	}
+	n := 0
+	for _, is := range w.fake.Issues(owner, name) {
+		if is.Title == "Offline" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d issues titled Offline, want 1", n)
 	}
 }
 
