@@ -39,8 +39,9 @@ var guards = map[string]guard{
 		passWhat: "a method other than create",
 		run:      runner(issueTool),
 	},
-	// create_issue: github-mcp-server's granular issue tool, kept as an alias.
-	"create_issue": {carries: []string{"title", "body", "labels"}, run: runner(issueTool)},
+	// create_issue: github-mcp-server's granular issue tool, kept as an
+	// alias. It lists no labels (issue_write does), so it carries none.
+	"create_issue": {carries: []string{"title", "body"}, run: runner(issueTool)},
 	"add_issue_comment": {
 		carries: []string{"issue_number", "body"},
 		pass: func(a map[string]json.RawMessage) bool {
@@ -100,7 +101,11 @@ func stringArg(a map[string]json.RawMessage, name string) string {
 // wins over the call's task argument, as behind --upstream, so the model
 // never invents the key when the environment knows the work; otherwise the
 // server's task is the default of a call that passes none.
-func (s *Server) serveGuarded(ctx context.Context, g guard, req *sdk.CallToolRequest, taskWins bool) (*sdk.CallToolResult, bool) {
+//
+// takes is the served tool's argument names (argNames): an argument it
+// does not list is refused, so a handler never acts on an argument the
+// schema the model read does not offer.
+func (s *Server) serveGuarded(ctx context.Context, g guard, takes map[string]bool, req *sdk.CallToolRequest, taskWins bool) (*sdk.CallToolResult, bool) {
 	name, raw := req.Params.Name, req.Params.Arguments
 	if req.Session != nil {
 		ctx = withSession(ctx, req.Session)
@@ -114,11 +119,19 @@ func (s *Server) serveGuarded(ctx context.Context, g guard, req *sdk.CallToolReq
 	if g.pass != nil && g.pass(args) {
 		return nil, false
 	}
-	var extra []string
+	var unknown, extra []string
 	for k := range args {
-		if !slices.Contains(g.carries, k) && k != "owner" && k != "repo" && k != "task" && k != "step" {
+		switch {
+		case !takes[k]:
+			unknown = append(unknown, k)
+		case !slices.Contains(g.carries, k) && k != "owner" && k != "repo" && k != "task" && k != "step":
 			extra = append(extra, k)
 		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return invalidResult(fmt.Errorf("%s has no argument %s; its arguments are %s (nothing was created)",
+			name, strings.Join(unknown, ", "), strings.Join(slices.Sorted(maps.Keys(takes)), ", "))), true
 	}
 	if len(extra) > 0 {
 		slices.Sort(extra)
@@ -133,6 +146,17 @@ func (s *Server) serveGuarded(ctx context.Context, g guard, req *sdk.CallToolReq
 		return errorResult(err), true
 	}
 	return g.run(ctx, s, b), true
+}
+
+// argNames are the argument names a served tool's input schema lists.
+func argNames(t *sdk.Tool) map[string]bool {
+	schema, _ := t.InputSchema.(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	out := make(map[string]bool, len(props))
+	for k := range props {
+		out[k] = true
+	}
+	return out
 }
 
 func pluralIt(xs []string) string {

@@ -236,7 +236,7 @@ func (p *Proxy) syncTools(ctx context.Context) error {
 				return err
 			}
 			served = append(served, gt)
-			handlers = append(handlers, p.guardedHandler(g))
+			handlers = append(handlers, p.guardedHandler(g, argNames(gt)))
 			continue
 		}
 		served = append(served, t)
@@ -274,9 +274,9 @@ func containsTool(ts []*sdk.Tool, name string) bool {
 	return false
 }
 
-func (p *Proxy) guardedHandler(g guard) sdk.ToolHandler {
+func (p *Proxy) guardedHandler(g guard, takes map[string]bool) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		if res, ok := p.s.serveGuarded(ctx, g, req, true); ok {
+		if res, ok := p.s.serveGuarded(ctx, g, takes, req, true); ok {
 			return res, nil
 		}
 		return p.forward(ctx, req)

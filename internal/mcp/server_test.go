@@ -218,7 +218,7 @@ func toolCases() []toolCase {
 		},
 		{tool: "create_issue", kind: "issue",
 			setup: func(w *world) (map[string]any, map[string]any) {
-				return args("title", "Follow-up: flaky test", "body", "Seen twice.", "labels", []string{"bug"}),
+				return args("title", "Follow-up: flaky test", "body", "Seen twice."),
 					args("title", "Flaky test follow-up", "body", "Seen twice today.")
 			},
 			count: func(w *world) int { return len(w.fake.Issues(owner, name)) - 1 }, // minus the seeded one
@@ -690,4 +690,21 @@ func TestSecondActIsAToolError(t *testing.T) {
 	w.ok("add_issue_comment", args("owner", owner, "repo", name, "issue_number", 1, "body", "Started."))
 	w.reconnect()
 	w.fails("add_issue_comment", args("owner", owner, "repo", name, "issue_number", 1, "body", "Done."), "not created", `step "issue-comment-done"`)
+}
+
+// Issue 28: a tool acts only on the arguments its published schema lists.
+// create_issue's (github-mcp-server's) has no labels, so labels are refused
+// there, by name, with nothing created, and applied through issue_write,
+// whose schema lists them.
+func TestArgumentsTheSchemaOmitsAreRefused(t *testing.T) {
+	w := newWorld(t, opts{})
+	w.fails("create_issue", args("title", "T", "labels", []string{"bug"}), "invalid arguments", "create_issue has no argument labels", "its arguments are body, owner, repo, step, task, title", "nothing was created")
+	w.fails("add_issue_comment", args("issue_number", 1, "body", "b", "in_reply_to", 7), "has no argument in_reply_to")
+	if n := w.writes(); n != 0 {
+		t.Fatalf("%d writes after refused calls, want 0", n)
+	}
+	out, _ := w.ok("issue_write", args("method", "create", "title", "T", "labels", []string{"bug"}))
+	if iss := w.fake.Issues(owner, name); out.Outcome != "created" || len(iss) != 1 {
+		t.Fatalf("issue_write with labels: %+v, %d issues; want one created", out, len(iss))
+	}
 }

@@ -224,8 +224,9 @@ func (s *Server) addWriteTools() error {
 			return err
 		}
 		gt.OutputSchema = out
+		takes := argNames(gt)
 		s.srv.AddTool(gt, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			if res, ok := s.serveGuarded(ctx, g, req, false); ok {
+			if res, ok := s.serveGuarded(ctx, g, takes, req, false); ok {
 				return res, nil
 			}
 			return invalidResult(fmt.Errorf("ghonce guards only %s's create; this call (%s) needs github-mcp-server behind ghonce: serve with ghonce mcp --upstream -- github-mcp-server stdio", req.Params.Name, g.passWhat)), nil
