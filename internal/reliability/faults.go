@@ -64,6 +64,7 @@ type faultRun struct {
 type seenReq struct {
 	method, path string
 	at           time.Time
+	ledger       bool // a repository ledger's request (a claim ref, its commits)
 }
 
 func (f *faultRun) mark(name string) {
@@ -86,7 +87,7 @@ func (f *faultRun) markAt(name string) (time.Time, bool) {
 func (f *faultRun) observe() {
 	f.w.fake.Inject(fixtures.Fault{Kind: fixtures.Status500, Match: func(r *http.Request) bool {
 		f.mu.Lock()
-		f.seen = append(f.seen, seenReq{r.Method, r.URL.Path, time.Now()})
+		f.seen = append(f.seen, seenReq{r.Method, r.URL.Path, time.Now(), isLedgerRequest(r)})
 		f.mu.Unlock()
 		return false
 	}})
@@ -97,8 +98,11 @@ func (f *faultRun) creates() []time.Time {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []time.Time
+	if f.k.isCreate == nil {
+		return nil // a guarded command: its effect is not a GitHub request
+	}
 	for _, s := range f.seen {
-		if f.k.isCreate(f.w, f.t, s.method, s.path) {
+		if !s.ledger && f.k.isCreate(f.w, f.t, s.method, s.path) {
 			out = append(out, s.at)
 		}
 	}
@@ -118,7 +122,7 @@ func (f *faultRun) firstSeen() time.Time {
 // when the fault answered it.
 func (f *faultRun) onCreate(name string) func(*http.Request) bool {
 	return func(r *http.Request) bool {
-		if f.k.isCreate(f.w, f.t, r.Method, r.URL.Path) {
+		if f.k.isCreate != nil && !isLedgerRequest(r) && f.k.isCreate(f.w, f.t, r.Method, r.URL.Path) {
 			f.mark(name)
 			return true
 		}
@@ -302,9 +306,12 @@ func faultList() []fault {
 	}
 }
 
-// faults runs every fault for every kind it applies to.
-func (m *matrix) faults(ctx context.Context) ([]*row, error) {
-	reads, err := m.readsBeforeCreate(ctx)
+// faults runs every fault for every kind it applies to. With sh, each
+// trial's runs share that ledger from separate machines, and the repository
+// ledger's own faults (ledgerFaults) run too, for every kind; the profile's
+// ghFaultsAll says whether every other fault runs as well.
+func (m *matrix) faults(ctx context.Context, sh *sharedLedger) ([]*row, error) {
+	reads, err := m.readsBeforeCreate(ctx, sh)
 	if err != nil {
 		return nil, err
 	}
@@ -316,12 +323,24 @@ func (m *matrix) faults(ctx context.Context) ([]*row, error) {
 		r  *row
 	}
 	var jobs []*job
-	for _, name := range faultKinds {
-		for fi, fl := range faultList() {
-			if fl.kinds != nil && !slices.Contains(fl.kinds, name) {
+	list := faultList()
+	if sh != nil {
+		list = sh.faultList(m.prof.ghFaultsAll)
+	}
+	kindNames := faultKinds
+	if sh != nil {
+		kindNames = append(slices.Clone(faultKinds), "exec")
+	}
+	for _, name := range kindNames {
+		for fi, fl := range list {
+			if fl.kinds == nil && name == "exec" || fl.kinds != nil && !slices.Contains(fl.kinds, name) {
 				continue
 			}
-			r := newRow(name, fl.name, "")
+			what := fl.name
+			if sh != nil {
+				what += "; " + sh.label
+			}
+			r := newRow(name, what, "")
 			r.exits = map[string]int{}
 			jobs = append(jobs, &job{k: kinds[name], fl: fl, fi: fi, r: r})
 		}
@@ -337,7 +356,7 @@ func (m *matrix) faults(ctx context.Context) ([]*row, error) {
 			defer func() { <-sem }()
 			sent := map[int]int{}
 			for n := 0; n < m.prof.faultRuns && errs[i] == nil; n++ {
-				errs[i] = m.faultTrial(ctx, j.k, j.fl, j.fi, n, reads[j.k.name], j.r, sent)
+				errs[i] = m.faultTrial(ctx, j.k, j.fl, j.fi, n, reads[j.k.name], j.r, sent, sh)
 			}
 			var ss []string
 			for c, n := range sent {
@@ -359,20 +378,23 @@ func (m *matrix) faults(ctx context.Context) ([]*row, error) {
 	return rows, errors.Join(errs...)
 }
 
-func (m *matrix) faultTrial(ctx context.Context, k *kind, fl fault, fi, n, reads int, r *row, sent map[int]int) error {
+func (m *matrix) faultTrial(ctx context.Context, k *kind, fl fault, fi, n, reads int, r *row, sent map[int]int, sh *sharedLedger) error {
 	f := &faultRun{k: k, reads: reads, marks: map[string]time.Time{}}
 	opts := fixtures.Options{}
 	if fl.opts != nil {
 		opts = fl.opts(f)
 	}
-	w, err := m.newWorld(fmt.Sprintf("fault-%s-%d-%d", k.name, fi, n), opts)
+	w, err := m.newWorld(fmt.Sprintf("%sfault-%s-%d-%d", partPrefix(sh), k.name, fi, n), opts)
 	if err != nil {
 		return err
 	}
 	defer w.close()
 	f.w = w
-	f.t = &trial{k: k, task: fmt.Sprintf("FAULT-%s-%d-%d", k.name, fi, n)}
+	f.t = &trial{k: k, task: fmt.Sprintf("%sFAULT-%s-%d-%d", taskPrefix(sh), k.name, fi, n)}
 	f.t.ledger = ledgerPath(w, "ledger.db")
+	if sh != nil {
+		f.t.ledger = sh.loc
+	}
 	f.observe()
 	// Branches for the PR kind are pushed before the fake counts anything.
 	if k.name == "pr" {
@@ -399,14 +421,18 @@ func (m *matrix) faultTrial(ctx context.Context, k *kind, fl fault, fi, n, reads
 		r.causes[first]++
 		r.mu.Unlock()
 		want := fl.first
-		if o.Killed && want != -1 || !o.Killed && o.Exit != want {
+		if want == anyExit {
+			// A fault of the repository ledger's own: how the first run ends
+			// is the backend's to choose (it may settle the lost answer
+			// itself, or exit 3); what counts is what the trial left.
+		} else if o.Killed && want != -1 || !o.Killed && o.Exit != want {
 			r.errorf("%s: first run %s, want exit %d", f.t.task, first, want)
 		}
-		if fl.creates >= 0 && cs != fl.creates {
+		if fl.creates >= 0 && cs != fl.creates || fl.creates == atMostOne && cs > 1 {
 			r.errorf("%s: first run sent %d create request(s), want %d", f.t.task, cs, fl.creates)
 		}
 		if fl.entry != "" {
-			st, err := entryStatus(ctx, f.t.ledger, f.t.key())
+			st, err := w.entryStatus(ctx, f.t.ledger, f.t.key())
 			if err != nil {
 				return err
 			}
@@ -422,6 +448,9 @@ func (m *matrix) faultTrial(ctx context.Context, k *kind, fl fault, fi, n, reads
 		return nil
 	}
 	to, err := w.runTrial(ctx, f.t, func(i int, p *proc) {
+		if sh != nil {
+			w.onMachine(p, i%pgMachines)
+		}
 		if i == 0 && fl.first == -1 {
 			p.rule = &killRule{commit: func(c *fixtures.Commit) bool {
 				if fl.killOn != nil {
@@ -464,17 +493,20 @@ func (m *matrix) faultTrial(ctx context.Context, k *kind, fl fault, fi, n, reads
 
 // readsBeforeCreate counts, per kind, the requests ghonce makes before its
 // create on a clean run: the limit that leaves none for the create.
-func (m *matrix) readsBeforeCreate(ctx context.Context) (map[string]int, error) {
+func (m *matrix) readsBeforeCreate(ctx context.Context, sh *sharedLedger) (map[string]int, error) {
 	out := map[string]int{}
 	for _, name := range faultKinds {
 		k := kinds[name]
-		w, err := m.newWorld("calibrate-"+name, fixtures.Options{})
+		w, err := m.newWorld(partPrefix(sh)+"calibrate-"+name, fixtures.Options{})
 		if err != nil {
 			return nil, err
 		}
 		f := &faultRun{w: w, k: k, marks: map[string]time.Time{}}
-		f.t = &trial{k: k, task: "CAL-" + name}
+		f.t = &trial{k: k, task: taskPrefix(sh) + "CAL-" + name}
 		f.t.ledger = ledgerPath(w, "ledger.db")
+		if sh != nil {
+			f.t.ledger = sh.loc
+		}
 		if k.name == "pr" {
 			f.t.head(w, 0)
 		}
@@ -490,7 +522,7 @@ func (m *matrix) readsBeforeCreate(ctx context.Context) (map[string]int, error) 
 		f.mu.Lock()
 		n := 0
 		for _, s := range f.seen {
-			if k.isCreate(w, f.t, s.method, s.path) {
+			if !s.ledger && k.isCreate(w, f.t, s.method, s.path) {
 				break
 			}
 			n++
@@ -501,9 +533,16 @@ func (m *matrix) readsBeforeCreate(ctx context.Context) (map[string]int, error) 
 	return out, nil
 }
 
-// entryStatus reads key's status from the ledger at path, read-only.
-func entryStatus(ctx context.Context, path, key string) (ledger.Status, error) {
-	l, err := sqlite.Open(ctx, path, sqlite.Options{ReadOnly: true})
+// entryStatus reads key's status from the ledger at path, read-only: a
+// SQLite file, or the world's repository ("github").
+func (w *world) entryStatus(ctx context.Context, path, key string) (ledger.Status, error) {
+	var l ledger.Ledger
+	var err error
+	if path == "github" {
+		l, err = w.repoLedger()
+	} else {
+		l, err = sqlite.Open(ctx, path, sqlite.Options{ReadOnly: true})
+	}
 	if err != nil {
 		return "", err
 	}

@@ -31,7 +31,7 @@ func points(k *kind) []point {
 			return func(_ *world, _ *trial, p *proc) { p.rule = &killRule{effect: "before", proceed: proceed} }
 		}
 		return func(w *world, t *trial, p *proc) {
-			p.rule = &killRule{proceed: proceed, write: func(pw *fixtures.PendingWrite) bool { return k.isCreate(w, t, pw.Method, pw.Path) }}
+			p.rule = &killRule{proceed: proceed, write: func(pw *fixtures.PendingWrite) bool { return isCreateWrite(w, t, k, pw) }}
 		}
 	}
 	afterCommit := func(w *world, t *trial, p *proc) {
@@ -336,7 +336,7 @@ func (w *world) slowCommitRow(ctx context.Context, k *kind, runs int) (*row, err
 		t.ledger = ledgerPath(w, fmt.Sprintf("kp-slow-%d.db", n))
 		to, err := w.runTrial(ctx, t, func(i int, p *proc) {
 			if i == 0 {
-				p.rule = &killRule{proceed: true, delay: slowCommit, write: func(pw *fixtures.PendingWrite) bool { return k.isCreate(w, t, pw.Method, pw.Path) }}
+				p.rule = &killRule{proceed: true, delay: slowCommit, write: func(pw *fixtures.PendingWrite) bool { return isCreateWrite(w, t, k, pw) }}
 			}
 		}, false, w.m.prof.maxAttempts)
 		if err != nil {

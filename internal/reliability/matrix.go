@@ -28,12 +28,18 @@ type profile struct {
 	// The shared-Postgres part (postgres.go), sized apart: it runs after
 	// the SQLite parts and must keep the short profile within minutes.
 	pgKillRuns, pgRandomRuns, pgRaceRounds int
+	// The repository-ledger part (repoledger.go) shares the pg sizes for
+	// its kill points and races; its randomised loop and faults are sized
+	// here: ghFaultsAll runs every fault (else the repository ledger's own
+	// and the dropped and 502 answers on the create).
+	ghRandomRuns int
+	ghFaultsAll  bool
 }
 
 var profiles = map[string]profile{
-	"smoke": {name: "smoke", killRuns: 1, randomRuns: 5, raceRounds: 1, faultRuns: 1, maxAttempts: 6, pgKillRuns: 1, pgRandomRuns: 3, pgRaceRounds: 1},
-	"short": {name: "short", killRuns: 3, randomRuns: 200, raceRounds: 5, faultRuns: 1, maxAttempts: 6, pgKillRuns: 1, pgRandomRuns: 30, pgRaceRounds: 3},
-	"full":  {name: "full", killRuns: 10, randomRuns: 1000, raceRounds: 25, faultRuns: 3, maxAttempts: 6, pgKillRuns: 3, pgRandomRuns: 100, pgRaceRounds: 25},
+	"smoke": {name: "smoke", killRuns: 1, randomRuns: 5, raceRounds: 1, faultRuns: 1, maxAttempts: 6, pgKillRuns: 1, pgRandomRuns: 3, pgRaceRounds: 1, ghRandomRuns: 2},
+	"short": {name: "short", killRuns: 3, randomRuns: 200, raceRounds: 5, faultRuns: 1, maxAttempts: 6, pgKillRuns: 1, pgRandomRuns: 30, pgRaceRounds: 3, ghRandomRuns: 5},
+	"full":  {name: "full", killRuns: 10, randomRuns: 1000, raceRounds: 25, faultRuns: 3, maxAttempts: 6, pgKillRuns: 3, pgRandomRuns: 100, pgRaceRounds: 25, ghRandomRuns: 100, ghFaultsAll: true},
 }
 
 // Config is one run of the matrix.
@@ -150,7 +156,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	if err := step("random", func() error {
-		rows, info, err := m.randomKills(ctx, cfg.Seed, false)
+		rows, info, err := m.randomKills(ctx, cfg.Seed, nil)
 		rep.random, rep.randomInfo = rows, info
 		return err
 	}); err != nil {
@@ -164,7 +170,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	if err := step("fault", func() error {
-		rows, err := m.faults(ctx)
+		rows, err := m.faults(ctx, nil)
 		rep.fault = rows
 		return err
 	}); err != nil {

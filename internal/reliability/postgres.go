@@ -61,7 +61,7 @@ func (m *matrix) pgPart(ctx context.Context, rep *Report, seed int64, logf func(
 	if err != nil {
 		return err
 	}
-	random, _, err := m.randomKills(ctx, seed, true)
+	random, _, err := m.randomKills(ctx, seed, &sharedLedger{part: "pg", label: pgLabel, loc: loc, stream: 1000, randomRuns: m.prof.pgRandomRuns})
 	if err != nil {
 		return err
 	}
@@ -91,6 +91,18 @@ func (m *matrix) pgPart(ctx context.Context, rep *Report, seed int64, logf func(
 	rep.random = interleave(rep.random, random)
 	rep.race = interleave(rep.race, race)
 	return nil
+}
+
+// sharedLedger is a ledger every run of a part shares from separate
+// machines (the pg and gh parts): the parameter that runs the randomised
+// loop and the faults against it instead of a SQLite file per trial.
+type sharedLedger struct {
+	part   string // prefixes the worlds' and tasks' names
+	label  string // the ledger column (or the fault's note) of its rows
+	loc    string // --ledger
+	stream uint64 // added to the randomised loop's streams
+	// randomRuns is the killed trials per kind of its randomised loop.
+	randomRuns int
 }
 
 // onMachine runs p on machine n of w: its own working directory and HOME.

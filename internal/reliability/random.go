@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,18 +21,18 @@ var randomKinds = []string{"pr", "issue", "comment", "branch", "file", "exec"}
 // randomKills is the randomised loop: per kind, trials whose first run is
 // killed at a random delay after its start, and whose reruns are killed
 // again with probability 1/2 (at most twice), then rerun until exit 0.
-// With pg the trials share the Postgres ledger (randomKind), and draw from
-// other streams than the SQLite loop's, as reproducible.
-func (m *matrix) randomKills(ctx context.Context, seed int64, pg bool) ([]*row, []string, error) {
+// With sh the trials share that ledger on separate machines (randomKind),
+// and draw from other streams than the SQLite loop's, as reproducible.
+func (m *matrix) randomKills(ctx context.Context, seed int64, sh *sharedLedger) ([]*row, []string, error) {
 	info := make([]string, len(randomKinds))
 	var mu sync.Mutex
 	rows, err := perKind(ctx, randomKinds, func(k *kind) ([]*row, error) {
 		ki := slices.Index(randomKinds, k.name)
 		stream := uint64(ki)
-		if pg {
-			stream += 1000
+		if sh != nil {
+			stream += sh.stream
 		}
-		r, cal, err := m.randomKind(ctx, k, rand.New(rand.NewPCG(uint64(seed), stream)), pg)
+		r, cal, err := m.randomKind(ctx, k, rand.New(rand.NewPCG(uint64(seed), stream)), sh)
 		mu.Lock()
 		info[ki] = cal
 		mu.Unlock()
@@ -43,16 +44,17 @@ func (m *matrix) randomKills(ctx context.Context, seed int64, pg bool) ([]*row, 
 	return rows, info, err
 }
 
-// randomKind runs the loop for k. With pg, every trial uses the shared
-// Postgres ledger and each run of a trial goes to the next machine.
-func (m *matrix) randomKind(ctx context.Context, k *kind, rng *rand.Rand, pg bool) (*row, string, error) {
+// randomKind runs the loop for k. With sh, every trial uses the shared
+// ledger and each run of a trial goes to the next machine.
+func (m *matrix) randomKind(ctx context.Context, k *kind, rng *rand.Rand, sh *sharedLedger) (*row, string, error) {
 	name, runs := "random-"+k.name, m.prof.randomRuns
+	pg := sh != nil
 	if pg {
-		name, runs = "pg-random-"+k.name, m.prof.pgRandomRuns
+		name, runs = sh.part+"-random-"+k.name, sh.randomRuns
 	}
 	ledgerAt := func(w *world, file string) string {
 		if pg {
-			return m.pgLedger
+			return sh.loc
 		}
 		return ledgerPath(w, file)
 	}
@@ -69,7 +71,7 @@ func (m *matrix) randomKind(ctx context.Context, k *kind, rng *rand.Rand, pg boo
 		w.fake.SetLatency(lat)
 		var ds []time.Duration
 		for n := range 5 {
-			t := &trial{k: k, task: fmt.Sprintf("RND-cal-%s-%d-%d", k.name, li, n)}
+			t := &trial{k: k, task: fmt.Sprintf("%sRND-cal-%s-%d-%d", taskPrefix(sh), k.name, li, n)}
 			t.ledger = ledgerAt(w, fmt.Sprintf("cal-%d-%d.db", li, n))
 			to, err := w.runTrial(ctx, t, func(i int, p *proc) {
 				if pg {
@@ -92,7 +94,7 @@ func (m *matrix) randomKind(ctx context.Context, k *kind, rng *rand.Rand, pg boo
 
 	r := newRow(k.name, "SIGKILL at a random delay", "")
 	if pg {
-		r.what += "; " + pgLabel
+		r.what += "; " + sh.label
 	}
 	shared := ledgerAt(w, "shared.db")
 	// Trials go on until randomRuns of them had their first run killed (a
@@ -106,7 +108,7 @@ func (m *matrix) randomKind(ctx context.Context, k *kind, rng *rand.Rand, pg boo
 	for n := 0; killed < runs && n < 8*runs; n++ {
 		li := rng.IntN(len(latencies))
 		w.fake.SetLatency(latencies[li])
-		t := &trial{k: k, task: fmt.Sprintf("RND-%s-%d", k.name, n), newHeads: k.name == "pr"}
+		t := &trial{k: k, task: fmt.Sprintf("%sRND-%s-%d", taskPrefix(sh), k.name, n), newHeads: k.name == "pr"}
 		t.ledger = shared
 		if n%2 == 0 {
 			t.ledger = ledgerAt(w, fmt.Sprintf("rnd-%d.db", n))
@@ -149,4 +151,13 @@ func (m *matrix) randomKind(ctx context.Context, k *kind, rng *rand.Rand, pg boo
 		r.errorf("%d trial(s) needed a person: %s", r.person, r.causeList())
 	}
 	return r, cal, nil
+}
+
+// taskPrefix keeps a shared part's tasks apart from the SQLite loop's (a
+// repository ledger lives on in the world's repository).
+func taskPrefix(sh *sharedLedger) string {
+	if sh == nil {
+		return ""
+	}
+	return strings.ToUpper(sh.part) + "-"
 }

@@ -145,8 +145,12 @@ func (rep *Report) Summary() string {
 		p("The machines share this host's boot and PID namespace, so a killed holder is proven gone and taken over at once, as on one machine; a holder in another PID namespace waits for its lease ([Another PID namespace](#another-pid-namespace)), as does one on another machine (`reconcile` tests cover it).\n\n")
 	}
 	if rep.gh {
-		p("Rows whose ledger is *%s* run ghonce as separate machines that share nothing but the repository (`GHONCE_LEDGER=github`: each claim is a ref under `refs/ghonce/` of the fake GitHub): %d trials per kill point, each rerun on the next of %d machines; %d race rounds of 16 machines, each racer its own home.\n\n",
-			ghLabel, pr.pgKillRuns, pgMachines, pr.pgRaceRounds)
+		faults := "the repository ledger's own faults (each of its writes answered by a dropped connection, a 502 or a 504) and the dropped, 502 and 504 answers on the create"
+		if pr.ghFaultsAll {
+			faults = "the repository ledger's own faults (each of its writes answered by a dropped connection, a 502 or a 504) and every other fault"
+		}
+		p("Rows whose ledger (or fault) names *%s* run ghonce as separate machines that share nothing but the repository (`GHONCE_LEDGER=github`: each claim is a ref under `refs/ghonce/` of the fake GitHub): %d trials per kill point, each rerun on the next of %d machines; %d killed trials per kind in the randomised loop; %s, %d trial(s) each, every kind; %d race rounds of 16 machines, each racer its own home.\n\n",
+			ghLabel, pr.pgKillRuns, pgMachines, pr.ghRandomRuns, faults, pr.faultRuns, pr.pgRaceRounds)
 	}
 	p("The real `ghonce` binary (built with `-tags ghonce_crashpoints`) runs against the fake GitHub of package `fixtures`, every run with `--settle %s` (the default, %s, is sized for GitHub's 10-second request limit; here requests in flight travel over loopback), except the row whose GitHub commits late, which runs with the default. ", matrixSettle, reconcile.DefaultSettle)
 	p("A trial is one key (one task): its runs are killed or faulted as the part says, then rerun as a restarted agent would until one exits 0 ")
