@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -179,7 +181,44 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 		_ = p.up.close()
 		return nil, fmt.Errorf("new mcp proxy: %w", err)
 	}
+	if msg := p.missingGuards(upName(init)); msg != "" {
+		cfg.Logf("%s", msg)
+	}
 	return p, nil
+}
+
+// guardedKinds are the kinds ghonce guards, each with the upstream tools
+// that make it (github-mcp-server's names; any one of them will do).
+var guardedKinds = []struct {
+	what  string
+	tools []string
+}{
+	{"pull requests", []string{"create_pull_request"}},
+	{"issues", []string{"issue_write", "create_issue"}},
+	{"comments", []string{"add_issue_comment"}},
+	{"branches", []string{"create_branch"}},
+	{"files", []string{"create_or_update_file"}},
+}
+
+// missingGuards says which kinds ghonce guards the upstream lists no tool
+// for, or "" when it lists one for each: an upstream of another version
+// (or with those toolsets off) whose writes of that kind, under another
+// name, are kept to once per identical arguments, not once per (task,
+// step).
+func (p *Proxy) missingGuards(upstream string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var missing []string
+	for _, k := range guardedKinds {
+		if !slices.ContainsFunc(k.tools, func(n string) bool { return containsTool(p.tools, n) }) {
+			missing = append(missing, fmt.Sprintf("%s (%s)", k.what, strings.Join(k.tools, ", ")))
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("upstream %s lists none of the tools ghonce guards for %s: a write of that kind under another tool's name happens at most once per identical arguments, not once per (task, step). ghonce guards github-mcp-server's tools by name (v1.9.0's); check the upstream's version and toolsets (--toolsets)",
+		upstream, strings.Join(missing, "; "))
 }
 
 const proxyInstructions = `Through ghonce: create_pull_request, issue_write (method create), add_issue_comment (with a body), create_branch and create_or_update_file happen once per (task, step): calling one again with the same task and step, after a timeout, an error or a restart, returns what the first call made, even with reworded text; pass a new step only for a genuinely new artifact. Every other write tool happens at most once per identical arguments: its first result is returned again to an identical call. If a tool error says a call may have happened, do not work around it with different arguments; report it.`

@@ -27,8 +27,12 @@ import (
 const fakeUpstreamEnv = "GHONCE_TEST_FAKE_UPSTREAM"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(fakeUpstreamEnv) == "1" {
-		if err := fakeUpstream(); err != nil {
+	if mode := os.Getenv(fakeUpstreamEnv); mode != "" {
+		run := fakeUpstream
+		if mode == "changed" {
+			run = changedUpstream
+		}
+		if err := run(); err != nil {
 			fmt.Fprintln(os.Stderr, "fake upstream:", err)
 			os.Exit(1)
 		}
