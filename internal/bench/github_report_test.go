@@ -32,6 +32,7 @@ var (
 	githubOut   = flag.String("github.out", "", "write the GitHub request report (markdown) to this file; - for stdout")
 	githubMaxN  = flag.Int("github.maxn", 10000, "measure reconcile only at N up to this (a quick check: 40)")
 	githubPeers = flag.String("github.peers", "", "directory of the peer ledgers (default: ../shared/bench-peers from the module root, else /work/shared/bench-peers)")
+	githubOnly  = flag.String("github.only", "", "measure one section only: wire (On the wire: the CLI and MCP tables)")
 )
 
 const (
@@ -171,6 +172,15 @@ func TestGitHubReport(t *testing.T) {
 		t.Skip("set -github.out=FILE or -github.out=- (make bench-github) to write the GitHub request report")
 	}
 	var b strings.Builder
+	switch *githubOnly {
+	case "":
+	case "wire":
+		b.WriteString("## On the wire\n\n" + wireReport(t, buildGhonce(t)) + "\n")
+		writeGitHubReport(t, b.String())
+		return
+	default:
+		t.Fatalf("-github.only=%q: want wire", *githubOnly)
+	}
 	fmt.Fprintf(&b, "## GitHub requests per operation and per kind\n\nCounted on the fake GitHub (`fixtures`), %s, Go %s. The login is cached in the ledger after the first run (0 requests).\n\n",
 		time.Now().UTC().Format("2006-01-02"), strings.TrimPrefix(goVersion(), "go"))
 	b.WriteString("| kind | first create, established ledger (target ≤ 4) | replay (target 0) | rerun after the create landed unanswered (target ≤ 3) | first create, `--trust-ledger` |\n| --- | --- | --- | --- | --- |\n")
@@ -215,14 +225,7 @@ func TestGitHubReport(t *testing.T) {
 	b.WriteString("\nA first create's look-up writes nothing: GitHub makes the key's label as the create applies it (`ghonce labels describe` gives it its description later).\n\n")
 	b.WriteString("\nA rerun's comment look-up reads `issues/N/comments?since=` the first attempt's start (less 10 minutes of clock skew): one page on a thread of any length.\n\n")
 
-	root, err := harness.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, err := harness.Build(context.Background(), root, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := buildGhonce(t)
 	b.WriteString("## On the wire\n\n" + wireReport(t, bin) + "\n")
 	b.WriteString("## " + repoLedgerSection + "\n\n" + repoLedgerReport(t, bin) + "\n")
 
@@ -272,11 +275,29 @@ func TestGitHubReport(t *testing.T) {
 		fmt.Fprintf(&b, "| %d | %s | %s |\n", n, peer(t, "seed000_sqlite_ledger.py", n), peer(t, "seed003_json_ledger.py", n))
 	}
 	b.WriteString("\nWhere the time goes: with no latency, reconcile is bound by the ledger (a claim and a finish per entry, each a durable SQLite commit), not by GitHub; with 50 ms per request it is the handful of listing pages (one per 100 entries, read one after another since each page follows the previous one's Link) plus the ledger's commits.\n")
+	writeGitHubReport(t, b.String())
+}
+
+// buildGhonce builds the ghonce binary the report's processes run.
+func buildGhonce(t *testing.T) string {
+	root, err := harness.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := harness.Build(context.Background(), root, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// writeGitHubReport writes the report where -github.out says.
+func writeGitHubReport(t *testing.T, report string) {
 	if *githubOut == "-" {
-		fmt.Print(b.String())
+		fmt.Print(report)
 		return
 	}
-	if err := os.WriteFile(*githubOut, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(*githubOut, []byte(report), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s", *githubOut)
