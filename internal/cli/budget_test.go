@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
 )
@@ -74,3 +75,63 @@ func TestWritePacingFromTheEnvironment(t *testing.T) {
 		t.Errorf("budget %+v, %v; want 80 a minute and 50 an hour", b, err)
 	}
 }
+
+// A first pull request through the CLI and through the gh shim, on a
+// ledger `ghonce init` made: two content-creating requests (the create and
+// its labels) and three round trips one after another before the process
+// ends (the look-up, the create, the labels). The labels cannot follow the
+// answer here as they do in `ghonce mcp` (docs/design/wire.md): the
+// process ends with its answer, and the labels are what a rerun with its
+// ledger lost and another head finds the pull request by. reconcile's
+// TestWireFirstCreate counts the engine's fronts.
+func TestWireFirstPRCreateCLIAndShim(t *testing.T) {
+	t.Parallel()
+	w := newGhCLIWorld(t)
+	if o := w.run("", nil, "init"); o.code != 0 {
+		t.Fatalf("init: exit %d: %s", o.code, o.stderr)
+	}
+	w.fake.SetRef(testOwner, testName, "wire-cli", w.fake.AddCommit(testOwner, testName, "main"))
+	for _, tc := range []struct {
+		front string
+		run   func() cliRun
+	}{
+		{"ghonce pr create", func() cliRun {
+			return w.run("", nil, "pr", "create", "--task", "WIRE-CLI", "--repo", testRepo, "--base", "main", "--head", "wire-cli", "--title", "t", "--body", "b")
+		}},
+		{"gh pr create (the shim)", func() cliRun {
+			return w.gh("", map[string]string{"GHONCE_TASK": "WIRE-SHIM"}, "pr", "create", "-R", testRepo, "--base", "main", "--head", "fix", "--title", "t", "--body", "b")
+		}},
+	} {
+		w.fake.WaitIdle()
+		before := len(w.fake.Requests())
+		w.fake.SetLatency(wireLatency)
+		o := tc.run()
+		w.fake.SetLatency(0)
+		if o.code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.front, o.code, o.stderr)
+		}
+		w.fake.WaitIdle()
+		reqs := w.fake.Requests()[before:]
+		var paths []string
+		writes := 0
+		for _, r := range reqs {
+			paths = append(paths, r.Method+" "+r.Path)
+			if r.Method != http.MethodGet {
+				writes++
+			}
+		}
+		trips := fixtures.RoundTrips(reqs)
+		t.Logf("%s: %d requests, %d content-creating, %d round trips one after another: %v", tc.front, len(reqs), writes, trips, paths)
+		if writes > 2 {
+			t.Errorf("%s: %d content-creating requests, want at most 2 (the create, its labels): %v", tc.front, writes, paths)
+		}
+		if trips > 3 {
+			t.Errorf("%s: %d round trips one after another, want at most 3 (the look-up, the create, the labels): %v", tc.front, trips, paths)
+		}
+	}
+}
+
+// wireLatency is the fake's delay per request where round trips are
+// counted: well above the machine's scheduling delays, so that requests
+// sent together overlap for certain.
+const wireLatency = 50 * time.Millisecond
