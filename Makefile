@@ -56,9 +56,11 @@ demo: build
 	./$(BIN) demo
 
 # The generated documentation: the CLI reference in docs/reference/cli, one
-# page per command, from the cobra commands themselves (internal/docgen).
-# Run it after changing a command, a flag or a help text, and commit what
-# it writes; `go test ./docs` fails while the pages are stale.
+# page per command, from the cobra commands themselves, and the MCP guides'
+# tool tables, from what `ghonce mcp` serves in its tools/list
+# (internal/docgen). Run it after changing a command, a flag, a help text or
+# an MCP tool, and commit what it writes; `go test ./docs` fails while the
+# pages are stale.
 # (docs/performance.md and docs/reliability.md are `make bench` and
 # `make reliability`: measurements, not rendered text.)
 docs:

@@ -268,6 +268,20 @@ func TestCLIReferenceIsCurrent(t *testing.T) {
 	}
 }
 
+// The guides' generated sections (the MCP tool tables: what `ghonce mcp`
+// serves in its tools/list) are what is served today.
+func TestGeneratedGuideSectionsAreCurrent(t *testing.T) {
+	want, err := clidoc.Guides(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, b := range want {
+		if got := read(t, p); got != string(b) {
+			t.Errorf("%s: a generated section differs from what is served; run `make docs` and commit the result", p)
+		}
+	}
+}
+
 var fileFuncRe = regexp.MustCompile("`([A-Za-z0-9_./-]+\\.go):([A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)?)`")
 
 // Every file:function the architecture page names is declared in that file

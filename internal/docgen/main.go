@@ -1,5 +1,6 @@
 // Command docgen writes the generated part of the documentation: the CLI
-// reference in docs/reference/cli, one page per command (internal/clidoc).
+// reference in docs/reference/cli, one page per command, and the guides'
+// generated sections, the MCP tool tables among them (internal/clidoc).
 // `make docs` runs it; run it after changing a command, a flag or a help
 // text, and commit what it writes.
 package main
@@ -16,8 +17,13 @@ import (
 
 func main() {
 	out := flag.String("out", "docs/reference/cli", "directory for the CLI reference (its .md files are replaced)")
+	root := flag.String("root", ".", "the repository, whose guides' generated sections (clidoc.GuideSections) are rewritten")
 	flag.Parse()
-	if err := write(*out); err != nil {
+	err := write(*out)
+	if err == nil {
+		err = writeGuides(*root)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "docgen: "+err.Error())
 		os.Exit(1)
 	}
@@ -53,5 +59,20 @@ func write(dir string) error {
 		}
 	}
 	fmt.Printf("docgen: wrote %d pages to %s\n", len(pages), dir)
+	return nil
+}
+
+// writeGuides rewrites the guides' generated sections.
+func writeGuides(root string) error {
+	pages, err := clidoc.Guides(root)
+	if err != nil {
+		return err
+	}
+	for p, b := range pages {
+		if err := os.WriteFile(filepath.Join(root, p), b, 0o644); err != nil {
+			return fmt.Errorf("write guide: %w", err)
+		}
+	}
+	fmt.Printf("docgen: wrote the generated sections of %d guides\n", len(pages))
 	return nil
 }

@@ -27,32 +27,39 @@ type guard struct {
 	passWhat string
 	// run performs the call through the engine.
 	run func(ctx context.Context, s *Server, args json.RawMessage) *sdk.CallToolResult
+	// step and onePer are the write tool's default step and what it makes
+	// one of per task by default (writeTool's).
+	step, onePer string
+}
+
+// guarded is g, run by t.
+func guarded[In writeArgs](t writeTool[In], g guard) guard {
+	g.run, g.step, g.onePer = runner(t), t.step, t.onePer
+	return g
 }
 
 // guards are the write tools of github-mcp-server v1.9.0 that go through
 // the engine, by name.
 var guards = map[string]guard{
-	"create_pull_request": {carries: []string{"title", "body", "head", "base", "draft"}, run: runner(prTool)},
-	"issue_write": {
+	"create_pull_request": guarded(prTool, guard{carries: []string{"title", "body", "head", "base", "draft"}}),
+	"issue_write": guarded(issueTool, guard{
 		carries:  []string{"method", "title", "body", "labels"},
 		pass:     func(a map[string]json.RawMessage) bool { return stringArg(a, "method") != "create" },
 		passWhat: "a method other than create",
-		run:      runner(issueTool),
-	},
+	}),
 	// create_issue: github-mcp-server's granular issue tool, kept as an
 	// alias. It lists no labels (issue_write does), so it carries none.
-	"create_issue": {carries: []string{"title", "body"}, run: runner(issueTool)},
-	"add_issue_comment": {
+	"create_issue": guarded(issueTool, guard{carries: []string{"title", "body"}}),
+	"add_issue_comment": guarded(commentTool, guard{
 		carries: []string{"issue_number", "body"},
 		pass: func(a map[string]json.RawMessage) bool {
 			_, body := a["body"]
 			return !body
 		},
 		passWhat: "a reaction without a body",
-		run:      runner(commentTool),
-	},
-	"create_branch":         {carries: []string{"branch", "from_branch"}, run: runner(branchTool)},
-	"create_or_update_file": {carries: []string{"path", "content", "message", "branch", "sha"}, run: runner(fileTool)},
+	}),
+	"create_branch":         guarded(branchTool, guard{carries: []string{"branch", "from_branch"}}),
+	"create_or_update_file": guarded(fileTool, guard{carries: []string{"path", "content", "message", "branch", "sha"}}),
 }
 
 // runner decodes a call's arguments into t's and runs it.
