@@ -244,3 +244,22 @@ func (c *Client) GitHubNow(ctx context.Context, r Repo) (time.Time, error) {
 	}
 	return date, nil
 }
+
+// GitHubClock reads GitHub's clock where no repository is named yet: the
+// Date of its answer to GET /rate_limit, which every token may read and
+// which spends none of its limit.
+func (c *Client) GitHubClock(ctx context.Context) (time.Time, error) {
+	var date time.Time
+	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
+		_, resp, err := c.gh.RateLimit.Get(ctx)
+		date = answerDate(resp, err)
+		return resp, err
+	})
+	if err != nil {
+		return time.Time{}, c.redact(fmt.Errorf("read GitHub's clock: %w", err))
+	}
+	if date.IsZero() {
+		return time.Time{}, errors.New("read GitHub's clock: its answer had no Date")
+	}
+	return date, nil
+}

@@ -89,12 +89,18 @@ func cacheLogin(c *ghcheck.Client, l *store.Opened) {
 // client is made first, so a missing or malformed token or API root is
 // refused before a ledger can be created (New makes no request).
 func (f *factory) ledgerAndGitHub(ctx context.Context, loc ledgerFlag, create store.Create, who *gitHubFlags, repo repoFlag) (l *store.Opened, c *ghcheck.Client, err error) {
+	return f.ledgerAndGitHubWith(ctx, loc, store.Options{Create: create}, who, repo)
+}
+
+// ledgerAndGitHubWith is ledgerAndGitHub with the ledger's options (a
+// front on many repositories sets PerRepo).
+func (f *factory) ledgerAndGitHubWith(ctx context.Context, loc ledgerFlag, o store.Options, who *gitHubFlags, repo repoFlag) (l *store.Opened, c *ghcheck.Client, err error) {
 	if who != nil {
 		if c, err = f.github(ctx, *who, repo); err != nil {
 			return nil, nil, err
 		}
 	}
-	if l, err = f.openLedgerWith(ctx, loc, store.Options{Create: create}, repo, c); err != nil {
+	if l, err = f.openLedgerWith(ctx, loc, o, repo, c); err != nil {
 		return nil, nil, err
 	}
 	if c != nil {

@@ -173,7 +173,10 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 		return err
 	}
 	// No request is made until a call needs one.
-	l, gh, err := f.ledgerAndGitHub(ctx, opts.Ledger, store.CreateForAction, &opts.GitHub, opts.Repo)
+	// With the ledger "github", each action's claim lives in the
+	// repository that action writes to (--repo or GH_REPO is only the
+	// default for one that names none); github://OWNER/REPO keeps all in one.
+	l, gh, err := f.ledgerAndGitHubWith(ctx, opts.Ledger, store.Options{Create: store.CreateForAction, PerRepo: true}, &opts.GitHub, opts.Repo)
 	if err != nil {
 		return err
 	}

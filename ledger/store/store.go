@@ -65,6 +65,12 @@ type Options struct {
 	// so the ledger's writes are paced with its other writes. Nil refuses
 	// those locations.
 	GitHub func(ctx context.Context) (*ghcheck.Client, error)
+	// PerRepo, for the location "github", keeps each claim in the
+	// repository its action names (ledger.ClaimParams.Repo), Repo being
+	// only the default for an action that names none (a front that acts
+	// on many repositories: ghonce mcp). github://OWNER/REPO keeps every
+	// claim in that one repository all the same.
+	PerRepo bool
 }
 
 // origin is what a backend records for a ledger it creates, and whether it
@@ -111,6 +117,8 @@ func openGitHub(ctx context.Context, location string, opts Options) (*Opened, er
 	repo := opts.Repo
 	if Scheme(location) == ghledger.Scheme {
 		repo = location[len(ghledger.Scheme)+3:]
+	} else if opts.PerRepo {
+		return openPerRepo(ctx, opts)
 	}
 	r, err := ghcheck.ParseRepo(strings.TrimSuffix(repo, "/"))
 	if strings.TrimSpace(repo) == "" {
@@ -144,6 +152,28 @@ func openGitHub(ctx context.Context, location string, opts Options) (*Opened, er
 	}
 	o.InRepository = true
 	return o, nil
+}
+
+// openPerRepo opens the ledger "github" of a front that acts on many
+// repositories (Options.PerRepo).
+func openPerRepo(ctx context.Context, opts Options) (*Opened, error) {
+	if opts.Repo != "" {
+		if _, err := ghcheck.ParseRepo(strings.TrimSpace(opts.Repo)); err != nil {
+			return nil, &badLocation{fmt.Errorf("open ledger github: %w", err)}
+		}
+	}
+	if opts.GitHub == nil {
+		return nil, fmt.Errorf("open ledger: %w: a repository ledger needs a GitHub client here", ErrUnsupported)
+	}
+	c, err := opts.GitHub(ctx)
+	if err != nil {
+		return nil, err
+	}
+	loc := ghledger.Scheme + " (each action's repository)"
+	if opts.Repo != "" {
+		loc = ghledger.Scheme + " (each action's repository; " + opts.Repo + " for an action that names none)"
+	}
+	return &Opened{Ledger: newPerRepo(c, opts.Repo), Location: loc, InRepository: true}, nil
 }
 
 // ErrUnsupported is wrapped by Open's error for a URL whose scheme this
