@@ -8,12 +8,13 @@
 //
 // The Transport recognises the writes of the kinds ghonce knows:
 //
-//	POST /repos/{o}/{r}/pulls                 a pull request  (default step "pr-create")
-//	POST /repos/{o}/{r}/issues                an issue        (default step "issue-create")
-//	POST /repos/{o}/{r}/issues/{n}/comments   a comment       (default step "issue-comment")
-//	POST /repos/{o}/{r}/git/refs              a branch        (default step "branch-create")
-//	PUT  /repos/{o}/{r}/contents/{path}       a file          (default step "file-put")
+//	POST repos/{owner}/{repo}/pulls                     a pull request (default step "pr-create")
+//	POST repos/{owner}/{repo}/issues                    an issue       (default step "issue-create")
+//	POST repos/{owner}/{repo}/issues/{number}/comments  a comment      (default step "issue-comment")
+//	POST repos/{owner}/{repo}/git/refs                  a branch       (default step "branch-create")
+//	PUT repos/{owner}/{repo}/contents/{path...}         a file         (default step "file-put")
 //
+// (each kind's reconcile.Face, which says which fields it carries)
 // and runs each through ghonce's engine (package reconcile) under the key
 // of the task and step its request's context carries: the same key
 // `ghonce pr create --task T` and the MCP tool use for the same task, step

@@ -3,26 +3,42 @@ package guard
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ghonce/ghonce/reconcile"
 )
 
+// route is a kind's REST write, as its reconcile.Face declares it.
+type route struct {
+	kind, method string
+	segs         []string // the path after the API root, split at "/"
+	face         reconcile.Face
+}
+
+// routes are the writes the Transport guards: every kind with a REST write.
+var routes = func() []route {
+	var out []route
+	for _, k := range reconcile.Kinds() {
+		f, _ := reconcile.FaceOf(k)
+		if method, path, ok := strings.Cut(f.Write, " "); ok {
+			out = append(out, route{kind: k, method: method, segs: strings.Split(path, "/"), face: f})
+		}
+	}
+	return out
+}()
+
 // write is a request the Transport recognises as one of the guarded kinds.
 type write struct {
-	kind         string // "pr", "issue", "comment", "branch", "file"
-	root         string // the API root, e.g. https://api.github.com/
-	owner, name  string
-	number       int    // comment: the issue or pull request
-	path         string // file: the path in the repository
-	method, rest string // rest: the path after the API root, e.g. repos/o/r/pulls
+	*route
+	root         string            // the API root, e.g. https://api.github.com/
+	params       map[string]string // the path's parameters, owner and repo among them
+	method, rest string            // rest: the path after the API root, e.g. repos/o/r/pulls
 }
 
 // parseWrite recognises req as a guarded write; otherwise it returns nil
@@ -33,42 +49,66 @@ func parseWrite(req *http.Request) (*write, string) {
 	if i < 0 {
 		return nil, "not a write the guard knows"
 	}
-	w := &write{method: req.Method, root: req.URL.Scheme + "://" + req.URL.Host + p[:i+1], rest: p[i+1:]}
-	segs := strings.Split(strings.TrimPrefix(p[i:], "/repos/"), "/")
-	unesc := func(s string) string {
-		if u, err := url.PathUnescape(s); err == nil {
-			return u
+	rest := p[i+1:]
+	for j := range routes {
+		if params, ok := routes[j].match(req.Method, rest); ok {
+			return &write{route: &routes[j], root: req.URL.Scheme + "://" + req.URL.Host + p[:i+1], params: params, method: req.Method, rest: rest}, ""
 		}
-		return s
 	}
-	if len(segs) < 3 {
-		return nil, "not a write the guard knows"
+	var known []string
+	for _, r := range routes {
+		known = append(known, r.face.Write)
 	}
-	w.owner, w.name = unesc(segs[0]), unesc(segs[1])
-	s := segs[2:]
-	switch {
-	case req.Method == http.MethodPost && len(s) == 1 && s[0] == "pulls":
-		w.kind = "pr"
-	case req.Method == http.MethodPost && len(s) == 1 && s[0] == "issues":
-		w.kind = "issue"
-	case req.Method == http.MethodPost && len(s) == 3 && s[0] == "issues" && s[2] == "comments":
-		n, err := strconv.Atoi(s[1])
-		if err != nil || n <= 0 {
-			return nil, "not a write the guard knows"
+	return nil, fmt.Sprintf("%s /%s is not a write the guard knows (it guards %s)", req.Method, rest, strings.Join(known, ", "))
+}
+
+// match binds r's path parameters in rest (escaped), when rest is r's
+// write. A parameter bound to a number must be a positive one.
+func (r *route) match(method, rest string) (map[string]string, bool) {
+	if method != r.method {
+		return nil, false
+	}
+	segs := strings.Split(rest, "/")
+	numeric := reconcile.Fields(r.kind)
+	params := map[string]string{}
+	for i, pat := range r.segs {
+		name, isParam := param(pat)
+		switch {
+		case i >= len(segs) || segs[i] == "":
+			return nil, false
+		case !isParam:
+			if segs[i] != pat {
+				return nil, false
+			}
+			continue
+		case strings.HasSuffix(name, "..."):
+			parts := slices.Clone(segs[i:])
+			for j := range parts {
+				parts[j] = unescape(parts[j])
+			}
+			params[strings.TrimSuffix(name, "...")] = strings.Join(parts, "/")
+			return params, true
 		}
-		w.kind, w.number = "comment", n
-	case req.Method == http.MethodPost && len(s) == 2 && s[0] == "git" && s[1] == "refs":
-		w.kind = "branch"
-	case req.Method == http.MethodPut && len(s) >= 2 && s[0] == "contents":
-		parts := make([]string, len(s)-1)
-		for j, seg := range s[1:] {
-			parts[j] = unesc(seg)
+		params[name] = unescape(segs[i])
+		if n, err := strconv.Atoi(params[name]); numeric[name] && (err != nil || n <= 0) {
+			return nil, false
 		}
-		w.kind, w.path = "file", strings.Join(parts, "/")
-	default:
-		return nil, fmt.Sprintf("%s /%s is not a write the guard knows (it guards creating pull requests, issues, comments, branches and files)", req.Method, w.rest)
 	}
-	return w, ""
+	return params, len(segs) == len(r.segs)
+}
+
+func param(seg string) (string, bool) {
+	if len(seg) > 2 && seg[0] == '{' && seg[len(seg)-1] == '}' {
+		return seg[1 : len(seg)-1], true
+	}
+	return "", false
+}
+
+func unescape(s string) string {
+	if u, err := url.PathUnescape(s); err == nil {
+		return u
+	}
+	return s
 }
 
 // notGuarded says a write of a known kind asks for something its kind
@@ -91,74 +131,63 @@ func (w *write) action(req *http.Request, task, stepName string) (reconcile.Acti
 	}
 	// An empty step is the kind's default (reconcile.DefaultStepper), as
 	// through every other front.
-	a := reconcile.Action{Task: task, Step: stepName, Repo: w.owner + "/" + w.name}
+	a := reconcile.Action{Task: task, Step: stepName, Repo: w.params["owner"] + "/" + w.params["repo"]}
 	var err error
 	a.Spec, err = w.spec(body)
 	return a, body, err
 }
 
-// spec decodes body into the kind's description. Fields the kind cannot
-// carry make the write a notGuarded one: dropping them would create
-// something other than what the caller asked for.
+// spec decodes body and the path's parameters into the kind's description:
+// a body field is the kind's field of the same name, or what the kind's
+// Face.Wire says it holds. Fields the kind cannot carry make the write a
+// notGuarded one: dropping them would create something other than what
+// the caller asked for.
 func (w *write) spec(body []byte) (reconcile.Spec, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(body, &m); err != nil {
 		return nil, fmt.Errorf("decode request body: %w", err)
 	}
-	allowed := map[string][]string{
-		"pr":      {"title", "head", "base", "body", "draft"},
-		"issue":   {"title", "body", "labels"},
-		"comment": {"body"},
-		"branch":  {"ref", "sha"},
-		"file":    {"message", "content", "sha", "branch"},
-	}[w.kind]
+	carried := reconcile.BodyFields(w.kind)
+	payload := map[string]any{}
 	var extra []string
 	for k, v := range m {
-		if !contains(allowed, k) && string(v) != "null" {
+		tmpl, renamed := w.face.Wire[k]
+		switch {
+		case string(v) == "null":
+		case !slices.Contains(carried, k):
 			extra = append(extra, k)
+		case renamed:
+			var s string
+			if err := json.Unmarshal(v, &s); err != nil {
+				return nil, fmt.Errorf("decode request body: %s: %w", k, err)
+			}
+			field, _ := reconcile.WireParam(tmpl)
+			prefix, _, _ := strings.Cut(tmpl, "{")
+			val, ok := strings.CutPrefix(s, prefix)
+			if !ok {
+				return nil, &notGuarded{why: fmt.Sprintf("%s %q is not the guard's %s kind's (%s)", k, s, w.kind, tmpl)}
+			}
+			payload[field] = val
+		default:
+			payload[k] = v
 		}
 	}
 	if len(extra) > 0 {
-		sort.Strings(extra)
+		slices.Sort(extra)
 		return nil, &notGuarded{why: fmt.Sprintf("the guard's %s kind cannot carry %s (send them in a separate write after the guarded one)", w.kind, strings.Join(extra, ", "))}
 	}
-	var in struct {
-		Title, Head, Base, Body, Ref, SHA, Message, Branch string
-		Draft                                              bool
-		Labels                                             []string
-		Content                                            []byte // base64 in JSON, as go-github sends it
-	}
-	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, fmt.Errorf("decode request body: %w", err)
-	}
-	switch w.kind {
-	case "pr":
-		return reconcile.PR{Base: in.Base, Head: in.Head, Title: in.Title, Body: in.Body, Draft: in.Draft}, nil
-	case "issue":
-		return reconcile.Issue{Title: in.Title, Body: in.Body, Labels: in.Labels}, nil
-	case "comment":
-		return reconcile.Comment{Number: w.number, Body: in.Body}, nil
-	case "branch":
-		name, ok := strings.CutPrefix(in.Ref, "refs/heads/")
-		if !ok {
-			return nil, &notGuarded{why: fmt.Sprintf("ref %q is not a branch (refs/heads/...)", in.Ref)}
-		}
-		return reconcile.Branch{Name: name, SHA: in.SHA}, nil
-	case "file":
-		// An empty branch is the repository's default branch; the engine
-		// needs its name, which guard resolves before running the action.
-		return reconcile.File{Branch: in.Branch, Path: w.path, Message: in.Message, Content: in.Content, Replaces: in.SHA}, nil
-	}
-	return nil, errors.New("unknown kind " + w.kind)
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
+	numeric := reconcile.Fields(w.kind)
+	for _, p := range w.face.Params() {
+		payload[p] = w.params[p]
+		if numeric[p] {
+			payload[p], _ = strconv.Atoi(w.params[p]) // match checked it
 		}
 	}
-	return false
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return nil, err
+	}
+	return reconcile.DecodeSpec(w.kind, b)
 }
 
 // restoreBody gives req its body back after action read it.

@@ -31,7 +31,7 @@ func (t *Transport) guard(req *http.Request, w *write, a reconcile.Action) (*htt
 	ctx := req.Context()
 	if f, ok := a.Spec.(reconcile.File); ok && f.Branch == "" {
 		// GitHub writes to the default branch; the key names it.
-		if f.Branch, err = e.gh.DefaultBranch(ctx, ghcheck.Repo{Owner: w.owner, Name: w.name}); err != nil {
+		if f.Branch, err = e.gh.DefaultBranch(ctx, ghcheck.Repo{Owner: w.params["owner"], Name: w.params["repo"]}); err != nil {
 			return fail(err)
 		}
 		a.Spec = f
@@ -116,47 +116,70 @@ func what(r *reconcile.Result) string {
 }
 
 // readBack reads the artifact res names as GitHub returns it, in the shape
-// the create's answer has.
+// the create's answer has: the GETs of the kind's Face.ReadBack.
 func (t *Transport) readBack(ctx context.Context, req *http.Request, w *write, a reconcile.Action, res *reconcile.Result) ([]byte, error) {
-	repo := "repos/" + url.PathEscape(w.owner) + "/" + url.PathEscape(w.name) + "/"
-	switch w.kind {
-	case "pr":
-		return t.get(ctx, req, w.root+repo+"pulls/"+strconv.Itoa(res.Number))
-	case "issue":
-		return t.get(ctx, req, w.root+repo+"issues/"+strconv.Itoa(res.Number))
-	case "comment":
-		return t.get(ctx, req, w.root+repo+"issues/comments/"+strconv.FormatInt(res.ID, 10))
-	case "branch":
-		b := a.Spec.(reconcile.Branch)
-		return t.get(ctx, req, w.root+repo+"git/ref/heads/"+escapePath(b.Name))
-	case "file":
-		// PUT contents answers {content, commit}: the file as it is now,
-		// and the commit at the branch's head (the write's own commit
-		// unless the branch moved since).
-		f := a.Spec.(reconcile.File)
-		cb, err := t.get(ctx, req, w.root+repo+"contents/"+escapePath(f.Path)+"?ref="+url.QueryEscape(f.Branch))
-		if err != nil {
-			return nil, err
-		}
-		var out github.RepositoryContentResponse
-		if err := json.Unmarshal(cb, &out.Content); err != nil {
-			return nil, fmt.Errorf("decode contents: %w", err)
-		}
-		hb, err := t.get(ctx, req, w.root+repo+"commits/"+escapePath(f.Branch))
-		if err != nil {
-			return nil, err
-		}
-		var rc github.RepositoryCommit
-		if err := json.Unmarshal(hb, &rc); err != nil {
-			return nil, fmt.Errorf("decode commit: %w", err)
-		}
-		out.Commit = github.Commit{SHA: rc.SHA, HTMLURL: rc.HTMLURL, URL: rc.GetCommit().URL, NodeID: rc.NodeID, Parents: rc.Parents}
-		if gc := rc.GetCommit(); gc != nil {
-			out.Commit.Message, out.Commit.Author, out.Commit.Committer, out.Commit.Tree = gc.Message, gc.Author, gc.Committer, gc.Tree
-		}
-		return json.Marshal(out)
+	var fields map[string]any
+	b, err := json.Marshal(a.Spec)
+	if err == nil {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber() // a number as written, never 1e+06
+		err = d.Decode(&fields)
 	}
-	return nil, fmt.Errorf("read back: unknown kind %s", w.kind)
+	if err != nil {
+		return nil, fmt.Errorf("read back the %s: %w", w.kind, err)
+	}
+	fields["owner"], fields["repo"] = w.params["owner"], w.params["repo"]
+	if res.Number != 0 {
+		fields["number"] = res.Number
+	}
+	if res.ID != 0 {
+		fields["id"] = res.ID
+	}
+	var got [][]byte
+	for _, path := range w.face.ReadBack {
+		b, err := t.get(ctx, req, w.root+expand(path, fields))
+		if err != nil {
+			return nil, err
+		}
+		got = append(got, b)
+	}
+	if len(got) != 2 {
+		return got[0], nil
+	}
+	// PUT contents answers {content, commit}: the file as it is now, and
+	// the commit at the branch's head (the write's own commit unless the
+	// branch moved since).
+	var out github.RepositoryContentResponse
+	if err := json.Unmarshal(got[0], &out.Content); err != nil {
+		return nil, fmt.Errorf("decode contents: %w", err)
+	}
+	var rc github.RepositoryCommit
+	if err := json.Unmarshal(got[1], &rc); err != nil {
+		return nil, fmt.Errorf("decode commit: %w", err)
+	}
+	out.Commit = github.Commit{SHA: rc.SHA, HTMLURL: rc.HTMLURL, URL: rc.GetCommit().URL, NodeID: rc.NodeID, Parents: rc.Parents}
+	if gc := rc.GetCommit(); gc != nil {
+		out.Commit.Message, out.Commit.Author, out.Commit.Committer, out.Commit.Tree = gc.Message, gc.Author, gc.Committer, gc.Tree
+	}
+	return json.Marshal(out)
+}
+
+// expand fills path's {params} from fields, escaped for the path or, after
+// "?", for the query.
+func expand(path string, fields map[string]any) string {
+	p, q, hasQuery := strings.Cut(path, "?")
+	fill := func(s string, esc func(string) string) string {
+		segs := strings.Split(s, "{")
+		for i := 1; i < len(segs); i++ {
+			name, after, _ := strings.Cut(segs[i], "}")
+			segs[i] = esc(fmt.Sprint(fields[name])) + after
+		}
+		return strings.Join(segs, "")
+	}
+	if hasQuery {
+		return fill(p, escapePath) + "?" + fill(q, url.QueryEscape)
+	}
+	return fill(p, escapePath)
 }
 
 func escapePath(p string) string {

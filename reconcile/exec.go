@@ -44,7 +44,10 @@ type Exec struct {
 	PassLedger bool `json:"-"`
 }
 
-func (Exec) Kind() string     { return "exec" }
+func (Exec) Kind() string { return "exec" }
+
+// Face: see Face. A command is not on GitHub: only `ghonce exec` runs one.
+func (Exec) Face() Face       { return Face{CLI: []string{"exec"}} }
 func (x Exec) Target() string { return x.Tgt }
 
 // Unverifiable: without Check nothing can look the command's effect up.

@@ -27,7 +27,19 @@ type Branch struct {
 	From string `json:"from,omitempty"`
 }
 
-func (Branch) Kind() string        { return "branch" }
+func (Branch) Kind() string { return "branch" }
+
+// Face: see Face. From is ghonce's own: the transport and gh carry a
+// commit.
+func (Branch) Face() Face {
+	return Face{
+		Write:    "POST repos/{owner}/{repo}/git/refs",
+		Wire:     map[string]string{"ref": "refs/heads/{name}"},
+		Unwired:  []string{"from"},
+		ReadBack: []string{"repos/{owner}/{repo}/git/ref/heads/{name}"},
+		CLI:      []string{"branch create"}, MCP: []string{"create_branch"},
+	}
+}
 func (Branch) DefaultStep() string { return "branch-create" }
 func (b Branch) Target() string    { return b.Name }
 func (b Branch) Validate(string) error {

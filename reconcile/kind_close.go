@@ -25,7 +25,10 @@ type Close struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-func (Close) Kind() string     { return "close" }
+func (Close) Kind() string { return "close" }
+
+// Face: see Face. Only `ghonce audit --apply` closes.
+func (Close) Face() Face       { return Face{} }
 func (c Close) Target() string { return strconv.Itoa(c.Number) }
 func (c Close) Validate(string) error {
 	if err := ghcheck.CheckIssueNumber(c.Number); err != nil {

@@ -20,6 +20,17 @@ type Comment struct {
 
 func (Comment) Kind() string { return "comment" }
 
+// Face: see Face. A pull request's comments are its issue's, so one REST
+// write and one MCP tool carry both; the CLI and gh have a verb under each
+// noun.
+func (Comment) Face() Face {
+	return Face{
+		Write:    "POST repos/{owner}/{repo}/issues/{number}/comments",
+		ReadBack: []string{"repos/{owner}/{repo}/issues/comments/{id}"},
+		CLI:      []string{"issue comment", "pr comment"}, Gh: []string{"issue comment", "pr comment"}, MCP: []string{"add_issue_comment"},
+	}
+}
+
 // DefaultStep: see DefaultStepper. A comment on a pull request is an
 // issue comment to GitHub, and its default step is the same.
 func (Comment) DefaultStep() string { return "issue-comment" }

@@ -18,7 +18,10 @@ type DeleteBranch struct {
 	SHA  string `json:"sha"`
 }
 
-func (DeleteBranch) Kind() string            { return "branch-delete" }
+func (DeleteBranch) Kind() string { return "branch-delete" }
+
+// Face: see Face. Only `ghonce audit --apply` deletes.
+func (DeleteBranch) Face() Face              { return Face{} }
 func (d DeleteBranch) Target() string        { return d.Name }
 func (d DeleteBranch) Validate(string) error { return ghcheck.CheckBranch(d.Name, d.SHA) }
 func (d DeleteBranch) Find(ctx context.Context, env *Env, _ string) effect.Result {

@@ -20,7 +20,10 @@ type DeleteComment struct {
 	Number int `json:"number,omitempty"`
 }
 
-func (DeleteComment) Kind() string            { return "comment-delete" }
+func (DeleteComment) Kind() string { return "comment-delete" }
+
+// Face: see Face. Only `ghonce audit --apply` deletes.
+func (DeleteComment) Face() Face              { return Face{} }
 func (d DeleteComment) Target() string        { return strconv.FormatInt(d.ID, 10) }
 func (d DeleteComment) Validate(string) error { return ghcheck.CheckCommentID(d.ID) }
 func (d DeleteComment) Find(ctx context.Context, env *Env, _ string) effect.Result {

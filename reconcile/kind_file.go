@@ -26,6 +26,17 @@ type File struct {
 
 func (File) Kind() string { return "file" }
 
+// Face: see Face. GitHub's sha is the blob replaced.
+func (File) Face() Face {
+	return Face{
+		Write:    "PUT repos/{owner}/{repo}/contents/{path...}",
+		Wire:     map[string]string{"sha": "{replaces}"},
+		Refuses:  []string{"author", "committer"},
+		ReadBack: []string{"repos/{owner}/{repo}/contents/{path}?ref={branch}", "repos/{owner}/{repo}/commits/{branch}"},
+		CLI:      []string{"file put"}, MCP: []string{"create_or_update_file"},
+	}
+}
+
 // DefaultStep: see DefaultStepper.
 func (File) DefaultStep() string { return "file-put" }
 func (f File) Target() string    { return f.Branch + ":" + f.Path }

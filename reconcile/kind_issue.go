@@ -17,6 +17,17 @@ type Issue struct {
 
 func (Issue) Kind() string { return "issue" }
 
+// Face: see Face. issue_write is github-mcp-server's tool whose method
+// create is this kind's.
+func (Issue) Face() Face {
+	return Face{
+		Write:    "POST repos/{owner}/{repo}/issues",
+		Refuses:  []string{"assignee", "assignees", "milestone", "state", "state_reason", "type"},
+		ReadBack: []string{"repos/{owner}/{repo}/issues/{number}"},
+		CLI:      []string{"issue create"}, Gh: []string{"issue create"}, MCP: []string{"create_issue", "issue_write"},
+	}
+}
+
 // DefaultStep: see DefaultStepper.
 func (Issue) DefaultStep() string { return "issue-create" }
 func (Issue) Target() string      { return "" }

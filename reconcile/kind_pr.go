@@ -22,6 +22,17 @@ type PR struct {
 
 func (PR) Kind() string { return "pr" }
 
+// Face: see Face. GitHub's create takes no labels: Mend adds them.
+func (PR) Face() Face {
+	return Face{
+		Write:    "POST repos/{owner}/{repo}/pulls",
+		Unwired:  []string{"labels"},
+		Refuses:  []string{"head_repo", "issue", "maintainer_can_modify"},
+		ReadBack: []string{"repos/{owner}/{repo}/pulls/{number}"},
+		CLI:      []string{"pr create"}, Gh: []string{"pr create"}, MCP: []string{"create_pull_request"},
+	}
+}
+
 // DefaultStep: see DefaultStepper.
 func (PR) DefaultStep() string { return "pr-create" }
 func (p PR) Target() string    { return p.Base }

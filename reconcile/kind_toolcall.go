@@ -44,6 +44,10 @@ func ArgsHash(canonical []byte) string {
 
 func (ToolCall) Kind() string { return "tool-call" }
 
+// Face: see Face. `ghonce mcp --upstream` makes one of any upstream tool
+// it does not guard as a kind of its own.
+func (ToolCall) Face() Face { return Face{} }
+
 // Target is the arguments' hash, shortened: 128 bits keep two different
 // calls apart.
 func (c ToolCall) Target() string {

@@ -17,6 +17,8 @@ import (
 type Spec interface {
 	// Kind names the kind; it is part of the key.
 	Kind() string
+	// Face is what every front needs to know of the kind, as data (Face).
+	Face() Face
 	// Target is the kind's part of the key: the base branch of a PR, the
 	// issue number of a comment, the name of a branch, ...
 	Target() string

@@ -72,18 +72,23 @@ func ghExit(getenv func(string) string, fail failure.Failure) int {
 }
 
 // ghVerbs maps every spelling the real gh accepts for a guarded command
-// to its verb: its name and its cobra aliases (gh's source:
-// pkg/cmd/issue/create and pkg/cmd/pr/create declare Aliases "new"; the
-// comment commands have none). TestGhVerbsAreTheRealGhs holds the list to
-// the installed gh.
-var ghVerbs = map[string]string{
-	"pr create":     "pr create",
-	"pr new":        "pr create",
-	"issue create":  "issue create",
-	"issue new":     "issue create",
-	"issue comment": "issue comment",
-	"pr comment":    "pr comment",
-}
+// (a kind's reconcile.Face.Gh) to that command: its name and its cobra
+// aliases (gh's source: pkg/cmd/issue/create and pkg/cmd/pr/create declare
+// Aliases "new"; the comment commands have none).
+// TestGhVerbsAreTheRealGhs holds the list to the installed gh.
+var ghVerbs = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range reconcile.Kinds() {
+		f, _ := reconcile.FaceOf(k)
+		for _, verb := range f.Gh {
+			m[verb] = verb
+			if noun, ok := strings.CutSuffix(verb, " create"); ok {
+				m[noun+" new"] = verb
+			}
+		}
+	}
+	return m
+}()
 
 // guardedGh returns the verb ("pr create", ...) and its arguments if args
 // is a command line the shim guards. It finds the command as gh's cobra

@@ -1,0 +1,103 @@
+package guard
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// Every kind whose Face declares a REST write is guarded: a go-github
+// request of that write, with every body field the kind carries, is
+// recognised as the kind's and decoded into its description, path
+// parameters included. The package's doc names each write.
+func TestEveryDeclaredWriteIsGuarded(t *testing.T) {
+	doc, err := os.ReadFile("guard.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := map[string]string{"owner": "octo-org", "repo": "hello-world", "number": "42", "path...": "docs/CHANGE LOG.md", "path": "docs/CHANGE LOG.md"}
+	values := map[string]any{"draft": true, "labels": []string{"x"}, "content": "eA=="}
+	var guarded int
+	for _, kind := range reconcile.Kinds() {
+		f, _ := reconcile.FaceOf(kind)
+		if f.Write == "" {
+			continue
+		}
+		guarded++
+		method, path, _ := strings.Cut(f.Write, " ")
+		segs := strings.Split(path, "/")
+		for i, s := range segs {
+			if p, ok := param(s); ok {
+				segs[i] = strings.ReplaceAll(sample[p], " ", "%20")
+			}
+		}
+		body := map[string]any{}
+		for _, field := range reconcile.BodyFields(kind) {
+			prefix, _, _ := strings.Cut(f.Wire[field], "{")
+			body[field] = prefix + "x"
+			if v, ok := values[field]; ok {
+				body[field] = v
+			}
+		}
+		b, _ := json.Marshal(body)
+		req := httptest.NewRequest(method, "https://ghe.example/api/v3/"+strings.Join(segs, "/"), strings.NewReader(string(b)))
+		w, why := parseWrite(req)
+		if w == nil || w.kind != kind {
+			t.Errorf("%s: %s is not routed to it (%s)", kind, f.Write, why)
+			continue
+		}
+		if w.root != "https://ghe.example/api/v3/" || w.params["owner"] != "octo-org" || w.params["repo"] != "hello-world" {
+			t.Errorf("%s: root %q, params %v", kind, w.root, w.params)
+		}
+		spec, err := w.spec(b)
+		if err != nil {
+			t.Errorf("%s: decode %s: %v", kind, b, err)
+			continue
+		}
+		got, _ := json.Marshal(spec)
+		for _, p := range f.Params() {
+			if !strings.Contains(string(got), strings.TrimPrefix(sample[p], "docs/")) && !strings.Contains(string(got), ":"+sample[p]) {
+				t.Errorf("%s: path parameter %s is not in the description %s", kind, p, got)
+			}
+		}
+		if !strings.Contains(string(doc), f.Write) {
+			t.Errorf("guard.go's package doc does not name %s's write %q", kind, f.Write)
+		}
+	}
+	if guarded != len(routes) || guarded < 5 {
+		t.Errorf("%d kinds declare a REST write, %d routes", guarded, len(routes))
+	}
+}
+
+// A kind's body fields and the ones it refuses are every field go-github
+// sends for its write: nothing go-github can send goes unexamined.
+func TestGoGithubsFieldsAreCarriedOrRefused(t *testing.T) {
+	for kind, req := range map[string]any{
+		"pr":    github.NewPullRequest{},
+		"issue": github.IssueRequest{},
+		"file":  github.RepositoryContentFileOptions{},
+	} {
+		f, _ := reconcile.FaceOf(kind)
+		known := append(reconcile.BodyFields(kind), f.Refuses...)
+		rt := reflect.TypeOf(req)
+		for i := range rt.NumField() {
+			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+			if !slices.Contains(known, name) {
+				t.Errorf("%s: go-github's %s sends %q, which the kind's Face neither carries nor refuses", kind, rt.Name(), name)
+			}
+		}
+		for _, r := range f.Refuses {
+			if slices.Contains(reconcile.BodyFields(kind), r) {
+				t.Errorf("%s both carries and refuses %q", kind, r)
+			}
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ghonce/ghonce/internal/mcp"
+	"github.com/ghonce/ghonce/reconcile"
+)
+
+// Every kind is on every front its reconcile.Face claims, and every
+// guarded gh command and MCP tool is some kind's: a kind cannot be added
+// to one front and forgotten on another. (The go-github transport routes
+// from the Face itself; guard's TestEveryDeclaredWriteIsGuarded checks
+// it.)
+func TestEveryKindIsOnTheFrontsItClaims(t *testing.T) {
+	root, _ := newRoot(IO{Getenv: func(string) string { return "" }})
+	claimedGh, claimedMCP := map[string]bool{}, map[string]bool{}
+	for _, kind := range reconcile.Kinds() {
+		f, _ := reconcile.FaceOf(kind)
+		for _, verb := range f.CLI {
+			words := strings.Fields(verb)
+			c, rest, err := root.Find(words)
+			if err != nil || len(rest) > 0 || c.Name() != words[len(words)-1] {
+				t.Errorf("%s claims `ghonce %s`, which is no command", kind, verb)
+			} else if c.Flags().Lookup("task") == nil {
+				t.Errorf("%s claims `ghonce %s`, which takes no --task", kind, verb)
+			}
+		}
+		for _, verb := range f.Gh {
+			claimedGh[verb] = true
+			if got, _, ok := guardedGh(strings.Fields(verb)); !ok || got != verb {
+				t.Errorf("%s claims `gh %s`, which the shim hands to the real gh", kind, verb)
+			}
+		}
+		for _, tool := range f.MCP {
+			claimedMCP[tool] = true
+		}
+	}
+	for _, verb := range slices.Sorted(maps.Values(ghVerbs)) {
+		if !claimedGh[verb] {
+			t.Errorf("the shim guards `gh %s`, which no kind's Face claims", verb)
+		}
+	}
+	served := mcp.GuardedToolNames()
+	for tool := range claimedMCP {
+		if !slices.Contains(served, tool) {
+			t.Errorf("a kind claims the MCP tool %s, which ghonce mcp does not guard", tool)
+		}
+	}
+	for _, tool := range served {
+		if !claimedMCP[tool] {
+			t.Errorf("ghonce mcp guards %s, which no kind's Face claims", tool)
+		}
+	}
+}
