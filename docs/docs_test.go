@@ -22,12 +22,14 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"gopkg.in/yaml.v3"
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/cli"
 	"github.com/ghonce/ghonce/internal/clidoc"
 	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -880,4 +882,117 @@ func TestExamplesNameOneActionRef(t *testing.T) {
 	if seen < 3 {
 		t.Fatalf("found %d uses of ghonce/ghonce in the docs, want the README's, the guide's and the examples'", seen)
 	}
+}
+
+var toolNameRe = regexp.MustCompile("`([a-z_]+)`")
+
+// The README's "same names and argument schemas as github-mcp-server" is
+// true of what is served: every tool it names there is one `ghonce mcp`
+// serves and one the pinned github-mcp-server lists (by default, or with
+// its granular issue tools), with the same input schema but for ghonce's
+// task and step; and it names every write tool ghonce serves.
+func TestReadmeNamesTheToolsGitHubMCPServerServes(t *testing.T) {
+	readme := read(t, "README.md")
+	i := strings.Index(readme, "under the same names and argument schemas")
+	j := strings.Index(readme[max(i, 0):], "through the engine")
+	if i < 0 || j < 0 {
+		t.Fatal("README.md no longer says which tools ghonce mcp serves under github-mcp-server's names (\"under the same names and argument schemas ... through the engine\"); update this test with it")
+	}
+	var named []string
+	for _, m := range toolNameRe.FindAllStringSubmatch(readme[i:i+j], -1) {
+		named = append(named, m[1])
+	}
+	served, err := mcp.ServedTools(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := map[string]*sdkTool{}
+	for _, tl := range served {
+		ours[tl.Name] = &sdkTool{Schema: tl.InputSchema, ReadOnly: tl.Annotations != nil && tl.Annotations.ReadOnlyHint}
+	}
+	for _, n := range named {
+		if ours[n] == nil {
+			t.Errorf("README.md names %s, which ghonce mcp does not serve", n)
+		}
+	}
+	for n, tl := range ours {
+		if !tl.ReadOnly && !slices.Contains(named, n) {
+			t.Errorf("ghonce mcp serves the write tool %s, which README.md does not name", n)
+		}
+	}
+
+	bin, err := harness.GitHubMCPServer()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%v; CI=true, so this test must run", err)
+		}
+		t.Skipf("SKIPPED: %v; README.md's names were not checked against github-mcp-server's tools/list", err)
+	}
+	theirs := map[string]any{}
+	for _, flags := range [][]string{nil, {"--features=issues_granular"}} {
+		for n, s := range listGitHubMCPServer(t, bin, flags...) {
+			if _, ok := theirs[n]; !ok {
+				theirs[n] = s
+			}
+		}
+	}
+	for _, n := range named {
+		s, ok := theirs[n]
+		if !ok {
+			t.Errorf("README.md names %s as github-mcp-server's, which its tools/list (%s) does not have", n, bin)
+			continue
+		}
+		if ours[n] == nil {
+			continue
+		}
+		var g map[string]any
+		b, _ := json.Marshal(ours[n].Schema)
+		_ = json.Unmarshal(b, &g)
+		props, _ := g["properties"].(map[string]any)
+		delete(props, "task")
+		delete(props, "step")
+		if gj, tj := mustJSON(t, g), mustJSON(t, s); gj != tj {
+			t.Errorf("%s: ghonce's input schema (without task and step) is not github-mcp-server's:\n%s\n%s", n, gj, tj)
+		}
+	}
+}
+
+type sdkTool struct {
+	Schema   any
+	ReadOnly bool
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x any
+	_ = json.Unmarshal(b, &x)
+	b, _ = json.Marshal(x) // map keys sorted
+	return string(b)
+}
+
+// listGitHubMCPServer is the input schemas of the tools github-mcp-server
+// lists, by name; listing needs no GitHub.
+func listGitHubMCPServer(t *testing.T, bin string, flags ...string) map[string]any {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"stdio"}, flags...)...)
+	cmd.Env = append(harness.CleanEnv(), "GITHUB_PERSONAL_ACCESS_TOKEN=not-a-token")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "docs", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	out := map[string]any{}
+	for tl, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[tl.Name] = tl.InputSchema
+	}
+	return out
 }

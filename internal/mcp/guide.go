@@ -33,25 +33,11 @@ const (
 // its own column. internal/docgen writes them into the guides; the docs
 // tests fail when a guide's table differs.
 func GuideTables(ctx context.Context) (map[string]string, error) {
-	s, err := New(Config{Engine: noEngine{}, Ledger: noLedger{}, Task: "T"})
-	if err != nil {
-		return nil, err
-	}
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := s.SDK().Connect(ctx, st, nil)
+	served, err := ServedTools(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("render the tool tables: %w", err)
 	}
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "docgen", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		return nil, fmt.Errorf("render the tool tables: %w", err)
-	}
-	defer cs.Close()
-	res, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("render the tool tables: list tools: %w", err)
-	}
+	res := &sdk.ListToolsResult{Tools: served}
 
 	var b strings.Builder
 	b.WriteString("| tool | required | optional | listed, refused | default step | one per task |\n| --- | --- | --- | --- | --- | --- |\n")
@@ -121,6 +107,32 @@ func GuideTables(ctx context.Context) (map[string]string, error) {
 	fmt.Fprintf(&b, "\nEach also takes optional `task` and `step` (as in [the MCP server](mcp.md)), except that behind `--upstream` ghonce's task wins, as the schema tells the model:\n\n- `task`: %s\n", ptask)
 	tables[GuideProxyTools] = b.String()
 	return tables, nil
+}
+
+// ServedTools is `ghonce mcp`'s tools/list, asked of a server started in
+// process (with no engine or ledger: listing needs neither), in the order
+// it lists them. GuideTables and the README's test read it.
+func ServedTools(ctx context.Context) ([]*sdk.Tool, error) {
+	s, err := New(Config{Engine: noEngine{}, Ledger: noLedger{}, Task: "T"})
+	if err != nil {
+		return nil, err
+	}
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.SDK().Connect(ctx, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer ss.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "docgen", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("list tools: %w", err)
+	}
+	return res.Tools, nil
 }
 
 // toolArgs is what a tool's input schema says of its arguments.

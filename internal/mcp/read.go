@@ -46,7 +46,7 @@ type StatusOutput struct {
 // KeyArgs are ghonce_key's arguments: the tool and the arguments that
 // identify its target.
 type KeyArgs struct {
-	Tool string `json:"tool" jsonschema:"The write tool: create_pull_request, create_issue, add_issue_comment, create_branch or create_or_update_file"`
+	Tool string `json:"tool" jsonschema:"The write tool: create_pull_request, issue_write, create_issue, add_issue_comment, create_branch or create_or_update_file"`
 	Where
 	Base        string  `json:"base,omitempty" jsonschema:"create_pull_request: the base branch"`
 	IssueNumber float64 `json:"issue_number,omitempty" jsonschema:"add_issue_comment: the issue or pull request number"`

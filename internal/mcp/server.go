@@ -1,7 +1,7 @@
 // Package mcp is ghonce's Model Context Protocol server: write tools with the
 // names and argument schemas of github/github-mcp-server's
-// (create_pull_request, create_issue, add_issue_comment, create_branch,
-// create_or_update_file) that go through the reconcile engine, so an agent
+// (create_pull_request, issue_write, create_issue, add_issue_comment,
+// create_branch, create_or_update_file) that go through the reconcile engine, so an agent
 // that calls one again after a timeout, a crash or a restart gets the
 // artifact made the first time instead of a second one; and two read-only
 // tools (ghonce_status, ghonce_key) for an agent to orient itself.
@@ -185,7 +185,7 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-const instructions = `ghonce's write tools (create_pull_request, create_issue, add_issue_comment, create_branch, create_or_update_file) take the same arguments as github-mcp-server's, plus optional task and step. Each (task, step) happens once: calling again with the same task and step, after a timeout, an error or a restart, returns what the first call made and creates nothing new, even if the title or body changed. Pass a new step only for a genuinely new artifact. After a restart, call ghonce_status to see what this task has already done.`
+const instructions = `ghonce's write tools (create_pull_request, issue_write with method create, create_issue, add_issue_comment, create_branch, create_or_update_file) have github-mcp-server's names and argument schemas, plus optional task and step; an argument ghonce cannot make happen once is refused by name, and nothing is created. Each (task, step) happens once: calling again with the same task and step, after a timeout, an error or a restart, returns what the first call made and creates nothing new, even if the title or body changed. Pass a new step only for a genuinely new artifact. After a restart, call ghonce_status to see what this task has already done.`
 
 // SDK returns the underlying SDK server, to connect to any transport.
 func (s *Server) SDK() *sdk.Server { return s.srv }
