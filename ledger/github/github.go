@@ -243,7 +243,7 @@ func (l *Ledger) explain(what string, err error) error {
 	case http.StatusUnauthorized:
 		return fmt.Errorf("%s in %s: GitHub refused the token (%w): check GH_TOKEN or GITHUB_TOKEN", what, l.repo, err)
 	case http.StatusForbidden:
-		return fmt.Errorf("%s in %s: GitHub refused the token write access to the repository (%w): the repository ledger writes refs under %s and needs `contents: write` (in a workflow: `permissions: contents: write`; for a fine-grained token: Contents, read and write)", what, l.repo, err, l.ns)
+		return fmt.Errorf("%s in %s: the token cannot write refs: grant contents: write (in a workflow: `permissions: contents: write`; for a fine-grained token: Contents, read and write); the repository ledger keeps its claims as refs under %s, and GitHub answered: %w", what, l.repo, l.ns, err)
 	case http.StatusNotFound:
 		return fmt.Errorf("%s in %s: GitHub answered 404 (%w): the repository does not exist or this token cannot see it; check --repo, GH_REPO or the github://OWNER/REPO ledger location", what, l.repo, err)
 	}

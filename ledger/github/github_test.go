@@ -181,7 +181,7 @@ func TestTokenWithoutContentsWrite(t *testing.T) {
 	s, c := world(t, nil)
 	s.SetReadOnly("octo")
 	_, err := open(t, c).Claim(t.Context(), claimParams("k", "a"))
-	if err == nil || !strings.Contains(err.Error(), "permissions: contents: write") || strings.Contains(err.Error(), "tok-octo") {
+	if err == nil || !strings.Contains(err.Error(), "the token cannot write refs: grant contents: write") || strings.Contains(err.Error(), "tok-octo") {
 		t.Fatalf("Claim with a read-only token: %v", err)
 	}
 }
