@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -247,10 +249,8 @@ const GitHubMCPToolsFile = "ghmcp_tools.json"
 var ghmcpTools []byte
 
 // GuardedToolNames are the tools ghonce guards with a kind, by
-// github-mcp-server's names.
-func GuardedToolNames() []string {
-	return []string{"create_pull_request", "issue_write", "create_issue", "add_issue_comment", "create_branch", "create_or_update_file"}
-}
+// github-mcp-server's names, sorted: the keys of guards.
+func GuardedToolNames() []string { return slices.Sorted(maps.Keys(guards)) }
 
 var (
 	no  = false
