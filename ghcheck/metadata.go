@@ -23,6 +23,10 @@ type Metadata struct {
 	Reviewers []string
 	// Milestone is a milestone's title or number; "" leaves it as it is.
 	Milestone string
+	// Created says this run created the issue or pull request, so it has
+	// none of these yet: ApplyMetadata then reads only what it must to
+	// name them (the milestones), not what the artifact already has.
+	Created bool
 }
 
 // Empty reports whether m asks for nothing.
@@ -45,6 +49,12 @@ func (m Metadata) Empty() bool {
 //     list), to find it by title (without case), else by number; then
 //     PATCH .../issues/{n} only if the issue has another.
 //
+// Every read is made at once, then every write: two round trips, whatever
+// m asks for. With m.Created (this run created number: GitHub's create
+// assigned it nothing, requested no review and set no milestone; a
+// review requested by CODEOWNERS is requested again, as gh does) only the
+// milestones are read.
+//
 // Each part is tried even when another fails; the error joins their
 // failures, each saying what failed and what to do. Every request sets a
 // value or adds to a set, so it is retried like a read.
@@ -60,19 +70,51 @@ func (c *Client) ApplyMetadata(ctx context.Context, r Repo, number int, isPR boo
 	if isPR {
 		what = "pull request"
 	}
-	is, err := c.getIssue(ctx, r, number)
-	if err != nil {
-		return c.redact(issueRefused(err, r, number, fmt.Sprintf("read %s %s#%d to add its assignees, reviewers and milestone", what, r, number)))
+	reviews := len(m.Reviewers) > 0 && isPR
+	var (
+		is            = &github.Issue{Number: github.Int(number)}
+		isErr         error
+		asked         reviewState
+		askedErr      error
+		milestone     *github.Milestone
+		milestoneErr  error
+		reads, writes []func()
+	)
+	if !m.Created && (len(m.Assignees) > 0 || m.Milestone != "") {
+		reads = append(reads, func() { is, isErr = c.getIssue(ctx, r, number) })
 	}
-	var errs []error
-	if len(m.Assignees) > 0 {
-		errs = append(errs, c.addAssignees(ctx, r, is, m.Assignees))
-	}
-	if len(m.Reviewers) > 0 && isPR {
-		errs = append(errs, c.requestReviewers(ctx, r, number, m.Reviewers))
+	if reviews && !m.Created {
+		reads = append(reads, func() { asked, askedErr = c.reviewState(ctx, r, number, m.Reviewers) })
 	}
 	if m.Milestone != "" {
-		errs = append(errs, c.setMilestone(ctx, r, is, m.Milestone))
+		reads = append(reads, func() { milestone, milestoneErr = c.findMilestone(ctx, r, number, m.Milestone) })
+	}
+	if len(reads) > 0 {
+		together(reads...)
+	}
+	if isErr != nil {
+		return c.redact(issueRefused(isErr, r, number, fmt.Sprintf("read %s %s#%d to add its assignees, reviewers and milestone", what, r, number)))
+	}
+	errs := make([]error, 3)
+	if len(m.Assignees) > 0 {
+		writes = append(writes, func() { errs[0] = c.addAssignees(ctx, r, is, m.Assignees) })
+	}
+	if reviews {
+		writes = append(writes, func() {
+			if errs[1] = askedErr; askedErr == nil {
+				errs[1] = c.requestReviewers(ctx, r, number, m.Reviewers, asked)
+			}
+		})
+	}
+	if m.Milestone != "" {
+		writes = append(writes, func() {
+			if errs[2] = milestoneErr; milestoneErr == nil {
+				errs[2] = c.setMilestone(ctx, r, is, milestone)
+			}
+		})
+	}
+	if len(writes) > 0 {
+		together(writes...)
 	}
 	return errors.Join(errs...)
 }
@@ -148,48 +190,62 @@ func (c *Client) addAssignees(ctx context.Context, r Repo, is *github.Issue, log
 	return nil
 }
 
-func (c *Client) requestReviewers(ctx context.Context, r Repo, n int, reviewers []string) error {
+// reviewState is who a pull request's reviews are already asked of or
+// given by: users and team slugs requested, and the authors of its reviews.
+type reviewState struct{ users, teams, reviewed []string }
+
+// reviewState reads the review requests of pull request n and, when
+// reviewers name a user, its reviews, at once.
+func (c *Client) reviewState(ctx context.Context, r Repo, n int, reviewers []string) (reviewState, error) {
+	var st reviewState
+	var pending *github.Reviewers
+	var pendingErr, reviewsErr error
+	var rs []Review
+	reads := []func(){func() {
+		pendingErr = c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
+			var resp *github.Response
+			var err error
+			pending, resp, err = c.gh.PullRequests.ListReviewers(ctx, r.Owner, r.Name, n, &github.ListOptions{PerPage: 100})
+			return resp, err
+		})
+	}}
+	if slices.ContainsFunc(reviewers, func(s string) bool { return !strings.Contains(s, "/") }) {
+		// A review answers its request, which then leaves the list: asking
+		// again would ask that reviewer for another.
+		reads = append(reads, func() { rs, reviewsErr = c.ListReviews(ctx, r, n) })
+	}
+	together(reads...)
+	if pendingErr != nil {
+		return st, c.redact(issueRefused(pendingErr, r, n, fmt.Sprintf("read the review requests of %s#%d", r, n)))
+	}
+	if reviewsErr != nil {
+		return st, reviewsErr
+	}
+	for _, u := range pending.Users {
+		st.users = append(st.users, u.GetLogin())
+	}
+	for _, t := range pending.Teams {
+		st.teams = append(st.teams, t.GetSlug())
+	}
+	for _, rv := range rs {
+		st.reviewed = append(st.reviewed, rv.Author)
+	}
+	return st, nil
+}
+
+// requestReviewers asks reviewers of pull request n who are not in st.
+func (c *Client) requestReviewers(ctx context.Context, r Repo, n int, reviewers []string, st reviewState) error {
 	reviewers, err := c.me(ctx, reviewers)
 	if err != nil {
 		return fmt.Errorf("request reviews on %s#%d: %w", r, n, err)
 	}
-	var pending *github.Reviewers
-	rn := c.newRun()
-	err = rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		pending, resp, err = c.gh.PullRequests.ListReviewers(ctx, r.Owner, r.Name, n, &github.ListOptions{PerPage: 100})
-		return resp, err
-	})
-	if err != nil {
-		return c.redact(issueRefused(err, r, n, fmt.Sprintf("read the review requests of %s#%d", r, n)))
-	}
-	var users, teams []string
-	for _, u := range pending.Users {
-		users = append(users, u.GetLogin())
-	}
-	for _, t := range pending.Teams {
-		teams = append(teams, t.GetSlug())
-	}
-	var reviewed []string
-	if slices.ContainsFunc(reviewers, func(s string) bool { return !strings.Contains(s, "/") }) {
-		// A review answers its request, which then leaves the list: asking
-		// again would ask that reviewer for another.
-		rs, err := c.ListReviews(ctx, r, n)
-		if err != nil {
-			return err
-		}
-		for _, rv := range rs {
-			reviewed = append(reviewed, rv.Author)
-		}
-	}
 	var req github.ReviewersRequest
 	for _, s := range reviewers {
 		if _, slug, ok := strings.Cut(s, "/"); ok {
-			if !hasFold(teams, slug) && !hasFold(req.TeamReviewers, slug) {
+			if !hasFold(st.teams, slug) && !hasFold(req.TeamReviewers, slug) {
 				req.TeamReviewers = append(req.TeamReviewers, slug)
 			}
-		} else if !hasFold(users, s) && !hasFold(reviewed, s) && !hasFold(req.Reviewers, s) {
+		} else if !hasFold(st.users, s) && !hasFold(st.reviewed, s) && !hasFold(req.Reviewers, s) {
 			req.Reviewers = append(req.Reviewers, s)
 		}
 	}
@@ -197,7 +253,7 @@ func (c *Client) requestReviewers(ctx context.Context, r Repo, n int, reviewers 
 		return nil
 	}
 	did := fmt.Sprintf("request reviews from %s on %s#%d", strings.Join(slices.Concat(req.Reviewers, req.TeamReviewers), ", "), r, n)
-	err = rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
+	err = c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
 		_, resp, err := c.gh.PullRequests.RequestReviewers(ctx, r.Owner, r.Name, n, req)
 		return resp, err
 	})
@@ -211,8 +267,9 @@ func (c *Client) requestReviewers(ctx context.Context, r Repo, n int, reviewers 
 	return nil
 }
 
-func (c *Client) setMilestone(ctx context.Context, r Repo, is *github.Issue, want string) error {
-	n := is.GetNumber()
+// findMilestone finds milestone want of r by title (without case), else
+// by number; n is the issue it is for, in errors.
+func (c *Client) findMilestone(ctx context.Context, r Repo, n int, want string) (*github.Milestone, error) {
 	var byTitle, byNumber *github.Milestone
 	num, numErr := strconv.Atoi(want)
 	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
@@ -228,19 +285,25 @@ func (c *Client) setMilestone(ctx context.Context, r Repo, is *github.Issue, wan
 		return resp, err
 	})
 	if err != nil {
-		return c.redact(worded(err, fmt.Sprintf("list the milestones of %s", r), ""))
+		return nil, c.redact(worded(err, fmt.Sprintf("list the milestones of %s", r), ""))
 	}
 	m := byTitle
 	if m == nil {
 		m = byNumber
 	}
 	if m == nil {
-		return fmt.Errorf("set milestone %q on %s#%d: %s has no milestone with that title or number: create it, or check -m", want, r, n, r)
+		return nil, fmt.Errorf("set milestone %q on %s#%d: %s has no milestone with that title or number: create it, or check -m", want, r, n, r)
 	}
+	return m, nil
+}
+
+// setMilestone sets milestone m on issue is, unless it has it.
+func (c *Client) setMilestone(ctx context.Context, r Repo, is *github.Issue, m *github.Milestone) error {
+	n := is.GetNumber()
 	if is.GetMilestone().GetNumber() == m.GetNumber() {
 		return nil
 	}
-	err = c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
+	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
 		_, resp, err := c.gh.Issues.Edit(ctx, r.Owner, r.Name, n, &github.IssueRequest{Milestone: github.Int(m.GetNumber())})
 		return resp, err
 	})

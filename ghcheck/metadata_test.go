@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -53,7 +54,7 @@ func TestApplyMetadataSendsOnlyWhatIsMissing(t *testing.T) {
 		t.Fatalf("after ApplyMetadata: assignees %q, review requests %q, milestone %q", pr.Assignees, pr.Reviewers, pr.Milestone)
 	}
 	want := []string{"POST /repos/" + repo + "/issues/1/assignees", "POST /repos/" + repo + "/pulls/1/requested_reviewers", "PATCH /repos/" + repo + "/issues/1"}
-	if got := writesTo(s); !slices.Equal(got, want) {
+	if got := writesTo(s); !slices.Equal(sorted(got), sorted(want)) { // sent together
 		t.Fatalf("writes %q, want %q", got, want)
 	}
 	m.Milestone = "1" // by number: the same one
@@ -88,5 +89,51 @@ func TestApplyMetadataFailuresSayWhat(t *testing.T) {
 	}
 	if err := c.ApplyMetadata(context.Background(), r, 99, false, ghcheck.Metadata{Milestone: "v2"}); err == nil || !strings.Contains(err.Error(), "#99 does not exist") {
 		t.Fatalf("no such issue: %v", err)
+	}
+}
+
+func sorted(xs []string) []string {
+	ys := slices.Clone(xs)
+	slices.Sort(ys)
+	return ys
+}
+
+// Every read is made at once, then every write: two round trips for
+// assignees, reviewers and a milestone together; on a pull request this
+// run created, the milestones are the only read.
+func TestApplyMetadataInTwoRoundTrips(t *testing.T) {
+	for _, created := range []bool{false, true} {
+		s, c, n := metadataWorld(t)
+		r := ghcheck.Repo{Owner: owner, Name: name}
+		m := ghcheck.Metadata{Assignees: []string{"@me", "monalisa"}, Reviewers: []string{"hubot", owner + "/core"}, Milestone: "v1", Created: created}
+		if _, err := c.Login(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		s.WaitIdle()
+		before := len(s.Requests())
+		s.SetLatency(50 * time.Millisecond)
+		err := c.ApplyMetadata(context.Background(), r, n, true, m)
+		s.SetLatency(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.WaitIdle()
+		reqs := s.Requests()[before:]
+		var reads []string
+		for _, q := range reqs {
+			if q.Method == "GET" {
+				reads = append(reads, q.Path)
+			}
+		}
+		if trips := fixtures.RoundTrips(reqs); trips != 2 {
+			t.Errorf("created %t: %d round trips one after another, want 2 (the reads, then the writes): %v", created, trips, reqs)
+		}
+		if created && (len(reads) != 1 || !strings.HasSuffix(reads[0], "/milestones")) {
+			t.Errorf("created: read %q, want the milestones only", reads)
+		}
+		pr := s.PullRequests(owner, name)[0]
+		if !slices.Equal(pr.Assignees, []string{bLogin, "monalisa"}) || !slices.Equal(pr.Reviewers, []string{"hubot", owner + "/core"}) || pr.Milestone != "v1" {
+			t.Errorf("created %t: assignees %q, review requests %q, milestone %q", created, pr.Assignees, pr.Reviewers, pr.Milestone)
+		}
 	}
 }

@@ -169,12 +169,27 @@ type Engine struct {
 	// calls made on a context of their own (record); nil without a Tracer.
 	active *activeSpans
 	tails  sync.WaitGroup // tags and done records after an early answer
+	// tailErrs are the done records that failed after an early answer.
+	tailMu   sync.Mutex
+	tailErrs []error
 }
 
 // Wait waits until the tags and done records that follow the answers Do
 // gave early (Config.AnswerBeforeTags) are written. A process calls it
 // before it exits.
 func (e *Engine) Wait() { e.tails.Wait() }
+
+// WaitErr is Wait, and returns the errors of the done records that could
+// not be written after an early answer (each also logged), joined: what
+// Do would have returned had it not answered early. A command that ends
+// with its process (the gh shim, which answers before it sets a pull
+// request's assignees and reviewers) exits with it.
+func (e *Engine) WaitErr() error {
+	e.tails.Wait()
+	e.tailMu.Lock()
+	defer e.tailMu.Unlock()
+	return errors.Join(e.tailErrs...)
+}
 
 // New returns an Engine for cfg.
 func New(cfg Config) *Engine {
@@ -597,6 +612,9 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, spec
 		switch {
 		case err != nil:
 			e.cfg.Logf("%s: created %s, but recording it failed: %v (a rerun finds it on GitHub)", key, refText(ledger.Ref{Number: art.Number, URL: art.URL}), err)
+			e.tailMu.Lock()
+			e.tailErrs = append(e.tailErrs, err)
+			e.tailMu.Unlock()
 		case r.Warning != "":
 			e.cfg.Logf("%s: %s", key, r.Warning)
 		}

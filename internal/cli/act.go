@@ -140,7 +140,14 @@ func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (
 	if c != nil {
 		gh = c
 	}
-	res, err := f.engine(l, gh, out, o.flags.Engine).Do(ctx, p)
+	// With something to send once the artifact exists (gh's assignees,
+	// reviewers and milestone), a pull request's labels go with it, not
+	// before it: the engine answers once the create is answered, and the
+	// labels and the done record follow beside o.after (WaitErr).
+	early := o.after != nil && c != nil
+	eng := f.engine(l, gh, out, o.flags.Engine, func(cfg *reconcile.Config) { cfg.AnswerBeforeTags = early })
+	defer eng.Wait()
+	res, err := eng.Do(ctx, p)
 	if err != nil {
 		state := ledger.Status("")
 		if e, gerr := l.Get(ctx, p.Key()); gerr == nil {
@@ -154,8 +161,16 @@ func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (
 	if err := f.printResult(res, o.flags.JSON); err != nil {
 		return ledger.Done, err
 	}
-	if o.after != nil && c != nil {
-		if err := o.after(ctx, c, res); err != nil {
+	if early {
+		err := o.after(ctx, c, res)
+		if terr := eng.WaitErr(); terr != nil {
+			state := ledger.Status("")
+			if e, gerr := l.Get(ctx, p.Key()); gerr == nil {
+				state = e.Status
+			}
+			return state, terr
+		}
+		if err != nil {
 			return ledger.Done, err
 		}
 	}

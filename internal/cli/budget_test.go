@@ -82,30 +82,40 @@ func TestWritePacingFromTheEnvironment(t *testing.T) {
 // ends (the look-up, the create, the labels). The labels cannot follow the
 // answer here as they do in `ghonce mcp` (docs/design/wire.md): the
 // process ends with its answer, and the labels are what a rerun with its
-// ledger lost and another head finds the pull request by. reconcile's
-// TestWireFirstCreate counts the engine's fronts.
+// ledger lost and another head finds the pull request by. gh's -a and -r
+// go beside the labels: each a write of its own (the user's asks), no
+// round trip more (-m reads the milestones first: one more). Without
+// --base, gh's default branch is read before the look-up: one more. reconcile's TestWireFirstCreate counts the engine's
+// fronts.
 func TestWireFirstPRCreateCLIAndShim(t *testing.T) {
 	t.Parallel()
 	w := newGhCLIWorld(t)
 	if o := w.run("", nil, "init"); o.code != 0 {
 		t.Fatalf("init: exit %d: %s", o.code, o.stderr)
 	}
-	w.fake.SetRef(testOwner, testName, "wire-cli", w.fake.AddCommit(testOwner, testName, "main"))
+	for _, h := range []string{"wire-cli", "wire-shim", "wire-shim-meta", "wire-shim-default"} {
+		w.fake.SetRef(testOwner, testName, h, w.fake.AddCommit(testOwner, testName, "main"))
+	}
 	for _, tc := range []struct {
-		front string
-		run   func() cliRun
+		front         string
+		args          []string // after "gh" for the shim
+		shim          bool
+		writes, trips int
 	}{
-		{"ghonce pr create", func() cliRun {
-			return w.run("", nil, "pr", "create", "--task", "WIRE-CLI", "--repo", testRepo, "--base", "main", "--head", "wire-cli", "--title", "t", "--body", "b")
-		}},
-		{"gh pr create (the shim)", func() cliRun {
-			return w.gh("", map[string]string{"GHONCE_TASK": "WIRE-SHIM"}, "pr", "create", "-R", testRepo, "--base", "main", "--head", "fix", "--title", "t", "--body", "b")
-		}},
+		{"ghonce pr create", []string{"pr", "create", "--task", "WIRE-CLI", "--repo", testRepo, "--base", "main", "--head", "wire-cli", "--title", "t", "--body", "b"}, false, 2, 3},
+		{"gh pr create", []string{"pr", "create", "-R", testRepo, "--base", "main", "--head", "wire-shim", "--title", "t", "--body", "b"}, true, 2, 3},
+		{"gh pr create -a -r", []string{"pr", "create", "-R", testRepo, "--base", "main", "--head", "wire-shim-meta", "--title", "t", "--body", "b", "-a", "monalisa", "-r", "hubot"}, true, 4, 3},
+		{"gh pr create without --base", []string{"pr", "create", "-R", testRepo, "--head", "wire-shim-default", "--title", "t", "--body", "b"}, true, 2, 4},
 	} {
 		w.fake.WaitIdle()
 		before := len(w.fake.Requests())
 		w.fake.SetLatency(wireLatency)
-		o := tc.run()
+		var o cliRun
+		if tc.shim {
+			o = w.gh("", map[string]string{"GHONCE_TASK": "WIRE-" + tc.front}, tc.args...)
+		} else {
+			o = w.run("", nil, tc.args...)
+		}
 		w.fake.SetLatency(0)
 		if o.code != 0 {
 			t.Fatalf("%s: exit %d: %s", tc.front, o.code, o.stderr)
@@ -122,11 +132,11 @@ func TestWireFirstPRCreateCLIAndShim(t *testing.T) {
 		}
 		trips := fixtures.RoundTrips(reqs)
 		t.Logf("%s: %d requests, %d content-creating, %d round trips one after another: %v", tc.front, len(reqs), writes, trips, paths)
-		if writes > 2 {
-			t.Errorf("%s: %d content-creating requests, want at most 2 (the create, its labels): %v", tc.front, writes, paths)
+		if writes > tc.writes {
+			t.Errorf("%s: %d content-creating requests, want at most %d: %v", tc.front, writes, tc.writes, paths)
 		}
-		if trips > 3 {
-			t.Errorf("%s: %d round trips one after another, want at most 3 (the look-up, the create, the labels): %v", tc.front, trips, paths)
+		if trips > tc.trips {
+			t.Errorf("%s: %d round trips one after another, want at most %d: %v", tc.front, trips, tc.trips, paths)
 		}
 	}
 }

@@ -399,6 +399,7 @@ func applyGhMetadata(ctx context.Context, c *ghcheck.Client, repo ghcheck.Repo, 
 	if res.Number == 0 {
 		return fmt.Errorf("gh %s: the ledger's entry names no number, so its assignees, reviewers and milestone cannot be set: set them with `gh %s edit %s`", verb, strings.Fields(verb)[0], res.URL)
 	}
+	m.Created = res.Outcome == reconcile.Created
 	err := c.ApplyMetadata(ctx, repo, res.Number, verb == "pr create", m)
 	if err == nil {
 		return nil

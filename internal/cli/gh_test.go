@@ -486,7 +486,12 @@ func TestGhSetsAssigneesReviewersAndMilestone(t *testing.T) {
 		}
 	}
 	want := []string{"POST /repos/" + testRepo + "/pulls", "POST /repos/" + testRepo + "/issues/1/assignees", "POST /repos/" + testRepo + "/pulls/1/requested_reviewers", "PATCH /repos/" + testRepo + "/issues/1"}
-	if got := slices.DeleteFunc(writes(w.fake), func(s string) bool { return strings.HasSuffix(s, "/labels") }); !slices.Equal(got, want) {
+	got := slices.DeleteFunc(writes(w.fake), func(s string) bool { return strings.HasSuffix(s, "/labels") })
+	if len(got) > 1 {
+		slices.Sort(got[1:]) // after the create, sent together
+		slices.Sort(want[1:])
+	}
+	if !slices.Equal(got, want) {
 		t.Fatalf("writes %q, want %q: the rerun must send nothing", got, want)
 	}
 	o := w.gh("", nil, "issue", "create", "-R", testRepo, "-t", "Flaky", "-b", "Seen twice.", "-a", "hubot", "-m", "1")
