@@ -6,6 +6,8 @@
 // importing each other.
 package effect
 
+import "errors"
+
 // State is the answer to "does it exist?".
 type State int
 
@@ -106,3 +108,68 @@ type CreateError struct {
 
 func (e *CreateError) Error() string { return e.Err.Error() }
 func (e *CreateError) Unwrap() error { return e.Err }
+
+// InvalidError is input refused before anything is recorded or sent. Field
+// is the field at fault by its wire name, the kind's JSON field ("base",
+// "title", "from") or the action's ("task", "step", "repo"); "" when no
+// one field is. A front reports it as a usage error (the CLI's exit 2)
+// and names the field in its own words (Named): a flag, an argument, a
+// field of a request.
+type InvalidError struct {
+	Field   string
+	Problem string // what is wrong, after the field's name: "is empty"
+	Want    string // what is wanted instead, or ""
+	Err     error  // the cause, when there is one; with no Problem, the message
+	// Name is the field as the front that reports the error calls it
+	// ("--base", "base"); "" is Field.
+	Name string
+}
+
+func (e *InvalidError) Error() string {
+	if e.Problem == "" && e.Err != nil {
+		return e.Err.Error()
+	}
+	msg := e.Problem
+	if name := e.Name; name != "" || e.Field != "" {
+		if name == "" {
+			name = e.Field
+		}
+		msg = name + " " + msg
+	}
+	if e.Want != "" {
+		msg += ": want " + e.Want
+	}
+	return msg
+}
+
+func (e *InvalidError) Unwrap() error { return e.Err }
+
+// Named returns err with the field of its *InvalidError called name(field),
+// a front's own word for it ("--base", "base"), when err says nothing
+// besides (a wrapper that only adds a key, say). Other errors, and a field
+// name does not know (""), are returned as they are.
+func Named(err error, name func(field string) string) error {
+	var inv *InvalidError
+	if !errors.As(err, &inv) || inv.Field == "" || inv.Problem == "" || err.Error() != inv.Error() {
+		return err
+	}
+	n := name(inv.Field)
+	if n == "" {
+		return err
+	}
+	c := *inv
+	c.Name = n
+	if err == error(inv) {
+		return &c
+	}
+	return &named{msg: c.Error(), err: err}
+}
+
+// named is an error said with its field in a front's words.
+type named struct {
+	msg string
+	err error
+}
+
+func (e *named) Error() string { return e.msg }
+func (e *named) Unwrap() error { return e.err }

@@ -54,7 +54,8 @@ const (
 type Error struct {
 	Kind    Kind   `json:"kind"`
 	Message string `json:"message"`
-	// HTTPStatus and Field are set when GitHub said so.
+	// HTTPStatus and Field are set when GitHub said so; Field also for
+	// bad input that names one (*reconcile.InvalidError), by its wire name.
 	HTTPStatus int    `json:"http_status,omitempty"`
 	Field      string `json:"field,omitempty"`
 }
@@ -167,6 +168,9 @@ func Describe(err error, verb string) Failure {
 	f.ExitCode, f.Error.Kind = code, kind
 	if ae != nil {
 		f.Error.HTTPStatus = ae.Status
+	}
+	if inv != nil {
+		f.Error.Field = inv.Field // the wire name of the field at fault
 	}
 	if st, field := githubAnswer(err); st != 0 {
 		f.Error.HTTPStatus, f.Error.Field = st, field

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-github/v66/github"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -228,7 +229,7 @@ func CheckFile(branch, path string) error {
 // or only white space.
 func CheckCommitMessage(message string) error {
 	if strings.TrimSpace(message) == "" {
-		return fmt.Errorf("commit message is empty: pass --message")
+		return &effect.InvalidError{Field: "message", Problem: "is empty", Want: "the commit's message"}
 	}
 	return nil
 }

@@ -30,10 +30,10 @@ func (r Repo) String() string { return r.Owner + "/" + r.Name }
 func ParseRepo(s string) (Repo, error) {
 	owner, name, ok := strings.Cut(s, "/")
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") || !validRepoPart(owner) || !validRepoPart(name) {
-		return Repo{}, fmt.Errorf("invalid repository %q: want OWNER/NAME, e.g. octo-org/hello-world", s)
+		return Repo{}, &effect.InvalidError{Field: "repo", Problem: fmt.Sprintf("%q is not a repository", s), Want: "OWNER/NAME, e.g. octo-org/hello-world"}
 	}
 	if strings.HasSuffix(strings.ToLower(name), ".git") {
-		return Repo{}, fmt.Errorf("invalid repository %q: write it without \".git\", as %s/%s", s, owner, name[:len(name)-4])
+		return Repo{}, &effect.InvalidError{Field: "repo", Problem: fmt.Sprintf("%q ends in \".git\"", s), Want: fmt.Sprintf("it without, as %s/%s", owner, name[:len(name)-4])}
 	}
 	return Repo{Owner: owner, Name: name}, nil
 }

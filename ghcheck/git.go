@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-github/v66/github"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -21,7 +22,7 @@ import (
 // GitHub API docs: https://docs.github.com/rest/commits/commits#get-a-commit
 func (c *Client) ResolveCommit(ctx context.Context, r Repo, ref string) (string, error) {
 	if strings.TrimSpace(ref) == "" {
-		return "", fmt.Errorf("resolve commit: ref is empty: pass --from BRANCH, TAG or SHA")
+		return "", errors.New("resolve commit: the ref is empty")
 	}
 	var sha string
 	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
@@ -31,7 +32,7 @@ func (c *Client) ResolveCommit(ctx context.Context, r Repo, ref string) (string,
 		return resp, err
 	})
 	if st := httpStatus(err); st == http.StatusNotFound || st == http.StatusUnprocessableEntity {
-		return "", c.redact(&hintError{msg: fmt.Sprintf("resolve commit %q in %s: no such branch, tag or commit: check --from", ref, r), err: err})
+		return "", c.redact(&hintError{msg: fmt.Sprintf("resolve commit %q in %s: no such branch, tag or commit", ref, r), err: err})
 	}
 	if err != nil {
 		return "", c.redact(fmt.Errorf("resolve commit %q in %s: %w", ref, r, err))
@@ -223,7 +224,7 @@ func CheckBranch(name, sha string) error {
 		return err
 	}
 	if !taskkey.IsCommitSHA(sha) {
-		return fmt.Errorf("invalid commit %q: want a 40-character hex SHA (or use --from REF)", sha)
+		return &effect.InvalidError{Field: "sha", Problem: fmt.Sprintf("%q is not a commit SHA", sha), Want: "the 40 hex digits of a commit"}
 	}
 	return nil
 }

@@ -138,7 +138,7 @@ func TestResolveCommit(t *testing.T) {
 	c, _ = newTest(t, Options{}, route(getCommit, reply(422, []byte(`{"message":"No commit found for SHA: nope"}`))))
 	_, err = c.ResolveCommit(context.Background(), repo, "nope")
 	noToken(t, err)
-	if err == nil || !strings.Contains(err.Error(), "check --from") {
+	if err == nil || !strings.Contains(err.Error(), "no such branch, tag or commit") {
 		t.Fatalf("err = %v", err)
 	}
 	// A missing commit is bad input, not a token that cannot be used.

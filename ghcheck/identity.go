@@ -71,7 +71,7 @@ func (c *Client) Login(ctx context.Context) (string, error) {
 		}
 		return "", c.redact(&credentialsError{hintError{
 			msg: fmt.Sprintf("read token identity: GitHub answered %d to GET /user, as it does for GitHub App installation tokens and Actions' GITHUB_TOKEN: "+
-				"pass --trust-author LOGIN with the login that authors ghonce's artifacts (e.g. github-actions[bot])", st),
+				"start ghonce with --trust-author LOGIN, the login that authors its artifacts (e.g. github-actions[bot])", st),
 			err: err,
 		}})
 	default:

@@ -93,7 +93,7 @@ func worded(err error, did, hint string) error {
 
 // repoNotFoundHint is what to do about a 404 from a repository's endpoint.
 func repoNotFoundHint(r Repo) string {
-	return fmt.Sprintf("repository %s does not exist, or this token cannot see it: check --repo and the token's access", r)
+	return fmt.Sprintf("repository %s does not exist, or this token cannot see it: check the repository's name and the token's access", r)
 }
 
 // prCreateRefused words a refused POST /repos/{o}/{r}/pulls. For 422 "A
@@ -122,7 +122,7 @@ func (c *Client) prCreateRefused(ctx context.Context, r Repo, key string, p NewP
 		}
 		return worded(err, did, fmt.Sprintf("head branch %s is not pushed to %s: push it first (git push origin %s), then run again", branch, where, branch))
 	case st == http.StatusUnprocessableEntity && fieldInvalid(er, "base"):
-		return worded(err, did, fmt.Sprintf("base branch %s does not exist in %s: check --base", p.Base, r))
+		return worded(err, did, fmt.Sprintf("base branch %s does not exist in %s", p.Base, r))
 	case st == http.StatusUnprocessableEntity && containsFold(answerText(er), "no commits between"):
 		return worded(err, did, fmt.Sprintf("head branch %s has no commit that %s lacks: commit and push the change first", branch, p.Base))
 	}
@@ -152,12 +152,12 @@ func (c *Client) describeOpenPR(ctx context.Context, r Repo, key, headOwner, bra
 			what = fmt.Sprintf("open pull request #%d by %s (%s) already uses head %s:%s", pr.GetNumber(), login, pr.GetHTMLURL(), headOwner, branch)
 			if taskkey.HasMarker(pr.GetBody(), key) {
 				// ghonce made it for this key, as another identity.
-				return what + fmt.Sprintf(" and carries this key's marker, but %s does not count as ours: if that is your bot or app, pass --trust-author %s", login, login)
+				return what + fmt.Sprintf(" and carries this key's marker, but %s does not count as ours: if that is your bot or app, start ghonce with --trust-author %s", login, login)
 			}
 			break
 		}
 	}
-	return what + "; GitHub allows one open pull request per head and base: push the change to another head branch (--head), or close that pull request"
+	return what + "; GitHub allows one open pull request per head and base: push the change to another head branch, or close that pull request"
 }
 
 // issueRefused words a refused POST to an issue's or a repository's
@@ -169,7 +169,7 @@ func issueRefused(err error, r Repo, number int, did string) error {
 	case er == nil:
 		return fmt.Errorf("%s: %w", did, err)
 	case er.Response.StatusCode == http.StatusNotFound && number > 0:
-		return worded(err, did, fmt.Sprintf("issue or pull request #%d does not exist in %s (or the repository does not, or this token cannot see it): check the number and --repo", number, r))
+		return worded(err, did, fmt.Sprintf("issue or pull request #%d does not exist in %s (or the repository does not, or this token cannot see it): check the number and the repository", number, r))
 	case er.Response.StatusCode == http.StatusNotFound:
 		return worded(err, did, repoNotFoundHint(r))
 	case er.Response.StatusCode == http.StatusGone:

@@ -451,3 +451,26 @@ func TestGuardKeyIsTheCLIs(t *testing.T) {
 		t.Fatalf("X-Ghonce-Key %q, want the CLI's %q", got, p.Key())
 	}
 }
+
+// A go-github caller that leaves a field empty is told its JSON field, as
+// the request names it, never a CLI flag; the error is a
+// *reconcile.InvalidError, and nothing reaches GitHub.
+func TestBadInputNamesTheRequestsField(t *testing.T) {
+	w := newWorld(t)
+	gh := w.client(t, ledgerIn(t), nil)
+	before := len(w.GitHub.Requests())
+	_, _, err := gh.PullRequests.Create(guard.WithStep(context.Background(), "ISSUE-42", ""), owner, name, &github.NewPullRequest{
+		Title: github.String("Fix"), Head: github.String("fix-42"), Body: github.String("b"),
+	})
+	var inv *reconcile.InvalidError
+	if !errors.As(err, &inv) || inv.Field != "base" || !strings.Contains(err.Error(), "base is empty") || strings.Contains(err.Error(), "--") {
+		t.Fatalf("a pull request without base: %v; want an *InvalidError naming base, and no flag", err)
+	}
+	_, _, err = gh.Issues.Create(guard.WithStep(context.Background(), "ISSUE-42", "a\nb"), owner, name, &github.IssueRequest{Title: github.String("T")})
+	if err == nil || !strings.Contains(err.Error(), `the step (guard.WithStep) "a\nb" holds a control character`) {
+		t.Fatalf("a step with a newline: %v; want it named as guard.WithStep's", err)
+	}
+	if n := len(w.GitHub.Requests()) - before; n != 0 {
+		t.Fatalf("%d requests reached GitHub, want 0", n)
+	}
+}

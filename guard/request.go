@@ -111,6 +111,27 @@ func unescape(s string) string {
 	return s
 }
 
+// requestNames are the fields of an action a request carries elsewhere
+// than in its JSON field of the same name.
+var requestNames = map[string]string{
+	"task":     "the task (guard.WithStep or GHONCE_TASK)",
+	"step":     "the step (guard.WithStep)",
+	"repo":     "the repository in the URL path",
+	"number":   "the issue number in the URL path",
+	"path":     "the file path in the URL path",
+	"name":     "ref",
+	"replaces": "sha",
+}
+
+// requestName is what a request calls field: its JSON field, for an
+// error (effect.Named).
+func requestName(field string) string {
+	if n, ok := requestNames[field]; ok {
+		return n
+	}
+	return field
+}
+
 // notGuarded says a write of a known kind asks for something its kind
 // cannot carry; it is then handled as an unknown write.
 type notGuarded struct{ why string }

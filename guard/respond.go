@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-github/v66/github"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -45,7 +46,7 @@ func (t *Transport) guard(req *http.Request, w *write, a reconcile.Action) (*htt
 	p, err := reconcile.Prepare(a)
 	if err != nil {
 		// Bad input (*reconcile.InvalidError): nothing recorded or sent.
-		return fail(err)
+		return fail(effect.Named(err, requestName))
 	}
 	c := &capture{method: w.method, rest: w.rest}
 	res, err := e.eng.Do(withCapture(ctx, c), p)

@@ -95,11 +95,11 @@ func (b Branch) Adopt(stored Spec) (Spec, bool) {
 // white space or control characters.
 func checkFrom(ref string) error {
 	if strings.TrimSpace(ref) == "" {
-		return fmt.Errorf("start ref is empty: pass --from BRANCH, TAG or SHA")
+		return empty("from", "the branch, tag or commit to start from")
 	}
 	for _, r := range ref {
 		if r <= ' ' || r == 0x7f {
-			return fmt.Errorf("invalid start ref %q: no white space or control characters", ref)
+			return &InvalidError{Field: "from", Problem: fmt.Sprintf("%q holds white space or a control character", ref), Want: "a branch, tag or commit"}
 		}
 	}
 	return nil
@@ -129,5 +129,5 @@ func adoptBranch(b Branch, env *Env, res effect.Result) effect.Result {
 	}
 	return effect.Result{State: effect.Conflict, Err: fmt.Errorf(
 		"branch %s exists at %.12s, a commit after the start %.12s, and nothing shows ghonce made it (this ledger has no earlier attempt of this key): someone else may have; "+
-			"if it is this task's branch, start from it (--from %s) to record it as it is, otherwise choose another name", b.Name, res.Artifact.SHA, b.SHA, b.Name)}
+			"if it is this task's branch, start it from %s to record it as it is, otherwise choose another name", b.Name, res.Artifact.SHA, b.SHA, b.Name)}
 }

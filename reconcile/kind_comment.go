@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 
@@ -46,7 +45,7 @@ func (c Comment) Validate(key string) error {
 		return err
 	}
 	if blank(c.Body) {
-		return errors.New("body is empty: pass the comment's text with --body or --body-file (a body of only whitespace is a comment GitHub shows as empty)")
+		return empty("body", "the comment's text (only white space is a comment GitHub shows as empty)")
 	}
 	return ghcheck.CheckCreate(key, c.Body, nil)
 }

@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"errors"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -33,7 +32,7 @@ func (Issue) DefaultStep() string { return "issue-create" }
 func (Issue) Target() string      { return "" }
 func (i Issue) Validate(key string) error {
 	if blank(i.Title) {
-		return errors.New("title is empty: pass --title (a title of only whitespace is no title)")
+		return empty("title", "a title (only white space is none)")
 	}
 	return ghcheck.CheckCreate(key, i.Body, i.Labels)
 }

@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/ghonce/ghonce/effect"
@@ -39,11 +38,11 @@ func (p PR) Target() string    { return p.Base }
 func (p PR) Validate(key string) error {
 	switch {
 	case p.Base == "":
-		return errors.New("base branch is empty: pass --base")
+		return empty("base", "the branch to merge into")
 	case p.Head == "":
-		return errors.New("head branch is empty: pass --head")
+		return empty("head", "the branch that holds the change")
 	case blank(p.Title):
-		return errors.New("title is empty: pass --title (a title of only whitespace is no title)")
+		return empty("title", "a title (only white space is none)")
 	}
 	if err := taskkey.CheckBranchName(p.Base); err != nil {
 		return err

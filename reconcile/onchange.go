@@ -167,7 +167,7 @@ func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payl
 	if len(edited) == 0 {
 		// Nothing it could edit: the stored description stays the one
 		// that matches the artifact, and the warning comes each time.
-		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s, and the %s of an existing %s cannot be changed: it was left as it is (use another --step for a new one)", differ(r.Changed), strings.Join(kept, " and "), r.Kind))
+		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s, and the %s of an existing %s cannot be changed: it was left as it is (use another step for a new one)", differ(r.Changed), strings.Join(kept, " and "), r.Kind))
 		return r, nil
 	}
 	if err := e.cfg.Ledger.SetPayload(ctx, ledger.PayloadParams{Key: r.Key, Fence: entry.Fence, Payload: payload, PayloadHash: hash, Why: "updated the artifact to this run's description: " + strings.Join(edited, ", "), Done: true}); err != nil && !errors.Is(err, ledger.ErrFenced) {
@@ -179,7 +179,7 @@ func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payl
 	}
 	e.cfg.Logf("%s: updated the %s of %s to this run's", r.Key, strings.Join(edited, " and "), describeResult(r))
 	if len(kept) > 0 {
-		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("the %s of an existing %s cannot be changed; it keeps its %s (use another --step for a new one)", strings.Join(kept, " and "), r.Kind, strings.Join(kept, " and ")))
+		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("the %s of an existing %s cannot be changed; it keeps its %s (use another step for a new one)", strings.Join(kept, " and "), r.Kind, strings.Join(kept, " and ")))
 	}
 	return r, nil
 }

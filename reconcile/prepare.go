@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -12,12 +13,24 @@ import (
 // InvalidError is bad input, refused before anything is recorded or sent:
 // no description, an empty or malformed task or step, a missing or
 // malformed repository, an unknown on-change policy, or a description its kind
-// refuses. A front end reports it as a usage error (the CLI's exit 2);
-// nothing needs settling.
-type InvalidError struct{ Err error }
+// refuses. Its Field names the field at fault by its wire name; a front
+// end names it in its own words (effect.Named) and reports it as a usage
+// error (the CLI's exit 2); nothing needs settling.
+type InvalidError = effect.InvalidError
 
-func (e *InvalidError) Error() string { return e.Err.Error() }
-func (e *InvalidError) Unwrap() error { return e.Err }
+// invalid is err as an *InvalidError: as it is when it is one already.
+func invalid(err error) error {
+	var inv *InvalidError
+	if errors.As(err, &inv) {
+		return err
+	}
+	return &InvalidError{Err: err}
+}
+
+// empty is the error of a required field left empty.
+func empty(field, want string) error {
+	return &InvalidError{Field: field, Problem: "is empty", Want: want}
+}
 
 // Prepared is an Action validated once, with its key, identity, repository
 // and payload derived once. Prepare makes it; Engine.Do takes it. It is
@@ -54,22 +67,22 @@ func Prepare(a Action) (*Prepared, error) {
 		return nil, err
 	}
 	if err := checkOnChange(a.OnChange); err != nil {
-		return nil, &InvalidError{err}
+		return nil, invalid(err)
 	}
 	p := &Prepared{id: id, key: taskkey.Key(id)}
 	if a.Repo == "" && onGitHub(a.Spec) {
-		return nil, &InvalidError{fmt.Errorf("no repository: a %s acts on a GitHub repository: pass --repo OWNER/NAME", id.Kind)}
+		return nil, empty("repo", fmt.Sprintf("the repository a %s acts on, as OWNER/NAME", id.Kind))
 	}
 	if a.Repo != "" {
 		if _, err := ghcheck.ParseRepo(a.Repo); err != nil {
-			return nil, &InvalidError{err}
+			return nil, invalid(err)
 		}
 	}
 	if err := a.Spec.Validate(p.key); err != nil {
-		return nil, &InvalidError{err}
+		return nil, invalid(err)
 	}
 	if p.payload, p.hash, err = encodeSpec(a.Spec); err != nil {
-		return nil, &InvalidError{err}
+		return nil, invalid(err)
 	}
 	p.legacy = taskkey.LegacyKeys(taskkey.Identity{Task: a.Task, Step: a.Step, Kind: id.Kind, Repo: a.Repo, Target: id.Target})
 	if f, ok := a.Spec.(interface{ formerDefaultSteps() []string }); ok && defaulted {
@@ -106,7 +119,7 @@ func KeyOf(a Action) (string, error) {
 	}
 	if a.Repo != "" {
 		if _, err := ghcheck.ParseRepo(a.Repo); err != nil {
-			return "", &InvalidError{err}
+			return "", invalid(err)
 		}
 	}
 	return taskkey.Key(id), nil
@@ -136,11 +149,11 @@ func withDefaultStep(a Action) Action {
 // listed and filtered as T-1.
 func checkIdentity(a Action) (taskkey.Identity, error) {
 	if a.Spec == nil {
-		return taskkey.Identity{}, &InvalidError{errors.New("validate action: no spec")}
+		return taskkey.Identity{}, &InvalidError{Err: errors.New("validate action: no spec")}
 	}
 	id := taskkey.Identity{Task: a.Task, Step: a.Step, Kind: a.Spec.Kind(), Repo: a.Repo, Target: a.Spec.Target()}.Clean()
 	if err := id.Validate(); err != nil {
-		return taskkey.Identity{}, &InvalidError{err}
+		return taskkey.Identity{}, invalid(err)
 	}
 	return id, nil
 }

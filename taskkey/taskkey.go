@@ -41,6 +41,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/ghonce/ghonce/effect"
 )
 
 // Prefix starts every version 1 key.
@@ -77,22 +79,27 @@ func CleanID(s string) string { return norm.NFC.String(strings.TrimSpace(s)) }
 // CheckID reports why a task or step id (what names it: "task" or "step")
 // cannot be used, after CleanID: empty, not UTF-8, holding a control
 // character (a newline inside it, say), or longer than MaxID characters.
+// Its error is an *effect.InvalidError whose Field is what.
 func CheckID(what, s string) error {
 	s = CleanID(s)
+	bad := func(problem, want string) error {
+		return &effect.InvalidError{Field: what, Problem: problem, Want: want}
+	}
+	const named = "an id that names the work (an issue or ticket), never its text or a time"
 	switch {
 	case s == "":
-		return fmt.Errorf("%s is empty", what)
+		return bad("is empty", named)
 	case !utf8.ValidString(s):
-		return fmt.Errorf("%s is not valid UTF-8", what)
+		return bad("is not valid UTF-8", named)
 	case utf8.RuneCountInString(s) > MaxID:
-		return fmt.Errorf("%s is %d characters, over the limit of %d: use an id that names the work, not its text", what, utf8.RuneCountInString(s), MaxID)
+		return bad(fmt.Sprintf("is %d characters, over the limit of %d", utf8.RuneCountInString(s), MaxID), named)
 	}
 	for _, r := range s {
 		if unicode.IsControl(r) {
-			return fmt.Errorf("%s %q holds a control character (%U); ids are one line of printable text", what, s, r)
+			return bad(fmt.Sprintf("%q holds a control character (%U)", s, r), "one line of printable text")
 		}
 		if isFormat(r) {
-			return fmt.Errorf("%s %q holds the invisible character %U (zero-width, byte-order mark or a text-direction control, often pasted by accident): retype the id", what, s, r)
+			return bad(fmt.Sprintf("%q holds the invisible character %U (zero-width, byte-order mark or a text-direction control, often pasted by accident)", s, r), "the id retyped")
 		}
 	}
 	return nil
@@ -107,10 +114,10 @@ func (id Identity) Clean() Identity {
 // Validate reports the first missing or malformed field.
 func (id Identity) Validate() error {
 	if err := CheckID("task", id.Task); err != nil {
-		return fmt.Errorf("%w: pass --task or set GHONCE_TASK to an id that names the work", err)
+		return err
 	}
 	if err := CheckID("step", id.Step); err != nil {
-		return fmt.Errorf("%w: pass --step", err)
+		return err
 	}
 	if id.Kind == "" {
 		return errors.New("kind is empty")

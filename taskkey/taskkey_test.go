@@ -1,9 +1,12 @@
 package taskkey
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ghonce/ghonce/effect"
 )
 
 // Golden vectors pin the version 1 derivation. They were cross-checked with an
@@ -236,8 +239,10 @@ func TestCheckIDRefusesWhatCannotNameWork(t *testing.T) {
 }
 
 func TestValidateIdentity(t *testing.T) {
-	if err := (Identity{Task: " ", Step: "s", Kind: "pr"}).Validate(); err == nil || !strings.Contains(err.Error(), "--task") {
-		t.Errorf("empty task: %v", err)
+	// The error names the field, never a front's flag for it.
+	var inv *effect.InvalidError
+	if err := (Identity{Task: " ", Step: "s", Kind: "pr"}).Validate(); !errors.As(err, &inv) || inv.Field != "task" || strings.Contains(err.Error(), "--") {
+		t.Errorf("empty task: %v; want an *effect.InvalidError of field task, naming no flag", err)
 	}
 	if err := (Identity{Task: "t", Step: "s", Kind: "pr"}).Validate(); err != nil {
 		t.Errorf("valid identity refused: %v", err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
@@ -91,6 +92,28 @@ type actOptions struct {
 	// -a, -r and -m (see ghRun). Its error fails the run with the
 	// artifact recorded as done.
 	after func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error
+	// names is how the front calls a field of the action in an error
+	// (effect.Named); nil is ghonce's flags (flagName).
+	names func(field string) string
+}
+
+// flagNames are the fields ghonce's verbs take under another name than
+// --FIELD; every other field is its flag.
+var flagNames = map[string]string{
+	"task":    "--task (or GHONCE_TASK)",
+	"body":    "--body (or --body-file)",
+	"content": "--content (or --content-file)",
+	"name":    "the branch NAME",
+	"number":  "NUMBER",
+	"path":    "PATH",
+}
+
+// flagName is the flag (or argument) that carries field.
+func flagName(field string) string {
+	if n, ok := flagNames[field]; ok {
+		return n
+	}
+	return "--" + field
 }
 
 // runAction runs one action through the engine and prints its result. Bad
@@ -110,7 +133,10 @@ func runAction(ctx context.Context, o actOptions) error {
 	// A *reconcile.InvalidError: exit 2, and nothing recorded.
 	p, err := reconcile.Prepare(reconcile.Action{Task: task, Step: string(o.flags.Step), Repo: repo, Spec: o.spec, OnChange: o.onChange})
 	if err != nil {
-		return err
+		if o.names == nil {
+			o.names = flagName
+		}
+		return effect.Named(err, o.names)
 	}
 	if state, err := act(ctx, f, o, p); err != nil {
 		// Every failure from here on names the key and, once the ledger

@@ -107,7 +107,7 @@ func TestActingVerbsInProcess(t *testing.T) {
 		{name: "file content from a missing file", args: []string{"file", "put", "README.md", "--task", "T9", "--branch", "main", "-m", "add", "--content-file", filepath.Join(dir, "nope"), "--repo", testRepo}, code: ExitUsage, stderr: "read --content-file"},
 		{name: "both content flags", args: []string{"file", "put", "README.md", "--task", "T10", "--branch", "main", "-m", "add", "--content", "x", "--content-file", bodyFile, "--repo", testRepo}, code: ExitUsage, stderr: "only one of"},
 		{name: "bad comment number", args: []string{"pr", "comment", "x", "--task", "T11", "--body", "b", "--repo", testRepo}, code: ExitUsage, stderr: "invalid number"},
-		{name: "upper-case sha is refused", args: []string{"branch", "create", "feature", "--task", "T12", "--sha", strings.Repeat("A", 40), "--repo", testRepo}, code: ExitUsage, stderr: "invalid commit"},
+		{name: "upper-case sha is refused", args: []string{"branch", "create", "feature", "--task", "T12", "--sha", strings.Repeat("A", 40), "--repo", testRepo}, code: ExitUsage, stderr: "is not a commit SHA"},
 		{name: "exec needs no token or repo", env: map[string]string{"GH_TOKEN": ""}, args: []string{"exec", "--task", "T13", "--step", "s", "--check", "false", "--json", "--", "true"}, outcome: reconcile.Created},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -344,7 +344,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	default:
 		spec = reconcile.Comment{Number: number, Body: body}
 	}
-	act := actOptions{f: f, flags: a, needRepo: true, spec: spec, onChange: onChange}
+	act := actOptions{f: f, flags: a, needRepo: true, spec: spec, onChange: onChange, names: ghName}
 	if !o.meta.Empty() {
 		act.after = func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error {
 			return applyGhMetadata(ctx, c, repo, verb, res, o.meta)
@@ -381,6 +381,23 @@ type inWords struct {
 
 func (e *inWords) Error() string { return e.msg }
 func (e *inWords) Unwrap() error { return e.err }
+
+// ghNames are the fields gh takes under another name than --FIELD, and the
+// two the shim reads from the environment.
+var ghNames = map[string]string{
+	"task":   "GHONCE_TASK",
+	"step":   "GHONCE_STEP",
+	"body":   "--body (or --body-file)",
+	"number": "the issue or pull request number",
+}
+
+// ghName is what a guarded gh command calls field.
+func ghName(field string) string {
+	if n, ok := ghNames[field]; ok {
+		return n
+	}
+	return "--" + field
+}
 
 // reconcileDescribe names a result's artifact by URL, else by number.
 func reconcileDescribe(r *reconcile.Result) string {

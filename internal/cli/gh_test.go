@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 )
@@ -598,5 +600,36 @@ func TestGhSecondActIsNotTheFirst(t *testing.T) {
 	}
 	if bad := w.gh("", map[string]string{"GHONCE_ON_CHANGE": "sometimes"}, "issue", "comment", "1", "-R", testRepo, "-b", "x"); bad.code == 0 || !strings.Contains(bad.stderr, "GHONCE_ON_CHANGE") {
 		t.Fatalf("GHONCE_ON_CHANGE=sometimes: exit %d, stderr %q", bad.code, bad.stderr)
+	}
+}
+
+// Bad input names its field in the words of the front it came through:
+// ghonce's flag, gh's flag or the variable the shim reads, never another
+// front's; --json gives the field by its wire name. Nothing is created.
+func TestInvalidInputNamesTheFrontsField(t *testing.T) {
+	w := newGhCLIWorld(t)
+	for _, tc := range []struct {
+		name string
+		o    cliRun
+		says string
+	}{
+		{"ghonce's --base", w.run("", nil, "pr", "create", "--task", "T", "--base", "", "--head", "fix", "--title", "t", "--body", "b", "--repo", testRepo), "--base is empty"},
+		{"ghonce's --from", w.run("", nil, "branch", "create", "x", "--task", "T", "--from", "a b", "--repo", testRepo), `--from "a b" holds white space`},
+		{"ghonce's --step", w.run("", nil, "issue", "create", "--task", "T", "--step", "a\nb", "--title", "t", "--body", "b", "--repo", testRepo), `--step "a\nb" holds a control character`},
+		{"gh's --title", w.gh("", nil, "issue", "create", "-R", testRepo, "-t", " ", "-b", "b"), "--title is empty"},
+		{"the shim's GHONCE_STEP", w.gh("", map[string]string{"GHONCE_STEP": "a\nb"}, "issue", "create", "-R", testRepo, "-t", "T", "-b", "b"), `GHONCE_STEP "a\nb" holds a control character`},
+	} {
+		// The shim exits as gh does (1), ghonce with its usage code.
+		if tc.o.code == 0 || !strings.Contains(tc.o.stderr, tc.says) {
+			t.Errorf("%s: exit %d, stderr %q; want a failure saying %q", tc.name, tc.o.code, tc.o.stderr, tc.says)
+		}
+	}
+	o := w.run("", nil, "pr", "create", "--task", "T", "--base", "", "--head", "fix", "--title", "t", "--body", "b", "--repo", testRepo, "--json")
+	var f failure.Failure
+	if err := json.Unmarshal([]byte(o.stdout), &f); err != nil || f.Error.Kind != failure.Usage || f.Error.Field != "base" || !strings.Contains(f.Error.Message, "--base is empty") {
+		t.Errorf("--json: %q (%v); want kind usage, field base, the message naming --base", o.stdout, err)
+	}
+	if n := len(w.fake.Issues(testOwner, testName)); n != 0 {
+		t.Errorf("%d issues and pull requests after bad input, want 0", n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // StatusArgs are ghonce_status's arguments.
@@ -99,9 +100,12 @@ func (s *Server) status(ctx context.Context, in StatusArgs) (StatusOutput, error
 	if err != nil {
 		return StatusOutput{}, err
 	}
+	if err := taskkey.CheckID("task", task); err != nil {
+		return StatusOutput{}, invalid(err)
+	}
 	repo := ""
 	if in.Owner != "" || in.Repo != "" {
-		if !repoPart(in.Owner) || !repoPart(in.Repo) {
+		if in.Owner == "" || in.Repo == "" {
 			return StatusOutput{}, invalid(fmt.Errorf("repository %q/%q: pass both owner and repo, or neither", in.Owner, in.Repo))
 		}
 		repo = in.Owner + "/" + in.Repo

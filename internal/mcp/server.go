@@ -216,11 +216,8 @@ func (s *Server) task(given string) (string, error) {
 		if strings.TrimSpace(t) == "" {
 			continue
 		}
-		// The one rule for ids (taskkey.CheckID): " T-1" and "T-1\n" are
-		// T-1 in keys, filters and output; "T-1\nT-2" is refused.
-		if err := taskkey.CheckID("task", t); err != nil {
-			return "", invalid(err)
-		}
+		// " T-1" and "T-1\n" are T-1 in keys, filters and output;
+		// Prepare refuses "T-1\nT-2".
 		return taskkey.CleanID(t), nil
 	}
 	return "", invalid(errors.New("no task: pass task (an id that names the work, e.g. the issue you are fixing), or start `ghonce mcp` with --task or GHONCE_TASK"))

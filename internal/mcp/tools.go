@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -111,7 +112,7 @@ func outputOf(r *reconcile.Result) Output {
 	return Output{
 		Key: r.Key, Kind: r.Kind, Task: r.Task, Step: r.Step, Repo: r.Repo, Outcome: string(r.Outcome),
 		Number: r.Number, URL: r.URL, ID: r.ID, SHA: r.SHA, Ref: r.Ref,
-		PayloadChanged: r.PayloadChanged, Changed: r.Changed, Attempts: r.Attempts, Warning: modelWords.Replace(r.Warning),
+		PayloadChanged: r.PayloadChanged, Changed: r.Changed, Attempts: r.Attempts, Warning: r.Warning,
 		ArtifactState: r.ArtifactState,
 	}
 }
@@ -304,7 +305,7 @@ func call[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) 
 }
 
 // action is the Action of a call, without its Spec: the task and step
-// defaults applied and the repository checked.
+// defaults applied.
 func (s *Server) action(w Where, o Once, defStep string) (reconcile.Action, error) {
 	task, err := s.task(o.Task)
 	if err != nil {
@@ -314,16 +315,9 @@ func (s *Server) action(w Where, o Once, defStep string) (reconcile.Action, erro
 	if strings.TrimSpace(step) == "" {
 		step = defStep
 	}
-	if err := taskkey.CheckID("step", step); err != nil {
-		return reconcile.Action{}, invalid(err)
-	}
-	step = taskkey.CleanID(step)
-	// As on GitHub (and gh's --repo): "app.git" is app.
-	w.Owner, w.Repo = strings.TrimSpace(w.Owner), strings.TrimSuffix(strings.TrimSpace(w.Repo), ".git")
-	if !repoPart(w.Owner) || !repoPart(w.Repo) {
-		return reconcile.Action{}, invalid(fmt.Errorf("repository %q/%q: want owner and repo as on GitHub, e.g. owner \"octo-org\", repo \"hello-world\"", w.Owner, w.Repo))
-	}
-	return reconcile.Action{Task: task, Step: step, Repo: w.Owner + "/" + w.Repo}, nil
+	// As on GitHub (and gh's --repo): "app.git" is app. Prepare checks it.
+	repo := strings.TrimSpace(w.Owner) + "/" + strings.TrimSuffix(strings.TrimSpace(w.Repo), ".git")
+	return reconcile.Action{Task: task, Step: step, Repo: repo}, nil
 }
 
 // issueNumber is a JSON number that names an issue or pull request.
@@ -332,18 +326,6 @@ func issueNumber(n float64) (int, error) {
 		return 0, invalid(fmt.Errorf("issue_number %v: want the issue or pull request number, e.g. 42", n))
 	}
 	return int(n), nil
-}
-
-func repoPart(s string) bool {
-	if s == "" || s == "." || s == ".." || len(s) > 100 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
-			return false
-		}
-	}
-	return true
 }
 
 // branchSpec builds create_branch's spec: from from_branch, or the
@@ -385,7 +367,7 @@ func resultText(what string, r *reconcile.Result) string {
 		b.WriteString("\nThis call's arguments differ from the ones that made it; they were not applied. If you meant a genuinely new one, call again with a new step.")
 	}
 	if r.Warning != "" {
-		b.WriteString("\nwarning: " + modelWords.Replace(r.Warning))
+		b.WriteString("\nwarning: " + r.Warning)
 	}
 	return b.String()
 }
@@ -401,23 +383,22 @@ func describe(r *reconcile.Result) string {
 // invalidError is bad input: the CLI's exit 2.
 type invalidError struct{ err error }
 
-func (e *invalidError) Error() string {
-	// The engine's hints name CLI flags ("pass --base"); here they are arguments.
-	return "invalid arguments: " + modelWords.Replace(e.err.Error())
-}
+func (e *invalidError) Error() string { return "invalid arguments: " + e.err.Error() }
 func (e *invalidError) Unwrap() error { return e.err }
 
 // Usage marks bad input for package failure: the CLI's exit 2.
 func (e *invalidError) Usage() bool { return true }
 
-func invalid(err error) error { return &invalidError{err} }
+// invalid is err as bad input, with the field it names called by its
+// argument.
+func invalid(err error) error { return &invalidError{effect.Named(err, argName)} }
 
 // toolError words an error for the model with the meaning of the CLI's exit
 // codes. The SDK returns it as a tool result with isError set, never as a
 // protocol error. Errors from GitHub are already stripped of the token by
 // ghcheck.
 func toolError(err error) error {
-	return withKind(err, inModelWords(toolMessage(err)))
+	return withKind(err, toolMessage(err))
 }
 
 // toolMessage is the text of a tool error for the model.

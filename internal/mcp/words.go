@@ -11,47 +11,24 @@ import (
 	"github.com/ghonce/ghonce/failure"
 )
 
-// modelWords puts the engine's and the GitHub layer's advice, written for
-// the CLI ("pass --base", "check --repo"), in the words of the tools'
-// arguments. Advice a model cannot follow (server flags, the CLI's
-// --on-change) is addressed to whoever runs the server or dropped.
-var modelWords = strings.NewReplacer(
-	"pass --body or --body-file", "pass body",
-	"pass --task or set GHONCE_TASK", "pass task",
-	"pass --from BRANCH, TAG or SHA", "pass from_branch",
-	" (or use --from REF)", "",
-	"check --from", "check from_branch",
-	"(--from ", "(from_branch ",
-	"check --repo", "check owner and repo",
-	"and --repo", "and owner and repo",
-	"(--head)", "(head)",
-	", or raise --wait", "",
-	"; if that is your bot or app, pass --trust-author ", "; if that is your bot or app, ask whoever runs this server to start it with --trust-author ",
-	"pass --trust-author ", "ask whoever runs this server to start it with --trust-author ",
-	"another --step", "another step",
-	"pass --", "pass ",
-	"check --", "check ",
-)
-
-// inModelWords is modelWords for a whole error, kept for errors.As.
-func inModelWords(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := modelWords.Replace(err.Error())
-	if msg == err.Error() {
-		return err
-	}
-	return &reworded{msg, err}
+// argNames are the tools' arguments that carry a field of the action
+// under another name; every other argument is named as its field.
+var argNames = map[string]string{
+	"repo":     "owner and repo",
+	"from":     "from_branch",
+	"number":   "issue_number",
+	"name":     "branch", // create_branch's branch is the kind's name
+	"replaces": "sha",
 }
 
-type reworded struct {
-	msg string
-	err error
+// argName is the tool argument that carries field, for an error that
+// names the field (effect.Named).
+func argName(field string) string {
+	if n, ok := argNames[field]; ok {
+		return n
+	}
+	return field
 }
-
-func (e *reworded) Error() string { return e.msg }
-func (e *reworded) Unwrap() error { return e.err }
 
 // schemaErrors gives a tool error the SDK wrote itself (arguments that do
 // not fit the tool's input schema: a wrong type, a missing or an unknown

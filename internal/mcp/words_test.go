@@ -19,15 +19,18 @@ func TestModelTextsNameNoCLIFlags(t *testing.T) {
 	w := newWorld(t, opts{wait: -1})
 	noFlags := func(what, text string) {
 		t.Helper()
-		clean := strings.ReplaceAll(text, "start it with --trust-author", "")
+		clean := strings.ReplaceAll(text, "start ghonce with --trust-author", "")
 		if m := cliFlag.FindString(clean); m != "" {
 			t.Errorf("%s names the CLI flag %q: %s", what, strings.TrimSpace(m), text)
 		}
 	}
-	noFlags("empty title", w.fails("create_issue", args("title", ""), "invalid arguments", "pass title"))
+	noFlags("empty title", w.fails("create_issue", args("title", ""), "invalid arguments", "title is empty"))
 	noFlags("empty base", w.fails("create_pull_request", args("title", "T", "head", "feature", "base", ""), "invalid arguments"))
-	noFlags("no such repository", w.fails("create_issue", map[string]any{"owner": owner, "repo": "no-such-repo", "title": "T"}, "owner and repo"))
+	noFlags("no such repository", w.fails("create_issue", map[string]any{"owner": owner, "repo": "no-such-repo", "title": "T"}, "does not exist", "repository's name"))
 	noFlags("head not pushed", w.fails("create_pull_request", args("title", "T", "head", "not-pushed", "base", "main")))
+	// Bad input names the tool's argument that carries the field.
+	noFlags("from_branch with a space", w.fails("create_branch", args("branch", "x", "from_branch", "a b"), "invalid arguments", `from_branch "a b" holds white space`))
+	noFlags("step with a newline", w.fails("create_issue", args("title", "T", "step", "a\nb"), "invalid arguments", `step "a\nb" holds a control character`))
 	noFlags("from_branch missing", w.fails("create_branch", args("branch", "x", "from_branch", "no-such-branch")))
 	// A reworded retry after a restart: the warning advises a new step.
 	w.ok("create_issue", args("title", "Flaky test in auth", "step", "words"))
