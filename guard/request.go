@@ -111,23 +111,26 @@ func unescape(s string) string {
 	return s
 }
 
-// requestNames are the fields of an action a request carries elsewhere
-// than in its JSON field of the same name.
-var requestNames = map[string]string{
-	"task":     "the task (guard.WithStep or GHONCE_TASK)",
-	"step":     "the step (guard.WithStep)",
-	"repo":     "the repository in the URL path",
-	"number":   "the issue number in the URL path",
-	"path":     "the file path in the URL path",
-	"name":     "ref",
-	"replaces": "sha",
-}
-
-// requestName is what a request calls field: its JSON field, for an
-// error (effect.Named).
-func requestName(field string) string {
-	if n, ok := requestNames[field]; ok {
-		return n
+// fieldName is what a request of r calls field, for an error that names
+// it (effect.Named), from the kind's Face: the body field that holds it,
+// the path parameter that binds it, or, for the action's own fields,
+// where the transport takes them from.
+func (r *route) fieldName(field string) string {
+	switch field {
+	case "task":
+		return "the task (guard.WithStep or GHONCE_TASK)"
+	case "step":
+		return "the step (guard.WithStep)"
+	case "repo":
+		return "the repository in the URL path"
+	}
+	for wire, v := range r.face.Wire {
+		if p, ok := reconcile.WireParam(v); ok && p == field {
+			return wire
+		}
+	}
+	if slices.Contains(r.face.Params(), field) {
+		return "the URL path's " + field
 	}
 	return field
 }

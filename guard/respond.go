@@ -46,7 +46,7 @@ func (t *Transport) guard(req *http.Request, w *write, a reconcile.Action) (*htt
 	p, err := reconcile.Prepare(a)
 	if err != nil {
 		// Bad input (*reconcile.InvalidError): nothing recorded or sent.
-		return fail(effect.Named(err, requestName))
+		return fail(effect.Named(err, w.fieldName))
 	}
 	c := &capture{method: w.method, rest: w.rest}
 	res, err := e.eng.Do(withCapture(ctx, c), p)

@@ -11,9 +11,9 @@ import (
 	"github.com/ghonce/ghonce/failure"
 )
 
-// argNames are the tools' arguments that carry a field of the action
+// fieldArgs are the tools' arguments that carry a field of the action
 // under another name; every other argument is named as its field.
-var argNames = map[string]string{
+var fieldArgs = map[string]string{
 	"repo":     "owner and repo",
 	"from":     "from_branch",
 	"number":   "issue_number",
@@ -24,7 +24,7 @@ var argNames = map[string]string{
 // argName is the tool argument that carries field, for an error that
 // names the field (effect.Named).
 func argName(field string) string {
-	if n, ok := argNames[field]; ok {
+	if n, ok := fieldArgs[field]; ok {
 		return n
 	}
 	return field
