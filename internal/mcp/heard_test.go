@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +54,16 @@ func TestHeardIsBoundedPerSessionAndGoesWithIt(t *testing.T) {
 	s.toldMu.Unlock()
 	if n != 0 {
 		t.Errorf("%d ended sessions still held", n)
+	}
+}
+
+// The design page's figure is maxHeard.
+func TestSameActPageGivesTheHeardBound(t *testing.T) {
+	b, err := os.ReadFile("../../docs/design/same-act.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("remembers the latest %d keys per client session", maxHeard); !strings.Contains(strings.Join(strings.Fields(string(b)), " "), want) {
+		t.Errorf("docs/design/same-act.md does not say %q", want)
 	}
 }
