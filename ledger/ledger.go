@@ -229,6 +229,18 @@ type ClaimParams struct {
 	// (its process no longer exists on this host).
 	TakeOverFence int64
 	Why           string // recorded in the history
+	// Sending asks that an entry this claim creates carry the sending
+	// mark already, written in the same step: Sending becomes {At: the
+	// claim's time, Proc zero}, with no transition of its own. It is for a
+	// caller about to send a create to GitHub, which may then skip
+	// MarkSending while a create sent at once still lands inside the
+	// window a taker waits out from the claim's time (reconcile does so
+	// within Settle less GitHub's 10 seconds of the claim). A backend
+	// whose every write is cheap may ignore it; a claim that acquires an
+	// existing entry always does, keeping the earlier attempt's mark, the
+	// one a taker must wait out. The caller tells whether the mark was
+	// written by the returned entry's Sending.At.
+	Sending bool
 }
 
 // Claim is the outcome of Claim.

@@ -280,9 +280,21 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A create to GitHub is sent right after the look-up: the claim may
+	// carry its in-flight mark (ledger.ClaimParams.Sending). A guarded
+	// command marks its own, with the identity of what it starts.
+	_, ownMark := a.Spec.(OwnSending)
+	if e.cfg.DoneNeedsProof && onGitHub(a.Spec) && e.cfg.GitHub != nil {
+		// Every run on such a ledger asks GitHub (a done entry is
+		// confirmed by the look-up): learn who we are while the claim is
+		// read and written, not after. The look-up's own Login waits for
+		// this answer; a failure here is met again, and reported, there.
+		go func() { _, _ = e.cfg.GitHub.Login(ctx) }()
+	}
+	sent := e.cfg.Now()
 	c, err := e.claim(ctx, ledger.ClaimParams{
 		Key: key, Task: id.Task, Step: id.Step, Kind: id.Kind, Repo: a.Repo, Target: id.Target,
-		Payload: payload, PayloadHash: hash, Why: "run",
+		Payload: payload, PayloadHash: hash, Why: "run", Sending: !ownMark,
 	})
 	if err != nil {
 		return nil, err
@@ -296,7 +308,7 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 		}
 		return e.onChange(ctx, a, done, payload, hash, resultOf(done, Skipped))
 	}
-	r, err := e.attempt(ctx, c, a.Spec, hash, payload)
+	r, err := e.attempt(ctx, c, e.markedUntil(c, sent), a.Spec, hash, payload)
 	if err != nil || r.Outcome != Found {
 		return r, err
 	}
@@ -393,9 +405,32 @@ func (e *Engine) holderGone(h ledger.Owner) bool {
 	return h.PID > 0 && h.ID != e.cfg.Owner.ID && e.cfg.Gone(h.Proc())
 }
 
+// githubRequestLimit is how long GitHub works on a request before it ends
+// it: a create sent may be committed until then.
+const githubRequestLimit = 10 * time.Second
+
+// markedUntil is, on this machine's clock, until when the in-flight mark
+// that claim c wrote with its entry (ledger.ClaimParams.Sending) covers a
+// create sent now; zero when c wrote none. The mark is dated when the
+// ledger wrote the claim, after sent (this machine's time when the claim
+// was sent), and a taker waits Settle from it: a create sent before
+// sent+Settle-10s lands before the taker looks. A second is kept back for a
+// ledger whose clock has whole seconds (GitHub's commit dates).
+func (e *Engine) markedUntil(c *ledger.Claim, sent time.Time) time.Time {
+	if c.State != ledger.ClaimCreated || c.Entry.Sending.At.IsZero() || !c.Entry.Sending.Proc.IsZero() {
+		return time.Time{}
+	}
+	cover := e.cfg.Settle - githubRequestLimit - time.Second
+	if cover <= 0 {
+		return time.Time{}
+	}
+	return sent.Add(cover)
+}
+
 // attempt runs steps 2 and 3 for a claim this process holds: look, then,
-// only when the look is sure nothing exists, create.
-func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash string, payload []byte) (*Result, error) {
+// only when the look is sure nothing exists, create. Until marked (zero:
+// never) the claim's own in-flight mark covers the create.
+func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, marked time.Time, spec Spec, hash string, payload []byte) (*Result, error) {
 	entry := c.Entry
 	crashpoint.Hit(crashpoint.AfterClaim)
 	ctx, stop := e.heartbeat(ctx, entry.Key, entry.Fence)
@@ -414,7 +449,7 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, spec Spec, hash s
 			return nil, err
 		}
 	}
-	return e.create(ctx, env, entry, spec, hash, payload)
+	return e.create(ctx, env, entry, marked, spec, hash, payload)
 }
 
 // look prepares the attempt and asks whether the artifact exists, with this
@@ -540,7 +575,9 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 }
 
 // create records what is about to be sent, sends it and records the answer.
-func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, spec Spec, hash string, payload []byte) (*Result, error) {
+// Until marked, the in-flight mark the claim wrote covers the create and
+// none is written again (markedUntil).
+func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, marked time.Time, spec Spec, hash string, payload []byte) (*Result, error) {
 	key := entry.Key
 	_, chooser := spec.(Chooser)
 	if entry.PayloadHash != hash || chooser && !bytes.Equal(entry.Payload, payload) {
@@ -570,6 +607,9 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, spec
 			}
 			return nil
 		}
+	} else if !marked.IsZero() && e.cfg.Now().Before(marked) {
+		// The claim is the mark: it was written moments ago, and a taker
+		// waits out GitHub's window from its time.
 	} else if err := mark(ctx, ledger.Proc{}); err != nil {
 		// Durable before the request leaves: a taker waits out its window.
 		// A lease lost while looking (ErrFenced) means a newer attempt may

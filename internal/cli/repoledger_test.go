@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,5 +191,53 @@ func TestPruneClaims(t *testing.T) {
 	}
 	if o := w.run("", map[string]string{"GHONCE_LEDGER": filepath.Join(t.TempDir(), "l.db")}, "prune", "--older-than", "1d"); o.code == 0 {
 		t.Errorf("prune on a SQLite ledger succeeded")
+	}
+}
+
+// TestRepositoryLedgerCost: what a first issue and its replay cost on the
+// wire with the claims in the repository, each run a fresh runner: the
+// requests, the content-creating ones (every method but GET, what
+// GitHub's 80-a-minute limit counts) and the round trips one after
+// another (fixtures.RoundTrips, at a latency well above this machine's
+// scheduling delays). The claim is one write (a commit object, then the
+// ref) that is the in-flight mark too, the token's login is read while
+// the claim is, and the outcome is a second write; a replay reads the
+// claim and confirms it by the look-up, writing nothing. make bench
+// prints the same counts for every kind (docs/performance.md).
+func TestRepositoryLedgerCost(t *testing.T) {
+	t.Parallel()
+	w := repoLedgerWorld(t)
+	w.fake.SetLatency(50 * time.Millisecond)
+	type cost struct{ requests, writes, trips int }
+	run := func(want string) cost {
+		t.Helper()
+		w.fake.WaitIdle()
+		before := len(w.fake.Requests())
+		o := w.run("", freshRunner(t), "issue", "create", "--task", "COST", "--title", "t", "--body", "b", "--json")
+		if o.code != 0 || !strings.Contains(o.stdout, `"outcome":"`+want+`"`) {
+			t.Fatalf("exit %d, stdout %s, stderr %s; want %s", o.code, o.stdout, o.stderr, want)
+		}
+		w.fake.WaitIdle()
+		reqs := w.fake.Requests()[before:]
+		c := cost{requests: len(reqs), trips: fixtures.RoundTrips(reqs)}
+		var log []string
+		for _, r := range reqs {
+			if r.Method != http.MethodGet {
+				c.writes++
+			}
+			log = append(log, r.Method+" "+r.Path)
+		}
+		t.Logf("%s: %d requests, %d content-creating, %d round trips:\n  %s", want, c.requests, c.writes, c.trips, strings.Join(log, "\n  "))
+		return c
+	}
+	// First: the claim's ref (absent) beside GET /user; the claim's
+	// commit; its ref; the look-up; the issue; the outcome's commit; its
+	// ref.
+	if got, want := run("created"), (cost{requests: 8, writes: 5, trips: 7}); got != want {
+		t.Errorf("first issue: %+v, want %+v", got, want)
+	}
+	// Replay: the claim's ref beside GET /user, its commit, the look-up.
+	if got, want := run("skipped"), (cost{requests: 4, writes: 0, trips: 3}); got != want {
+		t.Errorf("replay: %+v, want %+v", got, want)
 	}
 }

@@ -273,6 +273,11 @@ func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 				Payload: p.Payload, PayloadHash: p.PayloadHash, Status: ledger.Attempting,
 				Owner: p.Owner, LeaseUntil: self.Add(p.Lease), Fence: 1, Attempts: 1, CreatedAt: self, UpdatedAt: self,
 			}
+			if p.Sending {
+				// The claim is the in-flight mark too: one write, not two,
+				// before a first create (ledger.ClaimParams.Sending).
+				e.Sending.At = self
+			}
 			h := []ledger.Transition{{At: self, Owner: p.Owner.ID, To: ledger.Attempting, Fence: 1, Why: p.Why}}
 			nt, err := l.put(ctx, ref, "", e, h)
 			if errors.Is(err, errMoved) {

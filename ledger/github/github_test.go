@@ -247,3 +247,44 @@ func TestPrune(t *testing.T) {
 	}
 	checkDocumented(t, s)
 }
+
+// TestClaimIsTheSendingMark: asked to (ClaimParams.Sending), the claim that
+// creates a key's ref carries the in-flight mark, dated by GitHub's clock
+// like the claim, in the same commit: a read, a commit and a ref, nothing
+// more. A claim that takes the key over keeps the earlier attempt's mark.
+func TestClaimIsTheSendingMark(t *testing.T) {
+	clock := ledgertest.NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	s, c := world(t, clock.Now)
+	l := open(t, c)
+	p := claimParams("k", "a")
+	p.Sending = true
+	cl, err := l.Claim(t.Context(), p)
+	if err != nil || cl.State != ledger.ClaimCreated {
+		t.Fatalf("Claim = %+v, %v", cl, err)
+	}
+	if cl.Entry.Sending != (ledger.Sending{At: clock.Now()}) {
+		t.Errorf("claim's mark = %+v, want at GitHub's %v", cl.Entry.Sending, clock.Now())
+	}
+	if e, err := open(t, c).Get(t.Context(), "k"); err != nil || e.Sending != cl.Entry.Sending {
+		t.Errorf("a fresh runner reads the mark %+v, %v; want %+v", e.Sending, err, cl.Entry.Sending)
+	}
+	var writes int
+	for _, r := range s.Requests() {
+		if r.Method != http.MethodGet {
+			writes++
+		}
+	}
+	if writes != 2 {
+		t.Errorf("the claim with its mark took %d writes, want 2 (a commit, a ref)", writes)
+	}
+	if _, err := l.Finish(t.Context(), ledger.FinishParams{Key: "k", Fence: 1, Status: ledger.Attempting, Why: "release"}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	p2 := claimParams("k", "b")
+	p2.Sending = true
+	if c2, err := open(t, c).Claim(t.Context(), p2); err != nil || c2.State != ledger.ClaimAcquired || c2.Entry.Sending != cl.Entry.Sending {
+		t.Fatalf("takeover = %+v, %v; want acquired with the first attempt's mark %+v", c2, err, cl.Entry.Sending)
+	}
+	checkDocumented(t, s)
+}

@@ -192,6 +192,45 @@ func testSending(h *harness) {
 	}
 }
 
+// testClaimSending: a claim that creates its entry with ClaimParams.Sending
+// either writes the mark at the claim's time (no process, no transition of
+// its own) or ignores it, as the backend chooses; a claim that acquires
+// an entry ignores it always and keeps the earlier attempt's mark.
+func testClaimSending(h *harness) {
+	p := params("k", "a")
+	p.Sending = true
+	c := h.claim(p, ledger.ClaimCreated)
+	want := created(p, h.start)
+	switch got := c.Entry.Sending; got {
+	case ledger.Sending{}:
+		// Ignored: the caller marks before it sends.
+	case ledger.Sending{At: h.start}:
+		want.Sending = got
+	default:
+		h.t.Fatalf("claim with the mark: Sending = %+v, want none or at the claim's time %v with no process", got, h.start)
+	}
+	h.same("claim with the mark", c.Entry, want)
+	h.same("Get after the claim with the mark", h.get("k"), want)
+	if n := len(h.history("k")); n != 1 {
+		h.t.Errorf("the claim's mark appended a transition: history has %d, want 1", n)
+	}
+	// A release keeps it; a claim that acquires the entry keeps it too,
+	// whatever it asks: the taker must wait out the earlier attempt's
+	// window, not one of its own.
+	h.clock.Advance(time.Second)
+	h.finish(ledger.FinishParams{Key: "k", Fence: 1, Status: ledger.Attempting, Why: "release"})
+	h.clock.Advance(time.Second)
+	pb := params("k", "b")
+	pb.Sending = true
+	if got := h.claim(pb, ledger.ClaimAcquired).Entry.Sending; got != want.Sending || h.get("k").Sending != want.Sending {
+		h.t.Errorf("acquired with the mark asked: Sending = %+v (stored %+v), want the earlier %+v", got, h.get("k").Sending, want.Sending)
+	}
+	// Done clears it, as any mark.
+	if e := h.finish(ledger.FinishParams{Key: "k", Fence: 2, Status: ledger.Done, Outcome: "created", Why: "ok"}); e.Sending != (ledger.Sending{}) {
+		h.t.Errorf("done: Sending = %+v, want none", e.Sending)
+	}
+}
+
 func testStaleOwnerFenced(h *harness) {
 	h.claim(params("k", "a"), ledger.ClaimCreated)
 	h.clock.Advance(lease + time.Second)

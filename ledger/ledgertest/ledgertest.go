@@ -55,6 +55,7 @@ func Run(t *testing.T, open Open) {
 		{"LeaseExpiry", testLeaseExpiry},
 		{"ClaimNowIsTheLedgersClock", testClaimNow},
 		{"SendingMark", testSending},
+		{"ClaimWithSendingMark", testClaimSending},
 		{"StaleOwnerFenced", testStaleOwnerFenced},
 		{"TakeOverFence", testTakeOverFence},
 		{"Release", testRelease},

@@ -146,6 +146,12 @@ func openGitHub(ctx context.Context, location string, opts Options) (*Opened, er
 			return nil, err
 		}
 	}
+	if opts.Create != CreateForInit {
+		// Only `ghonce init` says how a ledger came to be; a repository
+		// ledger vouches for the past whatever its origin (CannotVouch),
+		// so an action spends no round trip reading it.
+		return &Opened{Ledger: l, Location: l.Location(), InRepository: true}, nil
+	}
 	o, err := opened(ctx, l, false, l.Location())
 	if err != nil {
 		return nil, err
