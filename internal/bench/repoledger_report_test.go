@@ -93,7 +93,7 @@ func repoLedgerReport(t *testing.T, bin string) string {
 			t.Errorf("%s: a replay on the repository ledger wrote %d times", k, replay.writes)
 		}
 	}
-	b.WriteString("\nA claim write is two requests, a commit object and then the ref; a first create writes the claim, the in-flight mark just before the create, and the outcome. A replay reads the claim (the ref and its commit) and, for a GitHub kind, confirms the done claim by the kind's look-up (a claim is not proof: anyone who can push can write one). What a claim proves and why it costs what it does: `docs/guide/repository-ledger.md`.\n")
+	b.WriteString("\nA claim write is two requests, a commit object and then the ref. A first create writes the claim, which is the in-flight mark too (the create follows at once, inside the window a taker waits out from the claim's time), and, once GitHub answered, the outcome; the token's login is read beside the claim. A guarded command marks its own start again, with the identity of what it runs. A replay reads the claim (the ref, then its commit) and, for a GitHub kind, confirms the done claim by the kind's look-up (a claim is not proof: anyone who can push can write one). What is left above the targets, and why (the outcome write; a first create's three round trips before its own): `docs/guide/repository-ledger.md`, \"What it costs\".\n")
 	return b.String()
 }
 
