@@ -19,6 +19,10 @@ type guard struct {
 	// task and step. A call with any other argument is refused, saying
 	// which: ghonce cannot make that part happen once.
 	carries []string
+	// needs are the carried arguments the kind cannot act without: an
+	// upstream whose schema lacks one (renamed, say) is not guarded by the
+	// kind (syncTools).
+	needs []string
 	// pass reports a call that is not the create ghonce guards
 	// (issue_write's method update, add_issue_comment's reaction alone): it
 	// goes upstream as it is.
@@ -41,25 +45,27 @@ func guarded[In writeArgs](t writeTool[In], g guard) guard {
 // guards are the write tools of github-mcp-server v1.9.0 that go through
 // the engine, by name.
 var guards = map[string]guard{
-	"create_pull_request": guarded(prTool, guard{carries: []string{"title", "body", "head", "base", "draft"}}),
+	"create_pull_request": guarded(prTool, guard{carries: []string{"title", "body", "head", "base", "draft"}, needs: []string{"title", "head", "base"}}),
 	"issue_write": guarded(issueTool, guard{
 		carries:  []string{"method", "title", "body", "labels"},
+		needs:    []string{"method", "title"},
 		pass:     func(a map[string]json.RawMessage) bool { return stringArg(a, "method") != "create" },
 		passWhat: "a method other than create",
 	}),
 	// create_issue: github-mcp-server's granular issue tool, kept as an
 	// alias. It lists no labels (issue_write does), so it carries none.
-	"create_issue": guarded(issueTool, guard{carries: []string{"title", "body"}}),
+	"create_issue": guarded(issueTool, guard{carries: []string{"title", "body"}, needs: []string{"title"}}),
 	"add_issue_comment": guarded(commentTool, guard{
 		carries: []string{"issue_number", "body"},
+		needs:   []string{"issue_number", "body"},
 		pass: func(a map[string]json.RawMessage) bool {
 			_, body := a["body"]
 			return !body
 		},
 		passWhat: "a reaction without a body",
 	}),
-	"create_branch":         guarded(branchTool, guard{carries: []string{"branch", "from_branch"}}),
-	"create_or_update_file": guarded(fileTool, guard{carries: []string{"path", "content", "message", "branch", "sha"}}),
+	"create_branch":         guarded(branchTool, guard{carries: []string{"branch", "from_branch"}, needs: []string{"branch"}}),
+	"create_or_update_file": guarded(fileTool, guard{carries: []string{"path", "content", "message", "branch", "sha"}, needs: []string{"path", "content", "message", "branch"}}),
 }
 
 // runner decodes a call's arguments into t's and runs it.
@@ -155,9 +161,26 @@ func (s *Server) serveGuarded(ctx context.Context, g guard, takes map[string]boo
 	return g.run(ctx, s, b), true
 }
 
+// lacks is the arguments the kind needs (and owner and repo) that takes,
+// a tool's argument names, does not list.
+func (g guard) lacks(takes map[string]bool) []string {
+	var out []string
+	for _, n := range append([]string{"owner", "repo"}, g.needs...) {
+		if !takes[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // argNames are the argument names a served tool's input schema lists.
 func argNames(t *sdk.Tool) map[string]bool {
-	schema, _ := t.InputSchema.(map[string]any)
+	schema, ok := t.InputSchema.(map[string]any)
+	if !ok { // a *jsonschema.Schema, or another shape: as JSON
+		if b, err := json.Marshal(t.InputSchema); err == nil {
+			_ = json.Unmarshal(b, &schema)
+		}
+	}
 	props, _ := schema["properties"].(map[string]any)
 	out := make(map[string]bool, len(props))
 	for k := range props {

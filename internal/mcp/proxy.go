@@ -38,12 +38,29 @@ type Proxy struct {
 	// call; progressOrder bounds them).
 	progress      map[any]*sdk.ServerSession
 	progressOrder []any
+	// said is what unguarded last said of each tool.
+	said map[string]string
 	// warnNoTask says once that, without a task, the generic guard is off.
 	warnNoTask sync.Once
 	// serving is set once the agent-facing server exists: upstream's
 	// notifications before that (during the handshake) have no one to go
 	// to, and the first tool listing follows them.
 	serving atomic.Bool
+}
+
+// unguarded says, once per tool and reason, why a tool ghonce guards by
+// name is not guarded by its kind.
+func (p *Proxy) unguarded(name, why string) {
+	p.mu.Lock()
+	said := p.said[name] == why
+	if p.said == nil {
+		p.said = map[string]string{}
+	}
+	p.said[name] = why
+	p.mu.Unlock()
+	if !said {
+		p.s.cfg.Logf("%s", why)
+	}
 }
 
 // maxProgress is how many calls' progress tokens the proxy remembers.
@@ -270,13 +287,18 @@ func (p *Proxy) syncTools(ctx context.Context) error {
 	handlers := make([]sdk.ToolHandler, 0, len(tools))
 	for _, t := range tools {
 		if g, ok := guards[t.Name]; ok {
-			gt, err := guardedTool(t, true)
-			if err != nil {
-				return err
+			lacks := g.lacks(argNames(t))
+			if len(lacks) == 0 {
+				gt, err := guardedTool(t, true)
+				if err != nil {
+					return err
+				}
+				served = append(served, gt)
+				handlers = append(handlers, p.guardedHandler(g, argNames(gt)))
+				continue
 			}
-			served = append(served, gt)
-			handlers = append(handlers, p.guardedHandler(g, argNames(gt)))
-			continue
+			p.unguarded(t.Name, fmt.Sprintf("upstream's %s has no argument %s, which ghonce needs to make it happen once per (task, step): it goes through the generic guard instead (once per identical arguments); check the upstream's version (ghonce guards github-mcp-server v1.9.0's tools)",
+				t.Name, strings.Join(lacks, ", ")))
 		}
 		served = append(served, t)
 		if t.Annotations != nil && t.Annotations.ReadOnlyHint {

@@ -38,8 +38,8 @@ var changedCommentSchema = map[string]any{
 
 // changedUpstream is an upstream whose tools differ from the pinned
 // github-mcp-server's: add_issue_comment's schema changed, a tool was
-// added (issue_comment_write), and the branch, file and issue tools
-// ghonce guards are not there. Every call is recorded (recordCall).
+// added (issue_comment_write), create_branch's branch is renamed, and the
+// file and issue tools ghonce guards are not there. Every call is recorded (recordCall).
 func changedUpstream() error {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "github-mcp-server", Version: "v1.10.1-fake"}, nil)
 	record := func(_ context.Context, r *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -51,6 +51,11 @@ func changedUpstream() error {
 	}
 	srv.AddTool(&sdk.Tool{Name: "add_issue_comment", Description: "Add a comment or reaction.", InputSchema: changedCommentSchema,
 		Annotations: &sdk.ToolAnnotations{Title: "Add comment"}}, record)
+	// create_branch with its branch argument renamed: ghonce cannot guard
+	// it by its kind.
+	srv.AddTool(&sdk.Tool{Name: "create_branch", Description: "Create a branch.", InputSchema: map[string]any{"type": "object", "properties": map[string]any{
+		"owner": map[string]any{"type": "string"}, "repo": map[string]any{"type": "string"}, "name": map[string]any{"type": "string"},
+	}}}, record)
 	srv.AddTool(&sdk.Tool{Name: "issue_comment_write", Description: "A tool added upstream.", InputSchema: map[string]any{"type": "object"}}, record)
 	return srv.Run(context.Background(), &sdk.StdioTransport{})
 }
@@ -87,13 +92,14 @@ func TestProxyFollowsItsUpstreamsSchemas(t *testing.T) {
 	logMu.Lock()
 	start := strings.Join(logged, "\n")
 	logMu.Unlock()
-	for _, want := range []string{"github-mcp-server lists none of the tools ghonce guards for", "issues (issue_write, create_issue)", "branches (create_branch)", "files (create_or_update_file)"} {
+	for _, want := range []string{"github-mcp-server lists none of the tools ghonce guards for", "issues (issue_write, create_issue)", "files (create_or_update_file)",
+		"upstream's create_branch has no argument branch, which ghonce needs", "it goes through the generic guard instead"} {
 		if !strings.Contains(start, want) {
 			t.Errorf("at start ghonce said %q; want it to say %q", start, want)
 		}
 	}
-	if strings.Contains(start, "comments") {
-		t.Errorf("at start ghonce said %q, but the upstream does list add_issue_comment", start)
+	if strings.Contains(start, "comments (") || strings.Contains(start, "branches (") {
+		t.Errorf("at start ghonce said %q, but the upstream does list add_issue_comment and create_branch", start)
 	}
 
 	ct, st := sdk.NewInMemoryTransports()
@@ -121,8 +127,8 @@ func TestProxyFollowsItsUpstreamsSchemas(t *testing.T) {
 			comment = tl
 		}
 	}
-	if !slices.Equal(names, []string{"add_issue_comment", "issue_comment_write"}) || comment == nil {
-		t.Fatalf("tools through the proxy: %v, want upstream's (add_issue_comment, issue_comment_write)", names)
+	if !slices.Equal(names, []string{"add_issue_comment", "create_branch", "issue_comment_write"}) || comment == nil {
+		t.Fatalf("tools through the proxy: %v, want upstream's (add_issue_comment, create_branch, issue_comment_write)", names)
 	}
 	got := asMap(t, comment.InputSchema)
 	props := got["properties"].(map[string]any)
@@ -166,5 +172,18 @@ func TestProxyFollowsItsUpstreamsSchemas(t *testing.T) {
 	b, _ := os.ReadFile(calls)
 	if want := "add_issue_comment " + string(raw) + "\n"; string(b) != want {
 		t.Fatalf("upstream got %q, want the reaction's arguments as sent: %q", b, want)
+	}
+
+	// Not guardable by its kind: the generic guard, once per identical
+	// arguments, never the kind's refusal of an argument it does not know.
+	br := map[string]any{"owner": testworld.Owner, "repo": testworld.Name, "name": "release-prep"}
+	for range 2 {
+		r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_branch", Arguments: br})
+		if err != nil || r.IsError || text(r) != "create_branch call 1" {
+			t.Fatalf("create_branch with upstream's arguments: %v %v, want upstream's first answer", err, r)
+		}
+	}
+	if n := upstreamCalls(calls, "create_branch"); n != 1 {
+		t.Fatalf("upstream was asked %d times for one create_branch, want 1", n)
 	}
 }
