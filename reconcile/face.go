@@ -137,3 +137,18 @@ func param(seg string) (string, bool) {
 	}
 	return "", false
 }
+
+// WireName is what f's REST write calls the kind's field: a path
+// parameter (inPath), the body field Wire maps to it, or the body field
+// of the same name. A front names a field of an invalid action by it.
+func (f Face) WireName(field string) (name string, inPath bool) {
+	if slices.Contains(f.Params(), field) {
+		return field, true
+	}
+	for k, v := range f.Wire {
+		if p, ok := WireParam(v); ok && p == field {
+			return k, false
+		}
+	}
+	return field, false
+}
