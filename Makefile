@@ -108,7 +108,8 @@ bench: $(GITHUB_MCP_SERVER)
 # through `ghonce mcp --upstream` and `ghonce mcp` beside github-mcp-server
 # alone, over MCP), reconcile at N = 40, 1,000 (also with 50 ms per
 # request) and 10,000 next to the seeds' ledgers, counted on the fake.
-# About 5 minutes on 2 cores; GITHUB_FLAGS=-github.maxn=1000 for a faster one.
+# About 5 minutes on 2 cores; GITHUB_FLAGS=-github.maxn=1000 for a faster one,
+# GITHUB_FLAGS='-github.only=wire -github.wirereps=1' for the On the wire tables alone.
 bench-github: $(GITHUB_MCP_SERVER)
 	$(GO) test -count=1 -timeout 20m -run '^TestGitHubReport$$' ./internal/bench -v -github.out=- $(GITHUB_FLAGS)
 
