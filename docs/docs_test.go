@@ -996,3 +996,43 @@ func listGitHubMCPServer(t *testing.T, bin string, flags ...string) map[string]a
 	}
 	return out
 }
+
+// The MCP guide's list of a write tool's structuredContent fields is the
+// served outputSchema's.
+func TestMCPGuideNamesEveryOutputField(t *testing.T) {
+	page := strings.Join(strings.Fields(read(t, "docs/guide/mcp.md")), " ")
+	const lead = "`structuredContent` with the fields of `--json` ("
+	i := strings.Index(page, lead)
+	if i < 0 {
+		t.Fatalf("docs/guide/mcp.md no longer lists the fields of structuredContent after %q; update this test with it", lead)
+	}
+	rest := page[i+len(lead):]
+	named := strings.Split(rest[:strings.Index(rest, ")")], ", ")
+	served, err := mcp.ServedTools(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range served {
+		if tl.Name != "create_pull_request" {
+			continue
+		}
+		var schema struct {
+			Properties map[string]any `json:"properties"`
+		}
+		b, _ := json.Marshal(tl.OutputSchema)
+		if err := json.Unmarshal(b, &schema); err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for f := range schema.Properties {
+			want = append(want, f)
+		}
+		slices.Sort(want)
+		got := slices.Sorted(slices.Values(named))
+		if !slices.Equal(got, want) {
+			t.Errorf("docs/guide/mcp.md lists the structuredContent fields %v; the served outputSchema has %v", got, want)
+		}
+		return
+	}
+	t.Fatal("ghonce mcp serves no create_pull_request")
+}
