@@ -126,6 +126,10 @@ func TestDemo(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^With ghonce: .*\b1 pull request:`).MatchString(out) {
 		t.Errorf("demo does not say ghonce made 1 PR:\n%s", out)
 	}
+	// Each restarted run finds the first run's PR and says so (exit 0).
+	if !regexp.MustCompile(`(?m)^    run 2: exit 0: .*"outcome":"found"`).MatchString(out) || !regexp.MustCompile(`(?m)^    run 3: exit 0: .*"outcome":"(found|skipped)"`).MatchString(out) {
+		t.Errorf("demo's restarted runs do not find the first PR:\n%s", out)
+	}
 	// The audit at its end finds the naive agent's two duplicates and
 	// --apply closes them; the first PR stays open.
 	if !regexp.MustCompile(`(?m)^ +pr +exact +#1 +#2 .*would comment linking #1, close as a duplicate$`).MatchString(out) ||

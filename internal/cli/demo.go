@@ -1,19 +1,25 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-github/v66/github"
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -123,20 +129,19 @@ func demoAudit(ctx context.Context, sys IO, s *fixtures.Server) (open int, err e
 		return 0, fmt.Errorf("create a temporary ledger directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	runner := harness.NewRunner(s)
-	env := append(harness.CleanEnv(), "GH_TOKEN="+demoToken, "GITHUB_API_URL="+s.URL(), "GHONCE_LEDGER="+filepath.Join(dir, "ledger.db"))
+	env := append(demoEnv(), "GH_TOKEN="+demoToken, "GITHUB_API_URL="+s.URL(), "GHONCE_LEDGER="+filepath.Join(dir, "ledger.db"))
 	fmt.Fprint(out, "\nAnd the duplicates the run without ghonce left? `ghonce audit` finds them by evidence (one author,\n"+
 		"one base, heads with the same tree), and `--apply` closes them, once each, through the same engine:\n")
 	for _, args := range [][]string{
 		{"audit", "--repo", demoOwner + "/" + demoRepo, "--kind", "pr"},
 		{"audit", "--repo", demoOwner + "/" + demoRepo, "--kind", "pr", "--apply"},
 	} {
-		o, err := runner.Run(ctx, self, args, env, nil)
+		o, err := demoRun1(ctx, nil, self, args, env)
 		if err != nil {
 			return 0, err
 		}
-		fmt.Fprintf(out, "  $ ghonce %s    (exit %d)\n", strings.Join(args, " "), o.Exit)
-		for _, l := range strings.Split(strings.TrimRight(o.Stdout, "\n"), "\n") {
+		fmt.Fprintf(out, "  $ ghonce %s    (exit %d)\n", strings.Join(args, " "), o.exit)
+		for _, l := range strings.Split(strings.TrimRight(o.stdout, "\n"), "\n") {
 			if strings.HasPrefix(l, "KIND") || strings.HasPrefix(l, "pr ") {
 				fmt.Fprintln(out, "    "+strings.TrimRight(l, " "))
 			}
@@ -172,9 +177,13 @@ func pushBranch(s *fixtures.Server, attempt int) string {
 // another.
 func demoNaive(ctx context.Context, s *fixtures.Server, crashes int) ([]fixtures.PR, error) {
 	// The kill lands after GitHub committed the PR and before the response.
-	s.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath("POST", "/repos/"+demoOwner+"/"+demoRepo+"/pulls"), Times: crashes, Kind: fixtures.DropAfterCommit})
+	front, err := newCrashFront(s, crashes)
+	if err != nil {
+		return nil, err
+	}
+	defer front.close()
 	gh := github.NewClient(&http.Client{Transport: &tokenTransport{token: demoToken}, Timeout: 30 * time.Second})
-	base, err := gh.BaseURL.Parse(s.URL())
+	base, err := gh.BaseURL.Parse(front.url)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +192,7 @@ func demoNaive(ctx context.Context, s *fixtures.Server, crashes int) ([]fixtures
 	for attempt := 1; !done && attempt <= crashes+1; attempt++ {
 		head := pushBranch(s, attempt)
 		_, _, err := gh.PullRequests.Create(ctx, demoOwner, demoRepo, &github.NewPullRequest{
-			Title: github.String(fmt.Sprintf("Fix #42 (draft %d of the model's wording)", attempt)),
+			Title: github.String(demoTitle(attempt)),
 			Head:  github.String(head), Base: github.String("main"),
 			Body: github.String("Generated fix."),
 		})
@@ -207,33 +216,36 @@ func demoGhonce(ctx context.Context, sys IO, crashes int) ([]fixtures.PR, []stri
 	defer os.RemoveAll(dir)
 	s := demoServer()
 	defer s.Close()
-	runner := harness.NewRunner(s)
-	kills := crashes
-	killOnPR := func(c *fixtures.Commit) bool {
-		if c.Kind != fixtures.KindPull || kills == 0 {
-			return false
-		}
-		kills--
-		return true
+	front, err := newCrashFront(s, crashes)
+	if err != nil {
+		return nil, nil, err
 	}
-	env := append(harness.CleanEnv(), "GH_TOKEN="+demoToken, "GITHUB_API_URL="+s.URL())
+	defer front.close()
+	env := append(demoEnv(), "GH_TOKEN="+demoToken, "GITHUB_API_URL="+front.url)
 	var lines []string
 	for attempt := 1; attempt <= crashes+1; attempt++ {
 		head := pushBranch(s, attempt)
-		o, err := runner.Run(ctx, self, []string{"pr", "create",
+		o, err := demoRun1(ctx, front, self, []string{"pr", "create",
 			"--ledger", filepath.Join(dir, "ledger.db"), "--repo", demoOwner + "/" + demoRepo, "--task", demoTask,
 			"--base", "main", "--head", head, "--settle", demoSettle.String(),
-			"--title", fmt.Sprintf("Fix #42 (draft %d of the model's wording)", attempt), "--body", "Generated fix.", "--json"}, env, killOnPR)
+			"--title", demoTitle(attempt), "--body", "Generated fix.", "--json"}, env)
 		switch {
 		case err != nil:
 			return nil, nil, err
-		case o.Killed:
+		case o.killed:
 			lines = append(lines, fmt.Sprintf("run %d: killed (SIGKILL) right after GitHub created the PR", attempt))
 		default:
-			lines = append(lines, fmt.Sprintf("run %d: exit %d: %s", attempt, o.Exit, strings.TrimSpace(o.Stdout)))
+			lines = append(lines, fmt.Sprintf("run %d: exit %d: %s", attempt, o.exit, strings.TrimSpace(o.stdout)))
 		}
 	}
 	return s.PullRequests(demoOwner, demoRepo), lines, nil
+}
+
+// demoTitle is the title a restarted agent words its pull request with: a
+// retry's words, which ghonce's default --on-change auto takes for the
+// same act (a new draft number would read as another pull request).
+func demoTitle(attempt int) string {
+	return "Fix #42" + [...]string{"", " (retry)", ", again", " (retrying)"}[(attempt-1)%4]
 }
 
 // demoSettle is the demo runs' --settle: the fake commits a create before it
@@ -246,4 +258,121 @@ func (t *tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+t.token)
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// crashFront stands between the demo's agent and the fake GitHub and plays
+// the crash: the first crashes times the fake has created a pull request,
+// the answer never leaves, and the ghonce process that asked, if any, is
+// killed with SIGKILL first. The fake itself is GitHub and nothing else.
+type crashFront struct {
+	url string
+	srv *http.Server
+
+	mu      sync.Mutex
+	left    int
+	running *os.Process
+	killed  bool
+}
+
+func newCrashFront(fake *fixtures.Server, crashes int) (*crashFront, error) {
+	target, err := url.Parse(fake.URL())
+	if err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listen on loopback: %w", err)
+	}
+	f := &crashFront{url: "http://" + l.Addr().String() + target.Path, left: crashes}
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(&url.URL{Scheme: target.Scheme, Host: target.Host}) },
+		ModifyResponse: func(resp *http.Response) error {
+			if resp.Request.Method == http.MethodPost && strings.HasSuffix(resp.Request.URL.Path, "/pulls") && resp.StatusCode == http.StatusCreated && f.crash() {
+				return errDemoCrash
+			}
+			return nil
+		},
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) {
+			// The connection drops as a dying agent's would.
+			if hj, ok := w.(http.Hijacker); ok {
+				if c, _, err := hj.Hijack(); err == nil {
+					c.Close()
+					return
+				}
+			}
+			w.WriteHeader(http.StatusBadGateway)
+		},
+	}
+	f.srv = &http.Server{Handler: proxy, ReadHeaderTimeout: 10 * time.Second}
+	go f.srv.Serve(l) //nolint:errcheck // ends with close
+	return f, nil
+}
+
+var errDemoCrash = errors.New("the agent crashed")
+
+// crash reports whether this create is one the agent dies after, killing
+// the running process when there is one.
+func (f *crashFront) crash() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.left == 0 {
+		return false
+	}
+	f.left--
+	if f.running != nil {
+		_ = f.running.Kill()
+		f.killed = true
+	}
+	return true
+}
+
+func (f *crashFront) close() { f.srv.Close() }
+
+// demoOutcome is how one ghonce process of the demo ended.
+type demoOutcome struct {
+	exit   int
+	killed bool
+	stdout string
+}
+
+// demoRun1 runs ghonce (self) with args and env, as the process front
+// kills when it crashes the agent (front nil: none).
+func demoRun1(ctx context.Context, front *crashFront, self string, args, env []string) (demoOutcome, error) {
+	cmd := exec.CommandContext(ctx, self, args...)
+	cmd.Env = env
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if front == nil {
+		front = &crashFront{}
+	}
+	front.mu.Lock() // a crash before the process is known could not kill it
+	err := cmd.Start()
+	front.running, front.killed = cmd.Process, false
+	front.mu.Unlock()
+	if err != nil {
+		return demoOutcome{}, fmt.Errorf("start %s: %w", self, err)
+	}
+	err = cmd.Wait()
+	front.mu.Lock()
+	o := demoOutcome{exit: cmd.ProcessState.ExitCode(), stdout: stdout.String(), killed: front.killed}
+	front.running = nil
+	front.mu.Unlock()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return o, fmt.Errorf("run %s: %w", self, err)
+	}
+	return o, nil
+}
+
+// demoEnv is the environment without GitHub's, the runner's or ghonce's
+// settings, so the demo's processes never reach a real token or ledger.
+func demoEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(k, "GH_") && !strings.HasPrefix(k, "GITHUB_") && !strings.HasPrefix(k, "GHONCE_") && !strings.HasPrefix(k, "RUNNER_") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }

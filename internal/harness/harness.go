@@ -1,7 +1,8 @@
 // Package harness runs real ghonce processes against the fake GitHub in
 // fixtures and kills them with SIGKILL at the moment the fake has committed a
 // write and before its answer leaves: the crash the seed articles describe.
-// `ghonce demo`, the crash tests and the reliability matrix share it.
+// The crash tests and the reliability matrix share it; `ghonce demo`, which
+// ships, plays its crash itself (internal/cli/demo.go).
 package harness
 
 import (
