@@ -50,6 +50,8 @@ func (Exec) Kind() string { return "exec" }
 func (Exec) Face() Face       { return Face{CLI: []string{"exec"}} }
 func (x Exec) Target() string { return x.Tgt }
 
+func (Exec) aim(target string) (Spec, error) { return Exec{Tgt: target}, nil }
+
 // Unverifiable: without Check nothing can look the command's effect up.
 func (x Exec) Unverifiable() bool { return x.Check == "" }
 

@@ -42,6 +42,10 @@ func (Branch) Face() Face {
 }
 func (Branch) DefaultStep() string { return "branch-create" }
 func (b Branch) Target() string    { return b.Name }
+
+func (Branch) aim(name string) (Spec, error) {
+	return Branch{Name: name}, taskkey.CheckBranchName(name)
+}
 func (b Branch) Validate(string) error {
 	if b.SHA == "" && b.From != "" {
 		if err := taskkey.CheckBranchName(b.Name); err != nil {

@@ -30,6 +30,11 @@ func (Close) Kind() string { return "close" }
 // Face: see Face. Only `ghonce audit --apply` closes.
 func (Close) Face() Face       { return Face{} }
 func (c Close) Target() string { return strconv.Itoa(c.Number) }
+
+func (Close) aim(number string) (Spec, error) {
+	n, err := issueNumber(number)
+	return Close{Number: n}, err
+}
 func (c Close) Validate(string) error {
 	if err := ghcheck.CheckIssueNumber(c.Number); err != nil {
 		return err

@@ -40,6 +40,11 @@ func (Comment) DefaultStep() string { return "issue-comment" }
 // Prepared.legacy).
 func (Comment) formerDefaultSteps() []string { return []string{"pr-comment"} }
 func (c Comment) Target() string             { return strconv.Itoa(c.Number) }
+
+func (Comment) aim(number string) (Spec, error) {
+	n, err := issueNumber(number)
+	return Comment{Number: n}, err
+}
 func (c Comment) Validate(key string) error {
 	if err := ghcheck.CheckIssueNumber(c.Number); err != nil {
 		return err

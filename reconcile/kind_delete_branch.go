@@ -5,6 +5,7 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // DeleteBranch removes a stray branch: one of several `ghonce audit` found
@@ -21,8 +22,12 @@ type DeleteBranch struct {
 func (DeleteBranch) Kind() string { return "branch-delete" }
 
 // Face: see Face. Only `ghonce audit --apply` deletes.
-func (DeleteBranch) Face() Face              { return Face{} }
-func (d DeleteBranch) Target() string        { return d.Name }
+func (DeleteBranch) Face() Face       { return Face{} }
+func (d DeleteBranch) Target() string { return d.Name }
+
+func (DeleteBranch) aim(name string) (Spec, error) {
+	return DeleteBranch{Name: name}, taskkey.CheckBranchName(name)
+}
 func (d DeleteBranch) Validate(string) error { return ghcheck.CheckBranch(d.Name, d.SHA) }
 func (d DeleteBranch) Find(ctx context.Context, env *Env, _ string) effect.Result {
 	return env.GitHub.FindBranchGone(ctx, env.Repo, d.Name, d.SHA)

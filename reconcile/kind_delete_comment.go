@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	"github.com/ghonce/ghonce/effect"
@@ -23,8 +24,16 @@ type DeleteComment struct {
 func (DeleteComment) Kind() string { return "comment-delete" }
 
 // Face: see Face. Only `ghonce audit --apply` deletes.
-func (DeleteComment) Face() Face              { return Face{} }
-func (d DeleteComment) Target() string        { return strconv.FormatInt(d.ID, 10) }
+func (DeleteComment) Face() Face       { return Face{} }
+func (d DeleteComment) Target() string { return strconv.FormatInt(d.ID, 10) }
+
+func (DeleteComment) aim(id string) (Spec, error) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return nil, &InvalidError{Field: "id", Problem: fmt.Sprintf("%q is not a number", id), Want: "a comment's id"}
+	}
+	return DeleteComment{ID: n}, ghcheck.CheckCommentID(n)
+}
 func (d DeleteComment) Validate(string) error { return ghcheck.CheckCommentID(d.ID) }
 func (d DeleteComment) Find(ctx context.Context, env *Env, _ string) effect.Result {
 	return env.GitHub.FindCommentGone(ctx, env.Repo, d.ID)

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -40,6 +41,11 @@ func (File) Face() Face {
 // DefaultStep: see DefaultStepper.
 func (File) DefaultStep() string { return "file-put" }
 func (f File) Target() string    { return f.Branch + ":" + f.Path }
+
+func (File) aim(target string) (Spec, error) {
+	branch, path, _ := strings.Cut(target, ":") // a branch name holds no ":"
+	return File{Branch: branch, Path: path}, ghcheck.CheckFile(branch, path)
+}
 func (f File) Validate(string) error {
 	if err := ghcheck.CheckFile(f.Branch, f.Path); err != nil {
 		return err

@@ -35,17 +35,21 @@ func (PR) Face() Face {
 // DefaultStep: see DefaultStepper.
 func (PR) DefaultStep() string { return "pr-create" }
 func (p PR) Target() string    { return p.Base }
+func (PR) aim(base string) (Spec, error) {
+	if base == "" {
+		return nil, empty("base", "the branch to merge into")
+	}
+	return PR{Base: base}, taskkey.CheckBranchName(base)
+}
 func (p PR) Validate(key string) error {
+	if _, err := p.aim(p.Base); err != nil {
+		return err
+	}
 	switch {
-	case p.Base == "":
-		return empty("base", "the branch to merge into")
 	case p.Head == "":
 		return empty("head", "the branch that holds the change")
 	case blank(p.Title):
 		return empty("title", "a title (only white space is none)")
-	}
-	if err := taskkey.CheckBranchName(p.Base); err != nil {
-		return err
 	}
 	if err := ghcheck.CheckHead(p.Head); err != nil {
 		return err

@@ -57,6 +57,8 @@ func (c ToolCall) Target() string {
 	return c.ArgsSHA256[:32]
 }
 
+func (ToolCall) aim(target string) (Spec, error) { return ToolCall{ArgsSHA256: target}, nil }
+
 func (c ToolCall) Validate(string) error {
 	switch {
 	case strings.TrimSpace(c.Tool) == "":

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ghonce/ghonce/effect"
@@ -123,6 +124,44 @@ func KeyOf(a Action) (string, error) {
 		}
 	}
 	return taskkey.Key(id), nil
+}
+
+// KeyOfTarget is KeyOf an action of kind on target (Spec.Target, e.g. a
+// pull request's base), for a caller that has the target and not the
+// description (`ghonce key`). The target is checked as the kind's
+// Validate checks it, so a target an acting verb refuses is refused here,
+// in the same words. a.Spec is not read. Its error is an *InvalidError.
+func KeyOfTarget(kind, target string, a Action) (string, error) {
+	mk, ok := kinds[kind]
+	if !ok {
+		return "", &InvalidError{Field: "kind", Problem: fmt.Sprintf("%q is not a kind", kind), Want: "one of " + strings.Join(Kinds(), ", ")}
+	}
+	a.Spec = mk()
+	if t, ok := a.Spec.(aimer); ok {
+		spec, err := t.aim(target)
+		if err != nil {
+			return "", invalid(err)
+		}
+		a.Spec = spec
+	} else if target != "" {
+		return "", &InvalidError{Field: "target", Problem: fmt.Sprintf("is %q, but a %s's key has none", target, kind), Want: "no target"}
+	}
+	return KeyOf(a)
+}
+
+// aimer is a kind whose key depends on a target: aim is its description
+// holding only target, or the error its Validate gives for that target.
+type aimer interface {
+	aim(target string) (Spec, error)
+}
+
+// issueNumber is an issue's or pull request's number written out.
+func issueNumber(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, &InvalidError{Field: "number", Problem: fmt.Sprintf("%q is not a number", s), Want: "an issue's or pull request's number"}
+	}
+	return n, ghcheck.CheckIssueNumber(n)
 }
 
 // DefaultStep is the step of an action of spec's kind that names none

@@ -48,7 +48,7 @@ the first comment back.
 
 func commentRun(ctx context.Context, opts *commentOptions) error {
 	n, err := strconv.Atoi(opts.Number)
-	if err != nil || n <= 0 {
+	if err != nil { // a number Prepare refuses (0) is its to word
 		return usagef("invalid number %q: want the issue or pull request number, e.g. 42", opts.Number)
 	}
 	return actWithBody(ctx, actOptions{f: opts.f, flags: opts.Act}, &opts.Body, func(body string) reconcile.Spec {

@@ -117,7 +117,7 @@ func TestKeyRefusesAnUnknownKind(t *testing.T) {
 	t.Parallel()
 	w := newCLIWorld(t)
 	o := w.run("", nil, "key", "--task", "T", "--step", "s", "--kind", "pull-request", "--repo", testRepo)
-	if o.code != ExitUsage || o.stdout != "" || !strings.Contains(o.stderr, `unknown --kind "pull-request"`) || !strings.Contains(o.stderr, "pr,") {
+	if o.code != ExitUsage || o.stdout != "" || !strings.Contains(o.stderr, `--kind "pull-request" is not a kind`) || !strings.Contains(o.stderr, "pr,") {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 naming the kinds", o.code, o.stdout, o.stderr)
 	}
 }

@@ -633,3 +633,32 @@ func TestInvalidInputNamesTheFrontsField(t *testing.T) {
 		t.Errorf("%d issues and pull requests after bad input, want 0", n)
 	}
 }
+
+// `ghonce key` derives keys through the acting verbs' door: a target they
+// refuse is refused (exit 2) in the same words, not printed as a key no
+// verb would use.
+func TestKeyRefusesWhatTheVerbRefuses(t *testing.T) {
+	w := newCLIWorld(t)
+	message := func(args ...string) string {
+		t.Helper()
+		o := w.run("", nil, append(args, "--task", "T", "--repo", testRepo, "--json")...)
+		var f failure.Failure
+		if err := json.Unmarshal([]byte(o.stdout), &f); err != nil || o.code != ExitUsage {
+			t.Fatalf("%v: exit %d, stdout %q; want exit 2 and a failure", args, o.code, o.stdout)
+		}
+		return f.Error.Message
+	}
+	for _, tc := range []struct{ verb, key []string }{
+		{[]string{"pr", "create", "--base", "bad..branch", "--head", "fix", "--title", "t", "--body", "b"}, []string{"key", "--kind", "pr", "--target", "bad..branch"}},
+		{[]string{"branch", "create", "bad..branch", "--from", "main"}, []string{"key", "--kind", "branch", "--target", "bad..branch"}},
+		{[]string{"file", "put", "../x", "--branch", "main", "-m", "m", "--content", "x"}, []string{"key", "--kind", "file", "--target", "main:../x"}},
+		{[]string{"issue", "comment", "0", "--body", "b"}, []string{"key", "--kind", "comment", "--target", "0"}},
+	} {
+		if verb, key := message(tc.verb...), message(tc.key...); verb != key {
+			t.Errorf("%v says %q, %v says %q; want the same", tc.verb, verb, tc.key, key)
+		}
+	}
+	if got := message("key", "--kind", "pr"); !strings.Contains(got, "--target is empty") {
+		t.Errorf("a pr key without a target: %q; want it to name --target", got)
+	}
+}

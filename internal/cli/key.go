@@ -3,13 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/reconcile"
-	"github.com/ghonce/ghonce/taskkey"
 )
 
 // keyOptions is `ghonce key`.
@@ -25,7 +24,7 @@ type keyOptions struct {
 func newCmdKey(f *factory, runF func(*keyOptions) error) *cobra.Command {
 	opts := &keyOptions{f: f}
 	c := &cobra.Command{
-		Use:   "key --task T --step S --kind K [--repo O/R] [--target X]",
+		Use:   "key --task T [--step S] --kind K [--repo O/R] [--target X]",
 		Short: "Print the key of an action, for scripts",
 		Long: `Print the key ghonce derives for an action. The target is the kind's part of
 the identity: the base branch for pr, the issue number for comment, the branch
@@ -39,7 +38,7 @@ name for branch, BRANCH:PATH for file, --target for exec, empty for issue.`,
 	c.Flags().StringVar(&opts.Target, "target", "", "the kind's target (see above)")
 	addRepoFlag(c, &opts.Repo)
 	addTaskFlag(c, &opts.Task)
-	addStepFlag(c, &opts.Step, "required")
+	addStepFlag(c, &opts.Step, "")
 	addJSONFlag(c, &opts.JSON)
 	return c
 }
@@ -50,23 +49,30 @@ func keyRun(_ context.Context, opts *keyOptions) error {
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(reconcile.Kinds(), opts.Kind) {
-		return usagef("unknown --kind %q: want one of %s (a typo would print the key of an action no verb performs)", opts.Kind, strings.Join(reconcile.Kinds(), ", "))
-	}
 	repo := ""
 	if reconcile.IsGitHubKind(opts.Kind) {
 		if repo, err = opts.Repo.orEnv(f.sys.Getenv); err != nil {
 			return err
 		}
 	}
-	id := taskkey.Identity{Task: task, Step: opts.Step.or(""), Kind: opts.Kind, Repo: repo, Target: opts.Target}
-	if err := id.Validate(); err != nil {
-		return usage(err)
+	// Through the acting verbs' door: a target they refuse is refused.
+	key, err := reconcile.KeyOfTarget(opts.Kind, opts.Target, reconcile.Action{Task: task, Step: string(opts.Step), Repo: repo})
+	if err != nil {
+		return effect.Named(err, keyFlag)
 	}
-	key := taskkey.Key(id)
 	if opts.JSON {
 		return f.writeJSON(keyJSON{outcomeJSON: succeeded(), Key: key})
 	}
 	fmt.Fprintln(f.sys.Out, key)
 	return nil
+}
+
+// keyFlag is the flag of `ghonce key` that carries field: the target is
+// every field of the kind's that its key depends on.
+func keyFlag(field string) string {
+	switch field {
+	case "task", "step", "repo", "kind":
+		return flagName(field)
+	}
+	return "--target"
 }

@@ -76,9 +76,10 @@ func (s *Server) addReadTools() {
 		Name: "ghonce_status", Title: "What this task has done (ghonce)", Annotations: readOnly("What this task has done (ghonce)"),
 		Description: "List this task's ghonce ledger entries: every write tool call made so far, its status (done, attempting, failed) and what it made. Call it after a restart to see what is already done before you act again; it reads only the local ledger, never GitHub.",
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in StatusArgs) (*sdk.CallToolResult, StatusOutput, error) {
+		handled(ctx)
 		out, err := s.status(ctx, in)
 		if err != nil {
-			return nil, StatusOutput{}, err
+			return nil, StatusOutput{}, toolError(err)
 		}
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: statusText(out)}}}, out, nil
 	})
@@ -86,9 +87,10 @@ func (s *Server) addReadTools() {
 		Name: "ghonce_key", Title: "Key of a call (ghonce)", Annotations: readOnly("Key of a call (ghonce)"),
 		Description: "Return the key a write tool call would use (from its task, step, repository and target), and that key's status in the ledger. Two calls with the same key happen once.",
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in KeyArgs) (*sdk.CallToolResult, KeyOutput, error) {
+		handled(ctx)
 		out, err := s.key(ctx, in)
 		if err != nil {
-			return nil, KeyOutput{}, err
+			return nil, KeyOutput{}, toolError(err)
 		}
 		text := fmt.Sprintf("key %s (task %q, step %q, %s %s %s): %s", out.Key, out.Task, out.Step, out.Kind, out.Repo, out.Target, out.Status)
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
@@ -177,10 +179,8 @@ func (s *Server) key(ctx context.Context, in KeyArgs) (KeyOutput, error) {
 			return KeyOutput{}, err
 		}
 	}
-	if t := a.Spec.Target(); in.Tool != "create_issue" && in.Tool != "issue_write" && (t == "" || strings.HasPrefix(t, ":") || strings.HasSuffix(t, ":")) {
-		return KeyOutput{}, invalid(fmt.Errorf("%s's key depends on its target: pass base (create_pull_request), issue_number (add_issue_comment), branch (create_branch) or branch and path (create_or_update_file)", in.Tool))
-	}
-	k, err := reconcile.KeyOf(a)
+	// Through the write tools' door: a target they refuse is refused.
+	k, err := reconcile.KeyOfTarget(a.Spec.Kind(), a.Spec.Target(), a)
 	if err != nil {
 		return KeyOutput{}, invalid(err)
 	}

@@ -434,9 +434,15 @@ func TestErrorsAreToolErrors(t *testing.T) {
 	w.fails("create_issue", map[string]any{"owner": "o/x", "repo": name, "title": "T"}, "invalid arguments", "owner and repo", "not a repository")
 	w.fails("create_branch", args("branch", "x", "from_branch", "no-such-branch"), `"no-such-branch"`, "no such branch, tag or commit", "nothing was created")
 	w.fails("ghonce_key", args("tool", "delete_repository"), "unknown tool")
-	w.fails("ghonce_key", args("tool", "create_pull_request"), "invalid arguments", "pass base")
+	w.fails("ghonce_key", args("tool", "create_pull_request"), "invalid arguments: base is empty")
 	w.fails("ghonce_key", args("tool", "add_issue_comment"), "invalid arguments", "issue_number")
-	w.fails("ghonce_key", args("tool", "create_or_update_file", "branch", "main"), "invalid arguments", "branch and path")
+	w.fails("ghonce_key", args("tool", "create_or_update_file", "branch", "main"), "invalid arguments", `invalid path ""`)
+	// ghonce_key refuses a target the write tool refuses, in its words.
+	write := w.fails("create_branch", args("branch", "bad..branch"), "invalid arguments")
+	key := w.fails("ghonce_key", args("tool", "create_branch", "branch", "bad..branch"), "invalid arguments")
+	if first := func(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }; first(write) != first(key) || strings.Count(key, "invalid arguments") != 1 {
+		t.Errorf("create_branch says %q, ghonce_key %q; want the same words, once", write, key)
+	}
 
 	// A branch of that name at an unrelated commit is someone else's.
 	w.fake.SetRef(owner, name, "taken", w.fake.AddOrphanCommit(owner, name))

@@ -232,6 +232,7 @@ func (s *Server) addWriteTools() error {
 		gt.OutputSchema = out
 		takes := argNames(gt)
 		s.srv.AddTool(gt, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			handled(ctx)
 			if res, ok := s.serveGuarded(ctx, g, takes, req, false); ok {
 				return res, nil
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync/atomic"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -34,12 +35,13 @@ func argName(field string) string {
 // not fit the tool's input schema: a wrong type, a missing or an unknown
 // property) the shape of every other tool error: "invalid arguments: ..."
 // and the last line with the kind, the CLI's exit code and, when the
-// arguments still name one, the key. A tool error of ghonce's own already
-// ends with that line and is left alone.
+// arguments still name one, the key. A call one of ghonce's own handlers
+// took (handled) already has that shape and is left alone.
 func (s *Server) schemaErrors(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-		res, err := next(ctx, method, req)
-		if method != "tools/call" || err != nil {
+		var took atomic.Bool
+		res, err := next(context.WithValue(ctx, handledKey{}, &took), method, req)
+		if method != "tools/call" || err != nil || took.Load() {
 			return res, err
 		}
 		tr, ok := res.(*sdk.CallToolResult)
@@ -52,11 +54,7 @@ func (s *Server) schemaErrors(next sdk.MethodHandler) sdk.MethodHandler {
 				texts = append(texts, t.Text)
 			}
 		}
-		msg := strings.Join(texts, "\n")
-		if i := strings.LastIndex(msg, "\n["); i >= 0 && strings.Contains(msg[i:], "the CLI's exit") {
-			return res, err
-		}
-		var verr error = invalid(errors.New(msg + " (see the tool's input schema)"))
+		var verr error = invalid(errors.New(strings.Join(texts, "\n") + " (see the tool's input schema)"))
 		if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok {
 			if key := s.keyOfRaw(ctx, p.Name, p.Arguments); key != "" {
 				verr = &failure.Keyed{Key: key, Err: verr}
@@ -64,6 +62,16 @@ func (s *Server) schemaErrors(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		tr.Content = []sdk.Content{&sdk.TextContent{Text: withKind(verr, verr).Error()}}
 		return tr, nil
+	}
+}
+
+type handledKey struct{}
+
+// handled records that one of ghonce's handlers took the call of ctx, so
+// its tool error is its own (toolError), not the SDK's.
+func handled(ctx context.Context) {
+	if took, ok := ctx.Value(handledKey{}).(*atomic.Bool); ok {
+		took.Store(true)
 	}
 }
 
