@@ -13,6 +13,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // ghWorld is a world with ghonce installed as gh (`ghonce shim DIR`) in
@@ -417,20 +418,31 @@ func TestGhShimGuardsGhsAliases(t *testing.T) {
 	}
 }
 
-// gh pr create -a -r -m, killed at the create's commit or between the
-// edits that follow it, and rerun: one pull request, with its assignee,
-// reviewer and milestone each sent once, and the rerun prints its URL.
+// gh pr create -a -r -m, killed at the create's commit, at its labels'
+// (which go out beside the edits, once the create is answered) or between
+// the edits, and rerun with the ledger kept or lost: one pull request,
+// labelled, with its assignee, reviewer and milestone each sent once, and
+// the rerun prints its URL.
 func TestGhShimKilledBeforeTheEditsRerunFinishesThem(t *testing.T) {
-	for _, tc := range []struct {
+	type killCase struct {
 		name string
 		kill func(c *fixtures.Commit) bool
-	}{
-		{"at the create", func(c *fixtures.Commit) bool {
+		lose bool
+	}
+	var cases []killCase
+	for _, tc := range []killCase{
+		{name: "at the create", kill: func(c *fixtures.Commit) bool {
 			return c.Kind == fixtures.KindPull && c.Method == "POST" && strings.HasSuffix(c.Path, "/pulls")
 		}},
-		{"at the assignee", func(c *fixtures.Commit) bool { return strings.HasSuffix(c.Path, "/assignees") }},
-		{"at the review request", func(c *fixtures.Commit) bool { return strings.HasSuffix(c.Path, "/requested_reviewers") }},
+		{name: "at the assignee", kill: func(c *fixtures.Commit) bool { return strings.HasSuffix(c.Path, "/assignees") }},
+		{name: "at the review request", kill: func(c *fixtures.Commit) bool { return strings.HasSuffix(c.Path, "/requested_reviewers") }},
+		{name: "at the labels", kill: func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindLabel && c.Number != 0 }},
 	} {
+		cases = append(cases, tc)
+		tc.lose, tc.name = true, tc.name+" with the ledger lost"
+		cases = append(cases, tc)
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			w := newGhWorld(t)
@@ -440,6 +452,9 @@ func TestGhShimKilledBeforeTheEditsRerunFinishesThem(t *testing.T) {
 			args := []string{"pr", "create", "-t", "Fix #42", "-b", "Generated fix.", "-a", "monalisa", "-r", "hubot", "-m", "v1"}
 			if o := w.gh(tc.kill, w.ghEnv(), args...); !o.Killed {
 				t.Fatalf("want it killed %s, got exit %d\nstdout: %s\nstderr: %s", tc.name, o.Exit, o.Stdout, o.Stderr)
+			}
+			if tc.lose {
+				w.deleteLedger()
 			}
 			o := w.gh(nil, w.ghEnv(), args...)
 			wantExit(t, o, 0, "rerun gh "+strings.Join(args, " "))
@@ -455,6 +470,9 @@ func TestGhShimKilledBeforeTheEditsRerunFinishesThem(t *testing.T) {
 			p := ours[0]
 			if url := w.fake.WebURL() + repo + "/pull/" + strconv.Itoa(p.Number) + "\n"; o.Stdout != url {
 				t.Fatalf("rerun stdout %q, want %q", o.Stdout, url)
+			}
+			if !slices.Contains(p.Labels, taskkey.Label(w.key("ISSUE-42", "pr-create", "pr", "main"))) {
+				t.Fatalf("labels %q, want the key's", p.Labels)
 			}
 			if !slices.Equal(p.Assignees, []string{"monalisa"}) || !slices.Equal(p.Reviewers, []string{"hubot"}) || p.Milestone != "v1" {
 				t.Fatalf("assignees %q, review requests %q, milestone %q; want monalisa, hubot, v1", p.Assignees, p.Reviewers, p.Milestone)
