@@ -242,9 +242,8 @@ type step struct{ task, step string }
 
 // WithStep returns ctx carrying the task and step that key the writes made
 // with it. An empty step means the kind's default, the same through every
-// front (reconcile.DefaultStep: "pr-create", "issue-create",
-// "issue-comment", "branch-create", "file-put"): two writes of one kind in
-// one task need their own steps.
+// front (the package doc lists them): two writes of one kind in one task
+// need their own steps.
 // The task names the work (an issue, a job), never a time or a random
 // value: a rerun must carry the same one.
 func WithStep(ctx context.Context, task, stepName string) context.Context {

@@ -16,7 +16,9 @@ import (
 // engine instead of sending it upstream.
 type guard struct {
 	// carries are the arguments ghonce's kind carries, besides owner, repo,
-	// task and step. A call with any other argument is refused, saying
+	// task and step, by github-mcp-server's names (issue_number,
+	// from_branch), which are not always GitHub's REST names the kind's
+	// Face declares (reconcile.BodyFields): the MCP front's own vocabulary. A call with any other argument is refused, saying
 	// which: ghonce cannot make that part happen once.
 	carries []string
 	// needs are the carried arguments the kind cannot act without: an
