@@ -17,7 +17,6 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/reconcile"
-	"github.com/ghonce/ghonce/taskkey"
 )
 
 // Where names the repository, as github-mcp-server's tools do.
@@ -336,9 +335,6 @@ func issueNumber(n float64) (int, error) {
 // (from_branch may have moved since, and the branch that attempt may have
 // made must still count as ours).
 func branchSpec(in CreateBranchArgs) (reconcile.Spec, error) {
-	if err := taskkey.CheckBranchName(in.Branch); err != nil {
-		return nil, invalid(err)
-	}
 	from := in.FromBranch
 	if from == "" {
 		from = "HEAD" // GET /repos/{o}/{r}/commits/HEAD: the default branch's head
