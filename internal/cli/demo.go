@@ -88,7 +88,7 @@ func demoRun(ctx context.Context, opts *demoOptions) error {
 	if err != nil {
 		return fmt.Errorf("demo with ghonce: %w", err)
 	}
-	fmt.Fprintf(out, "\nWith ghonce: %d runs of `ghonce pr create`, each killed with SIGKILL the moment GitHub creates a PR (as above), %d pull request:\n", crashes+1, len(once))
+	fmt.Fprintf(out, "\nWith ghonce: %d runs of `ghonce pr create`, each to be killed with SIGKILL the moment GitHub creates a PR (as above), %d pull request:\n", crashes+1, len(once))
 	for _, pr := range once {
 		fmt.Fprintf(out, "  #%d  %-32s %s\n", pr.Number, pr.Head, pr.Title)
 	}
