@@ -474,13 +474,57 @@ func TestActionStepDoesNotAssumeActionsBotForAnotherToken(t *testing.T) {
 	writes := w.fake.Writes()
 	o := j.actionStep(a, map[string]string{"command": "issue-comment", "number": strconv.Itoa(n), "body": "hi", "token": appToken}, nil)
 	wantExit(t, o, 1, "an App's token as the action's token")
-	if !strings.Contains(o.Stderr, "--trust-author") || w.fake.Writes() != writes {
-		t.Fatalf("want exit 1 asking for --trust-author and no write:\n%s", o.Stderr)
+	if !strings.Contains(o.Stderr, "::error title=ghonce (exit 1)::") || !strings.Contains(o.Stderr, "set trust-author: ") || strings.Contains(o.Stderr, "--trust-author") || w.fake.Writes() != writes {
+		t.Fatalf("want exit 1 asking for the input trust-author: (not the flag) and no write:\n%s", o.Stderr)
 	}
 	// With the App's login trusted, it works.
 	o = j.actionStep(a, map[string]string{"command": "issue-comment", "number": strconv.Itoa(n), "body": "hi", "token": appToken, "trust-author": "other-app[bot]"}, nil)
 	wantExit(t, o, 0, "with trust-author")
 	if out := j.outputs(); out["outcome"] != "created" {
 		t.Fatalf("outputs %q", out)
+	}
+}
+
+// Advice that names a flag, as an Actions user sees it. Through the ghonce
+// action's own step, a re-run with reworded text (a retry) gets a
+// ::warning:: annotation that names the input on-change:, and a run whose
+// text reads as another act gets an ::error:: naming the inputs step: and
+// on-change:, no flag in either. A `run: ghonce ...` step in the same job
+// types flags, so its warning, an annotation too, names --on-change.
+func TestActionsAdviceNamesTheActionsInputs(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
+	j := newJob(w, fmt.Sprintf(`{"issue":{"number":%d}}`, n))
+	a := readAction(t)
+	inputs := map[string]string{"command": "issue-create", "title": "Crash on start", "body": "First wording.", "token": actionsToken}
+	wantExit(t, j.actionStep(a, inputs, nil), 0, "issue-create through the action")
+
+	flag := regexp.MustCompile(`--(on-change|step)\b`)
+	warning := regexp.MustCompile(`(?m)^::warning title=ghonce::(.*)$`)
+	inputs["title"], inputs["body"] = "Crash on start (retry)", "Second wording."
+	o := j.actionStep(a, inputs, nil)
+	wantExit(t, o, 0, "a reworded re-run through the action")
+	m := warning.FindStringSubmatch(o.Stderr)
+	if m == nil || !strings.Contains(m[1], "on-change: update") || flag.MatchString(m[1]) {
+		t.Fatalf("a reworded re-run through the action: want a ::warning:: naming the input on-change: and no flag; stderr:\n%s", o.Stderr)
+	}
+	if strings.Contains(o.Stderr, "ghonce: warning:") {
+		t.Errorf("the warning is a plain line as well as an annotation:\n%s", o.Stderr)
+	}
+
+	inputs["title"], inputs["body"] = "Add a dark mode to the settings page", "Another act."
+	o = j.actionStep(a, inputs, nil)
+	wantExit(t, o, 1, "a run that reads as another act through the action")
+	e := regexp.MustCompile(`(?m)^::error title=ghonce \(exit 1\)::(.*)$`).FindStringSubmatch(o.Stderr)
+	if e == nil || !strings.Contains(e[1], "another step:") || !strings.Contains(e[1], "on-change: warn") || flag.MatchString(o.Stderr) {
+		t.Fatalf("another act through the action: want an ::error:: naming the inputs step: and on-change:, and no flag anywhere; stderr:\n%s", o.Stderr)
+	}
+
+	// A run: step calls the CLI with flags: its advice names them.
+	o = j.run(nil, "issue", "create", "--title", "Crash on start, again", "--body", "Third wording.")
+	wantExit(t, o, 0, "a reworded re-run in a run: step")
+	if m := warning.FindStringSubmatch(o.Stderr); m == nil || !strings.Contains(m[1], "--on-change update") {
+		t.Fatalf("a reworded re-run in a run: step: want a ::warning:: naming --on-change; stderr:\n%s", o.Stderr)
 	}
 }

@@ -237,7 +237,7 @@ func (f *factory) printResult(r *reconcile.Result, asJSON bool) error {
 		fmt.Fprintln(f.sys.Err, "ghonce: this run's payload differs from the one that made it; nothing new was created")
 	}
 	if r.Warning != "" {
-		fmt.Fprintln(f.sys.Err, "ghonce: warning: "+r.Warning)
+		f.warn(r.Warning)
 	}
 	switch {
 	case r.URL != "":

@@ -187,10 +187,29 @@ func annotateForActions(sys IO, code int, err error) {
 			msg = fmt.Sprintf("ghonce exited %d; see the log above.", code)
 		}
 	}
-	secrets := []string{sys.Getenv("GH_TOKEN"), sys.Getenv("GITHUB_TOKEN"), sys.Getenv("GHONCE_APP_PRIVATE_KEY"), sys.Getenv("PGPASSWORD"), sys.Getenv(actions.JobTokenEnv)}
+	msg = actions.Advice(sys.Getenv, msg)
+	secrets := actionsSecrets(sys.Getenv)
 	fmt.Fprintln(sys.Err, actions.Annotate(code, msg, secrets))
 	line := fmt.Sprintf("- ghonce **failed** (exit %d): %s", code, strings.ReplaceAll(actions.Scrub(msg, secrets), "\n", " "))
 	if err := actions.AppendSummary(env.Summary, line); err != nil {
 		fmt.Fprintln(sys.Err, "ghonce: "+err.Error())
 	}
+}
+
+// actionsSecrets are the values a workflow command must not show.
+func actionsSecrets(getenv func(string) string) []string {
+	return []string{getenv("GH_TOKEN"), getenv("GITHUB_TOKEN"), getenv("GHONCE_APP_PRIVATE_KEY"), getenv("PGPASSWORD"), getenv(actions.JobTokenEnv)}
+}
+
+// warn tells the user of a run that succeeded with a warning: a line on
+// stderr, or inside GitHub Actions a ::warning:: annotation, which the
+// run's page shows (a plain line is seen only by whoever opens the log),
+// its advice in the action's inputs' words when the ghonce action runs
+// this process ("on-change: update", not "--on-change update").
+func (f *factory) warn(msg string) {
+	if _, ok := actions.Detect(f.sys.Getenv); ok {
+		fmt.Fprintln(f.sys.Err, actions.Warn(actions.Advice(f.sys.Getenv, msg), actionsSecrets(f.sys.Getenv)))
+		return
+	}
+	fmt.Fprintln(f.sys.Err, "ghonce: warning: "+msg)
 }

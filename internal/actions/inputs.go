@@ -1,0 +1,82 @@
+package actions
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ViaActionEnv is set to "true" by action.yml's ghonce step: the process
+// runs as the ghonce action, whose user writes inputs under with:, not
+// flags. A `run: ghonce ...` step in a workflow does not set it, and its
+// advice keeps naming flags.
+const ViaActionEnv = "GHONCE_VIA_ACTION"
+
+// ViaAction reports whether the ghonce action's own step runs this process
+// (inside GitHub Actions, with ViaActionEnv set by action.yml).
+func ViaAction(getenv func(string) string) bool {
+	_, ok := Detect(getenv)
+	return ok && getenv(ViaActionEnv) == "true"
+}
+
+// inputWords puts the CLI's advice ("--on-change update", "pass --base")
+// in the words of action.yml's inputs ("on-change: update", "set base:").
+// Advice no input can follow (--wait) is dropped. Phrases, not flags alone:
+// a command a person runs elsewhere (`ghonce resolve KEY --done`) keeps its
+// flags.
+var inputWords = strings.NewReplacer(
+	"invalid --on-change", "invalid on-change:",
+	"--on-change update", "on-change: update",
+	"--on-change fail", "on-change: fail",
+	"--on-change warn", "on-change: warn",
+	"another --step", "another step:",
+	"(e.g. --step ", "(e.g. step: ",
+	"pass --base", "set the base: input",
+	"check --base", "check base:",
+	"pass --head BRANCH", "set the head: input",
+	"pass --head", "set the head: input",
+	"(--head)", "(head:)",
+	"pass --title", "set the title: input",
+	"pass the comment's text with --body or --body-file", "pass the comment's text in body: or body-file:",
+	"pass --body TEXT or --body-file FILE", "set body: or body-file:",
+	"give only one of --body or --body-file", "give only one of body: or body-file:",
+	"pass --from BRANCH, TAG or SHA", "set from: to a branch, tag or SHA",
+	"(or use --from REF)", "(or use from:)",
+	"check --from", "check from:",
+	"(--from ", "(from: ",
+	"pass --repo OWNER/NAME or set GH_REPO", "set repo: to OWNER/NAME",
+	"pass --repo OWNER/NAME to find it, or --app-installation-id", "set github-app-installation-id:",
+	"pass --repo OWNER/NAME", "set repo: to OWNER/NAME",
+	"check --repo", "check repo:",
+	"the number and --repo", "number: and repo:",
+	"pass --trust-author ", "set trust-author: ",
+	"or --trust-author LOGIN", "or trust-author: LOGIN",
+	"pass --task ID or set GHONCE_TASK", "set task:",
+	"pass --message", "set the message: input",
+	"pass --content TEXT or --content-file FILE", "set content-file:",
+	"pass --ledger PATH or set GHONCE_LEDGER", "set ledger:",
+	"(--ledger PATH or GHONCE_LEDGER chooses the ledger)", "(ledger: chooses the ledger)",
+	"(--ledger, GHONCE_LEDGER)", "(ledger:)",
+	"longer than --stale", "longer than stale:",
+	"(--app-id, GHONCE_APP_ID)", "(github-app-id:)",
+	"pass --app-private-key-file FILE or set GHONCE_APP_PRIVATE_KEY to the PEM text", "set github-app-private-key: to the PEM text (from a secret)",
+	"(--app-installation-id)", "(github-app-installation-id:)",
+	", or raise --wait", "",
+	" (or raise --wait)", "",
+)
+
+// Advice is msg, advice written for the CLI, in the words of the action's
+// inputs when the ghonce action runs this process (ViaAction); msg as it
+// is otherwise.
+func Advice(getenv func(string) string, msg string) string {
+	if !ViaAction(getenv) {
+		return msg
+	}
+	return inputWords.Replace(msg)
+}
+
+// Warn returns the workflow command that shows msg as a warning on the
+// run's page (::warning::), scrubbed of secrets and escaped as Annotate's
+// messages are.
+func Warn(msg string, secrets []string) string {
+	return fmt.Sprintf("::warning title=%s::%s", escapeProperty("ghonce"), escapeData(Scrub(msg, secrets)))
+}

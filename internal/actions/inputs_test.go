@@ -1,0 +1,58 @@
+package actions
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The CLI's advice that names a flag with an input of the same meaning, as
+// the ghonce action's user reads it: the input, never the flag; outside
+// the action (a run: step types flags), as it is.
+func TestAdviceNamesTheInputs(t *testing.T) {
+	via := func(k string) string {
+		return map[string]string{"GITHUB_ACTIONS": "true", ViaActionEnv: "true"}[k]
+	}
+	runStep := func(k string) string { return map[string]string{"GITHUB_ACTIONS": "true"}[k] }
+	flag := regexp.MustCompile(`--[a-z]`)
+	for _, c := range []struct{ msg, want string }{
+		{"this run's title differs from what made issue #2, which was left as it is (--on-change update edits it, --on-change fail stops)", "(on-change: update edits it, on-change: fail stops)"},
+		{"use another --step for a new issue (e.g. --step issue-create-x), or --on-change warn to accept the first one", "use another step: for a new issue (e.g. step: issue-create-x), or on-change: warn to accept the first one"},
+		{"invalid --on-change \"x\": want auto, warn, fail or update", "invalid on-change: \"x\""},
+		{"base branch is empty: pass --base", "set the base: input"},
+		{"head branch is empty: pass --head", "set the head: input"},
+		{"title is empty: pass --title (a title of only whitespace is no title)", "set the title: input"},
+		{"body is empty: pass the comment's text with --body or --body-file (a body of only whitespace is a comment GitHub shows as empty)", "in body: or body-file:"},
+		{"no body: pass --body TEXT or --body-file FILE", "set body: or body-file:"},
+		{"start ref is empty: pass --from BRANCH, TAG or SHA", "set from:"},
+		{"resolve commit \"x\" in o/r: no such branch, tag or commit: check --from", "check from:"},
+		{"repository o/nope does not exist, or this token cannot see it: check --repo and the token's access", "check repo:"},
+		{"base branch dev does not exist in o/r: check --base", "check base:"},
+		{"; if that is your bot or app, pass --trust-author x[bot]", "set trust-author: x[bot]"},
+		{"no task: pass --task ID or set GHONCE_TASK (an id that names the work)", "set task:"},
+		{"commit message is empty: pass --message", "set the message: input"},
+		{"in progress elsewhere: k is held by process 1 on h (waited 30s); rerun later, or raise --wait", "rerun later"},
+		{"ledger entries have been attempting longer than --stale: a person is needed", "longer than stale:"},
+		{"GitHub App 7 has no private key: pass --app-private-key-file FILE or set GHONCE_APP_PRIVATE_KEY to the PEM text", "set github-app-private-key:"},
+	} {
+		got := Advice(via, c.msg)
+		if !strings.Contains(got, c.want) || flag.MatchString(got) {
+			t.Errorf("through the action:\n %s\nbecame\n %s\nwant it to say %q and name no flag", c.msg, got, c.want)
+		}
+		if got := Advice(runStep, c.msg); got != c.msg {
+			t.Errorf("in a run: step, %q became %q, want it as it is", c.msg, got)
+		}
+	}
+	// A command a person runs elsewhere keeps its flags.
+	msg := "run `ghonce status`, then `ghonce resolve KEY --done` or `--retry`"
+	if got := Advice(via, msg); got != msg {
+		t.Errorf("%q became %q", msg, got)
+	}
+}
+
+func TestWarnIsAnAnnotation(t *testing.T) {
+	got := Warn("left as it is: 100% ghp_0123456789abcdefghij0123\nsecond line", nil)
+	if got != "::warning title=ghonce::left as it is: 100%25 [REDACTED]%0Asecond line" {
+		t.Fatalf("Warn = %q", got)
+	}
+}
