@@ -48,6 +48,8 @@ var inputWords = strings.NewReplacer(
 	"pass --repo OWNER/NAME", "set repo: to OWNER/NAME",
 	"check --repo", "check repo:",
 	"the number and --repo", "number: and repo:",
+	"start ghonce with --trust-author LOGIN, the login that authors its artifacts", "set trust-author: LOGIN, the login that authors its artifacts",
+	"start ghonce with --trust-author ", "set trust-author: ",
 	"pass --trust-author ", "set trust-author: ",
 	"or --trust-author LOGIN", "or trust-author: LOGIN",
 	"pass --task ID or set GHONCE_TASK", "set task:",
