@@ -20,7 +20,18 @@ func repoRef(s, apiBase string) (string, error) {
 		if api == "" {
 			api = "https://api.github.com (the default)"
 		}
-		return "", usagef("repository %s is on %s, but GITHUB_API_URL is %s: set GITHUB_API_URL=https://%s/api/v3 for GitHub Enterprise, or drop the host", r, host, api, host)
+		return "", usagef("repository %s is on %s, but GITHUB_API_URL is %s: %s, or drop the host", r, host, api, apiRootAdvice(host))
 	}
 	return r.String(), nil
+}
+
+// apiRootAdvice says which API root serves the site host: github.com's is
+// https://api.github.com (GITHUB_API_URL unset is the same), not
+// https://github.com/api/v3, which answers no API request; a GitHub
+// Enterprise Server's is https://HOST/api/v3.
+func apiRootAdvice(host string) string {
+	if ghcheck.SameHost(host, "") {
+		return "for github.com, unset GITHUB_API_URL or set GITHUB_API_URL=https://api.github.com"
+	}
+	return "for GitHub Enterprise Server, set GITHUB_API_URL=https://" + host + "/api/v3"
 }

@@ -115,9 +115,18 @@ func TestRepoFormsAreOneRepository(t *testing.T) {
 			t.Errorf("--repo %q: exit %d, key %q %s; want the key of %s, %q", r, o.code, o.stdout, o.stderr, testRepo, want.stdout)
 		}
 	}
-	o := w.run("", nil, "issue", "create", "--task", "T", "--title", "t", "--body", "b", "--repo", "https://github.com/"+testRepo+".git")
-	if o.code != ExitUsage || !strings.Contains(o.stderr, "is on github.com, but GITHUB_API_URL is") {
-		t.Errorf("a github.com URL against another API: exit %d, %s", o.code, o.stderr)
+	// The advice names the API root that serves the repository's host:
+	// api.github.com for github.com (github.com/api/v3 is no API root),
+	// HOST/api/v3 for a GitHub Enterprise Server.
+	for _, c := range []struct{ repo, want string }{
+		{"https://github.com/" + testRepo + ".git", "is on github.com, but GITHUB_API_URL is " + w.fake.URL() + ": for github.com, unset GITHUB_API_URL or set GITHUB_API_URL=https://api.github.com, or drop the host"},
+		{"https://www.github.com/" + testRepo, "for github.com, unset GITHUB_API_URL or set GITHUB_API_URL=https://api.github.com"},
+		{"https://ghe.example.com/" + testRepo, "is on ghe.example.com, but GITHUB_API_URL is " + w.fake.URL() + ": for GitHub Enterprise Server, set GITHUB_API_URL=https://ghe.example.com/api/v3, or drop the host"},
+	} {
+		o := w.run("", nil, "issue", "create", "--task", "T", "--title", "t", "--body", "b", "--repo", c.repo)
+		if o.code != ExitUsage || !strings.Contains(o.stderr, c.want) || strings.Contains(o.stderr, "github.com/api/v3") {
+			t.Errorf("--repo %s against another API: exit %d, %s\nwant exit 2 saying %q", c.repo, o.code, o.stderr, c.want)
+		}
 	}
 	if r := w.result("issue", "create", "--task", "T-git", "--title", "t", "--body", "b", "--repo", testRepo+".git", "--json"); r.Outcome != "created" || r.Repo != testRepo {
 		t.Errorf("issue create --repo %s.git: %s in %q, want created in %s", testRepo, r.Outcome, r.Repo, testRepo)
