@@ -284,13 +284,9 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 	// carry its in-flight mark (ledger.ClaimParams.Sending). A guarded
 	// command marks its own, with the identity of what it starts.
 	_, ownMark := a.Spec.(OwnSending)
-	if e.cfg.DoneNeedsProof && onGitHub(a.Spec) && e.cfg.GitHub != nil {
-		// Every run on such a ledger asks GitHub (a done entry is
-		// confirmed by the look-up): learn who we are while the claim is
-		// read and written, not after. The look-up's own Login waits for
-		// this answer; a failure here is met again, and reported, there.
-		go func() { _, _ = e.cfg.GitHub.Login(ctx) }()
-	}
+	// Every run on a ledger whose done entries need proof asks GitHub:
+	// ask while the claim is read and written, not after (early.go).
+	x := e.lookEarly(ctx, a, key)
 	sent := e.cfg.Now()
 	c, err := e.claim(ctx, ledger.ClaimParams{
 		Key: key, Task: id.Task, Step: id.Step, Kind: id.Kind, Repo: a.Repo, Target: id.Target,
@@ -299,16 +295,19 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	x = x.forClaim(c, e.cfg.Now())
 	if c.State == ledger.ClaimDone {
 		done := c.Entry
-		if e.cfg.DoneNeedsProof && onGitHub(a.Spec) {
+		if art, ok := x.found(); ok {
+			done = proven(c.Entry, art)
+		} else if e.cfg.DoneNeedsProof && onGitHub(a.Spec) {
 			if done, err = e.proveDone(ctx, a.Spec, c.Entry); err != nil {
 				return nil, err
 			}
 		}
 		return e.onChange(ctx, a, done, payload, hash, resultOf(done, Skipped))
 	}
-	r, err := e.attempt(ctx, c, e.markedUntil(c, sent), a.Spec, hash, payload)
+	r, err := e.attempt(ctx, c, e.markedUntil(c, sent), x, a.Spec, hash, payload)
 	if err != nil || r.Outcome != Found {
 		return r, err
 	}
@@ -330,14 +329,18 @@ func (e *Engine) proveDone(ctx context.Context, spec Spec, entry *ledger.Entry) 
 	res := spec.Find(ctx, env, entry.Key)
 	switch res.State {
 	case effect.Found:
-		proven := *entry
-		art := res.Artifact
-		proven.Ref = ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text}
-		return &proven, nil
+		return proven(entry, res.Artifact), nil
 	case effect.Absent, effect.Conflict:
 		return nil, &ConflictError{Key: entry.Key, Err: fmt.Errorf("the ledger records it as done (%s), but GitHub shows no artifact of ours that carries the key: the entry was written by someone else who can push to the repository, or the artifact was deleted; nothing was created. Check, then `ghonce resolve %s --retry --force` lets the next run act", orNothing(entry.Ref.Name()), entry.Key)}
 	}
 	return nil, &UnconfirmedError{Key: entry.Key, Err: fmt.Errorf("the ledger records it as done, and GitHub could not confirm it: %w", res.Err), Hint: "Nothing was created: rerun the same command once GitHub answers."}
+}
+
+// proven is the done entry as the look-up found its artifact.
+func proven(entry *ledger.Entry, art effect.Artifact) *ledger.Entry {
+	p := *entry
+	p.Ref = ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text}
+	return &p
 }
 
 func orNothing(name string) string {
@@ -430,12 +433,14 @@ func (e *Engine) markedUntil(c *ledger.Claim, sent time.Time) time.Time {
 // attempt runs steps 2 and 3 for a claim this process holds: look, then,
 // only when the look is sure nothing exists, create. Until marked (zero:
 // never) the claim's own in-flight mark covers the create.
-func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, marked time.Time, spec Spec, hash string, payload []byte) (*Result, error) {
+// x, if not nil, is a look-up made beside a claim that created the entry
+// (early.go), whose answer stands for the one look would ask.
+func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, marked time.Time, x *early, spec Spec, hash string, payload []byte) (*Result, error) {
 	entry := c.Entry
 	crashpoint.Hit(crashpoint.AfterClaim)
 	ctx, stop := e.heartbeat(ctx, entry.Key, entry.Fence)
 	defer stop()
-	env, spec, r, err := e.look(ctx, c, spec, hash)
+	env, spec, r, err := e.look(ctx, c, x, spec, hash)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -457,7 +462,7 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, marked time.Time,
 // result (found) or an error (conflict, unknown, bad configuration), each
 // already recorded, or neither: absent, go on and create the description
 // it returns (spec, completed by a Chooser).
-func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash string) (*Env, Spec, *Result, error) {
+func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec, hash string) (*Env, Spec, *Result, error) {
 	entry := c.Entry
 	key := entry.Key
 	release := func(err error) (*Env, Spec, *Result, error) {
@@ -527,6 +532,8 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, spec Spec, hash stri
 	_, chooses := choosing(spec)
 	if e.cfg.TrustNeverAttempted && env.NeverAttempted && onGitHub(spec) && !chooses {
 		res = effect.Result{State: effect.Absent} // trusted: see Config
+	} else if x != nil && c.State == ledger.ClaimCreated && prior == nil {
+		spec, res = x.answer() // the same look-up, made beside the claim
 	} else {
 		// A Chooser's look-up also makes its choice, in the same round
 		// trip: trusted or not, it is made.

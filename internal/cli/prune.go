@@ -77,6 +77,11 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 	if err != nil {
 		return usage(err)
 	}
+	if age < reconcile.MinPruneAge {
+		// A first create's look-up runs beside its claim, trusting that no
+		// claim of its key lives and is removed meanwhile.
+		return usagef("prune: --older-than %s is younger than %s: a claim that young may belong to a create still in progress", opts.OlderThan, reconcile.MinPruneAge)
+	}
 	l, err := f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateNever}, opts.Repo, nil)
 	if err != nil {
 		return err

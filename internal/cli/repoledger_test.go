@@ -174,6 +174,9 @@ func TestPruneClaims(t *testing.T) {
 	if o := w.run("", freshRunner(t), "exec", "--task", "T1", "--step", "deploy", "--", "true"); o.code != 0 {
 		t.Fatalf("exec: %d %s", o.code, o.stderr)
 	}
+	if o := w.run("", freshRunner(t), "prune", "--older-than", "30s"); o.code != ExitUsage || !strings.Contains(o.stderr, "younger than 1m0s") {
+		t.Fatalf("prune --older-than 30s: exit %d, stderr %s; want a usage error", o.code, o.stderr)
+	}
 	o := w.run("", freshRunner(t), "prune", "--older-than", "1h")
 	if o.code != 0 || o.stdout != "" {
 		t.Fatalf("prune of nothing old: %d %q %s", o.code, o.stdout, o.stderr)
@@ -201,9 +204,9 @@ func TestPruneClaims(t *testing.T) {
 // GitHub's 80-a-minute limit counts) and the round trips one after
 // another (fixtures.RoundTrips, at a latency well above this machine's
 // scheduling delays). The claim is one write (a commit object, then the
-// ref) that is the in-flight mark too, the token's login is read while
-// the claim is, and the outcome is a second write; a replay reads the
-// claim and confirms it by the look-up, writing nothing. make bench
+// ref) that is the in-flight mark too, the look-up (and the token's login)
+// run beside the claim's read, and the outcome is a second write; a replay
+// reads the claim and is confirmed by that look-up, writing nothing. make bench
 // prints the same counts for every kind (docs/performance.md).
 func TestRepositoryLedgerCost(t *testing.T) {
 	t.Parallel()
@@ -231,15 +234,16 @@ func TestRepositoryLedgerCost(t *testing.T) {
 		t.Logf("%s: %d requests, %d content-creating, %d round trips:\n  %s", want, c.requests, c.writes, c.trips, strings.Join(log, "\n  "))
 		return c
 	}
-	// First: the claim's ref (absent) beside GET /user; the claim's
-	// commit; its ref; the look-up; the issue; the outcome's commit; its
+	// First: the claim's ref (absent) beside the look-up and GET /user;
+	// the claim's commit; its ref; the issue; the outcome's commit; its
 	// ref.
-	first := cost{requests: 8, writes: 5, trips: 7}
+	first := cost{requests: 8, writes: 5, trips: 6}
 	if got := run("created"); got != first {
 		t.Errorf("first issue: %+v, want %+v", got, first)
 	}
-	// Replay: the claim's ref beside GET /user, its commit, the look-up.
-	replay := cost{requests: 4, writes: 0, trips: 3}
+	// Replay: the claim's ref beside the look-up and GET /user; its
+	// commit.
+	replay := cost{requests: 4, writes: 0, trips: 2}
 	if got := run("skipped"); got != replay {
 		t.Errorf("replay: %+v, want %+v", got, replay)
 	}
