@@ -13,7 +13,16 @@ BIN := bin/ghonce
 VERSION ?= $(shell git describe --tags --match 'v[0-9]*.[0-9]*.[0-9]*' --dirty 2>/dev/null)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -X github.com/ghonce/ghonce/internal/cli.version=$(VERSION) -X github.com/ghonce/ghonce/internal/cli.commit=$(COMMIT)
+
+# The first build on a machine compiles SQLite's C code (go-sqlite3, through
+# cgo) for minutes with nothing printed, so sqlite-notice says so in one
+# line on stderr, only when the build cache lacks go-sqlite3 built with the
+# flags $(1) (-race for make test); otherwise it prints nothing. `go list`
+# answers from the cache in under a second and builds nothing.
+sqlite-notice = @$(GO) list $(1) -f '{{if .Stale}}building go-sqlite3 with cgo the first time (SQLite in C): this takes a few minutes, once{{end}}' github.com/mattn/go-sqlite3 2>/dev/null | grep . >&2 || true
+
 build:
+	$(call sqlite-notice,)
 	$(GO) build -buildvcs=auto -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ghonce
 
 # github-mcp-server, pinned in tools/github-mcp-server/go.mod: the real
@@ -45,6 +54,7 @@ ADAPTERS := $(patsubst %/go.mod,%,$(wildcard adapters/*/go.mod))
 # -timeout 30m: cmd/ghonce builds the action's -trimpath binary from cold
 # caches on a new machine (minutes, mostly SQLite's C code).
 test: $(GITHUB_MCP_SERVER)
+	$(call sqlite-notice,-race)
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "make test: node or npm not found: TestMCPWithTheTypeScriptSDK (the official TypeScript MCP SDK client) will be skipped"
