@@ -43,6 +43,16 @@ func (Branch) Face() Face {
 func (Branch) DefaultStep() string { return "branch-create" }
 func (b Branch) Target() string    { return b.Name }
 
+// withDefaults: a branch that names neither its commit nor a start starts,
+// as GitHub's own clients' do, from the default branch's head (GET
+// /repos/{o}/{r}/commits/HEAD), whichever front it comes through.
+func (b Branch) withDefaults() Spec {
+	if b.SHA == "" && b.From == "" {
+		b.From = "HEAD"
+	}
+	return b
+}
+
 func (Branch) aim(name string) (Spec, error) {
 	return Branch{Name: name}, taskkey.CheckBranchName(name)
 }

@@ -63,6 +63,9 @@ type Prepared struct {
 func Prepare(a Action) (*Prepared, error) {
 	defaulted := strings.TrimSpace(a.Step) == ""
 	a = withDefaultStep(a)
+	if d, ok := a.Spec.(interface{ withDefaults() Spec }); ok {
+		a.Spec = d.withDefaults() // before the payload: it is what is recorded
+	}
 	id, err := checkIdentity(a)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ type branchCreateOptions struct {
 func newCmdBranchCreate(f *factory, runF func(*branchCreateOptions) error) *cobra.Command {
 	opts := &branchCreateOptions{f: f}
 	c := &cobra.Command{
-		Use:   "create NAME (--sha SHA | --from REF)",
+		Use:   "create NAME [--sha SHA | --from REF]",
 		Short: "Create a branch once per (task, step)",
 		Long: `Create a branch once per (task, step, repository, name).
 
@@ -30,6 +30,7 @@ at an unrelated commit is someone else's: exit 1, never adopted.
 --from REF is resolved on GitHub while the branch is looked for (one round
 trip for both); the commit REF names then is recorded in the ledger before the
 branch is created, and a rerun starts from that commit even if REF has moved.
+With neither --sha nor --from, the branch starts from the default branch.
 
 ` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
@@ -46,8 +47,8 @@ branch is created, and a rerun starts from that commit even if REF has moved.
 
 func branchCreateRun(ctx context.Context, opts *branchCreateOptions) error {
 	b := opts.Branch
-	if (b.SHA == "") == (opts.From == "") {
-		return usagef("give exactly one of --sha SHA or --from REF")
+	if b.SHA != "" && opts.From != "" {
+		return usagef("give --sha SHA or --from REF, not both")
 	}
 	// --from is resolved on GitHub while the branch is looked for, in the
 	// same round trip; the commit chosen is recorded before the create,

@@ -662,3 +662,18 @@ func TestKeyRefusesWhatTheVerbRefuses(t *testing.T) {
 		t.Errorf("a pr key without a target: %q; want it to name --target", got)
 	}
 }
+
+// A branch that names neither --sha nor --from starts from the default
+// branch's head, as create_branch without from_branch does: the kind's
+// default, whichever front it comes through. Both flags are refused.
+func TestBranchCreateStartsFromTheDefaultBranch(t *testing.T) {
+	w := newCLIWorld(t)
+	head, _ := w.fake.Branch(testOwner, testName, "main")
+	o := w.run("", nil, "branch", "create", "feature", "--task", "T", "--repo", testRepo, "--json")
+	if sha, ok := w.fake.Branch(testOwner, testName, "feature"); o.code != 0 || !ok || sha != head {
+		t.Fatalf("exit %d, stdout %q, stderr %q; branch at %q (%v), want main's head %s", o.code, o.stdout, o.stderr, sha, ok, head)
+	}
+	if o := w.run("", nil, "branch", "create", "other", "--task", "T", "--repo", testRepo, "--sha", head, "--from", "main"); o.code != ExitUsage {
+		t.Fatalf("--sha and --from: exit %d, stderr %q; want exit 2", o.code, o.stderr)
+	}
+}

@@ -189,7 +189,8 @@ var (
 		name: "create_branch", title: "Create branch (once)", step: stepBranch, onePer: "branch name",
 		desc: "Create a new branch in a GitHub repository." + onceNote + "branch. A branch of that name at an unrelated commit is someone else's and is never adopted.",
 		spec: func(_ context.Context, _ *Server, in CreateBranchArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
-			return branchSpec(in)
+			// No from_branch: the kind starts from the default branch.
+			return reconcile.Branch{Name: in.Branch, From: in.FromBranch}, nil
 		},
 		what: func(in CreateBranchArgs, r *reconcile.Result) string {
 			return fmt.Sprintf("branch %s at %.12s", in.Branch, r.SHA)
@@ -326,20 +327,6 @@ func issueNumber(n float64) (int, error) {
 		return 0, invalid(fmt.Errorf("issue_number %v: want the issue or pull request number, e.g. 42", n))
 	}
 	return int(n), nil
-}
-
-// branchSpec builds create_branch's spec: from from_branch, or the
-// default branch (HEAD), resolved on GitHub while the branch is looked for;
-// the engine records the commit it chose before the create, and a rerun
-// of an attempt that may have made the branch starts from that commit
-// (from_branch may have moved since, and the branch that attempt may have
-// made must still count as ours).
-func branchSpec(in CreateBranchArgs) (reconcile.Spec, error) {
-	from := in.FromBranch
-	if from == "" {
-		from = "HEAD" // GET /repos/{o}/{r}/commits/HEAD: the default branch's head
-	}
-	return reconcile.Branch{Name: in.Branch, From: from}, nil
 }
 
 // resultText is the short text the model reads.
