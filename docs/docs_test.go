@@ -11,6 +11,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -853,9 +854,13 @@ func TestNestedModulesAreTested(t *testing.T) {
 }
 
 // TestExamplesNameOneActionRef: every `uses: ghonce/ghonce@REF` in the
-// README, the guides and the example workflows names main, which resolves
-// before any release exists (issue 28: @v1 did not), so a workflow pasted
-// from any of them runs today.
+// README, the guides and the example workflows names one ref, and a ref
+// that resolves: main (today, before any release exists; issue 28: @v1 did
+// not), or one the release path makes, read from
+// .github/workflows/release.yml: a vX.Y.Z tag it is triggered by, or the
+// major tag (v1) it moves to each release. So a workflow pasted from any of
+// them runs, and switching the docs to @v1 passes only while release.yml
+// moves v1.
 func TestExamplesNameOneActionRef(t *testing.T) {
 	re := regexp.MustCompile(`uses: ghonce/ghonce@([^\s"'` + "`" + `]+)`)
 	var files []string
@@ -866,21 +871,107 @@ func TestExamplesNameOneActionRef(t *testing.T) {
 		}
 		files = append(files, m...)
 	}
-	seen := 0
+	release := releaseRefs(t)
+	refs := map[string][]string{}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
-			seen++
-			if m[1] != "main" {
-				t.Errorf("%s: uses ghonce/ghonce@%s, which does not resolve before a release; name @main", f, m[1])
+			refs[m[1]] = append(refs[m[1]], f)
+		}
+	}
+	if n := len(slices.Concat(slices.Collect(maps.Values(refs))...)); n < 3 {
+		t.Fatalf("found %d uses of ghonce/ghonce in the docs, want the README's, the guide's and the examples'", n)
+	}
+	for ref, in := range refs {
+		if ref != "main" && !release(ref) {
+			t.Errorf("%s: uses ghonce/ghonce@%s, which neither exists today (main) nor is a tag .github/workflows/release.yml makes (vX.Y.Z, or the major tag it moves)", strings.Join(slices.Compact(in), ", "), ref)
+		}
+	}
+	if len(refs) > 1 {
+		t.Errorf("the docs name %d refs of ghonce/ghonce (%v): name one everywhere, so that a move to a release tag moves every example", len(refs), slices.Sorted(maps.Keys(refs)))
+	}
+}
+
+// releaseRefs reads .github/workflows/release.yml and returns whether it
+// makes ref: a version tag that triggers it, or the major tag it moves to
+// each release (its "Move the major tag" step). It also checks that the
+// assets the release publishes are the ones action.yml fetches at a release
+// tag, for every runner the action supports.
+func releaseRefs(t *testing.T) func(ref string) bool {
+	t.Helper()
+	var wf struct {
+		On struct {
+			Push struct {
+				Tags []string `yaml:"tags"`
+			} `yaml:"push"`
+		} `yaml:"on"`
+		Jobs map[string]struct {
+			Strategy struct {
+				Matrix struct {
+					Include []map[string]string `yaml:"include"`
+				} `yaml:"matrix"`
+			} `yaml:"strategy"`
+			Steps []struct {
+				Name string `yaml:"name"`
+				Run  string `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	release := read(t, ".github/workflows/release.yml")
+	if err := yaml.Unmarshal([]byte(release), &wf); err != nil {
+		t.Fatalf("parse release.yml: %v", err)
+	}
+	// A tag filter (GitHub's glob: [0-9]+ is one or more digits, a dot a
+	// dot) as a regular expression; release.yml uses no other special
+	// characters.
+	var triggers []*regexp.Regexp
+	for _, g := range wf.On.Push.Tags {
+		triggers = append(triggers, regexp.MustCompile("^"+strings.ReplaceAll(g, ".", `\.`)+"$"))
+	}
+	if len(triggers) == 0 || !slices.ContainsFunc(triggers, func(r *regexp.Regexp) bool { return r.MatchString("v1.2.3") }) {
+		t.Fatalf("release.yml is not triggered by a version tag (v1.2.3): on.push.tags %q", wf.On.Push.Tags)
+	}
+	movesMajor := false
+	var platforms []string
+	for _, j := range wf.Jobs {
+		for _, inc := range j.Strategy.Matrix.Include {
+			platforms = append(platforms, inc["os"]+"_"+inc["arch"])
+		}
+		for _, st := range j.Steps {
+			if strings.Contains(st.Run, `major="${TAG%%.*}"`) && strings.Contains(st.Run, `git push -f origin "refs/tags/$major"`) {
+				movesMajor = true
 			}
 		}
 	}
-	if seen < 3 {
-		t.Fatalf("found %d uses of ghonce/ghonce in the docs, want the README's, the guide's and the examples'", seen)
+	if !movesMajor {
+		t.Error("release.yml no longer moves the major tag (v1) to each release")
+	}
+	// What the release publishes and what the action fetches at a tag.
+	action := read(t, "action.yml")
+	for _, want := range []string{`ghonce_${TAG}_${os}_${arch}.tar.gz`, "checksums.txt"} {
+		if !strings.Contains(action, want) {
+			t.Errorf("action.yml no longer fetches %s at a release tag", want)
+		}
+	}
+	for _, want := range []string{`ghonce_${TAG}_${OS}_${ARCH}.tar.gz`, "sha256sum ghonce_*.tar.gz >checksums.txt"} {
+		if !strings.Contains(release, want) {
+			t.Errorf("release.yml no longer publishes %s, which action.yml fetches", want)
+		}
+	}
+	for _, p := range []string{"linux_amd64", "linux_arm64", "darwin_amd64", "darwin_arm64"} {
+		if !slices.Contains(platforms, p) {
+			t.Errorf("release.yml builds no %s binary (builds %v): the action on such a runner would build from source", p, platforms)
+		}
+	}
+	major := regexp.MustCompile(`^v[0-9]+$`)
+	return func(ref string) bool {
+		if movesMajor && major.MatchString(ref) {
+			return true
+		}
+		return slices.ContainsFunc(triggers, func(r *regexp.Regexp) bool { return r.MatchString(ref) })
 	}
 }
 
