@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -205,7 +206,7 @@ func (f filterFlags) filter(getenv func(string) string) (reconcile.Filter, error
 		// The one rule for ids: " T-1" and "T-1\n" narrow to T-1, as the
 		// ledger stores it; "T-1\nT-2" is a usage error.
 		if err := taskkey.CheckID("task", task); err != nil {
-			return reconcile.Filter{}, usage(err)
+			return reconcile.Filter{}, usage(effect.Named(err, func(string) string { return "--task" }))
 		}
 		task = taskkey.CleanID(task)
 	}
