@@ -54,6 +54,9 @@ func (e *Engine) lookEarly(ctx context.Context, a Action, key string) *early {
 	}
 	env.NeverAttempted = !e.cfg.LedgerNew // as dateEnv sets it for a created entry
 	x := &early{started: e.cfg.Now(), done: make(chan struct{})}
+	// Who we are decides what counts as ours, and look checks it first:
+	// learn it now too, for a kind whose look-up does not ask (a branch).
+	go func() { _, _ = e.cfg.GitHub.Login(ctx) }()
 	go func() {
 		defer close(x.done)
 		x.spec, x.res = findChoosing(ctx, env, key, a.Spec, nil)

@@ -147,6 +147,11 @@ type Config struct {
 	// our identity that carries the key), and the result names what the
 	// look-up found, never the artifact the entry points at.
 	DoneNeedsProof bool
+	// NoFormerKeys says that the ledger holds no entry under a key derived
+	// the way earlier versions derived it (taskkey.LegacyKeys, a kind's
+	// former default step): Do then spends no read looking for one. True
+	// of the repository ledger, which no version wrote that way.
+	NoFormerKeys bool
 	// AnswerBeforeTags: a create whose kind tags its artifact after it
 	// exists (a pull request's labels, which GitHub's create does not
 	// take: a Mender) returns as soon as GitHub answered the create; the

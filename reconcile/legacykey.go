@@ -15,6 +15,9 @@ import (
 // GitHub instead of starting a second one. A ledger read that fails is
 // an error: guessing the new key could duplicate the work.
 func (e *Engine) keyFor(ctx context.Context, p *Prepared) (string, error) {
+	if e.cfg.NoFormerKeys {
+		return p.key, nil
+	}
 	for _, k := range p.legacy {
 		_, err := e.cfg.Ledger.Get(ctx, k)
 		switch {

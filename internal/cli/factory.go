@@ -178,7 +178,7 @@ func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer,
 		// A flag's 0 means "not at all"; the engine reads 0 as its default.
 		Ledger: l, GitHub: gh, LedgerNew: l.CannotVouch(), Wait: zeroIsOff(e.Wait), Settle: zeroIsOff(e.Settle),
 		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err, TrustNeverAttempted: e.TrustLedger,
-		Logf: f.logf, DoneNeedsProof: l.InRepository,
+		Logf: f.logf, DoneNeedsProof: l.InRepository, NoFormerKeys: l.InRepository,
 		// 0 (the default) except in the matrix's binary (crashpoint).
 		Lease: crashpoint.Lease(),
 	}

@@ -213,11 +213,12 @@ func TestRepositoryLedgerCost(t *testing.T) {
 	w := repoLedgerWorld(t)
 	w.fake.SetLatency(50 * time.Millisecond)
 	type cost struct{ requests, writes, trips int }
-	run := func(want string) cost {
+	issue := []string{"issue", "create", "--task", "COST", "--title", "t", "--body", "b", "--json"}
+	run := func(want string, args ...string) cost {
 		t.Helper()
 		w.fake.WaitIdle()
 		before := len(w.fake.Requests())
-		o := w.run("", freshRunner(t), "issue", "create", "--task", "COST", "--title", "t", "--body", "b", "--json")
+		o := w.run("", freshRunner(t), args...)
 		if o.code != 0 || !strings.Contains(o.stdout, `"outcome":"`+want+`"`) {
 			t.Fatalf("exit %d, stdout %s, stderr %s; want %s", o.code, o.stdout, o.stderr, want)
 		}
@@ -238,14 +239,25 @@ func TestRepositoryLedgerCost(t *testing.T) {
 	// the claim's commit; its ref; the issue; the outcome's commit; its
 	// ref.
 	first := cost{requests: 8, writes: 5, trips: 6}
-	if got := run("created"); got != first {
+	if got := run("created", issue...); got != first {
 		t.Errorf("first issue: %+v, want %+v", got, first)
 	}
 	// Replay: the claim's ref beside the look-up and GET /user; its
 	// commit.
 	replay := cost{requests: 4, writes: 0, trips: 2}
-	if got := run("skipped"); got != replay {
+	if got := run("skipped", issue...); got != replay {
 		t.Errorf("replay: %+v, want %+v", got, replay)
+	}
+	// A comment costs the same: no read for a key derived the way
+	// earlier versions did (a comment's former default step), which no
+	// version wrote to this ledger.
+	thread := w.fake.SeedIssue(testworld.Owner, testworld.Name, testworld.Stranger, fixtures.SeedIssue{Title: "x", Body: "y"})
+	comment := []string{"issue", "comment", fmt.Sprint(thread), "--task", "COST", "--body", "b", "--json"}
+	if got := run("created", comment...); got != first {
+		t.Errorf("first comment: %+v, want %+v", got, first)
+	}
+	if got := run("skipped", comment...); got != replay {
+		t.Errorf("comment's replay: %+v, want %+v", got, replay)
 	}
 	// The guide says so.
 	b, err := os.ReadFile("../../docs/guide/repository-ledger.md")
