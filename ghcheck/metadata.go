@@ -27,6 +27,34 @@ type Metadata struct {
 	// none of these yet: ApplyMetadata then reads only what it must to
 	// name them (the milestones), not what the artifact already has.
 	Created bool
+	// Milestones, if set, are the repository's milestones as ReadMilestones
+	// read them (while the create was made, say): Milestone is named from
+	// them, and they are not read again.
+	Milestones *Milestones
+}
+
+// Milestones are a repository's milestones, every one, open and closed,
+// as one listing read them (or why it could not).
+type Milestones struct {
+	list []*github.Milestone
+	err  error
+}
+
+// ReadMilestones lists r's milestones, every page (GET
+// /repos/{o}/{r}/milestones?state=all), for Metadata.Milestones. A
+// listing that fails is kept as it is: ApplyMetadata reports it as its
+// own listing's failure.
+func (c *Client) ReadMilestones(ctx context.Context, r Repo) *Milestones {
+	m := &Milestones{}
+	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		ms, resp, err := c.gh.Issues.ListMilestones(ctx, r.Owner, r.Name, &github.MilestoneListOptions{State: "all", ListOptions: github.ListOptions{Page: page, PerPage: 100}})
+		m.list = append(m.list, ms...)
+		return resp, err
+	})
+	if err != nil {
+		m.err = c.redact(worded(err, fmt.Sprintf("list the milestones of %s", r), ""))
+	}
+	return m
 }
 
 // Empty reports whether m asks for nothing.
@@ -87,7 +115,13 @@ func (c *Client) ApplyMetadata(ctx context.Context, r Repo, number int, isPR boo
 		reads = append(reads, func() { asked, askedErr = c.reviewState(ctx, r, number, m.Reviewers) })
 	}
 	if m.Milestone != "" {
-		reads = append(reads, func() { milestone, milestoneErr = c.findMilestone(ctx, r, number, m.Milestone) })
+		reads = append(reads, func() {
+			ms := m.Milestones
+			if ms == nil {
+				ms = c.ReadMilestones(ctx, r)
+			}
+			milestone, milestoneErr = ms.find(r, number, m.Milestone)
+		})
 	}
 	if len(reads) > 0 {
 		together(reads...)
@@ -267,25 +301,21 @@ func (c *Client) requestReviewers(ctx context.Context, r Repo, n int, reviewers 
 	return nil
 }
 
-// findMilestone finds milestone want of r by title (without case), else
-// by number; n is the issue it is for, in errors.
-func (c *Client) findMilestone(ctx context.Context, r Repo, n int, want string) (*github.Milestone, error) {
+// find finds milestone want among ms by title (without case), else by
+// number; n is the issue it is for, in errors.
+func (ms *Milestones) find(r Repo, n int, want string) (*github.Milestone, error) {
+	if ms.err != nil {
+		return nil, ms.err
+	}
 	var byTitle, byNumber *github.Milestone
 	num, numErr := strconv.Atoi(want)
-	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-		ms, resp, err := c.gh.Issues.ListMilestones(ctx, r.Owner, r.Name, &github.MilestoneListOptions{State: "all", ListOptions: github.ListOptions{Page: page, PerPage: 100}})
-		for _, m := range ms {
-			if byTitle == nil && strings.EqualFold(m.GetTitle(), want) {
-				byTitle = m
-			}
-			if numErr == nil && m.GetNumber() == num {
-				byNumber = m
-			}
+	for _, m := range ms.list {
+		if byTitle == nil && strings.EqualFold(m.GetTitle(), want) {
+			byTitle = m
 		}
-		return resp, err
-	})
-	if err != nil {
-		return nil, c.redact(worded(err, fmt.Sprintf("list the milestones of %s", r), ""))
+		if numErr == nil && m.GetNumber() == num {
+			byNumber = m
+		}
 	}
 	m := byTitle
 	if m == nil {

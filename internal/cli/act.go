@@ -92,6 +92,10 @@ type actOptions struct {
 	// -a, -r and -m (see ghRun). Its error fails the run with the
 	// artifact recorded as done.
 	after func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error
+	// before, if set, runs with the GitHub client just before the action:
+	// it starts what after will need and may read beside the action's
+	// own requests (gh's milestones for -m). It must not block.
+	before func(ctx context.Context, c *ghcheck.Client)
 	// names is how the front calls a field of the action in an error
 	// (effect.Named); nil is ghonce's flags (flagName).
 	names func(field string) string
@@ -171,6 +175,9 @@ func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (
 	// before it: the engine answers once the create is answered, and the
 	// labels and the done record follow beside o.after (WaitErr).
 	early := o.after != nil && c != nil
+	if o.before != nil && c != nil {
+		o.before(ctx, c)
+	}
 	eng := f.engine(l, gh, out, o.flags.Engine, func(cfg *reconcile.Config) { cfg.AnswerBeforeTags = early })
 	defer eng.Wait()
 	res, err := eng.Do(ctx, p)

@@ -82,9 +82,9 @@ func TestWritePacingFromTheEnvironment(t *testing.T) {
 // ends (the look-up, the create, the labels). The labels cannot follow the
 // answer here as they do in `ghonce mcp` (docs/design/wire.md): the
 // process ends with its answer, and the labels are what a rerun with its
-// ledger lost and another head finds the pull request by. gh's -a and -r
-// go beside the labels: each a write of its own (the user's asks), no
-// round trip more (-m reads the milestones first: one more). Without
+// ledger lost and another head finds the pull request by. gh's -a, -r and
+// -m go beside the labels: each a write of its own (the user's asks), no
+// round trip more (-m's milestones are read beside the look-up). Without
 // --base, gh's default branch is read before the look-up: one more. reconcile's TestWireFirstCreate counts the engine's
 // fronts.
 func TestWireFirstPRCreateCLIAndShim(t *testing.T) {
@@ -104,7 +104,7 @@ func TestWireFirstPRCreateCLIAndShim(t *testing.T) {
 	}{
 		{"ghonce pr create", []string{"pr", "create", "--task", "WIRE-CLI", "--repo", testRepo, "--base", "main", "--head", "wire-cli", "--title", "t", "--body", "b"}, false, 2, 3},
 		{"gh pr create", []string{"pr", "create", "-R", testRepo, "--base", "main", "--head", "wire-shim", "--title", "t", "--body", "b"}, true, 2, 3},
-		{"gh pr create -a -r", []string{"pr", "create", "-R", testRepo, "--base", "main", "--head", "wire-shim-meta", "--title", "t", "--body", "b", "-a", "monalisa", "-r", "hubot"}, true, 4, 3},
+		{"gh pr create -a -r -m", []string{"pr", "create", "-R", testRepo, "--base", "main", "--head", "wire-shim-meta", "--title", "t", "--body", "b", "-a", "monalisa", "-r", "hubot", "-m", "v1"}, true, 5, 3},
 		{"gh pr create without --base", []string{"pr", "create", "-R", testRepo, "--head", "wire-shim-default", "--title", "t", "--body", "b"}, true, 2, 4},
 	} {
 		w.fake.WaitIdle()

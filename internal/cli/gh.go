@@ -346,8 +346,21 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	}
 	act := actOptions{f: f, flags: a, needRepo: true, spec: spec, onChange: onChange, names: ghName}
 	if !o.meta.Empty() {
+		var milestones chan *ghcheck.Milestones
+		if o.meta.Milestone != "" {
+			// Read beside the look-up and the create: -m then costs no
+			// round trip of its own after them.
+			act.before = func(ctx context.Context, c *ghcheck.Client) {
+				milestones = make(chan *ghcheck.Milestones, 1)
+				go func() { milestones <- c.ReadMilestones(ctx, repo) }()
+			}
+		}
 		act.after = func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error {
-			return applyGhMetadata(ctx, c, repo, verb, res, o.meta)
+			m := o.meta
+			if milestones != nil {
+				m.Milestones = <-milestones
+			}
+			return applyGhMetadata(ctx, c, repo, verb, res, m)
 		}
 	}
 	return runAction(ctx, act)
