@@ -233,11 +233,19 @@ func (e *Engine) settleFound(p *pending) (Settlement, error) {
 			return s, err
 		}
 		s.To, s.Number, s.URL, s.Why = ledger.Done, done.Ref.Number, done.Ref.URL, "found on GitHub"
+		if !onGitHub(p.spec) {
+			s.Why = "the check says it happened" // an exec's --check, not GitHub
+		}
 	case effect.Absent:
-		if _, err := e.finish(key, fence, ledger.Failed, "", effect.Artifact{}, "reconcile: not found; the next run creates it"); err != nil {
+		why, rec := "not found: the next run will create it", "reconcile: not found; the next run creates it"
+		if !onGitHub(p.spec) {
+			why = "the check says it did not happen: the next run will run it"
+			rec = "reconcile: " + why
+		}
+		if _, err := e.finish(key, fence, ledger.Failed, "", effect.Artifact{}, rec); err != nil {
 			return s, err
 		}
-		s.To, s.Why = ledger.Failed, "not found: the next run will create it"
+		s.To, s.Why = ledger.Failed, why
 	case effect.Conflict:
 		if _, err := e.finish(key, fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error()); err != nil {
 			return s, err

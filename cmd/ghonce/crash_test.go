@@ -391,3 +391,19 @@ func TestInitMakesTheLedgerAheadOfExec(t *testing.T) {
 		t.Fatalf("command ran %d times after init, want 1", x.runs())
 	}
 }
+
+// reconcile settles an exec left attempting by asking its --check, and says
+// so: the check, not GitHub, found that the command ran (issue 28: exec
+// entries said "found on GitHub").
+func TestReconcileExecSaysTheCheckFoundIt(t *testing.T) {
+	t.Parallel()
+	x := newExecWorld(t)
+	x.crash(true)
+	out := x.reconcile(0)
+	if len(out.Settled) != 1 || out.Settled[0].To != "done" || !strings.Contains(out.Settled[0].Why, "check") || strings.Contains(out.Settled[0].Why, "GitHub") {
+		t.Fatalf("reconcile of an exec whose check finds it: %+v, want done, said of the check, not of GitHub", out.Settled)
+	}
+	if x.runs() != 1 {
+		t.Fatalf("the command ran %d times, want 1", x.runs())
+	}
+}
