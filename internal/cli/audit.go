@@ -247,9 +247,10 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 	} else {
 		printAuditTable(f.sys.Out, rep, actions, opts.Apply)
 	}
-	fmt.Fprintf(f.sys.Err, "ghonce: audit of %s: %d %s, %d open %s%s; read %d issues, %d pull requests, %d comments in %d GitHub %s\n",
+	fmt.Fprintf(f.sys.Err, "ghonce: audit of %s: %d %s, %d open %s%s; read %d %s, %d %s, %d %s in %d GitHub %s\n",
 		r, len(rep.Groups), plural(len(rep.Groups), "group", "groups"), left, plural(left, "duplicate", "duplicates"), leftWord(opts.Apply),
-		rep.Listed.Issues, rep.Listed.PRs, rep.Listed.Comments, st.Requests, plural(int(st.Requests), "request", "requests"))
+		rep.Listed.Issues, plural(rep.Listed.Issues, "issue", "issues"), rep.Listed.PRs, plural(rep.Listed.PRs, "pull request", "pull requests"),
+		rep.Listed.Comments, plural(rep.Listed.Comments, "comment", "comments"), st.Requests, plural(int(st.Requests), "request", "requests"))
 	if !opts.Apply && len(actions) > 0 {
 		fmt.Fprintln(f.sys.Err, "ghonce: a dry run: nothing was changed; --apply makes the writes listed")
 	}
