@@ -69,7 +69,7 @@ func TestUsageErrors(t *testing.T) {
 		{"nosuchverb"},
 		{"issue", "comment", "abc", "--task", "T", "--body", "b"},
 		{"pr", "create", "--task", "T", "--base", "main", "--title", "x", "--body", "b"}, // no --head
-		{"branch", "create", "x", "--task", "T"},                                         // neither --sha nor --from
+		{"branch", "create", "x", "--task", "T", "--sha", w.main, "--from", "main"},      // both --sha and --from
 		{"branch", "create", "bad..name", "--task", "T", "--sha", w.main},
 		{"status", "--state", "sideways"},
 	} {

@@ -244,7 +244,7 @@ func TestBranchAtADescendantNeedsEvidence(t *testing.T) {
 	w.fake.SetRef(owner, name, "release-prep", child)
 	o := w.run("branch", "create", "release-prep", "--task", "ISSUE-42", "--sha", w.main)
 	wantExit(t, o, 1, "a branch at a descendant without evidence")
-	if !strings.Contains(o.Stderr, "nothing shows ghonce made it") || !strings.Contains(o.Stderr, "--from release-prep") {
+	if !strings.Contains(o.Stderr, "nothing shows ghonce made it") || !strings.Contains(o.Stderr, "start it from release-prep") {
 		t.Errorf("stderr %q: want the rule and the way out", o.Stderr)
 	}
 	r := w.ok("branch", "create", "release-prep", "--task", "ISSUE-42", "--from", "release-prep")

@@ -18,8 +18,9 @@ func ViaAction(getenv func(string) string) bool {
 	return ok && getenv(ViaActionEnv) == "true"
 }
 
-// inputWords puts the CLI's advice ("--on-change update", "pass --base")
-// in the words of action.yml's inputs ("on-change: update", "set base:").
+// inputWords puts the CLI's own advice ("--on-change update", "pass
+// --repo") in the words of action.yml's inputs ("on-change: update", "set
+// repo:"); bad input the engine refuses names its field (InputName).
 // Advice no input can follow (--wait) is dropped. Phrases, not flags alone:
 // a command a person runs elsewhere (`ghonce resolve KEY --done`) keeps its
 // flags.
@@ -30,30 +31,17 @@ var inputWords = strings.NewReplacer(
 	"--on-change warn", "on-change: warn",
 	"another --step", "another step:",
 	"(e.g. --step ", "(e.g. step: ",
-	"pass --base", "set the base: input",
-	"check --base", "check base:",
-	"pass --head BRANCH", "set the head: input",
-	"pass --head", "set the head: input",
-	"(--head)", "(head:)",
-	"pass --title", "set the title: input",
-	"pass the comment's text with --body or --body-file", "pass the comment's text in body: or body-file:",
 	"pass --body TEXT or --body-file FILE", "set body: or body-file:",
 	"give only one of --body or --body-file", "give only one of body: or body-file:",
-	"pass --from BRANCH, TAG or SHA", "set from: to a branch, tag or SHA",
-	"(or use --from REF)", "(or use from:)",
-	"check --from", "check from:",
-	"(--from ", "(from: ",
 	"pass --repo OWNER/NAME or set GH_REPO", "set repo: to OWNER/NAME",
 	"pass --repo OWNER/NAME to find it, or --app-installation-id", "set github-app-installation-id:",
 	"pass --repo OWNER/NAME", "set repo: to OWNER/NAME",
 	"check --repo", "check repo:",
-	"the number and --repo", "number: and repo:",
 	"start ghonce with --trust-author LOGIN, the login that authors its artifacts", "set trust-author: LOGIN, the login that authors its artifacts",
 	"start ghonce with --trust-author ", "set trust-author: ",
 	"pass --trust-author ", "set trust-author: ",
 	"or --trust-author LOGIN", "or trust-author: LOGIN",
 	"pass --task ID or set GHONCE_TASK", "set task:",
-	"pass --message", "set the message: input",
 	"pass --content TEXT or --content-file FILE", "set content-file:",
 	"pass --ledger PATH or set GHONCE_LEDGER", "set ledger:",
 	"(--ledger PATH or GHONCE_LEDGER chooses the ledger)", "(ledger: chooses the ledger)",
@@ -65,6 +53,19 @@ var inputWords = strings.NewReplacer(
 	", or raise --wait", "",
 	" (or raise --wait)", "",
 )
+
+// inputNames are the fields of an action the ghonce action takes under
+// another input than the field's own name.
+var inputNames = map[string]string{"body": "body: (or body-file:)", "content": "content-file:", "name": "branch:"}
+
+// InputName is the input that carries field (an *effect.InvalidError's,
+// see effect.Named), as the ghonce action's user writes it under with:.
+func InputName(field string) string {
+	if n, ok := inputNames[field]; ok {
+		return "the " + n + " input"
+	}
+	return "the " + field + ": input"
+}
 
 // Advice is msg, advice written for the CLI, in the words of the action's
 // inputs when the ghonce action runs this process (ViaAction); msg as it

@@ -11,6 +11,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/actions"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
@@ -139,6 +140,9 @@ func runAction(ctx context.Context, o actOptions) error {
 	if err != nil {
 		if o.names == nil {
 			o.names = flagName
+			if actions.ViaAction(f.sys.Getenv) {
+				o.names = actions.InputName
+			}
 		}
 		return effect.Named(err, o.names)
 	}
