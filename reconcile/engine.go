@@ -795,7 +795,7 @@ func (e *Engine) waitForProcesses(ctx context.Context, key string, sup ledger.Pr
 		waited := e.cfg.Now().Sub(start)
 		if waited >= e.cfg.Wait {
 			return "", &UnconfirmedError{Key: key, Err: fmt.Errorf("the earlier attempt's command still runs (%s) after waiting %s", supervisorNote(sup), human.Duration(waited)),
-				Hint: "Its effect may still happen: rerun once it has ended (or raise --wait); `ghonce reconcile` settles it then."}
+				Hint: "Its effect may still happen: rerun once it has ended; `ghonce reconcile` settles it then."}
 		}
 		if !told {
 			told = true

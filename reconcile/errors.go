@@ -37,7 +37,7 @@ func (e *InProgressError) Error() string {
 	if e.Holder.PID == 0 {
 		return fmt.Sprintf("in progress elsewhere: %s is held by a running attempt; rerun later", e.Key)
 	}
-	return fmt.Sprintf("in progress elsewhere: %s is held by process %d on %s (waited %s); rerun later, or raise --wait",
+	return fmt.Sprintf("in progress elsewhere: %s is held by process %d on %s (waited %s); rerun later",
 		e.Key, e.Holder.PID, e.Holder.Host, human.Duration(e.Waited))
 }
 

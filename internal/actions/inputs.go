@@ -21,8 +21,7 @@ func ViaAction(getenv func(string) string) bool {
 // inputWords puts the CLI's own advice ("--on-change update", "pass
 // --repo") in the words of action.yml's inputs ("on-change: update", "set
 // repo:"); bad input the engine refuses names its field (InputName).
-// Advice no input can follow (--wait) is dropped. Phrases, not flags alone:
-// a command a person runs elsewhere (`ghonce resolve KEY --done`) keeps its
+// Phrases, not flags alone: a command a person runs elsewhere (`ghonce resolve KEY --done`) keeps its
 // flags.
 var inputWords = strings.NewReplacer(
 	"invalid --on-change", "invalid on-change:",
@@ -50,8 +49,6 @@ var inputWords = strings.NewReplacer(
 	"(--app-id, GHONCE_APP_ID)", "(github-app-id:)",
 	"pass --app-private-key-file FILE or set GHONCE_APP_PRIVATE_KEY to the PEM text", "set github-app-private-key: to the PEM text (from a secret)",
 	"(--app-installation-id)", "(github-app-installation-id:)",
-	", or raise --wait", "",
-	" (or raise --wait)", "",
 )
 
 // inputNames are the fields of an action the ghonce action takes under

@@ -23,7 +23,7 @@ func TestAdviceNamesTheInputs(t *testing.T) {
 		{"; if that is your bot or app, start ghonce with --trust-author x[bot]", "set trust-author: x[bot]"},
 		{"GitHub answered 403 to GET /user: start ghonce with --trust-author LOGIN, the login that authors its artifacts (e.g. github-actions[bot])", "set trust-author: LOGIN, the login"},
 		{"no task: pass --task ID or set GHONCE_TASK (an id that names the work)", "set task:"},
-		{"in progress elsewhere: k is held by process 1 on h (waited 30s); rerun later, or raise --wait", "rerun later"},
+		{"in progress elsewhere: k is held by process 1 on h (waited 30s); rerun later", "rerun later"},
 		{"ledger entries have been attempting longer than --stale: a person is needed", "longer than stale:"},
 		{"GitHub App 7 has no private key: pass --app-private-key-file FILE or set GHONCE_APP_PRIVATE_KEY to the PEM text", "set github-app-private-key:"},
 	} {
