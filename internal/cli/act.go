@@ -193,7 +193,7 @@ func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (
 		return state, err
 	}
 	if oc := p.Action().OnChange; res.PayloadChanged && !res.Updated && oc != reconcile.OnChangeFail {
-		res.Warning += changeAdvice(o.onChange != "")
+		res.Warning += changeAdvice(o)
 	}
 	if err := f.printResult(res, o.flags.JSON); err != nil {
 		return ledger.Done, err
@@ -215,10 +215,14 @@ func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (
 }
 
 // changeAdvice is what a run whose description differs from the done
-// one's can do about it, in the flags its verb takes: only the verbs with a
-// body have --on-change.
-func changeAdvice(takesOnChange bool) string {
-	if takesOnChange {
+// one's can do about it, in the words of o's front: the gh shim has
+// neither flag and reads GHONCE_ON_CHANGE; of ghonce's own verbs, only
+// those with a body have --on-change.
+func changeAdvice(o actOptions) string {
+	switch {
+	case o.names != nil && o.names("step") == "GHONCE_STEP":
+		return " (GHONCE_ON_CHANGE=update edits it, GHONCE_ON_CHANGE=fail stops)"
+	case o.onChange != "":
 		return " (--on-change update edits it, --on-change fail stops)"
 	}
 	return " (use another --step for a new one)"

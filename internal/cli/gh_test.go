@@ -567,6 +567,10 @@ func TestGhSecondActIsNotTheFirst(t *testing.T) {
 	if retry.code != 0 || retry.stdout != url {
 		t.Fatalf("reworded retry: exit %d, stdout %q, stderr %q; want the first URL, exit 0", retry.code, retry.stdout, retry.stderr)
 	}
+	// Its warning names the setting gh's user has: gh has no --on-change.
+	if !strings.Contains(retry.stderr, "GHONCE_ON_CHANGE=update edits it") || strings.Contains(retry.stderr, "--on-change") || strings.Contains(retry.stderr, "--step") {
+		t.Errorf("reworded retry's warning, want it to name GHONCE_ON_CHANGE and no flag gh lacks:\n%s", retry.stderr)
+	}
 	second := w.gh("", nil, "issue", "create", "-R", testRepo, "-t", "Follow-up: docs typo in README", "-b", "A typo.")
 	if second.code == 0 || second.stdout != "" {
 		t.Fatalf("second act: exit %d, stdout %q; want non-zero and nothing on stdout", second.code, second.stdout)
