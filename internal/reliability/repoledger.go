@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -27,10 +28,18 @@ const ghLabel = "the repository (github), separate machines"
 func (m *matrix) ghPart(ctx context.Context, rep *Report) error {
 	m.shareLedger(ghLabel, "github")
 	sh := &sharedLedger{part: "gh", label: ghLabel, loc: "github", stream: 2000, randomRuns: m.prof.ghRandomRuns}
+	// Each piece's time is logged: the short profile's cost of this part
+	// is watched piece by piece.
+	t0 := time.Now()
+	lap := func(what string) {
+		rep.cfg.Logf("part gh, %s: %s", what, time.Since(t0).Round(time.Millisecond))
+		t0 = time.Now()
+	}
 	kill, err := perKind(ctx, kindOrder, func(k *kind) ([]*row, error) { return m.sharedKillPoints(ctx, k, "gh", ghLabel, "github") })
 	if err != nil {
 		return err
 	}
+	lap("kill points")
 	var race []*row
 	for _, rk := range raceKinds {
 		w, err := m.newWorld("gh-race-"+rk.name, fixtures.Options{})
@@ -44,14 +53,17 @@ func (m *matrix) ghPart(ctx context.Context, rep *Report) error {
 		}
 		race = append(race, r)
 	}
+	lap("races")
 	random, _, err := m.randomKills(ctx, rep.cfg.Seed, sh)
 	if err != nil {
 		return err
 	}
+	lap("randomised kills")
 	fault, err := m.faults(ctx, sh)
 	if err != nil {
 		return err
 	}
+	lap("faults")
 	rep.gh = true
 	rep.random = interleave(rep.random, random)
 	rep.fault = interleave(rep.fault, fault)

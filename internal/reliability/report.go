@@ -44,7 +44,11 @@ func (rep *Report) Markdown() string {
 	if len(rep.fault) > 0 {
 		p("## GitHub faults\n\n")
 		p("Each trial runs the command once with the fault injected, then reruns it until exit 0. \"first exit\" is the exit code of the run that met the fault; ")
-		p("\"creates sent\" counts create requests that reached GitHub in that run (a maybe is never retried); waits are measured at the fake.\n\n")
+		p("\"creates sent\" counts create requests that reached GitHub in that run (a maybe is never retried; a guarded command's effect is not a GitHub request, so its rows count none); waits are measured at the fake. ")
+		if rep.gh {
+			p("The repository ledger's own faults hit each of its writes in the first run (the claim's create, every update of the claim, every commit it makes), however many the backend makes; how that run ends is the backend's to choose (it may settle the lost answer by reading the ref back and go on, or exit 3), so they hold it to no exit code, only to at most one create and to what the trial leaves.")
+		}
+		p("\n\n")
 		faultTable(&b, rep.fault)
 	}
 	if len(rep.ns) > 0 || rep.nsSkipped != "" {
