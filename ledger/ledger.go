@@ -316,6 +316,12 @@ type FinishParams struct {
 	// lost record would make a rerun act again or stop for a person (a
 	// guarded command without --check).
 	Verifiable bool
+	// Unsent, on a release (Status Attempting) of the attempt whose claim
+	// created the entry (fence 1), says that it sent nothing: the in-flight
+	// mark its claim wrote (ClaimParams.Sending) is cleared, so that a
+	// taker does not wait out a window for a create that never left. A
+	// backend that writes no mark with a claim has nothing to clear.
+	Unsent bool
 }
 
 // PayloadParams replaces the stored payload of an attempt held under Fence,

@@ -470,8 +470,15 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, marked time.Time,
 func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec, hash string) (*Env, Spec, *Result, error) {
 	entry := c.Entry
 	key := entry.Key
+	// A release before the create says that nothing was sent: the mark a
+	// claim that created the entry wrote with it is not a create in flight.
+	unsentRelease := func(errMsg string) {
+		p := finishParams(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errMsg)
+		p.Unsent = c.State == ledger.ClaimCreated
+		_, _ = e.record(p)
+	}
 	release := func(err error) (*Env, Spec, *Result, error) {
-		e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+		unsentRelease(err.Error())
 		return nil, nil, nil, err
 	}
 	var unproven string
@@ -581,7 +588,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 			}
 			hint = checkHint(key)
 		}
-		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
+		unsentRelease(errText(res.Err))
 		return nil, nil, nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: hint}
 	}
 }

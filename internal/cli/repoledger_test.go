@@ -274,3 +274,27 @@ func TestRepositoryLedgerCost(t *testing.T) {
 		}
 	}
 }
+
+// TestRepositoryLedgerUnsentReleaseLeavesNoWait: a first claim is its own
+// in-flight mark; when its look-up cannot answer, the run releases the
+// claim saying that nothing was sent, and the next run looks at once
+// instead of waiting out GitHub's window from the claim.
+func TestRepositoryLedgerUnsentReleaseLeavesNoWait(t *testing.T) {
+	t.Parallel()
+	w := repoLedgerWorld(t)
+	w.fake.Inject(fixtures.Fault{Kind: fixtures.Status502BeforeCommit, Times: 1000, Match: func(r *http.Request) bool {
+		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/issues")
+	}})
+	args := []string{"issue", "create", "--task", "UNSENT", "--title", "t", "--body", "b", "--json"}
+	if o := w.run("", freshRunner(t), args...); o.code != ExitUnconfirmed {
+		t.Fatalf("look-up down: exit %d, stderr %s; want %d", o.code, o.stderr, ExitUnconfirmed)
+	}
+	w.fake.ClearFaults()
+	o := w.run("", freshRunner(t), args...)
+	if o.code != 0 || !strings.Contains(o.stdout, `"outcome":"created"`) || strings.Contains(o.stderr, "waiting") {
+		t.Fatalf("rerun: exit %d, stdout %s, stderr %s; want created at once, no wait", o.code, o.stdout, o.stderr)
+	}
+	if n := len(w.fake.Issues(testworld.Owner, testworld.Name)); n != 1 {
+		t.Errorf("%d issues, want 1", n)
+	}
+}

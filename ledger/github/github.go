@@ -396,7 +396,7 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 			e.Outcome, e.Ref = p.Outcome, p.Ref
 		}
 		e.Status, e.LastError, e.Owner, e.LeaseUntil, e.UpdatedAt = p.Status, p.Error, ledger.Owner{}, time.Time{}, self
-		if p.Status != ledger.Attempting {
+		if p.Status != ledger.Attempting || p.Unsent && e.Fence == 1 {
 			e.Sending = ledger.Sending{}
 		}
 		return e, &ledger.Transition{At: self, Owner: owner, From: ledger.Attempting, To: p.Status, Fence: e.Fence, Why: p.Why}, nil

@@ -229,6 +229,16 @@ func testClaimSending(h *harness) {
 	if e := h.finish(ledger.FinishParams{Key: "k", Fence: 2, Status: ledger.Done, Outcome: "created", Why: "ok"}); e.Sending != (ledger.Sending{}) {
 		h.t.Errorf("done: Sending = %+v, want none", e.Sending)
 	}
+	// A release that says nothing was sent clears the mark of the claim
+	// that created the entry, and keeps the rest.
+	p2 := params("u", "a")
+	p2.Sending = true
+	h.claim(p2, ledger.ClaimCreated)
+	h.clock.Advance(time.Second)
+	e := h.finish(ledger.FinishParams{Key: "u", Fence: 1, Status: ledger.Attempting, Why: "release", Unsent: true})
+	if e.Sending != (ledger.Sending{}) || h.get("u").Sending != (ledger.Sending{}) || e.Status != ledger.Attempting || e.Owner.ID != "" {
+		h.t.Errorf("unsent release: %+v (stored mark %+v); want attempting, released, no mark", e, h.get("u").Sending)
+	}
 }
 
 func testStaleOwnerFenced(h *harness) {
