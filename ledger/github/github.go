@@ -176,39 +176,64 @@ func (l *Ledger) putHit(ctx context.Context, ref, parent string, e *ledger.Entry
 	if at != "" {
 		crashpoint.Hit(at)
 	}
+	// A write GitHub did not take (its answer lost, the ref unchanged) is
+	// sent once more, the same commit; a second such failure ends the
+	// operation unavailable rather than writing again and again against a
+	// GitHub that fails them (each write is paced: a ref that kept
+	// answering 502 held a run for minutes).
+	for sent := 1; ; sent++ {
+		t, again, err := l.moveTo(ctx, ref, parent, cm.SHA, rec, cm.Date, sent < 2)
+		if !again {
+			return t, err
+		}
+	}
+}
+
+// moveTo points ref at sha (created when parent is ""), settling a lost
+// answer by reading the ref back. again: GitHub did not take the write and
+// mayRetry allowed sending it once more.
+func (l *Ledger) moveTo(ctx context.Context, ref, parent, sha string, rec *record, date time.Time, mayRetry bool) (_ *tip, again bool, _ error) {
+	var err error
 	if parent == "" {
-		err = l.c.CreateRefAt(ctx, l.repo, ref, cm.SHA)
+		err = l.c.CreateRefAt(ctx, l.repo, ref, sha)
 	} else {
-		err = l.c.MoveRef(ctx, l.repo, ref, cm.SHA)
+		err = l.c.MoveRef(ctx, l.repo, ref, sha)
 	}
 	var ce *ghcheck.CreateError
 	switch {
 	case err == nil:
 	case errors.Is(err, ghcheck.ErrNotFastForward):
-		return nil, errMoved
+		return nil, false, errMoved
 	case errors.As(err, &ce) && ce.Class == ghcheck.ClassExists:
-		return nil, errMoved
+		return nil, false, errMoved
 	case parent == "" && errors.As(err, &ce) && ce.Class == ghcheck.ClassRefused && status(err) == http.StatusUnprocessableEntity:
-		return nil, fmt.Errorf("create %s in %s: GitHub refused the ref (%w): this host does not take refs outside refs/heads and refs/tags, so the repository cannot hold the ledger; nothing was claimed: use a SQLite file or a Postgres ledger instead (--ledger)", ref, l.repo, err)
+		return nil, false, fmt.Errorf("create %s in %s: GitHub refused the ref (%w): this host does not take refs outside refs/heads and refs/tags, so the repository cannot hold the ledger; nothing was claimed: use a SQLite file or a Postgres ledger instead (--ledger)", ref, l.repo, err)
 	case parent != "" && status(err) == http.StatusUnprocessableEntity:
 		// "Reference does not exist": pruned or deleted meanwhile.
-		return nil, errMoved
+		return nil, false, errMoved
 	case errors.As(err, &ce) && (ce.Class == ghcheck.ClassMaybe || ce.Class == ghcheck.ClassNotSent):
 		// The answer was lost: the ref says whether the write happened,
 		// since the commit is ours alone.
 		at, _, rerr := l.c.ReadRef(ctx, l.repo, ref)
-		if rerr != nil {
-			return nil, fmt.Errorf("%w: write %s in %s: %w; and reading it back failed: %w", ledger.ErrUnavailable, ref, l.repo, err, rerr)
-		}
-		if at != cm.SHA {
-			return nil, errMoved
+		switch {
+		case rerr != nil:
+			return nil, false, fmt.Errorf("%w: write %s in %s: %w; and reading it back failed: %w", ledger.ErrUnavailable, ref, l.repo, err, rerr)
+		case at == parent && mayRetry:
+			return nil, true, nil
+		case at == parent:
+			// Should it still land, it is this process's own record,
+			// which a later write fast-forwards over or a takeover reads
+			// like any other.
+			return nil, false, fmt.Errorf("%w: write %s in %s: %w; sent twice, the ref is where it was: GitHub has not taken the write", ledger.ErrUnavailable, ref, l.repo, err)
+		case at != sha:
+			return nil, false, errMoved
 		}
 	default:
-		return nil, l.explain("write the ledger", err)
+		return nil, false, l.explain("write the ledger", err)
 	}
-	t := &tip{sha: cm.SHA, rec: rec, date: cm.Date}
+	t := &tip{sha: sha, rec: rec, date: date}
 	l.remember(ref, t)
-	return t, nil
+	return t, false, nil
 }
 
 func (l *Ledger) remember(ref string, t *tip) {

@@ -288,3 +288,38 @@ func TestClaimIsTheSendingMark(t *testing.T) {
 	}
 	checkDocumented(t, s)
 }
+
+// TestRefThatKeepsFailing: a ref GitHub keeps refusing with 502 (nothing
+// stored) gets the same write once more, then the operation ends
+// unavailable, saying so, instead of writing again and again (each write
+// paced) against a GitHub that fails them.
+func TestRefThatKeepsFailing(t *testing.T) {
+	s, c := world(t, nil)
+	l := open(t, c)
+	ctx := t.Context()
+	if _, err := l.Claim(ctx, claimParams("k", "a")); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	moves := 0
+	s.Inject(fixtures.Fault{Kind: fixtures.Status502BeforeCommit, Times: 1 << 20, Match: func(r *http.Request) bool {
+		if r.Method != http.MethodPatch || !strings.Contains(r.URL.Path, "/git/refs/ghonce/") {
+			return false
+		}
+		mu.Lock()
+		moves++
+		mu.Unlock()
+		return true
+	}})
+	_, err := l.Finish(ctx, ledger.FinishParams{Key: "k", Fence: 1, Status: ledger.Done, Outcome: "created", Ref: ledger.Ref{Number: 7}, Why: "ok"})
+	if !errors.Is(err, ledger.ErrUnavailable) || !strings.Contains(err.Error(), "has not taken the write") {
+		t.Fatalf("Finish against a ref that keeps answering 502: %v; want unavailable, saying GitHub has not taken it", err)
+	}
+	if moves != 2 {
+		t.Errorf("the ref's move was sent %d times, want 2 (once more after the first 502)", moves)
+	}
+	s.ClearFaults()
+	if e, err := l.Get(ctx, "k"); err != nil || e.Status != ledger.Attempting {
+		t.Errorf("after it: %+v, %v; want the claim still attempting", e, err)
+	}
+}
