@@ -52,15 +52,24 @@ type ChangedError struct {
 	Different, NewStep string
 }
 
+// Error says it in the engine's terms (a step, the on-change policy); a
+// front says it with its own flags or settings (the CLI's InFlags).
 func (e *ChangedError) Error() string {
+	return e.InFlags("another step", "step %s", "on-change policy %s")
+}
+
+// InFlags is Error with the front's words for its remedies: newStep for
+// "use another step", aStep (with %s) for a step named, policy (with %s)
+// for an on-change policy.
+func (e *ChangedError) InFlags(newStep, aStep, policy string) string {
 	if e.Different != "" {
 		return fmt.Sprintf("%s is done (%s), and this run reads as another %s, not a retry of that one: %s. Nothing was created, and %s is not this run's %s: "+
-			"use another --step for a new %s (e.g. --step %s), or --on-change warn to accept the first one",
-			e.Key, describeResult(e.Result), e.Result.Kind, e.Different, describeResult(e.Result), e.Result.Kind, e.Result.Kind, e.NewStep)
+			"use %s for a new %s (e.g. %s), or %s to accept the first one",
+			e.Key, describeResult(e.Result), e.Result.Kind, e.Different, describeResult(e.Result), e.Result.Kind, newStep, e.Result.Kind, fmt.Sprintf(aStep, e.NewStep), fmt.Sprintf(policy, OnChangeWarn))
 	}
 	return fmt.Sprintf("%s is done (%s), but this run's %s from what made it; nothing was changed: "+
-		"use another --step for a new %s, --on-change update to edit it, or --on-change warn to go on",
-		e.Key, describeResult(e.Result), differ(e.Changed), e.Result.Kind)
+		"use %s for a new %s, %s to edit it, or %s to go on",
+		e.Key, describeResult(e.Result), differ(e.Changed), newStep, e.Result.Kind, fmt.Sprintf(policy, OnChangeUpdate), fmt.Sprintf(policy, OnChangeWarn))
 }
 
 func describeResult(r *Result) string {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -149,6 +150,9 @@ func runAction(ctx context.Context, o actOptions) error {
 	if state, err := act(ctx, f, o, p); err != nil {
 		// Every failure from here on names the key and, once the ledger
 		// is open, the entry's state: what a caller needs to settle it.
+		if o.names == nil { // ghonce's own verbs: their flags
+			err = changedInFlags(err)
+		}
 		return &failure.Keyed{Key: p.Key(), State: state, Err: err}
 	}
 	return nil
@@ -212,6 +216,16 @@ func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (
 		}
 	}
 	return ledger.Done, f.reportToActions(res)
+}
+
+// changedInFlags is a *reconcile.ChangedError said with the flags that act
+// on it.
+func changedInFlags(err error) error {
+	var ce *reconcile.ChangedError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	return &inWords{msg: ce.InFlags("another --step", "--step %s", "--on-change %s"), err: err}
 }
 
 // changeAdvice is what a run whose description differs from the done

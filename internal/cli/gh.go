@@ -371,8 +371,11 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 // no --step, so the setting to use is GHONCE_STEP.
 func anotherActForGh(err error, verb string) error {
 	var ce *reconcile.ChangedError
-	if !errors.As(err, &ce) || ce.Different == "" {
+	switch {
+	case !errors.As(err, &ce):
 		return err
+	case ce.Different == "":
+		return &inWords{msg: ce.InFlags("another GHONCE_STEP", "GHONCE_STEP=%s", "GHONCE_ON_CHANGE=%s"), err: err}
 	}
 	what := map[string]string{"pr create": "pull request", "issue create": "issue"}[verb]
 	if what == "" {
