@@ -331,3 +331,11 @@ func (rn *run) pages(ctx context.Context, fetch func(ctx context.Context, page i
 	}
 	return fmt.Errorf("follow pagination: stopped after %d pages", maxPages)
 }
+
+// IsRateLimit reports whether err is a rate-limit answer of any kind (a
+// primary or secondary limit, a 429), or a limit that outlasted the wait:
+// not a refusal of the token's permissions, whatever its status.
+func IsRateLimit(err error) bool {
+	var rl *rateLimitedError
+	return errors.As(err, &rl) || isRateLimit(err)
+}

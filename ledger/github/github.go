@@ -264,6 +264,10 @@ func status(err error) int {
 // that may not write, a repository it cannot see, or GitHub out of reach
 // (ledger.ErrUnavailable: the write may or may not have happened).
 func (l *Ledger) explain(what string, err error) error {
+	if ghcheck.IsRateLimit(err) {
+		// A 403 or 429 of a rate limit says nothing of permissions.
+		return fmt.Errorf("%w: %s in %s: %w", ledger.ErrUnavailable, what, l.repo, err)
+	}
 	switch status(err) {
 	case http.StatusUnauthorized:
 		return fmt.Errorf("%s in %s: GitHub refused the token (%w): check GH_TOKEN or GITHUB_TOKEN", what, l.repo, err)

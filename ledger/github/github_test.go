@@ -323,3 +323,14 @@ func TestRefThatKeepsFailing(t *testing.T) {
 		t.Errorf("after it: %+v, %v; want the claim still attempting", e, err)
 	}
 }
+
+// TestRateLimitIsNotAPermission: a 403 of the primary rate limit is not
+// taken for a token without contents: write.
+func TestRateLimitIsNotAPermission(t *testing.T) {
+	s, c := world(t, nil)
+	s.Inject(fixtures.Fault{Kind: fixtures.PrimaryRateLimit, Times: 1 << 20})
+	_, err := open(t, c).Claim(t.Context(), claimParams("k", "a"))
+	if err == nil || strings.Contains(err.Error(), "contents: write") || !errors.Is(err, ledger.ErrUnavailable) {
+		t.Fatalf("Claim under a spent rate limit: %v; want unavailable, not a permission", err)
+	}
+}
