@@ -95,6 +95,9 @@ type world struct {
 	main  string // sha of main's head
 	fx    *effects
 
+	// readerOnce adds the user the matrix reads a repository ledger as.
+	readerOnce sync.Once
+
 	mu      sync.Mutex
 	proc    *os.Process
 	rule    *killRule
