@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -30,6 +31,13 @@ func (Issue) Face() Face {
 // DefaultStep: see DefaultStepper.
 func (Issue) DefaultStep() string { return "issue-create" }
 func (Issue) Target() string      { return "" }
+
+func (Issue) aim(target string) (Spec, error) {
+	if target != "" {
+		return nil, &InvalidError{Field: "target", Problem: fmt.Sprintf("is %q, but an issue's key has none", target), Want: "no target"}
+	}
+	return Issue{}, nil
+}
 func (i Issue) Validate(key string) error {
 	if blank(i.Title) {
 		return empty("title", "a title (only white space is none)")

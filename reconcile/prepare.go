@@ -139,21 +139,16 @@ func KeyOfTarget(kind, target string, a Action) (string, error) {
 	if !ok {
 		return "", &InvalidError{Field: "kind", Problem: fmt.Sprintf("%q is not a kind", kind), Want: "one of " + strings.Join(Kinds(), ", ")}
 	}
-	a.Spec = mk()
-	if t, ok := a.Spec.(aimer); ok {
-		spec, err := t.aim(target)
-		if err != nil {
-			return "", invalid(err)
-		}
-		a.Spec = spec
-	} else if target != "" {
-		return "", &InvalidError{Field: "target", Problem: fmt.Sprintf("is %q, but a %s's key has none", target, kind), Want: "no target"}
+	spec, err := mk().(aimer).aim(target)
+	if err != nil {
+		return "", invalid(err)
 	}
+	a.Spec = spec
 	return KeyOf(a)
 }
 
-// aimer is a kind whose key depends on a target: aim is its description
-// holding only target, or the error its Validate gives for that target.
+// aimer is every kind (TestEveryKindAims): aim is its description holding
+// only target (Spec.Target), or the error its Validate gives for target.
 type aimer interface {
 	aim(target string) (Spec, error)
 }
