@@ -6,7 +6,10 @@
 // importing each other.
 package effect
 
-import "errors"
+import (
+	"cmp"
+	"errors"
+)
 
 // State is the answer to "does it exist?".
 type State int
@@ -130,10 +133,7 @@ func (e *InvalidError) Error() string {
 		return e.Err.Error()
 	}
 	msg := e.Problem
-	if name := e.Name; name != "" || e.Field != "" {
-		if name == "" {
-			name = e.Field
-		}
+	if name := cmp.Or(e.Name, e.Field); name != "" {
 		msg = name + " " + msg
 	}
 	if e.Want != "" {
