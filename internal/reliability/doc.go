@@ -16,7 +16,14 @@
 // kill loop, races of 16 processes (one ledger, and separate ledgers),
 // GitHub faults, a holder in another PID namespace (live, and killed) with
 // a rerun in this one, bad input, and a search of every output and ledger
-// file for the token. TestMatrix runs it; its profile sets the size:
+// file for the token. Two more run the same trials on a ledger that
+// separate machines (each run its own HOME) share: pg, a Postgres ledger
+// (kill points, randomised kills, races), and gh, the repository itself
+// (GHONCE_LEDGER=github: kill points, randomised kills, races, and the
+// faults with the repository ledger's own, each of its writes answered by
+// a dropped connection, a 502 or a 504). A shared ledger is a parameter of
+// those parts (sharedLedger), not a copy of them. TestMatrix runs it; its
+// profile sets the size:
 //
 //	go test ./internal/reliability                          # smoke: seconds, part of `make test`
 //	make reliability-short                                  # CI: a few minutes
