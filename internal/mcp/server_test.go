@@ -623,6 +623,9 @@ func TestIdsByOneRule(t *testing.T) {
 	w.fails("create_issue", args("title", "T", "task", "T-1", "step", "a\nb"), "invalid arguments", "control character")
 	w.fails("ghonce_key", args("tool", "create_issue", "task", "T-1\nT-2"), "invalid arguments", "control character")
 	w.fails("ghonce_status", map[string]any{"task": "T-1\nT-2"}, "invalid arguments", "control character")
+	if out, _ := w.ok("ghonce_key", args("tool", "create_issue", "task", "T-1", "step", " s\n")); out.Step != "s" {
+		t.Errorf("ghonce_key with step ' s\\n' says step %q, want s", out.Step)
+	}
 	if n := len(w.fake.Issues(owner, name)); n != 1 {
 		t.Fatalf("%d issues, want 1", n)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // Where names the repository, as github-mcp-server's tools do.
@@ -318,7 +319,7 @@ func (s *Server) action(w Where, o Once, defStep string) (reconcile.Action, erro
 	}
 	// As on GitHub (and gh's --repo): "app.git" is app. Prepare checks it.
 	repo := strings.TrimSpace(w.Owner) + "/" + strings.TrimSuffix(strings.TrimSpace(w.Repo), ".git")
-	return reconcile.Action{Task: task, Step: step, Repo: repo}, nil
+	return reconcile.Action{Task: task, Step: taskkey.CleanID(step), Repo: repo}, nil
 }
 
 // issueNumber is a JSON number that names an issue or pull request.
