@@ -301,7 +301,7 @@ func cause(stderr string) string {
 		switch {
 		case l == "", strings.HasPrefix(l, "Run 'ghonce --help'"):
 			continue
-		case strings.HasPrefix(l, "ghonce: taking over"), strings.HasPrefix(l, "ghonce: found "),
+		case strings.HasPrefix(l, "ghonce: taking over"), strings.HasPrefix(l, "ghonce: found "), strings.HasPrefix(l, "ghonce: key "),
 			strings.Contains(l, "is in progress in process"):
 			continue
 		}
