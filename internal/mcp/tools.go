@@ -134,9 +134,8 @@ type writeTool[In writeArgs] struct {
 	// onePer is what the default step makes one of per task ("base
 	// branch": one PR per base branch), for the guide's table.
 	onePer string
-	// spec builds the action's description from the arguments; key is the
-	// action's key (the spec's target is all it depends on).
-	spec func(ctx context.Context, s *Server, in In, key func(reconcile.Spec) (string, error)) (reconcile.Spec, error)
+	// spec builds the action's description from the arguments.
+	spec func(in In) (reconcile.Spec, error)
 	// what names the artifact for the model, e.g. "PR #12".
 	what func(in In, r *reconcile.Result) string
 }
@@ -159,7 +158,7 @@ var (
 	prTool = writeTool[CreatePullRequestArgs]{
 		name: "create_pull_request", title: "Create pull request (once)", step: stepPR, onePer: "base branch",
 		desc: "Create a new pull request in a GitHub repository." + onceNote + "pull request to the same base.",
-		spec: func(_ context.Context, _ *Server, in CreatePullRequestArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
+		spec: func(in CreatePullRequestArgs) (reconcile.Spec, error) {
 			return reconcile.PR{Base: in.Base, Head: in.Head, Title: in.Title, Body: in.Body, Draft: in.Draft}, nil
 		},
 		what: func(_ CreatePullRequestArgs, r *reconcile.Result) string { return fmt.Sprintf("PR #%d", r.Number) },
@@ -167,7 +166,7 @@ var (
 	issueTool = writeTool[CreateIssueArgs]{
 		name: "create_issue", title: "Create issue (once)", step: stepIssue, onePer: "repository",
 		desc: "Create a new issue in a GitHub repository." + onceNote + "issue (by default a task files one issue per repository).",
-		spec: func(_ context.Context, _ *Server, in CreateIssueArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
+		spec: func(in CreateIssueArgs) (reconcile.Spec, error) {
 			return reconcile.Issue{Title: in.Title, Body: in.Body, Labels: in.Labels}, nil
 		},
 		what: func(_ CreateIssueArgs, r *reconcile.Result) string { return fmt.Sprintf("issue #%d", r.Number) },
@@ -175,7 +174,7 @@ var (
 	commentTool = writeTool[AddIssueCommentArgs]{
 		name: "add_issue_comment", title: "Add issue comment (once)", step: stepComment, onePer: "issue or pull request",
 		desc: "Add a comment to a specific issue or pull request in a GitHub repository." + onceNote + "comment on the same issue (by default a task posts one comment per issue).",
-		spec: func(_ context.Context, _ *Server, in AddIssueCommentArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
+		spec: func(in AddIssueCommentArgs) (reconcile.Spec, error) {
 			n, err := issueNumber(in.IssueNumber)
 			if err != nil {
 				return nil, err
@@ -189,7 +188,7 @@ var (
 	branchTool = writeTool[CreateBranchArgs]{
 		name: "create_branch", title: "Create branch (once)", step: stepBranch, onePer: "branch name",
 		desc: "Create a new branch in a GitHub repository." + onceNote + "branch. A branch of that name at an unrelated commit is someone else's and is never adopted.",
-		spec: func(_ context.Context, _ *Server, in CreateBranchArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
+		spec: func(in CreateBranchArgs) (reconcile.Spec, error) {
 			// No from_branch: the kind starts from the default branch.
 			return reconcile.Branch{Name: in.Branch, From: in.FromBranch}, nil
 		},
@@ -200,7 +199,7 @@ var (
 	fileTool = writeTool[CreateOrUpdateFileArgs]{
 		name: "create_or_update_file", title: "Create or update file (once)", step: stepFile, onePer: "branch and path",
 		desc: "Create or update a single file in a GitHub repository, on a branch." + onceNote + "write of the same file on the same branch (a second, different edit in the same task needs a new step).",
-		spec: func(_ context.Context, _ *Server, in CreateOrUpdateFileArgs, _ func(reconcile.Spec) (string, error)) (reconcile.Spec, error) {
+		spec: func(in CreateOrUpdateFileArgs) (reconcile.Spec, error) {
 			return reconcile.File{Branch: in.Branch, Path: in.Path, Message: in.Message, Content: []byte(in.Content), Replaces: in.SHA}, nil
 		},
 		what: func(in CreateOrUpdateFileArgs, _ *reconcile.Result) string {
@@ -283,8 +282,7 @@ func call[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) 
 	if err != nil {
 		return nil, err
 	}
-	key := func(sp reconcile.Spec) (string, error) { a.Spec = sp; return reconcile.KeyOf(a) }
-	spec, err := t.spec(ctx, s, in, key)
+	spec, err := t.spec(in)
 	if err != nil {
 		return nil, err
 	}
