@@ -312,7 +312,7 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 		}
 		return e.onChange(ctx, a, done, payload, hash, resultOf(done, Skipped))
 	}
-	r, err := e.attempt(ctx, c, e.markedUntil(c, sent), x, a.Spec, hash, payload)
+	r, err := e.attempt(ctx, c, e.heldBy(c, sent), x, a.Spec, hash, payload)
 	if err != nil || r.Outcome != Found {
 		return r, err
 	}
@@ -424,6 +424,24 @@ const githubRequestLimit = 10 * time.Second
 // was sent), and a taker waits Settle from it: a create sent before
 // sent+Settle-10s lands before the taker looks. A second is kept back for a
 // ledger whose clock has whole seconds (GitHub's commit dates).
+// held is what a claim this run just made still vouches for, on this
+// machine's clock.
+type held struct {
+	// marked: until when the in-flight mark the claim wrote covers a create
+	// sent (markedUntil); zero when it wrote none.
+	marked time.Time
+	// leased: until when the lease the claim took is surely this run's with
+	// half of it to spare, so a check before the create needs no renewal:
+	// no one takes a live lease from a process that runs, the heartbeat
+	// renews it every quarter, and the mark before the create renews it.
+	leased time.Time
+}
+
+// heldBy is what claim c, sent at sent, vouches for.
+func (e *Engine) heldBy(c *ledger.Claim, sent time.Time) held {
+	return held{marked: e.markedUntil(c, sent), leased: sent.Add(e.cfg.Lease / 2)}
+}
+
 func (e *Engine) markedUntil(c *ledger.Claim, sent time.Time) time.Time {
 	if c.State != ledger.ClaimCreated || c.Entry.Sending.At.IsZero() || !c.Entry.Sending.Proc.IsZero() {
 		return time.Time{}
@@ -436,11 +454,12 @@ func (e *Engine) markedUntil(c *ledger.Claim, sent time.Time) time.Time {
 }
 
 // attempt runs steps 2 and 3 for a claim this process holds: look, then,
-// only when the look is sure nothing exists, create. Until marked (zero:
-// never) the claim's own in-flight mark covers the create.
+// only when the look is sure nothing exists, create. h is what the claim
+// still vouches for when the create comes (its own in-flight mark, its
+// lease).
 // x, if not nil, is a look-up made beside a claim that created the entry
 // (early.go), whose answer stands for the one look would ask.
-func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, marked time.Time, x *early, spec Spec, hash string, payload []byte) (*Result, error) {
+func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h held, x *early, spec Spec, hash string, payload []byte) (*Result, error) {
 	entry := c.Entry
 	crashpoint.Hit(crashpoint.AfterClaim)
 	ctx, stop := e.heartbeat(ctx, entry.Key, entry.Fence)
@@ -459,7 +478,7 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, marked time.Time,
 			return nil, err
 		}
 	}
-	return e.create(ctx, env, entry, marked, spec, hash, payload)
+	return e.create(ctx, env, entry, h, spec, hash, payload)
 }
 
 // look prepares the attempt and asks whether the artifact exists, with this
@@ -594,9 +613,9 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 }
 
 // create records what is about to be sent, sends it and records the answer.
-// Until marked, the in-flight mark the claim wrote covers the create and
+// Until h.marked, the in-flight mark the claim wrote covers the create and
 // none is written again (markedUntil).
-func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, marked time.Time, spec Spec, hash string, payload []byte) (*Result, error) {
+func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h held, spec Spec, hash string, payload []byte) (*Result, error) {
 	key := entry.Key
 	_, chooser := spec.(Chooser)
 	if entry.PayloadHash != hash || chooser && !bytes.Equal(entry.Payload, payload) {
@@ -616,9 +635,12 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, mark
 		// The kind marks its own create (a guarded command, with the
 		// identity of its supervisor) once it can name what it starts.
 		// A lease lost while looking means a newer attempt may be
-		// creating: stop.
-		if err := e.cfg.Ledger.Renew(ctx, key, entry.Fence, e.cfg.Lease); err != nil {
-			return nil, unavailable(key, err)
+		// creating: stop. A claim made moments ago holds it still (held):
+		// its mark, written with the fence checked, renews it then.
+		if !e.cfg.Now().Before(h.leased) {
+			if err := e.cfg.Ledger.Renew(ctx, key, entry.Fence, e.cfg.Lease); err != nil {
+				return nil, unavailable(key, err)
+			}
 		}
 		env.markSending = func(ctx context.Context, p ledger.Proc) error {
 			if err := mark(ctx, p); err != nil {
@@ -626,7 +648,7 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, mark
 			}
 			return nil
 		}
-	} else if !marked.IsZero() && e.cfg.Now().Before(marked) {
+	} else if !h.marked.IsZero() && e.cfg.Now().Before(h.marked) {
 		// The claim is the mark: it was written moments ago, and a taker
 		// waits out GitHub's window from its time.
 	} else if err := mark(ctx, ledger.Proc{}); err != nil {

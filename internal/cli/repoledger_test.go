@@ -259,6 +259,18 @@ func TestRepositoryLedgerCost(t *testing.T) {
 	if got := run("skipped", comment...); got != replay {
 		t.Errorf("comment's replay: %+v, want %+v", got, replay)
 	}
+	// A guarded command marks its own start, with the identity of what it
+	// runs, and renews no lease it took moments ago: the claim, the mark
+	// and the outcome, two requests each, after the claim's read. Its
+	// replay reads the claim alone: GitHub cannot be asked about it.
+	deploy := []string{"exec", "--task", "COST", "--step", "deploy", "--json", "--", "true"}
+	execFirst := cost{requests: 7, writes: 6, trips: 7}
+	if got := run("created", deploy...); got != execFirst {
+		t.Errorf("first exec: %+v, want %+v", got, execFirst)
+	}
+	if got, want := run("skipped", deploy...), (cost{requests: 2, writes: 0, trips: 2}); got != want {
+		t.Errorf("exec's replay: %+v, want %+v", got, want)
+	}
 	// The guide says so.
 	b, err := os.ReadFile("../../docs/guide/repository-ledger.md")
 	if err != nil {
@@ -268,6 +280,7 @@ func TestRepositoryLedgerCost(t *testing.T) {
 	for _, want := range []string{
 		fmt.Sprintf("A first issue is %d requests: %d of them content-creating", first.requests, first.writes),
 		fmt.Sprintf("in %d round trips one after another; a replay is %d reads in %d round trips", first.trips, replay.requests, replay.trips),
+		fmt.Sprintf("A guarded command (`exec`) writes three times, %d content-creating requests of %d in %d round trips", execFirst.writes, execFirst.requests, execFirst.trips),
 	} {
 		if !strings.Contains(guide, want) {
 			t.Errorf("docs/guide/repository-ledger.md does not say %q", want)
