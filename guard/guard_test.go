@@ -474,3 +474,31 @@ func TestBadInputNamesTheRequestsField(t *testing.T) {
 		t.Fatalf("%d requests reached GitHub, want 0", n)
 	}
 }
+
+// A file written to no branch goes to the default branch, as GitHub
+// writes it (reconcile.Complete): its key names that branch, so the same
+// write naming main is the same act.
+func TestFileOnNoBranchIsTheDefaultBranchs(t *testing.T) {
+	w := newWorld(t)
+	gh := w.client(t, ledgerIn(t), nil)
+	ctx := guard.WithStep(context.Background(), "ISSUE-42", "")
+	_, resp, err := gh.Repositories.CreateFile(ctx, owner, name, "docs/NOTES.md", &github.RepositoryContentFileOptions{
+		Message: github.String("notes"), Content: []byte("hello\n"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := reconcile.Prepare(reconcile.Action{Task: "ISSUE-42", Repo: owner + "/" + name, Spec: reconcile.File{Branch: "main", Path: "docs/NOTES.md", Message: "notes"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.Header.Get("X-Ghonce-Key"); got != p.Key() || resp.Header.Get("X-Ghonce-Outcome") != "created" {
+		t.Fatalf("X-Ghonce-Key %q (%s), want main's %q, created", got, resp.Header.Get("X-Ghonce-Outcome"), p.Key())
+	}
+	_, again, err := gh.Repositories.CreateFile(ctx, owner, name, "docs/NOTES.md", &github.RepositoryContentFileOptions{
+		Message: github.String("notes"), Content: []byte("hello\n"), Branch: github.String("main"),
+	})
+	if err != nil || again.Header.Get("X-Ghonce-Outcome") != "skipped" {
+		t.Fatalf("the same write naming main: %v, outcome %q; want skipped", err, again.Header.Get("X-Ghonce-Outcome"))
+	}
+}

@@ -16,7 +16,6 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/effect"
-	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -30,12 +29,9 @@ func (t *Transport) guard(req *http.Request, w *write, a reconcile.Action) (*htt
 		return fail(err)
 	}
 	ctx := req.Context()
-	if f, ok := a.Spec.(reconcile.File); ok && f.Branch == "" {
-		// GitHub writes to the default branch; the key names it.
-		if f.Branch, err = e.gh.DefaultBranch(ctx, ghcheck.Repo{Owner: w.params["owner"], Name: w.params["repo"]}); err != nil {
-			return fail(err)
-		}
-		a.Spec = f
+	// What the request leaves to GitHub (a file's branch), as GitHub fills it.
+	if a, err = reconcile.Complete(ctx, e.gh, a); err != nil {
+		return fail(err)
 	}
 	a.OnChange = t.opts.OnChange
 	a.Heard = func(key string) bool {

@@ -42,6 +42,16 @@ func (File) Face() Face {
 func (File) DefaultStep() string { return "file-put" }
 func (f File) Target() string    { return f.Branch + ":" + f.Path }
 
+// complete: a file on no branch is written to the default branch.
+func (f File) complete(ctx context.Context, gh DefaultBrancher, r ghcheck.Repo) (Spec, error) {
+	if f.Branch != "" {
+		return f, nil
+	}
+	var err error
+	f.Branch, err = gh.DefaultBranch(ctx, r)
+	return f, err
+}
+
 func (File) aim(target string) (Spec, error) {
 	branch, path, _ := strings.Cut(target, ":") // a branch name holds no ":"
 	return File{Branch: branch, Path: path}, ghcheck.CheckFile(branch, path)

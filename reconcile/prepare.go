@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -127,6 +128,32 @@ func KeyOf(a Action) (string, error) {
 		}
 	}
 	return taskkey.Key(id), nil
+}
+
+// Complete fills in what a leaves to GitHub's defaults, as GitHub's write
+// would and as its key must name it: a file written to no branch goes to
+// the repository's default branch (one read, GET /repos/{o}/{r}). A front
+// whose caller may leave it out (the go-github transport) calls Complete
+// before Prepare; a description that leaves nothing out is returned as it
+// is, without a read.
+func Complete(ctx context.Context, gh DefaultBrancher, a Action) (Action, error) {
+	c, ok := a.Spec.(interface {
+		complete(context.Context, DefaultBrancher, ghcheck.Repo) (Spec, error)
+	})
+	if !ok {
+		return a, nil
+	}
+	r, err := ghcheck.ParseRepo(a.Repo)
+	if err != nil {
+		return a, invalid(err)
+	}
+	a.Spec, err = c.complete(ctx, gh, r)
+	return a, err
+}
+
+// DefaultBrancher names a repository's default branch (ghcheck.Client).
+type DefaultBrancher interface {
+	DefaultBranch(ctx context.Context, r ghcheck.Repo) (string, error)
 }
 
 // KeyOfTarget is KeyOf an action of kind on target (Spec.Target, e.g. a
