@@ -98,10 +98,19 @@ func TestGuardedToolsDoNotDriftFromThePinnedGitHubMCPServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got, exp any
-	_ = json.Unmarshal(have, &got)
-	_ = json.Unmarshal(b, &exp)
-	if !reflect.DeepEqual(got, exp) {
+	// The file is a list; its order is not what is compared (the guards'
+	// names come from a map), each tool by its name is.
+	byName := func(raw []byte) map[string]any {
+		var list []map[string]any
+		_ = json.Unmarshal(raw, &list)
+		m := map[string]any{}
+		for _, tool := range list {
+			name, _ := tool["name"].(string)
+			m[name] = tool
+		}
+		return m
+	}
+	if got, exp := byName(have), byName(b); !reflect.DeepEqual(got, exp) {
 		t.Fatalf("%s differs from what the pinned github-mcp-server lists:\n%s\nwant:\n%s\n(after a deliberate upgrade: go test ./internal/mcp -run Drift -update-ghmcp)", mcp.GitHubMCPToolsFile, have, b)
 	}
 	if !bytes.Equal(have, b) {
