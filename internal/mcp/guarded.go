@@ -33,14 +33,14 @@ type guard struct {
 	passWhat string
 	// run performs the call through the engine.
 	run func(ctx context.Context, s *Server, args json.RawMessage) *sdk.CallToolResult
-	// step and onePer are the write tool's default step and what it makes
-	// one of per task by default (writeTool's).
-	step, onePer string
+	// onePer is what the write tool makes one of per task by default
+	// (writeTool's).
+	onePer string
 }
 
 // guarded is g, run by t.
 func guarded[In writeArgs](t writeTool[In], g guard) guard {
-	g.run, g.step, g.onePer = runner(t), t.step, t.onePer
+	g.run, g.onePer = runner(t), t.onePer
 	return g
 }
 

@@ -66,7 +66,7 @@ func GuideTables(ctx context.Context) (map[string]string, error) {
 			name += " (read-only)"
 		}
 		if guardedKind {
-			defStep, onePer = "`"+g.step+"`", g.onePer
+			defStep, onePer = "`"+defaultStep(t.Name)+"`", g.onePer
 			task, step = a.desc["task"], a.desc["step"]
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", name, list(a.required), list(opt), list(refused), defStep, onePer)
@@ -102,7 +102,7 @@ func GuideTables(ctx context.Context) (map[string]string, error) {
 				refused = append(refused, p)
 			}
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | `%s` |\n", t.Name, list(acts), list(refused), g.passWhat, g.step)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | `%s` |\n", t.Name, list(acts), list(refused), g.passWhat, defaultStep(t.Name))
 	}
 	fmt.Fprintf(&b, "\nEach also takes optional `task` and `step` (as in [the MCP server](mcp.md)), except that behind `--upstream` ghonce's task wins, as the schema tells the model:\n\n- `task`: %s\n", ptask)
 	tables[GuideProxyTools] = b.String()
@@ -162,6 +162,14 @@ func argsOf(t *sdk.Tool) (toolArgs, error) {
 	}
 	slices.Sort(a.names)
 	return a, nil
+}
+
+// defaultStep is the default step of the kind a write tool makes.
+func defaultStep(tool string) string {
+	if spec, ok := keyTargets[tool]; ok {
+		return reconcile.DefaultStep(spec(KeyArgs{}))
+	}
+	return ""
 }
 
 func list(xs []string) string { return strings.ReplaceAll(strings.Join(xs, ", "), ", (", " (") }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -150,30 +151,27 @@ func statusText(out StatusOutput) string {
 	return b.String()
 }
 
-// keyTargets maps each write tool to its default step and a spec holding
-// only what the key depends on.
-var keyTargets = map[string]struct {
-	step string
-	spec func(KeyArgs) reconcile.Spec
-}{
-	"create_pull_request":   {stepPR, func(in KeyArgs) reconcile.Spec { return reconcile.PR{Base: in.Base} }},
-	"create_issue":          {stepIssue, func(KeyArgs) reconcile.Spec { return reconcile.Issue{} }},
-	"issue_write":           {stepIssue, func(KeyArgs) reconcile.Spec { return reconcile.Issue{} }},
-	"add_issue_comment":     {stepComment, func(in KeyArgs) reconcile.Spec { return reconcile.Comment{Number: int(in.IssueNumber)} }},
-	"create_branch":         {stepBranch, func(in KeyArgs) reconcile.Spec { return reconcile.Branch{Name: in.Branch} }},
-	"create_or_update_file": {stepFile, func(in KeyArgs) reconcile.Spec { return reconcile.File{Branch: in.Branch, Path: in.Path} }},
+// keyTargets maps each write tool to a spec holding only what the key
+// depends on.
+var keyTargets = map[string]func(KeyArgs) reconcile.Spec{
+	"create_pull_request":   func(in KeyArgs) reconcile.Spec { return reconcile.PR{Base: in.Base} },
+	"create_issue":          func(KeyArgs) reconcile.Spec { return reconcile.Issue{} },
+	"issue_write":           func(KeyArgs) reconcile.Spec { return reconcile.Issue{} },
+	"add_issue_comment":     func(in KeyArgs) reconcile.Spec { return reconcile.Comment{Number: int(in.IssueNumber)} },
+	"create_branch":         func(in KeyArgs) reconcile.Spec { return reconcile.Branch{Name: in.Branch} },
+	"create_or_update_file": func(in KeyArgs) reconcile.Spec { return reconcile.File{Branch: in.Branch, Path: in.Path} },
 }
 
 func (s *Server) key(ctx context.Context, in KeyArgs) (KeyOutput, error) {
-	kt, ok := keyTargets[in.Tool]
+	spec, ok := keyTargets[in.Tool]
 	if !ok {
 		return KeyOutput{}, invalid(fmt.Errorf("unknown tool %q: want create_pull_request, create_issue, add_issue_comment, create_branch or create_or_update_file", in.Tool))
 	}
-	a, err := s.action(in.Where, in.Once, kt.step)
+	a, err := s.action(in.Where, in.Once)
 	if err != nil {
 		return KeyOutput{}, err
 	}
-	a.Spec = kt.spec(in)
+	a.Spec = spec(in)
 	if in.Tool == "add_issue_comment" {
 		if _, err := issueNumber(in.IssueNumber); err != nil {
 			return KeyOutput{}, err
@@ -184,7 +182,7 @@ func (s *Server) key(ctx context.Context, in KeyArgs) (KeyOutput, error) {
 	if err != nil {
 		return KeyOutput{}, invalid(err)
 	}
-	out := KeyOutput{Key: k, Task: a.Task, Step: a.Step, Kind: a.Spec.Kind(), Repo: a.Repo, Target: a.Spec.Target(), Status: "none"}
+	out := KeyOutput{Key: k, Task: a.Task, Step: cmp.Or(a.Step, reconcile.DefaultStep(a.Spec)), Kind: a.Spec.Kind(), Repo: a.Repo, Target: a.Spec.Target(), Status: "none"}
 	e, err := s.cfg.Ledger.Get(ctx, out.Key)
 	switch {
 	case errors.Is(err, ledger.ErrNotFound):

@@ -128,9 +128,6 @@ type writeArgs interface {
 // in call.
 type writeTool[In writeArgs] struct {
 	name, title, desc string
-	// step is the default step: the CLI verb's, so that a CLI and an MCP
-	// call of the same task and target share a key.
-	step string
 	// onePer is what the default step makes one of per task ("base
 	// branch": one PR per base branch), for the guide's table.
 	onePer string
@@ -140,23 +137,13 @@ type writeTool[In writeArgs] struct {
 	what func(in In, r *reconcile.Result) string
 }
 
-// The default steps: each kind's own (reconcile.DefaultStepper), as
-// every front uses them.
-var (
-	stepPR      = reconcile.PR{}.DefaultStep()
-	stepIssue   = reconcile.Issue{}.DefaultStep()
-	stepComment = reconcile.Comment{}.DefaultStep()
-	stepBranch  = reconcile.Branch{}.DefaultStep()
-	stepFile    = reconcile.File{}.DefaultStep()
-)
-
 const onceNote = " Happens once per (task, step): ghonce records the call in a ledger and looks on GitHub before it creates, so calling again with the same task and step (after a timeout, an error or a restart, even with reworded text) returns what the first call made and creates nothing new. Retry freely; pass a new step only for a genuinely new "
 
 // The write tools ghonce guards, by github-mcp-server's names; the proxy
 // serves them in place of upstream's (guarded.go).
 var (
 	prTool = writeTool[CreatePullRequestArgs]{
-		name: "create_pull_request", title: "Create pull request (once)", step: stepPR, onePer: "base branch",
+		name: "create_pull_request", title: "Create pull request (once)", onePer: "base branch",
 		desc: "Create a new pull request in a GitHub repository." + onceNote + "pull request to the same base.",
 		spec: func(in CreatePullRequestArgs) (reconcile.Spec, error) {
 			return reconcile.PR{Base: in.Base, Head: in.Head, Title: in.Title, Body: in.Body, Draft: in.Draft}, nil
@@ -164,7 +151,7 @@ var (
 		what: func(_ CreatePullRequestArgs, r *reconcile.Result) string { return fmt.Sprintf("PR #%d", r.Number) },
 	}
 	issueTool = writeTool[CreateIssueArgs]{
-		name: "create_issue", title: "Create issue (once)", step: stepIssue, onePer: "repository",
+		name: "create_issue", title: "Create issue (once)", onePer: "repository",
 		desc: "Create a new issue in a GitHub repository." + onceNote + "issue (by default a task files one issue per repository).",
 		spec: func(in CreateIssueArgs) (reconcile.Spec, error) {
 			return reconcile.Issue{Title: in.Title, Body: in.Body, Labels: in.Labels}, nil
@@ -172,7 +159,7 @@ var (
 		what: func(_ CreateIssueArgs, r *reconcile.Result) string { return fmt.Sprintf("issue #%d", r.Number) },
 	}
 	commentTool = writeTool[AddIssueCommentArgs]{
-		name: "add_issue_comment", title: "Add issue comment (once)", step: stepComment, onePer: "issue or pull request",
+		name: "add_issue_comment", title: "Add issue comment (once)", onePer: "issue or pull request",
 		desc: "Add a comment to a specific issue or pull request in a GitHub repository." + onceNote + "comment on the same issue (by default a task posts one comment per issue).",
 		spec: func(in AddIssueCommentArgs) (reconcile.Spec, error) {
 			n, err := issueNumber(in.IssueNumber)
@@ -186,7 +173,7 @@ var (
 		},
 	}
 	branchTool = writeTool[CreateBranchArgs]{
-		name: "create_branch", title: "Create branch (once)", step: stepBranch, onePer: "branch name",
+		name: "create_branch", title: "Create branch (once)", onePer: "branch name",
 		desc: "Create a new branch in a GitHub repository." + onceNote + "branch. A branch of that name at an unrelated commit is someone else's and is never adopted.",
 		spec: func(in CreateBranchArgs) (reconcile.Spec, error) {
 			// No from_branch: the kind starts from the default branch.
@@ -197,7 +184,7 @@ var (
 		},
 	}
 	fileTool = writeTool[CreateOrUpdateFileArgs]{
-		name: "create_or_update_file", title: "Create or update file (once)", step: stepFile, onePer: "branch and path",
+		name: "create_or_update_file", title: "Create or update file (once)", onePer: "branch and path",
 		desc: "Create or update a single file in a GitHub repository, on a branch." + onceNote + "write of the same file on the same branch (a second, different edit in the same task needs a new step).",
 		spec: func(in CreateOrUpdateFileArgs) (reconcile.Spec, error) {
 			return reconcile.File{Branch: in.Branch, Path: in.Path, Message: in.Message, Content: []byte(in.Content), Replaces: in.SHA}, nil
@@ -278,7 +265,7 @@ func runWrite[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in 
 // call is the one flow every write tool goes through. Its errors are the
 // engine's and the arguments'; the tool handler words them (toolError).
 func call[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) (*reconcile.Result, error) {
-	a, err := s.action(in.where(), in.once(), t.step)
+	a, err := s.action(in.where(), in.once())
 	if err != nil {
 		return nil, err
 	}
@@ -304,20 +291,16 @@ func call[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) 
 	return r, nil
 }
 
-// action is the Action of a call, without its Spec: the task and step
-// defaults applied.
-func (s *Server) action(w Where, o Once, defStep string) (reconcile.Action, error) {
+// action is the Action of a call, without its Spec: the task's default
+// applied. An empty step is the kind's default, which the engine applies.
+func (s *Server) action(w Where, o Once) (reconcile.Action, error) {
 	task, err := s.task(o.Task)
 	if err != nil {
 		return reconcile.Action{}, err
 	}
-	step := o.Step
-	if strings.TrimSpace(step) == "" {
-		step = defStep
-	}
 	// As on GitHub (and gh's --repo): "app.git" is app. Prepare checks it.
 	repo := strings.TrimSpace(w.Owner) + "/" + strings.TrimSuffix(strings.TrimSpace(w.Repo), ".git")
-	return reconcile.Action{Task: task, Step: taskkey.CleanID(step), Repo: repo}, nil
+	return reconcile.Action{Task: task, Step: taskkey.CleanID(o.Step), Repo: repo}, nil
 }
 
 // issueNumber is a JSON number that names an issue or pull request.
