@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -30,6 +31,12 @@ func linkBody(g audit.Group) string {
 	return fmt.Sprintf("Closing as a duplicate of %s.\n\n`ghonce audit` found %s (evidence: %s). Reopen it if this is wrong; a later audit leaves a reopened one alone.",
 		g.Keep.Ref(g.Kind), g.Detail, g.Evidence)
 }
+
+// auditSpecs and adoptSpec switch on the audit's kinds, not on the
+// kinds' declarations (reconcile.Face): how a duplicate is settled (link
+// and close, or delete) and how a listed artifact reads as a kind's
+// description are the audit's policy about artifacts found on GitHub,
+// not a front carrying an act.
 
 // auditActions are the engine actions that settle duplicate d of g, in
 // order (a linking comment before a close, so a closed duplicate always
@@ -112,26 +119,11 @@ func readLedgerArtifacts(ctx context.Context, l ledger.Ledger, repo string) (*le
 	}
 	la := &ledgerArtifacts{byArtifact: map[string][]*ledger.Entry{}}
 	for _, e := range es {
-		var k string
-		switch e.Kind {
-		case reconcile.Issue{}.Kind(), reconcile.PR{}.Kind():
-			if e.Ref.Number == 0 {
-				continue
-			}
-			kind := audit.KindIssue
-			if e.Kind == (reconcile.PR{}).Kind() {
-				kind = audit.KindPR
-			}
-			k = artifactKey(kind, e.Ref.Number, 0)
-		case reconcile.Comment{}.Kind():
-			if e.Ref.ID == 0 {
-				continue
-			}
-			k = artifactKey(audit.KindComment, 0, e.Ref.ID)
-		default:
-			continue
+		// The audit's kinds are the engine's, by name.
+		if (e.Kind == audit.KindIssue || e.Kind == audit.KindPR) && e.Ref.Number != 0 || e.Kind == audit.KindComment && e.Ref.ID != 0 {
+			k := artifactKey(e.Kind, e.Ref.Number, e.Ref.ID)
+			la.byArtifact[k] = append(la.byArtifact[k], e)
 		}
-		la.byArtifact[k] = append(la.byArtifact[k], e)
 	}
 	return la, nil
 }
@@ -162,20 +154,13 @@ func (la *ledgerArtifacts) repoint(ctx context.Context, l ledger.Ledger, g audit
 			continue
 		}
 		k := g.Keep
-		_, err := l.Resolve(ctx, ledger.ResolveParams{Key: e.Key, Status: ledger.Done, Ref: ledger.Ref{Number: cmpOr(k.Number, k.Thread), ID: k.ID, URL: k.URL},
+		_, err := l.Resolve(ctx, ledger.ResolveParams{Key: e.Key, Status: ledger.Done, Ref: ledger.Ref{Number: cmp.Or(k.Number, k.Thread), ID: k.ID, URL: k.URL},
 			Who: "ghonce audit", Note: fmt.Sprintf("its artifact %s was settled as a duplicate of %s: the kept one is this key's now", d.Ref(g.Kind), k.Ref(g.Kind))})
 		if err != nil {
 			return fmt.Errorf("point the ledger entry %s at %s: %w", e.Key, k.Ref(g.Kind), err)
 		}
 	}
 	return nil
-}
-
-func cmpOr(a, b int) int {
-	if a != 0 {
-		return a
-	}
-	return b
 }
 
 // linkOnce makes sure a linking comment this audit just posted is the
