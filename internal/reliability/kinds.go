@@ -18,9 +18,13 @@ import (
 // for it, which request creates it, and how to count and verify what
 // exists.
 type kind struct {
-	name   string
-	step   string // ghonce's default step for it
-	github bool   // false for guarded commands
+	name string
+	// step is ghonce's default step for it, spelt out rather than read
+	// from the kind (reconcile.DefaultStepper): the matrix finds artifacts
+	// by a key it derives itself, so a changed default step, which would
+	// orphan every earlier key, shows as lost artifacts.
+	step   string
+	github bool // false for guarded commands
 	// args is the command line of attempt i of trial t (without --ledger,
 	// --repo, --task and --json, which run adds).
 	args func(w *world, t *trial, i int) []string
