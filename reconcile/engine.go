@@ -801,7 +801,7 @@ func (e *Engine) letInFlightLand(ctx context.Context, c *ledger.Claim, claimed t
 	if wait <= 0 {
 		return "", nil
 	}
-	e.cfg.Logf("an earlier attempt on %s sent its create %s ago and GitHub may still be committing it; waiting %s (--settle %s) before looking on GitHub",
+	e.cfg.Logf("an earlier attempt on %s sent its create %s ago and GitHub may still be committing it; waiting %s (the in-flight window is %s) before looking on GitHub",
 		c.Entry.Key, human.Duration(age), human.Duration(wait), human.Duration(e.cfg.Settle))
 	return "", e.cfg.Sleep(ctx, wait)
 }

@@ -66,12 +66,12 @@ func (Exec) MarksOwnSending() {}
 func (Exec) NotSent() string { return "the command did not start, so nothing happened" }
 func (x Exec) Validate(string) error {
 	if len(x.Argv) == 0 || x.Argv[0] == "" {
-		return errors.New("no command: give it after --, e.g. ghonce exec --task T --step S -- ./notify.sh")
+		return empty("argv", "the command to run and its arguments")
 	}
 	switch x.OnUnconfirmed {
 	case "", OnUnconfirmedFail, OnUnconfirmedRetry:
 	default:
-		return fmt.Errorf("invalid --on-unconfirmed %q: want fail or retry", x.OnUnconfirmed)
+		return &InvalidError{Field: "on_unconfirmed", Problem: fmt.Sprintf("%q is not a policy", x.OnUnconfirmed), Want: "fail or retry"}
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ func checkOnChange(v string) error {
 	case "", OnChangeWarn, OnChangeFail, OnChangeUpdate, OnChangeAuto:
 		return nil
 	}
-	return fmt.Errorf("invalid --on-change %q: want auto, warn, fail or update", v)
+	return &InvalidError{Field: "on_change", Problem: fmt.Sprintf("%q is not a policy", v), Want: "auto, warn, fail or update"}
 }
 
 // ChangedError: the key is done, and this run's description differs from

@@ -24,7 +24,6 @@ func ViaAction(getenv func(string) string) bool {
 // Phrases, not flags alone: a command a person runs elsewhere (`ghonce resolve KEY --done`) keeps its
 // flags.
 var inputWords = strings.NewReplacer(
-	"invalid --on-change", "invalid on-change:",
 	"--on-change update", "on-change: update",
 	"--on-change fail", "on-change: fail",
 	"--on-change warn", "on-change: warn",
@@ -52,7 +51,7 @@ var inputWords = strings.NewReplacer(
 )
 
 // inputNames are the fields of an action the ghonce action takes under
-// another input than the field's own name.
+// another input than the field's own name (an underscore a dash).
 var inputNames = map[string]string{"body": "body: (or body-file:)", "content": "content-file:", "name": "branch:"}
 
 // InputName is the input that carries field (an *effect.InvalidError's,
@@ -61,7 +60,7 @@ func InputName(field string) string {
 	if n, ok := inputNames[field]; ok {
 		return "the " + n + " input"
 	}
-	return "the " + field + ": input"
+	return "the " + strings.ReplaceAll(field, "_", "-") + ": input"
 }
 
 // Advice is msg, advice written for the CLI, in the words of the action's

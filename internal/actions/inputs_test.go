@@ -18,7 +18,6 @@ func TestAdviceNamesTheInputs(t *testing.T) {
 	for _, c := range []struct{ msg, want string }{
 		{"this run's title differs from what made issue #2, which was left as it is (--on-change update edits it, --on-change fail stops)", "(on-change: update edits it, on-change: fail stops)"},
 		{"use another --step for a new issue (e.g. --step issue-create-x), or --on-change warn to accept the first one", "use another step: for a new issue (e.g. step: issue-create-x), or on-change: warn to accept the first one"},
-		{"invalid --on-change \"x\": want auto, warn, fail or update", "invalid on-change: \"x\""},
 		{"no body: pass --body TEXT or --body-file FILE", "set body: or body-file:"},
 		{"; if that is your bot or app, start ghonce with --trust-author x[bot]", "set trust-author: x[bot]"},
 		{"GitHub answered 403 to GET /user: start ghonce with --trust-author LOGIN, the login that authors its artifacts (e.g. github-actions[bot])", "set trust-author: LOGIN, the login"},

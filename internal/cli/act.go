@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -104,7 +105,7 @@ type actOptions struct {
 }
 
 // flagNames are the fields ghonce's verbs take under another name than
-// --FIELD; every other field is its flag.
+// --FIELD (an underscore a dash); every other field is its flag.
 var flagNames = map[string]string{
 	"task":    "--task (or GHONCE_TASK)",
 	"body":    "--body (or --body-file)",
@@ -119,7 +120,7 @@ func flagName(field string) string {
 	if n, ok := flagNames[field]; ok {
 		return n
 	}
-	return "--" + field
+	return "--" + strings.ReplaceAll(field, "_", "-")
 }
 
 // runAction runs one action through the engine and prints its result. Bad

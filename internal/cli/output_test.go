@@ -503,3 +503,20 @@ func TestNoLedgerLocationNamesTheFlag(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2, the ledger's words and --ledger once", o.code, o.stderr)
 	}
 }
+
+// A policy the engine refuses is named by the flag that gave it (the
+// engine names the field), and nothing runs.
+func TestBadPolicyNamesItsFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"exec", "--task", "T", "--step", "s", "--on-unconfirmed", "maybe", "--", "true"}, `--on-unconfirmed "maybe" is not a policy: want fail or retry`},
+		{[]string{"issue", "create", "--task", "T", "--repo", testRepo, "--title", "t", "--body", "b", "--on-change", "maybe"}, `--on-change "maybe" is not a policy: want auto, warn, fail or update`},
+	} {
+		o := runAt(time.Now(), map[string]string{}, c.args...)
+		if o.code != ExitUsage || !strings.Contains(o.stderr, c.want) {
+			t.Errorf("ghonce %s: exit %d, stderr %q; want exit %d and %q", strings.Join(c.args, " "), o.code, o.stderr, ExitUsage, c.want)
+		}
+	}
+}
