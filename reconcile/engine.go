@@ -33,6 +33,7 @@ import (
 	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/internal/procid"
+	"github.com/ghonce/ghonce/internal/supervise"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/observe"
 )
@@ -101,7 +102,7 @@ type Config struct {
 	// before the window closes could find nothing and create a second. It
 	// is paid only on a takeover of an attempt that may have a request in
 	// flight: an attempt that sent nothing left no mark. A guarded
-	// command's window is its processes' lives instead (exec_linux.go).
+	// command's window is its processes' lives instead (package supervise).
 	Settle time.Duration
 	// Now and Sleep are injected by tests.
 	Now   func() time.Time
@@ -815,20 +816,20 @@ func (e *Engine) waitForProcesses(ctx context.Context, key string, sup ledger.Pr
 	poll := 20 * time.Millisecond
 	told := false
 	for {
-		switch groupGone(sup) {
+		switch supervise.Gone(sup) {
 		case procid.Gone:
 			return "", nil
 		case procid.Unknown:
-			return fmt.Sprintf("the earlier attempt's command ran under %s on another machine, boot or PID namespace, so ghonce cannot prove from here that it has stopped", supervisorNote(sup)), nil
+			return fmt.Sprintf("the earlier attempt's command ran under %s on another machine, boot or PID namespace, so ghonce cannot prove from here that it has stopped", supervise.Describe(sup)), nil
 		}
 		waited := e.cfg.Now().Sub(start)
 		if waited >= e.cfg.Wait {
-			return "", &UnconfirmedError{Key: key, Err: fmt.Errorf("the earlier attempt's command still runs (%s) after waiting %s", supervisorNote(sup), human.Duration(waited)),
+			return "", &UnconfirmedError{Key: key, Err: fmt.Errorf("the earlier attempt's command still runs (%s) after waiting %s", supervise.Describe(sup), human.Duration(waited)),
 				Hint: "Its effect may still happen: rerun once it has ended; `ghonce reconcile` settles it then."}
 		}
 		if !told {
 			told = true
-			e.cfg.Logf("the earlier attempt's command on %s still runs (%s); waiting up to %s for it to end before checking", key, supervisorNote(sup), human.Duration(e.cfg.Wait))
+			e.cfg.Logf("the earlier attempt's command on %s still runs (%s); waiting up to %s for it to end before checking", key, supervise.Describe(sup), human.Duration(e.cfg.Wait))
 		}
 		if err := e.cfg.Sleep(ctx, min(poll, e.cfg.Wait-waited)); err != nil {
 			return "", err

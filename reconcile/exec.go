@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
-	"syscall"
 
 	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/internal/supervise"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -184,25 +184,11 @@ func (e *checkCannotRun) Unwrap() error { return e.err }
 // command's own word that it did not succeed (failed, retried by a later
 // run); death by a signal is "maybe". On Linux the command, and every
 // process it starts, runs under a supervisor that kills them all when
-// ghonce dies (exec_linux.go); Create returns when all of them have ended.
+// ghonce dies (package supervise); Create returns when all of them have ended.
 func (x Exec) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
-	if err := x.run(ctx, env, key); err != nil {
+	c := supervise.Command{Argv: x.Argv, Env: x.childEnv(key), Stdout: env.Stdout, Stderr: env.Stderr}
+	if err := supervise.Run(ctx, c, env.mark); err != nil {
 		return effect.Artifact{}, err
 	}
 	return effect.Artifact{}, nil
-}
-
-// exitError classifies the end of a command (err from its Wait).
-func exitError(name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: killed by %v", name, ws.Signal())}
-		}
-		return &effect.CreateError{Class: effect.ClassRefused, Err: fmt.Errorf("run %s: exit status %d", name, ee.ExitCode())}
-	}
-	return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: %w", name, err)}
 }

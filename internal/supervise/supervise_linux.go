@@ -1,6 +1,6 @@
-package reconcile
+package supervise
 
-// How a guarded command dies whole with ghonce on Linux.
+// How a command dies whole with ghonce on Linux.
 //
 // A rerun takes an exec entry over once its holder is gone, and its --check
 // cannot see an effect that a process of the earlier attempt makes later:
@@ -42,7 +42,7 @@ package reconcile
 // for the process group to empty, but an escaped descendant is not waited
 // for. A rerun on another machine or in another PID namespace cannot prove
 // anything about the processes: the entry stays unconfirmed there and
-// --on-unconfirmed decides (Exec.Find).
+// --on-unconfirmed decides.
 
 import (
 	"bufio"
@@ -64,9 +64,10 @@ import (
 	"github.com/ghonce/ghonce/ledger"
 )
 
-// superviseEnv, set to 1, makes this program a guarded command's
-// supervisor instead of itself (see init).
-const superviseEnv = "GHONCE_EXEC_SUPERVISOR"
+// supervisorEnv, set to 1, makes this program a guarded command's
+// supervisor instead of itself (see init): any program that links this
+// package can be one.
+const supervisorEnv = "GHONCE_EXEC_SUPERVISOR"
 
 // The supervisor's descriptors: 3 reads the life pipe (one byte "go", then
 // end-of-file when ghonce is gone), 4 writes status lines: "started" or
@@ -93,38 +94,47 @@ const exitNotStarted = 125
 const termGrace = 5 * time.Second
 
 func init() {
-	if os.Getenv(superviseEnv) == "1" {
+	if os.Getenv(supervisorEnv) == "1" {
 		os.Exit(supervise(os.Args[1:]))
 	}
 }
 
-// run starts the command under a supervisor, records the supervisor in the
-// ledger, lets the command start and waits for every process it started.
-func (x Exec) run(ctx context.Context, env *Env, key string) error {
+// Run runs c under a supervisor and returns when every process the
+// command started has ended. started is called with the supervisor's
+// identity once it runs and before the command starts (a guarded command
+// records it in the ledger, forced, so that a taker waits for the tree to
+// be gone); its error is returned as is, and the command never starts.
+//
+// Exit 0 is success; a non-zero exit is an *effect.CreateError of class
+// ClassRefused (the command's own word that it did not succeed); a
+// command killed by a signal, or stopped because ctx was cancelled, is
+// ClassMaybe; a command that did not start is ClassNotSent.
+func Run(ctx context.Context, c Command, started func(ctx context.Context, sup ledger.Proc) error) error {
+	name := c.Argv[0]
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
-		return &effect.CreateError{Class: effect.ClassNotSent, Err: fmt.Errorf("run %s: %w", x.Argv[0], err)}
+		return &effect.CreateError{Class: effect.ClassNotSent, Err: fmt.Errorf("run %s: %w", name, err)}
 	}
 	defer lifeW.Close()
 	statR, statW, err := os.Pipe()
 	if err != nil {
 		lifeR.Close()
-		return &effect.CreateError{Class: effect.ClassNotSent, Err: fmt.Errorf("run %s: %w", x.Argv[0], err)}
+		return &effect.CreateError{Class: effect.ClassNotSent, Err: fmt.Errorf("run %s: %w", name, err)}
 	}
 	defer statR.Close()
-	cmd := exec.Command("/proc/self/exe", x.Argv...)
-	cmd.Env = append(x.childEnv(key), superviseEnv+"=1")
-	cmd.Stdout, cmd.Stderr = env.Stdout, env.Stderr
+	cmd := exec.Command("/proc/self/exe", c.Argv...)
+	cmd.Env = append(c.Env[:len(c.Env):len(c.Env)], supervisorEnv+"=1")
+	cmd.Stdout, cmd.Stderr = c.Stdout, c.Stderr
 	cmd.ExtraFiles = []*os.File{lifeR, statW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
 	lifeR.Close()
 	statW.Close()
 	if err != nil {
-		return &effect.CreateError{Class: effect.ClassNotSent, Err: fmt.Errorf("run %s: start its supervisor: %w", x.Argv[0], err)}
+		return &effect.CreateError{Class: effect.ClassNotSent, Err: fmt.Errorf("run %s: start its supervisor: %w", name, err)}
 	}
 	sup, _ := procid.Of(cmd.Process.Pid)
-	if err := env.mark(ctx, sup); err != nil {
+	if err := started(ctx, sup); err != nil {
 		// The supervisor reads end-of-file instead of "go": nothing ran.
 		lifeW.Close()
 		_ = cmd.Wait()
@@ -132,7 +142,7 @@ func (x Exec) run(ctx context.Context, env *Env, key string) error {
 	}
 	if _, err := lifeW.Write([]byte{1}); err != nil {
 		_ = cmd.Wait()
-		return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: the supervisor went away: %w", x.Argv[0], err)}
+		return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: the supervisor went away: %w", name, err)}
 	}
 	st := bufio.NewReader(statR)
 	line, _ := st.ReadString('\n')
@@ -143,23 +153,23 @@ func (x Exec) run(ctx context.Context, env *Env, key string) error {
 	end, _ := st.ReadString('\n')
 	err = cmd.Wait()
 	if msg, ok := strings.CutPrefix(line, "not started: "); ok {
-		return &effect.CreateError{Class: effect.ClassNotSent, Err: fmt.Errorf("run %s: %s", x.Argv[0], strings.TrimSpace(msg))}
+		return &effect.CreateError{Class: effect.ClassNotSent, Err: fmt.Errorf("run %s: %s", name, strings.TrimSpace(msg))}
 	}
 	if line != "started\n" {
-		return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: its supervisor ended without saying whether the command started: %v", x.Argv[0], err)}
+		return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: its supervisor ended without saying whether the command started: %v", name, err)}
 	}
 	var n int
 	switch {
 	case end == "exited 0\n":
 		return nil
 	case scan(end, "exited %d\n", &n):
-		return &effect.CreateError{Class: effect.ClassRefused, Err: fmt.Errorf("run %s: exit status %d", x.Argv[0], n)}
+		return &effect.CreateError{Class: effect.ClassRefused, Err: fmt.Errorf("run %s: exit status %d", name, n)}
 	case scan(end, "stopped %d\n", &n):
-		return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: ghonce was asked to stop while %d of the command's processes were still running, and stopped them: whether its effect happened is unknown", x.Argv[0], n)}
+		return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: ghonce was asked to stop while %d of the command's processes were still running, and stopped them: whether its effect happened is unknown", name, n)}
 	case scan(end, "signaled %d\n", &n):
-		return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: killed by %v", x.Argv[0], syscall.Signal(n))}
+		return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: killed by %v", name, syscall.Signal(n))}
 	}
-	return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: its supervisor was stopped before the command's processes ended (%v)", x.Argv[0], err)}
+	return &effect.CreateError{Class: effect.ClassMaybe, Err: fmt.Errorf("run %s: its supervisor was stopped before the command's processes ended (%v)", name, err)}
 }
 
 // scan reports whether s is exactly format with one integer.
@@ -260,7 +270,7 @@ func startCommand(argv []string) (int, error) {
 	defer devnull.Close()
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, superviseEnv+"=") {
+		if !strings.HasPrefix(kv, supervisorEnv+"=") {
 			env = append(env, kv)
 		}
 	}
@@ -312,9 +322,9 @@ func signalAll(sig syscall.Signal) int {
 	return n
 }
 
-// groupGone reports whether the processes of a supervised attempt are gone:
+// Gone reports whether the processes of a supervised attempt are gone:
 // the supervisor sup (proved gone) and every member of its process group.
-func groupGone(sup ledger.Proc) procid.State {
+func Gone(sup ledger.Proc) procid.State {
 	st := procid.Check(sup)
 	if st != procid.Gone {
 		return st
@@ -325,7 +335,7 @@ func groupGone(sup ledger.Proc) procid.State {
 	return procid.Gone
 }
 
-// supervisorNote names the supervisor of an attempt for a message.
-func supervisorNote(p ledger.Proc) string {
+// Describe names the supervisor of an attempt for a message.
+func Describe(p ledger.Proc) string {
 	return "supervisor pid " + strconv.Itoa(p.PID) + ", process group " + strconv.Itoa(p.PID)
 }
