@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -234,4 +233,3 @@ func agentMain(spec string) int {
 
 func ledgerIn(t *testing.T) string { return filepath.Join(t.TempDir(), "ledger.db") }
 
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -559,13 +559,6 @@ func mapsKeys(m map[string]bool) func(func(string) bool) {
 	}
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
-}
-
 func joinNumbers(ns []int) string {
 	var s []string
 	for _, n := range ns {

@@ -66,10 +66,6 @@ func CheckAddress(addr string, authenticated bool) error {
 	return nil
 }
 
-// CheckLoopback refuses an --http address that is not a loopback IP with a
-// port: CheckAddress without authentication.
-func CheckLoopback(addr string) error { return CheckAddress(addr, false) }
-
 func isLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true

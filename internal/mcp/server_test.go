@@ -587,8 +587,8 @@ func TestHTTPAddressMustBeLoopback(t *testing.T) {
 		"127.0.0.1:8765": true, "[::1]:8765": true, "localhost:8765": true, "127.0.0.1:0": true,
 		"0.0.0.0:8765": false, ":8765": false, "192.168.1.2:8765": false, "127.0.0.1": false, "example.com:80": false,
 	} {
-		if err := mcp.CheckLoopback(addr); (err == nil) != ok {
-			t.Errorf("CheckLoopback(%q) = %v, want ok %v", addr, err, ok)
+		if err := mcp.CheckAddress(addr, false); (err == nil) != ok {
+			t.Errorf("CheckAddress(%q) without authentication = %v, want ok %v", addr, err, ok)
 		}
 	}
 }

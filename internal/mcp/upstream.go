@@ -229,13 +229,6 @@ func (c *child) sessionOtherThan(ctx context.Context, dead *sdk.ClientSession) (
 	}
 }
 
-// diedSince reports whether the child died after the session of deaths.
-func (c *child) diedSince(deaths uint64) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.deaths != deaths
-}
-
 // close stops the child and its restarts.
 func (c *child) close() error {
 	c.mu.Lock()
