@@ -66,6 +66,9 @@ func TestAuditGuideRecipesRun(t *testing.T) {
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", script.String())
 		cmd.Dir, cmd.Env = work, env
+		// A process a recipe leaves running would hold the output pipe,
+		// and CombinedOutput would wait for it past bash's exit and ctx.
+		cmd.WaitDelay = 10 * time.Second
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("the audit guide's recipes (%s): %v\n%s\nscript:\n%s", round, err, out, script.String())

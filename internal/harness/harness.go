@@ -66,6 +66,12 @@ func (r *Runner) Run(ctx context.Context, bin string, args, env []string, killOn
 	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// What ghonce starts (ghonce exec's supervisor and command) inherits
+	// these pipes; Wait waits for every holder to close them. A supervisor
+	// outlives a killed ghonce by up to its grace (5 s), never by this
+	// much: past it the run fails, naming the cause, rather than hanging
+	// the test until its timeout.
+	cmd.WaitDelay = waitDelay
 	r.mu.Lock()
 	if err := cmd.Start(); err != nil {
 		r.mu.Unlock()
@@ -87,11 +93,18 @@ func (r *Runner) Run(ctx context.Context, bin string, args, env []string, killOn
 	}
 	out := Outcome{Killed: killed, Stdout: stdout.String(), Stderr: stderr.String(), Exit: cmd.ProcessState.ExitCode()}
 	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
+	switch {
+	case errors.Is(err, exec.ErrWaitDelay):
+		return out, fmt.Errorf("run %s: it exited, but a process it started still held its output %s later: %w", bin, waitDelay, err)
+	case err != nil && !errors.As(err, &ee):
 		return out, fmt.Errorf("run %s: %w", bin, err)
 	}
 	return out, nil
 }
+
+// waitDelay is how long Run waits, once the process exited (or ctx ended
+// it), for what it started to close its stdout and stderr.
+const waitDelay = 30 * time.Second
 
 // KillAndWaitDead sends SIGKILL and returns once the process can run no
 // more code (it is a zombie or gone), so whatever happens next, such as the
