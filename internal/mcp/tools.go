@@ -241,10 +241,7 @@ var ghmcpTools []byte
 // github-mcp-server's names, sorted: the keys of guards.
 func GuardedToolNames() []string { return slices.Sorted(maps.Keys(guards)) }
 
-var (
-	no  = false
-	yes = true
-)
+var no = false
 
 // runWrite is a write tool's handler: the call, logged, and its result or
 // its error worded for the model.
