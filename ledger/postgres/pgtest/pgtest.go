@@ -83,13 +83,6 @@ func WithParam(t testing.TB, dsn, k, v string) string {
 	return u.String()
 }
 
-// Drop removes schema from the database at dsn.
-func Drop(t testing.TB, dsn, schema string) {
-	if err := dropSchema(dsn, schema); err != nil {
-		t.Error(err)
-	}
-}
-
 func dropSchema(dsn, schema string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
