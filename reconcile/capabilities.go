@@ -85,29 +85,20 @@ type Updatable interface {
 	Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (out effect.Artifact, kept []string, err error)
 }
 
-// Unverifiable is a Spec whose outcome a rerun may not be able to look
-// up: Unverifiable reports true for this description (a guarded command
-// without Check). Its done record is then forced to disk before Do
-// returns, since a lost one cannot be found again. Every kind without it is
-// verifiable.
-type Unverifiable interface {
-	Unverifiable() bool
-}
-
-// NotSentNoter is a Spec for which "nothing was sent" means something
-// else than for a request to GitHub: NotSent says what a create that never
-// left means (a command that did not start). Without it, the engine says
-// nothing was sent, so nothing was created.
-type NotSentNoter interface {
-	NotSent() string
-}
-
-// OffGitHub is a Spec whose effect is not on GitHub (a guarded command):
-// its action needs no repository, the engine needs no GitHub client, no
-// login and no GitHub look-up for it. Every kind without it acts on a
-// GitHub repository, which Prepare then requires.
+// OffGitHub is a Spec whose effect is not on GitHub (a guarded command, a
+// tool call): its action needs no repository, the engine needs no GitHub
+// client, no login and no GitHub look-up for it. Every kind without it acts
+// on a GitHub repository, which Prepare then requires; its outcome can be
+// looked up again, and "nothing was sent" means nothing was created.
 type OffGitHub interface {
-	OffGitHub()
+	// Unverifiable reports whether a rerun may be unable to look this
+	// description's outcome up (a guarded command without Check, any tool
+	// call): its done record is then forced to disk before Do returns,
+	// since a lost one cannot be found again.
+	Unverifiable() bool
+	// NotSent says what a create that never left means (a command that
+	// did not start).
+	NotSent() string
 }
 
 // KeyLabeled is a Spec whose artifact carries the key's label

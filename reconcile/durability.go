@@ -23,6 +23,6 @@ func (e *Engine) finishDone(spec Spec, key string, fence int64, o Outcome, art e
 // verifiable reports whether a rerun can establish spec's outcome without
 // the ledger's record of it.
 func verifiable(spec Spec) bool {
-	u, ok := spec.(Unverifiable)
-	return !ok || !u.Unverifiable()
+	off, ok := spec.(OffGitHub)
+	return !ok || !off.Unverifiable()
 }

@@ -759,8 +759,8 @@ func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry
 
 // notSentMeans says what a create that never left means for spec.
 func notSentMeans(spec Spec) string {
-	if n, ok := spec.(NotSentNoter); ok {
-		return n.NotSent()
+	if off, ok := spec.(OffGitHub); ok {
+		return off.NotSent()
 	}
 	return "nothing was sent, so nothing was created; a rerun tries again"
 }

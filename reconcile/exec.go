@@ -55,9 +55,6 @@ func (Exec) aim(target string) (Spec, error) { return Exec{Tgt: target}, nil }
 // Unverifiable: without Check nothing can look the command's effect up.
 func (x Exec) Unverifiable() bool { return x.Check == "" }
 
-// OffGitHub: a guarded command's effect is not on GitHub.
-func (Exec) OffGitHub() {}
-
 // MarksOwnSending: Create marks the attempt as sent once the supervisor has
 // started, naming it, so a taker waits for its process tree to be gone.
 func (Exec) MarksOwnSending() {}
@@ -192,3 +189,9 @@ func (x Exec) Create(ctx context.Context, env *Env, key string) (effect.Artifact
 	}
 	return effect.Artifact{}, nil
 }
+
+var (
+	_ Spec       = Exec{}
+	_ OffGitHub  = Exec{}
+	_ OwnSending = Exec{}
+)

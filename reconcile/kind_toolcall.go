@@ -75,9 +75,6 @@ func (c ToolCall) Validate(string) error {
 // Unverifiable: nothing can look a tool call's effect up.
 func (ToolCall) Unverifiable() bool { return true }
 
-// OffGitHub: ghonce makes no request of its own for it (the upstream does).
-func (ToolCall) OffGitHub() {}
-
 // NotSent: a call that never reached the upstream did nothing.
 func (ToolCall) NotSent() string {
 	return "the call never reached the upstream MCP server, so nothing happened"
@@ -105,8 +102,6 @@ func (c ToolCall) Create(ctx context.Context, _ *Env, _ string) (effect.Artifact
 }
 
 var (
-	_ Spec         = ToolCall{}
-	_ Unverifiable = ToolCall{}
-	_ NotSentNoter = ToolCall{}
-	_ OffGitHub    = ToolCall{}
+	_ Spec      = ToolCall{}
+	_ OffGitHub = ToolCall{} // ghonce makes no request of its own for it (the upstream does)
 )
