@@ -368,7 +368,7 @@ func creates(w *world, method, path string) int {
 	w.fake.WaitIdle()
 	n := 0
 	for _, q := range w.fake.Requests() {
-		if q.Method == method && q.Path == path && q.Fault == 0 && (q.Status == 0 || q.Status >= 200 && q.Status < 300) {
+		if q.Method == method && q.Path == path && q.Fault == nil && (q.Status == 0 || q.Status >= 200 && q.Status < 300) {
 			n++
 		}
 	}

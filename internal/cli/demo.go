@@ -19,7 +19,7 @@ import (
 	"github.com/google/go-github/v66/github"
 	"github.com/spf13/cobra"
 
-	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -118,7 +118,7 @@ func demoRun(ctx context.Context, opts *demoOptions) error {
 // demoAudit runs `ghonce audit`, then `ghonce audit --apply`, as real
 // processes on what the naive agent left, prints what they said, and
 // returns how many pull requests are left open.
-func demoAudit(ctx context.Context, sys IO, s *fixtures.Server) (open int, err error) {
+func demoAudit(ctx context.Context, sys IO, s *fakegithub.Server) (open int, err error) {
 	out := sys.Out
 	self, err := sys.Executable()
 	if err != nil {
@@ -157,15 +157,15 @@ func demoAudit(ctx context.Context, sys IO, s *fixtures.Server) (open int, err e
 }
 
 // demoServer is a fake GitHub with the demo's repository and user.
-func demoServer() *fixtures.Server {
-	s := fixtures.NewServer(fixtures.Options{})
+func demoServer() *fakegithub.Server {
+	s := fakegithub.NewServer(fakegithub.Options{})
 	s.AddUser(demoLogin, demoToken)
 	s.AddRepo(demoOwner, demoRepo, "main")
 	return s
 }
 
 // pushBranch stands in for the agent's `git push`.
-func pushBranch(s *fixtures.Server, attempt int) string {
+func pushBranch(s *fakegithub.Server, attempt int) string {
 	name := fmt.Sprintf("agent/fix-42-attempt-%d", attempt)
 	sha := s.AddCommit(demoOwner, demoRepo, "main")
 	s.SetRef(demoOwner, demoRepo, name, sha)
@@ -175,7 +175,7 @@ func pushBranch(s *fixtures.Server, attempt int) string {
 // demoNaive is the agent from the seed story: it opens the PR and only then
 // records "done"; a kill in between leaves no record, so the restart opens
 // another.
-func demoNaive(ctx context.Context, s *fixtures.Server, crashes int) ([]fixtures.PR, error) {
+func demoNaive(ctx context.Context, s *fakegithub.Server, crashes int) ([]fakegithub.PR, error) {
 	// The kill lands after GitHub committed the PR and before the response.
 	front, err := newCrashFront(s, crashes)
 	if err != nil {
@@ -204,7 +204,7 @@ func demoNaive(ctx context.Context, s *fixtures.Server, crashes int) ([]fixtures
 // demoGhonce runs the same agent as real `ghonce pr create` processes and
 // kills each of the first crashes runs with SIGKILL right after the fake
 // GitHub committed its pull request.
-func demoGhonce(ctx context.Context, sys IO, crashes int) ([]fixtures.PR, []string, error) {
+func demoGhonce(ctx context.Context, sys IO, crashes int) ([]fakegithub.PR, []string, error) {
 	self, err := sys.Executable()
 	if err != nil {
 		return nil, nil, fmt.Errorf("find the ghonce binary to run: %w", err)
@@ -274,7 +274,7 @@ type crashFront struct {
 	killed  bool
 }
 
-func newCrashFront(fake *fixtures.Server, crashes int) (*crashFront, error) {
+func newCrashFront(fake *fakegithub.Server, crashes int) (*crashFront, error) {
 	target, err := url.Parse(fake.URL())
 	if err != nil {
 		return nil, err

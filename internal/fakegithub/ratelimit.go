@@ -1,0 +1,135 @@
+package fakegithub
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Primary rate limits are counted per user and resource in fixed windows
+// that start with the window's first request, as GitHub's do: core (an
+// hour or Options.CoreWindow, Options.CoreLimit) and search (a minute, Options.SearchLimit).
+// Unauthenticated requests (which only ever get 401 here) count against an
+// anonymous window of 60 an hour. Every response carries the window's
+// X-RateLimit-* headers, with the reset in epoch seconds.
+
+type rateKey struct{ login, resource string }
+
+type rateWindow struct {
+	used  int
+	reset time.Time
+}
+
+func (s *Server) limitFor(login, resource string) (int, time.Duration) {
+	switch {
+	case resource == "search" && login == "":
+		return 10, time.Minute
+	case resource == "search":
+		return s.searchLimit, time.Minute
+	case login == "":
+		return 60, time.Hour
+	}
+	return s.coreLimit, s.coreWindow
+}
+
+// windowLocked returns the current window of login's resource, starting a
+// new one when the last has reset. The caller holds s.mu.
+func (s *Server) windowLocked(login, resource string) (*rateWindow, int) {
+	limit, length := s.limitFor(login, resource)
+	now := s.now()
+	k := rateKey{login, resource}
+	w := s.rates[k]
+	if w == nil || !now.Before(w.reset) {
+		w = &rateWindow{reset: now.Add(length)}
+		s.rates[k] = w
+	}
+	return w, limit
+}
+
+// spendRate counts one request against login's resource and returns the
+// headers to send; exceeded means the limit was already spent (the request
+// is not counted then and must be refused).
+func (s *Server) spendRate(login, resource string) (http.Header, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, limit := s.windowLocked(login, resource)
+	exceeded := w.used >= limit
+	if !exceeded {
+		w.used++
+	}
+	return rateHeader(limit, w.used, w.reset, resource), exceeded
+}
+
+// peekRate returns the headers of login's resource window without counting
+// a request.
+func (s *Server) peekRate(login, resource string) http.Header {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, limit := s.windowLocked(login, resource)
+	return rateHeader(limit, w.used, w.reset, resource)
+}
+
+func epochSeconds(t time.Time) int64 {
+	sec := t.Unix()
+	if t.Nanosecond() > 0 {
+		sec++ // never announce a reset before it happens
+	}
+	return sec
+}
+
+func rateHeader(limit, used int, reset time.Time, resource string) http.Header {
+	h := http.Header{}
+	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(limit-used, 0)))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(epochSeconds(reset), 10))
+	h.Set("X-RateLimit-Used", strconv.Itoa(used))
+	h.Set("X-RateLimit-Resource", resource)
+	return h
+}
+
+const (
+	primaryDocURL   = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-primary-rate-limits"
+	secondaryDocURL = "https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"
+	secondaryMsg    = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID 0000:0000:0000000:0000000:00000000."
+)
+
+// primaryRateLimitReply is GitHub's answer once a primary limit is spent:
+// 403, x-ratelimit-remaining: 0 (what go-github turns into a
+// *RateLimitError).
+func (s *Server) primaryRateLimitReply(login string, hdr http.Header) *reply {
+	s.mu.Lock()
+	id := s.userFor(login).id
+	s.mu.Unlock()
+	return primaryLimitReply(id, hdr)
+}
+
+// primaryLimitReply is primaryRateLimitReply for the user with that id.
+func primaryLimitReply(id int64, hdr http.Header) *reply {
+	rep := jsonReply(http.StatusForbidden, errorBody{
+		Message:          fmt.Sprintf("API rate limit exceeded for user ID %d. If you reach out to GitHub Support for help, please include the request ID 0000:0000:0000000:0000000:00000000.", id),
+		DocumentationURL: primaryDocURL,
+	})
+	rep.header = hdr
+	return rep
+}
+
+type rateJSON struct {
+	Limit     int    `json:"limit"`
+	Used      int    `json:"used"`
+	Remaining int    `json:"remaining"`
+	Reset     int64  `json:"reset"`
+	Resource  string `json:"resource"`
+}
+
+// getRateLimit serves GET /rate_limit, which does not count against a limit.
+func (s *Server) getRateLimit(c *call) *reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res := map[string]rateJSON{}
+	for _, r := range []string{"core", "search"} {
+		w, limit := s.windowLocked(c.login, r)
+		res[r] = rateJSON{Limit: limit, Used: w.used, Remaining: max(limit-w.used, 0), Reset: epochSeconds(w.reset), Resource: r}
+	}
+	return jsonReply(http.StatusOK, map[string]any{"resources": res, "rate": res["core"]})
+}
