@@ -2,16 +2,18 @@ package main
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// The shipped binary links no test kit: not the harness that kills
-// processes at a fake's commits, not the test worlds, the reliability
-// program, the audit's test corpus or the report generators. `ghonce demo`
-// plays its crash in front of the fake GitHub itself (internal/cli's
-// crashFront). The fake, fixtures, is still linked for the demo, with its
-// fault injection: separating the two is the next step.
+// The shipped binary links no test kit: not the fake GitHub's faults,
+// latency and kill hooks (package fixtures; `ghonce demo` runs on the fake
+// alone, internal/fakegithub, which holds GitHub's semantics and nothing
+// else), not the harness that kills processes at a fake's commits, the test
+// worlds, the reliability program, the audit's test corpus or the report
+// generators. `ghonce demo` plays its crash in front of the fake itself
+// (internal/cli's crashFront).
 func TestShippedBinaryLinksNoTestKit(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
@@ -19,19 +21,44 @@ func TestShippedBinaryLinksNoTestKit(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	deps := strings.Fields(string(out))
-	if len(deps) < 20 {
-		t.Fatalf("go list -deps named %d packages; this test would check nothing", len(deps))
+	if len(deps) < 20 || !slices.Contains(deps, "github.com/ghonce/ghonce/internal/fakegithub") {
+		t.Fatalf("go list -deps named %d packages, without the demo's fake; this test would check nothing", len(deps))
 	}
 	for _, p := range deps {
 		rel, ok := strings.CutPrefix(p, "github.com/ghonce/ghonce/")
 		if !ok {
 			continue
 		}
-		for _, kit := range []string{"internal/harness", "internal/testworld", "internal/reliability", "internal/audit/audittest",
-			"internal/bench", "internal/benchreport", "internal/docgen", "internal/clidoc", "tools/"} {
-			if rel == kit || strings.HasPrefix(rel, strings.TrimSuffix(kit, "/")+"/") {
-				t.Errorf("./cmd/ghonce links %s, which is test kit", p)
-			}
+		if isTestKit(rel) {
+			t.Errorf("./cmd/ghonce links %s, which is test kit", p)
+		}
+	}
+}
+
+// isTestKit reports whether the module's package at rel is test kit: one
+// of the named ones, under tools/, or any whose path has "test" in it.
+func isTestKit(rel string) bool {
+	for _, kit := range []string{"fixtures", "internal/harness", "internal/testworld", "internal/reliability",
+		"internal/bench", "internal/benchreport", "internal/docgen", "internal/clidoc", "tools"} {
+		if rel == kit || strings.HasPrefix(rel, kit+"/") {
+			return true
+		}
+	}
+	return strings.Contains(rel, "test")
+}
+
+// isTestKit knows the test kit the shipped binary once linked, so the test
+// above cannot pass by naming nothing.
+func TestIsTestKit(t *testing.T) {
+	t.Parallel()
+	for _, rel := range []string{"fixtures", "internal/harness", "internal/testworld", "internal/audit/audittest", "internal/reliability", "tools/lintproject"} {
+		if !isTestKit(rel) {
+			t.Errorf("isTestKit(%q) = false, want true", rel)
+		}
+	}
+	for _, rel := range []string{"internal/fakegithub", "internal/cli", "reconcile", "ledger/sqlite"} {
+		if isTestKit(rel) {
+			t.Errorf("isTestKit(%q) = true, want false", rel)
 		}
 	}
 }
