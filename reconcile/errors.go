@@ -46,6 +46,10 @@ func (e *InProgressError) Error() string {
 type ConflictError struct {
 	Key string
 	Err error
+	// DoneUnproven: the ledger records the key as done, and GitHub shows
+	// no artifact of ours with it. Forcing the entry back to failed
+	// (ledger.ResolveParams.Force) lets the next run act.
+	DoneUnproven bool
 }
 
 func (e *ConflictError) Error() string { return fmt.Sprintf("conflict for %s: %v", e.Key, e.Err) }

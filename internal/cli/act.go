@@ -154,6 +154,9 @@ func runAction(ctx context.Context, o actOptions) error {
 		if o.names == nil { // ghonce's own verbs: their flags
 			err = changedInFlags(err)
 		}
+		if cf := (*reconcile.ConflictError)(nil); errors.As(err, &cf) && cf.DoneUnproven {
+			err = &inWords{msg: err.Error() + ": `ghonce resolve " + cf.Key + " --retry --force`", err: err}
+		}
 		return &failure.Keyed{Key: p.Key(), State: state, Err: err}
 	}
 	return nil
