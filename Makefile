@@ -68,16 +68,16 @@ demo: build
 # The generated documentation: the CLI reference in docs/reference/cli, one
 # page per command, from the cobra commands themselves, and the MCP guides'
 # tool tables, from what `ghonce mcp` serves in its tools/list
-# (internal/docgen). Run it after changing a command, a flag, a help text or
+# (tools/docgen). Run it after changing a command, a flag, a help text or
 # an MCP tool, and commit what it writes; `go test ./docs` fails while the
 # pages are stale.
 # (docs/performance.md and docs/reliability.md are `make bench` and
 # `make reliability`: measurements, not rendered text.)
 docs:
-	$(GO) run ./internal/docgen -out docs/reference/cli
+	$(GO) run ./tools/docgen -out docs/reference/cli
 
 # actionlint checks the example workflows, and, in a throwaway repository
-# that internal/actions/lintproject lays out, the examples' with: against
+# that tools/lintproject lays out, the examples' with: against
 # action.yml's inputs and action.yml's composite steps (their scripts too,
 # through shellcheck when it is installed). actionlint cannot read action
 # metadata in place.
@@ -89,11 +89,11 @@ lint:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	$(ACTIONLINT) docs/examples/workflows/*.yml .github/workflows/*.yml
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
-	$(GO) run ./internal/actions/lintproject "$$dir" && \
+	$(GO) run ./tools/lintproject "$$dir" && \
 	git -C "$$dir" init -q && \
 	cd "$$dir" && $(ACTIONLINT) && echo "actionlint: action.yml and docs/examples/workflows OK"
 
-# The performance report (internal/benchreport), all of docs/performance.md in
+# The performance report (tools/benchreport), all of docs/performance.md in
 # one run: the ledger's fast path with its fdatasync floor, the whole CLI
 # process with its process-start floor, the seeds' ledgers side by side,
 # concurrent claims on SQLite and Postgres (ledger/store; Postgres when
@@ -110,7 +110,7 @@ lint:
 # elsewhere; a quick check of the generator:
 # BENCH_FLAGS='-rounds=1 -peer-n=10 -peer-n-1m=1 -github-maxn=40 -concurrent-benchtime=20x -action-cold=false'.
 bench: $(GITHUB_MCP_SERVER)
-	$(PG_TEST_ENV) $(GO) run ./internal/benchreport -out docs/performance.md $(BENCH_FLAGS)
+	$(PG_TEST_ENV) $(GO) run ./tools/benchreport -out docs/performance.md $(BENCH_FLAGS)
 
 # The GitHub part of `make bench` alone, printed (not written): requests per
 # operation and kind, on the wire (the ghonce binary's first create per kind

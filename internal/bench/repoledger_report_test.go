@@ -122,6 +122,6 @@ func TestRepoLedgerReport(t *testing.T) {
 	}
 }
 
-// repoLedgerSection is the section's heading (internal/benchreport renders
+// repoLedgerSection is the section's heading (tools/benchreport renders
 // it after On the wire).
 const repoLedgerSection = "The repository as the ledger"

@@ -1,7 +1,7 @@
 // Package clidoc renders ghonce's CLI reference (docs/reference/cli/) from
 // the cobra commands themselves, one Markdown page per command, so the
 // reference says what `ghonce VERB --help` says. `make docs` writes it
-// (internal/docgen); the docs tests fail when the committed pages differ.
+// (tools/docgen); the docs tests fail when the committed pages differ.
 package clidoc
 
 import (
@@ -68,7 +68,7 @@ func fileName(c *cobra.Command) string {
 func index(root *cobra.Command) []byte {
 	var b bytes.Buffer
 	b.WriteString("# CLI reference\n\n")
-	b.WriteString("Generated from the commands themselves by `make docs` (internal/docgen); do not edit by hand.\n")
+	b.WriteString("Generated from the commands themselves by `make docs` (tools/docgen); do not edit by hand.\n")
 	b.WriteString("Each page is what `ghonce VERB --help` prints. Exit codes: [../exit-codes.md](../exit-codes.md); `--json` objects: [../json.md](../json.md); environment: [../configuration.md](../configuration.md).\n\n")
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

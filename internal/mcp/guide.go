@@ -30,7 +30,7 @@ const (
 // github-mcp-server (whose tools/list ghmcp_tools.json is; the drift test
 // holds it to that server). Required and optional arguments are the input
 // schemas'; an argument a schema lists that ghonce does not act on is in
-// its own column. internal/docgen writes them into the guides; the docs
+// its own column. tools/docgen writes them into the guides; the docs
 // tests fail when a guide's table differs.
 func GuideTables(ctx context.Context) (map[string]string, error) {
 	served, err := ServedTools(ctx)

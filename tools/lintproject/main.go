@@ -10,7 +10,7 @@
 //     steps, so actionlint checks their expressions and, when shellcheck is
 //     installed, their scripts.
 //
-// Usage (make lint): go run ./internal/actions/lintproject DIR, then run
+// Usage (make lint): go run ./tools/lintproject DIR, then run
 // actionlint in DIR.
 package main
 
