@@ -32,6 +32,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/internal/human"
+	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/internal/procid"
 	"github.com/ghonce/ghonce/internal/supervise"
 	"github.com/ghonce/ghonce/ledger"
@@ -367,7 +368,7 @@ func (e *Engine) claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 	for {
 		c, err := e.cfg.Ledger.Claim(ctx, p)
 		if err != nil {
-			return nil, unavailable(p.Key, err) // the ledger's error names the key
+			return nil, once.Unavailable(p.Key, err) // the ledger's error names the key
 		}
 		if c.State != ledger.ClaimBusy {
 			if told {
@@ -596,7 +597,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 		if res.Err != nil && onGitHub(spec) && ghcheck.Classify(res.Err) == ghcheck.ClassNotSent {
 			return unsent(res.Err)
 		}
-		hint := rerunHint
+		hint := once.RerunHint
 		if noAnswer(res.Err) {
 			if c.Prior != ledger.Attempting {
 				// No attempt's outcome is in doubt (a new entry, or a
@@ -626,7 +627,7 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h he
 		}
 		err := e.cfg.Ledger.SetPayload(ctx, ledger.PayloadParams{Key: key, Fence: entry.Fence, Payload: payload, PayloadHash: hash, Why: why})
 		if err != nil {
-			return nil, unavailable(key, err)
+			return nil, once.Unavailable(key, err)
 		}
 	}
 	mark := func(ctx context.Context, p ledger.Proc) error {
@@ -640,7 +641,7 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h he
 		// its mark, written with the fence checked, renews it then.
 		if !e.cfg.Now().Before(h.leased) {
 			if err := e.cfg.Ledger.Renew(ctx, key, entry.Fence, e.cfg.Lease); err != nil {
-				return nil, unavailable(key, err)
+				return nil, once.Unavailable(key, err)
 			}
 		}
 		env.markSending = func(ctx context.Context, p ledger.Proc) error {
@@ -735,7 +736,7 @@ func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry
 			return nil, &ConflictError{Key: key, Err: cerr}
 		default:
 			_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
-			return nil, &UnconfirmedError{Key: key, Err: res.Err, Hint: rerunHint}
+			return nil, &UnconfirmedError{Key: key, Err: res.Err, Hint: once.RerunHint}
 		}
 	case effect.ClassRefused:
 		// GitHub's final word: the same request is refused again until its
@@ -747,13 +748,13 @@ func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry
 			// The ledger went away before the command started: nothing ran,
 			// and the entry stays as the ledger last had it.
 			_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
-			return nil, unavailable(key, err)
+			return nil, once.Unavailable(key, err)
 		}
 		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
 		return nil, fmt.Errorf("create %s: %w (%s)", spec.Kind(), err, notSentMeans(spec))
 	default:
 		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
-		return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("create %s may have taken effect: %w", spec.Kind(), err), Hint: rerunHint}
+		return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("create %s may have taken effect: %w", spec.Kind(), err), Hint: once.RerunHint}
 	}
 }
 
@@ -774,9 +775,9 @@ func (e *Engine) markFailed(key string, entry *ledger.Entry, err error) error {
 	}
 	_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 	if errors.Is(err, ledger.ErrUnavailable) {
-		return unavailable(key, err)
+		return once.Unavailable(key, err)
 	}
-	return &UnconfirmedError{Key: key, Err: &NotSentError{Key: key, Ledger: true, Err: err}, Hint: rerunHint}
+	return &UnconfirmedError{Key: key, Err: &NotSentError{Key: key, Ledger: true, Err: err}, Hint: once.RerunHint}
 }
 
 // letInFlightLand waits, before looking, until what the attempt this claim
@@ -969,7 +970,7 @@ func (e *Engine) record(p ledger.FinishParams) (*ledger.Entry, error) {
 			// caller (the MCP server, a library user) can retry at once
 			// instead of waiting out its own lease.
 			_, _ = e.cfg.Ledger.Finish(ctx, finishParams(key, p.Fence, ledger.Attempting, "", effect.Artifact{}, "the ledger could not record "+p.Outcome+": "+err.Error()))
-			return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("%s on GitHub (%s), but the ledger could not record it: %w", p.Outcome, refText(p.Ref), err), Hint: rerunHint}
+			return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("%s on GitHub (%s), but the ledger could not record it: %w", p.Outcome, refText(p.Ref), err), Hint: once.RerunHint}
 		}
 		return nil, err
 	}

@@ -1,59 +1,46 @@
 package reconcile
 
-import (
-	"errors"
-	"fmt"
-	"time"
-
-	"github.com/ghonce/ghonce/internal/human"
-	"github.com/ghonce/ghonce/ledger"
-)
+import "github.com/ghonce/ghonce/internal/once"
 
 // UnconfirmedError means the action may or may not have taken effect and
 // ghonce could not find out; the entry stays attempting. Exit code 3.
-type UnconfirmedError struct {
-	Key  string
-	Err  error
-	Hint string
-}
-
-func (e *UnconfirmedError) Error() string {
-	msg := fmt.Sprintf("unconfirmed %s: %v", e.Key, e.Err)
-	if e.Hint != "" {
-		msg += "\n" + e.Hint
-	}
-	return msg
-}
-func (e *UnconfirmedError) Unwrap() error { return e.Err }
+// Fields: Key, Err (why, unwrapped by errors.Is and errors.As) and Hint
+// (the next step, printed on its own line).
+type UnconfirmedError = once.UnconfirmedError
 
 // InProgressError means another live process holds the key. Exit code 4.
-type InProgressError struct {
-	Key    string
-	Holder ledger.Owner
-	Waited time.Duration
-}
-
-func (e *InProgressError) Error() string {
-	if e.Holder.PID == 0 {
-		return fmt.Sprintf("in progress elsewhere: %s is held by a running attempt; rerun later", e.Key)
-	}
-	return fmt.Sprintf("in progress elsewhere: %s is held by process %d on %s (waited %s); rerun later",
-		e.Key, e.Holder.PID, e.Holder.Host, human.Duration(e.Waited))
-}
+// Fields: Key, Holder (the process that holds it) and Waited (how long
+// this one waited for it).
+type InProgressError = once.InProgressError
 
 // ConflictError means the artifact's name is taken by something that is not
 // ours. Nothing was created. Exit code 1.
-type ConflictError struct {
-	Key string
-	Err error
-	// DoneUnproven: the ledger records the key as done, and GitHub shows
-	// no artifact of ours with it. Forcing the entry back to failed
-	// (ledger.ResolveParams.Force) lets the next run act.
-	DoneUnproven bool
-}
+//
+// DoneUnproven is true when the ledger records the key as done, and
+// GitHub shows no artifact of ours with it. Forcing the entry back to
+// failed (ledger.ResolveParams.Force) lets the next run act.
+type ConflictError = once.ConflictError
 
-func (e *ConflictError) Error() string { return fmt.Sprintf("conflict for %s: %v", e.Key, e.Err) }
-func (e *ConflictError) Unwrap() error { return e.Err }
+// LedgerUnavailableError means the ledger could not be reached, or lost
+// its connection, during an action (ledger.ErrUnavailable: a Postgres
+// restart). Sent says whether this attempt may have sent its create; when
+// not, nothing of this attempt reached GitHub. The engine returns it
+// inside an *UnconfirmedError (exit 3): a rerun once the ledger answers
+// settles it.
+type LedgerUnavailableError = once.LedgerUnavailableError
+
+// NotSentError means GitHub could not be reached at all (a refused
+// connection, a host that does not resolve, a TLS handshake that failed):
+// no request left, so nothing was created. An entry this attempt created,
+// or a failed one it retried, is failed; one an earlier attempt left
+// attempting stays so, since that attempt's outcome is still unknown, and
+// the engine returns the NotSentError inside an *UnconfirmedError (exit
+// 3). Exit code 1.
+//
+// Ledger is true when it was the ledger that could not be written (the
+// mark of a create about to leave): the create was not sent. Attempting
+// is true when the entry stays attempting.
+type NotSentError = once.NotSentError
 
 // refusal is a look-up's answer that the description cannot be acted on as
 // given (a start ref that names no commit): nothing was created, and the
@@ -62,65 +49,3 @@ type refusal struct{ err error }
 
 func (e *refusal) Error() string { return e.err.Error() }
 func (e *refusal) Unwrap() error { return e.err }
-
-const rerunHint = "The entry stays \"attempting\": rerun the same command, or run `ghonce reconcile`, to settle it against GitHub before anything is created again."
-
-// LedgerUnavailableError means the ledger could not be reached, or lost
-// its connection, during an action (ledger.ErrUnavailable: a Postgres
-// restart). Sent says whether this attempt may have sent its create; when
-// not, nothing of this attempt reached GitHub. The engine returns it
-// inside an *UnconfirmedError (exit 3): a rerun once the ledger answers
-// settles it.
-type LedgerUnavailableError struct {
-	Key  string
-	Sent bool
-	Err  error
-}
-
-func (e *LedgerUnavailableError) Error() string {
-	if e.Sent {
-		return fmt.Sprintf("the ledger became unavailable after the create of %s was sent: %v; rerun once it answers: the rerun finds what was made", e.Key, e.Err)
-	}
-	return fmt.Sprintf("the ledger is unavailable: %v; nothing was sent to GitHub for %s by this run; rerun once it answers", e.Err, e.Key)
-}
-func (e *LedgerUnavailableError) Unwrap() error { return e.Err }
-
-// unavailable turns a ledger error of an attempt that sent nothing into
-// exit 3 with words that say so, when the ledger is unavailable; other
-// errors pass unchanged.
-func unavailable(key string, err error) error {
-	if !errors.Is(err, ledger.ErrUnavailable) {
-		return err
-	}
-	return &UnconfirmedError{Key: key, Err: &LedgerUnavailableError{Key: key, Err: err}}
-}
-
-// NotSentError means GitHub could not be reached at all (a refused
-// connection, a host that does not resolve, a TLS handshake that failed):
-// no request left, so nothing was created. An entry this attempt created,
-// or a failed one it retried, is failed; one an earlier attempt left
-// attempting stays so, since that
-// attempt's outcome is still unknown, and the engine returns the
-// NotSentError inside an *UnconfirmedError (exit 3). Exit code 1.
-type NotSentError struct {
-	Key string
-	// Ledger is true when it was the ledger that could not be written
-	// (the mark of a create about to leave): the create was not sent.
-	Ledger bool
-	// Attempting is true when the entry stays attempting (an earlier
-	// attempt's outcome is still to be settled).
-	Attempting bool
-	Err        error
-}
-
-func (e *NotSentError) Error() string {
-	if e.Ledger {
-		return fmt.Sprintf("the ledger could not record that the create of %s was about to be sent: %v; nothing was sent for this attempt", e.Key, e.Err)
-	}
-	msg := fmt.Sprintf("cannot reach GitHub for %s: %v; nothing was sent, so nothing was created. Check the API root (GITHUB_API_URL for the CLI, ghcheck.Options.BaseURL from Go; GitHub Enterprise: https://HOST/api/v3), the network and any proxy", e.Key, e.Err)
-	if e.Attempting {
-		msg += "; the entry stays \"attempting\" for the earlier attempt: rerun once GitHub is reachable"
-	}
-	return msg
-}
-func (e *NotSentError) Unwrap() error { return e.Err }
