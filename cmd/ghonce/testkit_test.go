@@ -12,8 +12,9 @@ import (
 // alone, internal/fakegithub, which holds GitHub's semantics and nothing
 // else), not the harness that kills processes at a fake's commits, the test
 // worlds, the reliability program, the audit's test corpus or the report
-// generators. `ghonce demo` plays its crash in front of the fake itself
-// (internal/cli's crashFront).
+// generators, nor the standard library's (testing, net/http/httptest: the
+// fake serves with net/http). `ghonce demo` plays its crash in front of the
+// fake itself (internal/cli's crashFront).
 func TestShippedBinaryLinksNoTestKit(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
@@ -25,6 +26,9 @@ func TestShippedBinaryLinksNoTestKit(t *testing.T) {
 		t.Fatalf("go list -deps named %d packages, without the demo's fake; this test would check nothing", len(deps))
 	}
 	for _, p := range deps {
+		if p == "testing" || p == "net/http/httptest" {
+			t.Errorf("./cmd/ghonce links %s, the standard library's test kit", p)
+		}
 		rel, ok := strings.CutPrefix(p, "github.com/ghonce/ghonce/")
 		if !ok {
 			continue

@@ -73,7 +73,10 @@ func demoRun(ctx context.Context, opts *demoOptions) error {
 	out := sys.Out
 	fmt.Fprintf(out, "ghonce demo: an agent opens a PR for %s and is killed right after GitHub creates it, %d times.\n\n", demoTask, crashes)
 
-	naiveServer := demoServer()
+	naiveServer, err := demoServer()
+	if err != nil {
+		return fmt.Errorf("demo without ghonce: %w", err)
+	}
 	defer naiveServer.Close()
 	naive, err := demoNaive(ctx, naiveServer, crashes)
 	if err != nil {
@@ -157,11 +160,14 @@ func demoAudit(ctx context.Context, sys IO, s *fakegithub.Server) (open int, err
 }
 
 // demoServer is a fake GitHub with the demo's repository and user.
-func demoServer() *fakegithub.Server {
-	s := fakegithub.NewServer(fakegithub.Options{})
+func demoServer() (*fakegithub.Server, error) {
+	s, err := fakegithub.Start(fakegithub.Options{})
+	if err != nil {
+		return nil, err
+	}
 	s.AddUser(demoLogin, demoToken)
 	s.AddRepo(demoOwner, demoRepo, "main")
-	return s
+	return s, nil
 }
 
 // pushBranch stands in for the agent's `git push`.
@@ -214,7 +220,10 @@ func demoGhonce(ctx context.Context, sys IO, crashes int) ([]fakegithub.PR, []st
 		return nil, nil, fmt.Errorf("create a temporary ledger directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	s := demoServer()
+	s, err := demoServer()
+	if err != nil {
+		return nil, nil, err
+	}
 	defer s.Close()
 	front, err := newCrashFront(s, crashes)
 	if err != nil {

@@ -29,10 +29,10 @@ func nodeID(typ string, id any) string {
 }
 
 // api is an API URL for path (starting with "/").
-func (s *Server) api(path string) string { return s.ts.URL + strings.TrimSuffix(s.prefix, "/") + path }
+func (s *Server) api(path string) string { return s.ts.url + strings.TrimSuffix(s.prefix, "/") + path }
 
 // web is a web URL for path (starting with "/").
-func (s *Server) web(path string) string { return s.ts.URL + path }
+func (s *Server) web(path string) string { return s.ts.url + path }
 
 func (rp *repo) path() string { return "/repos/" + rp.owner + "/" + rp.name }
 

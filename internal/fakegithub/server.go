@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -59,7 +58,7 @@ type Options struct {
 
 // Server is the fake. Create it with NewServer and Close it when done.
 type Server struct {
-	ts          *httptest.Server
+	ts          *listener
 	prefix      string
 	now         func() time.Time
 	coreLimit   int
@@ -132,7 +131,17 @@ func RoundTrips(reqs []Request) int {
 }
 
 // NewServer starts a fake on 127.0.0.1 with no users and no repositories.
+// It panics when it cannot listen there; Start returns the error.
 func NewServer(opts Options) *Server {
+	s, err := Start(opts)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Start is NewServer, returning the error when the fake cannot listen.
+func Start(opts Options) (*Server, error) {
 	s := &Server{
 		prefix:        normalizePrefix(opts.Prefix),
 		now:           opts.Now,
@@ -163,15 +172,12 @@ func NewServer(opts Options) *Server {
 	}
 	s.idle = sync.NewCond(&s.mu)
 	s.routes = s.buildRoutes()
-	if opts.Listener == nil {
-		s.ts = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
-		return s
+	ts, err := listen(opts.Listener, http.HandlerFunc(s.serveHTTP))
+	if err != nil {
+		return nil, err
 	}
-	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
-	_ = s.ts.Listener.Close()
-	s.ts.Listener = opts.Listener
-	s.ts.Start()
-	return s
+	s.ts = ts
+	return s, nil
 }
 
 func normalizePrefix(p string) string {
@@ -189,15 +195,15 @@ func normalizePrefix(p string) string {
 
 // URL is the API base URL including the prefix, with a trailing slash, e.g.
 // "http://127.0.0.1:41234/api/v3/". Give it to go-github as BaseURL.
-func (s *Server) URL() string { return s.ts.URL + s.prefix }
+func (s *Server) URL() string { return s.ts.url + s.prefix }
 
 // WebURL is the root html_url values are built on, e.g.
 // "http://127.0.0.1:41234/" (like GitHub Enterprise, the web UI would live
 // at the host root). Nothing is served there.
-func (s *Server) WebURL() string { return s.ts.URL + "/" }
+func (s *Server) WebURL() string { return s.ts.url + "/" }
 
 // Close shuts the server down, waiting for requests in flight.
-func (s *Server) Close() { s.ts.Close() }
+func (s *Server) Close() { s.ts.close() }
 
 // AddUser registers a token for login. A request with a token nobody
 // registered gets 401 {"message":"Bad credentials"}. Logins may be
