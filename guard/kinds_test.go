@@ -232,4 +232,3 @@ func agentMain(spec string) int {
 }
 
 func ledgerIn(t *testing.T) string { return filepath.Join(t.TempDir(), "ledger.db") }
-
