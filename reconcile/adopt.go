@@ -7,6 +7,7 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -55,7 +56,7 @@ func (e *Engine) Adopt(ctx context.Context, p AdoptParams) (adopted bool, err er
 	if why == "" {
 		why = "adopted"
 	}
-	c, err := e.claim(ctx, ledger.ClaimParams{
+	c, err := e.core.Claim(ctx, ledger.ClaimParams{
 		Key: p.Key, Task: AdoptTask, Step: AdoptStep, Kind: p.Spec.Kind(), Repo: p.Repo, Target: p.Spec.Target(),
 		Payload: payload, PayloadHash: hash, Why: why,
 	})
@@ -65,10 +66,10 @@ func (e *Engine) Adopt(ctx context.Context, p AdoptParams) (adopted bool, err er
 	if c.State == ledger.ClaimDone {
 		return false, nil
 	}
-	fp := finishParams(p.Key, c.Entry.Fence, ledger.Done, string(Found), p.Artifact, "")
+	fp := once.FinishParams(p.Key, c.Entry.Fence, ledger.Done, string(Found), p.Artifact, "")
 	fp.Why = why
 	fp.Verifiable = true
-	if _, err := e.record(fp); err != nil {
+	if _, err := e.core.Record(fp); err != nil {
 		return false, fmt.Errorf("adopt %s: %w", p.Key, err)
 	}
 	return true, nil

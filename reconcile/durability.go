@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -15,9 +16,9 @@ import (
 // lost one would stop the next run for a person (exit 3) or, with
 // --on-unconfirmed retry, run the command again.
 func (e *Engine) finishDone(spec Spec, key string, fence int64, o Outcome, art effect.Artifact) (*ledger.Entry, error) {
-	p := finishParams(key, fence, ledger.Done, string(o), art, "")
+	p := once.FinishParams(key, fence, ledger.Done, string(o), art, "")
 	p.Verifiable = verifiable(spec)
-	return e.record(p)
+	return e.core.Record(p)
 }
 
 // verifiable reports whether a rerun can establish spec's outcome without

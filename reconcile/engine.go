@@ -31,10 +31,8 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
-	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/internal/procid"
-	"github.com/ghonce/ghonce/internal/supervise"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/observe"
 )
@@ -172,8 +170,11 @@ type Config struct {
 // Engine performs actions once. It is safe for concurrent use.
 type Engine struct {
 	cfg Config
+	// core is the ledger side of each attempt: claim, heartbeat, the wait
+	// for what is in flight, the sending mark, the record.
+	core *once.Core
 	// active is each key's action span while Do runs, the parent of ledger
-	// calls made on a context of their own (record); nil without a Tracer.
+	// calls made on a context of their own (once.Core.Record); nil without a Tracer.
 	active *activeSpans
 	tails  sync.WaitGroup // tags and done records after an early answer
 	// tailErrs are the done records that failed after an early answer.
@@ -241,6 +242,10 @@ func New(cfg Config) *Engine {
 		e.active = &activeSpans{}
 		e.cfg.Ledger = &tracedLedger{Ledger: cfg.Ledger, t: cfg.Tracer, active: e.active}
 	}
+	e.core = once.New(once.Config{
+		Ledger: e.cfg.Ledger, Owner: cfg.Owner, Lease: cfg.Lease, Wait: cfg.Wait, Settle: cfg.Settle,
+		Now: cfg.Now, Sleep: cfg.Sleep, Gone: cfg.Gone, Logf: cfg.Logf, Metrics: cfg.Metrics,
+	})
 	return e
 }
 
@@ -295,7 +300,7 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 	// ask while the claim is read and written, not after (early.go).
 	x := e.lookEarly(ctx, a, key)
 	sent := e.cfg.Now()
-	c, err := e.claim(ctx, ledger.ClaimParams{
+	c, err := e.core.Claim(ctx, ledger.ClaimParams{
 		Key: key, Task: id.Task, Step: id.Step, Kind: id.Kind, Repo: a.Repo, Target: id.Target,
 		Payload: payload, PayloadHash: hash, Why: "run", Sending: !ownMark,
 	})
@@ -357,64 +362,6 @@ func orNothing(name string) string {
 	return name
 }
 
-// claim claims p.Key, waiting up to cfg.Wait while another live process
-// holds it, and taking over at once from a holder proven gone (holderGone).
-func (e *Engine) claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim, error) {
-	p.Owner = e.cfg.Owner
-	p.Lease = e.cfg.Lease
-	start := e.cfg.Now()
-	poll := 50 * time.Millisecond
-	told := false
-	for {
-		c, err := e.cfg.Ledger.Claim(ctx, p)
-		if err != nil {
-			return nil, once.Unavailable(p.Key, err) // the ledger's error names the key
-		}
-		if c.State != ledger.ClaimBusy {
-			if told {
-				e.cfg.Metrics.InFlightWait(e.cfg.Now().Sub(start))
-			}
-			if c.State == ledger.ClaimAcquired && c.Prior == ledger.Attempting && p.TakeOverFence == 0 {
-				e.cfg.Metrics.Takeover() // an expired lease, taken by the ledger itself
-			}
-			return c, nil
-		}
-		h := c.Entry.Owner
-		if e.holderGone(h) && p.TakeOverFence != c.Entry.Fence {
-			e.cfg.Metrics.Takeover()
-			e.cfg.Logf("taking over %s from process %d, which is gone", p.Key, h.PID)
-			p.TakeOverFence = c.Entry.Fence
-			p.Why = fmt.Sprintf("took over from %s: process gone", h.ID)
-			continue
-		}
-		waited := e.cfg.Now().Sub(start)
-		if waited >= e.cfg.Wait {
-			if told {
-				e.cfg.Metrics.InFlightWait(waited)
-			}
-			return nil, &InProgressError{Key: p.Key, Holder: h, Waited: waited}
-		}
-		if !told {
-			told = true
-			e.cfg.Logf("%s is held by another attempt (process %d on %s); waiting up to %s for it to finish", p.Key, h.PID, h.Host, human.Duration(e.cfg.Wait))
-		}
-		if err := e.cfg.Sleep(ctx, min(poll, e.cfg.Wait-waited)); err != nil {
-			return nil, err
-		}
-		poll = min(poll*2, time.Second)
-	}
-}
-
-// holderGone reports whether the holder h is proven gone: its identity
-// (boot id, PID namespace, PID, start time) names a process of this
-// machine and namespace that no longer runs. A host name proves nothing
-// (containers with host networking share it; so may two machines), nor
-// does a PID alone; a holder recorded without the full identity (by an
-// older ghonce) is waited for until its lease ends.
-func (e *Engine) holderGone(h ledger.Owner) bool {
-	return h.PID > 0 && h.ID != e.cfg.Owner.ID && e.cfg.Gone(h.Proc())
-}
-
 // githubRequestLimit is how long GitHub works on a request before it ends
 // it: a create sent may be committed until then.
 const githubRequestLimit = 10 * time.Second
@@ -464,7 +411,7 @@ func (e *Engine) markedUntil(c *ledger.Claim, sent time.Time) time.Time {
 func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h held, x *early, spec Spec, hash string, payload []byte) (*Result, error) {
 	entry := c.Entry
 	crashpoint.Hit(crashpoint.AfterClaim)
-	ctx, stop := e.heartbeat(ctx, entry.Key, entry.Fence)
+	ctx, stop := e.core.Heartbeat(ctx, entry.Key, entry.Fence)
 	defer stop()
 	env, spec, r, err := e.look(ctx, c, x, spec, hash)
 	if r != nil || err != nil {
@@ -476,7 +423,7 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h held, x *early,
 		// the hash of the description as given: a rerun of the same
 		// description adopts it (Chooser.Adopt).
 		if payload, _, err = encodeSpec(spec); err != nil {
-			e.finish(entry.Key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+			e.core.Finish(entry.Key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 			return nil, err
 		}
 	}
@@ -494,9 +441,9 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 	// A release before the create says that nothing was sent: the mark a
 	// claim that created the entry wrote with it is not a create in flight.
 	unsentRelease := func(errMsg string) {
-		p := finishParams(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errMsg)
+		p := once.FinishParams(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errMsg)
 		p.Unsent = c.State == ledger.ClaimCreated
-		_, _ = e.record(p)
+		_, _ = e.core.Record(p)
 	}
 	release := func(err error) (*Env, Spec, *Result, error) {
 		unsentRelease(err.Error())
@@ -506,7 +453,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 	claimed := e.cfg.Now() // this machine's clock when the claim was read
 	if c.Prior == ledger.Attempting {
 		var err error
-		if unproven, err = e.letInFlightLand(ctx, c, claimed); err != nil {
+		if unproven, err = e.core.LetInFlightLand(ctx, c, claimed); err != nil {
 			return release(err)
 		}
 	}
@@ -532,7 +479,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 		if !errors.Is(err, ghcheck.ErrCredentials) {
 			err = &NotSentError{Key: key, Attempting: st == ledger.Attempting, Err: err}
 		}
-		_, _ = e.finish(key, entry.Fence, st, "", effect.Artifact{}, err.Error())
+		_, _ = e.core.Finish(key, entry.Fence, st, "", effect.Artifact{}, err.Error())
 		if st == ledger.Attempting && !errors.Is(err, ghcheck.ErrCredentials) {
 			// The earlier attempt's outcome is still unknown: exit 3.
 			return nil, nil, nil, &UnconfirmedError{Key: key, Err: err}
@@ -586,7 +533,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 		r.PayloadChanged = entry.PayloadHash != hash
 		return nil, nil, r, nil
 	case effect.Conflict:
-		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error())
+		_, _ = e.core.Finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error())
 		if rf := (*refusal)(nil); errors.As(res.Err, &rf) {
 			return nil, nil, nil, fmt.Errorf("create %s: %w (nothing was created)", spec.Kind(), rf.err)
 		}
@@ -604,7 +551,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 				// failed one): nothing is unknown but the check's answer.
 				// The entry is failed, never left attempting, and the
 				// next run asks the check again.
-				_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error())
+				_, _ = e.core.Finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error())
 				return nil, nil, nil, fmt.Errorf("%w; the command did not run: ghonce runs it only once the check answers that the effect does not exist (exit 1); fix the check, or rerun once it can answer", res.Err)
 			}
 			hint = checkHint(key)
@@ -631,7 +578,7 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h he
 		}
 	}
 	mark := func(ctx context.Context, p ledger.Proc) error {
-		return e.cfg.Ledger.MarkSending(ctx, ledger.SendingParams{Key: key, Fence: entry.Fence, Lease: e.cfg.Lease, Proc: p})
+		return e.core.MarkSending(ctx, key, entry.Fence, p)
 	}
 	if _, ok := spec.(OwnSending); ok {
 		// The kind marks its own create (a guarded command, with the
@@ -640,7 +587,7 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h he
 		// creating: stop. A claim made moments ago holds it still (held):
 		// its mark, written with the fence checked, renews it then.
 		if !e.cfg.Now().Before(h.leased) {
-			if err := e.cfg.Ledger.Renew(ctx, key, entry.Fence, e.cfg.Lease); err != nil {
+			if err := e.core.Renew(ctx, key, entry.Fence); err != nil {
 				return nil, once.Unavailable(key, err)
 			}
 		}
@@ -657,7 +604,7 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h he
 		// Durable before the request leaves: a taker waits out its window.
 		// A lease lost while looking (ErrFenced) means a newer attempt may
 		// be creating: stop.
-		return nil, e.markFailed(key, entry, err)
+		return nil, e.core.MarkFailed(key, entry, err)
 	}
 	crashpoint.Hit(crashpoint.BeforeCreate)
 	art, err := spec.Create(ctx, env, key)
@@ -694,7 +641,7 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h he
 		r, err := tail(ctx, art)
 		switch {
 		case err != nil:
-			e.cfg.Logf("%s: created %s, but recording it failed: %v (a rerun finds it on GitHub)", key, refText(ledger.Ref{Number: art.Number, URL: art.URL}), err)
+			e.cfg.Logf("%s: created %s, but recording it failed: %v (a rerun finds it on GitHub)", key, once.RefText(ledger.Ref{Number: art.Number, URL: art.URL}), err)
 			e.tailMu.Lock()
 			e.tailErrs = append(e.tailErrs, err)
 			e.tailMu.Unlock()
@@ -732,28 +679,28 @@ func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry
 			return e.adopt(ctx, env, key, entry.Fence, spec, res.Artifact)
 		case effect.Absent, effect.Conflict:
 			cerr := fmt.Errorf("%w; and no artifact of ours carries key %s", err, key)
-			_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, cerr.Error())
+			_, _ = e.core.Finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, cerr.Error())
 			return nil, &ConflictError{Key: key, Err: cerr}
 		default:
-			_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
+			_, _ = e.core.Finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
 			return nil, &UnconfirmedError{Key: key, Err: res.Err, Hint: once.RerunHint}
 		}
 	case effect.ClassRefused:
 		// GitHub's final word: the same request is refused again until its
 		// cause is fixed, so the error says what to fix, not "rerun".
-		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
+		_, _ = e.core.Finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
 		return nil, fmt.Errorf("create %s: %w (nothing was created)", spec.Kind(), err)
 	case effect.ClassNotSent:
 		if errors.Is(err, ledger.ErrUnavailable) {
 			// The ledger went away before the command started: nothing ran,
 			// and the entry stays as the ledger last had it.
-			_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+			_, _ = e.core.Finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 			return nil, once.Unavailable(key, err)
 		}
-		_, _ = e.finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
+		_, _ = e.core.Finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
 		return nil, fmt.Errorf("create %s: %w (%s)", spec.Kind(), err, notSentMeans(spec))
 	default:
-		_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+		_, _ = e.core.Finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("create %s may have taken effect: %w", spec.Kind(), err), Hint: once.RerunHint}
 	}
 }
@@ -764,79 +711,6 @@ func notSentMeans(spec Spec) string {
 		return off.NotSent()
 	}
 	return "nothing was sent, so nothing was created; a rerun tries again"
-}
-
-// markFailed is the error of a sending mark the ledger refused: nothing
-// was sent. The entry stays attempting (the ledger could not be written,
-// or a newer attempt holds it), so this attempt leaves it as it is.
-func (e *Engine) markFailed(key string, entry *ledger.Entry, err error) error {
-	if errors.Is(err, ledger.ErrFenced) {
-		return err
-	}
-	_, _ = e.finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
-	if errors.Is(err, ledger.ErrUnavailable) {
-		return once.Unavailable(key, err)
-	}
-	return &UnconfirmedError{Key: key, Err: &NotSentError{Key: key, Ledger: true, Err: err}, Hint: once.RerunHint}
-}
-
-// letInFlightLand waits, before looking, until what the attempt this claim
-// took over may have in flight has landed: a request to GitHub until
-// cfg.Settle has passed since its sending mark (on the ledger's clock:
-// claimed is when this process read c, on its own monotonic clock), a
-// guarded command until its supervisor and process group are gone. An
-// attempt that left no mark sent nothing: no wait. It returns, for a
-// command whose processes cannot be proven gone from here (another
-// machine or PID namespace), why not.
-func (e *Engine) letInFlightLand(ctx context.Context, c *ledger.Claim, claimed time.Time) (unproven string, err error) {
-	s := c.Entry.Sending
-	switch {
-	case s.At.IsZero():
-		return "", nil
-	case !s.Proc.IsZero():
-		return e.waitForProcesses(ctx, c.Entry.Key, s.Proc)
-	case e.cfg.Settle <= 0 || c.Now.IsZero():
-		return "", nil
-	}
-	age := c.Now.Sub(s.At)
-	wait := e.cfg.Settle - age - e.cfg.Now().Sub(claimed)
-	if wait <= 0 {
-		return "", nil
-	}
-	e.cfg.Logf("an earlier attempt on %s sent its create %s ago and GitHub may still be committing it; waiting %s (the in-flight window is %s) before looking on GitHub",
-		c.Entry.Key, human.Duration(age), human.Duration(wait), human.Duration(e.cfg.Settle))
-	return "", e.cfg.Sleep(ctx, wait)
-}
-
-// waitForProcesses waits, up to cfg.Wait, until the processes of a guarded
-// command's earlier attempt (supervisor sup and its process group) are
-// gone. It returns why they cannot be proven gone from here, or an
-// unconfirmed error if they still run after the wait.
-func (e *Engine) waitForProcesses(ctx context.Context, key string, sup ledger.Proc) (string, error) {
-	start := e.cfg.Now()
-	poll := 20 * time.Millisecond
-	told := false
-	for {
-		switch supervise.Gone(sup) {
-		case procid.Gone:
-			return "", nil
-		case procid.Unknown:
-			return fmt.Sprintf("the earlier attempt's command ran under %s on another machine, boot or PID namespace, so ghonce cannot prove from here that it has stopped", supervise.Describe(sup)), nil
-		}
-		waited := e.cfg.Now().Sub(start)
-		if waited >= e.cfg.Wait {
-			return "", &UnconfirmedError{Key: key, Err: fmt.Errorf("the earlier attempt's command still runs (%s) after waiting %s", supervise.Describe(sup), human.Duration(waited)),
-				Hint: "Its effect may still happen: rerun once it has ended; `ghonce reconcile` settles it then."}
-		}
-		if !told {
-			told = true
-			e.cfg.Logf("the earlier attempt's command on %s still runs (%s); waiting up to %s for it to end before checking", key, supervise.Describe(sup), human.Duration(e.cfg.Wait))
-		}
-		if err := e.cfg.Sleep(ctx, min(poll, e.cfg.Wait-waited)); err != nil {
-			return "", err
-		}
-		poll = min(poll*2, 500*time.Millisecond)
-	}
 }
 
 // find asks for spec's artifact, then for prior's (the description an
@@ -931,86 +805,6 @@ func (e *Engine) env(repo string, prior ledger.Status) (*Env, error) {
 		env.Repo = r
 	}
 	return env, nil
-}
-
-// finish records the end of an attempt. It runs on a context of its own so
-// that a cancelled caller still leaves an accurate ledger behind.
-func (e *Engine) finish(key string, fence int64, st ledger.Status, outcome string, art effect.Artifact, errMsg string) (*ledger.Entry, error) {
-	return e.record(finishParams(key, fence, st, outcome, art, errMsg))
-}
-
-// finishParams is the record of an attempt's end, with the history's reason
-// for each status.
-func finishParams(key string, fence int64, st ledger.Status, outcome string, art effect.Artifact, errMsg string) ledger.FinishParams {
-	why := map[ledger.Status]string{ledger.Done: outcome, ledger.Failed: "refused: nothing was created", ledger.Attempting: "unconfirmed: released for the next run"}[st]
-	return ledger.FinishParams{
-		Key: key, Fence: fence, Status: st, Outcome: outcome, Error: errMsg, Why: why,
-		Ref: ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text},
-	}
-}
-
-// record writes p, on a context of its own, mapping a done record fenced
-// off by a newer attempt to an unconfirmed outcome.
-func (e *Engine) record(p ledger.FinishParams) (*ledger.Entry, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	key := p.Key
-	ent, err := e.cfg.Ledger.Finish(ctx, p)
-	if err != nil {
-		if errors.Is(err, ledger.ErrFenced) && p.Status == ledger.Done {
-			// A newer attempt took over; it will find this artifact.
-			return nil, &UnconfirmedError{Key: key, Err: err, Hint: "A newer attempt owns this key now and will find what this one made."}
-		}
-		if p.Status == ledger.Done {
-			// The artifact exists on GitHub but the ledger could not say so
-			// (a lost database connection, a full disk): the entry is still
-			// attempting, and a rerun finds the artifact. That is exit 3,
-			// not a plain error: retrying is exactly what settles it. Give
-			// the lease up if the ledger still answers, so a long-running
-			// caller (the MCP server, a library user) can retry at once
-			// instead of waiting out its own lease.
-			_, _ = e.cfg.Ledger.Finish(ctx, finishParams(key, p.Fence, ledger.Attempting, "", effect.Artifact{}, "the ledger could not record "+p.Outcome+": "+err.Error()))
-			return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("%s on GitHub (%s), but the ledger could not record it: %w", p.Outcome, refText(p.Ref), err), Hint: once.RerunHint}
-		}
-		return nil, err
-	}
-	return ent, nil
-}
-
-// refText names an artifact for a message.
-func refText(a ledger.Ref) string {
-	if n := a.Name(); n != "" {
-		return n
-	}
-	return "no reference"
-}
-
-// heartbeat renews the lease while an attempt runs. If the lease is lost to
-// a newer claim, the attempt's context is cancelled.
-func (e *Engine) heartbeat(ctx context.Context, key string, fence int64) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		t := time.NewTicker(e.cfg.Lease / 4)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := e.cfg.Ledger.Renew(ctx, key, fence, e.cfg.Lease); errors.Is(err, ledger.ErrFenced) {
-					e.cfg.Logf("lost the lease on %s to a newer attempt; stopping", key)
-					cancel()
-					return
-				}
-			}
-		}
-	}()
-	return ctx, func() { close(done); <-stopped; cancel() }
 }
 
 func resultOf(ent *ledger.Entry, o Outcome) *Result {

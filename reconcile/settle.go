@@ -75,7 +75,7 @@ func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) 
 		held = append(held, p)
 	}
 	for _, p := range held {
-		unproven, err := e.letInFlightLand(ctx, p.claim, p.claimed)
+		unproven, err := e.core.LetInFlightLand(ctx, p.claim, p.claimed)
 		if err != nil {
 			e.releaseAll(held, err)
 			return out, err
@@ -126,7 +126,7 @@ func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pen
 	// live holder: it is settling the entry itself; take over from one
 	// proven gone.
 	c, err := e.cfg.Ledger.Claim(ctx, p)
-	if err == nil && c.State == ledger.ClaimBusy && e.holderGone(c.Entry.Owner) {
+	if err == nil && c.State == ledger.ClaimBusy && e.core.HolderGone(c.Entry.Owner) {
 		p.TakeOverFence = c.Entry.Fence
 		p.Why = fmt.Sprintf("reconcile: took over from %s: process gone", c.Entry.Owner.ID)
 		c, err = e.cfg.Ledger.Claim(ctx, p)
@@ -146,13 +146,13 @@ func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pen
 	fence := c.Entry.Fence
 	spec, err := DecodeSpec(ent.Kind, ent.Payload)
 	if err != nil {
-		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+		_, _ = e.core.Finish(ent.Key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		s.Why = err.Error()
 		return nil, s, nil
 	}
 	env, err := e.env(ent.Repo, ledger.Attempting)
 	if err != nil {
-		_, _ = e.finish(ent.Key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+		_, _ = e.core.Finish(ent.Key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		s.Why = err.Error()
 		return nil, s, nil
 	}
@@ -163,7 +163,7 @@ func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pen
 // releaseAll leaves the entries still held attempting, for the next run.
 func (e *Engine) releaseAll(held []*pending, err error) {
 	for _, p := range held {
-		_, _ = e.finish(p.claim.Entry.Key, p.claim.Entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+		_, _ = e.core.Finish(p.claim.Entry.Key, p.claim.Entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 	}
 }
 
@@ -228,7 +228,7 @@ func (e *Engine) settleFound(p *pending) (Settlement, error) {
 	s, res, key, fence := p.s, p.res, p.claim.Entry.Key, p.claim.Entry.Fence
 	switch res.State {
 	case effect.Found:
-		done, err := e.finish(key, fence, ledger.Done, string(Found), res.Artifact, "")
+		done, err := e.core.Finish(key, fence, ledger.Done, string(Found), res.Artifact, "")
 		if err != nil {
 			return s, err
 		}
@@ -242,17 +242,17 @@ func (e *Engine) settleFound(p *pending) (Settlement, error) {
 			why = "the check says it did not happen: the next run will run it"
 			rec = "reconcile: " + why
 		}
-		if _, err := e.finish(key, fence, ledger.Failed, "", effect.Artifact{}, rec); err != nil {
+		if _, err := e.core.Finish(key, fence, ledger.Failed, "", effect.Artifact{}, rec); err != nil {
 			return s, err
 		}
 		s.To, s.Why = ledger.Failed, why
 	case effect.Conflict:
-		if _, err := e.finish(key, fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error()); err != nil {
+		if _, err := e.core.Finish(key, fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error()); err != nil {
 			return s, err
 		}
 		s.To, s.Why = ledger.Failed, res.Err.Error()
 	default:
-		_, _ = e.finish(key, fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
+		_, _ = e.core.Finish(key, fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
 		s.Why = errText(res.Err)
 	}
 	return s, nil

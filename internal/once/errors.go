@@ -1,7 +1,3 @@
-// Package once is the ledger side of doing an effect once, which the
-// engine for GitHub and the one for effects GitHub cannot see share: the
-// errors that say how an attempt ended when it did not end done.
-// reconcile re-exports them under the same names.
 package once
 
 import (

@@ -1,0 +1,273 @@
+// Package once is the ledger side of doing an effect once, which every
+// kind shares, on GitHub or not: the claim of a key (waiting for a live
+// holder, taking over from a dead one), the heartbeat that keeps it, the
+// wait for what a taken-over attempt may have in flight, the mark that a
+// create is about to leave and the record of the end; and the errors an
+// attempt that does not end done returns, which reconcile re-exports
+// under the same names.
+package once
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/internal/human"
+	"github.com/ghonce/ghonce/internal/procid"
+	"github.com/ghonce/ghonce/internal/supervise"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/observe"
+)
+
+// Config builds a Core. Every field is required but Metrics; reconcile.New
+// fills in the defaults.
+type Config struct {
+	Ledger ledger.Ledger
+	// Owner identifies this process in leases.
+	Owner ledger.Owner
+	// Lease is how long a claim holds a key unless renewed; Wait, how long
+	// a claim waits for a live holder; Settle, the in-flight window of a
+	// create sent to GitHub.
+	Lease, Wait, Settle time.Duration
+	Now                 func() time.Time
+	Sleep               func(ctx context.Context, d time.Duration) error
+	// Gone reports whether the process p is proven gone.
+	Gone    func(p ledger.Proc) bool
+	Logf    func(format string, args ...any)
+	Metrics *observe.Metrics
+}
+
+// Core is the ledger side of an attempt, whatever the effect: the claim,
+// with its wait for a live holder and its takeover from a dead one; the
+// heartbeat that keeps the lease; the wait for what a taken-over attempt
+// may have in flight; the sending mark; and the record of the end. It is
+// safe for concurrent use.
+type Core struct{ cfg Config }
+
+// New returns a Core for cfg.
+func New(cfg Config) *Core { return &Core{cfg: cfg} }
+
+// Claim claims p.Key, waiting up to Config.Wait while another live process
+// holds it, and taking over at once from a holder proven gone (HolderGone).
+func (o *Core) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim, error) {
+	p.Owner = o.cfg.Owner
+	p.Lease = o.cfg.Lease
+	start := o.cfg.Now()
+	poll := 50 * time.Millisecond
+	told := false
+	for {
+		c, err := o.cfg.Ledger.Claim(ctx, p)
+		if err != nil {
+			return nil, Unavailable(p.Key, err) // the ledger's error names the key
+		}
+		if c.State != ledger.ClaimBusy {
+			if told {
+				o.cfg.Metrics.InFlightWait(o.cfg.Now().Sub(start))
+			}
+			if c.State == ledger.ClaimAcquired && c.Prior == ledger.Attempting && p.TakeOverFence == 0 {
+				o.cfg.Metrics.Takeover() // an expired lease, taken by the ledger itself
+			}
+			return c, nil
+		}
+		h := c.Entry.Owner
+		if o.HolderGone(h) && p.TakeOverFence != c.Entry.Fence {
+			o.cfg.Metrics.Takeover()
+			o.cfg.Logf("taking over %s from process %d, which is gone", p.Key, h.PID)
+			p.TakeOverFence = c.Entry.Fence
+			p.Why = fmt.Sprintf("took over from %s: process gone", h.ID)
+			continue
+		}
+		waited := o.cfg.Now().Sub(start)
+		if waited >= o.cfg.Wait {
+			if told {
+				o.cfg.Metrics.InFlightWait(waited)
+			}
+			return nil, &InProgressError{Key: p.Key, Holder: h, Waited: waited}
+		}
+		if !told {
+			told = true
+			o.cfg.Logf("%s is held by another attempt (process %d on %s); waiting up to %s for it to finish", p.Key, h.PID, h.Host, human.Duration(o.cfg.Wait))
+		}
+		if err := o.cfg.Sleep(ctx, min(poll, o.cfg.Wait-waited)); err != nil {
+			return nil, err
+		}
+		poll = min(poll*2, time.Second)
+	}
+}
+
+// HolderGone reports whether the holder h is proven gone: its identity
+// (boot id, PID namespace, PID, start time) names a process of this
+// machine and namespace that no longer runs. A host name proves nothing
+// (containers with host networking share it; so may two machines), nor
+// does a PID alone; a holder recorded without the full identity (by an
+// older ghonce) is waited for until its lease ends.
+func (o *Core) HolderGone(h ledger.Owner) bool {
+	return h.PID > 0 && h.ID != o.cfg.Owner.ID && o.cfg.Gone(h.Proc())
+}
+
+// Heartbeat renews the lease while an attempt runs. If the lease is lost to
+// a newer claim, the attempt's context is cancelled.
+func (o *Core) Heartbeat(ctx context.Context, key string, fence int64) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(o.cfg.Lease / 4)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := o.cfg.Ledger.Renew(ctx, key, fence, o.cfg.Lease); errors.Is(err, ledger.ErrFenced) {
+					o.cfg.Logf("lost the lease on %s to a newer attempt; stopping", key)
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return ctx, func() { close(done); <-stopped; cancel() }
+}
+
+// Renew renews the lease on key, held under fence.
+func (o *Core) Renew(ctx context.Context, key string, fence int64) error {
+	return o.cfg.Ledger.Renew(ctx, key, fence, o.cfg.Lease)
+}
+
+// MarkSending records, before the create leaves, that it is about to:
+// a taker waits out what it may have in flight (LetInFlightLand). p names
+// the process that runs a guarded command; zero for a request to GitHub.
+func (o *Core) MarkSending(ctx context.Context, key string, fence int64, p ledger.Proc) error {
+	return o.cfg.Ledger.MarkSending(ctx, ledger.SendingParams{Key: key, Fence: fence, Lease: o.cfg.Lease, Proc: p})
+}
+
+// MarkFailed is the error of a sending mark the ledger refused: nothing
+// was sent. The entry stays attempting (the ledger could not be written,
+// or a newer attempt holds it), so this attempt leaves it as it is.
+func (o *Core) MarkFailed(key string, entry *ledger.Entry, err error) error {
+	if errors.Is(err, ledger.ErrFenced) {
+		return err
+	}
+	_, _ = o.Finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+	if errors.Is(err, ledger.ErrUnavailable) {
+		return Unavailable(key, err)
+	}
+	return &UnconfirmedError{Key: key, Err: &NotSentError{Key: key, Ledger: true, Err: err}, Hint: RerunHint}
+}
+
+// LetInFlightLand waits, before looking, until what the attempt claim c
+// took over may have in flight has landed: a request to GitHub until
+// Config.Settle has passed since its sending mark (on the ledger's clock:
+// claimed is when this process read c, on its own monotonic clock), a
+// guarded command until its supervisor and process group are gone. An
+// attempt that left no mark sent nothing: no wait. It returns, for a
+// command whose processes cannot be proven gone from here (another
+// machine or PID namespace), why not.
+func (o *Core) LetInFlightLand(ctx context.Context, c *ledger.Claim, claimed time.Time) (unproven string, err error) {
+	s := c.Entry.Sending
+	switch {
+	case s.At.IsZero():
+		return "", nil
+	case !s.Proc.IsZero():
+		return o.waitForProcesses(ctx, c.Entry.Key, s.Proc)
+	case o.cfg.Settle <= 0 || c.Now.IsZero():
+		return "", nil
+	}
+	age := c.Now.Sub(s.At)
+	wait := o.cfg.Settle - age - o.cfg.Now().Sub(claimed)
+	if wait <= 0 {
+		return "", nil
+	}
+	o.cfg.Logf("an earlier attempt on %s sent its create %s ago and GitHub may still be committing it; waiting %s (the in-flight window is %s) before looking on GitHub",
+		c.Entry.Key, human.Duration(age), human.Duration(wait), human.Duration(o.cfg.Settle))
+	return "", o.cfg.Sleep(ctx, wait)
+}
+
+// waitForProcesses waits, up to Config.Wait, until the processes of a
+// guarded command's earlier attempt (supervisor sup and its process group)
+// are gone. It returns why they cannot be proven gone from here, or an
+// unconfirmed error if they still run after the wait.
+func (o *Core) waitForProcesses(ctx context.Context, key string, sup ledger.Proc) (string, error) {
+	start := o.cfg.Now()
+	poll := 20 * time.Millisecond
+	told := false
+	for {
+		switch supervise.Gone(sup) {
+		case procid.Gone:
+			return "", nil
+		case procid.Unknown:
+			return fmt.Sprintf("the earlier attempt's command ran under %s on another machine, boot or PID namespace, so ghonce cannot prove from here that it has stopped", supervise.Describe(sup)), nil
+		}
+		waited := o.cfg.Now().Sub(start)
+		if waited >= o.cfg.Wait {
+			return "", &UnconfirmedError{Key: key, Err: fmt.Errorf("the earlier attempt's command still runs (%s) after waiting %s", supervise.Describe(sup), human.Duration(waited)),
+				Hint: "Its effect may still happen: rerun once it has ended; `ghonce reconcile` settles it then."}
+		}
+		if !told {
+			told = true
+			o.cfg.Logf("the earlier attempt's command on %s still runs (%s); waiting up to %s for it to end before checking", key, supervise.Describe(sup), human.Duration(o.cfg.Wait))
+		}
+		if err := o.cfg.Sleep(ctx, min(poll, o.cfg.Wait-waited)); err != nil {
+			return "", err
+		}
+		poll = min(poll*2, 500*time.Millisecond)
+	}
+}
+
+// Finish records the end of an attempt. It runs on a context of its own so
+// that a cancelled caller still leaves an accurate ledger behind.
+func (o *Core) Finish(key string, fence int64, st ledger.Status, outcome string, art effect.Artifact, errMsg string) (*ledger.Entry, error) {
+	return o.Record(FinishParams(key, fence, st, outcome, art, errMsg))
+}
+
+// FinishParams is the record of an attempt's end, with the history's reason
+// for each status.
+func FinishParams(key string, fence int64, st ledger.Status, outcome string, art effect.Artifact, errMsg string) ledger.FinishParams {
+	why := map[ledger.Status]string{ledger.Done: outcome, ledger.Failed: "refused: nothing was created", ledger.Attempting: "unconfirmed: released for the next run"}[st]
+	return ledger.FinishParams{
+		Key: key, Fence: fence, Status: st, Outcome: outcome, Error: errMsg, Why: why,
+		Ref: ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text},
+	}
+}
+
+// Record writes p, on a context of its own, mapping a done record fenced
+// off by a newer attempt to an unconfirmed outcome.
+func (o *Core) Record(p ledger.FinishParams) (*ledger.Entry, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	key := p.Key
+	ent, err := o.cfg.Ledger.Finish(ctx, p)
+	if err != nil {
+		if errors.Is(err, ledger.ErrFenced) && p.Status == ledger.Done {
+			// A newer attempt took over; it will find this artifact.
+			return nil, &UnconfirmedError{Key: key, Err: err, Hint: "A newer attempt owns this key now and will find what this one made."}
+		}
+		if p.Status == ledger.Done {
+			// The artifact exists on GitHub but the ledger could not say so
+			// (a lost database connection, a full disk): the entry is still
+			// attempting, and a rerun finds the artifact. That is exit 3,
+			// not a plain error: retrying is exactly what settles it. Give
+			// the lease up if the ledger still answers, so a long-running
+			// caller (the MCP server, a library user) can retry at once
+			// instead of waiting out its own lease.
+			_, _ = o.cfg.Ledger.Finish(ctx, FinishParams(key, p.Fence, ledger.Attempting, "", effect.Artifact{}, "the ledger could not record "+p.Outcome+": "+err.Error()))
+			return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("%s on GitHub (%s), but the ledger could not record it: %w", p.Outcome, RefText(p.Ref), err), Hint: RerunHint}
+		}
+		return nil, err
+	}
+	return ent, nil
+}
+
+// RefText names an artifact for a message.
+func RefText(a ledger.Ref) string {
+	if n := a.Name(); n != "" {
+		return n
+	}
+	return "no reference"
+}
