@@ -134,3 +134,11 @@ func onGitHub(spec Spec) bool {
 	_, off := spec.(OffGitHub)
 	return !off
 }
+
+// verifiable reports whether a rerun can establish spec's outcome without
+// the ledger's record of it (once.Core.RecordDone): every GitHub kind, and
+// an effect off GitHub that can be checked.
+func verifiable(spec Spec) bool {
+	off, ok := spec.(OffGitHub)
+	return !ok || !off.Unverifiable()
+}

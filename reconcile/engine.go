@@ -288,7 +288,11 @@ func (e *Engine) Do(ctx context.Context, p *Prepared) (*Result, error) {
 // do is Do, unobserved.
 func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 	a, id, payload, hash := p.a, p.id, p.payload, p.hash
-	key, err := e.keyFor(ctx, p)
+	former := p.legacy
+	if e.cfg.NoFormerKeys {
+		former = nil
+	}
+	key, err := e.core.KeyFor(ctx, p.key, former)
 	if err != nil {
 		return nil, err
 	}
@@ -620,7 +624,7 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h he
 			crashpoint.Hit(crashpoint.BeforeTags)
 			art.Warning = joinWarnings(art.Warning, mend(ctx, env, key, spec, art))
 		}
-		done, err := e.finishDone(spec, key, entry.Fence, Created, art)
+		done, err := e.core.RecordDone(key, entry.Fence, string(Created), art, verifiable(spec))
 		if err != nil {
 			return nil, err
 		}
@@ -756,7 +760,7 @@ func withPrior(ctx context.Context, env *Env, key string, res effect.Result, pri
 // mending the tags a crash may have left off it.
 func (e *Engine) adopt(ctx context.Context, env *Env, key string, fence int64, spec Spec, art effect.Artifact) (*Result, error) {
 	warning := mend(ctx, env, key, spec, art)
-	done, err := e.finishDone(spec, key, fence, Found, art)
+	done, err := e.core.RecordDone(key, fence, string(Found), art, verifiable(spec))
 	if err != nil {
 		return nil, err
 	}
