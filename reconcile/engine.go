@@ -173,10 +173,9 @@ type Engine struct {
 	// core is the ledger side of each attempt: claim, heartbeat, the wait
 	// for what is in flight, the sending mark, the record.
 	core *once.Core
-	// active is each key's action span while Do runs, the parent of ledger
-	// calls made on a context of their own (once.Core.Record); nil without a Tracer.
-	active *activeSpans
-	tails  sync.WaitGroup // tags and done records after an early answer
+	// obs counts and traces each action, and its ledger calls.
+	obs   *once.Observer
+	tails sync.WaitGroup // tags and done records after an early answer
 	// tailErrs are the done records that failed after an early answer.
 	tailMu   sync.Mutex
 	tailErrs []error
@@ -237,11 +236,8 @@ func New(cfg Config) *Engine {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 8
 	}
-	e := &Engine{cfg: cfg}
-	if cfg.Tracer != nil {
-		e.active = &activeSpans{}
-		e.cfg.Ledger = &tracedLedger{Ledger: cfg.Ledger, t: cfg.Tracer, active: e.active}
-	}
+	e := &Engine{cfg: cfg, obs: once.NewObserver(cfg.Tracer, cfg.Metrics)}
+	e.cfg.Ledger = e.obs.Ledger(cfg.Ledger)
 	e.core = once.New(once.Config{
 		Ledger: e.cfg.Ledger, Owner: cfg.Owner, Lease: cfg.Lease, Wait: cfg.Wait, Settle: cfg.Settle,
 		Now: cfg.Now, Sleep: cfg.Sleep, Gone: cfg.Gone, Logf: cfg.Logf, Metrics: cfg.Metrics,
@@ -279,10 +275,21 @@ func (e *Engine) Do(ctx context.Context, p *Prepared) (*Result, error) {
 	if p == nil || p.key == "" {
 		return nil, errors.New("do action: not prepared: pass what reconcile.Prepare returned")
 	}
-	if e.cfg.Metrics == nil && e.cfg.Tracer == nil {
+	if e.obs.Off() {
 		return e.do(ctx, p)
 	}
-	return e.observed(ctx, p)
+	var r *Result
+	a := once.Action{Kind: p.id.Kind, Key: p.key, Task: p.id.Task, Step: p.id.Step, Repo: p.a.Repo}
+	err := e.obs.Observe(ctx, a, func(ctx context.Context) (once.Ended, error) {
+		var err error
+		r, err = e.do(ctx, p)
+		end := once.Ended{Outcome: OutcomeOf(r, err)}
+		if r != nil {
+			end.Key, end.URL, end.Number = r.Key, r.URL, r.Number
+		}
+		return end, err
+	})
+	return r, err
 }
 
 // do is Do, unobserved.

@@ -49,3 +49,21 @@ type refusal struct{ err error }
 
 func (e *refusal) Error() string { return e.err.Error() }
 func (e *refusal) Unwrap() error { return e.err }
+
+// Outcomes of an action that ended in an error, as metrics and traces name
+// them (beside Created, Found and Skipped).
+const (
+	OutcomeRefused     = once.OutcomeRefused     // GitHub refused, or the name is taken by something not ours: nothing was created
+	OutcomeUnconfirmed = once.OutcomeUnconfirmed // it may have happened: the entry stays attempting
+	OutcomeInProgress  = once.OutcomeInProgress  // another live process holds the key
+	OutcomeError       = once.OutcomeError       // anything else (the ledger, the configuration)
+)
+
+// OutcomeOf names how an action ended: its Result's outcome, or one of the
+// error outcomes above.
+func OutcomeOf(r *Result, err error) string {
+	if err == nil && r != nil {
+		return string(r.Outcome)
+	}
+	return once.ErrOutcome(err)
+}

@@ -1,4 +1,4 @@
-package reconcile
+package once
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 )
 
 // Outcomes of an action that ended in an error, as metrics and traces name
-// them (beside Created, Found and Skipped).
+// them (beside created, found and skipped).
 const (
 	OutcomeRefused     = "refused"     // GitHub refused, or the name is taken by something not ours: nothing was created
 	OutcomeUnconfirmed = "unconfirmed" // it may have happened: the entry stays attempting
@@ -20,9 +20,9 @@ const (
 	OutcomeError       = "error"       // anything else (the ledger, the configuration)
 )
 
-// OutcomeOf names how an action ended: its Result's outcome, or one of the
+// ErrOutcome names how an action that returned err ended: one of the
 // error outcomes above.
-func OutcomeOf(r *Result, err error) string {
+func ErrOutcome(err error) string {
 	var (
 		uc *UnconfirmedError
 		ip *InProgressError
@@ -30,8 +30,6 @@ func OutcomeOf(r *Result, err error) string {
 		ce *effect.CreateError
 	)
 	switch {
-	case err == nil && r != nil:
-		return string(r.Outcome)
 	case errors.As(err, &uc):
 		return OutcomeUnconfirmed
 	case errors.As(err, &ip):
@@ -42,42 +40,80 @@ func OutcomeOf(r *Result, err error) string {
 	return OutcomeError
 }
 
-// observed is Do, counted and traced: one span per action, named after its
-// kind, with the kind, outcome, key, task, step and repository as
-// attributes; the ledger's calls and GitHub's requests are its children.
-func (e *Engine) observed(ctx context.Context, p *Prepared) (*Result, error) {
-	kind := p.id.Kind
-	start := time.Now()
-	ctx, sp := e.cfg.Tracer.Start(ctx, "ghonce "+kind, observe.Internal,
-		observe.String("ghonce.kind", kind), observe.String("ghonce.key", p.key),
-		observe.String("ghonce.task", p.id.Task), observe.String("ghonce.step", p.id.Step),
-		observe.String("ghonce.repository", p.a.Repo))
-	if sp != nil {
-		e.active.put(p.key, sp)
-		defer e.active.drop(p.key, sp)
+// Observer counts and traces actions, whatever the effect: one span per
+// action, named after its kind, whose children are the ledger's calls
+// (Observer.Ledger) and the requests the effect makes. Its zero parts
+// (no tracer, no metrics) cost a nil check.
+type Observer struct {
+	tracer  *observe.Tracer
+	metrics *observe.Metrics
+	active  *activeSpans // nil without a tracer
+}
+
+// NewObserver returns an Observer that counts into m and traces with t;
+// either may be nil.
+func NewObserver(t *observe.Tracer, m *observe.Metrics) *Observer {
+	o := &Observer{tracer: t, metrics: m}
+	if t != nil {
+		o.active = &activeSpans{}
 	}
-	r, err := e.do(ctx, p)
-	outcome := OutcomeOf(r, err)
-	e.cfg.Metrics.Action(kind, outcome, time.Since(start))
+	return o
+}
+
+// Off reports whether o neither counts nor traces.
+func (o *Observer) Off() bool { return o.tracer == nil && o.metrics == nil }
+
+// Ledger is l, with each of its calls a span when o traces. A call made on
+// a context of its own (Core.Record) is a child of its key's action.
+func (o *Observer) Ledger(l ledger.Ledger) ledger.Ledger {
+	if o.tracer == nil {
+		return l
+	}
+	return &tracedLedger{Ledger: l, t: o.tracer, active: o.active}
+}
+
+// Action names an action for its span.
+type Action struct{ Kind, Key, Task, Step, Repo string }
+
+// Ended is how an action ended: its outcome (created, found, skipped or an
+// error outcome: ErrOutcome), and the key and artifact of its result.
+type Ended struct {
+	Outcome, Key, URL string
+	Number            int
+}
+
+// Observe runs do, counted and traced: one span per action, named after
+// its kind, with the kind, outcome, key, task, step and repository as
+// attributes.
+func (o *Observer) Observe(ctx context.Context, a Action, do func(context.Context) (Ended, error)) error {
+	start := time.Now()
+	ctx, sp := o.tracer.Start(ctx, "ghonce "+a.Kind, observe.Internal,
+		observe.String("ghonce.kind", a.Kind), observe.String("ghonce.key", a.Key),
+		observe.String("ghonce.task", a.Task), observe.String("ghonce.step", a.Step),
+		observe.String("ghonce.repository", a.Repo))
 	if sp != nil {
-		sp.Set(observe.String("ghonce.outcome", outcome))
-		if r != nil {
-			if r.Key != "" && r.Key != p.key {
-				sp.Set(observe.String("ghonce.key", r.Key)) // an older ghonce's key for the same work
-			}
-			if r.URL != "" {
-				sp.Set(observe.String("ghonce.artifact.url", r.URL))
-			}
-			if r.Number != 0 {
-				sp.Set(observe.Int("ghonce.artifact.number", int64(r.Number)))
-			}
+		o.active.put(a.Key, sp)
+		defer o.active.drop(a.Key, sp)
+	}
+	end, err := do(ctx)
+	o.metrics.Action(a.Kind, end.Outcome, time.Since(start))
+	if sp != nil {
+		sp.Set(observe.String("ghonce.outcome", end.Outcome))
+		if end.Key != "" && end.Key != a.Key {
+			sp.Set(observe.String("ghonce.key", end.Key)) // an older ghonce's key for the same work
+		}
+		if end.URL != "" {
+			sp.Set(observe.String("ghonce.artifact.url", end.URL))
+		}
+		if end.Number != 0 {
+			sp.Set(observe.Int("ghonce.artifact.number", int64(end.Number)))
 		}
 		if err != nil {
-			sp.Fail(outcome, err.Error())
+			sp.Fail(end.Outcome, err.Error())
 		}
 		sp.End()
 	}
-	return r, err
+	return err
 }
 
 // activeSpans maps a key to the span of the action running it in this
