@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -309,5 +310,47 @@ func TestRepositoryLedgerUnsentReleaseLeavesNoWait(t *testing.T) {
 	}
 	if n := len(w.fake.Issues(testworld.Owner, testworld.Name)); n != 1 {
 		t.Errorf("%d issues, want 1", n)
+	}
+}
+
+// TestRepositoryLedgerDeletedArtifactIsNotMadeAgain: a comment deleted
+// after its run recorded it done is not posted again by a later run on a
+// fresh runner; the done claim, which GitHub no longer confirms, stops
+// the run and says what to do. (A ledger that kept no outcome for the
+// kinds GitHub can be asked about could not tell this deletion from a run
+// killed before its create, and would post the comment again.)
+func TestRepositoryLedgerDeletedArtifactIsNotMadeAgain(t *testing.T) {
+	t.Parallel()
+	w := repoLedgerWorld(t)
+	thread := w.fake.SeedIssue(testworld.Owner, testworld.Name, testworld.Stranger, fixtures.SeedIssue{Title: "x", Body: "y"})
+	args := []string{"issue", "comment", fmt.Sprint(thread), "--task", "DEL", "--body", "b", "--json"}
+	o := w.run("", freshRunner(t), args...)
+	var first struct {
+		Key string `json:"key"`
+		ID  int64  `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &first); o.code != 0 || err != nil || first.ID == 0 {
+		t.Fatalf("first run: exit %d, %s %s", o.code, o.stdout, o.stderr)
+	}
+	req, err := http.NewRequest(http.MethodDelete, fmt.Sprintf("%s/repos/%s/%s/issues/comments/%d", strings.TrimSuffix(w.fake.URL(), "/"), testworld.Owner, testworld.Name, first.ID), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("deleting the comment: %s %s", resp.Status, body)
+	}
+	o = w.run("", freshRunner(t), args...)
+	if o.code != 1 || !strings.Contains(o.stderr, "no artifact of ours that carries the key") || !strings.Contains(o.stderr, "ghonce resolve "+first.Key+" --retry --force") {
+		t.Fatalf("rerun after the comment was deleted: exit %d, %s %s; want exit 1, a conflict that names resolve", o.code, o.stdout, o.stderr)
+	}
+	if n := len(w.fake.Comments(testworld.Owner, testworld.Name, thread)); n != 0 {
+		t.Errorf("%d comments on the thread after the rerun, want 0 (the deleted one is not posted again)", n)
 	}
 }
