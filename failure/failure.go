@@ -207,6 +207,10 @@ func next(kind Kind, err error, key, verb string) string {
 	case Refused:
 		return "nothing was created: fix what GitHub refused (see error.message), then rerun the same command"
 	case Conflict:
+		if cf := (*reconcile.ConflictError)(nil); errors.As(err, &cf) && cf.DoneUnproven {
+			// Not a name taken: a done entry GitHub does not confirm.
+			return fmt.Sprintf("check why GitHub shows no artifact of ours for it (deleted, or the entry was written by someone else); to act again: `ghonce resolve %s --retry --force`, then rerun", k)
+		}
 		return "the name is taken by an artifact that is not ours: remove or rename it, or use another --step; then rerun"
 	case Ledger:
 		if errors.Is(err, ledger.ErrNotFound) {

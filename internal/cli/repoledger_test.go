@@ -350,6 +350,13 @@ func TestRepositoryLedgerDeletedArtifactIsNotMadeAgain(t *testing.T) {
 	if o.code != 1 || !strings.Contains(o.stderr, "no artifact of ours that carries the key") || !strings.Contains(o.stderr, "ghonce resolve "+first.Key+" --retry --force") {
 		t.Fatalf("rerun after the comment was deleted: exit %d, %s %s; want exit 1, a conflict that names resolve", o.code, o.stdout, o.stderr)
 	}
+	// The next step a caller reads is that resolve, not "the name is taken".
+	var got struct {
+		Next string `json:"next"`
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &got); err != nil || !strings.Contains(got.Next, "ghonce resolve "+first.Key+" --retry --force") {
+		t.Errorf("next: %q (%v), want the resolve that lets the next run act", got.Next, err)
+	}
 	if n := len(w.fake.Comments(testworld.Owner, testworld.Name, thread)); n != 0 {
 		t.Errorf("%d comments on the thread after the rerun, want 0 (the deleted one is not posted again)", n)
 	}
