@@ -1,9 +1,7 @@
 package reconcile
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -69,7 +68,7 @@ func (e *ChangedError) InFlags(newStep, aStep, policy string) string {
 	}
 	return fmt.Sprintf("%s is done (%s), but this run's %s from what made it; nothing was changed: "+
 		"use %s for a new %s, %s to edit it, or %s to go on",
-		e.Key, describeResult(e.Result), differ(e.Changed), newStep, e.Result.Kind, fmt.Sprintf(policy, OnChangeUpdate), fmt.Sprintf(policy, OnChangeWarn))
+		e.Key, describeResult(e.Result), once.Differ(e.Changed), newStep, e.Result.Kind, fmt.Sprintf(policy, OnChangeUpdate), fmt.Sprintf(policy, OnChangeWarn))
 }
 
 func describeResult(r *Result) string {
@@ -94,36 +93,15 @@ type Updater interface {
 
 var _ Updater = (*ghcheck.Client)(nil)
 
-// changedFields lists the top-level fields of two payloads (JSON objects of
-// one kind) that differ, sorted; nil when either cannot be read.
-func changedFields(old, cur []byte) []string {
-	var a, b map[string]json.RawMessage
-	if json.Unmarshal(old, &a) != nil || json.Unmarshal(cur, &b) != nil {
-		return nil
-	}
-	var out []string
-	for k, v := range b {
-		if !bytes.Equal(a[k], v) {
-			out = append(out, k)
-		}
-	}
-	for k := range a {
-		if _, ok := b[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // onChange applies a.OnChange to r, the done result of entry (skipped or
 // found), when this run's payload differs from the stored one.
 func (e *Engine) onChange(ctx context.Context, a Action, entry *ledger.Entry, payload []byte, hash string, r *Result) (*Result, error) {
-	if entry.PayloadHash == hash {
+	changed, fields := once.Changed(entry, payload, hash)
+	if !changed {
 		return r, nil
 	}
 	r.PayloadChanged = true
-	r.Changed = changedFields(entry.Payload, payload)
+	r.Changed = fields
 	switch a.OnChange {
 	case OnChangeFail:
 		return nil, &ChangedError{Key: r.Key, Changed: r.Changed, Result: r}
@@ -138,26 +116,15 @@ func (e *Engine) onChange(ctx context.Context, a Action, entry *ledger.Entry, pa
 	// Result.Warning reaches the user (stderr, --json); no log line too.
 	// What to do about it is the front end's to say: only it knows
 	// whether its caller can ask for OnChangeUpdate.
-	r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s from what made %s, which was left as it is", differ(r.Changed), describeResult(r)))
+	r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s from what made %s, which was left as it is", once.Differ(r.Changed), describeResult(r)))
 	return r, nil
-}
-
-// differ says which fields differ: "head differs", "head and title differ".
-func differ(fields []string) string {
-	switch len(fields) {
-	case 0:
-		return "description differs"
-	case 1:
-		return fields[0] + " differs"
-	}
-	return strings.Join(fields[:len(fields)-1], ", ") + " and " + fields[len(fields)-1] + " differ"
 }
 
 func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payload []byte, hash string, r *Result) (*Result, error) {
 	up, ok := a.Spec.(Updatable)
 	gu, gok := e.cfg.GitHub.(Updater)
 	if !ok || !gok {
-		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s, and a %s cannot be edited: it was left as it is", differ(r.Changed), r.Kind))
+		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s, and a %s cannot be edited: it was left as it is", once.Differ(r.Changed), r.Kind))
 		return r, nil
 	}
 	env, err := e.env(entry.Repo, entry.Status)
@@ -176,7 +143,7 @@ func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payl
 	if len(edited) == 0 {
 		// Nothing it could edit: the stored description stays the one
 		// that matches the artifact, and the warning comes each time.
-		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s, and the %s of an existing %s cannot be changed: it was left as it is (use another step for a new one)", differ(r.Changed), strings.Join(kept, " and "), r.Kind))
+		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s, and the %s of an existing %s cannot be changed: it was left as it is (use another step for a new one)", once.Differ(r.Changed), strings.Join(kept, " and "), r.Kind))
 		return r, nil
 	}
 	if err := e.cfg.Ledger.SetPayload(ctx, ledger.PayloadParams{Key: r.Key, Fence: entry.Fence, Payload: payload, PayloadHash: hash, Why: "updated the artifact to this run's description: " + strings.Join(edited, ", "), Done: true}); err != nil && !errors.Is(err, ledger.ErrFenced) {
