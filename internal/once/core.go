@@ -2,9 +2,12 @@
 // kind shares, on GitHub or not: the claim of a key (waiting for a live
 // holder, taking over from a dead one), the heartbeat that keeps it, the
 // wait for what a taken-over attempt may have in flight, the mark that a
-// create is about to leave and the record of the end; and the errors an
-// attempt that does not end done returns, which reconcile re-exports
-// under the same names.
+// create is about to leave and the record of the end (done.go: forced to
+// disk when nothing else can prove it); the look-up of a key an earlier
+// version derived another way (formerkey.go); whether a done key's stored
+// description differs from this run's (changed.go); the spans and metrics
+// of an action (observe.go); and the errors an attempt that does not end
+// done returns, which reconcile re-exports under the same names.
 package once
 
 import (
