@@ -443,18 +443,8 @@ func applyGhMetadata(ctx context.Context, c *ghcheck.Client, repo ghcheck.Repo, 
 		b.WriteString("\n  " + line)
 	}
 	b.WriteString("\nfix that and rerun the same command: it creates nothing again and sends only what is missing")
-	return &metadataError{msg: b.String(), err: err}
+	return &inWords{msg: b.String(), err: err}
 }
-
-// metadataError is applyGhMetadata's failure in words, with GitHub's
-// answer kept for the exit code.
-type metadataError struct {
-	msg string
-	err error
-}
-
-func (e *metadataError) Error() string { return e.msg }
-func (e *metadataError) Unwrap() error { return e.err }
 
 // canPrompt is gh's IOStreams.CanPrompt: standard input and output are
 // terminals and GH_PROMPT_DISABLED is unset.
