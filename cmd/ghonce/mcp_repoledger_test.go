@@ -1,15 +1,8 @@
 package main_test
 
 import (
-	"context"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/ghonce/ghonce/internal/harness"
 )
 
 // claimRefsIn counts the repository ledger's claims in owner/repo.
@@ -27,20 +20,7 @@ func (w *world) claimRefsIn(repo string) int {
 // (neither GH_REPO nor GITHUB_REPOSITORY unless given there).
 func (w *world) startMCPLedger(loc string, extra ...string) *mcpServer {
 	w.t.Helper()
-	cmd := exec.Command(bin, "mcp", "--ledger", loc, "--task", "ISSUE-42")
-	cmd.Env = w.envWithout([]string{"GH_REPO", "GITHUB_REPOSITORY", "GHONCE_LEDGER"}, extra...)
-	m := &mcpServer{w: w, cmd: cmd, stderr: &harness.SyncBuffer{}}
-	cmd.Stderr = m.stderr
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "repo-ledger-test", Version: "1"}, nil).
-		Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Minute}, nil)
-	if err != nil {
-		w.t.Fatalf("start ghonce mcp: %v\nstderr: %s", err, m.stderr)
-	}
-	m.cs = cs
-	w.t.Cleanup(func() { _ = cs.Close(); recordOutput(w.t, cmd.Args[1:], "", m.stderr.String()) })
-	return m
+	return w.connectMCP(loc, w.envWithout([]string{"GH_REPO", "GITHUB_REPOSITORY", "GHONCE_LEDGER"}, extra...))
 }
 
 // TestMCPRepositoryLedgerClaimsWhereEachActionWrites: `ghonce mcp --ledger

@@ -29,8 +29,15 @@ type mcpServer struct {
 // connects the Go SDK's client to it.
 func (w *world) startMCP() *mcpServer {
 	w.t.Helper()
-	cmd := exec.Command(bin, "mcp", "--ledger", w.ledger, "--task", "ISSUE-42")
-	cmd.Env = w.env
+	return w.connectMCP(w.ledger, w.env)
+}
+
+// connectMCP starts `ghonce mcp --ledger loc --task ISSUE-42` with env and
+// connects the Go SDK's client to it.
+func (w *world) connectMCP(loc string, env []string) *mcpServer {
+	w.t.Helper()
+	cmd := exec.Command(bin, "mcp", "--ledger", loc, "--task", "ISSUE-42")
+	cmd.Env = env
 	m := &mcpServer{w: w, cmd: cmd, stderr: &harness.SyncBuffer{}}
 	cmd.Stderr = m.stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
