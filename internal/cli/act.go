@@ -124,7 +124,8 @@ func flagName(field string) string {
 }
 
 // runAction runs one action through the engine and prints its result. Bad
-// input is refused before the ledger or GitHub is touched.
+// input is refused before the ledger is touched, and before GitHub is but
+// for reading what the action leaves to GitHub's default.
 func runAction(ctx context.Context, o actOptions) error {
 	f := o.f
 	task, err := o.flags.Task.orEnv(f.sys.Getenv, f.sys.Err)
@@ -137,16 +138,29 @@ func runAction(ctx context.Context, o actOptions) error {
 			return err
 		}
 	}
-	// A *reconcile.InvalidError: exit 2, and nothing recorded.
-	p, err := reconcile.Prepare(reconcile.Action{Task: task, Step: string(o.flags.Step), Repo: repo, Spec: o.spec, OnChange: o.onChange})
-	if err != nil {
-		if o.names == nil {
-			o.names = flagName
-			if actions.ViaAction(f.sys.Getenv) {
-				o.names = actions.InputName
-			}
+	names := o.names // how the front calls a field of the action
+	if names == nil {
+		names = flagName
+		if actions.ViaAction(f.sys.Getenv) {
+			names = actions.InputName
 		}
-		return effect.Named(err, o.names)
+	}
+	a := reconcile.Action{Task: task, Step: string(o.flags.Step), Repo: repo, Spec: o.spec, OnChange: o.onChange}
+	if o.needRepo {
+		// What the action leaves to GitHub's default (a file's branch),
+		// filled in as GitHub would and as its key must name it: one read,
+		// made only for such an action.
+		gh := defaultBranch{flag: names("branch"), client: func(ctx context.Context) (*ghcheck.Client, error) {
+			return f.github(ctx, o.flags.GitHub, o.flags.Repo)
+		}}
+		if a, err = reconcile.Complete(ctx, gh, a); err != nil {
+			return effect.Named(err, names)
+		}
+	}
+	// A *reconcile.InvalidError: exit 2, and nothing recorded.
+	p, err := reconcile.Prepare(a)
+	if err != nil {
+		return effect.Named(err, names)
 	}
 	if state, err := act(ctx, f, o, p); err != nil {
 		// Every failure from here on names the key and, once the ledger
@@ -160,6 +174,26 @@ func runAction(ctx context.Context, o actOptions) error {
 		return &failure.Keyed{Key: p.Key(), State: state, Err: err}
 	}
 	return nil
+}
+
+// defaultBranch reads a repository's default branch for
+// reconcile.Complete with the client it makes: an action that names its
+// branch needs neither the read nor a token for it.
+type defaultBranch struct {
+	flag   string // that names the branch instead
+	client func(context.Context) (*ghcheck.Client, error)
+}
+
+func (d defaultBranch) DefaultBranch(ctx context.Context, r ghcheck.Repo) (string, error) {
+	c, err := d.client(ctx)
+	if err != nil {
+		return "", err
+	}
+	b, err := c.DefaultBranch(ctx, r)
+	if err != nil {
+		return "", fmt.Errorf("no branch given, and the default branch could not be read (name one with %s): %w", d.flag, err)
+	}
+	return b, nil
 }
 
 // act runs p; on failure it returns the status of p's entry after the run

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -290,5 +292,43 @@ func TestFilePutOfADirectoryIsUsageAndRecordsNothing(t *testing.T) {
 	}
 	if n := w.fake.Writes() - writes; n != 0 {
 		t.Fatalf("%d writes reached GitHub, want none", n)
+	}
+}
+
+// A file put without --branch goes to the repository's default branch,
+// read from GitHub as the kind reads it (reconcile.Complete), and its key
+// is the one --branch with that name gives: a rerun that names the branch
+// is the same action, and `ghonce key` with BRANCH:PATH prints that key.
+// When the default branch cannot be read, nothing is recorded or written.
+func TestFilePutWithoutBranchWritesToTheDefaultBranch(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	const name = "trunked"
+	w.fake.AddRepo(testOwner, name, "trunk")
+	repo := testOwner + "/" + name
+	put := func(task string, extra ...string) []string {
+		return append([]string{"file", "put", "notes.md", "--task", task, "-m", "add", "--content", "x", "--repo", repo, "--json"}, extra...)
+	}
+	first := w.result(put("T")...)
+	if first.Outcome != reconcile.Created || !slices.Contains(w.fake.Files(testOwner, name, "trunk"), "notes.md") {
+		t.Fatalf("without --branch: %s; the default branch trunk holds %v, want notes.md created", first.Outcome, w.fake.Files(testOwner, name, "trunk"))
+	}
+	if again := w.result(put("T", "--branch", "trunk")...); again.Outcome != reconcile.Skipped || again.Key != first.Key {
+		t.Fatalf("rerun with --branch trunk: %s under %q; want skipped under %q", again.Outcome, again.Key, first.Key)
+	}
+	if k := w.run("", nil, "key", "--kind", "file", "--target", "trunk:notes.md", "--task", "T", "--repo", repo); strings.TrimSpace(k.stdout) != first.Key {
+		t.Errorf("ghonce key --target trunk:notes.md prints %q (exit %d), want %q", k.stdout, k.code, first.Key)
+	}
+
+	entries, writes := w.entries(), w.fake.Writes()
+	w.fake.Inject(fixtures.Fault{Kind: fixtures.Status502BeforeCommit, Times: 1000, Match: fixtures.MatchMethodPath(http.MethodGet, "/repos/"+repo)})
+	if o := w.run("", nil, put("DOWN")...); o.code == 0 || !strings.Contains(o.stdout, "default branch could not be read (name one with --branch)") {
+		t.Errorf("default branch unreadable: exit %d, stdout %s; want a failure that says so and names --branch", o.code, o.stdout)
+	}
+	if n := w.entries(); n != entries {
+		t.Errorf("the ledger holds %d entries, want still %d", n, entries)
+	}
+	if n := w.fake.Writes() - writes; n != 0 {
+		t.Errorf("%d writes reached GitHub, want none", n)
 	}
 }

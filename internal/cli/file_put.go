@@ -21,12 +21,16 @@ type filePutOptions struct {
 func newCmdFilePut(f *factory, runF func(*filePutOptions) error) *cobra.Command {
 	opts := &filePutOptions{f: f}
 	c := &cobra.Command{
-		Use:   "put PATH --branch B --message M (--content S | --content-file F)",
+		Use:   "put PATH [--branch B] --message M (--content S | --content-file F)",
 		Short: "Write a file on a branch through the contents API, once per (task, step)",
 		Long: `Write a file on a branch once per (task, step, repository, branch, path).
 
 It counts as done when the file on the branch already has exactly the intended
 content (git blob hashes, computed locally); different content means not yet.
+
+Without --branch, the file goes to the repository's default branch, read from
+GitHub first; the key is the same as with --branch set to that branch (ghonce
+key --kind file --target BRANCH:PATH prints it).
 
 ` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
@@ -36,7 +40,7 @@ content (git blob hashes, computed locally); different content means not yet.
 			return runOr(c.Context(), opts, runF, filePutRun)
 		},
 	}
-	c.Flags().StringVar(&opts.File.Branch, "branch", "", "branch to commit to (required)")
+	c.Flags().StringVar(&opts.File.Branch, "branch", "", "branch to commit to (default: the repository's default branch)")
 	c.Flags().StringVarP(&opts.File.Message, "message", "m", "", "commit message (required)")
 	c.Flags().StringVar(&opts.Content, "content", "", "file content")
 	c.Flags().StringVar(&opts.ContentFile, "content-file", "", `read the content from a file ("-" for standard input)`)
