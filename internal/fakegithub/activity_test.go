@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
 )
 
 // TestActivity: reactions with who reacted (and counted in the issue's
 // and the comment's reactions), and a timeline of comments, labels added
 // (by whom) and mentions from other issues, oldest first.
 func TestActivity(t *testing.T) {
-	clock := newClock()
+	clock := fgtest.NewClock()
 	s, gh := newTest(t, Options{Now: func() time.Time { clock.Advance(time.Second); return clock.Now() }})
 	s.AddUser("alice", "tok-alice")
 	ctx := context.Background()

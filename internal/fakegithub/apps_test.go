@@ -12,12 +12,14 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
 )
 
 // The fake checks an App's JWT as GitHub does; each of these is refused
 // with 401, and only the well-formed one reads /app.
 func TestAppJWTChecks(t *testing.T) {
-	clk := newClock()
+	clk := fgtest.NewClock()
 	s := NewServer(Options{Now: clk.Now})
 	t.Cleanup(s.Close)
 	key, err := rsa.GenerateKey(rand.Reader, 2048)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
 )
 
 func gitBlobSHA(b []byte) string {
@@ -17,7 +19,7 @@ func gitBlobSHA(b []byte) string {
 
 func TestContentsCreateGetUpdate(t *testing.T) {
 	s, gh := newTest(t, Options{})
-	featureBranch(t, s, "agent/fix")
+	fgtest.FeatureBranch(t, s, "agent/fix")
 	before, _ := s.Branch(owner, name, "agent/fix")
 	content := []byte(strings.Repeat("line of text\n", 20))
 	res, resp, err := gh.Repositories.CreateFile(t.Context(), owner, name, "docs/notes.md", &github.RepositoryContentFileOptions{
@@ -52,7 +54,7 @@ func TestContentsCreateGetUpdate(t *testing.T) {
 		t.Fatal("base64 content is not wrapped like GitHub's")
 	}
 	_, _, _, err = gh.Repositories.GetContents(t.Context(), owner, name, "docs/notes.md", nil)
-	errorResponse(t, err, 404) // not on the default branch
+	fgtest.ErrorResponse(t, err, 404) // not on the default branch
 	_, dir, _, err := gh.Repositories.GetContents(t.Context(), owner, name, "", &github.RepositoryContentGetOptions{Ref: "agent/fix"})
 	if err != nil || len(dir) != 2 || dir[0].GetName() != "README.md" || dir[1].GetName() != "docs" || dir[1].GetType() != "dir" {
 		t.Fatalf("root listing = %v %v", dir, err)
@@ -65,10 +67,10 @@ func TestContentsCreateGetUpdate(t *testing.T) {
 		})
 		return err
 	}
-	if er := errorResponse(t, upd(nil), 422); er.Message != "Invalid request.\n\n\"sha\" wasn't supplied." {
+	if er := fgtest.ErrorResponse(t, upd(nil), 422); er.Message != "Invalid request.\n\n\"sha\" wasn't supplied." {
 		t.Fatalf("no sha = %q", er.Message)
 	}
-	if er := errorResponse(t, upd(github.String(head)), 409); er.Message != "docs/notes.md does not match "+head {
+	if er := fgtest.ErrorResponse(t, upd(github.String(head)), 409); er.Message != "docs/notes.md does not match "+head {
 		t.Fatalf("wrong sha = %q", er.Message)
 	}
 	if err := upd(github.String(gitBlobSHA(content))); err != nil {
@@ -84,27 +86,27 @@ func TestContentsErrors(t *testing.T) {
 	_, _, err := gh.Repositories.CreateFile(t.Context(), owner, name, "a.txt", &github.RepositoryContentFileOptions{
 		Message: github.String("m"), Content: []byte("x"), Branch: github.String("nope"),
 	})
-	errorResponse(t, err, 404)
+	fgtest.ErrorResponse(t, err, 404)
 	_, _, _, err = gh.Repositories.GetContents(t.Context(), owner, name, "README.md", &github.RepositoryContentGetOptions{Ref: "nope"})
-	errorResponse(t, err, 404)
-	r := do(t, s, token, "PUT", "/repos/octo/hello/contents/a.txt", `{"message":"m","content":"!!!"}`)
-	if r.status != 422 {
-		t.Fatalf("bad base64 = %d %s", r.status, r.body)
+	fgtest.ErrorResponse(t, err, 404)
+	r := fgtest.Do(t, s, token, "PUT", "/repos/octo/hello/contents/a.txt", `{"message":"m","content":"!!!"}`)
+	if r.Status != 422 {
+		t.Fatalf("bad base64 = %d %s", r.Status, r.Body)
 	}
-	r = do(t, s, token, "PUT", "/repos/octo/hello/contents/a.txt", `{"content":"eA=="}`)
-	if r.status != 422 || !strings.Contains(string(r.body), "message") {
-		t.Fatalf("no message = %d %s", r.status, r.body)
+	r = fgtest.Do(t, s, token, "PUT", "/repos/octo/hello/contents/a.txt", `{"content":"eA=="}`)
+	if r.Status != 422 || !strings.Contains(string(r.Body), "message") {
+		t.Fatalf("no message = %d %s", r.Status, r.Body)
 	}
 	// Creating ignores sha; the default branch is used without one.
-	r = do(t, s, token, "PUT", "/repos/octo/hello/contents/a.txt", `{"message":"m","content":"eA==","sha":"deadbeef"}`)
-	if r.status != 201 {
-		t.Fatalf("create with a stray sha = %d %s", r.status, r.body)
+	r = fgtest.Do(t, s, token, "PUT", "/repos/octo/hello/contents/a.txt", `{"message":"m","content":"eA==","sha":"deadbeef"}`)
+	if r.Status != 201 {
+		t.Fatalf("create with a stray sha = %d %s", r.Status, r.Body)
 	}
 	if got, ok := s.FileContent(owner, name, "main", "a.txt"); !ok || string(got) != "x" {
 		t.Fatalf("a.txt on main = %q %v", got, ok)
 	}
-	r = do(t, s, token, "GET", "/repos/octo/hello/contents/README.md", "")
-	if r.status != 200 || r.json(t)["sha"] != gitBlobSHA([]byte("# hello\n")) {
-		t.Fatalf("README = %d %s", r.status, r.body)
+	r = fgtest.Do(t, s, token, "GET", "/repos/octo/hello/contents/README.md", "")
+	if r.Status != 200 || r.JSON(t)["sha"] != gitBlobSHA([]byte("# hello\n")) {
+		t.Fatalf("README = %d %s", r.Status, r.Body)
 	}
 }

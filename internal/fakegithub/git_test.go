@@ -4,17 +4,19 @@ import (
 	"testing"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
 )
 
 func TestGetRefIsExactMatchingRefsIsPrefix(t *testing.T) {
 	s, gh := newTest(t, Options{})
-	sha := featureBranch(t, s, "featureA")
+	sha := fgtest.FeatureBranch(t, s, "featureA")
 	ref, _, err := gh.Git.GetRef(t.Context(), owner, name, "refs/heads/featureA")
 	if err != nil || ref.GetRef() != "refs/heads/featureA" || ref.GetObject().GetSHA() != sha || ref.GetObject().GetType() != "commit" {
 		t.Fatalf("GetRef = %+v %v", ref, err)
 	}
 	_, _, err = gh.Git.GetRef(t.Context(), owner, name, "heads/feature")
-	errorResponse(t, err, 404)
+	fgtest.ErrorResponse(t, err, 404)
 	refs, _, err := gh.Git.ListMatchingRefs(t.Context(), owner, name, &github.ReferenceListOptions{Ref: "heads/feature"})
 	if err != nil || len(refs) != 1 || refs[0].GetRef() != "refs/heads/featureA" {
 		t.Fatalf("matching-refs heads/feature = %v %v", refs, err)
@@ -42,30 +44,30 @@ func TestCreateRefSemantics(t *testing.T) {
 	if sha, ok := s.Branch(owner, name, "agent/x"); !ok || sha != main {
 		t.Fatalf("Branch(agent/x) = %q %v", sha, ok)
 	}
-	er := errorResponse(t, create("refs/heads/agent/x", main), 422)
+	er := fgtest.ErrorResponse(t, create("refs/heads/agent/x", main), 422)
 	if er.Message != "Reference already exists" || er.Errors != nil {
 		t.Fatalf("exists = %+v", er)
 	}
-	r := do(t, s, token, "POST", "/repos/octo/hello/git/refs", `{"ref":"refs/heads/agent/x","sha":"`+main+`"}`)
-	if string(r.body) != `{"message":"Reference already exists","documentation_url":"https://docs.github.com/rest"}` {
-		t.Fatalf("raw body = %s", r.body)
+	r := fgtest.Do(t, s, token, "POST", "/repos/octo/hello/git/refs", `{"ref":"refs/heads/agent/x","sha":"`+main+`"}`)
+	if string(r.Body) != `{"message":"Reference already exists","documentation_url":"https://docs.github.com/rest"}` {
+		t.Fatalf("raw body = %s", r.Body)
 	}
-	if er := errorResponse(t, create("refs/heads/y", "0123456789012345678901234567890123456789"), 422); er.Message != "Object does not exist" {
+	if er := fgtest.ErrorResponse(t, create("refs/heads/y", "0123456789012345678901234567890123456789"), 422); er.Message != "Object does not exist" {
 		t.Fatalf("unknown sha = %+v", er)
 	}
 	// A branch x blocks x/y and the other way round.
-	if er := errorResponse(t, create("refs/heads/agent/x/y", main), 422); er.Message != "Reference update failed" {
+	if er := fgtest.ErrorResponse(t, create("refs/heads/agent/x/y", main), 422); er.Message != "Reference update failed" {
 		t.Fatalf("x blocks x/y = %+v", er)
 	}
-	if er := errorResponse(t, create("refs/heads/agent", main), 422); er.Message != "Reference update failed" {
+	if er := fgtest.ErrorResponse(t, create("refs/heads/agent", main), 422); er.Message != "Reference update failed" {
 		t.Fatalf("x/y blocks x = %+v", er)
 	}
 	// go-github adds "refs/" itself, so the bare form goes in raw.
-	if r := do(t, s, token, "POST", "/repos/octo/hello/git/refs", `{"ref":"heads/x","sha":"`+main+`"}`); r.status != 422 || r.json(t)["message"] != "heads/x is not a valid ref name." {
-		t.Fatalf("heads/x = %d %s", r.status, r.body)
+	if r := fgtest.Do(t, s, token, "POST", "/repos/octo/hello/git/refs", `{"ref":"heads/x","sha":"`+main+`"}`); r.Status != 422 || r.JSON(t)["message"] != "heads/x is not a valid ref name." {
+		t.Fatalf("heads/x = %d %s", r.Status, r.Body)
 	}
 	for _, bad := range []string{"refs/heads/a..b", "refs/heads/a b", "refs/heads/.x", "refs/heads/x.lock", "refs/heads/x/", "refs/heads/x.", "refs/heads/a~1", "refs/heads/a@{b", "refs/heads/a:b"} {
-		if er := errorResponse(t, create(bad, main), 422); er.Message != bad+" is not a valid ref name." {
+		if er := fgtest.ErrorResponse(t, create(bad, main), 422); er.Message != bad+" is not a valid ref name." {
 			t.Errorf("%q: %+v", bad, er)
 		}
 	}
@@ -83,7 +85,7 @@ func TestUpdateAndDeleteRef(t *testing.T) {
 		_, _, err := gh.Git.UpdateRef(t.Context(), owner, name, &github.Reference{Ref: github.String("refs/heads/b"), Object: &github.GitObject{SHA: github.String(sha)}}, force)
 		return err
 	}
-	if er := errorResponse(t, ref(main, false), 422); er.Message != "Update is not a fast forward" {
+	if er := fgtest.ErrorResponse(t, ref(main, false), 422); er.Message != "Update is not a fast forward" {
 		t.Fatalf("non fast-forward = %+v", er)
 	}
 	if err := ref(main, true); err != nil {
@@ -99,7 +101,7 @@ func TestUpdateAndDeleteRef(t *testing.T) {
 		t.Fatal("b still exists")
 	}
 	_, err := gh.Git.DeleteRef(t.Context(), owner, name, "refs/heads/b")
-	if er := errorResponse(t, err, 422); er.Message != "Reference does not exist" {
+	if er := fgtest.ErrorResponse(t, err, 422); er.Message != "Reference does not exist" {
 		t.Fatalf("delete again = %+v", er)
 	}
 }
@@ -142,16 +144,16 @@ func TestCompare(t *testing.T) {
 		t.Fatalf("merge base / order = %v %v", cmp, err)
 	}
 	_, _, err = gh.Repositories.CompareCommits(t.Context(), owner, name, "main", "orphan", nil)
-	if er := errorResponse(t, err, 404); er.Message != "No common ancestor between main and orphan." {
+	if er := fgtest.ErrorResponse(t, err, 404); er.Message != "No common ancestor between main and orphan." {
 		t.Fatalf("orphan = %+v", er)
 	}
 	_, _, err = gh.Repositories.CompareCommits(t.Context(), owner, name, "main", "nope", nil)
-	errorResponse(t, err, 404)
+	fgtest.ErrorResponse(t, err, 404)
 }
 
 func TestGetCommitAndBranch(t *testing.T) {
 	s, gh := newTest(t, Options{})
-	sha := featureBranch(t, s, "feat")
+	sha := fgtest.FeatureBranch(t, s, "feat")
 	for _, ref := range []string{"feat", sha, sha[:7]} {
 		c, _, err := gh.Repositories.GetCommit(t.Context(), owner, name, ref, nil)
 		if err != nil || c.GetSHA() != sha || len(c.Parents) != 1 {
@@ -159,7 +161,7 @@ func TestGetCommitAndBranch(t *testing.T) {
 		}
 	}
 	_, _, err := gh.Repositories.GetCommit(t.Context(), owner, name, "nope", nil)
-	if er := errorResponse(t, err, 422); er.Message != "No commit found for SHA: nope" {
+	if er := fgtest.ErrorResponse(t, err, 422); er.Message != "No commit found for SHA: nope" {
 		t.Fatalf("unknown = %+v", er)
 	}
 	// The SHA media type answers the bare SHA; HEAD is the default branch.
@@ -175,8 +177,8 @@ func TestGetCommitAndBranch(t *testing.T) {
 	if err != nil || b.GetCommit().GetSHA() != sha || b.GetName() != "feat" {
 		t.Fatalf("GetBranch = %v %v", b, err)
 	}
-	if r := do(t, s, token, "GET", "/repos/octo/hello/branches/gone", ""); r.status != 404 || r.json(t)["message"] != "Branch not found" {
-		t.Fatalf("missing branch = %d %s", r.status, r.body)
+	if r := fgtest.Do(t, s, token, "GET", "/repos/octo/hello/branches/gone", ""); r.Status != 404 || r.JSON(t)["message"] != "Branch not found" {
+		t.Fatalf("missing branch = %d %s", r.Status, r.Body)
 	}
 }
 

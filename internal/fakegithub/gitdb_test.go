@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
 )
 
 // TestGitDatabaseAsLedger: the moves the repository-as-ledger makes, as
@@ -16,7 +18,7 @@ import (
 // "Update is not a fast forward"), read exactly, listed by prefix in one
 // answer, deleted.
 func TestGitDatabaseAsLedger(t *testing.T) {
-	clock := newClock()
+	clock := fgtest.NewClock()
 	_, gh := newTest(t, Options{Now: clock.Now})
 	ctx := t.Context()
 	commit := func(msg string, parents ...string) *github.Commit {
@@ -49,9 +51,9 @@ func TestGitDatabaseAsLedger(t *testing.T) {
 		t.Fatalf("GetCommit = %+v, %v", got, err)
 	}
 	_, _, err = gh.Git.GetCommit(ctx, owner, name, "0123456789012345678901234567890123456789")
-	errorResponse(t, err, 404)
+	fgtest.ErrorResponse(t, err, 404)
 	_, _, err = gh.Git.CreateCommit(ctx, owner, name, &github.Commit{Message: github.String("x"), Tree: &github.Tree{SHA: github.String("0123456789012345678901234567890123456789")}}, nil)
-	if er := errorResponse(t, err, 422); er.Message != "Tree SHA does not exist" {
+	if er := fgtest.ErrorResponse(t, err, 422); er.Message != "Tree SHA does not exist" {
 		t.Errorf("unknown tree = %+v", er)
 	}
 
@@ -63,7 +65,7 @@ func TestGitDatabaseAsLedger(t *testing.T) {
 	if err := create(root.GetSHA()); err != nil {
 		t.Fatal(err)
 	}
-	if er := errorResponse(t, create(other.GetSHA()), 422); er.Message != "Reference already exists" {
+	if er := fgtest.ErrorResponse(t, create(other.GetSHA()), 422); er.Message != "Reference already exists" {
 		t.Fatalf("second create = %+v", er)
 	}
 	update := func(sha string) error {
@@ -74,7 +76,7 @@ func TestGitDatabaseAsLedger(t *testing.T) {
 		t.Fatalf("fast-forward update: %v", err)
 	}
 	// The racer's commit also descends from root, not from child: refused.
-	if er := errorResponse(t, update(other.GetSHA()), 422); er.Message != "Update is not a fast forward" {
+	if er := fgtest.ErrorResponse(t, update(other.GetSHA()), 422); er.Message != "Update is not a fast forward" {
 		t.Fatalf("racing update = %+v", er)
 	}
 	r, _, err := gh.Git.GetRef(ctx, owner, name, "ghonce/claims/k")
@@ -82,7 +84,7 @@ func TestGitDatabaseAsLedger(t *testing.T) {
 		t.Fatalf("GetRef = %+v, %v", r, err)
 	}
 	_, _, err = gh.Git.GetRef(ctx, owner, name, "ghonce/claims/kk")
-	errorResponse(t, err, 404)
+	fgtest.ErrorResponse(t, err, 404)
 
 	// matching-refs answers every match at once, however many.
 	for i := range 45 {
@@ -98,7 +100,7 @@ func TestGitDatabaseAsLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = gh.Git.GetRef(ctx, owner, name, "ghonce/claims/k")
-	errorResponse(t, err, 404)
+	fgtest.ErrorResponse(t, err, 404)
 	// Not a branch: the branch listing does not show claims.
 	if bs, _, err := gh.Git.ListMatchingRefs(ctx, owner, name, &github.ReferenceListOptions{Ref: "heads/"}); err != nil || len(bs) != 1 {
 		t.Errorf("branches = %d, %v; want main alone", len(bs), err)

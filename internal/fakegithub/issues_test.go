@@ -7,15 +7,17 @@ import (
 	"time"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
 )
 
 func TestIssuesAPIIncludesPullRequests(t *testing.T) {
 	s, gh := newTest(t, Options{})
-	featureBranch(t, s, "feat")
+	fgtest.FeatureBranch(t, s, "feat")
 	if _, _, err := gh.Issues.Create(t.Context(), owner, name, &github.IssueRequest{Title: github.String("real issue"), Labels: &[]string{"ghonce:gk1_a"}}); err != nil {
 		t.Fatal(err)
 	}
-	pr, _, err := gh.PullRequests.Create(t.Context(), owner, name, newPR("feat", "main"))
+	pr, _, err := gh.PullRequests.Create(t.Context(), owner, name, fgtest.NewPR("feat", "main"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func TestIssuesAPIIncludesPullRequests(t *testing.T) {
 }
 
 func TestListIssuesFilters(t *testing.T) {
-	clock := newClock()
+	clock := fgtest.NewClock()
 	s, gh := newTest(t, Options{Now: clock.Now})
 	s.SeedIssue(owner, name, "alice", SeedIssue{Title: "one", Labels: []string{"bug", "ghonce:k"}})
 	clock.Advance(time.Minute)
@@ -93,16 +95,16 @@ func TestListIssuesFilters(t *testing.T) {
 func TestCreateIssueValidation(t *testing.T) {
 	s, gh := newTest(t, Options{})
 	_, _, err := gh.Issues.Create(t.Context(), owner, name, &github.IssueRequest{Body: github.String("b")})
-	if er := errorResponse(t, err, 422); er.Errors[0] != (github.Error{Resource: "Issue", Code: "missing_field", Field: "title"}) {
+	if er := fgtest.ErrorResponse(t, err, 422); er.Errors[0] != (github.Error{Resource: "Issue", Code: "missing_field", Field: "title"}) {
 		t.Fatalf("no title: %+v", er.Errors)
 	}
 	_, _, err = gh.Issues.Create(t.Context(), owner, name, &github.IssueRequest{Title: github.String("t"), Body: github.String(strings.Repeat("x", 65537))})
-	if er := errorResponse(t, err, 422); er.Errors[0].Message != "body is too long (maximum is 65536 characters)" || er.Errors[0].Field != "body" {
+	if er := fgtest.ErrorResponse(t, err, 422); er.Errors[0].Message != "body is too long (maximum is 65536 characters)" || er.Errors[0].Field != "body" {
 		t.Fatalf("long body: %+v", er.Errors)
 	}
 	long := strings.Repeat("l", 51)
 	_, _, err = gh.Issues.Create(t.Context(), owner, name, &github.IssueRequest{Title: github.String("t"), Labels: &[]string{long}})
-	if er := errorResponse(t, err, 422); er.Errors[0] != (github.Error{Resource: "Label", Code: "invalid", Field: "name"}) {
+	if er := fgtest.ErrorResponse(t, err, 422); er.Errors[0] != (github.Error{Resource: "Label", Code: "invalid", Field: "name"}) {
 		t.Fatalf("long label: %+v", er.Errors)
 	}
 	if len(s.Issues(owner, name)) != 0 {
@@ -129,16 +131,16 @@ func TestAddLabelsToIssue(t *testing.T) {
 		t.Fatalf("labels = %v", ls)
 	}
 	// The object form works too.
-	r := do(t, s, token, "POST", fmt.Sprintf("/repos/octo/hello/issues/%d/labels", n), `{"labels":["third"]}`)
-	if r.status != 200 || !strings.Contains(string(r.body), `"name":"third"`) {
-		t.Fatalf("object form = %d %s", r.status, r.body)
+	r := fgtest.Do(t, s, token, "POST", fmt.Sprintf("/repos/octo/hello/issues/%d/labels", n), `{"labels":["third"]}`)
+	if r.Status != 200 || !strings.Contains(string(r.Body), `"name":"third"`) {
+		t.Fatalf("object form = %d %s", r.Status, r.Body)
 	}
 	_, _, err = gh.Issues.AddLabelsToIssue(t.Context(), owner, name, n, []string{strings.Repeat("x", 51)})
-	if er := errorResponse(t, err, 422); er.Errors[0].Resource != "Label" || er.Errors[0].Code != "invalid" {
+	if er := fgtest.ErrorResponse(t, err, 422); er.Errors[0].Resource != "Label" || er.Errors[0].Code != "invalid" {
 		t.Fatalf("long label: %+v", er)
 	}
 	_, _, err = gh.Issues.AddLabelsToIssue(t.Context(), owner, name, 99, []string{"x"})
-	errorResponse(t, err, 404)
+	fgtest.ErrorResponse(t, err, 404)
 	if _, err := gh.Issues.RemoveLabelForIssue(t.Context(), owner, name, n, "THIRD"); err != nil {
 		t.Fatal(err)
 	}
@@ -171,19 +173,19 @@ func TestCommentsPaginationFollowingLink(t *testing.T) {
 	next := s.URL() + fmt.Sprintf("repos/octo/hello/issues/%d/comments?per_page=100", n)
 	pages := 0
 	for next != "" {
-		r := do(t, s, token, "GET", next, "")
-		if r.status != 200 {
-			t.Fatalf("GET %s = %d", next, r.status)
+		r := fgtest.Do(t, s, token, "GET", next, "")
+		if r.Status != 200 {
+			t.Fatalf("GET %s = %d", next, r.Status)
 		}
 		var cs []*github.IssueComment
-		if err := jsonUnmarshal(r.body, &cs); err != nil {
+		if err := jsonUnmarshal(r.Body, &cs); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range cs {
 			all = append(all, c.GetBody())
 		}
 		pages++
-		next = linkRel(r.header.Get("Link"), "next")
+		next = linkRel(r.Header.Get("Link"), "next")
 		if next != "" && !strings.Contains(next, "/api/v3/repositories/") {
 			t.Fatalf("next link %q does not use /repositories/{id}", next)
 		}
@@ -223,20 +225,20 @@ func TestLinkHeaderShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := fmt.Sprintf("%srepositories/%d/issues?state=all&per_page=3&", s.URL(), r.GetID())
-	resp := do(t, s, token, "GET", "/repos/octo/hello/issues?state=all&per_page=3&page=2", "")
+	resp := fgtest.Do(t, s, token, "GET", "/repos/octo/hello/issues?state=all&per_page=3&page=2", "")
 	want := fmt.Sprintf(`<%spage=1>; rel="prev", <%spage=3>; rel="next", <%spage=3>; rel="last", <%spage=1>; rel="first"`, base, base, base, base)
-	if got := resp.header.Get("Link"); got != want {
+	if got := resp.Header.Get("Link"); got != want {
 		t.Fatalf("Link =\n%s\nwant\n%s", got, want)
 	}
-	if resp := do(t, s, token, "GET", "/repos/octo/hello/issues?per_page=10", ""); resp.header.Get("Link") != "" {
-		t.Fatalf("single page has Link %q", resp.header.Get("Link"))
+	if resp := fgtest.Do(t, s, token, "GET", "/repos/octo/hello/issues?per_page=10", ""); resp.Header.Get("Link") != "" {
+		t.Fatalf("single page has Link %q", resp.Header.Get("Link"))
 	}
 }
 
 func TestCommentsCreateGetEdit(t *testing.T) {
 	s, gh := newTest(t, Options{})
-	featureBranch(t, s, "feat")
-	pr, _, err := gh.PullRequests.Create(t.Context(), owner, name, newPR("feat", "main"))
+	fgtest.FeatureBranch(t, s, "feat")
+	pr, _, err := gh.PullRequests.Create(t.Context(), owner, name, fgtest.NewPR("feat", "main"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,13 +260,13 @@ func TestCommentsCreateGetEdit(t *testing.T) {
 		t.Fatalf("Comments() = %+v", cs)
 	}
 	_, _, err = gh.Issues.CreateComment(t.Context(), owner, name, 1, &github.IssueComment{Body: github.String(strings.Repeat("x", 65537))})
-	if er := errorResponse(t, err, 422); er.Errors[0].Resource != "IssueComment" || !strings.Contains(er.Errors[0].Message, "too long") {
+	if er := fgtest.ErrorResponse(t, err, 422); er.Errors[0].Resource != "IssueComment" || !strings.Contains(er.Errors[0].Message, "too long") {
 		t.Fatalf("long comment = %+v", er)
 	}
 	_, _, err = gh.Issues.CreateComment(t.Context(), owner, name, 42, &github.IssueComment{Body: github.String("x")})
-	errorResponse(t, err, 404)
+	fgtest.ErrorResponse(t, err, 404)
 	_, _, err = gh.Issues.GetComment(t.Context(), owner, name, 12345)
-	errorResponse(t, err, 404)
+	fgtest.ErrorResponse(t, err, 404)
 	if _, err := gh.Issues.DeleteComment(t.Context(), owner, name, c.GetID()); err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +283,7 @@ func TestEditIssueState(t *testing.T) {
 		t.Fatalf("closed = %+v %v", is, err)
 	}
 	_, _, err = gh.Issues.Edit(t.Context(), owner, name, n, &github.IssueRequest{State: github.String("weird")})
-	errorResponse(t, err, 422)
+	fgtest.ErrorResponse(t, err, 422)
 }
 
 // linkRel returns the URL of rel in a Link header.

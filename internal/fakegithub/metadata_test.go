@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
 )
 
 // Assignees as GitHub takes them: adding is idempotent, and a login that
@@ -38,7 +40,7 @@ func TestAddAssignees(t *testing.T) {
 // request.
 func TestRequestReviewers(t *testing.T) {
 	s, gh := newTest(t, Options{})
-	featureBranch(t, s, "fix")
+	fgtest.FeatureBranch(t, s, "fix")
 	s.AddCollaborator(owner, name, "hubot")
 	s.AddTeam(owner, name, "core")
 	n := s.SeedPR(owner, name, owner, SeedPR{Title: "Fix", Head: "fix"})

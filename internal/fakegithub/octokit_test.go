@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
 )
 
 // Interaction is one recorded request and GitHub's answer, as octokit/fixtures
@@ -95,8 +97,8 @@ func TestOctokitRecordedScenarios(t *testing.T) {
 			if setup != nil {
 				setup(r)
 			}
-			got := do(t, s, fixtureToken, "GET", "/repos/"+fixtureOrg+"/"+scenario, "")
-			r.repoID = strconv.FormatInt(int64(got.json(t)["id"].(float64)), 10)
+			got := fgtest.Do(t, s, fixtureToken, "GET", "/repos/"+fixtureOrg+"/"+scenario, "")
+			r.repoID = strconv.FormatInt(int64(got.JSON(t)["id"].(float64)), 10)
 			for i, in := range recorded {
 				r.check(i, in)
 			}
@@ -113,12 +115,12 @@ func (r *replay) check(i int, in Interaction) {
 	if s := strings.TrimSpace(string(in.Body)); s != "" && s != `""` {
 		body = r.mapSHAs(s)
 	}
-	got := do(t, r.s, fixtureToken, strings.ToUpper(in.Method), path, body)
+	got := fgtest.Do(t, r.s, fixtureToken, strings.ToUpper(in.Method), path, body)
 	where := fmt.Sprintf("#%d %s %s", i, strings.ToUpper(in.Method), in.Path)
-	if got.status != in.Status {
-		t.Fatalf("%s: status %d, recorded %d\n%s", where, got.status, in.Status, got.body)
+	if got.Status != in.Status {
+		t.Fatalf("%s: status %d, recorded %d\n%s", where, got.Status, in.Status, got.Body)
 	}
-	r.checkHeaders(where, in.Headers, got.header)
+	r.checkHeaders(where, in.Headers, got.Header)
 	if in.Status == http.StatusNoContent {
 		return
 	}
@@ -126,8 +128,8 @@ func (r *replay) check(i int, in Interaction) {
 	if err := json.Unmarshal(in.Response, &want); err != nil {
 		t.Fatalf("%s: recorded response: %v", where, err)
 	}
-	if err := json.Unmarshal(got.body, &have); err != nil {
-		t.Fatalf("%s: response %s: %v", where, got.body, err)
+	if err := json.Unmarshal(got.Body, &have); err != nil {
+		t.Fatalf("%s: response %s: %v", where, got.Body, err)
 	}
 	r.compare(where, "", want, have)
 }

@@ -7,15 +7,13 @@ import (
 	"testing"
 
 	"github.com/google/go-github/v66/github"
-)
 
-func newPR(head, base string) *github.NewPullRequest {
-	return &github.NewPullRequest{Title: github.String("Fix " + head), Head: github.String(head), Base: github.String(base), Body: github.String("<!-- ghonce:key=gk1_abc -->\nbody")}
-}
+	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
+)
 
 func TestCreatePullAndRead(t *testing.T) {
 	s, gh := newTest(t, Options{})
-	sha := featureBranch(t, s, "agent/fix-1")
+	sha := fgtest.FeatureBranch(t, s, "agent/fix-1")
 	pr, resp, err := gh.PullRequests.Create(t.Context(), owner, name, &github.NewPullRequest{
 		Title: github.String("Fix"), Head: github.String("agent/fix-1"), Base: github.String("main"),
 		Body: github.String("<!-- ghonce:key=gk1_abc -->"), Draft: github.Bool(true),
@@ -46,9 +44,9 @@ func TestCreatePullAndRead(t *testing.T) {
 func TestPullsHeadFilterTraps(t *testing.T) {
 	s, gh := newTest(t, Options{})
 	s.AddRepo("stranger", name, "main")
-	featureBranch(t, s, "mine")
-	featureBranch(t, s, "other")
-	if _, _, err := gh.PullRequests.Create(t.Context(), owner, name, newPR("mine", "main")); err != nil {
+	fgtest.FeatureBranch(t, s, "mine")
+	fgtest.FeatureBranch(t, s, "other")
+	if _, _, err := gh.PullRequests.Create(t.Context(), owner, name, fgtest.NewPR("mine", "main")); err != nil {
 		t.Fatal(err)
 	}
 	s.SeedPR(owner, name, "stranger", SeedPR{Title: "theirs", Head: "other"})
@@ -113,18 +111,18 @@ func TestPullsStateFilter(t *testing.T) {
 		t.Fatalf("merged PR = %+v %v", m, err)
 	}
 	_, _, err = gh.PullRequests.List(t.Context(), owner, name, &github.PullRequestListOptions{State: "bogus"})
-	errorResponse(t, err, 422)
+	fgtest.ErrorResponse(t, err, 422)
 }
 
 func TestCreatePullDuplicateOpenIs422(t *testing.T) {
 	s, gh := newTest(t, Options{})
-	featureBranch(t, s, "feat")
-	if _, _, err := gh.PullRequests.Create(t.Context(), owner, name, newPR("feat", "main")); err != nil {
+	fgtest.FeatureBranch(t, s, "feat")
+	if _, _, err := gh.PullRequests.Create(t.Context(), owner, name, fgtest.NewPR("feat", "main")); err != nil {
 		t.Fatal(err)
 	}
 	for _, head := range []string{"feat", "octo:feat"} {
-		_, _, err := gh.PullRequests.Create(t.Context(), owner, name, newPR(head, "main"))
-		er := errorResponse(t, err, 422)
+		_, _, err := gh.PullRequests.Create(t.Context(), owner, name, fgtest.NewPR(head, "main"))
+		er := fgtest.ErrorResponse(t, err, 422)
 		if er.Message != "Validation Failed" || len(er.Errors) != 1 || er.Errors[0].Resource != "PullRequest" ||
 			er.Errors[0].Code != "custom" || er.Errors[0].Message != "A pull request already exists for octo:feat." {
 			t.Fatalf("head %q: %+v", head, er)
@@ -137,29 +135,29 @@ func TestCreatePullDuplicateOpenIs422(t *testing.T) {
 
 func TestClosedPullDoesNotBlockANewOne(t *testing.T) {
 	s, gh := newTest(t, Options{})
-	featureBranch(t, s, "feat")
+	fgtest.FeatureBranch(t, s, "feat")
 	s.SeedPR(owner, name, owner, SeedPR{Title: "old", Head: "feat", State: "closed"})
-	pr, _, err := gh.PullRequests.Create(t.Context(), owner, name, newPR("feat", "main"))
+	pr, _, err := gh.PullRequests.Create(t.Context(), owner, name, fgtest.NewPR("feat", "main"))
 	if err != nil || pr.GetNumber() != 2 {
 		t.Fatalf("create after a closed PR = %v %v", pr.GetNumber(), err)
 	}
 	// Reopening the closed one now collides with the open one.
 	_, _, err = gh.PullRequests.Edit(t.Context(), owner, name, 1, &github.PullRequest{State: github.String("open")})
-	if er := errorResponse(t, err, 422); er.Errors[0].Message != "A pull request already exists for octo:feat." {
+	if er := fgtest.ErrorResponse(t, err, 422); er.Errors[0].Message != "A pull request already exists for octo:feat." {
 		t.Fatalf("reopen = %+v", er)
 	}
 	// Closing through the API, then creating again, works.
 	if _, _, err := gh.PullRequests.Edit(t.Context(), owner, name, 2, &github.PullRequest{State: github.String("closed")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := gh.PullRequests.Create(t.Context(), owner, name, newPR("feat", "main")); err != nil {
+	if _, _, err := gh.PullRequests.Create(t.Context(), owner, name, fgtest.NewPR("feat", "main")); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestCreatePullValidation(t *testing.T) {
 	s, gh := newTest(t, Options{})
-	featureBranch(t, s, "feat")
+	fgtest.FeatureBranch(t, s, "feat")
 	s.SetRef(owner, name, "same", func() string { sha, _ := s.Branch(owner, name, "main"); return sha }())
 	s.SetRef(owner, name, "orphan", s.AddOrphanCommit(owner, name))
 	cases := []struct {
@@ -168,18 +166,18 @@ func TestCreatePullValidation(t *testing.T) {
 		want github.Error
 	}{
 		{"no title", &github.NewPullRequest{Head: github.String("feat"), Base: github.String("main")}, github.Error{Resource: "PullRequest", Code: "missing_field", Field: "title"}},
-		{"missing head branch", newPR("gone", "main"), github.Error{Resource: "PullRequest", Code: "invalid", Field: "head"}},
-		{"unknown fork", newPR("nobody:feat", "main"), github.Error{Resource: "PullRequest", Code: "invalid", Field: "head"}},
-		{"missing base", newPR("feat", "gone"), github.Error{Resource: "PullRequest", Code: "invalid", Field: "base"}},
+		{"missing head branch", fgtest.NewPR("gone", "main"), github.Error{Resource: "PullRequest", Code: "invalid", Field: "head"}},
+		{"unknown fork", fgtest.NewPR("nobody:feat", "main"), github.Error{Resource: "PullRequest", Code: "invalid", Field: "head"}},
+		{"missing base", fgtest.NewPR("feat", "gone"), github.Error{Resource: "PullRequest", Code: "invalid", Field: "base"}},
 		{"body too long", &github.NewPullRequest{Title: github.String("t"), Head: github.String("feat"), Base: github.String("main"), Body: github.String(strings.Repeat("é", 65537))},
 			github.Error{Resource: "PullRequest", Code: "custom", Field: "body", Message: "body is too long (maximum is 65536 characters)"}},
-		{"no commits", newPR("same", "main"), github.Error{Resource: "PullRequest", Code: "custom", Message: "No commits between main and same"}},
-		{"no common history", newPR("orphan", "main"), github.Error{Resource: "PullRequest", Code: "custom", Message: "The orphan branch has no history in common with main"}},
+		{"no commits", fgtest.NewPR("same", "main"), github.Error{Resource: "PullRequest", Code: "custom", Message: "No commits between main and same"}},
+		{"no common history", fgtest.NewPR("orphan", "main"), github.Error{Resource: "PullRequest", Code: "custom", Message: "The orphan branch has no history in common with main"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, _, err := gh.PullRequests.Create(t.Context(), owner, name, c.pr)
-			er := errorResponse(t, err, 422)
+			er := fgtest.ErrorResponse(t, err, 422)
 			if len(er.Errors) != 1 || er.Errors[0] != c.want {
 				t.Errorf("%s: errors = %+v, want %+v", c.name, er.Errors, c.want)
 			}
@@ -193,28 +191,28 @@ func TestCreatePullValidation(t *testing.T) {
 
 func TestPullNumbersShareTheIssueSpace(t *testing.T) {
 	s, gh := newTest(t, Options{})
-	featureBranch(t, s, "feat")
+	fgtest.FeatureBranch(t, s, "feat")
 	if _, _, err := gh.Issues.Create(t.Context(), owner, name, &github.IssueRequest{Title: github.String("issue")}); err != nil {
 		t.Fatal(err)
 	}
-	pr, _, err := gh.PullRequests.Create(t.Context(), owner, name, newPR("feat", "main"))
+	pr, _, err := gh.PullRequests.Create(t.Context(), owner, name, fgtest.NewPR("feat", "main"))
 	if err != nil || pr.GetNumber() != 2 {
 		t.Fatalf("PR number = %d %v, want 2", pr.GetNumber(), err)
 	}
 	_, _, err = gh.PullRequests.Get(t.Context(), owner, name, 1)
-	errorResponse(t, err, 404)
+	fgtest.ErrorResponse(t, err, 404)
 }
 
 func TestConcurrentCreatePullOnlyOneWins(t *testing.T) {
 	s, gh := newTest(t, Options{})
-	featureBranch(t, s, "feat")
+	fgtest.FeatureBranch(t, s, "feat")
 	var wg sync.WaitGroup
 	errs := make(chan error, 10)
 	for i := 0; i < 10; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, _, err := gh.PullRequests.Create(t.Context(), owner, name, newPR("feat", "main"))
+			_, _, err := gh.PullRequests.Create(t.Context(), owner, name, fgtest.NewPR("feat", "main"))
 			errs <- err
 		}()
 	}
@@ -226,7 +224,7 @@ func TestConcurrentCreatePullOnlyOneWins(t *testing.T) {
 			ok++
 			continue
 		}
-		errorResponse(t, err, 422)
+		fgtest.ErrorResponse(t, err, 422)
 	}
 	if ok != 1 || len(s.PullRequests(owner, name)) != 1 {
 		t.Fatalf("%d creates succeeded, %d PRs", ok, len(s.PullRequests(owner, name)))
@@ -235,8 +233,8 @@ func TestConcurrentCreatePullOnlyOneWins(t *testing.T) {
 
 func TestDeletingTheHeadBranchClosesThePR(t *testing.T) {
 	s, gh := newTest(t, Options{})
-	featureBranch(t, s, "feat")
-	if _, _, err := gh.PullRequests.Create(t.Context(), owner, name, newPR("feat", "main")); err != nil {
+	fgtest.FeatureBranch(t, s, "feat")
+	if _, _, err := gh.PullRequests.Create(t.Context(), owner, name, fgtest.NewPR("feat", "main")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := gh.Git.DeleteRef(t.Context(), owner, name, "heads/feat"); err != nil {

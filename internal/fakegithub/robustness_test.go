@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
 )
 
 // TestNoInputBreaksTheServer sends odd parameters and bodies to every
@@ -11,7 +13,7 @@ import (
 // dropped connection (which is how a recovered panic would show).
 func TestNoInputBreaksTheServer(t *testing.T) {
 	s, _ := newTest(t, Options{})
-	featureBranch(t, s, "feat")
+	fgtest.FeatureBranch(t, s, "feat")
 	s.SeedPR(owner, name, "x", SeedPR{Title: "p", Head: "feat"})
 	s.SeedComment(owner, name, 1, "x", "c")
 	values := []string{"1", "0", "-1", "abc", "99999999999999999999", "%E2%82%AC", "a%2Fb", "..."}
@@ -43,9 +45,9 @@ func TestNoInputBreaksTheServer(t *testing.T) {
 				if method == http.MethodGet && b != "" {
 					continue
 				}
-				r := do(t, s, token, method, path+q, b)
-				if r.status >= 500 {
-					t.Errorf("%s %s%s body %s = %d %s", method, path, q, b, r.status, r.body)
+				r := fgtest.Do(t, s, token, method, path+q, b)
+				if r.Status >= 500 {
+					t.Errorf("%s %s%s body %s = %d %s", method, path, q, b, r.Status, r.Body)
 				}
 			}
 		}

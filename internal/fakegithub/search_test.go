@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
 )
 
 func searchNumbers(t *testing.T, gh *github.Client, q string) ([]int, *github.IssuesSearchResult) {
@@ -23,7 +25,7 @@ func searchNumbers(t *testing.T, gh *github.Client, q string) ([]int, *github.Is
 }
 
 func TestSearchIsEventuallyConsistent(t *testing.T) {
-	clock := newClock()
+	clock := fgtest.NewClock()
 	s, gh := newTest(t, Options{Now: clock.Now})
 	s.SetSearchLag(90 * time.Second)
 	if _, _, err := gh.Issues.Create(t.Context(), owner, name, &github.IssueRequest{Title: github.String("t"), Body: github.String("<!-- ghonce:key=gk1_lag -->")}); err != nil {
@@ -90,18 +92,18 @@ func TestSearchQualifiers(t *testing.T) {
 func TestSearchRefusals(t *testing.T) {
 	s, gh := newTest(t, Options{})
 	_, _, err := gh.Search.Issues(t.Context(), strings.Repeat("a", 257), nil)
-	if er := errorResponse(t, err, 422); er.Errors[0].Message != "The search is longer than 256 characters." {
+	if er := fgtest.ErrorResponse(t, err, 422); er.Errors[0].Message != "The search is longer than 256 characters." {
 		t.Fatalf("long query = %+v", er)
 	}
 	_, _, err = gh.Search.Issues(t.Context(), "repo:octo/missing x", nil)
-	errorResponse(t, err, 422)
-	r := do(t, s, token, "GET", "/search/issues?q=x&per_page=100&page=11", "")
-	if r.status != 422 {
-		t.Fatalf("page past 1000 results = %d", r.status)
+	fgtest.ErrorResponse(t, err, 422)
+	r := fgtest.Do(t, s, token, "GET", "/search/issues?q=x&per_page=100&page=11", "")
+	if r.Status != 422 {
+		t.Fatalf("page past 1000 results = %d", r.Status)
 	}
-	r = do(t, s, token, "GET", "/search/issues", "")
-	if r.status != 422 {
-		t.Fatalf("no q = %d", r.status)
+	r = fgtest.Do(t, s, token, "GET", "/search/issues", "")
+	if r.Status != 422 {
+		t.Fatalf("no q = %d", r.Status)
 	}
 }
 
@@ -120,22 +122,22 @@ func TestSearchPaginates(t *testing.T) {
 }
 
 func TestSearchHasItsOwnRateLimit(t *testing.T) {
-	clock := newClock()
+	clock := fgtest.NewClock()
 	s, _ := newTest(t, Options{Now: clock.Now, SearchLimit: 2})
 	for i := 0; i < 2; i++ {
-		if r := do(t, s, token, "GET", "/search/issues?q=x", ""); r.status != 200 {
-			t.Fatalf("search %d = %d", i, r.status)
+		if r := fgtest.Do(t, s, token, "GET", "/search/issues?q=x", ""); r.Status != 200 {
+			t.Fatalf("search %d = %d", i, r.Status)
 		}
 	}
-	r := do(t, s, token, "GET", "/search/issues?q=x", "")
-	if r.status != 403 || r.header.Get("X-RateLimit-Resource") != "search" || r.header.Get("X-RateLimit-Remaining") != "0" {
-		t.Fatalf("3rd search = %d %v", r.status, r.header)
+	r := fgtest.Do(t, s, token, "GET", "/search/issues?q=x", "")
+	if r.Status != 403 || r.Header.Get("X-RateLimit-Resource") != "search" || r.Header.Get("X-RateLimit-Remaining") != "0" {
+		t.Fatalf("3rd search = %d %v", r.Status, r.Header)
 	}
-	if r := do(t, s, token, "GET", "/user", ""); r.status != 200 {
-		t.Fatalf("core after search exhausted = %d", r.status)
+	if r := fgtest.Do(t, s, token, "GET", "/user", ""); r.Status != 200 {
+		t.Fatalf("core after search exhausted = %d", r.Status)
 	}
 	clock.Advance(time.Minute)
-	if r := do(t, s, token, "GET", "/search/issues?q=x", ""); r.status != 200 {
-		t.Fatalf("search after a minute = %d", r.status)
+	if r := fgtest.Do(t, s, token, "GET", "/search/issues?q=x", ""); r.Status != 200 {
+		t.Fatalf("search after a minute = %d", r.Status)
 	}
 }

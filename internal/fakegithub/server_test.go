@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
 )
 
 func TestURLHasPrefixAndTrailingSlash(t *testing.T) {
@@ -29,7 +31,7 @@ func TestGetUserAndRepo(t *testing.T) {
 	if err != nil || u.GetLogin() != owner || u.GetType() != "User" {
 		t.Fatalf("GET /user = %v %v", u, err)
 	}
-	bot, _, err := clientFor(t, s, "tok-bot").Users.Get(t.Context(), "")
+	bot, _, err := fgtest.Client(t, s, "tok-bot").Users.Get(t.Context(), "")
 	if err != nil || bot.GetLogin() != "agent[bot]" || bot.GetType() != "Bot" {
 		t.Fatalf("GET /user as bot = %v %v", bot, err)
 	}
@@ -38,7 +40,7 @@ func TestGetUserAndRepo(t *testing.T) {
 		t.Fatalf("GET /repos/OCTO/Hello = %v %v", r, err)
 	}
 	_, _, err = gh.Repositories.Get(t.Context(), owner, "nope")
-	er := errorResponse(t, err, 404)
+	er := fgtest.ErrorResponse(t, err, 404)
 	if er.Message != "Not Found" {
 		t.Fatalf("message = %q", er.Message)
 	}
@@ -47,13 +49,13 @@ func TestGetUserAndRepo(t *testing.T) {
 func TestBadCredentials(t *testing.T) {
 	s, _ := newTest(t, Options{})
 	for _, tok := range []string{"", "wrong"} {
-		r := do(t, s, tok, "GET", "/user", "")
-		if r.status != 401 || r.json(t)["message"] != "Bad credentials" {
-			t.Fatalf("token %q: %d %s", tok, r.status, r.body)
+		r := fgtest.Do(t, s, tok, "GET", "/user", "")
+		if r.Status != 401 || r.JSON(t)["message"] != "Bad credentials" {
+			t.Fatalf("token %q: %d %s", tok, r.Status, r.Body)
 		}
 	}
-	_, _, err := clientFor(t, s, "wrong").Users.Get(t.Context(), "")
-	errorResponse(t, err, 401)
+	_, _, err := fgtest.Client(t, s, "wrong").Users.Get(t.Context(), "")
+	fgtest.ErrorResponse(t, err, 401)
 	for _, r := range s.Requests() {
 		if strings.Contains(r.Path+r.RawQuery, "tok") || strings.Contains(r.Login, "wrong") {
 			t.Fatalf("request log leaks a token: %+v", r)
@@ -74,31 +76,31 @@ func TestUnknownRoutesAndPathsOutsidePrefix(t *testing.T) {
 		{"GET", "/repositories/424242/issues"},
 	} {
 		t.Run(c.method+" "+c.path, func(t *testing.T) {
-			r := do(t, s, token, c.method, c.path, "")
-			if r.status != 404 || r.json(t)["message"] != "Not Found" {
-				t.Errorf("%s %s = %d %s, want 404 Not Found", c.method, c.path, r.status, r.body)
+			r := fgtest.Do(t, s, token, c.method, c.path, "")
+			if r.Status != 404 || r.JSON(t)["message"] != "Not Found" {
+				t.Errorf("%s %s = %d %s, want 404 Not Found", c.method, c.path, r.Status, r.Body)
 			}
 		})
 	}
 	// A client that ignores the base path (absolute "/repos/...") fails.
 	base := strings.TrimSuffix(s.URL(), "/api/v3/")
-	r := do(t, s, token, "GET", base+"/repos/octo/hello", "")
-	if r.status != 404 {
-		t.Fatalf("path outside the prefix = %d, want 404", r.status)
+	r := fgtest.Do(t, s, token, "GET", base+"/repos/octo/hello", "")
+	if r.Status != 404 {
+		t.Fatalf("path outside the prefix = %d, want 404", r.Status)
 	}
 }
 
 func TestMalformedJSONIs400(t *testing.T) {
 	s, _ := newTest(t, Options{})
 	for _, p := range []string{"/repos/octo/hello/issues", "/repos/octo/hello/pulls", "/repos/octo/hello/git/refs", "/repos/octo/hello/issues/1/labels"} {
-		r := do(t, s, token, "POST", p, `{"title": "x",`)
-		if r.status != 400 || r.json(t)["message"] != "Problems parsing JSON" {
-			t.Errorf("POST %s with bad JSON = %d %s", p, r.status, r.body)
+		r := fgtest.Do(t, s, token, "POST", p, `{"title": "x",`)
+		if r.Status != 400 || r.JSON(t)["message"] != "Problems parsing JSON" {
+			t.Errorf("POST %s with bad JSON = %d %s", p, r.Status, r.Body)
 		}
 	}
-	r := do(t, s, token, "POST", "/repos/octo/hello/issues", `{"title": 5}`)
-	if r.status != 422 || !strings.Contains(r.json(t)["message"].(string), "is not a string") {
-		t.Errorf("title of the wrong type = %d %s", r.status, r.body)
+	r := fgtest.Do(t, s, token, "POST", "/repos/octo/hello/issues", `{"title": 5}`)
+	if r.Status != 422 || !strings.Contains(r.JSON(t)["message"].(string), "is not a string") {
+		t.Errorf("title of the wrong type = %d %s", r.Status, r.Body)
 	}
 	if got := len(s.Issues(owner, name)); got != 0 {
 		t.Fatalf("%d issues stored after bad requests", got)
@@ -106,7 +108,7 @@ func TestMalformedJSONIs400(t *testing.T) {
 }
 
 func TestRateLimitHeadersOnEveryResponse(t *testing.T) {
-	clock := newClock()
+	clock := fgtest.NewClock()
 	s, gh := newTest(t, Options{Now: clock.Now})
 	_, resp, err := gh.Users.Get(t.Context(), "")
 	if err != nil {
@@ -118,20 +120,20 @@ func TestRateLimitHeadersOnEveryResponse(t *testing.T) {
 	if want := clock.Now().Add(time.Hour).Unix(); resp.Rate.Reset.Unix() != want {
 		t.Fatalf("reset = %v, want epoch seconds %d", resp.Rate.Reset, want)
 	}
-	r := do(t, s, token, "GET", "/repos/octo/hello/nope", "")
-	if r.header.Get("X-RateLimit-Used") != "2" || r.header.Get("X-RateLimit-Resource") != "core" || r.header.Get("X-RateLimit-Remaining") != "4998" {
-		t.Fatalf("404 rate headers = %v", r.header)
+	r := fgtest.Do(t, s, token, "GET", "/repos/octo/hello/nope", "")
+	if r.Header.Get("X-RateLimit-Used") != "2" || r.Header.Get("X-RateLimit-Resource") != "core" || r.Header.Get("X-RateLimit-Remaining") != "4998" {
+		t.Fatalf("404 rate headers = %v", r.Header)
 	}
-	if reset := r.header.Get("X-RateLimit-Reset"); len(reset) != 10 {
+	if reset := r.Header.Get("X-RateLimit-Reset"); len(reset) != 10 {
 		t.Fatalf("x-ratelimit-reset = %q, want epoch seconds", reset)
 	}
-	r = do(t, s, token, "GET", "/search/issues?q=repo:octo/hello", "")
-	if r.header.Get("X-RateLimit-Resource") != "search" || r.header.Get("X-RateLimit-Limit") != "30" || r.header.Get("X-RateLimit-Remaining") != "29" {
-		t.Fatalf("search rate headers = %v", r.header)
+	r = fgtest.Do(t, s, token, "GET", "/search/issues?q=repo:octo/hello", "")
+	if r.Header.Get("X-RateLimit-Resource") != "search" || r.Header.Get("X-RateLimit-Limit") != "30" || r.Header.Get("X-RateLimit-Remaining") != "29" {
+		t.Fatalf("search rate headers = %v", r.Header)
 	}
-	r = do(t, s, "bad", "GET", "/user", "")
-	if r.header.Get("X-RateLimit-Limit") != "60" {
-		t.Fatalf("401 rate headers = %v", r.header)
+	r = fgtest.Do(t, s, "bad", "GET", "/user", "")
+	if r.Header.Get("X-RateLimit-Limit") != "60" {
+		t.Fatalf("401 rate headers = %v", r.Header)
 	}
 	rl, _, err := gh.RateLimit.Get(t.Context())
 	if err != nil || rl.Core.Remaining != 4998 || rl.Search.Remaining != 29 {
@@ -140,24 +142,24 @@ func TestRateLimitHeadersOnEveryResponse(t *testing.T) {
 }
 
 func TestPrimaryRateLimitEnforced(t *testing.T) {
-	clock := newClock()
+	clock := fgtest.NewClock()
 	s, gh := newTest(t, Options{Now: clock.Now, CoreLimit: 3})
 	for i := 0; i < 3; i++ {
 		if _, _, err := gh.Repositories.Get(t.Context(), owner, name); err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
 	}
-	r := do(t, s, token, "GET", "/repos/octo/hello", "")
-	if r.status != 403 || r.header.Get("X-RateLimit-Remaining") != "0" || !strings.HasPrefix(r.json(t)["message"].(string), "API rate limit exceeded") {
-		t.Fatalf("4th request = %d %v %s", r.status, r.header, r.body)
+	r := fgtest.Do(t, s, token, "GET", "/repos/octo/hello", "")
+	if r.Status != 403 || r.Header.Get("X-RateLimit-Remaining") != "0" || !strings.HasPrefix(r.JSON(t)["message"].(string), "API rate limit exceeded") {
+		t.Fatalf("4th request = %d %v %s", r.Status, r.Header, r.Body)
 	}
-	reset, _ := strconv.ParseInt(r.header.Get("X-RateLimit-Reset"), 10, 64)
+	reset, _ := strconv.ParseInt(r.Header.Get("X-RateLimit-Reset"), 10, 64)
 	if reset != clock.Now().Add(time.Hour).Unix() {
 		t.Fatalf("reset = %d", reset)
 	}
 	clock.Advance(time.Hour)
-	if r := do(t, s, token, "GET", "/repos/octo/hello", ""); r.status != 200 || r.header.Get("X-RateLimit-Remaining") != "2" {
-		t.Fatalf("after the reset = %d %v", r.status, r.header)
+	if r := fgtest.Do(t, s, token, "GET", "/repos/octo/hello", ""); r.Status != 200 || r.Header.Get("X-RateLimit-Remaining") != "2" {
+		t.Fatalf("after the reset = %d %v", r.Status, r.Header)
 	}
 }
 
@@ -168,9 +170,9 @@ func TestRepositoriesAliasServesIDPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.SeedIssue(owner, name, "someone", SeedIssue{Title: "t"})
-	resp := do(t, s, token, "GET", "/repositories/"+strconv.FormatInt(r.GetID(), 10)+"/issues", "")
-	if resp.status != 200 || !strings.Contains(string(resp.body), `"title":"t"`) {
-		t.Fatalf("GET /repositories/{id}/issues = %d %s", resp.status, resp.body)
+	resp := fgtest.Do(t, s, token, "GET", "/repositories/"+strconv.FormatInt(r.GetID(), 10)+"/issues", "")
+	if resp.Status != 200 || !strings.Contains(string(resp.Body), `"title":"t"`) {
+		t.Fatalf("GET /repositories/{id}/issues = %d %s", resp.Status, resp.Body)
 	}
 }
 
@@ -213,12 +215,12 @@ func TestRequestsAndWrites(t *testing.T) {
 
 func TestJSONIsNotHTMLEscaped(t *testing.T) {
 	s, _ := newTest(t, Options{})
-	r := do(t, s, token, "POST", "/repos/octo/hello/issues", `{"title":"t","body":"<!-- ghonce:key=gk1_x -->\nhi & bye"}`)
-	if r.status != 201 || !strings.Contains(string(r.body), `"body":"<!-- ghonce:key=gk1_x -->\nhi & bye"`) {
-		t.Fatalf("created issue = %d %s", r.status, r.body)
+	r := fgtest.Do(t, s, token, "POST", "/repos/octo/hello/issues", `{"title":"t","body":"<!-- ghonce:key=gk1_x -->\nhi & bye"}`)
+	if r.Status != 201 || !strings.Contains(string(r.Body), `"body":"<!-- ghonce:key=gk1_x -->\nhi & bye"`) {
+		t.Fatalf("created issue = %d %s", r.Status, r.Body)
 	}
-	if r.header.Get("Content-Type") != "application/json; charset=utf-8" || !strings.HasSuffix(r.header.Get("Location"), "/api/v3/repos/octo/hello/issues/1") {
-		t.Fatalf("headers = %v", r.header)
+	if r.Header.Get("Content-Type") != "application/json; charset=utf-8" || !strings.HasSuffix(r.Header.Get("Location"), "/api/v3/repos/octo/hello/issues/1") {
+		t.Fatalf("headers = %v", r.Header)
 	}
 }
 
