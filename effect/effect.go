@@ -9,6 +9,8 @@ package effect
 import (
 	"cmp"
 	"errors"
+	"strconv"
+	"strings"
 )
 
 // State is the answer to "does it exist?".
@@ -173,3 +175,60 @@ type named struct {
 
 func (e *named) Error() string { return e.msg }
 func (e *named) Unwrap() error { return e.err }
+
+// Option is a setting the user gives ghonce, by a name no front uses as
+// such ("repo", "task", "step", "ledger", "trust-author", "on-change",
+// "stale", "wait", "body", "content", "app-id", "app-private-key",
+// "app-installation-id"), and the value advice gives it, if any ("LOGIN",
+// "update"). A package below the fronts that advises setting one says it
+// through the Words it was given, never by a front's flag: each front has
+// its own, the CLI its flags, the ghonce action its inputs, a Go caller
+// the fields of its options (GoWords).
+type Option struct{ Name, Value string }
+
+// Words says options in one front's vocabulary.
+type Words interface {
+	// Name is o in running text: "--on-change update", "on-change: update".
+	Name(o Option) string
+	// Set asks the user to give o: "pass --repo OWNER/NAME or set
+	// GH_REPO", "set repo: OWNER/NAME".
+	Set(o Option) string
+}
+
+// WordsOr is w, or GoWords when w is nil: a package's words for a caller
+// that gave none.
+func WordsOr(w Words) Words {
+	if w == nil {
+		return GoWords{}
+	}
+	return w
+}
+
+// GoWords names an option as a Go caller sets it: the field of its
+// options that holds it ("TrustedAuthors", "OnChange").
+type GoWords struct{}
+
+// goFields are the options whose field is not the name in CamelCase.
+var goFields = map[string]string{"trust-author": "TrustedAuthors", "app-id": "AppID", "app-installation-id": "InstallationID", "app-private-key": "PrivateKey"}
+
+func (GoWords) Name(o Option) string {
+	f, ok := goFields[o.Name]
+	if !ok {
+		for _, w := range strings.Split(o.Name, "-") {
+			if w != "" {
+				f += strings.ToUpper(w[:1]) + w[1:]
+			}
+		}
+	}
+	if o.Value != "" {
+		f += " " + strconv.Quote(o.Value)
+	}
+	return f
+}
+
+func (w GoWords) Set(o Option) string {
+	if o.Value == "" {
+		return "set " + w.Name(o)
+	}
+	return "set " + w.Name(Option{Name: o.Name}) + " to " + strconv.Quote(o.Value)
+}

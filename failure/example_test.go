@@ -15,13 +15,13 @@ func ExampleDescribe() {
 	// Bad input: Prepare refuses it before anything is recorded or sent.
 	_, err := reconcile.Prepare(reconcile.Action{Task: "ISSUE-42", Repo: "o/r",
 		Spec: reconcile.PR{Base: "main", Head: "bad..branch", Title: "Fix"}})
-	f := failure.Describe(err, "")
+	f := failure.Describe(err, "", nil)
 	fmt.Println(f.ExitCode, f.Error.Kind)
 
 	// The engine could not confirm the pull request: it may exist, so the
 	// same action is run again later, never a different one.
 	err = &reconcile.UnconfirmedError{Key: "gk1_example", Err: errors.New("GitHub did not answer")}
-	f = failure.Describe(err, "")
+	f = failure.Describe(err, "", nil)
 	fmt.Println(f.ExitCode, f.Error.Kind, f.Key, f.State)
 	// Output:
 	// 2 usage

@@ -46,7 +46,7 @@ const (
 	Ledger      Kind = "ledger"      // the ledger cannot be opened or used (exit 1)
 	Unconfirmed Kind = "unconfirmed" // it may have happened; not confirmed (exit 3)
 	InProgress  Kind = "in_progress" // another process holds the key (exit 4)
-	Stale       Kind = "stale"       // attempting entries older than --stale (exit 5)
+	Stale       Kind = "stale"       // attempting entries older than status --stale's limit (exit 5)
 	Other       Kind = "error"       // anything else (exit 1)
 )
 
@@ -118,8 +118,10 @@ func (e *Keyed) Error() string { return e.Err.Error() }
 func (e *Keyed) Unwrap() error { return e.Err }
 
 // Describe says what err means to a caller. verb is the command that
-// failed ("pr create"), for the usage hint; "" names ghonce itself.
-func Describe(err error, verb string) Failure {
+// failed ("pr create"), for the usage hint; "" names ghonce itself. Next
+// names the options it advises in w, the caller's words (nil is
+// effect.GoWords).
+func Describe(err error, verb string, w effect.Words) Failure {
 	f := Failure{ExitCode: ExitError, Error: Error{Kind: Other, Message: Message(err)}}
 	if err == nil {
 		return f
@@ -175,7 +177,7 @@ func Describe(err error, verb string) Failure {
 	if st, field := githubAnswer(err); st != 0 {
 		f.Error.HTTPStatus, f.Error.Field = st, field
 	}
-	f.Next = next(kind, err, f.Key, verb)
+	f.Next = next(kind, err, f.Key, verb, effect.WordsOr(w))
 	return f
 }
 
@@ -189,9 +191,9 @@ func Message(err error) string {
 
 // Next is the step that settles a failure of kind for key ("" when no
 // key is known), as Describe's Failure.Next says it.
-func Next(kind Kind, key string) string { return next(kind, nil, key, "") }
+func Next(kind Kind, key string) string { return next(kind, nil, key, "", effect.GoWords{}) }
 
-func next(kind Kind, err error, key, verb string) string {
+func next(kind Kind, err error, key, verb string, w effect.Words) string {
 	k := key
 	if k == "" {
 		k = "KEY"
@@ -201,7 +203,7 @@ func next(kind Kind, err error, key, verb string) string {
 		return fmt.Sprintf("fix the arguments; see `%s --help`", strings.TrimSpace("ghonce "+verb))
 	case Credentials:
 		if errors.Is(err, ghcheck.ErrCredentials) || githubStatus(err) == 401 {
-			return "give a token GitHub accepts (GH_TOKEN or GITHUB_TOKEN), or --trust-author LOGIN for a token that cannot read /user; then rerun"
+			return "give a token GitHub accepts (GH_TOKEN or GITHUB_TOKEN), or " + w.Name(effect.Option{Name: "trust-author", Value: "LOGIN"}) + " for a token that cannot read /user; then rerun"
 		}
 		return "set GH_TOKEN or GITHUB_TOKEN (or configure a GitHub App), then rerun"
 	case Refused:
@@ -211,16 +213,16 @@ func next(kind Kind, err error, key, verb string) string {
 			// Not a name taken: a done entry GitHub does not confirm.
 			return fmt.Sprintf("check why GitHub shows no artifact of ours for it (deleted, or the entry was written by someone else); to act again: `ghonce resolve %s --retry --force`, then rerun", k)
 		}
-		return "the name is taken by an artifact that is not ours: remove or rename it, or use another --step; then rerun"
+		return "the name is taken by an artifact that is not ours: remove or rename it, or use another " + w.Name(effect.Option{Name: "step"}) + "; then rerun"
 	case Ledger:
 		if errors.Is(err, ledger.ErrNotFound) {
 			return "check the key with `ghonce status`"
 		}
-		return "check the ledger location (--ledger, GHONCE_LEDGER) and see error.message; a person is needed"
+		return "check the ledger location (" + w.Name(effect.Option{Name: "ledger"}) + ") and see error.message; a person is needed"
 	case Unconfirmed:
 		return fmt.Sprintf("rerun the same command, or `ghonce reconcile`; if it stays unconfirmed: `ghonce status %s`, then `ghonce resolve %s --done` or `--retry`", k, k)
 	case InProgress:
-		return "wait and rerun the same command (or raise --wait)"
+		return "wait and rerun the same command (or raise " + w.Name(effect.Option{Name: "wait"}) + ")"
 	case Stale:
 		return "run `ghonce reconcile`; for what stays attempting a person decides: `ghonce status KEY`, then `ghonce resolve KEY --done` or `--retry`"
 	}

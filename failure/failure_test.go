@@ -46,14 +46,14 @@ func TestDescribe(t *testing.T) {
 			ExitError, Refused, key, "failed", 422, "title", "nothing was created"},
 		{"a 4xx outside a create", fmt.Errorf("resolve --from x: %w", answered(404)), ExitError, Refused, "", "", 404, "", "fix what GitHub refused"},
 		{"a 401 is credentials", answered(401), ExitError, Credentials, "", "", 401, "", "token"},
-		{"not a ledger", &LedgerError{Err: fmt.Errorf("open x.db: %w", ledger.ErrNotLedger)}, ExitError, Ledger, "", "", 0, "", "--ledger"},
+		{"not a ledger", &LedgerError{Err: fmt.Errorf("open x.db: %w", ledger.ErrNotLedger)}, ExitError, Ledger, "", "", 0, "", "ledger location"},
 		{"newer schema", fmt.Errorf("open: %w", ledger.ErrNewerSchema), ExitError, Ledger, "", "", 0, "", "ledger"},
 		{"no such entry", &Keyed{Key: key, Err: fmt.Errorf("status: %w", ledger.ErrNotFound)}, ExitError, Ledger, key, "", 0, "", "ghonce status"},
 		{"anything else", errors.New("disk on fire"), ExitError, Other, "", "", 0, "", "error.message"},
 		{"an unconfirmed message that reads like cobra's", &reconcile.UnconfirmedError{Key: key, Err: errors.New("server accepts only JSON")}, ExitUnconfirmed, Unconfirmed, key, "attempting", 0, "", "reconcile"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := Describe(tc.err, "pr create")
+			f := Describe(tc.err, "pr create", nil)
 			if f.OK || f.ExitCode != tc.code || f.Error.Kind != tc.kind || f.Key != tc.key || f.State != tc.state ||
 				f.Error.HTTPStatus != tc.status || f.Error.Field != tc.field {
 				t.Errorf("%s: got %+v; want exit %d kind %s key %q state %q status %d field %q", tc.name, f, tc.code, tc.kind, tc.key, tc.state, tc.status, tc.field)
@@ -73,3 +73,21 @@ func TestMessageDropsTheTrailingNewline(t *testing.T) {
 		t.Errorf("Message = %q, want %q", got, "plain message")
 	}
 }
+
+// Next names the options it advises in the caller's words: a Go caller's
+// fields by default, never a CLI flag; a front's own when it gives them.
+func TestNextNamesOptionsInTheCallersWords(t *testing.T) {
+	inProgress := &reconcile.InProgressError{Key: "k"}
+	if next := Describe(inProgress, "", nil).Next; !strings.Contains(next, "raise Wait") || strings.Contains(next, "--") {
+		t.Errorf("a Go caller's next: %q; want the field Wait, no flag", next)
+	}
+	if next := Describe(inProgress, "", inputs{}).Next; !strings.Contains(next, "raise wait:") {
+		t.Errorf("a front's next: %q; want its wait:", next)
+	}
+}
+
+// inputs names an option as a front's input: "wait:".
+type inputs struct{}
+
+func (inputs) Name(o effect.Option) string  { return o.Name + ":" }
+func (w inputs) Set(o effect.Option) string { return "set " + w.Name(o) }

@@ -21,7 +21,7 @@ func Retryable(err error) bool {
 	if errors.As(err, &changed) {
 		return false
 	}
-	switch Describe(err, "").Error.Kind {
+	switch Describe(err, "", nil).Error.Kind {
 	case Usage, Credentials, Refused, Conflict, Ledger:
 		return false
 	}

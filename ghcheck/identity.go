@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/effect"
 )
 
 // hintError is a user-facing message with the error behind it.
@@ -39,7 +41,7 @@ var ErrCredentials = errors.New("github credentials cannot be used")
 // GitHub App installation tokens and Actions' GITHUB_TOKEN cannot read
 // /user (403 or 404). Then, if Options.TrustedAuthors is set, Login returns
 // "" and a nil error: only the trusted logins count as ours. Otherwise it
-// returns an error asking for --trust-author. A 401 means GitHub rejected
+// returns an error asking for a trusted author. A 401 means GitHub rejected
 // the token.
 //
 // GitHub API docs: https://docs.github.com/rest/users/users#get-the-authenticated-user
@@ -71,7 +73,7 @@ func (c *Client) Login(ctx context.Context) (string, error) {
 		}
 		return "", c.redact(&credentialsError{hintError{
 			msg: fmt.Sprintf("read token identity: GitHub answered %d to GET /user, as it does for GitHub App installation tokens and Actions' GITHUB_TOKEN: "+
-				"start ghonce with --trust-author LOGIN, the login that authors its artifacts (e.g. github-actions[bot])", st),
+				"%s, the login that authors its artifacts (e.g. github-actions[bot])", st, c.opts.Words.Set(effect.Option{Name: "trust-author", Value: "LOGIN"})),
 			err: err,
 		}})
 	default:

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-github/v66/github"
 	"github.com/migueleliasweb/go-github-mock/src/mock"
+
+	"github.com/ghonce/ghonce/effect"
 )
 
 func TestLoginOncePerClient(t *testing.T) {
@@ -52,14 +54,20 @@ func TestLogin401(t *testing.T) {
 	wantState(t, c.FindIssue(context.Background(), repo, IssueQuery{Key: keyFor("issue")}), Unknown)
 }
 
+// A Go caller is told the field to set (Options.TrustedAuthors), never a
+// flag of the CLI; a front that gave its Words, its own word for it.
 func TestLoginForbiddenNeedsTrustedAuthors(t *testing.T) {
 	for _, status := range []int{403, 404} {
 		body := fixture(t, "integration.403.json")
 		c, _ := newTest(t, Options{}, route(mock.GetUser, reply(status, body)))
 		_, err := c.Login(context.Background())
 		noToken(t, err)
-		if err == nil || !strings.Contains(err.Error(), "--trust-author") || !strings.Contains(err.Error(), "github-actions[bot]") {
-			t.Fatalf("%d: err = %v", status, err)
+		if err == nil || !strings.Contains(err.Error(), `set TrustedAuthors to "LOGIN"`) || strings.Contains(err.Error(), "--") || !strings.Contains(err.Error(), "github-actions[bot]") {
+			t.Fatalf("%d: err = %v; want the field TrustedAuthors named, no flag", status, err)
+		}
+		c, _ = newTest(t, Options{Words: flagWords{}}, route(mock.GetUser, reply(status, body)))
+		if _, err := c.Login(context.Background()); err == nil || !strings.Contains(err.Error(), "--trust-author LOGIN") {
+			t.Fatalf("%d: err = %v; want the front's flag", status, err)
 		}
 		res := c.FindComment(context.Background(), repo, 1, keyFor("c"))
 		wantState(t, res, Unknown)
@@ -98,3 +106,11 @@ func TestLoginRateLimitIsNotAnIdentityAnswer(t *testing.T) {
 		t.Errorf("waits = %v", w)
 	}
 }
+
+// flagWords names an option as a CLI's flag.
+type flagWords struct{}
+
+func (flagWords) Name(o effect.Option) string {
+	return strings.TrimSpace("--" + o.Name + " " + o.Value)
+}
+func (w flagWords) Set(o effect.Option) string { return "pass " + w.Name(o) }

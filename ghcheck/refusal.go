@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-github/v66/github"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -152,7 +153,7 @@ func (c *Client) describeOpenPR(ctx context.Context, r Repo, key, headOwner, bra
 			what = fmt.Sprintf("open pull request #%d by %s (%s) already uses head %s:%s", pr.GetNumber(), login, pr.GetHTMLURL(), headOwner, branch)
 			if taskkey.HasMarker(pr.GetBody(), key) {
 				// ghonce made it for this key, as another identity.
-				return what + fmt.Sprintf(" and carries this key's marker, but %s does not count as ours: if that is your bot or app, start ghonce with --trust-author %s", login, login)
+				return what + fmt.Sprintf(" and carries this key's marker, but %s does not count as ours: if that is your bot or app, %s", login, c.opts.Words.Set(effect.Option{Name: "trust-author", Value: login}))
 			}
 			break
 		}

@@ -311,7 +311,7 @@ func (t *Transport) envTask() (task, stepName string, err error) {
 	if task = strings.TrimSpace(getenv("GHONCE_TASK")); task == "" {
 		if _, ok := actions.Detect(getenv); ok {
 			if task, _, err = actions.DefaultTask(getenv, os.ReadFile); err != nil {
-				return "", "", err
+				return "", "", fmt.Errorf("%w: wrap the context with guard.WithStep(ctx, task, step) or set GHONCE_TASK", err)
 			}
 		}
 	}

@@ -4,22 +4,29 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// A changed description is said in the engine's terms, naming no flag; a
-// front says it with its own (InFlags).
+// A changed description is said with an Action's fields, naming no flag;
+// a front says it with its own (In).
 func TestChangedErrorNamesNoFlag(t *testing.T) {
 	r := &reconcile.Result{Kind: "issue", Number: 2, Step: "issue-create"}
 	for _, ce := range []*reconcile.ChangedError{
 		{Key: "k", Changed: []string{"title"}, Result: r},
 		{Key: "k", Changed: []string{"title"}, Result: r, Different: "other words", NewStep: "issue-create-x"},
 	} {
-		if msg := ce.Error(); strings.Contains(msg, "--") || !strings.Contains(msg, "on-change policy warn") {
-			t.Errorf("%q: want the policy named, and no flag", msg)
+		if msg := ce.Error(); strings.Contains(msg, "--") || !strings.Contains(msg, `OnChange "warn"`) || !strings.Contains(msg, "another Step") {
+			t.Errorf("%q: want the fields OnChange and Step named, and no flag", msg)
 		}
-		if msg := ce.InFlags("another --step", "--step %s", "--on-change %s"); !strings.Contains(msg, "--on-change warn") || !strings.Contains(msg, "another --step") {
-			t.Errorf("InFlags: %q; want the flags", msg)
+		if msg := ce.In(flags{}); !strings.Contains(msg, "--on-change warn") || !strings.Contains(msg, "another --step") {
+			t.Errorf("In: %q; want the flags", msg)
 		}
 	}
 }
+
+// flags is a front's words: each option its flag.
+type flags struct{}
+
+func (flags) Name(o effect.Option) string  { return strings.TrimSpace("--" + o.Name + " " + o.Value) }
+func (f flags) Set(o effect.Option) string { return "pass " + f.Name(o) }

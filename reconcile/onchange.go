@@ -51,24 +51,21 @@ type ChangedError struct {
 	Different, NewStep string
 }
 
-// Error says it in the engine's terms (a step, the on-change policy); a
-// front says it with its own flags or settings (the CLI's InFlags).
-func (e *ChangedError) Error() string {
-	return e.InFlags("another step", "step %s", "on-change policy %s")
-}
+// Error says it with the fields of an Action (effect.GoWords); a front
+// says it with its own flags or settings (In).
+func (e *ChangedError) Error() string { return e.In(effect.GoWords{}) }
 
-// InFlags is Error with the front's words for its remedies: newStep for
-// "use another step", aStep (with %s) for a step named, policy (with %s)
-// for an on-change policy.
-func (e *ChangedError) InFlags(newStep, aStep, policy string) string {
+// In is Error with the remedies, a step and an on-change policy, in w.
+func (e *ChangedError) In(w effect.Words) string {
+	step, policy := w.Name(effect.Option{Name: "step"}), func(p string) string { return w.Name(effect.Option{Name: "on-change", Value: p}) }
 	if e.Different != "" {
 		return fmt.Sprintf("%s is done (%s), and this run reads as another %s, not a retry of that one: %s. Nothing was created, and %s is not this run's %s: "+
-			"use %s for a new %s (e.g. %s), or %s to accept the first one",
-			e.Key, describeResult(e.Result), e.Result.Kind, e.Different, describeResult(e.Result), e.Result.Kind, newStep, e.Result.Kind, fmt.Sprintf(aStep, e.NewStep), fmt.Sprintf(policy, OnChangeWarn))
+			"use another %s for a new %s (e.g. %s), or %s to accept the first one",
+			e.Key, describeResult(e.Result), e.Result.Kind, e.Different, describeResult(e.Result), e.Result.Kind, step, e.Result.Kind, w.Name(effect.Option{Name: "step", Value: e.NewStep}), policy(OnChangeWarn))
 	}
 	return fmt.Sprintf("%s is done (%s), but this run's %s from what made it; nothing was changed: "+
-		"use %s for a new %s, %s to edit it, or %s to go on",
-		e.Key, describeResult(e.Result), once.Differ(e.Changed), newStep, e.Result.Kind, fmt.Sprintf(policy, OnChangeUpdate), fmt.Sprintf(policy, OnChangeWarn))
+		"use another %s for a new %s, %s to edit it, or %s to go on",
+		e.Key, describeResult(e.Result), once.Differ(e.Changed), step, e.Result.Kind, policy(OnChangeUpdate), policy(OnChangeWarn))
 }
 
 func describeResult(r *Result) string {

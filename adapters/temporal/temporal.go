@@ -178,7 +178,7 @@ func Err(err error) error {
 	if err == nil {
 		return nil
 	}
-	kind := string(failure.Describe(err, "").Error.Kind)
+	kind := string(failure.Describe(err, "", nil).Error.Kind)
 	var changed *reconcile.ChangedError
 	if errors.As(err, &changed) {
 		kind = "changed" // Action.OnChange "fail": the same action fails again

@@ -65,17 +65,18 @@ func Detect(getenv func(string) string) (Env, bool) {
 // and so a task: set the task (or the step) yourself there, and in a job that
 // opens several pull requests.
 //
-// why says, for the status line, what the task was derived from. The event
+// why says, for the status line, what the task was derived from. An error
+// says why no task could be derived; the caller says how to give one. The event
 // payload is read with readFile; a payload that cannot be read or parsed is
 // an error rather than a silent fall back to the run id, which would give
 // two runs for the same issue two tasks.
 func DefaultTask(getenv func(string) string, readFile func(string) ([]byte, error)) (task, why string, err error) {
 	env, ok := Detect(getenv)
 	if !ok {
-		return "", "", errors.New("derive task: not in GitHub Actions (GITHUB_ACTIONS is not true): pass --task ID or set GHONCE_TASK")
+		return "", "", errors.New("derive task: not in GitHub Actions (GITHUB_ACTIONS is not true)")
 	}
 	if env.Workflow == "" || env.Job == "" {
-		return "", "", errors.New("derive task: GITHUB_WORKFLOW or GITHUB_JOB is not set: pass --task ID or set GHONCE_TASK")
+		return "", "", errors.New("derive task: GITHUB_WORKFLOW or GITHUB_JOB is not set")
 	}
 	prefix := "gha/" + env.Workflow + "/" + env.Job + "/"
 	if env.EventPath != "" {
@@ -88,7 +89,7 @@ func DefaultTask(getenv func(string) string, readFile func(string) ([]byte, erro
 		}
 	}
 	if env.RunID == "" {
-		return "", "", errors.New("derive task: the event names no issue or pull request and GITHUB_RUN_ID is not set: pass --task ID or set GHONCE_TASK")
+		return "", "", errors.New("derive task: the event names no issue or pull request and GITHUB_RUN_ID is not set")
 	}
 	return prefix + "run-" + env.RunID, "workflow, job and run id " + env.RunID + " (the event names no issue or pull request)", nil
 }
@@ -100,7 +101,7 @@ func DefaultTask(getenv func(string) string, readFile func(string) ([]byte, erro
 func eventSubject(path string, readFile func(string) ([]byte, error)) (int, string, error) {
 	b, err := readFile(path)
 	if err != nil {
-		return 0, "", fmt.Errorf("derive task: read event payload GITHUB_EVENT_PATH: %w: pass --task ID or set GHONCE_TASK", err)
+		return 0, "", fmt.Errorf("derive task: read event payload GITHUB_EVENT_PATH: %w", err)
 	}
 	var ev struct {
 		Issue *struct {
@@ -112,7 +113,7 @@ func eventSubject(path string, readFile func(string) ([]byte, error)) (int, stri
 		} `json:"pull_request"`
 	}
 	if err := json.Unmarshal(b, &ev); err != nil {
-		return 0, "", fmt.Errorf("derive task: parse event payload %s: %w: pass --task ID or set GHONCE_TASK", filepath.Base(path), err)
+		return 0, "", fmt.Errorf("derive task: parse event payload %s: %w", filepath.Base(path), err)
 	}
 	switch {
 	case ev.Issue != nil && ev.Issue.Number > 0:

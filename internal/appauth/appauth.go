@@ -30,6 +30,8 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/oauth2"
+
+	"github.com/ghonce/ghonce/effect"
 )
 
 // ErrBadKey matches errors about the private key itself (exit 2 in the CLI).
@@ -64,6 +66,10 @@ type Config struct {
 	HTTPClient *http.Client
 	Now        func() time.Time
 	UserAgent  string
+	// Words names the option an error asks the user to check (the app
+	// id, its key, its installation) as the front that configured the app
+	// does; nil is effect.GoWords, these fields.
+	Words effect.Words
 }
 
 // App is an authenticated GitHub App. It is safe for concurrent use.
@@ -83,15 +89,16 @@ type App struct {
 
 // New parses the key and checks the configuration; it sends nothing.
 func New(cfg Config) (*App, error) {
+	cfg.Words = effect.WordsOr(cfg.Words)
 	if cfg.AppID <= 0 {
-		return nil, fmt.Errorf("configure github app: app id %d: want the numeric App ID from the app's settings page (--app-id or GHONCE_APP_ID)", cfg.AppID)
+		return nil, fmt.Errorf("configure github app: app id %d: want the numeric App ID from the app's settings page (%s)", cfg.AppID, cfg.Words.Name(effect.Option{Name: "app-id"}))
 	}
-	key, err := ParseKey(cfg.PrivateKey)
+	key, err := parseKey(cfg.PrivateKey, cfg.Words)
 	if err != nil {
 		return nil, err
 	}
 	if cfg.InstallationID == 0 && (cfg.Owner == "" || cfg.Repo == "") {
-		return nil, errors.New("configure github app: no installation id and no repository to find it for: pass --app-installation-id or --repo")
+		return nil, fmt.Errorf("configure github app: no installation id and no repository to find it for: %s", cfg.Words.Set(effect.Option{Name: "app-installation-id"}))
 	}
 	base := cfg.BaseURL
 	if base == "" {
@@ -114,12 +121,12 @@ func New(cfg Config) (*App, error) {
 	return &App{cfg: cfg, key: key, base: u, hc: hc, install: cfg.InstallationID}, nil
 }
 
-// ParseKey parses a PEM-encoded RSA private key. A key pasted into an
+// parseKey parses a PEM-encoded RSA private key. A key pasted into an
 // environment variable with literal "\n" sequences is accepted too. Its
 // errors match ErrBadKey and never show the key.
-func ParseKey(p []byte) (*rsa.PrivateKey, error) {
+func parseKey(p []byte, w effect.Words) (*rsa.PrivateKey, error) {
 	bad := func(why string) error {
-		return fmt.Errorf("parse github app private key: %s: give the .pem file the app's settings page generated (--app-private-key-file, or its text in GHONCE_APP_PRIVATE_KEY): %w", why, ErrBadKey)
+		return fmt.Errorf("parse github app private key: %s: give the .pem file the app's settings page generated (%s): %w", why, w.Name(effect.Option{Name: "app-private-key"}), ErrBadKey)
 	}
 	p = bytes.TrimSpace(p)
 	if len(p) == 0 {
@@ -328,11 +335,11 @@ func (a *App) hint(status int, path, msg string) string {
 	case status == http.StatusUnauthorized && (strings.Contains(msg, "'exp'") || strings.Contains(msg, "'iat'")):
 		return "GitHub refused the JWT's times: the runner's clock is off; it must be within about a minute of GitHub's (check NTP), then run again"
 	case status == http.StatusUnauthorized:
-		return "check that app id " + id + " (--app-id, GHONCE_APP_ID) is the App ID on the app's settings page and the private key is one of that app's keys"
+		return "check that app id " + id + " (" + a.cfg.Words.Name(effect.Option{Name: "app-id"}) + ") is the App ID on the app's settings page and the private key is one of that app's keys"
 	case status == http.StatusNotFound && strings.HasSuffix(path, "/installation"):
-		return "app " + id + " is not installed on " + a.cfg.Owner + "/" + a.cfg.Repo + ": install it on the repository (the app's settings page, Install App), or pass --app-installation-id"
+		return "app " + id + " is not installed on " + a.cfg.Owner + "/" + a.cfg.Repo + ": install it on the repository (the app's settings page, Install App), or " + a.cfg.Words.Set(effect.Option{Name: "app-installation-id"})
 	case status == http.StatusNotFound && strings.HasSuffix(path, "/access_tokens"):
-		return "installation " + strconv.FormatInt(a.install, 10) + " is not an installation of app " + id + ": check --app-installation-id, or leave it out to find the installation for the repository"
+		return "installation " + strconv.FormatInt(a.install, 10) + " is not an installation of app " + id + ": check " + a.cfg.Words.Name(effect.Option{Name: "app-installation-id"}) + ", or leave it out to find the installation for the repository"
 	case status == http.StatusForbidden:
 		return "the installation may be suspended or lack permissions: check the app's installation settings"
 	}

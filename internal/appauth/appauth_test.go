@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/testworld"
 )
@@ -181,7 +182,7 @@ func TestMalformedKeyIsRefusedBeforeAnythingIsSent(t *testing.T) {
 		})
 	}
 	// A key pasted into a variable with literal \n is accepted.
-	if _, err := ParseKey([]byte(strings.ReplaceAll(string(good), "\n", `\n`))); err != nil {
+	if _, err := parseKey([]byte(strings.ReplaceAll(string(good), "\n", `\n`)), effect.GoWords{}); err != nil {
 		t.Fatalf("escaped newlines: %v", err)
 	}
 }

@@ -28,17 +28,17 @@ type bodyFlags struct {
 	onChange string
 }
 
-func (b *bodyFlags) read(in io.Reader, required bool) (string, error) {
+func (b *bodyFlags) read(in io.Reader, required bool, w effect.Words) (string, error) {
 	switch {
 	case b.set && b.file != "":
-		return "", usagef("give only one of --body or --body-file")
+		return "", usagef("give only one of %s or %s", w.Name(effect.Option{Name: "body"}), w.Name(effect.Option{Name: "body-file"}))
 	case b.set:
 		return b.body, nil
 	case b.file != "":
 		data, err := readPathOrStdin("--body-file", "body", b.file, in)
 		return string(data), err
 	case required:
-		return "", usagef("no body: pass --body TEXT or --body-file FILE")
+		return "", usagef("no body: %s", w.Set(effect.Option{Name: "body"}))
 	}
 	return "", nil
 }
@@ -74,7 +74,7 @@ func runOr[T any](ctx context.Context, opts *T, runF func(*T) error, run func(co
 // actWithBody reads --body/--body-file (required) and runs, as o says, the
 // action on GitHub spec(body) makes.
 func actWithBody(ctx context.Context, o actOptions, b *bodyFlags, spec func(body string) reconcile.Spec) error {
-	body, err := b.read(o.f.sys.In, true)
+	body, err := b.read(o.f.sys.In, true, o.say())
 	if err != nil {
 		return err
 	}
@@ -100,8 +100,18 @@ type actOptions struct {
 	// own requests (gh's milestones for -m). It must not block.
 	before func(ctx context.Context, c *ghcheck.Client)
 	// names is how the front calls a field of the action in an error
-	// (effect.Named); nil is ghonce's flags (flagName).
+	// (effect.Named), and words an option; nil is ghonce's flags
+	// (flagName, flagWords), or the action's inputs in its step.
 	names func(field string) string
+	words effect.Words
+}
+
+// say is how o's front names options.
+func (o actOptions) say() effect.Words {
+	if o.words != nil {
+		return o.words
+	}
+	return wordsFor(o.f.sys.Getenv)
 }
 
 // flagNames are the fields ghonce's verbs take under another name than
@@ -121,6 +131,46 @@ func flagName(field string) string {
 		return n
 	}
 	return "--" + strings.ReplaceAll(field, "_", "-")
+}
+
+// flagWords says an option as ghonce's verbs take it: its flag, and the
+// environment variable that sets it when there is one (optionEnv).
+type flagWords struct{}
+
+// optionEnv are the environment variables that set an option.
+var optionEnv = map[string]string{"repo": "GH_REPO", "task": "GHONCE_TASK", "ledger": ledger.EnvPath, "app-id": "GHONCE_APP_ID", "app-installation-id": "GHONCE_APP_INSTALLATION_ID"}
+
+func (w flagWords) Name(o effect.Option) string { return w.say(o, "", " or ") }
+
+func (w flagWords) Set(o effect.Option) string {
+	switch o.Name {
+	case "trust-author":
+		return "start ghonce with --trust-author " + o.Value
+	case "body", "content":
+		return fmt.Sprintf("pass --%s TEXT or --%[1]s-file FILE", o.Name)
+	case "app-private-key":
+		return "pass --app-private-key-file FILE or set GHONCE_APP_PRIVATE_KEY to the PEM text"
+	}
+	return w.say(o, "pass ", " or set ")
+}
+
+// say is verb, o's flag and its value, and or its variable if it has one.
+func (flagWords) say(o effect.Option, verb, or string) string {
+	s := verb + strings.TrimSpace("--"+strings.Replace(o.Name, "private-key", "private-key-file", 1)+" "+o.Value)
+	if env := optionEnv[o.Name]; env != "" {
+		s += or + env
+	}
+	return s
+}
+
+// wordsFor is how the front that runs this process names options: the
+// ghonce action's inputs in its own step (actions.ViaAction), else
+// ghonce's flags.
+func wordsFor(getenv func(string) string) effect.Words {
+	if actions.ViaAction(getenv) {
+		return actions.Inputs{}
+	}
+	return flagWords{}
 }
 
 // runAction runs one action through the engine and prints its result. Bad
@@ -165,8 +215,8 @@ func runAction(ctx context.Context, o actOptions) error {
 	if state, err := act(ctx, f, o, p); err != nil {
 		// Every failure from here on names the key and, once the ledger
 		// is open, the entry's state: what a caller needs to settle it.
-		if o.names == nil { // ghonce's own verbs: their flags
-			err = changedInFlags(err)
+		if o.words == nil { // ghonce's own verbs (the gh shim words it itself)
+			err = changedIn(err, o.say())
 		}
 		if cf := (*reconcile.ConflictError)(nil); errors.As(err, &cf) && cf.DoneUnproven {
 			err = &inWords{msg: err.Error() + ": `ghonce resolve " + cf.Key + " --retry --force`", err: err}
@@ -256,28 +306,26 @@ func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (
 	return ledger.Done, f.reportToActions(res)
 }
 
-// changedInFlags is a *reconcile.ChangedError said with the flags that act
-// on it.
-func changedInFlags(err error) error {
+// changedIn is a *reconcile.ChangedError said in w, the words of the front
+// whose options act on it.
+func changedIn(err error, w effect.Words) error {
 	var ce *reconcile.ChangedError
 	if !errors.As(err, &ce) {
 		return err
 	}
-	return &inWords{msg: ce.InFlags("another --step", "--step %s", "--on-change %s"), err: err}
+	return &inWords{msg: ce.In(w), err: err}
 }
 
 // changeAdvice is what a run whose description differs from the done
-// one's can do about it, in the words of o's front: the gh shim has
-// neither flag and reads GHONCE_ON_CHANGE; of ghonce's own verbs, only
-// those with a body have --on-change.
+// one's can do about it, in the words of o's front: of ghonce's own
+// verbs, only those with a body have --on-change; the gh shim reads
+// GHONCE_ON_CHANGE.
 func changeAdvice(o actOptions) string {
-	switch {
-	case o.names != nil && o.names("step") == "GHONCE_STEP":
-		return " (GHONCE_ON_CHANGE=update edits it, GHONCE_ON_CHANGE=fail stops)"
-	case o.onChange != "":
-		return " (--on-change update edits it, --on-change fail stops)"
+	w := o.say()
+	if o.onChange == "" && o.words == nil {
+		return " (use another " + w.Name(effect.Option{Name: "step"}) + " for a new one)"
 	}
-	return " (use another --step for a new one)"
+	return fmt.Sprintf(" (%s edits it, %s stops)", w.Name(effect.Option{Name: "on-change", Value: "update"}), w.Name(effect.Option{Name: "on-change", Value: "fail"}))
 }
 
 func (f *factory) printResult(r *reconcile.Result, asJSON bool) error {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/actions"
@@ -44,7 +45,7 @@ func actionsTask(getenv func(string) string, errOut io.Writer) (string, error) {
 	}
 	task, why, err := actions.DefaultTask(getenv, os.ReadFile)
 	if err != nil {
-		return "", usage(err)
+		return "", usagef("%w: %s", err, wordsFor(getenv).Set(effect.Option{Name: "task", Value: "ID"}))
 	}
 	if errOut != nil {
 		fmt.Fprintf(errOut, "ghonce: task %s (from the %s; set the task yourself in matrix jobs or when one job makes several of the same kind)\n", task, why)
@@ -58,7 +59,7 @@ func actionsTask(getenv func(string) string, errOut io.Writer) (string, error) {
 func (f *factory) githubOptions(ctx context.Context, who gitHubFlags, repo repoFlag) (ghcheck.Options, error) {
 	tel := f.telemetry(false)
 	opts := ghcheck.Options{BaseURL: f.sys.Getenv("GITHUB_API_URL"), TrustedAuthors: who.TrustAuthors, UserAgent: "ghonce", Logf: f.logf,
-		Metrics: tel.metrics, Tracer: tel.tracer}
+		Metrics: tel.metrics, Tracer: tel.tracer, Words: f.words()}
 	var err error
 	if opts.Budget, err = budgetFromEnv(f.sys.Getenv); err != nil {
 		return opts, err
@@ -95,37 +96,37 @@ func (f *factory) githubOptions(ctx context.Context, who gitHubFlags, repo repoF
 // nil when none is; repo (--repo, else the environment's) finds its
 // installation when none is given.
 func (f *factory) githubApp(a appFlags, repo repoFlag) (*appauth.App, error) {
-	env := f.sys.Getenv
+	env, w := f.sys.Getenv, f.words()
 	id := firstOf(a.id, env("GHONCE_APP_ID"))
 	if id == "" {
 		return nil, nil
 	}
 	appID, err := strconv.ParseInt(strings.TrimSpace(id), 10, 64)
 	if err != nil || appID <= 0 {
-		return nil, usagef("invalid GitHub App id %q: want the numeric App ID from the app's settings page (--app-id, GHONCE_APP_ID)", id)
+		return nil, usagef("invalid GitHub App id %q: want the numeric App ID from the app's settings page (%s)", id, w.Name(effect.Option{Name: "app-id"}))
 	}
 	var key []byte
 	switch file := firstOf(a.keyFile, env("GHONCE_APP_PRIVATE_KEY_FILE")); {
 	case file != "":
 		if key, err = os.ReadFile(file); err != nil {
-			return nil, usagef("read GitHub App private key: %v: check --app-private-key-file", err)
+			return nil, usagef("read GitHub App private key: %v: check %s", err, w.Name(effect.Option{Name: "app-private-key"}))
 		}
 	case env("GHONCE_APP_PRIVATE_KEY") != "":
 		key = []byte(env("GHONCE_APP_PRIVATE_KEY"))
 	default:
-		return nil, usagef("GitHub App %d has no private key: pass --app-private-key-file FILE or set GHONCE_APP_PRIVATE_KEY to the PEM text", appID)
+		return nil, usagef("GitHub App %d has no private key: %s", appID, w.Set(effect.Option{Name: "app-private-key"}))
 	}
 	var inst int64
 	if s := firstOf(a.installation, env("GHONCE_APP_INSTALLATION_ID")); s != "" {
 		if inst, err = strconv.ParseInt(strings.TrimSpace(s), 10, 64); err != nil || inst <= 0 {
-			return nil, usagef("invalid GitHub App installation id %q: want a number (--app-installation-id)", s)
+			return nil, usagef("invalid GitHub App installation id %q: want a number (%s)", s, w.Name(effect.Option{Name: "app-installation-id"}))
 		}
 	}
-	cfg := appauth.Config{AppID: appID, PrivateKey: key, InstallationID: inst, BaseURL: env("GITHUB_API_URL"), Now: f.sys.Now}
+	cfg := appauth.Config{AppID: appID, PrivateKey: key, InstallationID: inst, BaseURL: env("GITHUB_API_URL"), Now: f.sys.Now, Words: w}
 	if inst == 0 {
 		repo, err := repo.orEnv(env)
 		if err != nil {
-			return nil, usagef("no installation for GitHub App %d: pass --repo OWNER/NAME to find it, or --app-installation-id", appID)
+			return nil, usagef("no installation for GitHub App %d and no repository to find it in: %s, or %s", appID, w.Set(effect.Option{Name: "app-installation-id"}), w.Set(effect.Option{Name: "repo", Value: "OWNER/NAME"}))
 		}
 		r, err := parseRepo(repo)
 		if err != nil {
@@ -180,14 +181,13 @@ func annotateForActions(sys IO, code int, err error) {
 	if errors.As(err, &se) {
 		msg = map[int]string{
 			ExitUnconfirmed: "some entries could not be settled: GitHub could not answer, or another process holds them; the log above names them.",
-			ExitStale:       "ledger entries have been attempting longer than --stale: a person is needed; run `ghonce status` to see them, then `ghonce resolve KEY --done` or `--retry`.",
+			ExitStale:       "ledger entries have been attempting longer than " + wordsFor(sys.Getenv).Name(effect.Option{Name: "stale"}) + ": a person is needed; run `ghonce status` to see them, then `ghonce resolve KEY --done` or `--retry`.",
 			ExitDuplicates:  "ghonce audit found open duplicates: the job summary lists them; `ghonce audit --apply` settles the ones this token's login wrote, and a person labels one `ghonce-audit:keep` to keep both.",
 		}[code]
 		if msg == "" {
 			msg = fmt.Sprintf("ghonce exited %d; see the log above.", code)
 		}
 	}
-	msg = actions.Advice(sys.Getenv, msg)
 	secrets := actionsSecrets(sys.Getenv)
 	fmt.Fprintln(sys.Err, actions.Annotate(code, msg, secrets))
 	line := fmt.Sprintf("- ghonce **failed** (exit %d): %s", code, strings.ReplaceAll(actions.Scrub(msg, secrets), "\n", " "))
@@ -208,7 +208,7 @@ func actionsSecrets(getenv func(string) string) []string {
 // this process ("on-change: update", not "--on-change update").
 func (f *factory) warn(msg string) {
 	if _, ok := actions.Detect(f.sys.Getenv); ok {
-		fmt.Fprintln(f.sys.Err, actions.Warn(actions.Advice(f.sys.Getenv, msg), actionsSecrets(f.sys.Getenv)))
+		fmt.Fprintln(f.sys.Err, actions.Warn(msg, actionsSecrets(f.sys.Getenv)))
 		return
 	}
 	fmt.Fprintln(f.sys.Err, "ghonce: warning: "+msg)

@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/failure"
-	"github.com/ghonce/ghonce/internal/actions"
 )
 
 // Exit codes. Scripts depend on them; keep them stable. They live in
@@ -82,8 +81,7 @@ func Main(ctx context.Context, args []string, sys IO) int {
 	if cmd != nil && cmd != root {
 		verb = strings.TrimPrefix(cmd.CommandPath(), root.Name()+" ")
 	}
-	fail := failure.Describe(err, verb)
-	fail.Error.Message = actions.Advice(sys.Getenv, fail.Error.Message)
+	fail := failure.Describe(err, verb, wordsFor(sys.Getenv))
 	fmt.Fprintln(sys.Err, "ghonce: "+fail.Error.Message)
 	if fail.Key != "" && !strings.Contains(fail.Error.Message, fail.Key) {
 		fmt.Fprintln(sys.Err, "ghonce: key "+fail.Key)

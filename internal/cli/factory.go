@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
@@ -143,7 +144,7 @@ func (f *factory) openLedgerToRead(ctx context.Context, loc ledgerFlag, repo rep
 func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.Options, repo repoFlag, c *ghcheck.Client) (*store.Opened, error) {
 	loc, err := ledger.ResolvePath(string(flag), f.sys.Getenv)
 	if err != nil {
-		return nil, usagef("%v: pass --ledger PATH or set %s", err, ledger.EnvPath)
+		return nil, usagef("%v: %s", err, f.words().Set(effect.Option{Name: "ledger", Value: "PATH"}))
 	}
 	if store.IsGitHub(loc) {
 		if r, rerr := repo.orEnv(f.sys.Getenv); rerr == nil {
@@ -158,7 +159,7 @@ func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.O
 			return f.github(ctx, gitHubFlags{}, repo)
 		}
 	}
-	o.Now, o.CreatedBy = f.sys.Now, createdBy()
+	o.Now, o.CreatedBy, o.Words = f.sys.Now, createdBy(), f.words()
 	// The backends' errors name the ledger and say what to do.
 	l, err := store.Open(ctx, loc, o)
 	switch {
@@ -166,7 +167,7 @@ func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.O
 		return nil, usage(err)
 	case err != nil:
 		// The ledger's own words name no flag: say how to choose another.
-		return nil, &failure.LedgerError{Err: fmt.Errorf("%w (--ledger PATH or %s chooses the ledger)", err, ledger.EnvPath)}
+		return nil, &failure.LedgerError{Err: fmt.Errorf("%w (%s chooses the ledger)", err, f.words().Name(effect.Option{Name: "ledger", Value: "PATH"}))}
 	}
 	return l, nil
 }
@@ -189,6 +190,9 @@ func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer,
 	}
 	return reconcile.New(cfg)
 }
+
+// words is how the front that runs this process names options (wordsFor).
+func (f *factory) words() effect.Words { return wordsFor(f.sys.Getenv) }
 
 // logf reports progress and waits on stderr.
 func (f *factory) logf(format string, args ...any) {

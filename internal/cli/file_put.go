@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -63,7 +64,7 @@ func filePutRun(ctx context.Context, opts *filePutOptions) error {
 		}
 		fs.Content = data
 	default:
-		return usagef("no content: pass --content TEXT or --content-file FILE")
+		return usagef("no content: %s", wordsFor(opts.f.sys.Getenv).Set(effect.Option{Name: "content"}))
 	}
 	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, needRepo: true, spec: fs})
 }

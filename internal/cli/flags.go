@@ -34,7 +34,7 @@ func (r repoFlag) orEnv(getenv func(string) string) (string, error) {
 			return repoRef(s, getenv("GITHUB_API_URL"))
 		}
 	}
-	return "", usagef("no repository: pass --repo OWNER/NAME or set GH_REPO")
+	return "", usagef("no repository: %s", wordsFor(getenv).Set(effect.Option{Name: "repo", Value: "OWNER/NAME"}))
 }
 
 // taskFlag is --task: the unit of work.
@@ -58,7 +58,7 @@ func (t taskFlag) orEnv(getenv func(string) string, errOut io.Writer) (string, e
 		}
 	}
 	if strings.TrimSpace(s) == "" {
-		return "", usagef("no task: pass --task ID or set GHONCE_TASK (an id that names the work, never a time or a random value)")
+		return "", usagef("no task: %s (an id that names the work, never a time or a random value)", wordsFor(getenv).Set(effect.Option{Name: "task", Value: "ID"}))
 	}
 	return s, nil
 }

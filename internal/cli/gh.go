@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/reconcile"
@@ -50,7 +51,7 @@ func GhMain(ctx context.Context, argv []string, sys IO) int {
 		return ExitOK
 	}
 	err = anotherActForGh(err, verb)
-	fail := failure.Describe(err, verb)
+	fail := failure.Describe(err, verb, ghWords{})
 	fmt.Fprintln(sys.Err, "ghonce: "+fail.Error.Message)
 	if fail.Key != "" && !strings.Contains(fail.Error.Message, fail.Key) {
 		fmt.Fprintln(sys.Err, "ghonce: key "+fail.Key)
@@ -296,7 +297,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 		}
 	}
 
-	body, err := (&bodyFlags{body: o.body, file: o.bodyFile, set: o.set("body")}).read(sys.In, false)
+	body, err := (&bodyFlags{body: o.body, file: o.bodyFile, set: o.set("body")}).read(sys.In, false, ghWords{})
 	if err != nil {
 		return err
 	}
@@ -344,7 +345,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	default:
 		spec = reconcile.Comment{Number: number, Body: body}
 	}
-	act := actOptions{f: f, flags: a, needRepo: true, spec: spec, onChange: onChange, names: ghName}
+	act := actOptions{f: f, flags: a, needRepo: true, spec: spec, onChange: onChange, names: ghName, words: ghWords{}}
 	if !o.meta.Empty() {
 		var milestones chan *ghcheck.Milestones
 		if o.meta.Milestone != "" {
@@ -375,7 +376,7 @@ func anotherActForGh(err error, verb string) error {
 	case !errors.As(err, &ce):
 		return err
 	case ce.Different == "":
-		return &inWords{msg: ce.InFlags("another GHONCE_STEP", "GHONCE_STEP=%s", "GHONCE_ON_CHANGE=%s"), err: err}
+		return changedIn(err, ghWords{})
 	}
 	what := map[string]string{"pr create": "pull request", "issue create": "issue"}[verb]
 	if what == "" {
@@ -413,6 +414,22 @@ func ghName(field string) string {
 		return n
 	}
 	return "--" + field
+}
+
+// ghWords says the shim's options: gh's flags, and the settings gh has
+// no flag for as the environment variables the shim reads
+// (GHONCE_STEP=NAME).
+type ghWords struct{ flagWords }
+
+func (w ghWords) Name(o effect.Option) string {
+	if o.Name != "step" && o.Name != "on-change" {
+		return w.flagWords.Name(o)
+	}
+	n := "GHONCE_" + strings.ToUpper(strings.ReplaceAll(o.Name, "-", "_"))
+	if o.Value != "" {
+		n += "=" + o.Value
+	}
+	return n
 }
 
 // reconcileDescribe names a result's artifact by URL, else by number.

@@ -397,7 +397,7 @@ func toolMessage(err error) error {
 // mapping), so an agent or a runner reading tool errors speaks the same
 // vocabulary as one reading the CLI.
 func withKind(err, msg error) error {
-	d := failure.Describe(err, "mcp")
+	d := failure.Describe(err, "mcp", nil)
 	tail := fmt.Sprintf("[%s: the CLI's exit %d", d.Error.Kind, d.ExitCode)
 	if d.Key != "" {
 		tail += ", key " + d.Key

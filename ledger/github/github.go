@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/ledger"
@@ -65,7 +66,7 @@ func Open(opts Options) (*Ledger, error) {
 		return nil, errors.New("open the repository ledger: no GitHub client")
 	}
 	if opts.Repo.Owner == "" || opts.Repo.Name == "" {
-		return nil, errors.New("open the repository ledger: no repository: pass --repo OWNER/REPO, set GH_REPO, or give the ledger as github://OWNER/REPO")
+		return nil, errors.New("open the repository ledger: no repository: set Options.Repo")
 	}
 	ns := opts.Namespace
 	if ns == "" {
@@ -207,7 +208,7 @@ func (l *Ledger) moveTo(ctx context.Context, ref, parent, sha string, rec *recor
 	case errors.As(err, &ce) && ce.Class == ghcheck.ClassExists:
 		return nil, false, errMoved
 	case parent == "" && errors.As(err, &ce) && ce.Class == ghcheck.ClassRefused && status(err) == http.StatusUnprocessableEntity:
-		return nil, false, fmt.Errorf("create %s in %s: GitHub refused the ref (%w): this host does not take refs outside refs/heads and refs/tags, so the repository cannot hold the ledger; nothing was claimed: use a SQLite file or a Postgres ledger instead (--ledger)", ref, l.repo, err)
+		return nil, false, fmt.Errorf("create %s in %s: GitHub refused the ref (%w): this host does not take refs outside refs/heads and refs/tags, so the repository cannot hold the ledger; nothing was claimed: use a SQLite file or a Postgres ledger instead (%s)", ref, l.repo, err, l.c.Words().Name(effect.Option{Name: "ledger"}))
 	case parent != "" && status(err) == http.StatusUnprocessableEntity:
 		// "Reference does not exist": pruned or deleted meanwhile.
 		return nil, false, errMoved
@@ -274,7 +275,7 @@ func (l *Ledger) explain(what string, err error) error {
 	case http.StatusForbidden:
 		return fmt.Errorf("%s in %s: the token cannot write refs: grant contents: write (in a workflow: `permissions: contents: write`; for a fine-grained token: Contents, read and write); the repository ledger keeps its claims as refs under %s, and GitHub answered: %w", what, l.repo, l.ns, err)
 	case http.StatusNotFound:
-		return fmt.Errorf("%s in %s: GitHub answered 404 (%w): the repository does not exist or this token cannot see it; check --repo, GH_REPO or the github://OWNER/REPO ledger location", what, l.repo, err)
+		return fmt.Errorf("%s in %s: GitHub answered 404 (%w): the repository does not exist or this token cannot see it; check %s or the github://OWNER/REPO ledger location", what, l.repo, err, l.c.Words().Name(effect.Option{Name: "repo"}))
 	}
 	return fmt.Errorf("%w: %s in %s: %w", ledger.ErrUnavailable, what, l.repo, err)
 }

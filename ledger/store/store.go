@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
 	ghledger "github.com/ghonce/ghonce/ledger/github"
@@ -71,6 +72,10 @@ type Options struct {
 	// on many repositories: ghonce mcp). github://OWNER/REPO keeps every
 	// claim in that one repository all the same.
 	PerRepo bool
+	// Words names an option an error asks the user to set (the
+	// repository) in the words of the front that opens the ledger; nil
+	// is effect.GoWords, these fields.
+	Words effect.Words
 }
 
 // origin is what a backend records for a ledger it creates, and whether it
@@ -122,7 +127,7 @@ func openGitHub(ctx context.Context, location string, opts Options) (*Opened, er
 	}
 	r, err := ghcheck.ParseRepo(strings.TrimSuffix(repo, "/"))
 	if strings.TrimSpace(repo) == "" {
-		return nil, &badLocation{errors.New("open ledger: the ledger \"github\" lives in the repository the command acts on, and it names none: pass --repo OWNER/REPO, set GH_REPO (in Actions GITHUB_REPOSITORY is read), or give the ledger as github://OWNER/REPO")}
+		return nil, &badLocation{fmt.Errorf("open ledger: the ledger \"github\" lives in the repository the command acts on, and it names none: %s (in Actions GITHUB_REPOSITORY is read), or give the ledger as github://OWNER/REPO", effect.WordsOr(opts.Words).Set(effect.Option{Name: "repo", Value: "OWNER/REPO"}))}
 	}
 	if err != nil {
 		return nil, &badLocation{fmt.Errorf("open ledger %s: %w: write it github://OWNER/REPO", location, err)}
