@@ -61,9 +61,8 @@ type Options struct {
 	// Tracer, if set, traces each request sent as a client span, a child
 	// of the span its context carries.
 	Tracer *observe.Tracer
-	// Words names an option an error asks the user to set (trusted
-	// authors) in the words of the front that built the client; nil is
-	// effect.GoWords, these fields.
+	// Words names the options errors advise in the front's words (nil:
+	// effect.GoWords, these fields).
 	Words effect.Words
 }
 

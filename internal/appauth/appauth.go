@@ -66,9 +66,8 @@ type Config struct {
 	HTTPClient *http.Client
 	Now        func() time.Time
 	UserAgent  string
-	// Words names the option an error asks the user to check (the app
-	// id, its key, its installation) as the front that configured the app
-	// does; nil is effect.GoWords, these fields.
+	// Words names the options errors advise in the front's words (nil:
+	// effect.GoWords, these fields).
 	Words effect.Words
 }
 

@@ -275,7 +275,7 @@ func (l *Ledger) explain(what string, err error) error {
 	case http.StatusForbidden:
 		return fmt.Errorf("%s in %s: the token cannot write refs: grant contents: write (in a workflow: `permissions: contents: write`; for a fine-grained token: Contents, read and write); the repository ledger keeps its claims as refs under %s, and GitHub answered: %w", what, l.repo, l.ns, err)
 	case http.StatusNotFound:
-		return fmt.Errorf("%s in %s: GitHub answered 404 (%w): the repository does not exist or this token cannot see it; check %s or the github://OWNER/REPO ledger location", what, l.repo, err, l.c.Words().Name(effect.Option{Name: "repo"}))
+		return fmt.Errorf("%s in %s: GitHub answered 404 (%w): the repository does not exist or this token cannot see it; check %s, or the github://OWNER/REPO ledger location", what, l.repo, err, l.c.Words().Name(effect.Option{Name: "repo"}))
 	}
 	return fmt.Errorf("%w: %s in %s: %w", ledger.ErrUnavailable, what, l.repo, err)
 }

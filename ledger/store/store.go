@@ -72,9 +72,8 @@ type Options struct {
 	// on many repositories: ghonce mcp). github://OWNER/REPO keeps every
 	// claim in that one repository all the same.
 	PerRepo bool
-	// Words names an option an error asks the user to set (the
-	// repository) in the words of the front that opens the ledger; nil
-	// is effect.GoWords, these fields.
+	// Words names the options errors advise in the front's words (nil:
+	// effect.GoWords, these fields).
 	Words effect.Words
 }
 
