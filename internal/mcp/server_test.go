@@ -61,6 +61,8 @@ type opts struct {
 	// and the server's.
 	metrics *observe.Metrics
 	tracer  *observe.Tracer
+	// onChange is the server's on-change policy; "": auto.
+	onChange string
 }
 
 func newWorld(t testing.TB, o opts) *world {
@@ -85,7 +87,7 @@ func newWorld(t testing.TB, o opts) *world {
 		defTask = o.task
 	}
 	srv, err := mcp.New(mcp.Config{
-		Engine: eng, Ledger: l, Task: defTask, Metrics: o.metrics, Tracer: o.tracer,
+		Engine: eng, Ledger: l, Task: defTask, Metrics: o.metrics, Tracer: o.tracer, OnChange: o.onChange,
 	})
 	if err != nil {
 		t.Fatal(err)

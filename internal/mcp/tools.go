@@ -386,6 +386,8 @@ func toolMessage(err error) error {
 		return fmt.Errorf("not created: this task's step %q already made %s, and this call reads as another %s, not a retry of that one (%s). Nothing was created. "+
 			"If you meant a new %s, call again with step %q (keep that step if you retry it). If you meant the existing one, it is %s: do not call again",
 			ce.Result.Step, describe(ce.Result), ce.Result.Kind, ce.Different, ce.Result.Kind, ce.NewStep, describe(ce.Result))
+	case errors.As(err, &ce):
+		return errors.New(ce.In(modelWords{}))
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("cancelled: %v: if a request had been sent it may have taken effect; call again with the same arguments to settle it", err)
 	}

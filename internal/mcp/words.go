@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 )
 
@@ -30,6 +31,19 @@ func argName(field string) string {
 	}
 	return field
 }
+
+// modelWords names an option to a model: step is an argument of the call;
+// any other is a setting of the server, which whoever runs it gives.
+type modelWords struct{}
+
+func (modelWords) Name(o effect.Option) string {
+	if o.Name != "step" {
+		o.Name = "the server's " + o.Name
+	}
+	return strings.TrimSpace(o.Name + " " + o.Value)
+}
+
+func (w modelWords) Set(o effect.Option) string { return "set " + w.Name(o) }
 
 // schemaErrors gives a tool error the SDK wrote itself (arguments that do
 // not fit the tool's input schema: a wrong type, a missing or an unknown

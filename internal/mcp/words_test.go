@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -43,6 +44,15 @@ func TestModelTextsNameNoCLIFlags(t *testing.T) {
 	noFlags("the changed call's warning", out.Warning)
 	// Another act in the same session: the tool error names no CLI flag.
 	noFlags("another act", w.fails("create_issue", args("title", "Docs typo in README", "step", "words"), "not created"))
+	// A server whose policy is fail: a reworded call names the argument
+	// step and the server's setting, neither a flag nor a Go field.
+	w = newWorld(t, opts{wait: -1, onChange: reconcile.OnChangeFail})
+	w.ok("create_issue", args("title", "Flaky test in auth", "step", "words"))
+	failed := w.fails("create_issue", args("title", "Flaky test in auth (retry)", "step", "words"), "another step for a new issue", "the server's on-change update")
+	noFlags("a reworded call under on-change fail", failed)
+	if strings.Contains(failed, "OnChange") {
+		t.Errorf("a reworded call under on-change fail names a Go field: %s", failed)
+	}
 }
 
 // An argument that does not fit the tool's schema (a wrong type, a missing
