@@ -4,49 +4,16 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/ghonce/ghonce/effect"
 )
 
-// Face is what every front needs to know of a kind, declared as data in
-// the kind's file (Spec.Face), so that no front describes a kind again:
-// the go-github transport routes, decodes and reads back from it, and a
-// test holds the CLI, the gh shim and the MCP server to the fronts it
-// names. A kind's default step is its DefaultStep, beside it.
-//
-// The kind's fields, by their JSON names, are its payload in the ledger
-// and GitHub's names for them on the wire: a body field of the kind's REST
-// write is the kind's field of the same name unless Wire says otherwise.
-type Face struct {
-	// Write is the REST write the kind stands for, "METHOD path", the path
-	// as GitHub's reference writes it after the API root:
-	// "POST repos/{owner}/{repo}/issues/{number}/comments". {owner} and
-	// {repo} name the repository; every other {param} binds the kind's
-	// field of that JSON name, and {param...} the rest of the path. Empty:
-	// the kind is no REST write (the go-github transport does not carry
-	// it).
-	Write string
-	// Wire maps a body field whose value is not the kind's field of the
-	// same name to what it holds, in the kind's fields: "ref":
-	// "refs/heads/{name}" (a value without that prefix is not this kind's
-	// write), "sha": "{replaces}".
-	Wire map[string]string
-	// Unwired are the kind's fields that the REST write does not carry
-	// (a PR's labels: GitHub's create takes none, ghonce adds them after).
-	Unwired []string
-	// Refuses are body fields GitHub's write takes that the kind cannot
-	// carry (a PR's maintainer_can_modify): a write with one of them is not
-	// the kind's, since dropping it would make something else than asked.
-	Refuses []string
-	// ReadBack are the GETs that read the artifact back, in the shape
-	// GitHub answers Write with; {param} is the result's number or id, else
-	// the kind's field of that name. A second path is the commit a
-	// contents write answers with beside the file.
-	ReadBack []string
+// Face is what every front needs to know of a kind (effect.Face).
+type Face = effect.Face
 
-	// The other fronts that carry the kind: `ghonce` verbs ("pr create"),
-	// gh command lines the gh shim guards, and MCP tools by
-	// github-mcp-server's names. Empty: that front does not carry it.
-	CLI, Gh, MCP []string
-}
+// WireParam returns the field a Wire value or a path segment names
+// ("refs/heads/{name}": name).
+func WireParam(v string) (string, bool) { return effect.WireParam(v) }
 
 // FaceOf returns kind's Face; false for a kind this build does not know.
 func FaceOf(kind string) (Face, bool) {
@@ -81,18 +48,6 @@ func Fields(kind string) map[string]bool {
 	return out
 }
 
-// Params are the path parameters f's Write binds to the kind's fields
-// (owner and repo, the repository, left out).
-func (f Face) Params() []string {
-	var out []string
-	for _, seg := range strings.Split(f.Write, "/") {
-		if p, ok := param(seg); ok && p != "owner" && p != "repo" {
-			out = append(out, strings.TrimSuffix(p, "..."))
-		}
-	}
-	return out
-}
-
 // BodyFields are the body fields of kind's REST write the kind carries,
 // by GitHub's names, sorted: what a front maps its own names from.
 func BodyFields(kind string) []string {
@@ -117,38 +72,4 @@ func BodyFields(kind string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// WireParam returns the field a Wire value or a path segment names
-// ("refs/heads/{name}": name).
-func WireParam(v string) (string, bool) {
-	i, j := strings.Index(v, "{"), strings.LastIndex(v, "}")
-	if i < 0 || j < i {
-		return "", false
-	}
-	return strings.TrimSuffix(v[i+1:j], "..."), true
-}
-
-// param returns the parameter a whole path segment is ("{number}":
-// number; "{path...}": path...).
-func param(seg string) (string, bool) {
-	if len(seg) > 2 && seg[0] == '{' && seg[len(seg)-1] == '}' {
-		return seg[1 : len(seg)-1], true
-	}
-	return "", false
-}
-
-// WireName is what f's REST write calls the kind's field: a path
-// parameter (inPath), the body field Wire maps to it, or the body field
-// of the same name. A front names a field of an invalid action by it.
-func (f Face) WireName(field string) (name string, inPath bool) {
-	if slices.Contains(f.Params(), field) {
-		return field, true
-	}
-	for k, v := range f.Wire {
-		if p, ok := WireParam(v); ok && p == field {
-			return k, false
-		}
-	}
-	return field, false
 }
