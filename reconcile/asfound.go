@@ -20,11 +20,11 @@ func withoutMarker(key, body string) string { return taskkey.WithoutMarker(key, 
 // this run's. It returns entry unchanged when the artifact shows none.
 func (e *Engine) foundEntry(ctx context.Context, a Action, key string, entry *ledger.Entry, r *Result) *ledger.Entry {
 	af, ok := a.Spec.(AsFounder)
-	if !ok || r.found == nil {
+	if !ok || r.FoundArtifact == nil {
 		return entry
 	}
 	owner, _, _ := strings.Cut(a.Repo, "/")
-	spec, ok := af.AsFound(key, owner, *r.found)
+	spec, ok := af.AsFound(key, owner, *r.FoundArtifact)
 	if !ok {
 		return entry
 	}

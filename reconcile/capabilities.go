@@ -11,14 +11,14 @@ import (
 // artifact. What follows is everything else a kind may do, each an
 // interface its Spec implements or not; the engine asks for each with a
 // type assertion and has a default for a kind without it. A kind's file
-// (kind_pr.go, kind_issue.go, ..., exec.go) holds every method it has.
+// (kind_pr.go, kind_issue.go, ...) holds every method it has.
 
 // DefaultStepper is a Spec with a default step: the step of an action
 // that names none, whichever front it comes through (the CLI, the gh shim,
 // the MCP server, the go-github transport), so the same act through two
 // fronts has one key. Prepare and KeyOf apply it; a front passes an empty
-// step rather than a default of its own. A kind without one (a guarded
-// command, a tool call) needs its step named.
+// step rather than a default of its own. A kind without one needs its step
+// named.
 type DefaultStepper interface {
 	DefaultStep() string
 }
@@ -85,22 +85,6 @@ type Updatable interface {
 	Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (out effect.Artifact, kept []string, err error)
 }
 
-// OffGitHub is a Spec whose effect is not on GitHub (a guarded command, a
-// tool call): its action needs no repository, the engine needs no GitHub
-// client, no login and no GitHub look-up for it. Every kind without it acts
-// on a GitHub repository, which Prepare then requires; its outcome can be
-// looked up again, and "nothing was sent" means nothing was created.
-type OffGitHub interface {
-	// Unverifiable reports whether a rerun may be unable to look this
-	// description's outcome up (a guarded command without Check, any tool
-	// call): its done record is then forced to disk before Do returns,
-	// since a lost one cannot be found again.
-	Unverifiable() bool
-	// NotSent says what a create that never left means (a command that
-	// did not start).
-	NotSent() string
-}
-
 // KeyLabeled is a Spec whose artifact carries the key's label
 // (taskkey.Label) on GitHub: a pull request or an issue. `ghonce labels
 // prune` deletes those labels once their entries are long done.
@@ -119,26 +103,4 @@ type KeyLabeled interface {
 // with the ledger's description only.
 type AsFounder interface {
 	AsFound(key, repoOwner string, art effect.Artifact) (Spec, bool)
-}
-
-// OwnSending is a Spec whose Create writes its own sending mark, through
-// Env.markSending, once it can name what it starts (a guarded command's
-// supervisor, whose tree a taker waits out). Without it the engine marks
-// the create as sent just before calling Create.
-type OwnSending interface {
-	MarksOwnSending()
-}
-
-// onGitHub reports whether spec acts on GitHub (it is not OffGitHub).
-func onGitHub(spec Spec) bool {
-	_, off := spec.(OffGitHub)
-	return !off
-}
-
-// verifiable reports whether a rerun can establish spec's outcome without
-// the ledger's record of it (once.Core.RecordDone): every GitHub kind, and
-// an effect off GitHub that can be checked.
-func verifiable(spec Spec) bool {
-	off, ok := spec.(OffGitHub)
-	return !ok || !off.Unverifiable()
 }

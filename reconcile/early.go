@@ -43,9 +43,9 @@ const earlyLookFor = 10 * time.Second
 const MinPruneAge = time.Minute
 
 // lookEarly starts the look-up for a's key beside its claim, or returns nil
-// where it would not serve (another ledger, a guarded command).
+// where it would not serve (another ledger).
 func (e *Engine) lookEarly(ctx context.Context, a Action, key string) *early {
-	if !e.cfg.DoneNeedsProof || !onGitHub(a.Spec) || e.cfg.GitHub == nil {
+	if !e.cfg.DoneNeedsProof || e.cfg.GitHub == nil {
 		return nil
 	}
 	env, err := e.env(a.Repo, "")

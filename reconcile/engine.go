@@ -1,30 +1,26 @@
-// Package reconcile is the engine that decides. Every kind of side effect
-// (pull request, issue, comment, branch, file, guarded command) goes through
-// the same flow:
+// Package reconcile is the engine that decides for GitHub. Every kind of
+// side effect on GitHub (pull request, issue, comment, branch, file, ...)
+// goes through the same flow:
 //
 //  1. Claim the key in the ledger: the intent is durable before anything is
 //     sent. A done entry returns its stored result with no GitHub request.
-//  2. Ask reality whether the artifact already exists (consistent reads on
-//     GitHub, or the user's check for a guarded command), with the current
-//     description and with the one stored by an earlier attempt.
+//  2. Ask GitHub whether the artifact already exists (consistent reads),
+//     with the current description and with the one stored by an earlier
+//     attempt.
 //  3. Found: record done. Absent: create, then record done. Unknown: leave the
 //     entry attempting and say that a rerun or `ghonce reconcile` settles it.
 //
 // A kind is a small description (Spec): how to find its artifact and how to
-// create it. The flow is written once, here.
+// create it. The flow is written once, here. Effects GitHub cannot see (a
+// guarded command, a tool call) have an engine of their own beside this
+// one, package offgithub, on the same ledger-side core.
 package reconcile
 
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -32,55 +28,24 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/internal/once"
-	"github.com/ghonce/ghonce/internal/procid"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/observe"
 )
 
 // Outcome says how an action ended.
-type Outcome string
+type Outcome = once.Outcome
 
 const (
-	Created Outcome = "created" // this run created the artifact
-	Found   Outcome = "found"   // it already existed on GitHub (an earlier attempt made it)
-	Skipped Outcome = "skipped" // the ledger said done; GitHub was not asked
+	Created = once.Created // this run created the artifact
+	Found   = once.Found   // it already existed on GitHub (an earlier attempt made it)
+	Skipped = once.Skipped // the ledger said done; GitHub was not asked
 )
 
-// Result is what Do returns and the CLI prints.
-type Result struct {
-	Key            string  `json:"key"`
-	Kind           string  `json:"kind"`
-	Task           string  `json:"task"`
-	Step           string  `json:"step"`
-	Repo           string  `json:"repo,omitempty"`
-	Outcome        Outcome `json:"outcome"`
-	Number         int     `json:"number,omitempty"`
-	URL            string  `json:"url,omitempty"`
-	ID             int64   `json:"id,omitempty"`
-	SHA            string  `json:"sha,omitempty"`
-	Ref            string  `json:"ref,omitempty"`
-	PayloadChanged bool    `json:"payload_changed"`
-	Attempts       int     `json:"attempts"`
-	Warning        string  `json:"warning,omitempty"`
+// Result is what Do returns and the CLI prints (offgithub's engine returns
+// the same).
+type Result = once.Result
 
-	// Changed lists the fields of this run's description that differ from
-	// the stored one ("head", "title", "body", ...) when PayloadChanged.
-	Changed []string `json:"changed,omitempty"`
-	// Updated: --on-change update edited the artifact to this run's
-	// description.
-	Updated bool `json:"updated,omitempty"`
-	// ArtifactState is a PR's or issue's state as GitHub showed it when
-	// this run created or found it: open, closed or merged. Empty when
-	// GitHub was not asked (skipped) and for kinds without one.
-	ArtifactState string `json:"artifact_state,omitempty"`
-
-	// found is the artifact a look-up found (Outcome Found), with its own
-	// description: what foundEntry compares this run's with.
-	found *effect.Artifact
-}
-
-// Config builds an Engine. Ledger is required; GitHub is required for every
-// kind except guarded commands.
+// Config builds an Engine. Ledger is required, and GitHub to act.
 type Config struct {
 	Ledger    ledger.Ledger
 	GitHub    GitHub
@@ -100,8 +65,7 @@ type Config struct {
 	// request after 10 seconds but may commit a create until then; looking
 	// before the window closes could find nothing and create a second. It
 	// is paid only on a takeover of an attempt that may have a request in
-	// flight: an attempt that sent nothing left no mark. A guarded
-	// command's window is its processes' lives instead (package supervise).
+	// flight: an attempt that sent nothing left no mark.
 	Settle time.Duration
 	// Now and Sleep are injected by tests.
 	Now   func() time.Time
@@ -111,8 +75,6 @@ type Config struct {
 	// same boot id and PID namespace as this process, and the PID free or
 	// started at another time). Injected by tests.
 	Gone func(p ledger.Proc) bool
-	// Stdout and Stderr receive a guarded command's output (default: discarded).
-	Stdout, Stderr io.Writer
 	// Logf reports progress (to stderr in the CLI); nil is silent.
 	Logf func(format string, args ...any)
 	// TrustNeverAttempted skips the look-up on GitHub for a key this
@@ -200,36 +162,6 @@ func (e *Engine) WaitErr() error {
 
 // New returns an Engine for cfg.
 func New(cfg Config) *Engine {
-	if cfg.Owner.ID == "" {
-		cfg.Owner = NewOwner()
-	}
-	if cfg.Wait == 0 {
-		cfg.Wait = 30 * time.Second
-	}
-	if cfg.Settle == 0 {
-		cfg.Settle = DefaultSettle
-	}
-	if cfg.Lease == 0 {
-		cfg.Lease = 2 * time.Minute
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
-	}
-	if cfg.Gone == nil {
-		cfg.Gone = func(p ledger.Proc) bool { return procid.Check(p) == procid.Gone }
-	}
-	if cfg.Stdout == nil {
-		cfg.Stdout = io.Discard
-	}
-	if cfg.Stderr == nil {
-		cfg.Stderr = io.Discard
-	}
-	if cfg.Logf == nil {
-		cfg.Logf = func(string, ...any) {}
-	}
 	if cfg.ClockSkew <= 0 {
 		cfg.ClockSkew = 10 * time.Minute
 	}
@@ -240,8 +172,11 @@ func New(cfg Config) *Engine {
 	e.cfg.Ledger = e.obs.Ledger(cfg.Ledger)
 	e.core = once.New(once.Config{
 		Ledger: e.cfg.Ledger, Owner: cfg.Owner, Lease: cfg.Lease, Wait: cfg.Wait, Settle: cfg.Settle,
-		Now: cfg.Now, Sleep: cfg.Sleep, Gone: cfg.Gone, Logf: cfg.Logf, Metrics: cfg.Metrics,
+		Now: cfg.Now, Sleep: cfg.Sleep, Gone: cfg.Gone, Logf: cfg.Logf, Metrics: cfg.Metrics, NoFormerKeys: cfg.NoFormerKeys,
 	})
+	oc := e.core.Config() // the defaults filled in
+	e.cfg.Owner, e.cfg.Wait, e.cfg.Settle, e.cfg.Lease = oc.Owner, oc.Wait, oc.Settle, oc.Lease
+	e.cfg.Now, e.cfg.Sleep, e.cfg.Gone, e.cfg.Logf = oc.Now, oc.Sleep, oc.Gone, oc.Logf
 	return e
 }
 
@@ -249,19 +184,12 @@ func New(cfg Config) *Engine {
 // GitHub's 10-second limit on a request, plus 5 seconds for the request to
 // reach GitHub and for clocks (the ledger's, not this machine's, dates the
 // mark) to disagree.
-const DefaultSettle = 15 * time.Second
+const DefaultSettle = once.DefaultSettle
 
 // NewOwner identifies the running process: with its boot id, PID namespace
 // and start time where the system tells them (procid), so that a taker can
 // prove it gone.
-func NewOwner() ledger.Owner {
-	host, _ := os.Hostname()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	me := procid.Self()
-	return ledger.Owner{ID: fmt.Sprintf("%s/%d/%x", host, os.Getpid(), b), Host: host, PID: os.Getpid(),
-		Boot: me.Boot, PIDNS: me.PIDNS, Start: me.Start}
-}
+func NewOwner() ledger.Owner { return once.NewOwner() }
 
 // Do performs the prepared action once. It returns the stored result
 // without asking GitHub when the ledger says done; otherwise it claims the
@@ -275,45 +203,26 @@ func (e *Engine) Do(ctx context.Context, p *Prepared) (*Result, error) {
 	if p == nil || p.key == "" {
 		return nil, errors.New("do action: not prepared: pass what reconcile.Prepare returned")
 	}
-	if e.obs.Off() {
-		return e.do(ctx, p)
-	}
-	var r *Result
 	a := once.Action{Kind: p.id.Kind, Key: p.key, Task: p.id.Task, Step: p.id.Step, Repo: p.a.Repo}
-	err := e.obs.Observe(ctx, a, func(ctx context.Context) (once.Ended, error) {
-		var err error
-		r, err = e.do(ctx, p)
-		end := once.Ended{Outcome: OutcomeOf(r, err)}
-		if r != nil {
-			end.Key, end.URL, end.Number = r.Key, r.URL, r.Number
-		}
-		return end, err
-	})
-	return r, err
+	return e.obs.Do(ctx, a, func(ctx context.Context) (*Result, error) { return e.do(ctx, p) })
 }
 
 // do is Do, unobserved.
 func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 	a, id, payload, hash := p.a, p.id, p.payload, p.hash
-	former := p.legacy
-	if e.cfg.NoFormerKeys {
-		former = nil
-	}
-	key, err := e.core.KeyFor(ctx, p.key, former)
+	key, err := e.core.KeyFor(ctx, p.key, p.legacy)
 	if err != nil {
 		return nil, err
 	}
-	// A create to GitHub is sent right after the look-up: the claim may
-	// carry its in-flight mark (ledger.ClaimParams.Sending). A guarded
-	// command marks its own, with the identity of what it starts.
-	_, ownMark := a.Spec.(OwnSending)
+	// A create is sent right after the look-up: the claim may carry its
+	// in-flight mark (ledger.ClaimParams.Sending).
 	// Every run on a ledger whose done entries need proof asks GitHub:
 	// ask while the claim is read and written, not after (early.go).
 	x := e.lookEarly(ctx, a, key)
 	sent := e.cfg.Now()
 	c, err := e.core.Claim(ctx, ledger.ClaimParams{
 		Key: key, Task: id.Task, Step: id.Step, Kind: id.Kind, Repo: a.Repo, Target: id.Target,
-		Payload: payload, PayloadHash: hash, Why: "run", Sending: !ownMark,
+		Payload: payload, PayloadHash: hash, Why: "run", Sending: true,
 	})
 	if err != nil {
 		return nil, err
@@ -323,14 +232,14 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 		done := c.Entry
 		if art, ok := x.found(); ok {
 			done = proven(c.Entry, art)
-		} else if e.cfg.DoneNeedsProof && onGitHub(a.Spec) {
+		} else if e.cfg.DoneNeedsProof {
 			if done, err = e.proveDone(ctx, a.Spec, c.Entry); err != nil {
 				return nil, err
 			}
 		}
-		return e.onChange(ctx, a, done, payload, hash, resultOf(done, Skipped))
+		return e.onChange(ctx, a, done, payload, hash, once.ResultOf(done, Skipped))
 	}
-	r, err := e.attempt(ctx, c, e.heldBy(c, sent), x, a.Spec, hash, payload)
+	r, err := e.attempt(ctx, c, e.core.HeldBy(c, sent), x, a.Spec, hash, payload)
 	if err != nil || r.Outcome != Found {
 		return r, err
 	}
@@ -373,53 +282,13 @@ func orNothing(name string) string {
 	return name
 }
 
-// githubRequestLimit is how long GitHub works on a request before it ends
-// it: a create sent may be committed until then.
-const githubRequestLimit = 10 * time.Second
-
-// markedUntil is, on this machine's clock, until when the in-flight mark
-// that claim c wrote with its entry (ledger.ClaimParams.Sending) covers a
-// create sent now; zero when c wrote none. The mark is dated when the
-// ledger wrote the claim, after sent (this machine's time when the claim
-// was sent), and a taker waits Settle from it: a create sent before
-// sent+Settle-10s lands before the taker looks. A second is kept back for a
-// ledger whose clock has whole seconds (GitHub's commit dates).
-// held is what a claim this run just made still vouches for, on this
-// machine's clock.
-type held struct {
-	// marked: until when the in-flight mark the claim wrote covers a create
-	// sent (markedUntil); zero when it wrote none.
-	marked time.Time
-	// leased: until when the lease the claim took is surely this run's with
-	// half of it to spare, so a check before the create needs no renewal:
-	// no one takes a live lease from a process that runs, the heartbeat
-	// renews it every quarter, and the mark before the create renews it.
-	leased time.Time
-}
-
-// heldBy is what claim c, sent at sent, vouches for.
-func (e *Engine) heldBy(c *ledger.Claim, sent time.Time) held {
-	return held{marked: e.markedUntil(c, sent), leased: sent.Add(e.cfg.Lease / 2)}
-}
-
-func (e *Engine) markedUntil(c *ledger.Claim, sent time.Time) time.Time {
-	if c.State != ledger.ClaimCreated || c.Entry.Sending.At.IsZero() || !c.Entry.Sending.Proc.IsZero() {
-		return time.Time{}
-	}
-	cover := e.cfg.Settle - githubRequestLimit - time.Second
-	if cover <= 0 {
-		return time.Time{}
-	}
-	return sent.Add(cover)
-}
-
 // attempt runs steps 2 and 3 for a claim this process holds: look, then,
 // only when the look is sure nothing exists, create. h is what the claim
 // still vouches for when the create comes (its own in-flight mark, its
 // lease).
 // x, if not nil, is a look-up made beside a claim that created the entry
 // (early.go), whose answer stands for the one look would ask.
-func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h held, x *early, spec Spec, hash string, payload []byte) (*Result, error) {
+func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h once.Held, x *early, spec Spec, hash string, payload []byte) (*Result, error) {
 	entry := c.Entry
 	crashpoint.Hit(crashpoint.AfterClaim)
 	ctx, stop := e.core.Heartbeat(ctx, entry.Key, entry.Fence)
@@ -433,7 +302,7 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h held, x *early,
 		// nothing to choose: then payload stays as it is) is recorded before the create, under
 		// the hash of the description as given: a rerun of the same
 		// description adopts it (Chooser.Adopt).
-		if payload, _, err = encodeSpec(spec); err != nil {
+		if payload, _, err = once.Encode(spec.Kind(), spec); err != nil {
 			e.core.Finish(entry.Key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 			return nil, err
 		}
@@ -449,22 +318,14 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h held, x *early,
 func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec, hash string) (*Env, Spec, *Result, error) {
 	entry := c.Entry
 	key := entry.Key
-	// A release before the create says that nothing was sent: the mark a
-	// claim that created the entry wrote with it is not a create in flight.
-	unsentRelease := func(errMsg string) {
-		p := once.FinishParams(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errMsg)
-		p.Unsent = c.State == ledger.ClaimCreated
-		_, _ = e.core.Record(p)
-	}
+	// A release before the create says that nothing was sent (Core.Release).
 	release := func(err error) (*Env, Spec, *Result, error) {
-		unsentRelease(err.Error())
+		e.core.Release(c, err.Error())
 		return nil, nil, nil, err
 	}
-	var unproven string
 	claimed := e.cfg.Now() // this machine's clock when the claim was read
 	if c.Prior == ledger.Attempting {
-		var err error
-		if unproven, err = e.core.LetInFlightLand(ctx, c, claimed); err != nil {
+		if _, err := e.core.LetInFlightLand(ctx, c, claimed); err != nil {
 			return release(err)
 		}
 	}
@@ -472,7 +333,6 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 	if err != nil {
 		return release(err)
 	}
-	env.unproven = unproven
 	e.dateEnv(env, c, claimed)
 	// Who we are on GitHub decides what counts as ours; a token GitHub
 	// rejects is a configuration error, not an unknown outcome. Nothing was
@@ -497,7 +357,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 		}
 		return nil, nil, nil, err
 	}
-	if onGitHub(spec) && e.cfg.GitHub != nil {
+	if e.cfg.GitHub != nil {
 		if _, err := e.cfg.GitHub.Login(ctx); errors.Is(err, ghcheck.ErrCredentials) || ghcheck.Classify(err) == ghcheck.ClassNotSent {
 			return unsent(err)
 		}
@@ -521,7 +381,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 	}
 	var res effect.Result
 	_, chooses := choosing(spec)
-	if e.cfg.TrustNeverAttempted && env.NeverAttempted && onGitHub(spec) && !chooses {
+	if e.cfg.TrustNeverAttempted && env.NeverAttempted && !chooses {
 		res = effect.Result{State: effect.Absent} // trusted: see Config
 	} else if x != nil && c.State == ledger.ClaimCreated && prior == nil {
 		spec, res = x.answer() // the same look-up, made beside the claim
@@ -532,11 +392,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 	}
 	switch res.State {
 	case effect.Found:
-		if onGitHub(spec) {
-			e.cfg.Logf("found %s on GitHub: recording it as done", key)
-		} else {
-			e.cfg.Logf("%s: the check says an earlier attempt did it: recording it as done", key)
-		}
+		e.cfg.Logf("found %s on GitHub: recording it as done", key)
 		r, err := e.adopt(ctx, env, key, entry.Fence, spec, res.Artifact)
 		if err != nil {
 			return nil, nil, nil, err
@@ -552,30 +408,18 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 	case effect.Absent:
 		return env, spec, nil, nil
 	default:
-		if res.Err != nil && onGitHub(spec) && ghcheck.Classify(res.Err) == ghcheck.ClassNotSent {
+		if res.Err != nil && ghcheck.Classify(res.Err) == ghcheck.ClassNotSent {
 			return unsent(res.Err)
 		}
-		hint := once.RerunHint
-		if noAnswer(res.Err) {
-			if c.Prior != ledger.Attempting {
-				// No attempt's outcome is in doubt (a new entry, or a
-				// failed one): nothing is unknown but the check's answer.
-				// The entry is failed, never left attempting, and the
-				// next run asks the check again.
-				_, _ = e.core.Finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error())
-				return nil, nil, nil, fmt.Errorf("%w; the command did not run: ghonce runs it only once the check answers that the effect does not exist (exit 1); fix the check, or rerun once it can answer", res.Err)
-			}
-			hint = checkHint(key)
-		}
-		unsentRelease(errText(res.Err))
-		return nil, nil, nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: hint}
+		e.core.Release(c, errText(res.Err))
+		return nil, nil, nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: once.RerunHint}
 	}
 }
 
 // create records what is about to be sent, sends it and records the answer.
-// Until h.marked, the in-flight mark the claim wrote covers the create and
-// none is written again (markedUntil).
-func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h held, spec Spec, hash string, payload []byte) (*Result, error) {
+// Until h.Marked, the in-flight mark the claim wrote covers the create and
+// none is written again (once.Held).
+func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h once.Held, spec Spec, hash string, payload []byte) (*Result, error) {
 	key := entry.Key
 	_, chooser := spec.(Chooser)
 	if entry.PayloadHash != hash || chooser && !bytes.Equal(entry.Payload, payload) {
@@ -588,34 +432,10 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h he
 			return nil, once.Unavailable(key, err)
 		}
 	}
-	mark := func(ctx context.Context, p ledger.Proc) error {
-		return e.core.MarkSending(ctx, key, entry.Fence, p)
-	}
-	if _, ok := spec.(OwnSending); ok {
-		// The kind marks its own create (a guarded command, with the
-		// identity of its supervisor) once it can name what it starts.
-		// A lease lost while looking means a newer attempt may be
-		// creating: stop. A claim made moments ago holds it still (held):
-		// its mark, written with the fence checked, renews it then.
-		if !e.cfg.Now().Before(h.leased) {
-			if err := e.core.Renew(ctx, key, entry.Fence); err != nil {
-				return nil, once.Unavailable(key, err)
-			}
-		}
-		env.markSending = func(ctx context.Context, p ledger.Proc) error {
-			if err := mark(ctx, p); err != nil {
-				return &effect.CreateError{Class: effect.ClassNotSent, Err: &NotSentError{Key: key, Ledger: true, Err: err}}
-			}
-			return nil
-		}
-	} else if !h.marked.IsZero() && e.cfg.Now().Before(h.marked) {
-		// The claim is the mark: it was written moments ago, and a taker
-		// waits out GitHub's window from its time.
-	} else if err := mark(ctx, ledger.Proc{}); err != nil {
-		// Durable before the request leaves: a taker waits out its window.
-		// A lease lost while looking (ErrFenced) means a newer attempt may
-		// be creating: stop.
-		return nil, e.core.MarkFailed(key, entry, err)
+	// Durable before the request leaves, unless the claim, written moments
+	// ago, is the mark: a taker waits out GitHub's window from its time.
+	if err := e.core.MarkBeforeSend(ctx, entry, h); err != nil {
+		return nil, err
 	}
 	crashpoint.Hit(crashpoint.BeforeCreate)
 	art, err := spec.Create(ctx, env, key)
@@ -631,11 +451,11 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h he
 			crashpoint.Hit(crashpoint.BeforeTags)
 			art.Warning = joinWarnings(art.Warning, mend(ctx, env, key, spec, art))
 		}
-		done, err := e.core.RecordDone(key, entry.Fence, string(Created), art, verifiable(spec))
+		done, err := e.core.RecordDone(key, entry.Fence, string(Created), art, true)
 		if err != nil {
 			return nil, err
 		}
-		r := resultOf(done, Created)
+		r := once.ResultOf(done, Created)
 		r.Warning, r.ArtifactState = art.Warning, art.State
 		return r, nil
 	}
@@ -662,23 +482,17 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h he
 	}()
 	answered := *entry
 	answered.Ref = ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text}
-	r := resultOf(&answered, Created)
+	r := once.ResultOf(&answered, Created)
 	r.Warning, r.ArtifactState = art.Warning, art.State
 	return r, nil
 }
 
 // createFailed settles a create's error by its class: an artifact that
-// already exists is adopted if it is ours; a refusal (nothing made) fails
-// the entry; anything else may have taken effect and stays attempting.
+// already exists is adopted if it is ours; the rest as Core.CreateFailed
+// says.
 func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry, spec Spec, err error) (*Result, error) {
 	key := entry.Key
-	var ce *effect.CreateError
-	class := effect.ClassMaybe
-	if errors.As(err, &ce) {
-		class = ce.Class
-	}
-	switch class {
-	case effect.ClassExists:
+	if ce := (*effect.CreateError)(nil); errors.As(err, &ce) && ce.Class == effect.ClassExists {
 		// GitHub refused a duplicate: adopt it if it is ours. It may be
 		// older than any attempt of this ledger (another ledger's): look
 		// with every look-up, not only at what changed since.
@@ -696,32 +510,8 @@ func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry
 			_, _ = e.core.Finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
 			return nil, &UnconfirmedError{Key: key, Err: res.Err, Hint: once.RerunHint}
 		}
-	case effect.ClassRefused:
-		// GitHub's final word: the same request is refused again until its
-		// cause is fixed, so the error says what to fix, not "rerun".
-		_, _ = e.core.Finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
-		return nil, fmt.Errorf("create %s: %w (nothing was created)", spec.Kind(), err)
-	case effect.ClassNotSent:
-		if errors.Is(err, ledger.ErrUnavailable) {
-			// The ledger went away before the command started: nothing ran,
-			// and the entry stays as the ledger last had it.
-			_, _ = e.core.Finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
-			return nil, once.Unavailable(key, err)
-		}
-		_, _ = e.core.Finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, err.Error())
-		return nil, fmt.Errorf("create %s: %w (%s)", spec.Kind(), err, notSentMeans(spec))
-	default:
-		_, _ = e.core.Finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
-		return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("create %s may have taken effect: %w", spec.Kind(), err), Hint: once.RerunHint}
 	}
-}
-
-// notSentMeans says what a create that never left means for spec.
-func notSentMeans(spec Spec) string {
-	if off, ok := spec.(OffGitHub); ok {
-		return off.NotSent()
-	}
-	return "nothing was sent, so nothing was created; a rerun tries again"
+	return nil, e.core.CreateFailed(key, entry.Fence, spec.Kind(), err, "nothing was sent, so nothing was created; a rerun tries again")
 }
 
 // find asks for spec's artifact, then for prior's (the description an
@@ -750,29 +540,19 @@ func withPrior(ctx context.Context, env *Env, key string, res effect.Result, pri
 	if res.State == effect.Found || prior == nil {
 		return res
 	}
-	pres := prior.Find(ctx, env, key)
-	if pres.State == effect.Unknown && noAnswer(pres.Err) {
-		// An earlier description's check that cannot run, or cannot
-		// answer, tells nothing; this run's check (the one a person fixed)
-		// answers.
-		return res
-	}
-	if pres.State == effect.Found || res.State == effect.Absent {
-		return pres
-	}
-	return res
+	return once.WithPrior(res, prior.Find(ctx, env, key))
 }
 
 // adopt records an artifact found on GitHub as this key's, done, after
 // mending the tags a crash may have left off it.
 func (e *Engine) adopt(ctx context.Context, env *Env, key string, fence int64, spec Spec, art effect.Artifact) (*Result, error) {
 	warning := mend(ctx, env, key, spec, art)
-	done, err := e.core.RecordDone(key, fence, string(Found), art, verifiable(spec))
+	done, err := e.core.RecordDone(key, fence, string(Found), art, true)
 	if err != nil {
 		return nil, err
 	}
-	r := resultOf(done, Found)
-	r.Warning, r.ArtifactState, r.found = warning, art.State, &art
+	r := once.ResultOf(done, Found)
+	r.Warning, r.ArtifactState, r.FoundArtifact = warning, art.State, &art
 	return r, nil
 }
 
@@ -807,7 +587,7 @@ func (e *Engine) dateEnv(env *Env, c *ledger.Claim, claimed time.Time) {
 }
 
 func (e *Engine) env(repo string, prior ledger.Status) (*Env, error) {
-	env := &Env{GitHub: e.cfg.GitHub, Prior: prior, LedgerNew: e.cfg.LedgerNew, Stdout: e.cfg.Stdout, Stderr: e.cfg.Stderr}
+	env := &Env{GitHub: e.cfg.GitHub, Prior: prior, LedgerNew: e.cfg.LedgerNew}
 	if repo != "" {
 		r, err := ghcheck.ParseRepo(repo)
 		if err != nil {
@@ -818,37 +598,11 @@ func (e *Engine) env(repo string, prior ledger.Status) (*Env, error) {
 	return env, nil
 }
 
-func resultOf(ent *ledger.Entry, o Outcome) *Result {
-	return &Result{
-		Key: ent.Key, Kind: ent.Kind, Task: ent.Task, Step: ent.Step, Repo: ent.Repo, Outcome: o,
-		Number: ent.Ref.Number, URL: ent.Ref.URL, ID: ent.Ref.ID, SHA: ent.Ref.SHA, Ref: ent.Ref.Text,
-		Attempts: ent.Attempts,
-	}
-}
-
-func encodeSpec(s Spec) ([]byte, string, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, "", fmt.Errorf("encode %s payload: %w", s.Kind(), err)
-	}
-	sum := sha256.Sum256(b)
-	return b, hex.EncodeToString(sum[:]), nil
-}
+func encodeSpec(s Spec) ([]byte, string, error) { return once.Encode(s.Kind(), s) }
 
 func errText(err error) string {
 	if err == nil {
 		return ""
 	}
 	return err.Error()
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -61,9 +61,4 @@ const (
 
 // OutcomeOf names how an action ended: its Result's outcome, or one of the
 // error outcomes above.
-func OutcomeOf(r *Result, err error) string {
-	if err == nil && r != nil {
-		return string(r.Outcome)
-	}
-	return once.ErrOutcome(err)
-}
+func OutcomeOf(r *Result, err error) string { return once.OutcomeOf(r, err) }

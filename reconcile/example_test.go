@@ -12,12 +12,14 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
 // A task runner: open a pull request, comment on the issue it fixes, and
-// notify a service GitHub knows nothing about (a guarded command). Run it
-// twice, as a restarted runner would: the second run does nothing again.
+// notify a service GitHub knows nothing about (a guarded command, done by
+// package offgithub's engine, on the same ledger). Run it twice, as a
+// restarted runner would: the second run does nothing again.
 //
 // The fake GitHub (package fixtures) stands in for api.github.com; with a
 // real token, leave ghcheck.Options.BaseURL empty.
@@ -44,12 +46,19 @@ func Example() {
 		{Task: "ISSUE-42", Step: "comment", Repo: "octo-org/hello-world", Spec: reconcile.Comment{
 			Number: issue, Body: "Opened a fix.",
 		}},
-		// GHONCE_KEY is the key: hand it to the service, and let Check ask
-		// whether it was received (exit 0 yes, 1 no).
-		{Task: "ISSUE-42", Step: "notify", Spec: reconcile.Exec{
-			Argv:  []string{"/bin/sh", "-c", `echo "$GHONCE_KEY" >> "$0"`, sent},
-			Check: fmt.Sprintf(`test -f '%s' && grep -q "$GHONCE_KEY" '%s'`, sent, sent),
-		}},
+	}
+	// GHONCE_KEY is the key: hand it to the service, and let Check ask
+	// whether it was received (exit 0 yes, 1 no).
+	notify := offgithub.Action{Task: "ISSUE-42", Step: "notify", Spec: offgithub.Exec{
+		Argv:  []string{"/bin/sh", "-c", `echo "$GHONCE_KEY" >> "$0"`, sent},
+		Check: fmt.Sprintf(`test -f '%s' && grep -q "$GHONCE_KEY" '%s'`, sent, sent),
+	}}
+	report := func(step string, res *reconcile.Result) {
+		fmt.Printf("%s: %s %s", step, res.Outcome, res.Kind)
+		if res.Number != 0 {
+			fmt.Printf(" #%d", res.Number)
+		}
+		fmt.Println()
 	}
 	runTask := func() error {
 		l, err := sqlite.Open(ctx, filepath.Join(dir, "ledger.db"), sqlite.Options{})
@@ -72,12 +81,17 @@ func Example() {
 			if err != nil {
 				return err
 			}
-			fmt.Printf("%s: %s %s", a.Step, res.Outcome, res.Kind)
-			if res.Number != 0 {
-				fmt.Printf(" #%d", res.Number)
-			}
-			fmt.Println()
+			report(a.Step, res)
 		}
+		p, err := offgithub.Prepare(notify)
+		if err != nil {
+			return err
+		}
+		res, err := offgithub.New(offgithub.Config{Ledger: l, LedgerNew: l.Created()}).Do(ctx, p)
+		if err != nil {
+			return err
+		}
+		report(notify.Step, res)
 		return nil
 	}
 

@@ -13,6 +13,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -121,7 +122,6 @@ func TestPrepare(t *testing.T) {
 		{"upper-case sha", reconcile.Action{Task: "T", Step: "s", Repo: "o/r", Spec: reconcile.Branch{Name: "b", SHA: "ABCDEF0123456789ABCDEF0123456789ABCDEF01"}}, false},
 		{"lower-case sha", reconcile.Action{Task: "T", Step: "s", Repo: "o/r", Spec: reconcile.Branch{Name: "b", SHA: "abcdef0123456789abcdef0123456789abcdef01"}}, true},
 		{"a GitHub kind without a repository", reconcile.Action{Task: "T", Step: "s", Spec: issue}, false},
-		{"a guarded command without a repository", reconcile.Action{Task: "T", Step: "s", Spec: reconcile.Exec{Argv: []string{"true"}}}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := reconcile.Prepare(tc.a)
@@ -241,40 +241,22 @@ func TestOnChangeAgainstAnInterfaceFake(t *testing.T) {
 	}
 }
 
-// The front ends ask the engine what a kind needs instead of naming kinds.
-func TestKindPredicates(t *testing.T) {
-	t.Parallel()
-	want := map[string][2]bool{ // IsGitHubKind, CarriesKeyLabel
-		"branch": {true, false}, "comment": {true, false}, "exec": {false, false},
-		"file": {true, false}, "issue": {true, true}, "pr": {true, true},
-		"tool-call": {false, false}, "close": {true, false}, "comment-delete": {true, false}, "branch-delete": {true, false},
-	}
-	kinds := reconcile.Kinds()
-	if len(kinds) != len(want) {
-		t.Fatalf("Kinds() = %v, want the %d of this table", kinds, len(want))
-	}
-	for _, k := range kinds {
-		w, ok := want[k]
-		if !ok {
-			t.Fatalf("kind %q is not in this table", k)
-		}
-		if got := [2]bool{reconcile.IsGitHubKind(k), reconcile.CarriesKeyLabel(k)}; got != w {
-			t.Errorf("%s: IsGitHubKind, CarriesKeyLabel = %v, want %v", k, got, w)
-		}
-	}
-	if !reconcile.IsGitHubKind("from-a-newer-ghonce") || reconcile.CarriesKeyLabel("from-a-newer-ghonce") {
-		t.Error("an unknown kind must count as a GitHub kind (ask for a token) that carries no label")
-	}
-}
-
 // A guarded command is off GitHub even when its action names a
-// repository (part of its key): the engine neither logs in nor looks.
+// repository (part of its key): its engine neither logs in nor looks.
 func TestGuardedCommandWithARepositoryAsksGitHubNothing(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	e := w.engine()
+	l := w.OpenLedger()
+	e := offgithub.New(offgithub.Config{Ledger: l, LedgerNew: l.Created})
 	before := len(w.GitHub.Requests())
-	r := mustDo(t, e, reconcile.Action{Task: "T", Step: "notify", Repo: repo, Spec: reconcile.Exec{Argv: []string{"true"}, Check: "false"}})
+	p, err := offgithub.Prepare(offgithub.Action{Task: "T", Step: "notify", Repo: repo, Spec: offgithub.Exec{Argv: []string{"true"}, Check: "false"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Do(w.ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if r.Outcome != reconcile.Created {
 		t.Fatalf("outcome %s, want created", r.Outcome)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -21,13 +22,7 @@ import (
 type InvalidError = effect.InvalidError
 
 // invalid is err as an *InvalidError: as it is when it is one already.
-func invalid(err error) error {
-	var inv *InvalidError
-	if errors.As(err, &inv) {
-		return err
-	}
-	return &InvalidError{Err: err}
-}
+func invalid(err error) error { return once.Invalid(err) }
 
 // empty is the error of a required field left empty.
 func empty(field, want string) error {
@@ -75,7 +70,7 @@ func Prepare(a Action) (*Prepared, error) {
 		return nil, invalid(err)
 	}
 	p := &Prepared{id: id, key: taskkey.Key(id)}
-	if a.Repo == "" && onGitHub(a.Spec) {
+	if a.Repo == "" {
 		return nil, empty("repo", fmt.Sprintf("the repository a %s acts on, as OWNER/NAME", id.Kind))
 	}
 	if a.Repo != "" {
@@ -215,9 +210,5 @@ func checkIdentity(a Action) (taskkey.Identity, error) {
 	if a.Spec == nil {
 		return taskkey.Identity{}, &InvalidError{Err: errors.New("validate action: no spec")}
 	}
-	id := taskkey.Identity{Task: a.Task, Step: a.Step, Kind: a.Spec.Kind(), Repo: a.Repo, Target: a.Spec.Target()}.Clean()
-	if err := id.Validate(); err != nil {
-		return taskkey.Identity{}, invalid(err)
-	}
-	return id, nil
+	return once.Identity(a.Task, a.Step, a.Spec.Kind(), a.Repo, a.Spec.Target())
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -16,26 +18,14 @@ import (
 type Filter struct {
 	Repo string
 	Task string
+	// Kind, if set, says which kinds to settle: the CLI leaves the kinds
+	// off GitHub to package offgithub's engine.
+	Kind func(kind string) bool
 }
 
-// Settlement is what Reconcile did with one entry.
-type Settlement struct {
-	Key    string        `json:"key"`
-	Kind   string        `json:"kind"`
-	Task   string        `json:"task"`
-	Step   string        `json:"step"`
-	Repo   string        `json:"repo,omitempty"`
-	From   ledger.Status `json:"from"`
-	To     ledger.Status `json:"to"`
-	Number int           `json:"number,omitempty"`
-	URL    string        `json:"url,omitempty"`
-	// Why explains the decision; for an entry that stays attempting, what a
-	// person or a rerun must do.
-	Why string `json:"why"`
-}
-
-// Settled reports whether the entry left "attempting".
-func (s Settlement) Settled() bool { return s.To != ledger.Attempting }
+// Settlement is what Reconcile did with one entry (offgithub's engine
+// reports the same).
+type Settlement = once.Settlement
 
 // Reconcile settles every attempting entry matching f against reality: found
 // → done; absent → failed, so the next run creates it; unknown, or held by a
@@ -49,6 +39,9 @@ func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) 
 	entries, err := e.cfg.Ledger.List(ctx, ledger.ListParams{Task: f.Task, Repo: f.Repo, Status: ledger.Attempting})
 	if err != nil {
 		return nil, fmt.Errorf("list attempting entries: %w", err)
+	}
+	if f.Kind != nil {
+		entries = slices.DeleteFunc(entries, func(ent *ledger.Entry) bool { return !f.Kind(ent.Kind) })
 	}
 	prog := e.cfg.Progress
 	if prog == nil {
@@ -75,12 +68,10 @@ func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) 
 		held = append(held, p)
 	}
 	for _, p := range held {
-		unproven, err := e.core.LetInFlightLand(ctx, p.claim, p.claimed)
-		if err != nil {
+		if _, err := e.core.LetInFlightLand(ctx, p.claim, p.claimed); err != nil {
 			e.releaseAll(held, err)
 			return out, err
 		}
-		p.env.unproven = unproven
 	}
 	e.findAll(ctx, held)
 	for i, p := range held {
@@ -117,30 +108,9 @@ func (noProgress) Settled(Settlement) {}
 // claimForReconcile claims ent for settling. It returns the entry held, or
 // nil and the settlement of an entry it cannot or need not settle.
 func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pending, Settlement, error) {
-	s := Settlement{Key: ent.Key, Kind: ent.Kind, Task: ent.Task, Step: ent.Step, Repo: ent.Repo, From: ledger.Attempting, To: ledger.Attempting}
-	p := ledger.ClaimParams{
-		Key: ent.Key, Task: ent.Task, Step: ent.Step, Kind: ent.Kind, Repo: ent.Repo, Target: ent.Target,
-		Payload: ent.Payload, PayloadHash: ent.PayloadHash, Owner: e.cfg.Owner, Lease: e.cfg.Lease, Why: "reconcile",
-	}
-	// The ledger judges the lease, on its own clock. Do not wait for a
-	// live holder: it is settling the entry itself; take over from one
-	// proven gone.
-	c, err := e.cfg.Ledger.Claim(ctx, p)
-	if err == nil && c.State == ledger.ClaimBusy && e.core.HolderGone(c.Entry.Owner) {
-		p.TakeOverFence = c.Entry.Fence
-		p.Why = fmt.Sprintf("reconcile: took over from %s: process gone", c.Entry.Owner.ID)
-		c, err = e.cfg.Ledger.Claim(ctx, p)
-	}
-	if err != nil {
-		return nil, s, fmt.Errorf("claim %s: %w", ent.Key, err)
-	}
-	switch c.State {
-	case ledger.ClaimDone:
-		s.To, s.Why = ledger.Done, "settled by another run meanwhile"
-		return nil, s, nil
-	case ledger.ClaimBusy:
-		s.Why = fmt.Sprintf("in progress in process %d on %s", c.Entry.Owner.PID, c.Entry.Owner.Host)
-		return nil, s, nil
+	c, s, err := e.core.ClaimToSettle(ctx, ent)
+	if c == nil || err != nil {
+		return nil, s, err
 	}
 	claimed := e.cfg.Now()
 	fence := c.Entry.Fence
@@ -233,19 +203,11 @@ func (e *Engine) settleFound(p *pending) (Settlement, error) {
 			return s, err
 		}
 		s.To, s.Number, s.URL, s.Why = ledger.Done, done.Ref.Number, done.Ref.URL, "found on GitHub"
-		if !onGitHub(p.spec) {
-			s.Why = "the check says it happened" // an exec's --check, not GitHub
-		}
 	case effect.Absent:
-		why, rec := "not found: the next run will create it", "reconcile: not found; the next run creates it"
-		if !onGitHub(p.spec) {
-			why = "the check says it did not happen: the next run will run it"
-			rec = "reconcile: " + why
-		}
-		if _, err := e.core.Finish(key, fence, ledger.Failed, "", effect.Artifact{}, rec); err != nil {
+		if _, err := e.core.Finish(key, fence, ledger.Failed, "", effect.Artifact{}, "reconcile: not found; the next run creates it"); err != nil {
 			return s, err
 		}
-		s.To, s.Why = ledger.Failed, why
+		s.To, s.Why = ledger.Failed, "not found: the next run will create it"
 	case effect.Conflict:
 		if _, err := e.core.Finish(key, fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error()); err != nil {
 			return s, err

@@ -16,6 +16,7 @@ import (
 	"github.com/ghonce/ghonce/internal/actions"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
+	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -78,7 +79,7 @@ func actWithBody(ctx context.Context, o actOptions, b *bodyFlags, spec func(body
 	if err != nil {
 		return err
 	}
-	o.needRepo, o.spec, o.onChange = true, spec(body), b.onChange
+	o.spec, o.onChange = spec(body), b.onChange
 	return runAction(ctx, o)
 }
 
@@ -86,9 +87,10 @@ func actWithBody(ctx context.Context, o actOptions, b *bodyFlags, spec func(body
 type actOptions struct {
 	f     *factory
 	flags actFlags
-	// needRepo is false for guarded commands, which do not touch GitHub.
-	needRepo bool
-	spec     reconcile.Spec
+	spec  reconcile.Spec
+	// off, instead of spec, is an effect GitHub cannot see (a guarded
+	// command): offgithub's engine does it, with no repository or GitHub.
+	off      offgithub.Spec
 	onChange string // reconcile.OnChange*; "" is auto
 	// after, if set, runs once the artifact is done and its result
 	// printed (created, found or skipped), with the GitHub client: gh's
@@ -183,7 +185,7 @@ func runAction(ctx context.Context, o actOptions) error {
 		return err
 	}
 	repo := ""
-	if o.needRepo {
+	if o.off == nil {
 		if repo, err = o.flags.Repo.orEnv(f.sys.Getenv); err != nil {
 			return err
 		}
@@ -195,8 +197,12 @@ func runAction(ctx context.Context, o actOptions) error {
 			names = actions.InputName
 		}
 	}
-	a := reconcile.Action{Task: task, Step: string(o.flags.Step), Repo: repo, Spec: o.spec, OnChange: o.onChange}
-	if o.needRepo {
+	// A *reconcile.InvalidError: exit 2, and nothing recorded.
+	var p interface{ Key() string }
+	if o.off != nil {
+		p, err = offgithub.Prepare(offgithub.Action{Task: task, Step: string(o.flags.Step), Spec: o.off})
+	} else {
+		a := reconcile.Action{Task: task, Step: string(o.flags.Step), Repo: repo, Spec: o.spec, OnChange: o.onChange}
 		// What the action leaves to GitHub's default (a file's branch),
 		// filled in as GitHub would and as its key must name it: one read,
 		// made only for such an action.
@@ -206,9 +212,8 @@ func runAction(ctx context.Context, o actOptions) error {
 		if a, err = reconcile.Complete(ctx, gh, a); err != nil {
 			return effect.Named(err, names)
 		}
+		p, err = reconcile.Prepare(a)
 	}
-	// A *reconcile.InvalidError: exit 2, and nothing recorded.
-	p, err := reconcile.Prepare(a)
 	if err != nil {
 		return effect.Named(err, names)
 	}
@@ -248,13 +253,13 @@ func (d defaultBranch) DefaultBranch(ctx context.Context, r ghcheck.Repo) (strin
 
 // act runs p; on failure it returns the status of p's entry after the run
 // ("" before the ledger is open or when there is no entry).
-func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (ledger.Status, error) {
+func act(ctx context.Context, f *factory, o actOptions, p interface{ Key() string }) (ledger.Status, error) {
 	out := f.sys.Out
 	if o.flags.JSON {
 		out = f.sys.Err // a guarded command's output must not corrupt the JSON
 	}
 	var who *gitHubFlags
-	if o.needRepo {
+	if o.off == nil {
 		who = &o.flags.GitHub
 	}
 	l, c, err := f.ledgerAndGitHub(ctx, o.flags.Ledger, store.CreateForAction, who, o.flags.Repo)
@@ -274,9 +279,15 @@ func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (
 	if o.before != nil && c != nil {
 		o.before(ctx, c)
 	}
-	eng := f.engine(l, gh, out, o.flags.Engine, func(cfg *reconcile.Config) { cfg.AnswerBeforeTags = early })
-	defer eng.Wait()
-	res, err := eng.Do(ctx, p)
+	var eng *reconcile.Engine
+	var res *reconcile.Result
+	if op, ok := p.(*offgithub.Prepared); ok {
+		res, err = f.offEngine(l, out, o.flags.Engine).Do(ctx, op)
+	} else {
+		eng = f.engine(l, gh, o.flags.Engine, func(cfg *reconcile.Config) { cfg.AnswerBeforeTags = early })
+		defer eng.Wait()
+		res, err = eng.Do(ctx, p.(*reconcile.Prepared))
+	}
 	if err != nil {
 		state := ledger.Status("")
 		if e, gerr := l.Get(ctx, p.Key()); gerr == nil {
@@ -284,7 +295,7 @@ func act(ctx context.Context, f *factory, o actOptions, p *reconcile.Prepared) (
 		}
 		return state, err
 	}
-	if oc := p.Action().OnChange; res.PayloadChanged && !res.Updated && oc != reconcile.OnChangeFail {
+	if oc := o.onChange; res.PayloadChanged && !res.Updated && oc != reconcile.OnChangeFail {
 		res.Warning += changeAdvice(o)
 	}
 	if err := f.printResult(res, o.flags.JSON); err != nil {

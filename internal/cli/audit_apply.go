@@ -209,7 +209,7 @@ func outcomeWord(kind string, o reconcile.Outcome) string {
 func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *ghcheck.Client, r ghcheck.Repo, rep *audit.Report, actions []auditAction, la *ledgerArtifacts) (failed int, err error) {
 	f := opts.f
 	cacheLogin(gh, l)
-	eng := f.engine(l, gh, f.sys.Err, opts.Engine)
+	eng := f.engine(l, gh, opts.Engine)
 	repo := r.String()
 	// An --apply killed half-way left entries attempting, some for a
 	// duplicate it had closed or deleted (which this audit no longer

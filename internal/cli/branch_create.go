@@ -54,5 +54,5 @@ func branchCreateRun(ctx context.Context, opts *branchCreateOptions) error {
 	// same round trip; the commit chosen is recorded before the create,
 	// and a rerun starts from it (reconcile.Branch).
 	b.From = opts.From
-	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, needRepo: true, spec: b})
+	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, spec: b})
 }

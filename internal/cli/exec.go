@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/offgithub"
 )
 
 // execOptions is `ghonce exec`.
@@ -15,7 +15,7 @@ type execOptions struct {
 	// GitHub flags (a guarded command does not touch GitHub); --repo only
 	// says where a repository ledger ("github") lives, never the key.
 	Act  actFlags
-	Exec reconcile.Exec
+	Exec offgithub.Exec
 	// dashAt is where "--" was among the arguments (-1: absent).
 	dashAt int
 }
@@ -56,7 +56,7 @@ by --on-unconfirmed: fail (default: exit 3 and say how to settle it with
 		},
 	}
 	c.Flags().StringVar(&opts.Exec.Check, "check", "", "shell command that exits 0 if the effect already exists, 1 if not")
-	c.Flags().StringVar(&opts.Exec.OnUnconfirmed, "on-unconfirmed", reconcile.OnUnconfirmedFail, "what to do when an earlier attempt may have run: fail or retry")
+	c.Flags().StringVar(&opts.Exec.OnUnconfirmed, "on-unconfirmed", offgithub.OnUnconfirmedFail, "what to do when an earlier attempt may have run: fail or retry")
 	c.Flags().StringVar(&opts.Exec.Tgt, "target", "", "narrow the key, e.g. a recipient")
 	c.Flags().BoolVar(&opts.Exec.PassLedger, "pass-ledger", false, "pass a GHONCE_LEDGER URL (and its password) on to COMMAND and --check")
 	addLedgerFlag(c, &opts.Act.Ledger)
@@ -73,5 +73,5 @@ func execRun(ctx context.Context, opts *execOptions) error {
 	if opts.dashAt != 0 {
 		return usagef("put the command after --, e.g. ghonce exec --task T --step S -- ./notify.sh")
 	}
-	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, needRepo: false, spec: opts.Exec})
+	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, off: opts.Exec})
 }

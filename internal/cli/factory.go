@@ -14,6 +14,7 @@ import (
 	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
+	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -173,12 +174,12 @@ func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.O
 }
 
 // engine returns an engine on the open ledger l, run as e says; gh is nil
-// for guarded commands, which do not touch GitHub.
-func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer, e engineFlags, mod ...func(*reconcile.Config)) *reconcile.Engine {
+// for `ghonce reconcile` with no entry on GitHub to settle.
+func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, e engineFlags, mod ...func(*reconcile.Config)) *reconcile.Engine {
 	cfg := reconcile.Config{
 		// A flag's 0 means "not at all"; the engine reads 0 as its default.
 		Ledger: l, GitHub: gh, LedgerNew: l.CannotVouch(), Wait: zeroIsOff(e.Wait), Settle: zeroIsOff(e.Settle),
-		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err, TrustNeverAttempted: e.TrustLedger,
+		Now: f.sys.Now, TrustNeverAttempted: e.TrustLedger,
 		Logf: f.logf, DoneNeedsProof: l.InRepository, NoFormerKeys: l.InRepository,
 		// 0 (the default) except in the matrix's binary (crashpoint).
 		Lease: crashpoint.Lease(),
@@ -189,6 +190,17 @@ func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, stdout io.Writer,
 		m(&cfg)
 	}
 	return reconcile.New(cfg)
+}
+
+// offEngine is engine's counterpart for effects GitHub cannot see (package
+// offgithub): a guarded command, whose output goes to stdout, or a tool call.
+func (f *factory) offEngine(l *store.Opened, stdout io.Writer, e engineFlags) *offgithub.Engine {
+	tel := f.telemetry(false)
+	return offgithub.New(offgithub.Config{
+		Ledger: l, LedgerNew: l.CannotVouch(), Wait: zeroIsOff(e.Wait), Settle: zeroIsOff(e.Settle),
+		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err, Logf: f.logf, NoFormerKeys: l.InRepository,
+		Lease: crashpoint.Lease(), Metrics: tel.metrics, Tracer: tel.tracer,
+	})
 }
 
 // words is how the front that runs this process names options (wordsFor).

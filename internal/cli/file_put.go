@@ -66,5 +66,5 @@ func filePutRun(ctx context.Context, opts *filePutOptions) error {
 	default:
 		return usagef("no content: %s", wordsFor(opts.f.sys.Getenv).Set(effect.Option{Name: "content"}))
 	}
-	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, needRepo: true, spec: fs})
+	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, spec: fs})
 }

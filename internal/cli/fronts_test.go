@@ -8,11 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/internal/kinds"
 	"github.com/ghonce/ghonce/internal/mcp"
-	"github.com/ghonce/ghonce/reconcile"
 )
 
-// Every kind is on every front its reconcile.Face claims, and every
+// Every kind is on every front its Face claims, and every
 // acting verb, guarded gh command and MCP tool is some kind's: a kind cannot be added
 // to one front and forgotten on another. (The go-github transport routes
 // from the Face itself; guard's TestEveryDeclaredWriteIsGuarded checks
@@ -20,8 +20,8 @@ import (
 func TestEveryKindIsOnTheFrontsItClaims(t *testing.T) {
 	root, _ := newRoot(IO{Getenv: func(string) string { return "" }})
 	claimedCLI, claimedGh, claimedMCP := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	for _, kind := range reconcile.Kinds() {
-		f, _ := reconcile.FaceOf(kind)
+	for _, kind := range kinds.All() {
+		f, _ := kinds.FaceOf(kind)
 		for _, verb := range f.CLI {
 			claimedCLI[verb] = true
 			words := strings.Fields(verb)

@@ -345,7 +345,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	default:
 		spec = reconcile.Comment{Number: number, Body: body}
 	}
-	act := actOptions{f: f, flags: a, needRepo: true, spec: spec, onChange: onChange, names: ghName, words: ghWords{}}
+	act := actOptions{f: f, flags: a, spec: spec, onChange: onChange, names: ghName, words: ghWords{}}
 	if !o.meta.Empty() {
 		var milestones chan *ghcheck.Milestones
 		if o.meta.Milestone != "" {

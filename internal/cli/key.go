@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/internal/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -35,7 +36,7 @@ put without --branch), --target for exec, empty for issue.`,
 			return runOr(c.Context(), opts, runF, keyRun)
 		},
 	}
-	c.Flags().StringVar(&opts.Kind, "kind", reconcile.PR{}.Kind(), "kind: "+strings.Join(reconcile.Kinds(), ", "))
+	c.Flags().StringVar(&opts.Kind, "kind", reconcile.PR{}.Kind(), "kind: "+strings.Join(kinds.All(), ", "))
 	c.Flags().StringVar(&opts.Target, "target", "", "the kind's target (see above)")
 	addRepoFlag(c, &opts.Repo)
 	addTaskFlag(c, &opts.Task)
@@ -51,13 +52,13 @@ func keyRun(_ context.Context, opts *keyOptions) error {
 		return err
 	}
 	repo := ""
-	if reconcile.IsGitHubKind(opts.Kind) {
+	if kinds.OnGitHub(opts.Kind) {
 		if repo, err = opts.Repo.orEnv(f.sys.Getenv); err != nil {
 			return err
 		}
 	}
 	// Through the acting verbs' door: a target they refuse is refused.
-	key, err := reconcile.KeyOfTarget(opts.Kind, opts.Target, reconcile.Action{Task: task, Step: string(opts.Step), Repo: repo})
+	key, err := kinds.KeyOfTarget(opts.Kind, opts.Target, reconcile.Action{Task: task, Step: string(opts.Step), Repo: repo})
 	if err != nil {
 		return effect.Named(err, keyFlag)
 	}

@@ -185,10 +185,10 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	// The server outlives its answers: a pull request is answered once
 	// GitHub answered its create, its labels and done record follow, and
 	// the server waits for them before it closes the ledger.
-	eng := f.engine(l, gh, f.sys.Err, opts.Engine, func(c *reconcile.Config) { c.AnswerBeforeTags = true })
+	eng := f.engine(l, gh, opts.Engine, func(c *reconcile.Config) { c.AnswerBeforeTags = true })
 	defer eng.Wait()
 	cfg := mcp.Config{
-		Engine: eng, Ledger: l, Task: task, OnChange: onChange, Version: buildVersion(),
+		Engine: eng, Off: f.offEngine(l, f.sys.Err, opts.Engine), Ledger: l, Task: task, OnChange: onChange, Version: buildVersion(),
 		Logf:    func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce mcp: "+format+"\n", args...) },
 		Metrics: tel.metrics, Tracer: tel.tracer,
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/internal/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	ghledger "github.com/ghonce/ghonce/ledger/github"
 	"github.com/ghonce/ghonce/ledger/store"
@@ -97,7 +98,7 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 	}
 	before := now.Add(-age)
 	gone, err := gl.Prune(ctx, ghledger.PruneParams{Before: before, DryRun: opts.DryRun,
-		Keep: func(e *ledger.Entry) bool { return !reconcile.IsGitHubKind(e.Kind) }})
+		Keep: func(e *ledger.Entry) bool { return !kinds.OnGitHub(e.Kind) }})
 	out := pruneClaimsJSON{DryRun: opts.DryRun, Before: before.UTC(), Claims: []prunedClaimJSON{}}
 	for _, e := range gone {
 		out.Claims = append(out.Claims, prunedClaimJSON{Key: e.Key, Kind: e.Kind, Repo: e.Repo, DoneAt: e.UpdatedAt.UTC()})

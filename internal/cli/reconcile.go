@@ -9,8 +9,10 @@ import (
 
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
+	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -71,7 +73,7 @@ func reconcileRun(ctx context.Context, opts *reconcileOptions) error {
 	var gh reconcile.GitHub
 	var client *ghcheck.Client
 	for _, e := range pending {
-		if reconcile.IsGitHubKind(e.Kind) {
+		if kinds.OnGitHub(e.Kind) {
 			// --repo narrows the view; it also finds a GitHub App's
 			// installation, as in every verb that reads it.
 			if client, err = f.githubOn(ctx, opts.GitHub, opts.Filter.Repo, l); err != nil {
@@ -82,7 +84,15 @@ func reconcileRun(ctx context.Context, opts *reconcileOptions) error {
 		}
 	}
 	bar := newProgress(f.sys.Err, "reconcile")
-	out, err := f.engine(l, gh, f.sys.Err, opts.Engine, func(c *reconcile.Config) { c.Progress = bar }).Reconcile(ctx, filter)
+	// Each engine settles its own kinds: a command's entries by its
+	// --check, the rest on GitHub.
+	off, err := f.offEngine(l, f.sys.Err, opts.Engine).Reconcile(ctx, offgithub.Filter{Repo: filter.Repo, Task: filter.Task})
+	var out []reconcile.Settlement
+	if err == nil {
+		filter.Kind = kinds.OnGitHub
+		out, err = f.engine(l, gh, opts.Engine, func(c *reconcile.Config) { c.Progress = bar }).Reconcile(ctx, filter)
+	}
+	out = append(off, out...)
 	bar.Finish()
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/failure"
+	"github.com/ghonce/ghonce/internal/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
@@ -155,7 +156,7 @@ func describeRef(e *ledger.Entry) string {
 // the engine looks before it creates, for every kind but a guarded command
 // (the one kind off GitHub) without --check.
 func retryWillDo(kind string) string {
-	if !reconcile.IsGitHubKind(kind) {
+	if !kinds.OnGitHub(kind) {
 		return "The next run runs the command again, unless its --check finds the effect."
 	}
 	return "The next run looks on GitHub first and records an artifact tagged with the key as done again; only if it finds none does it create a new one."

@@ -13,12 +13,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
 // genericHandler serves an upstream tool that is neither guarded by a kind
 // nor marked readOnlyHint: at most once per (task, tool, arguments in
-// canonical form), through the engine's ToolCall kind. The first call's
+// canonical form), through offgithub's ToolCall kind. The first call's
 // final result is recorded and returned to a replay without a request
 // upstream; a call whose answer was lost is never sent again by ghonce (a
 // later identical call gets a tool error saying how to settle it), unless
@@ -44,7 +45,7 @@ func (p *Proxy) genericHandler(t *sdk.Tool) sdk.ToolHandler {
 			return invalidResult(fmt.Errorf("%s: the arguments are not JSON: %w", t.Name, err)), nil
 		}
 		var notFinal *sdk.CallToolResult
-		spec := reconcile.ToolCall{Tool: t.Name, ArgsSHA256: reconcile.ArgsHash(canon), Idempotent: idempotent,
+		spec := offgithub.ToolCall{Tool: t.Name, ArgsSHA256: offgithub.ArgsHash(canon), Idempotent: idempotent,
 			Send: func(ctx context.Context) (string, error) {
 				res, err := p.forwardOnce(ctx, req)
 				if err != nil {
@@ -66,13 +67,13 @@ func (p *Proxy) genericHandler(t *sdk.Tool) sdk.ToolHandler {
 				}
 				return string(b), nil
 			}}
-		prep, err := reconcile.Prepare(reconcile.Action{Task: task, Step: t.Name, Spec: spec})
+		prep, err := offgithub.Prepare(offgithub.Action{Task: task, Step: t.Name, Spec: spec})
 		if err != nil {
 			return invalidResult(err), nil
 		}
 		ctx, end := p.s.begin(ctx)
 		defer end()
-		r, err := p.s.cfg.Engine.Do(ctx, prep)
+		r, err := p.s.cfg.Off.Do(ctx, prep)
 		if notFinal != nil {
 			return notFinal, nil
 		}

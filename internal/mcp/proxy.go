@@ -84,8 +84,8 @@ func (p *Proxy) trackProgress(tok any, ss *sdk.ServerSession) {
 // not speak MCP within up.StartTimeout is an *UpstreamError. Close stops
 // the child.
 func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
-	if cfg.Engine == nil || cfg.Ledger == nil {
-		return nil, errors.New("new mcp proxy: engine and ledger are required")
+	if cfg.Engine == nil || cfg.Off == nil || cfg.Ledger == nil {
+		return nil, errors.New("new mcp proxy: both engines and the ledger are required")
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}

@@ -16,6 +16,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/internal/testworld"
+	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -84,7 +85,7 @@ func TestProxyFollowsItsUpstreamsSchemas(t *testing.T) {
 		defer logMu.Unlock()
 		logged = append(logged, fmt.Sprintf(format, a...))
 	}
-	p, err := mcp.NewProxy(ctx, mcp.Config{Engine: eng, Ledger: l, Task: task, Logf: logf}, mcp.Upstream{Command: argv, Env: env, Stderr: os.Stderr})
+	p, err := mcp.NewProxy(ctx, mcp.Config{Engine: eng, Off: offgithub.New(offgithub.Config{Ledger: l, Settle: -1}), Ledger: l, Task: task, Logf: logf}, mcp.Upstream{Command: argv, Env: env, Stderr: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
 	}

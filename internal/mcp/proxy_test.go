@@ -19,6 +19,7 @@ import (
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -191,7 +192,7 @@ func newProxyLedger(t *testing.T) (*sdk.ClientSession, *told, ledger.Ledger) {
 	// guard needs: in a new one, an earlier ledger may have been lost.
 	eng := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Settle: -1})
 	cmd, env := fakeUpstreamCommand(t)
-	p, err := mcp.NewProxy(ctx, mcp.Config{Engine: eng, Ledger: l, Task: task}, mcp.Upstream{Command: cmd, Env: env, Stderr: os.Stderr})
+	p, err := mcp.NewProxy(ctx, mcp.Config{Engine: eng, Off: offgithub.New(offgithub.Config{Ledger: l, Settle: -1}), Ledger: l, Task: task}, mcp.Upstream{Command: cmd, Env: env, Stderr: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
 	}

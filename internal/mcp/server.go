@@ -24,6 +24,7 @@ import (
 
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/observe"
+	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -38,6 +39,9 @@ type Config struct {
 	// (it is safe for concurrent use and serialises calls of the same key
 	// through the ledger).
 	Engine Doer
+	// Off has the proxy's calls of upstream tools without a kind once
+	// (offgithub.ToolCall); NewProxy requires it, the server does not.
+	Off *offgithub.Engine
 	// Ledger answers ghonce_status and ghonce_key.
 	Ledger ledger.Ledger
 	// Task is the default task of a call that passes none: the server's

@@ -6,14 +6,20 @@
 // disk when nothing else can prove it); the look-up of a key an earlier
 // version derived another way (formerkey.go); whether a done key's stored
 // description differs from this run's (changed.go); the spans and metrics
-// of an action (observe.go); and the errors an attempt that does not end
-// done returns, which reconcile re-exports under the same names.
+// of an action (observe.go); an action's identity and payload, and an
+// engine's list of kinds (prepare.go); the result, the settlement and the
+// outcome handling both engines share (result.go); and the errors an
+// attempt that does not end done returns. Package reconcile (GitHub) and
+// package offgithub (effects GitHub cannot see) re-export what they
+// return under the same names.
 package once
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/ghonce/ghonce/effect"
@@ -24,8 +30,8 @@ import (
 	"github.com/ghonce/ghonce/observe"
 )
 
-// Config builds a Core. Every field is required but Metrics; reconcile.New
-// fills in the defaults.
+// Config builds a Core. Ledger is required; New fills in the defaults of
+// the others.
 type Config struct {
 	Ledger ledger.Ledger
 	// Owner identifies this process in leases.
@@ -40,6 +46,9 @@ type Config struct {
 	Gone    func(p ledger.Proc) bool
 	Logf    func(format string, args ...any)
 	Metrics *observe.Metrics
+	// NoFormerKeys: the ledger holds no entry under a key an earlier
+	// version derived (KeyFor looks for none).
+	NoFormerKeys bool
 }
 
 // Core is the ledger side of an attempt, whatever the effect: the claim,
@@ -49,8 +58,69 @@ type Config struct {
 // safe for concurrent use.
 type Core struct{ cfg Config }
 
-// New returns a Core for cfg.
-func New(cfg Config) *Core { return &Core{cfg: cfg} }
+// New returns a Core for cfg, with the defaults filled in: an Owner that
+// is this process (NewOwner), a 30s Wait, a 2m Lease, DefaultSettle, the
+// system's clock, procid's proof that a process is gone, and silence. A
+// negative Wait or Settle means none.
+func New(cfg Config) *Core {
+	if cfg.Owner.ID == "" {
+		cfg.Owner = NewOwner()
+	}
+	if cfg.Wait == 0 {
+		cfg.Wait = 30 * time.Second
+	}
+	if cfg.Settle == 0 {
+		cfg.Settle = DefaultSettle
+	}
+	if cfg.Lease == 0 {
+		cfg.Lease = 2 * time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleep
+	}
+	if cfg.Gone == nil {
+		cfg.Gone = func(p ledger.Proc) bool { return procid.Check(p) == procid.Gone }
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	return &Core{cfg: cfg}
+}
+
+// Config is the Core's configuration, its defaults filled in.
+func (o *Core) Config() Config { return o.cfg }
+
+// DefaultSettle is the default in-flight window of a create (Config.Settle):
+// GitHub's 10-second limit on a request, plus 5 seconds for the request to
+// reach GitHub and for clocks (the ledger's, not this machine's, dates the
+// mark) to disagree.
+const DefaultSettle = 15 * time.Second
+
+// NewOwner identifies the running process: with its boot id, PID namespace
+// and start time where the system tells them (procid), so that a taker can
+// prove it gone.
+func NewOwner() ledger.Owner {
+	host, _ := os.Hostname()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	me := procid.Self()
+	return ledger.Owner{ID: fmt.Sprintf("%s/%d/%x", host, os.Getpid(), b), Host: host, PID: os.Getpid(),
+		Boot: me.Boot, PIDNS: me.PIDNS, Start: me.Start}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
 
 // Claim claims p.Key, waiting up to Config.Wait while another live process
 // holds it, and taking over at once from a holder proven gone (HolderGone).
@@ -273,4 +343,49 @@ func RefText(a ledger.Ref) string {
 		return n
 	}
 	return "no reference"
+}
+
+// githubRequestLimit is how long GitHub works on a request before it ends
+// it: a create sent may be committed until then.
+const githubRequestLimit = 10 * time.Second
+
+// Held is what a claim this run just made still vouches for, on this
+// machine's clock.
+type Held struct {
+	// Marked: until when the in-flight mark the claim wrote with its entry
+	// (ledger.ClaimParams.Sending) covers a create sent; zero when it
+	// wrote none. The mark is dated when the ledger wrote the claim, after
+	// it was sent, and a taker waits Settle from it: a create sent before
+	// sent+Settle-10s lands before the taker looks. A second is kept back
+	// for a ledger whose clock has whole seconds (GitHub's commit dates).
+	Marked time.Time
+	// Leased: until when the lease the claim took is surely this run's with
+	// half of it to spare, so a check before the create needs no renewal:
+	// no one takes a live lease from a process that runs, the heartbeat
+	// renews it every quarter, and the mark before the create renews it.
+	Leased time.Time
+}
+
+// HeldBy is what claim c, sent at sent, vouches for.
+func (o *Core) HeldBy(c *ledger.Claim, sent time.Time) Held {
+	h := Held{Leased: sent.Add(o.cfg.Lease / 2)}
+	cover := o.cfg.Settle - githubRequestLimit - time.Second
+	if c.State == ledger.ClaimCreated && !c.Entry.Sending.At.IsZero() && c.Entry.Sending.Proc.IsZero() && cover > 0 {
+		h.Marked = sent.Add(cover)
+	}
+	return h
+}
+
+// MarkBeforeSend makes sure that a mark says the create of entry's key is
+// about to leave, before it does: a taker waits out its window. The claim h
+// is the mark while it was written moments ago. A lease lost meanwhile
+// (ErrFenced) means a newer attempt may be creating: stop.
+func (o *Core) MarkBeforeSend(ctx context.Context, entry *ledger.Entry, h Held) error {
+	if !h.Marked.IsZero() && o.cfg.Now().Before(h.Marked) {
+		return nil
+	}
+	if err := o.MarkSending(ctx, entry.Key, entry.Fence, ledger.Proc{}); err != nil {
+		return o.MarkFailed(entry.Key, entry, err)
+	}
+	return nil
 }

@@ -3,10 +3,13 @@
 package sqlitetest
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ghonce/ghonce/ledger"
 )
 
 // PowerLoss copies the ledger at path as a crash of the machine could leave
@@ -57,4 +60,35 @@ func copyFile(t testing.TB, from, to string, n int64) {
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Mark is a ledger that notes the WAL length of the ledger file at Path
+// after every claim that wrote: a claim is forced to disk, so everything up
+// to there survives a crash of the machine, and what the run wrote after it
+// (the renewal, the done record) may not.
+type Mark struct {
+	ledger.Ledger
+	T    testing.TB
+	Path string
+	// At is the WAL's length after the last claim that wrote.
+	At int64
+	// DoneVerifiable is whether the last done record was marked Verifiable
+	// (not forced to disk); nil until one is written.
+	DoneVerifiable *bool
+}
+
+func (m *Mark) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Entry, error) {
+	if p.Status == ledger.Done {
+		v := p.Verifiable
+		m.DoneVerifiable = &v
+	}
+	return m.Ledger.Finish(ctx, p)
+}
+
+func (m *Mark) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim, error) {
+	c, err := m.Ledger.Claim(ctx, p)
+	if err == nil && (c.State == ledger.ClaimCreated || c.State == ledger.ClaimAcquired) {
+		m.At = WALSize(m.T, m.Path)
+	}
+	return c, err
 }

@@ -1,23 +1,22 @@
-package reconcile
+package offgithub
 
 import "testing"
 
-// Only a guarded command without --check keeps its done record forced: it
-// is the one kind a rerun cannot look up.
+// Only a guarded command without --check (and a tool call, which nothing
+// can look up) keeps its done record forced: a rerun cannot look it up.
 func TestVerifiable(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		spec Spec
 		want bool
 	}{
-		{"pr", PR{Base: "main", Head: "h"}, true},
-		{"issue", Issue{Title: "t"}, true},
 		{"exec with check", Exec{Argv: []string{"true"}, Check: "test -e done"}, true},
 		{"exec without check", Exec{Argv: []string{"true"}}, false},
 		{"exec by pointer", &Exec{Argv: []string{"true"}}, false},
+		{"tool call", ToolCall{Tool: "t"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := verifiable(tt.spec); got != tt.want {
+			if got := !tt.spec.Unverifiable(); got != tt.want {
 				t.Errorf("verifiable(%T %+v) = %v, want %v", tt.spec, tt.spec, got, tt.want)
 			}
 		})

@@ -1,4 +1,4 @@
-package reconcile_test
+package offgithub_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghonce/ghonce/internal/procid"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -52,7 +53,7 @@ func TestHolderGoneOnlyWhenItsIdentityProvesIt(t *testing.T) {
 			x := newExecWorld(t)
 			x.engine()
 			_, l := x.engine()
-			a := execAction(x.notify(reconcile.OnUnconfirmedRetry))
+			a := execAction(x.notify(offgithub.OnUnconfirmedRetry))
 			o := tc.owner
 			o.ID, o.Host, o.PID = "holder", host, pid
 			if tc.name == "this machine and namespace, PID reused by another process" {
@@ -61,7 +62,7 @@ func TestHolderGoneOnlyWhenItsIdentityProvesIt(t *testing.T) {
 			if _, err := l.Claim(context.Background(), ledger.ClaimParams{Key: keyOf(t, a), Task: a.Task, Step: a.Step, Kind: "exec", Owner: o, Lease: time.Hour}); err != nil {
 				t.Fatal(err)
 			}
-			e, _ := x.engine(func(c *reconcile.Config) { c.Wait = 100 * time.Millisecond })
+			e, _ := x.engine(func(c *offgithub.Config) { c.Wait = 100 * time.Millisecond })
 			r, err := do(context.Background(), e, a)
 			var busy *reconcile.InProgressError
 			switch {

@@ -1,4 +1,4 @@
-package reconcile_test
+package offgithub_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -29,19 +30,19 @@ func newExecWorld(t *testing.T) *execWorld {
 
 // engine opens the ledger (as a restarted process would) and returns an
 // engine on it with no GitHub client.
-func (x *execWorld) engine(mod ...func(*reconcile.Config)) (*reconcile.Engine, ledger.Ledger) {
+func (x *execWorld) engine(mod ...func(*offgithub.Config)) (*offgithub.Engine, ledger.Ledger) {
 	x.t.Helper()
 	l := x.OpenLedger()
-	cfg := reconcile.Config{Ledger: l, LedgerNew: l.Created, Wait: time.Second, Settle: -1}
+	cfg := offgithub.Config{Ledger: l, LedgerNew: l.Created, Wait: time.Second, Settle: -1}
 	for _, m := range mod {
 		m(&cfg)
 	}
-	return reconcile.New(cfg), l
+	return offgithub.New(cfg), l
 }
 
 // notify appends GHONCE_KEY to the sent file: a side effect ghonce cannot see.
-func (x *execWorld) notify(extra ...string) reconcile.Exec {
-	return reconcile.Exec{Argv: []string{"/bin/sh", "-c", `echo "$GHONCE_KEY" >> "$1"`, "notify", x.sent}, OnUnconfirmed: strings.Join(extra, "")}
+func (x *execWorld) notify(extra ...string) offgithub.Exec {
+	return offgithub.Exec{Argv: []string{"/bin/sh", "-c", `echo "$GHONCE_KEY" >> "$1"`, "notify", x.sent}, OnUnconfirmed: strings.Join(extra, "")}
 }
 
 func (x *execWorld) sends() int {
@@ -55,13 +56,13 @@ func (x *execWorld) sends() int {
 	return strings.Count(string(b), "\n")
 }
 
-func execAction(spec reconcile.Exec) reconcile.Action {
-	return reconcile.Action{Task: "weekly-report", Step: "notify", Spec: spec}
+func execAction(spec offgithub.Exec) offgithub.Action {
+	return offgithub.Action{Task: "weekly-report", Step: "notify", Spec: spec}
 }
 
 // crashAfterRunning leaves the entry as a process killed right after the
 // command ran would: attempting, held by a dead process of this host.
-func (x *execWorld) crashAfterRunning(l ledger.Ledger, a reconcile.Action) {
+func (x *execWorld) crashAfterRunning(l ledger.Ledger, a offgithub.Action) {
 	x.t.Helper()
 	me := reconcile.NewOwner()
 	if _, err := l.Claim(context.Background(), ledger.ClaimParams{Key: keyOf(x.t, a), Task: a.Task, Step: a.Step, Kind: "exec",
@@ -73,7 +74,7 @@ func (x *execWorld) crashAfterRunning(l ledger.Ledger, a reconcile.Action) {
 	}
 }
 
-var deadPID = func(c *reconcile.Config) { c.Gone = func(p ledger.Proc) bool { return p.PID == 999999 } }
+var deadPID = func(c *offgithub.Config) { c.Gone = func(p ledger.Proc) bool { return p.PID == 999999 } }
 
 func TestExecRunsOnceAndSkipsAfterwards(t *testing.T) {
 	x := newExecWorld(t)
@@ -93,10 +94,10 @@ func TestExecRunsOnceAndSkipsAfterwards(t *testing.T) {
 		t.Fatal(err)
 	}
 	e, _ = x.engine()
-	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != reconcile.Created || x.sends() != 1 {
+	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != offgithub.Created || x.sends() != 1 {
 		t.Fatalf("after resolve --retry: %s, %d sends; want created, 1", r.Outcome, x.sends())
 	}
-	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != reconcile.Skipped || x.sends() != 1 {
+	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != offgithub.Skipped || x.sends() != 1 {
 		t.Fatalf("rerun: %s, %d sends; want skipped, 1", r.Outcome, x.sends())
 	}
 }
@@ -105,7 +106,7 @@ func TestExecOnExistingLedgerRunsAtOnce(t *testing.T) {
 	x := newExecWorld(t)
 	x.engine() // the ledger exists before the agent's run
 	e, _ := x.engine()
-	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != reconcile.Created || x.sends() != 1 {
+	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != offgithub.Created || x.sends() != 1 {
 		t.Fatalf("%s, %d sends; want created, 1", r.Outcome, x.sends())
 	}
 }
@@ -130,9 +131,9 @@ func TestExecUnconfirmedPolicies(t *testing.T) {
 		x := newExecWorld(t)
 		x.engine()
 		_, l := x.engine()
-		x.crashAfterRunning(l, execAction(x.notify(reconcile.OnUnconfirmedRetry)))
+		x.crashAfterRunning(l, execAction(x.notify(offgithub.OnUnconfirmedRetry)))
 		e, _ := x.engine(deadPID)
-		if r := mustDo(t, e, execAction(x.notify(reconcile.OnUnconfirmedRetry))); r.Outcome != reconcile.Created || x.sends() != 2 {
+		if r := mustDo(t, e, execAction(x.notify(offgithub.OnUnconfirmedRetry))); r.Outcome != offgithub.Created || x.sends() != 2 {
 			t.Fatalf("%s, %d sends; want created and a second send", r.Outcome, x.sends())
 		}
 	})
@@ -144,7 +145,7 @@ func TestExecUnconfirmedPolicies(t *testing.T) {
 		x.crashAfterRunning(l, execAction(spec))
 		e, _ := x.engine(deadPID)
 		r := mustDo(t, e, execAction(spec))
-		if r.Outcome != reconcile.Found || r.Ref != "msg-"+r.Key || x.sends() != 1 {
+		if r.Outcome != offgithub.Found || r.Ref != "msg-"+r.Key || x.sends() != 1 {
 			t.Fatalf("%+v, %d sends; want found with the check's output as ref, 1 send", r, x.sends())
 		}
 	})
@@ -154,12 +155,12 @@ func TestExecUnconfirmedPolicies(t *testing.T) {
 // it closes the window even when the ledger cannot.
 func TestSeedD_KeyPassedToADedupingService(t *testing.T) {
 	x := newExecWorld(t)
-	dedupe := reconcile.Exec{Argv: []string{"/bin/sh", "-c", `grep -qx "$GHONCE_KEY" "$1" 2>/dev/null || echo "$GHONCE_KEY" >> "$1"`, "mailer", x.sent}, OnUnconfirmed: reconcile.OnUnconfirmedRetry}
+	dedupe := offgithub.Exec{Argv: []string{"/bin/sh", "-c", `grep -qx "$GHONCE_KEY" "$1" 2>/dev/null || echo "$GHONCE_KEY" >> "$1"`, "mailer", x.sent}, OnUnconfirmed: offgithub.OnUnconfirmedRetry}
 	x.engine()
 	_, l := x.engine()
 	x.crashAfterRunning(l, execAction(dedupe))
 	e, _ := x.engine(deadPID)
-	if r := mustDo(t, e, execAction(dedupe)); r.Outcome != reconcile.Created {
+	if r := mustDo(t, e, execAction(dedupe)); r.Outcome != offgithub.Created {
 		t.Fatalf("outcome %s, want created (the command ran again)", r.Outcome)
 	}
 	if x.sends() != 1 {
@@ -171,7 +172,7 @@ func TestExecFailingCommandIsRetriedNotRecordedDone(t *testing.T) {
 	x := newExecWorld(t)
 	x.engine()
 	e, l := x.engine()
-	a := execAction(reconcile.Exec{Argv: []string{"/bin/sh", "-c", "exit 7"}})
+	a := execAction(offgithub.Exec{Argv: []string{"/bin/sh", "-c", "exit 7"}})
 	if _, err := do(context.Background(), e, a); err == nil || !strings.Contains(err.Error(), "exit status 7") {
 		t.Fatalf("err = %v, want the command's exit status", err)
 	}
@@ -208,7 +209,36 @@ func TestExecCheckThatCannotRunFailsTheFirstAttempt(t *testing.T) {
 	}
 	spec := x.notify()
 	spec.Check = `grep -qx "$GHONCE_KEY" "` + x.sent + `" 2>/dev/null || exit 1`
-	if r := mustDo(t, e, execAction(spec)); r.Outcome != reconcile.Created || x.sends() != 1 {
+	if r := mustDo(t, e, execAction(spec)); r.Outcome != offgithub.Created || x.sends() != 1 {
 		t.Fatalf("with a working check: %s, %d sends; want created, 1", r.Outcome, x.sends())
 	}
+}
+
+func mustDo(t *testing.T, e *offgithub.Engine, a offgithub.Action) *offgithub.Result {
+	t.Helper()
+	r, err := do(context.Background(), e, a)
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	return r
+}
+
+// do runs a through the engine's front door, as every front end does:
+// Prepare, then Do.
+func do(ctx context.Context, e *offgithub.Engine, a offgithub.Action) (*offgithub.Result, error) {
+	p, err := offgithub.Prepare(a)
+	if err != nil {
+		return nil, err
+	}
+	return e.Do(ctx, p)
+}
+
+// keyOf is the key of a, which must be valid.
+func keyOf(t testing.TB, a offgithub.Action) string {
+	t.Helper()
+	p, err := offgithub.Prepare(a)
+	if err != nil {
+		t.Fatalf("prepare: %v", err)
+	}
+	return p.Key()
 }

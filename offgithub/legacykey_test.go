@@ -1,4 +1,4 @@
-package reconcile_test
+package offgithub_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -17,9 +18,9 @@ import (
 func TestEntryRecordedBeforeNFCKeepsItsKey(t *testing.T) {
 	const nfd, nfc = "re\u0301sume\u0301-42", "r\u00e9sum\u00e9-42"
 	x := newExecWorld(t)
-	e, l := x.engine(func(c *reconcile.Config) { c.TrustNeverAttempted = true })
+	e, l := x.engine()
 	ctx := context.Background()
-	spec := x.notify(reconcile.OnUnconfirmedRetry) // the ledger is new: no --check, so retry
+	spec := x.notify(offgithub.OnUnconfirmedRetry) // the ledger is new: no --check, so retry
 	raw := taskkey.Identity{Task: nfd, Step: "notify", Kind: "exec"}
 	legacy := taskkey.LegacyKeys(raw)
 	if len(legacy) == 0 || legacy[0] == taskkey.Key(raw) {
@@ -35,12 +36,12 @@ func TestEntryRecordedBeforeNFCKeepsItsKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, task := range []string{nfd, nfc} {
-		a := reconcile.Action{Task: task, Step: "notify", Spec: spec}
+		a := offgithub.Action{Task: task, Step: "notify", Spec: spec}
 		r, err := do(ctx, e, a)
 		if err != nil {
 			t.Fatalf("%+q: %v", task, err)
 		}
-		if r.Outcome != reconcile.Skipped || r.Key != legacy[0] {
+		if r.Outcome != offgithub.Skipped || r.Key != legacy[0] {
 			t.Errorf("%+q: outcome %s under %s; want skipped under the recorded key %s", task, r.Outcome, r.Key, legacy[0])
 		}
 	}
@@ -48,13 +49,13 @@ func TestEntryRecordedBeforeNFCKeepsItsKey(t *testing.T) {
 		t.Errorf("the command ran %d times for work the ledger holds as done", n)
 	}
 	// New work: one key for both spellings, the NFC one.
-	fresh := func(task string) reconcile.Action { return reconcile.Action{Task: task, Step: "other", Spec: spec} }
+	fresh := func(task string) offgithub.Action { return offgithub.Action{Task: task, Step: "other", Spec: spec} }
 	r1, err1 := do(ctx, e, fresh(nfd))
 	r2, err2 := do(ctx, e, fresh(nfc))
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
-	if r1.Key != keyOf(t, fresh(nfc)) || r2.Key != r1.Key || r1.Outcome != reconcile.Created || r2.Outcome != reconcile.Skipped {
+	if r1.Key != keyOf(t, fresh(nfc)) || r2.Key != r1.Key || r1.Outcome != offgithub.Created || r2.Outcome != offgithub.Skipped {
 		t.Errorf("new work: %s %s then %s %s; want created then skipped under the NFC key %s", r1.Outcome, r1.Key, r2.Outcome, r2.Key, keyOf(t, fresh(nfc)))
 	}
 	if n := x.sends(); n != 1 {

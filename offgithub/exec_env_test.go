@@ -1,4 +1,4 @@
-package reconcile_test
+package offgithub_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/offgithub"
 )
 
 // A guarded command and its check inherit ghonce's environment, but not a
@@ -30,10 +30,10 @@ func TestExecDoesNotInheritTheLedgerSecret(t *testing.T) {
 			t.Setenv("GHONCE_LEDGER", tc.ledger)
 			t.Setenv("DOOR18_KEEP", "kept")
 			x := newExecWorld(t)
-			e, _ := x.engine(func(c *reconcile.Config) { c.TrustNeverAttempted = true })
+			e, _ := x.engine()
 			seen := filepath.Join(t.TempDir(), "seen")
 			script := `printf '%s|%s|%s\n' "${GHONCE_LEDGER-unset}" "$DOOR18_KEEP" "$GHONCE_KEY" >> "$1"`
-			spec := reconcile.Exec{
+			spec := offgithub.Exec{
 				Argv:       []string{"/bin/sh", "-c", script, "cmd", seen},
 				Check:      `/bin/sh -c '` + strings.ReplaceAll(script, "'", `'\''`) + `; exit 1' check ` + seen,
 				PassLedger: tc.pass,

@@ -1,4 +1,4 @@
-package reconcile
+package offgithub
 
 import (
 	"bytes"
@@ -46,29 +46,29 @@ type Exec struct {
 
 func (Exec) Kind() string { return "exec" }
 
-// Face: see Face. A command is not on GitHub: only `ghonce exec` runs one.
-func (Exec) Face() Face       { return Face{CLI: []string{"exec"}} }
-func (x Exec) Target() string { return x.Tgt }
+// Face: see effect.Face. A command is not on GitHub: only `ghonce exec` runs one.
+func (Exec) Face() effect.Face { return effect.Face{CLI: []string{"exec"}} }
+func (x Exec) Target() string  { return x.Tgt }
 
-func (Exec) aim(target string) (Spec, error) { return Exec{Tgt: target}, nil }
+func (Exec) aim(target string) Spec { return Exec{Tgt: target} }
 
 // Unverifiable: without Check nothing can look the command's effect up.
 func (x Exec) Unverifiable() bool { return x.Check == "" }
 
-// MarksOwnSending: Create marks the attempt as sent once the supervisor has
+// marksOwnSending: Create marks the attempt as sent once the supervisor has
 // started, naming it, so a taker waits for its process tree to be gone.
-func (Exec) MarksOwnSending() {}
+func (Exec) marksOwnSending() {}
 
 // NotSent: a command that did not start did nothing.
 func (Exec) NotSent() string { return "the command did not start, so nothing happened" }
 func (x Exec) Validate(string) error {
 	if len(x.Argv) == 0 || x.Argv[0] == "" {
-		return empty("argv", "the command to run and its arguments")
+		return &effect.InvalidError{Field: "argv", Problem: "is empty", Want: "the command to run and its arguments"}
 	}
 	switch x.OnUnconfirmed {
 	case "", OnUnconfirmedFail, OnUnconfirmedRetry:
 	default:
-		return &InvalidError{Field: "on_unconfirmed", Problem: fmt.Sprintf("%q is not a policy", x.OnUnconfirmed), Want: "fail or retry"}
+		return &effect.InvalidError{Field: "on_unconfirmed", Problem: fmt.Sprintf("%q is not a policy", x.OnUnconfirmed), Want: "fail or retry"}
 	}
 	return nil
 }
@@ -192,6 +192,5 @@ func (x Exec) Create(ctx context.Context, env *Env, key string) (effect.Artifact
 
 var (
 	_ Spec       = Exec{}
-	_ OffGitHub  = Exec{}
-	_ OwnSending = Exec{}
+	_ ownSending = Exec{}
 )

@@ -1,4 +1,4 @@
-package reconcile
+package offgithub
 
 import (
 	"context"
@@ -44,9 +44,9 @@ func ArgsHash(canonical []byte) string {
 
 func (ToolCall) Kind() string { return "tool-call" }
 
-// Face: see Face. `ghonce mcp --upstream` makes one of any upstream tool
-// it does not guard as a kind of its own.
-func (ToolCall) Face() Face { return Face{} }
+// Face: see effect.Face. `ghonce mcp --upstream` makes one of any upstream
+// tool it does not guard as a kind of its own.
+func (ToolCall) Face() effect.Face { return effect.Face{} }
 
 // Target is the arguments' hash, shortened: 128 bits keep two different
 // calls apart.
@@ -57,7 +57,7 @@ func (c ToolCall) Target() string {
 	return c.ArgsSHA256[:32]
 }
 
-func (ToolCall) aim(target string) (Spec, error) { return ToolCall{ArgsSHA256: target}, nil }
+func (ToolCall) aim(target string) Spec { return ToolCall{ArgsSHA256: target} }
 
 func (c ToolCall) Validate(string) error {
 	switch {
@@ -101,7 +101,4 @@ func (c ToolCall) Create(ctx context.Context, _ *Env, _ string) (effect.Artifact
 	return effect.Artifact{Text: text}, nil
 }
 
-var (
-	_ Spec      = ToolCall{}
-	_ OffGitHub = ToolCall{} // ghonce makes no request of its own for it (the upstream does)
-)
+var _ Spec = ToolCall{}

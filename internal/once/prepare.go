@@ -1,0 +1,67 @@
+package once
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// Identity is an action's identity, cleaned: the ledger keeps the task and
+// step the key was derived from, so " T-1" and "T-1\n" are recorded,
+// listed and filtered as T-1. Its error is an *effect.InvalidError.
+func Identity(task, step, kind, repo, target string) (taskkey.Identity, error) {
+	id := taskkey.Identity{Task: task, Step: step, Kind: kind, Repo: repo, Target: target}.Clean()
+	if err := id.Validate(); err != nil {
+		return taskkey.Identity{}, Invalid(err)
+	}
+	return id, nil
+}
+
+// Invalid is err as an *effect.InvalidError: as it is when it is one
+// already.
+func Invalid(err error) error {
+	var inv *effect.InvalidError
+	if errors.As(err, &inv) {
+		return err
+	}
+	return &effect.InvalidError{Err: err}
+}
+
+// Encode is a description as the ledger stores it (its payload), and the
+// payload's hash.
+func Encode(kind string, spec any) ([]byte, string, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return nil, "", fmt.Errorf("encode %s payload: %w", kind, err)
+	}
+	sum := sha256.Sum256(b)
+	return b, hex.EncodeToString(sum[:]), nil
+}
+
+// Kinds is an engine's list of kinds: each kind's name to a new, empty
+// description of it (a pointer, which a payload decodes into).
+type Kinds[S any] map[string]func() S
+
+// Names names every kind, sorted.
+func (k Kinds[S]) Names() []string { return slices.Sorted(maps.Keys(k)) }
+
+// Decode rebuilds the description of a kind from its stored payload.
+func (k Kinds[S]) Decode(kind string, payload []byte) (S, error) {
+	var s S
+	mk, ok := k[kind]
+	if !ok {
+		return s, fmt.Errorf("decode payload: unknown kind %q (written by a newer ghonce?)", kind)
+	}
+	s = mk()
+	if err := json.Unmarshal(payload, s); err != nil {
+		return s, fmt.Errorf("decode %s payload: %w", kind, err)
+	}
+	return s, nil
+}

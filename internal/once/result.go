@@ -1,0 +1,209 @@
+package once
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ledger"
+)
+
+// Outcome says how an action ended.
+type Outcome string
+
+const (
+	Created Outcome = "created" // this run created the artifact
+	Found   Outcome = "found"   // it already existed on GitHub (an earlier attempt made it)
+	Skipped Outcome = "skipped" // the ledger said done; GitHub was not asked
+)
+
+// Result is what an engine's Do returns and a front prints, whichever
+// engine it is; reconcile and offgithub name it Result.
+type Result struct {
+	Key            string  `json:"key"`
+	Kind           string  `json:"kind"`
+	Task           string  `json:"task"`
+	Step           string  `json:"step"`
+	Repo           string  `json:"repo,omitempty"`
+	Outcome        Outcome `json:"outcome"`
+	Number         int     `json:"number,omitempty"`
+	URL            string  `json:"url,omitempty"`
+	ID             int64   `json:"id,omitempty"`
+	SHA            string  `json:"sha,omitempty"`
+	Ref            string  `json:"ref,omitempty"`
+	PayloadChanged bool    `json:"payload_changed"`
+	Attempts       int     `json:"attempts"`
+	Warning        string  `json:"warning,omitempty"`
+
+	// Changed lists the fields of this run's description that differ from
+	// the stored one ("head", "title", "body", ...) when PayloadChanged.
+	Changed []string `json:"changed,omitempty"`
+	// Updated: --on-change update edited the artifact to this run's
+	// description.
+	Updated bool `json:"updated,omitempty"`
+	// ArtifactState is a PR's or issue's state as GitHub showed it when
+	// this run created or found it: open, closed or merged. Empty when
+	// GitHub was not asked (skipped) and for kinds without one.
+	ArtifactState string `json:"artifact_state,omitempty"`
+
+	// FoundArtifact is the artifact a look-up found (Outcome Found), with
+	// its own description: what the engine compares this run's with.
+	FoundArtifact *effect.Artifact `json:"-"`
+}
+
+// ResultOf is the result of entry ent, which ended as o.
+func ResultOf(ent *ledger.Entry, o Outcome) *Result {
+	return &Result{
+		Key: ent.Key, Kind: ent.Kind, Task: ent.Task, Step: ent.Step, Repo: ent.Repo, Outcome: o,
+		Number: ent.Ref.Number, URL: ent.Ref.URL, ID: ent.Ref.ID, SHA: ent.Ref.SHA, Ref: ent.Ref.Text,
+		Attempts: ent.Attempts,
+	}
+}
+
+// OutcomeOf names how an action ended: its Result's outcome, or one of the
+// error outcomes (ErrOutcome).
+func OutcomeOf(r *Result, err error) string {
+	if err == nil && r != nil {
+		return string(r.Outcome)
+	}
+	return ErrOutcome(err)
+}
+
+// Do runs do for action a, counted and traced by o.
+func (o *Observer) Do(ctx context.Context, a Action, do func(context.Context) (*Result, error)) (*Result, error) {
+	if o.Off() {
+		return do(ctx)
+	}
+	var r *Result
+	err := o.Observe(ctx, a, func(ctx context.Context) (Ended, error) {
+		var err error
+		r, err = do(ctx)
+		end := Ended{Outcome: OutcomeOf(r, err)}
+		if r != nil {
+			end.Key, end.URL, end.Number = r.Key, r.URL, r.Number
+		}
+		return end, err
+	})
+	return r, err
+}
+
+// ChangedWarning is the warning of a done (or found) result whose
+// description differs from this run's in fields, what naming the artifact:
+// the artifact was kept as it is.
+func ChangedWarning(fields []string, what string) string {
+	return fmt.Sprintf("this run's %s from what made %s, which was left as it is", Differ(fields), what)
+}
+
+// Release leaves the entry claim c holds attempting, for the next run,
+// saying that this attempt sent nothing: the mark a claim that created the
+// entry wrote with it is not a create in flight.
+func (o *Core) Release(c *ledger.Claim, errMsg string) {
+	p := FinishParams(c.Entry.Key, c.Entry.Fence, ledger.Attempting, "", effect.Artifact{}, errMsg)
+	p.Unsent = c.State == ledger.ClaimCreated
+	_, _ = o.Record(p)
+}
+
+// CreateFailed records a create's error by its class and returns the error
+// the action ends with: a refusal (nothing made) fails the entry; a create
+// that never left fails it too (notSent says what that means for the
+// kind), unless the ledger went away first; anything else may have taken
+// effect and stays attempting. A duplicate (effect.ClassExists) is the
+// engine's to settle first.
+func (o *Core) CreateFailed(key string, fence int64, kind string, err error, notSent string) error {
+	class := effect.ClassMaybe
+	if ce := (*effect.CreateError)(nil); errors.As(err, &ce) {
+		class = ce.Class
+	}
+	switch class {
+	case effect.ClassRefused:
+		// The final word: the same request is refused again until its
+		// cause is fixed, so the error says what to fix, not "rerun".
+		_, _ = o.Finish(key, fence, ledger.Failed, "", effect.Artifact{}, err.Error())
+		return fmt.Errorf("create %s: %w (nothing was created)", kind, err)
+	case effect.ClassNotSent:
+		if errors.Is(err, ledger.ErrUnavailable) {
+			// The ledger went away before the create started: nothing was
+			// sent, and the entry stays as the ledger last had it.
+			_, _ = o.Finish(key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+			return Unavailable(key, err)
+		}
+		_, _ = o.Finish(key, fence, ledger.Failed, "", effect.Artifact{}, err.Error())
+		return fmt.Errorf("create %s: %w (%s)", kind, err, notSent)
+	}
+	_, _ = o.Finish(key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+	return &UnconfirmedError{Key: key, Err: fmt.Errorf("create %s may have taken effect: %w", kind, err), Hint: RerunHint}
+}
+
+// WithPrior is res, the look-up of this run's description, completed by
+// prior, the look-up of the one an earlier attempt stored: found wins;
+// otherwise unknown or conflict wins over absent, so absence is reported
+// only when both looks are sure.
+func WithPrior(res, prior effect.Result) effect.Result {
+	if res.State == effect.Found {
+		return res
+	}
+	if prior.State == effect.Found || res.State == effect.Absent {
+		return prior
+	}
+	return res
+}
+
+// Settlement is what an engine's Reconcile did with one entry.
+type Settlement struct {
+	Key    string        `json:"key"`
+	Kind   string        `json:"kind"`
+	Task   string        `json:"task"`
+	Step   string        `json:"step"`
+	Repo   string        `json:"repo,omitempty"`
+	From   ledger.Status `json:"from"`
+	To     ledger.Status `json:"to"`
+	Number int           `json:"number,omitempty"`
+	URL    string        `json:"url,omitempty"`
+	// Why explains the decision; for an entry that stays attempting, what a
+	// person or a rerun must do.
+	Why string `json:"why"`
+}
+
+// Settled reports whether the entry left "attempting".
+func (s Settlement) Settled() bool { return s.To != ledger.Attempting }
+
+// Progress follows a long Reconcile (the CLI draws a bar on a terminal).
+// Calls come from one goroutine at a time.
+type Progress interface {
+	// Start says how many entries will be settled.
+	Start(total int)
+	// Settled reports one entry settled (or left attempting).
+	Settled(s Settlement)
+}
+
+// ClaimToSettle claims ent for settling it (Reconcile). It does not wait
+// for a live holder: that one is settling the entry itself; it takes over
+// from one proven gone (the ledger judges the lease, on its own clock). It
+// returns the claim held, or nil and the settlement of an entry it cannot
+// or need not settle.
+func (o *Core) ClaimToSettle(ctx context.Context, ent *ledger.Entry) (*ledger.Claim, Settlement, error) {
+	s := Settlement{Key: ent.Key, Kind: ent.Kind, Task: ent.Task, Step: ent.Step, Repo: ent.Repo, From: ledger.Attempting, To: ledger.Attempting}
+	p := ledger.ClaimParams{
+		Key: ent.Key, Task: ent.Task, Step: ent.Step, Kind: ent.Kind, Repo: ent.Repo, Target: ent.Target,
+		Payload: ent.Payload, PayloadHash: ent.PayloadHash, Owner: o.cfg.Owner, Lease: o.cfg.Lease, Why: "reconcile",
+	}
+	c, err := o.cfg.Ledger.Claim(ctx, p)
+	if err == nil && c.State == ledger.ClaimBusy && o.HolderGone(c.Entry.Owner) {
+		p.TakeOverFence = c.Entry.Fence
+		p.Why = fmt.Sprintf("reconcile: took over from %s: process gone", c.Entry.Owner.ID)
+		c, err = o.cfg.Ledger.Claim(ctx, p)
+	}
+	if err != nil {
+		return nil, s, fmt.Errorf("claim %s: %w", ent.Key, err)
+	}
+	switch c.State {
+	case ledger.ClaimDone:
+		s.To, s.Why = ledger.Done, "settled by another run meanwhile"
+		return nil, s, nil
+	case ledger.ClaimBusy:
+		s.Why = fmt.Sprintf("in progress in process %d on %s", c.Entry.Owner.PID, c.Entry.Owner.Host)
+		return nil, s, nil
+	}
+	return c, s, nil
+}
