@@ -18,8 +18,10 @@ import (
 type Filter struct {
 	Repo string
 	Task string
-	// Kind, if set, says which kinds to settle: the CLI leaves the kinds
-	// off GitHub to package offgithub's engine.
+	// Kind, if set, says which kinds to settle. Unset: the kinds of this
+	// package. An entry of another kind (a guarded command's or a tool
+	// call's, which package offgithub's engine settles, or one a newer
+	// ghonce wrote) is then left as it is: not claimed, not written.
 	Kind func(kind string) bool
 }
 
@@ -40,9 +42,11 @@ func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) 
 	if err != nil {
 		return nil, fmt.Errorf("list attempting entries: %w", err)
 	}
-	if f.Kind != nil {
-		entries = slices.DeleteFunc(entries, func(ent *ledger.Entry) bool { return !f.Kind(ent.Kind) })
+	settles := f.Kind
+	if settles == nil {
+		settles = func(kind string) bool { _, ok := kinds[kind]; return ok }
 	}
+	entries = slices.DeleteFunc(entries, func(ent *ledger.Entry) bool { return !settles(ent.Kind) })
 	prog := e.cfg.Progress
 	if prog == nil {
 		prog = noProgress{}

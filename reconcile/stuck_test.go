@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
@@ -33,5 +34,38 @@ func TestBranchFromAMissingCommitFailsWithWords(t *testing.T) {
 	ent, gerr := l.Get(w.ctx, keyOf(t, a))
 	if gerr != nil || ent.Status != ledger.Failed {
 		t.Fatalf("entry %+v, %v; want failed, not left attempting", ent, gerr)
+	}
+}
+
+// A library caller's Reconcile settles GitHub kinds only: an entry of a
+// guarded command (package offgithub's to settle) left attempting by a
+// dead process is neither claimed nor written, so offgithub's Reconcile,
+// or a rerun of the command, finds it as it was left.
+func TestReconcileLeavesTheKindsOfAnotherEngineAlone(t *testing.T) {
+	w := newWorld(t)
+	l := w.OpenLedger()
+	dead := ledger.Owner{ID: "dead-runner"}
+	if _, err := l.Claim(w.ctx, ledger.ClaimParams{Key: "exec-key", Task: "T-1", Step: "notify", Kind: "exec", Payload: []byte(`{"argv":["true"]}`), PayloadHash: "h", Owner: dead, Lease: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := l.Get(w.ctx, "exec-key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := w.engine().Reconcile(w.ctx, reconcile.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range out {
+		if s.Key == "exec-key" {
+			t.Errorf("settlement %+v; a GitHub engine must not report, claim or write a guarded command's entry", s)
+		}
+	}
+	after, err := l.Get(w.ctx, "exec-key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Fence != before.Fence || after.LastError != before.LastError || after.Status != ledger.Attempting {
+		t.Fatalf("entry went from %+v to %+v; want it untouched", before, after)
 	}
 }
