@@ -188,7 +188,9 @@ type Option struct{ Name, Value string }
 
 // Words says options in one front's vocabulary.
 type Words interface {
-	// Name is o in running text: "--on-change update", "on-change: update".
+	// Name is o in running text: "--on-change update", "on-change: update";
+	// "" when the front has no way to give o (the ghonce action takes no
+	// wait): advice then leaves it out.
 	Name(o Option) string
 	// Set asks the user to give o: "pass --repo OWNER/NAME or set
 	// GH_REPO", "set repo: OWNER/NAME".

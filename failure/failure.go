@@ -222,7 +222,10 @@ func next(kind Kind, err error, key, verb string, w effect.Words) string {
 	case Unconfirmed:
 		return fmt.Sprintf("rerun the same command, or `ghonce reconcile`; if it stays unconfirmed: `ghonce status %s`, then `ghonce resolve %s --done` or `--retry`", k, k)
 	case InProgress:
-		return "wait and rerun the same command (or raise " + w.Name(effect.Option{Name: "wait"}) + ")"
+		if wait := w.Name(effect.Option{Name: "wait"}); wait != "" {
+			return "wait and rerun the same command (or raise " + wait + ")"
+		}
+		return "wait and rerun the same command"
 	case Stale:
 		return "run `ghonce reconcile`; for what stays attempting a person decides: `ghonce status KEY`, then `ghonce resolve KEY --done` or `--retry`"
 	}

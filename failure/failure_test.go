@@ -84,6 +84,19 @@ func TestNextNamesOptionsInTheCallersWords(t *testing.T) {
 	if next := Describe(inProgress, "", inputs{}).Next; !strings.Contains(next, "raise wait:") {
 		t.Errorf("a front's next: %q; want its wait:", next)
 	}
+	if next := Describe(inProgress, "", noWait{}).Next; strings.Contains(next, "raise") || !strings.Contains(next, "rerun") {
+		t.Errorf("next of a front without a wait: %q; want to wait and rerun, and nothing to raise", next)
+	}
+}
+
+// noWait is a front that has no way to give wait (the ghonce action).
+type noWait struct{ inputs }
+
+func (w noWait) Name(o effect.Option) string {
+	if o.Name == "wait" {
+		return ""
+	}
+	return w.inputs.Name(o)
 }
 
 // inputs names an option as a front's input: "wait:".

@@ -422,6 +422,9 @@ func ghName(field string) string {
 type ghWords struct{ flagWords }
 
 func (w ghWords) Name(o effect.Option) string {
+	if o.Name == "wait" {
+		return "" // gh has no such flag, and the shim reads no variable for it
+	}
 	if o.Name != "step" && o.Name != "on-change" {
 		return w.flagWords.Name(o)
 	}
