@@ -147,7 +147,7 @@ func (w flagWords) Name(o effect.Option) string { return w.say(o, "", " or ") }
 func (w flagWords) Set(o effect.Option) string {
 	switch o.Name {
 	case "trust-author":
-		return "start ghonce with --trust-author " + o.Value
+		return "start ghonce with --trust-author " + o.Value + " (or set GHONCE_TRUST_AUTHOR)"
 	case "body", "content":
 		return fmt.Sprintf("pass --%s TEXT or --%[1]s-file FILE", o.Name)
 	case "app-private-key":

@@ -145,6 +145,7 @@ Environment:
   GHONCE_METRICS_FILE     add each run's counters to this Prometheus textfile (node_exporter's textfile collector)
   OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_*  export a trace of each action with OTLP/HTTP (off when unset)
   GHONCE_ON_CHANGE        default of --on-change (auto), also for the gh shim, the MCP tools and guard
+  GHONCE_TRUST_AUTHOR     default of --trust-author, logins separated by commas, also for the gh shim
   GHONCE_APP_ID, GHONCE_APP_PRIVATE_KEY(_FILE), GHONCE_APP_INSTALLATION_ID  authenticate as a GitHub App
   GITHUB_ACTIONS=true     inside a workflow: default task from workflow, job and issue/PR (else run id),
                           step outputs, a job-summary line, errors as ::error::/::warning:: commands
@@ -167,6 +168,9 @@ Environment:
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		warnIgnored(root, c, sys.Err)
 		if err := onChangeDefault(c, sys.Getenv); err != nil {
+			return err
+		}
+		if err := trustDefault(c, sys.Getenv); err != nil {
 			return err
 		}
 		return settleDefault(c, sys.Getenv)

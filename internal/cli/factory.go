@@ -22,6 +22,9 @@ import (
 // use the ledger or GitHub never opens or calls them.
 type factory struct {
 	sys IO
+	// say, when set, is the front's words for options (the gh shim's);
+	// else wordsFor decides.
+	say effect.Words
 	// printedJSON: the run's one JSON object is out, and a later failure
 	// adds none.
 	printedJSON bool
@@ -204,7 +207,12 @@ func (f *factory) offEngine(l *store.Opened, stdout io.Writer, e engineFlags) *o
 }
 
 // words is how the front that runs this process names options (wordsFor).
-func (f *factory) words() effect.Words { return wordsFor(f.sys.Getenv) }
+func (f *factory) words() effect.Words {
+	if f.say != nil {
+		return f.say
+	}
+	return wordsFor(f.sys.Getenv)
+}
 
 // logf reports progress and waits on stderr.
 func (f *factory) logf(format string, args ...any) {

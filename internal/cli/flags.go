@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -166,7 +167,29 @@ func addGitHubFlags(c *cobra.Command, g *gitHubFlags) {
 }
 
 func addTrustFlag(c *cobra.Command, logins *[]string) {
-	c.Flags().StringArrayVar(logins, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot]")
+	c.Flags().StringArrayVar(logins, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot] (default $GHONCE_TRUST_AUTHOR)")
+}
+
+// trustFromEnv is GHONCE_TRUST_AUTHOR: logins separated by commas or
+// spaces, the default of --trust-author, and the gh shim's (gh has no
+// such flag).
+func trustFromEnv(getenv func(string) string) []string {
+	return strings.FieldsFunc(getenv("GHONCE_TRUST_AUTHOR"), func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+}
+
+// trustDefault makes GHONCE_TRUST_AUTHOR the default of c's --trust-author,
+// when c reads one and it was not given.
+func trustDefault(c *cobra.Command, getenv func(string) string) error {
+	fl := c.LocalFlags().Lookup("trust-author")
+	if fl == nil || fl.Changed {
+		return nil
+	}
+	for _, login := range trustFromEnv(getenv) {
+		if err := fl.Value.Set(login); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // filterHelp tells the ledger verbs' users where their filters come from.

@@ -243,6 +243,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	}
 	env := newGhEnv(ctx, sys, self)
 	a := actFlags{Task: taskFlag(sys.Getenv("GHONCE_TASK")), Step: stepFlag(sys.Getenv("GHONCE_STEP")), Engine: newEngineFlags()}
+	a.GitHub.TrustAuthors = trustFromEnv(sys.Getenv)
 	if a.Engine.Settle, err = settleFromEnv(sys.Getenv, a.Engine.Settle); err != nil {
 		return err
 	}
@@ -280,7 +281,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 		return err
 	}
 	a.Repo = repoFlag(repo.String())
-	f := &factory{sys: env.sys}
+	f := &factory{sys: env.sys, say: ghWords{}}
 	if verb == "pr comment" && number == 0 {
 		head, err := env.head(repo)
 		if err != nil {
@@ -416,16 +417,16 @@ func ghName(field string) string {
 	return "--" + field
 }
 
-// ghWords says the shim's options: gh's flags, and the settings gh has
-// no flag for as the environment variables the shim reads
-// (GHONCE_STEP=NAME).
+// ghWords says the shim's options: gh's flags (-R), and the settings gh
+// has no flag for as the environment variables the shim reads
+// (GHONCE_STEP=NAME, GHONCE_TRUST_AUTHOR=LOGIN).
 type ghWords struct{ flagWords }
 
 func (w ghWords) Name(o effect.Option) string {
 	if o.Name == "wait" {
 		return "" // gh has no such flag, and the shim reads no variable for it
 	}
-	if o.Name != "step" && o.Name != "on-change" {
+	if !ghEnvOnly[o.Name] {
 		return w.flagWords.Name(o)
 	}
 	n := "GHONCE_" + strings.ToUpper(strings.ReplaceAll(o.Name, "-", "_"))
@@ -434,6 +435,16 @@ func (w ghWords) Name(o effect.Option) string {
 	}
 	return n
 }
+
+func (w ghWords) Set(o effect.Option) string {
+	if !ghEnvOnly[o.Name] {
+		return w.flagWords.Set(o)
+	}
+	return "set " + w.Name(o)
+}
+
+// ghEnvOnly are the options the shim takes from the environment only.
+var ghEnvOnly = map[string]bool{"task": true, "step": true, "ledger": true, "on-change": true, "trust-author": true, "app-id": true, "app-installation-id": true}
 
 // reconcileDescribe names a result's artifact by URL, else by number.
 func reconcileDescribe(r *reconcile.Result) string {

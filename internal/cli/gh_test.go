@@ -683,3 +683,25 @@ func TestBranchCreateStartsFromTheDefaultBranch(t *testing.T) {
 		t.Fatalf("--sha and --from: exit %d, stderr %q; want exit 2", o.code, o.stderr)
 	}
 }
+
+// An installation token cannot read GET /user, so ghonce cannot learn whose
+// artifacts are ours from it: through the shim, whose gh has no
+// --trust-author, the advice names GHONCE_TRUST_AUTHOR, and that setting
+// files the issue once (a rerun finds it).
+func TestGhTrustAuthorFromEnv(t *testing.T) {
+	w := newGhCLIWorld(t)
+	const appToken = "ghs_GHONCEtestSECRET_shimapp_7e2a" // a placeholder the fake accepts
+	w.fake.AddInstallationToken("shim-app[bot]", appToken)
+	env := map[string]string{"GH_TOKEN": appToken}
+	args := []string{"issue", "create", "-R", testRepo, "-t", "Flaky", "-b", "Seen twice."}
+	o := w.gh("", env, args...)
+	if o.code == 0 || !strings.Contains(o.stderr, "GHONCE_TRUST_AUTHOR=LOGIN") || strings.Contains(o.stderr, "--trust-author") || len(writes(w.fake)) != 0 {
+		t.Fatalf("without a trusted login: exit %d, stderr %q, writes %q; want a refusal naming GHONCE_TRUST_AUTHOR, no flag gh lacks, nothing sent", o.code, o.stderr, writes(w.fake))
+	}
+	env["GHONCE_TRUST_AUTHOR"] = "someone-else, shim-app[bot]"
+	first := w.gh("", env, args...)
+	again := w.gh("", env, args...)
+	if first.code != 0 || again.code != 0 || first.stdout != again.stdout || len(w.fake.Issues(testOwner, testName)) != 1 {
+		t.Fatalf("with GHONCE_TRUST_AUTHOR: exits %d, %d, stdout %q then %q, %d issues; want one issue, the same URL twice", first.code, again.code, first.stdout, again.stdout, len(w.fake.Issues(testOwner, testName)))
+	}
+}

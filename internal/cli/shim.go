@@ -29,7 +29,8 @@ The task comes from GHONCE_TASK (in GitHub Actions, the workflow's default
 task); a guarded gh command without one is refused, never run unguarded.
 GHONCE_STEP names the step when one task makes two of a kind. gh's -a, -r
 and -m are set through the API once the pull request or issue exists, and a
-rerun sends only what is missing. GHONCE_SETTLE (a duration) is --settle.
+rerun sends only what is missing. GHONCE_SETTLE (a duration) is --settle,
+GHONCE_TRUST_AUTHOR (logins, separated by commas) --trust-author.
 
 ` + ghExitHelp,
 		Args: cobra.ExactArgs(1),
