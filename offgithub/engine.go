@@ -202,7 +202,7 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h once.Held, spec
 	env := &Env{Prior: c.Prior, LedgerNew: e.cfg.LedgerNew, Stdout: e.cfg.Stdout, Stderr: e.cfg.Stderr}
 	if c.Prior == ledger.Attempting {
 		var err error
-		if env.unproven, err = e.core.LetInFlightLand(ctx, c, e.oc.Now()); err != nil {
+		if env.unproven, err = e.letInFlightLand(ctx, c); err != nil {
 			return release(err)
 		}
 	}

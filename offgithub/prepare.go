@@ -1,12 +1,10 @@
 package offgithub
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/ghonce/ghonce/effect"
-	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -37,18 +35,13 @@ type Prepared struct {
 // rerun can fix.
 func Prepare(a Action) (*Prepared, error) {
 	if a.Spec == nil {
-		return nil, &effect.InvalidError{Err: errors.New("validate action: no spec")}
+		return nil, once.NoSpec
 	}
-	id, err := once.Identity(a.Task, a.Step, a.Spec.Kind(), a.Repo, a.Spec.Target())
+	id, key, err := once.Key(a.Task, a.Step, a.Spec.Kind(), a.Repo, a.Spec.Target())
 	if err != nil {
 		return nil, err
 	}
-	if a.Repo != "" {
-		if _, err := ghcheck.ParseRepo(a.Repo); err != nil {
-			return nil, once.Invalid(err)
-		}
-	}
-	p := &Prepared{id: id, key: taskkey.Key(id)}
+	p := &Prepared{id: id, key: key}
 	if err := a.Spec.Validate(p.key); err != nil {
 		return nil, once.Invalid(err)
 	}
@@ -101,16 +94,8 @@ func KeyOfTarget(kind, target string, a Action) (string, error) {
 	if !ok {
 		return "", &effect.InvalidError{Field: "kind", Problem: fmt.Sprintf("%q is not a kind", kind), Want: "one of " + strings.Join(Kinds(), ", ")}
 	}
-	id, err := once.Identity(a.Task, a.Step, kind, a.Repo, mk().(aimer).aim(target).Target())
-	if err != nil {
-		return "", err
-	}
-	if a.Repo != "" {
-		if _, err := ghcheck.ParseRepo(a.Repo); err != nil {
-			return "", once.Invalid(err)
-		}
-	}
-	return taskkey.Key(id), nil
+	_, key, err := once.Key(a.Task, a.Step, kind, a.Repo, mk().(aimer).aim(target).Target())
+	return key, err
 }
 
 // aimer is every kind: aim is its description holding only target.

@@ -71,7 +71,7 @@ func (e *Engine) settle(ctx context.Context, ent *ledger.Entry) (Settlement, err
 		return keep(err.Error())
 	}
 	env := &Env{Prior: ledger.Attempting, LedgerNew: e.cfg.LedgerNew, Stdout: e.cfg.Stdout, Stderr: e.cfg.Stderr}
-	if env.unproven, err = e.core.LetInFlightLand(ctx, c, e.oc.Now()); err != nil {
+	if env.unproven, err = e.letInFlightLand(ctx, c); err != nil {
 		_, _ = e.core.Finish(key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
 		return s, err
 	}

@@ -325,7 +325,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 	}
 	claimed := e.cfg.Now() // this machine's clock when the claim was read
 	if c.Prior == ledger.Attempting {
-		if _, err := e.core.LetInFlightLand(ctx, c, claimed); err != nil {
+		if err := e.core.LetInFlightLand(ctx, c, claimed); err != nil {
 			return release(err)
 		}
 	}

@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -73,10 +72,8 @@ func Prepare(a Action) (*Prepared, error) {
 	if a.Repo == "" {
 		return nil, empty("repo", fmt.Sprintf("the repository a %s acts on, as OWNER/NAME", id.Kind))
 	}
-	if a.Repo != "" {
-		if _, err := ghcheck.ParseRepo(a.Repo); err != nil {
-			return nil, invalid(err)
-		}
+	if _, err := ghcheck.ParseRepo(a.Repo); err != nil {
+		return nil, invalid(err)
 	}
 	if err := a.Spec.Validate(p.key); err != nil {
 		return nil, invalid(err)
@@ -113,16 +110,11 @@ func (p *Prepared) Action() Action { return p.a }
 // KeyOf(a) equals Prepare(a).Key(). Its error is an *InvalidError.
 func KeyOf(a Action) (string, error) {
 	a = withDefaultStep(a)
-	id, err := checkIdentity(a)
-	if err != nil {
-		return "", err
+	if a.Spec == nil {
+		return "", once.NoSpec
 	}
-	if a.Repo != "" {
-		if _, err := ghcheck.ParseRepo(a.Repo); err != nil {
-			return "", invalid(err)
-		}
-	}
-	return taskkey.Key(id), nil
+	_, key, err := once.Key(a.Task, a.Step, a.Spec.Kind(), a.Repo, a.Spec.Target())
+	return key, err
 }
 
 // Complete fills in what a leaves to GitHub's defaults, as GitHub's write
@@ -208,7 +200,7 @@ func withDefaultStep(a Action) Action {
 // listed and filtered as T-1.
 func checkIdentity(a Action) (taskkey.Identity, error) {
 	if a.Spec == nil {
-		return taskkey.Identity{}, &InvalidError{Err: errors.New("validate action: no spec")}
+		return taskkey.Identity{}, once.NoSpec
 	}
 	return once.Identity(a.Task, a.Step, a.Spec.Kind(), a.Repo, a.Spec.Target())
 }

@@ -72,7 +72,7 @@ func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) 
 		held = append(held, p)
 	}
 	for _, p := range held {
-		if _, err := e.core.LetInFlightLand(ctx, p.claim, p.claimed); err != nil {
+		if err := e.core.LetInFlightLand(ctx, p.claim, p.claimed); err != nil {
 			e.releaseAll(held, err)
 			return out, err
 		}

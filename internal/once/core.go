@@ -25,7 +25,6 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/internal/procid"
-	"github.com/ghonce/ghonce/internal/supervise"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/observe"
 )
@@ -234,63 +233,25 @@ func (o *Core) MarkFailed(key string, entry *ledger.Entry, err error) error {
 	return &UnconfirmedError{Key: key, Err: &NotSentError{Key: key, Ledger: true, Err: err}, Hint: RerunHint}
 }
 
-// LetInFlightLand waits, before looking, until what the attempt claim c
-// took over may have in flight has landed: a request to GitHub until
+// LetInFlightLand waits, before looking, until a request to GitHub that
+// the attempt claim c took over may have in flight has landed: until
 // Config.Settle has passed since its sending mark (on the ledger's clock:
-// claimed is when this process read c, on its own monotonic clock), a
-// guarded command until its supervisor and process group are gone. An
-// attempt that left no mark sent nothing: no wait. It returns, for a
-// command whose processes cannot be proven gone from here (another
-// machine or PID namespace), why not.
-func (o *Core) LetInFlightLand(ctx context.Context, c *ledger.Claim, claimed time.Time) (unproven string, err error) {
+// claimed is when this process read c, on its own monotonic clock). An
+// attempt that left no mark sent nothing: no wait. A mark naming a process
+// (a guarded command's supervisor) is package offgithub's to wait out.
+func (o *Core) LetInFlightLand(ctx context.Context, c *ledger.Claim, claimed time.Time) error {
 	s := c.Entry.Sending
-	switch {
-	case s.At.IsZero():
-		return "", nil
-	case !s.Proc.IsZero():
-		return o.waitForProcesses(ctx, c.Entry.Key, s.Proc)
-	case o.cfg.Settle <= 0 || c.Now.IsZero():
-		return "", nil
+	if s.At.IsZero() || o.cfg.Settle <= 0 || c.Now.IsZero() {
+		return nil
 	}
 	age := c.Now.Sub(s.At)
 	wait := o.cfg.Settle - age - o.cfg.Now().Sub(claimed)
 	if wait <= 0 {
-		return "", nil
+		return nil
 	}
 	o.cfg.Logf("an earlier attempt on %s sent its create %s ago and GitHub may still be committing it; waiting %s (the in-flight window is %s) before looking on GitHub",
 		c.Entry.Key, human.Duration(age), human.Duration(wait), human.Duration(o.cfg.Settle))
-	return "", o.cfg.Sleep(ctx, wait)
-}
-
-// waitForProcesses waits, up to Config.Wait, until the processes of a
-// guarded command's earlier attempt (supervisor sup and its process group)
-// are gone. It returns why they cannot be proven gone from here, or an
-// unconfirmed error if they still run after the wait.
-func (o *Core) waitForProcesses(ctx context.Context, key string, sup ledger.Proc) (string, error) {
-	start := o.cfg.Now()
-	poll := 20 * time.Millisecond
-	told := false
-	for {
-		switch supervise.Gone(sup) {
-		case procid.Gone:
-			return "", nil
-		case procid.Unknown:
-			return fmt.Sprintf("the earlier attempt's command ran under %s on another machine, boot or PID namespace, so ghonce cannot prove from here that it has stopped", supervise.Describe(sup)), nil
-		}
-		waited := o.cfg.Now().Sub(start)
-		if waited >= o.cfg.Wait {
-			return "", &UnconfirmedError{Key: key, Err: fmt.Errorf("the earlier attempt's command still runs (%s) after waiting %s", supervise.Describe(sup), human.Duration(waited)),
-				Hint: "Its effect may still happen: rerun once it has ended; `ghonce reconcile` settles it then."}
-		}
-		if !told {
-			told = true
-			o.cfg.Logf("the earlier attempt's command on %s still runs (%s); waiting up to %s for it to end before checking", key, supervise.Describe(sup), human.Duration(o.cfg.Wait))
-		}
-		if err := o.cfg.Sleep(ctx, min(poll, o.cfg.Wait-waited)); err != nil {
-			return "", err
-		}
-		poll = min(poll*2, 500*time.Millisecond)
-	}
+	return o.cfg.Sleep(ctx, wait)
 }
 
 // Finish records the end of an attempt. It runs on a context of its own so

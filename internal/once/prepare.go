@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -23,6 +24,25 @@ func Identity(task, step, kind, repo, target string) (taskkey.Identity, error) {
 	}
 	return id, nil
 }
+
+// Key is the key of an action's identity (Identity), with its repository,
+// when it names one, checked as OWNER/NAME. Its error is an
+// *effect.InvalidError.
+func Key(task, step, kind, repo, target string) (taskkey.Identity, string, error) {
+	id, err := Identity(task, step, kind, repo, target)
+	if err != nil {
+		return taskkey.Identity{}, "", err
+	}
+	if repo != "" {
+		if _, err := ghcheck.ParseRepo(repo); err != nil {
+			return taskkey.Identity{}, "", Invalid(err)
+		}
+	}
+	return id, taskkey.Key(id), nil
+}
+
+// NoSpec is the error of an action without a description.
+var NoSpec error = &effect.InvalidError{Err: errors.New("validate action: no spec")}
 
 // Invalid is err as an *effect.InvalidError: as it is when it is one
 // already.
