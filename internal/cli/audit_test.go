@@ -25,6 +25,8 @@ type auditWorld struct {
 	corpus audittest.Corpus
 	env    map[string]string
 	now    func() time.Time
+	// sleep, if set, is the run's IO.Sleep.
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 func newAuditWorld(t *testing.T) *auditWorld {
@@ -41,7 +43,7 @@ func newAuditWorld(t *testing.T) *auditWorld {
 
 func (w *auditWorld) run(args ...string) cliRun {
 	var out, errb bytes.Buffer
-	sys := IO{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(k string) string { return w.env[k] }, Now: w.now, Executable: os.Executable}
+	sys := IO{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(k string) string { return w.env[k] }, Now: w.now, Sleep: w.sleep, Executable: os.Executable}
 	code := Main(context.Background(), args, sys)
 	return cliRun{code: code, stdout: out.String(), stderr: errb.String()}
 }
