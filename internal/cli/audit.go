@@ -301,6 +301,8 @@ func planActions(rep *audit.Report, opts *auditOptions) []auditAction {
 				a.Skipped = "written by " + d.Author + ", not this token's login"
 			case d.AckedBy != "":
 				a.Skipped = "acknowledged by " + d.AckedBy + " (label " + audit.AckLabel + ")"
+			case d.Differs != "":
+				a.Skipped = d.Differs + ": for a person (label it " + audit.AckLabel + " to keep both)"
 			case d.HumanTouched() && !opts.HumanToo:
 				a.Skipped = "a person acted on it: " + d.Human + " (--include-human; or label it " + audit.AckLabel + " to keep both)"
 			}
