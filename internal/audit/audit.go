@@ -7,14 +7,17 @@
 //
 // What it groups is held to the bar of a tool that deletes: only
 // artifacts our identity (or a trusted login) wrote are ever grouped or
-// kept, a key seen on someone else's artifact proves nothing; two
-// artifacts the ledger or their own markers record under different keys
-// are two effects; an issue a person closed as completed is never the
+// kept, a key seen on someone else's artifact proves nothing, a key groups
+// only what carries it (a ledger entry's only keeps apart) and never
+// across threads; two artifacts the ledger or their own markers record
+// under different keys are two effects; an issue a person closed as completed is never the
 // duplicate of a later one (a recurrence); a head commit GitHub cannot
 // return proves nothing; branches are never grouped (every branch ghonce
 // makes is its own key's, and any other is not ours). What people did to
 // a grouped artifact is read whole, whatever --since says: comments,
-// reviews, labels, references and reactions by a person.
+// reviews, labels, references and reactions by a person, commits and
+// force-pushes by anyone but us. A duplicate that is not the kept one byte
+// for byte (Artifact.Differs) is reported, never removed.
 //
 // Find only reads, through consistent paginated listings (never search):
 // the repository's issues, pull requests and comments since a time, each
@@ -407,17 +410,10 @@ func (f *finder) newItem(ctx context.Context, kind string, l ghcheck.Listed) (*i
 	if !ours {
 		return it, nil // a key on someone else's artifact proves nothing
 	}
-	if k, ok := taskkey.ParseMarker(l.Body); ok {
-		it.keys = append(it.keys, k)
-	}
-	for _, name := range l.Labels {
-		if k, ok := strings.CutPrefix(name, "ghonce:"); ok && taskkey.Valid(k) && !slices.Contains(it.keys, k) {
-			it.keys = append(it.keys, k)
-		}
-	}
 	// Only a key the artifact carries on GitHub groups it: a ledger
 	// entry names an artifact without proof (anyone who can write the
 	// ledger can name any), so its key only keeps it apart.
+	it.keys = Carried(l)
 	if len(it.keys) > 0 {
 		it.key = it.keys[0]
 	}
@@ -433,6 +429,21 @@ func (f *finder) newItem(ctx context.Context, kind string, l ghcheck.Listed) (*i
 		}
 	}
 	return it, nil
+}
+
+// Carried lists the keys l carries on GitHub: its marker's, then its
+// ghonce: labels'. Whether the artifact is ours is the caller's to know.
+func Carried(l ghcheck.Listed) []string {
+	var keys []string
+	if k, ok := taskkey.ParseMarker(l.Body); ok {
+		keys = append(keys, k)
+	}
+	for _, name := range l.Labels {
+		if k, ok := strings.CutPrefix(name, "ghonce:"); ok && taskkey.Valid(k) && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // person reports whether login is a person's: not ours, not a bot. It

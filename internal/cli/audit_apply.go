@@ -145,13 +145,15 @@ func (la *ledgerArtifacts) keyOf(kind string, number int, id int64) string {
 
 // repoint records every entry whose artifact --apply closed or deleted
 // (d) as the kept one's instead, so a rerun of its task replays the kept
-// artifact, never the one removed.
+// artifact, never the one removed. Only an entry whose key d carries (its
+// marker or label) is confirmed as d's: any other is left as it is.
 func (la *ledgerArtifacts) repoint(ctx context.Context, l ledger.Ledger, g audit.Group, d audit.Artifact) error {
 	if la == nil {
 		return nil
 	}
+	carried := audit.Carried(d.Listed)
 	for _, e := range la.byArtifact[artifactKey(g.Kind, d.Number, d.ID)] {
-		if e.Task == auditTask {
+		if e.Task == auditTask || !slices.Contains(carried, e.Key) {
 			continue
 		}
 		k := g.Keep

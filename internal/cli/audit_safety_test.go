@@ -206,7 +206,10 @@ func (w *auditWorld) forge(k, kind string, ref ledger.Ref) {
 // the agent's comment on #1 for a comment with the same words on #2, and
 // the key of the agent's issue for an unrelated issue. Neither joins the
 // key's group: a group never spans threads, and a key joins an artifact
-// only when the artifact carries it (its marker or label) on GitHub.
+// only when the artifact carries it (its marker or label) on GitHub. A
+// third entry names a true duplicate on #2 under a key it does not carry:
+// the duplicate is deleted, and the entry is not pointed at the kept one
+// (the audit confirms no entry GitHub does not).
 func TestAuditApplyConfirmsLedgerEntries(t *testing.T) {
 	w := newAuditWorld(t)
 	trustRepo(t, w)
@@ -221,6 +224,11 @@ func TestAuditApplyConfirmsLedgerEntries(t *testing.T) {
 	unrelated := w.fake.SeedIssue("octo", "t", audittest.Agent, fixtures.SeedIssue{Title: "Rotate the signing key", Body: "It expires in May."})
 	w.forge(ik, "issue", ledger.Ref{Number: unrelated})
 
+	kept := w.fake.SeedComment("octo", "t", two, audittest.Agent, "Staging is green.")
+	dup := w.fake.SeedComment("octo", "t", two, audittest.Agent, "Staging is green.")
+	tk := naiveKey("green", "comment", two)
+	w.forge(tk, "comment", ledger.Ref{Number: two, ID: dup})
+
 	r := w.run("audit", "--since", "0", "--apply")
 	if _, ok := w.comment(two, other); !ok {
 		t.Errorf("the comment on #%d was deleted as a duplicate of one on #1\n%s\n%s", two, r.stdout, r.stderr)
@@ -230,6 +238,17 @@ func TestAuditApplyConfirmsLedgerEntries(t *testing.T) {
 	}
 	if r.code != ExitOK || strings.Contains(r.stdout, fmt.Sprintf("#%d ", unrelated)) || strings.Contains(r.stdout, fmt.Sprint(other)) {
 		t.Errorf("exit %d, or the report groups them; want 0 and neither in a group\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if _, ok := w.comment(two, dup); ok {
+		t.Errorf("the true duplicate %d on #%d was not deleted\n%s\n%s", dup, two, r.stdout, r.stderr)
+	}
+	l, err := store.Open(context.Background(), w.env["GHONCE_LEDGER"], store.Options{Create: store.CreateNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if e, err := l.Get(context.Background(), tk); err != nil || e.Ref.ID == kept {
+		t.Errorf("the forged entry %s now points at the kept comment %d (%v): the audit vouched for it", tk, kept, err)
 	}
 }
 
