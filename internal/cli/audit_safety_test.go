@@ -263,15 +263,6 @@ func (w *auditWorld) agentPR(branch, k string) int {
 	return w.fake.SeedPR("octo", "t", audittest.Agent, pr)
 }
 
-func (w *auditWorld) prState(n int) string {
-	for _, p := range w.fake.PullRequests("octo", "t") {
-		if p.Number == n {
-			return p.State
-		}
-	}
-	return ""
-}
-
 // TestAuditApplyCommitsArePeoples: commits pushed by a person, and a
 // person's force-push, are a person's involvement: the pull request
 // carrying them is never closed.
@@ -286,7 +277,7 @@ func TestAuditApplyCommitsArePeoples(t *testing.T) {
 			w.fake.SetRef("octo", "t", "agent/cache-2", w.fake.AddCommitBy("octo", "t", "agent/cache-2", audittest.Human))
 		}
 		r := w.run("audit", "--since", "0", "--apply")
-		if st := w.prState(theirs); st != "open" {
+		if st := w.issueState(theirs); st != "open" {
 			t.Fatalf("#%d, carrying alice's two commits, is %s\n%s\n%s", theirs, st, r.stdout, r.stderr)
 		}
 		if !strings.Contains(r.stdout, "commits by alice") {
@@ -309,10 +300,10 @@ func TestAuditApplyCommitsArePeoples(t *testing.T) {
 		same := w.fake.AddCommitSameTree("octo", "t", head, audittest.Agent)
 		w.as("PATCH", "/repos/octo/t/git/refs/heads/agent/cache-2", map[string]any{"sha": same, "force": true})
 		r := w.run("audit", "--since", "0", "--apply")
-		if st := w.prState(pushed); st != "open" {
+		if st := w.issueState(pushed); st != "open" {
 			t.Fatalf("#%d, force-pushed by alice, is %s\n%s\n%s", pushed, st, r.stdout, r.stderr)
 		}
-		if st := w.prState(first); st != "closed" {
+		if st := w.issueState(first); st != "closed" {
 			t.Errorf("#%d, the same change nobody touched, is %s; want closed as a duplicate of #%d\n%s\n%s", first, st, pushed, r.stdout, r.stderr)
 		}
 	})
