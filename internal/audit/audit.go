@@ -10,10 +10,11 @@
 // kept, a key seen on someone else's artifact proves nothing, a key groups
 // only what carries it (a ledger entry's only keeps apart) and never
 // across threads; two artifacts the ledger or their own markers record
-// under different keys are two effects; an issue a person closed as completed is never the
-// duplicate of a later one (a recurrence); a head commit GitHub cannot
-// return proves nothing; branches are never grouped (every branch ghonce
-// makes is its own key's, and any other is not ours). What people did to
+// under different keys are two effects; an issue a person closed as
+// completed is never the duplicate of a later one (a recurrence); a head
+// commit GitHub cannot return proves nothing; branches are never grouped
+// (every branch ghonce makes is its own key's, and any other is not
+// ours). What people did to
 // a grouped artifact is read whole, whatever --since says: comments,
 // reviews, labels, references and reactions by a person, commits and
 // force-pushes by anyone but us. A duplicate that is not the kept one byte
