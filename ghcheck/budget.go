@@ -126,6 +126,9 @@ func (b *budget) acquire(ctx context.Context, write bool) (func(), error) {
 		return nil, ctx.Err()
 	}
 	release := func() { <-b.slots }
+	if p, ok := ctx.Value(pacedKey{}).(*atomic.Bool); write && ok && p.CompareAndSwap(false, true) {
+		return release, nil // Pace waited for it already
+	}
 	if write {
 		if err := b.pace(ctx); err != nil {
 			release()
@@ -133,6 +136,23 @@ func (b *budget) acquire(ctx context.Context, write bool) (func(), error) {
 		}
 	}
 	return release, nil
+}
+
+// pacedKey marks a context whose next write Pace has paced.
+type pacedKey struct{}
+
+// Pace waits, as a write would, until one more write fits the pacing
+// limits, and counts it: the first write sent with the returned context
+// leaves without waiting again (a retry of it waits as any write). A
+// caller that must read right before a write paces first, then reads,
+// then writes, so no wait comes between the read and the write. Send the
+// write at once: the pacer counts it from when Pace returns (the windows'
+// margin, 5% of each, covers the moments between).
+func (c *Client) Pace(ctx context.Context) (context.Context, error) {
+	if err := c.budget.pace(ctx); err != nil {
+		return ctx, err
+	}
+	return context.WithValue(ctx, pacedKey{}, new(atomic.Bool)), nil
 }
 
 // pace waits until one more write fits every limit and records it.

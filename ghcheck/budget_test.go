@@ -262,3 +262,58 @@ func TestFindPRSinceFallsBackOnABusyRepository(t *testing.T) {
 		t.Errorf("%d requests, want 3 (a page of the newest, then the head and label lists together)", got)
 	}
 }
+
+// Pace waits for the pacer before a read that must come right before a
+// write: the write sent with its context leaves without waiting again, so
+// nothing waits between the read and the write; a later write waits as
+// any write does.
+func TestPaceBeforeTheRead(t *testing.T) {
+	t.Parallel()
+	s := budgetFake(t)
+	var mu sync.Mutex
+	now := time.Unix(1_700_000_000, 0)
+	var log []string
+	b := ghcheck.Budget{
+		Creates: []ghcheck.Limit{{N: 1, Window: time.Minute}},
+		Now:     func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
+		Sleep: func(_ context.Context, d time.Duration) error {
+			mu.Lock()
+			defer mu.Unlock()
+			log = append(log, "wait")
+			now = now.Add(d)
+			return nil
+		},
+	}
+	c, err := ghcheck.New(ghcheck.Options{BaseURL: s.URL(), Token: bToken, Budget: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ghcheck.Repo{Owner: owner, Name: name}
+	n := s.SeedIssue(owner, name, bLogin, fixtures.SeedIssue{Title: "t", Body: "b"})
+	del := func(ctx context.Context) {
+		id := s.SeedComment(owner, name, n, bLogin, "x")
+		if _, err := c.DeleteComment(ctx, r, id); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		log = append(log, "delete")
+		mu.Unlock()
+	}
+	step := func(what string) {
+		mu.Lock()
+		log = append(log, what)
+		mu.Unlock()
+	}
+	ctx := context.Background()
+	del(ctx) // the window's one write
+	paced, err := c.Pace(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step("read")
+	del(paced)
+	del(paced) // the pace is spent: this one waits
+	if got, want := strings.Join(log, " "), "delete wait read delete wait delete"; got != want {
+		t.Fatalf("order %q, want %q", got, want)
+	}
+}

@@ -41,9 +41,9 @@ type Listed struct {
 type Commit struct {
 	SHA, Tree string
 	// Author is the login GitHub linked to the commit's author (empty when
-	// the commit's e-mail belongs to no account).
-	Author string
-	Date   time.Time
+	// the commit's e-mail belongs to no account); Committer likewise.
+	Author, Committer string
+	Date              time.Time
 }
 
 // Review is one pull request review.
@@ -219,6 +219,26 @@ func (c *Client) GetCommitInfo(ctx context.Context, r Repo, sha string) (Commit,
 		Author: rc.GetAuthor().GetLogin(),
 		Date:   rc.GetCommit().GetAuthor().GetDate().Time,
 	}, nil
+}
+
+// PullCommits lists the commits of pull request number, oldest first,
+// each with its author's and committer's logins: GET
+// /repos/{o}/{r}/pulls/{n}/commits, every page. GitHub lists at most 250.
+//
+// GitHub API docs: https://docs.github.com/rest/pulls/pulls#list-commits-on-a-pull-request
+func (c *Client) PullCommits(ctx context.Context, r Repo, number int) ([]Commit, error) {
+	var out []Commit
+	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		cs, resp, err := c.gh.PullRequests.ListCommits(ctx, r.Owner, r.Name, number, &github.ListOptions{Page: page, PerPage: 100})
+		for _, rc := range cs {
+			out = append(out, Commit{SHA: strings.ToLower(rc.GetSHA()), Author: rc.GetAuthor().GetLogin(), Committer: rc.GetCommitter().GetLogin()})
+		}
+		return resp, err
+	})
+	if err != nil {
+		return nil, c.redact(fmt.Errorf("list commits of %s#%d: %w", r, number, err))
+	}
+	return out, nil
 }
 
 // ListReviews lists the reviews of pull request number: GET

@@ -23,6 +23,8 @@ type Close struct {
 	// Reason is an issue's state_reason: duplicate (default), completed or
 	// not_planned. A pull request has none.
 	Reason string `json:"reason,omitempty"`
+	// Guard, if set, runs right before the close (see Guard).
+	Guard Guard `json:"-"`
 }
 
 func (Close) Kind() string { return "close" }
@@ -53,6 +55,10 @@ func (c Close) Find(ctx context.Context, env *Env, _ string) effect.Result {
 	return env.GitHub.FindClosed(ctx, env.Repo, c.Number)
 }
 func (c Close) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
+	ctx, err := c.Guard.before(ctx)
+	if err != nil {
+		return effect.Artifact{}, err
+	}
 	if c.PR {
 		return env.GitHub.ClosePR(ctx, env.Repo, c.Number)
 	}
@@ -64,3 +70,21 @@ func (c Close) Create(ctx context.Context, env *Env, _ string) (effect.Artifact,
 }
 
 var _ Spec = Close{}
+
+// Guard is a last check of a close or a delete, run inside Create after
+// every ledger write of the attempt, right before the request: it may wait
+// (for the write pacer, ghcheck.Client.Pace) and returns the context to
+// send the request with. Its error sends nothing: the entry fails, and
+// the error (its cause wrapped) ends the action.
+type Guard func(ctx context.Context) (context.Context, error)
+
+func (g Guard) before(ctx context.Context) (context.Context, error) {
+	if g == nil {
+		return ctx, nil
+	}
+	out, err := g(ctx)
+	if err != nil {
+		return ctx, &effect.CreateError{Class: effect.ClassNotSent, Err: err}
+	}
+	return out, nil
+}

@@ -10,7 +10,7 @@ import (
 )
 
 // DeleteComment removes a comment: a duplicate `ghonce audit` found, whose
-// text the kept comment holds byte for byte. Its artifact is the comment's
+// text the kept comment holds byte for byte (after audit.NormalizeBody). Its artifact is the comment's
 // absence. Find trusts a 404 for the comment only in a repository the
 // token can read (GET .../issues/comments/{id}, then GET /repos/{o}/{r}):
 // found when it is gone, absent while it exists. Deleting what is gone
@@ -19,6 +19,8 @@ type DeleteComment struct {
 	ID int64 `json:"id"`
 	// Number is the comment's issue or pull request, for people.
 	Number int `json:"number,omitempty"`
+	// Guard, if set, runs right before the DELETE (see Guard).
+	Guard Guard `json:"-"`
 }
 
 func (DeleteComment) Kind() string { return "comment-delete" }
@@ -39,6 +41,10 @@ func (d DeleteComment) Find(ctx context.Context, env *Env, _ string) effect.Resu
 	return env.GitHub.FindCommentGone(ctx, env.Repo, d.ID)
 }
 func (d DeleteComment) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
+	ctx, err := d.Guard.before(ctx)
+	if err != nil {
+		return effect.Artifact{}, err
+	}
 	return env.GitHub.DeleteComment(ctx, env.Repo, d.ID)
 }
 

@@ -18,7 +18,8 @@ import (
 // each sort, then run again to the end: every duplicate issue and PR of
 // the agent is closed by exactly one request, with exactly one linking
 // comment, the duplicate comment is gone, no branch is deleted, nothing
-// is left attempting, and a third run writes nothing.
+// is left attempting, and a third run writes nothing. The duplicates whose
+// text differs from the kept one's are never touched (exit 6 for them).
 func TestAuditApplyKilledThenRerun(t *testing.T) {
 	for _, kill := range []struct {
 		name string
@@ -59,8 +60,8 @@ func TestAuditApplyKilledThenRerun(t *testing.T) {
 				t.Fatalf("not killed at the first %s: exit %d\n%s", kill.name, o.Exit, o.Stderr)
 			}
 			o := run(nil)
-			if o.Exit != 0 {
-				t.Fatalf("rerun: exit %d, want 0\n%s", o.Exit, o.Stderr)
+			if o.Exit != 6 {
+				t.Fatalf("rerun: exit %d, want 6 (the duplicates whose text differs)\n%s", o.Exit, o.Stderr)
 			}
 			// Nothing is left attempting: the rerun settled what the
 			// killed run began, even a close GitHub had stored.
@@ -85,8 +86,12 @@ func TestAuditApplyKilledThenRerun(t *testing.T) {
 					if g.Kind == "pr" {
 						path = fmt.Sprintf("/repos/octo/corpus/pulls/%d", n)
 					}
-					if closes[path] != 1 {
-						t.Errorf("%s %s: closed by %d requests, want 1", g.Kind, d, closes[path])
+					want := 1
+					if g.Differs {
+						want = 0
+					}
+					if closes[path] != want {
+						t.Errorf("%s %s: closed by %d requests, want %d", g.Kind, d, closes[path], want)
 					}
 					links := 0
 					for _, c := range fake.Comments("octo", "corpus", n) {
@@ -94,8 +99,8 @@ func TestAuditApplyKilledThenRerun(t *testing.T) {
 							links++
 						}
 					}
-					if links != 1 {
-						t.Errorf("%s %s: %d linking comments, want 1", g.Kind, d, links)
+					if links != want {
+						t.Errorf("%s %s: %d linking comments, want %d", g.Kind, d, links, want)
 					}
 				}
 			}
@@ -106,8 +111,8 @@ func TestAuditApplyKilledThenRerun(t *testing.T) {
 				t.Errorf("#1 has %d comments after the rerun, want 2", n)
 			}
 			writes := fake.Writes()
-			if o := run(nil); o.Exit != 0 || fake.Writes() != writes {
-				t.Fatalf("third run: exit %d, %d writes, want 0 and none\n%s", o.Exit, fake.Writes()-writes, o.Stderr)
+			if o := run(nil); o.Exit != 6 || fake.Writes() != writes {
+				t.Fatalf("third run: exit %d, %d writes, want 6 and none\n%s", o.Exit, fake.Writes()-writes, o.Stderr)
 			}
 		})
 	}

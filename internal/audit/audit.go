@@ -7,14 +7,18 @@
 //
 // What it groups is held to the bar of a tool that deletes: only
 // artifacts our identity (or a trusted login) wrote are ever grouped or
-// kept, a key seen on someone else's artifact proves nothing; two
-// artifacts the ledger or their own markers record under different keys
-// are two effects; an issue a person closed as completed is never the
-// duplicate of a later one (a recurrence); a head commit GitHub cannot
-// return proves nothing; branches are never grouped (every branch ghonce
-// makes is its own key's, and any other is not ours). What people did to
+// kept, a key seen on someone else's artifact proves nothing, a key groups
+// only what carries it (a ledger entry's only keeps apart) and never
+// across threads; two artifacts the ledger or their own markers record
+// under different keys are two effects; an issue a person closed as
+// completed is never the duplicate of a later one (a recurrence); a head
+// commit GitHub cannot return proves nothing; branches are never grouped
+// (every branch ghonce makes is its own key's, and any other is not
+// ours). What people did to
 // a grouped artifact is read whole, whatever --since says: comments,
-// reviews, labels, references and reactions by a person.
+// reviews, labels, references and reactions by a person, commits and
+// force-pushes by anyone but us. A duplicate that is not the kept one byte
+// for byte (Artifact.Differs) is reported, never removed.
 //
 // Find only reads, through consistent paginated listings (never search):
 // the repository's issues, pull requests and comments since a time, each
@@ -70,6 +74,7 @@ type GitHub interface {
 	ListPullsSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
 	ListCommentsSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
 	GetCommitInfo(ctx context.Context, r ghcheck.Repo, sha string) (ghcheck.Commit, error)
+	PullCommits(ctx context.Context, r ghcheck.Repo, number int) ([]ghcheck.Commit, error)
 	Timeline(ctx context.Context, r ghcheck.Repo, number int) ([]ghcheck.Event, error)
 	Reactors(ctx context.Context, r ghcheck.Repo, number int, commentID int64) ([]string, error)
 	Reread(ctx context.Context, r ghcheck.Repo, number int, pr bool, id int64) (ghcheck.Listed, bool, error)
@@ -86,7 +91,8 @@ type Options struct {
 	Since time.Time
 	// Recorded, if set, returns the key a ledger recorded for an artifact
 	// (an issue's or pull request's number, a comment's id), or "": two
-	// artifacts recorded under different keys are never grouped.
+	// artifacts recorded under different keys are never grouped. It only
+	// keeps apart: a key groups only the artifacts that carry it.
 	Recorded func(kind string, number int, id int64) string
 	// Authors, if set, keeps only groups whose artifacts these logins wrote
 	// (compared without case).
@@ -121,6 +127,10 @@ type Artifact struct {
 	// AckedBy is the person who added AckLabel to it (its thread for a
 	// comment): it is left alone and no longer counted open.
 	AckedBy string `json:"acknowledged_by,omitempty"`
+	// Differs says how a duplicate is not the kept one byte for byte
+	// (after NormalizeBody): --apply leaves it for a person. Empty when
+	// it is the same.
+	Differs string `json:"differs,omitempty"`
 	// Listed is the artifact as its listing showed it, and Others the
 	// events on its timeline by anyone but us: what Recheck compares it
 	// with before a write.
@@ -401,13 +411,12 @@ func (f *finder) newItem(ctx context.Context, kind string, l ghcheck.Listed) (*i
 	if !ours {
 		return it, nil // a key on someone else's artifact proves nothing
 	}
-	if k, ok := taskkey.ParseMarker(l.Body); ok {
-		it.keys = append(it.keys, k)
-	}
-	for _, name := range l.Labels {
-		if k, ok := strings.CutPrefix(name, "ghonce:"); ok && taskkey.Valid(k) && !slices.Contains(it.keys, k) {
-			it.keys = append(it.keys, k)
-		}
+	// Only a key the artifact carries on GitHub groups it: a ledger
+	// entry names an artifact without proof (anyone who can write the
+	// ledger can name any), so its key only keeps it apart.
+	it.keys = Carried(l)
+	if len(it.keys) > 0 {
+		it.key = it.keys[0]
 	}
 	if f.opts.Recorded != nil {
 		var k string
@@ -420,10 +429,22 @@ func (f *finder) newItem(ctx context.Context, kind string, l ghcheck.Listed) (*i
 			it.keys = append(it.keys, k)
 		}
 	}
-	if len(it.keys) > 0 {
-		it.key = it.keys[0]
-	}
 	return it, nil
+}
+
+// Carried lists the keys l carries on GitHub: its marker's, then its
+// ghonce: labels'. Whether the artifact is ours is the caller's to know.
+func Carried(l ghcheck.Listed) []string {
+	var keys []string
+	if k, ok := taskkey.ParseMarker(l.Body); ok {
+		keys = append(keys, k)
+	}
+	for _, name := range l.Labels {
+		if k, ok := strings.CutPrefix(name, "ghonce:"); ok && taskkey.Valid(k) && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // person reports whether login is a person's: not ours, not a bot. It
@@ -459,9 +480,11 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 		var linked []int
 		it.others = 0
 		for _, ev := range evs {
-			if ours, err := f.isOurs(ctx, ev.Actor); err != nil {
+			ours, err := f.isOurs(ctx, ev.Actor)
+			if err != nil {
 				return err
-			} else if !ours {
+			}
+			if !ours {
 				it.others++
 			}
 			p, err := f.person(ctx, ev.Actor)
@@ -471,6 +494,8 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 			switch {
 			case ev.Kind == "cross-referenced" && ev.SourcePR && it.kind == KindIssue:
 				linked = append(linked, ev.Source)
+			case ev.Kind == "head_ref_force_pushed" && !ours: // anyone's but ours, a bot's too
+				add("force-pushes", orNoAccount(ev.Actor))
 			case !p:
 			case ev.Kind == "commented":
 				add("comments", ev.Actor)
@@ -486,6 +511,13 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 		}
 		if len(linked) > 0 {
 			why = append(why, "linked from "+joinNumbers(linked))
+		}
+		if it.kind == KindPR {
+			if all, err := f.commits(ctx, it, add); err != nil {
+				return err
+			} else if !all {
+				why = append(why, fmt.Sprintf("%d commits or more, more than GitHub lists", prCommitsListed))
+			}
 		}
 		if it.l.Merged {
 			why = append(why, "merged")
@@ -524,6 +556,41 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 		it.ackedBy = by
 	}
 	return nil
+}
+
+// prCommitsListed is the most commits GitHub lists of a pull request.
+const prCommitsListed = 250
+
+// commits tells add of the commits on pull request it that anyone but us
+// wrote or committed (a bot's, or an e-mail GitHub links to no account,
+// too): work a person may still need. GitHub's web-flow committer is
+// GitHub applying a person's edit; the author says whose. all is false
+// when GitHub may list only some of them: the rest count as a person's.
+func (f *finder) commits(ctx context.Context, it *item, add func(what, who string)) (all bool, err error) {
+	cs, err := f.gh.PullCommits(ctx, f.opts.Repo, it.l.Number)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range cs {
+		for _, who := range []string{c.Author, c.Committer} {
+			if who == "web-flow" && who == c.Committer {
+				continue
+			}
+			if ours, err := f.isOurs(ctx, who); err != nil {
+				return false, err
+			} else if !ours {
+				add("commits", orNoAccount(who))
+			}
+		}
+	}
+	return len(cs) < prCommitsListed, nil
+}
+
+func orNoAccount(login string) string {
+	if login == "" {
+		return "(an e-mail with no account)"
+	}
+	return login
 }
 
 // threadAck is the person who added AckLabel to thread n, or "".
@@ -590,7 +657,7 @@ type candidate struct {
 
 // group reads what people did to c's members and builds its Group,
 // choosing the kept one by KeepRule.
-func (f *finder) group(ctx context.Context, c candidate) (Group, error) {
+func (f *finder) group(ctx context.Context, c candidate) (g Group, err error) {
 	kind, evidence, detail, members := c.kind, c.evidence, c.detail, c.members
 	for _, m := range members {
 		if err := f.involvement(ctx, m); err != nil {
@@ -607,12 +674,15 @@ func (f *finder) group(ctx context.Context, c candidate) (Group, error) {
 			}
 		}
 	}
-	g := Group{Kind: kind, Evidence: evidence, Detail: detail, Rule: KeepRule, Keep: keep.artifact(), Duplicates: []Artifact{}, KeepListed: keep.l}
+	g = Group{Kind: kind, Evidence: evidence, Detail: detail, Rule: KeepRule, Keep: keep.artifact(), Duplicates: []Artifact{}, KeepListed: keep.l}
 	for _, m := range members {
 		if m == keep {
 			continue
 		}
 		a := m.artifact()
+		if a.Differs, err = f.differs(ctx, keep, m); err != nil {
+			return Group{}, err
+		}
 		if !keep.created().IsZero() && !m.created().IsZero() {
 			s := m.created().Sub(keep.created()).Seconds()
 			a.AfterSeconds = &s
@@ -623,6 +693,50 @@ func (f *finder) group(ctx context.Context, c candidate) (Group, error) {
 		g.SpanSeconds = last.Sub(first).Seconds()
 	}
 	return g, nil
+}
+
+// differs says how m is not keep byte for byte, "" when it is: a
+// comment's or an issue's text (NormalizeBody, an issue's title by
+// NormalizeTitle), a pull request's change (its head's commit or tree).
+// A key groups what one step made, whatever its text; only a duplicate
+// that holds nothing the kept one lacks is removed.
+func (f *finder) differs(ctx context.Context, keep, m *item) (string, error) {
+	if m.kind != KindPR {
+		if SameText(m.kind, keep.l, m.l) {
+			return "", nil
+		}
+		return "its text differs from the kept one's", nil
+	}
+	const other = "its change differs from the kept one's (another tree)"
+	a, b := keep.l.HeadSHA, m.l.HeadSHA
+	switch {
+	case a == "" || b == "":
+		return other, nil
+	case a == b:
+		return "", nil
+	}
+	ta, err := f.treeOf(ctx, a)
+	if err != nil {
+		return "", err
+	}
+	tb, err := f.treeOf(ctx, b)
+	if err != nil {
+		return "", err
+	}
+	if ta != "" && ta == tb {
+		return "", nil
+	}
+	return other, nil
+}
+
+// SameText reports whether a and b, two issues or two comments, hold the
+// same text: the same thread for comments, the same NormalizeTitle for
+// issues, the same NormalizeBody.
+func SameText(kind string, a, b ghcheck.Listed) bool {
+	if kind == KindComment && a.Number != b.Number || kind == KindIssue && NormalizeTitle(a.Title) != NormalizeTitle(b.Title) {
+		return false
+	}
+	return NormalizeBody(a.Body) == NormalizeBody(b.Body)
 }
 
 // set marks members grouped and makes their candidate.
@@ -664,19 +778,26 @@ func buckets[K comparable](items []*item, key func(*item) (K, bool)) ([]K, map[K
 	return order, by
 }
 
-// keySets: more than one of our artifacts carrying the same key.
+// keySets: more than one of our artifacts carrying the same key (in
+// their marker or label), comments on one thread: a group never spans
+// threads.
 func (f *finder) keySets(all []*item) []candidate {
-	order, byKey := buckets(all, func(it *item) (string, bool) {
-		return it.kind + "\x00" + it.key, it.ours && it.key != ""
+	type kk struct {
+		kind, key string
+		thread    int
+	}
+	order, byKey := buckets(all, func(it *item) (kk, bool) {
+		k := kk{kind: it.kind, key: it.key}
+		if it.kind == KindComment {
+			k.thread = it.l.Number
+		}
+		return k, it.ours && it.key != ""
 	})
 	var out []candidate
 	for _, k := range order {
-		ms := byKey[k]
-		if len(ms) < 2 {
-			continue
+		if ms := byKey[k]; len(ms) > 1 {
+			out = append(out, f.set(k.kind, EvidenceKey, "the same ghonce key "+k.key+" (marker or label)", ms))
 		}
-		kind, key, _ := strings.Cut(k, "\x00")
-		out = append(out, f.set(kind, EvidenceKey, "the same ghonce key "+key+" (marker, label or ledger)", ms))
 	}
 	return out
 }
@@ -870,10 +991,12 @@ func NormalizeBody(s string) string {
 // Recheck reads duplicate d of g and g's kept artifact again, right
 // before a write that closes or deletes d, and says why the write must not
 // happen ("" when it may): either is gone, closed or reopened, edited,
-// moved to another head, or d has new activity by anyone but us (a
-// comment, a review, a label, a reference, a reaction) since Find read
-// it. The write that follows it is then the only request between this
-// read and the change; what happens in between is the risk left.
+// moved to another head, d no longer holds the kept one's text, or d has
+// new activity by anyone but us (a comment, a review, a label, a
+// reference, a reaction) since Find read it. The caller waits for the
+// write pacer before it, never after: the write is then the only request
+// between this read and the change; what happens in between is the risk
+// left.
 func Recheck(ctx context.Context, gh GitHub, r ghcheck.Repo, g Group, d Artifact) (string, error) {
 	isPR := g.Kind == KindPR
 	now, found, err := gh.Reread(ctx, r, d.Number, isPR, d.ID)
@@ -921,6 +1044,9 @@ func Recheck(ctx context.Context, gh GitHub, r ghcheck.Repo, g Group, d Artifact
 	}
 	if why := changed(g.Kind, k, kept, found); why != "" {
 		return "the kept " + k.Ref(g.Kind) + " " + why, nil
+	}
+	if !isPR && !SameText(g.Kind, kept, now) {
+		return d.Ref(g.Kind) + " does not hold the kept one's text", nil
 	}
 	return "", nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/audit"
 	"github.com/ghonce/ghonce/internal/audit/audittest"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 func newCorpus(t testing.TB) (*fixtures.Server, audittest.Corpus, *ghcheck.Client) {
@@ -97,6 +98,9 @@ func TestFindCorpus(t *testing.T) {
 			if d.Ours != g.Ours {
 				t.Errorf("%s %s: ours %v, want %v", g.Kind, d.Ref(g.Kind), d.Ours, g.Ours)
 			}
+			if (d.Differs != "") != g.Differs {
+				t.Errorf("%s %s: differs %q, want %v", g.Kind, d.Ref(g.Kind), d.Differs, g.Differs)
+			}
 		}
 	}
 	if rep.OpenDuplicates == 0 {
@@ -179,5 +183,69 @@ func TestNormalizeBody(t *testing.T) {
 	}
 	if got := audit.NormalizeTitle("  a \t b "); got != "a b" || strings.Contains(got, "  ") {
 		t.Errorf("NormalizeTitle = %q", got)
+	}
+}
+
+// TestFindGroupsOnlyWhatCarriesTheKey: a ledger that records the key of
+// the agent's comment on #1 for comments on #1 and #2 that do not carry
+// it, and the key of its issue for an unrelated issue, groups none of
+// them: a recorded key only keeps apart; and a comment carrying the key
+// on #2 is no duplicate of the one on #1.
+func TestFindGroupsOnlyWhatCarriesTheKey(t *testing.T) {
+	s, _, gh := newCorpus(t)
+	const o, n = "octo", "forged"
+	s.AddRepo(o, n, "main")
+	one := s.SeedIssue(o, n, audittest.Agent, fixtures.SeedIssue{Title: "Deploy", Body: "v2"})
+	two := s.SeedIssue(o, n, audittest.Agent, fixtures.SeedIssue{Title: "Deploy staging", Body: "v2 first"})
+	k := audittest.Key(o, n, "deployed", "comment", "1")
+	s.SeedComment(o, n, one, audittest.Agent, taskkey.WithMarker(k, "Deployed."))
+	same := s.SeedComment(o, n, one, audittest.Agent, "Deployed, with notes.")
+	other := s.SeedComment(o, n, two, audittest.Agent, "Deployed.")
+	s.SeedComment(o, n, two, audittest.Agent, taskkey.WithMarker(k, "Deployed to staging."))
+	ik := audittest.Key(o, n, "tracking", "issue", "")
+	s.SeedIssue(o, n, audittest.Agent, fixtures.SeedIssue{Title: "Track", Body: taskkey.WithMarker(ik, "Rollout."), Labels: []string{taskkey.Label(ik)}})
+	unrelated := s.SeedIssue(o, n, audittest.Agent, fixtures.SeedIssue{Title: "Rotate the key", Body: "It expires."})
+	forged := func(kind string, number int, id int64) string {
+		switch {
+		case kind == audit.KindComment && (id == same || id == other):
+			return k
+		case kind == audit.KindIssue && number == unrelated:
+			return ik
+		}
+		return ""
+	}
+	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: ghcheck.Repo{Owner: o, Name: n}, Recorded: forged})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range rep.Groups {
+		t.Errorf("%s group kept %s with %d duplicate(s) (%s): want none", g.Kind, g.Keep.Ref(g.Kind), len(g.Duplicates), g.Detail)
+	}
+}
+
+// TestFindPeoplesCommits: a person's commit on one of two pull requests
+// with one key makes it the kept one (their work is never the duplicate),
+// and the other, another change, is reported as differing.
+func TestFindPeoplesCommits(t *testing.T) {
+	s, _, gh := newCorpus(t)
+	const o, n = "octo", "commits"
+	s.AddRepo(o, n, "main")
+	feat := s.AddCommitBy(o, n, "main", audittest.Agent)
+	k := audittest.Key(o, n, "pr", "pr", "")
+	for _, b := range []string{"a", "b"} {
+		s.SetRef(o, n, b, feat)
+	}
+	s.SeedPR(o, n, audittest.Agent, fixtures.SeedPR{Title: "Cache", Body: "x", Head: "a", Labels: []string{taskkey.Label(k)}})
+	theirs := s.SeedPR(o, n, audittest.Agent, fixtures.SeedPR{Title: "Cache", Body: "x", Head: "b", Labels: []string{taskkey.Label(k)}})
+	s.SetRef(o, n, "b", s.AddCommitBy(o, n, "b", audittest.Human))
+	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: ghcheck.Repo{Owner: o, Name: n}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Groups) != 1 || rep.Groups[0].Keep.Number != theirs || !strings.Contains(rep.Groups[0].Keep.Human, "commits by "+audittest.Human) {
+		t.Fatalf("groups %+v: want #%d kept for alice's commits", rep.Groups, theirs)
+	}
+	if d := rep.Groups[0].Duplicates[0]; d.Differs == "" {
+		t.Errorf("#%d, another change, is not reported as differing", d.Number)
 	}
 }

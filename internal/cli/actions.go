@@ -64,6 +64,9 @@ func (f *factory) githubOptions(ctx context.Context, who gitHubFlags, repo repoF
 	if opts.Budget, err = budgetFromEnv(f.sys.Getenv); err != nil {
 		return opts, err
 	}
+	if f.sys.Sleep != nil { // a test's clock: the pacer waits on it
+		opts.Budget.Now, opts.Budget.Sleep = f.sys.Now, f.sys.Sleep
+	}
 	app, err := f.githubApp(who.App, repo)
 	if err != nil {
 		return opts, err

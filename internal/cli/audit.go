@@ -44,8 +44,8 @@ func newCmdAudit(f *factory, runF func(*auditOptions) error) *cobra.Command {
 pull requests and comments made twice. Only evidence groups them, strongest
 first:
 
-  key    more than one artifact carrying the same ghonce key (marker, label
-         or the ledger's entry)
+  key    more than one artifact carrying the same ghonce key in its marker
+         or label (comments: on one thread; a ledger entry only keeps apart)
   exact  issues with the same normalised title and body; comments with the
          same body on the same thread; pull requests on one base whose
          heads are the same commit or the same tree
@@ -61,7 +61,8 @@ grouped. Look-alikes are listed apart, for a person, and never acted on.
 
 Each group keeps one artifact: the oldest, unless it has no human activity
 (comments, reviews, labels, reactions or references by a person, a linked
-pull request, a merge) and a newer one has. Issues, pull requests and
+pull request, a merge, commits or a force-push by anyone but us) and a newer
+one has. Issues, pull requests and
 comments updated since --since are read in one repository-wide listing each
 (never search, which lags); what people did to each artifact that may
 group is read whole, whatever --since says; the requests spent are printed
@@ -69,10 +70,12 @@ on stderr.
 
 The default is a dry run that says what --apply would do. --apply closes
 duplicate issues as duplicates (state_reason) and duplicate pull requests,
-each with a comment linking the kept one, and deletes duplicate comments.
-Right before each write it reads the duplicate and the kept one again, and
-leaves the pair alone, saying why, if either changed or the duplicate has
-new activity by anyone else. Every write goes through ghonce's engine and
+each with a comment linking the kept one, and deletes duplicate comments,
+but only a duplicate the kept one holds byte for byte after normalising (a
+pull request: the same commit or tree); any other is reported for a person.
+Right before each write, after waiting for the write pacing, it reads the
+duplicate and the kept one again, and leaves the pair alone, saying why, if
+either changed or the duplicate has new activity by anyone else. Every write goes through ghonce's engine and
 ledger, once per (group, artifact): a second --apply writes nothing, one
 killed half-way resumes. It never touches one a person acted on
 (--include-human). Where the kept artifact carries a ghonce key, the ledger
@@ -301,6 +304,8 @@ func planActions(rep *audit.Report, opts *auditOptions) []auditAction {
 				a.Skipped = "written by " + d.Author + ", not this token's login"
 			case d.AckedBy != "":
 				a.Skipped = "acknowledged by " + d.AckedBy + " (label " + audit.AckLabel + ")"
+			case d.Differs != "":
+				a.Skipped = d.Differs + ": for a person (label it " + audit.AckLabel + " to keep both)"
 			case d.HumanTouched() && !opts.HumanToo:
 				a.Skipped = "a person acted on it: " + d.Human + " (--include-human; or label it " + audit.AckLabel + " to keep both)"
 			}

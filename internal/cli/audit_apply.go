@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -41,10 +42,10 @@ func linkBody(g audit.Group) string {
 // auditActions are the engine actions that settle duplicate d of g, in
 // order (a linking comment before a close, so a closed duplicate always
 // says why), each prepared: one the engine refuses is refused before any
-// of them is sent.
-func auditActions(repo string, g audit.Group, d audit.Artifact) ([]*reconcile.Prepared, error) {
+// of them is sent. guard runs right before the close or the delete.
+func auditActions(repo string, g audit.Group, d audit.Artifact, guard reconcile.Guard) ([]*reconcile.Prepared, error) {
 	var out []*reconcile.Prepared
-	for _, a := range auditSpecs(repo, g, d) {
+	for _, a := range auditSpecs(repo, g, d, guard) {
 		p, err := reconcile.Prepare(a)
 		if err != nil {
 			return nil, err
@@ -54,17 +55,17 @@ func auditActions(repo string, g audit.Group, d audit.Artifact) ([]*reconcile.Pr
 	return out, nil
 }
 
-func auditSpecs(repo string, g audit.Group, d audit.Artifact) []reconcile.Action {
+func auditSpecs(repo string, g audit.Group, d audit.Artifact, guard reconcile.Guard) []reconcile.Action {
 	act := func(what string, spec reconcile.Spec) reconcile.Action {
 		return reconcile.Action{Task: auditTask, Step: auditStep(g.Kind, g.Keep, what), Repo: repo, Spec: spec}
 	}
 	switch g.Kind {
 	case audit.KindIssue:
-		return []reconcile.Action{act("link", reconcile.Comment{Number: d.Number, Body: linkBody(g)}), act("close", reconcile.Close{Number: d.Number, Reason: "duplicate"})}
+		return []reconcile.Action{act("link", reconcile.Comment{Number: d.Number, Body: linkBody(g)}), act("close", reconcile.Close{Number: d.Number, Reason: "duplicate", Guard: guard})}
 	case audit.KindPR:
-		return []reconcile.Action{act("link", reconcile.Comment{Number: d.Number, Body: linkBody(g)}), act("close", reconcile.Close{Number: d.Number, PR: true})}
+		return []reconcile.Action{act("link", reconcile.Comment{Number: d.Number, Body: linkBody(g)}), act("close", reconcile.Close{Number: d.Number, PR: true, Guard: guard})}
 	case audit.KindComment:
-		return []reconcile.Action{act("delete", reconcile.DeleteComment{ID: d.ID, Number: d.Thread})}
+		return []reconcile.Action{act("delete", reconcile.DeleteComment{ID: d.ID, Number: d.Thread, Guard: guard})}
 	}
 	return nil
 }
@@ -144,13 +145,15 @@ func (la *ledgerArtifacts) keyOf(kind string, number int, id int64) string {
 
 // repoint records every entry whose artifact --apply closed or deleted
 // (d) as the kept one's instead, so a rerun of its task replays the kept
-// artifact, never the one removed.
+// artifact, never the one removed. Only an entry whose key d carries (its
+// marker or label) is confirmed as d's: any other is left as it is.
 func (la *ledgerArtifacts) repoint(ctx context.Context, l ledger.Ledger, g audit.Group, d audit.Artifact) error {
 	if la == nil {
 		return nil
 	}
+	carried := audit.Carried(d.Listed)
 	for _, e := range la.byArtifact[artifactKey(g.Kind, d.Number, d.ID)] {
-		if e.Task == auditTask {
+		if e.Task == auditTask || !slices.Contains(carried, e.Key) {
 			continue
 		}
 		k := g.Keep
@@ -184,6 +187,29 @@ func linkOnce(ctx context.Context, l ledger.Ledger, gh *ghcheck.Client, r ghchec
 	out := *res
 	out.Outcome, out.ID, out.URL = reconcile.Found, first.Artifact.ID, first.Artifact.URL
 	return &out, nil
+}
+
+// leftAlone is a guard's refusal: the pair changed since the listing.
+type leftAlone struct{ why string }
+
+func (e *leftAlone) Error() string { return "left alone: " + e.why }
+
+// recheckGuard is the last check before the close or delete of duplicate
+// d: it waits for the write pacer first, then reads d and the kept one
+// again (audit.Recheck), so no wait comes between that read and the
+// write.
+func recheckGuard(gh *ghcheck.Client, r ghcheck.Repo, g audit.Group, d audit.Artifact) reconcile.Guard {
+	return func(ctx context.Context) (context.Context, error) {
+		ctx, err := gh.Pace(ctx)
+		if err != nil {
+			return ctx, err
+		}
+		why, err := audit.Recheck(ctx, gh, r, g, d)
+		if err == nil && why != "" {
+			err = &leftAlone{why: why}
+		}
+		return ctx, err
+	}
 }
 
 // outcomeWord names what a write did, for a person: a deletion as a
@@ -235,7 +261,7 @@ func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *
 			}
 			a := &actions[i]
 			var outcomes []string
-			prepared, err := auditActions(repo, g, d)
+			prepared, err := auditActions(repo, g, d, recheckGuard(gh, r, g, d))
 			if err != nil {
 				failed++
 				a.Outcome = "failed: " + err.Error()
@@ -244,7 +270,10 @@ func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *
 			stale := ""
 			for _, p := range prepared {
 				kind := p.Action().Spec.Kind()
-				why, err := audit.Recheck(ctx, gh, r, g, d)
+				var why string
+				if kind == "comment" { // the link; the close and the delete recheck in their guard
+					why, err = audit.Recheck(ctx, gh, r, g, d)
+				}
 				if err == nil && why != "" {
 					stale = why
 					break
@@ -252,6 +281,10 @@ func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *
 				var res *reconcile.Result
 				if err == nil {
 					res, err = eng.Do(ctx, p)
+				}
+				if la := (*leftAlone)(nil); errors.As(err, &la) {
+					stale = la.why
+					break
 				}
 				if err != nil {
 					failed++
@@ -275,7 +308,9 @@ func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *
 			switch {
 			case strings.HasPrefix(a.Outcome, "failed"):
 			case stale != "":
-				a.Outcome = strings.Join(append(outcomes, "then left alone: "+stale), ", ")
+				if a.Outcome = "left alone: " + stale; len(outcomes) > 0 {
+					a.Outcome = strings.Join(outcomes, ", ") + ", then " + a.Outcome
+				}
 				fmt.Fprintf(f.sys.Err, "ghonce: audit: left %s alone: %s\n", a.Target, stale)
 			default:
 				a.Outcome = strings.Join(outcomes, ", ")

@@ -25,6 +25,8 @@ type auditWorld struct {
 	corpus audittest.Corpus
 	env    map[string]string
 	now    func() time.Time
+	// sleep, if set, is the run's IO.Sleep.
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 func newAuditWorld(t *testing.T) *auditWorld {
@@ -41,7 +43,7 @@ func newAuditWorld(t *testing.T) *auditWorld {
 
 func (w *auditWorld) run(args ...string) cliRun {
 	var out, errb bytes.Buffer
-	sys := IO{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(k string) string { return w.env[k] }, Now: w.now, Executable: os.Executable}
+	sys := IO{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(k string) string { return w.env[k] }, Now: w.now, Sleep: w.sleep, Executable: os.Executable}
 	code := Main(context.Background(), args, sys)
 	return cliRun{code: code, stdout: out.String(), stderr: errb.String()}
 }
@@ -140,14 +142,15 @@ func TestAuditTableAndSummary(t *testing.T) {
 
 // TestAuditApplyTwice: --apply closes the agent's duplicate issues (as
 // duplicates) and PRs with one linking comment each, deletes its duplicate
-// comments, deletes no branch and touches none of the look-alikes; a
+// comments, deletes no branch and touches none of the look-alikes nor the
+// duplicates whose text differs from the kept one's (exit 6 for those); a
 // second --apply writes nothing.
 func TestAuditApplyTwice(t *testing.T) {
 	w := newAuditWorld(t)
 	before := w.fake.Branches("octo", "corpus")
 	r := w.run("audit", "--since", "0", "--apply", "--json")
-	if r.code != ExitOK {
-		t.Fatalf("first --apply: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	if r.code != ExitDuplicates {
+		t.Fatalf("first --apply: exit %d, want %d (the duplicates whose text differs)\n%s\n%s", r.code, ExitDuplicates, r.stdout, r.stderr)
 	}
 	writes := w.fake.Writes()
 	if writes == 0 {
@@ -164,8 +167,19 @@ func TestAuditApplyTwice(t *testing.T) {
 	for _, g := range w.corpus.Groups {
 		for _, d := range g.Duplicates {
 			n := 0
+			var id int64
+			if _, err := fmt.Sscanf(d, "comment %d on #%d", &id, &n); err == nil {
+				gone := true
+				for _, c := range w.fake.Comments("octo", "corpus", n) {
+					gone = gone && c.ID != id
+				}
+				if gone != !g.Differs {
+					t.Errorf("comment %s: deleted %v after --apply, want %v", d, gone, !g.Differs)
+				}
+				continue
+			}
 			if _, err := fmtSscan(d, &n); err != nil {
-				continue // comments and branches: below
+				continue // branches: below
 			}
 			state := ""
 			if g.Kind == "issue" {
@@ -173,8 +187,12 @@ func TestAuditApplyTwice(t *testing.T) {
 			} else {
 				state = prs[n].State
 			}
-			if state != "closed" {
-				t.Errorf("%s %s: state %q after --apply, want closed", g.Kind, d, state)
+			want, wantLinks := "closed", 1
+			if g.Differs {
+				want, wantLinks = "open", 0
+			}
+			if state != want {
+				t.Errorf("%s %s: state %q after --apply, want %s", g.Kind, d, state, want)
 			}
 			links := 0
 			for _, c := range w.fake.Comments("octo", "corpus", n) {
@@ -182,8 +200,8 @@ func TestAuditApplyTwice(t *testing.T) {
 					links++
 				}
 			}
-			if links != 1 {
-				t.Errorf("%s %s: %d linking comments, want 1", g.Kind, d, links)
+			if links != wantLinks {
+				t.Errorf("%s %s: %d linking comments, want %d", g.Kind, d, links, wantLinks)
 			}
 		}
 	}
@@ -211,7 +229,7 @@ func TestAuditApplyTwice(t *testing.T) {
 	}
 
 	again := w.run("audit", "--since", "0", "--apply")
-	if again.code != ExitOK {
+	if again.code != ExitDuplicates {
 		t.Fatalf("second --apply: exit %d\n%s", again.code, again.stderr)
 	}
 	if got := w.fake.Writes(); got != writes {
@@ -226,7 +244,7 @@ func fmtSscan(ref string, n *int) (int, error) { return fmt.Sscanf(ref, "#%d", n
 // the task's next run replays it without a write.
 func TestAuditApplyAdoptsTheKeptKey(t *testing.T) {
 	w := newAuditWorld(t)
-	if r := w.run("audit", "--since", "0", "--apply", "--kind", "issue"); r.code != ExitOK {
+	if r := w.run("audit", "--since", "0", "--apply", "--kind", "issue"); r.code != ExitDuplicates {
 		t.Fatalf("--apply: exit %d\n%s", r.code, r.stderr)
 	}
 	writes := w.fake.Writes()

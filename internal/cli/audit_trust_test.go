@@ -78,10 +78,16 @@ func (w *auditWorld) comment(n int, id int64) (fixtures.Comment, bool) {
 	return fixtures.Comment{}, false
 }
 
+// issueState is issue or pull request n's state.
 func (w *auditWorld) issueState(n int) string {
 	for _, is := range w.fake.Issues("octo", "t") {
 		if is.Number == n {
 			return is.State
+		}
+	}
+	for _, p := range w.fake.PullRequests("octo", "t") {
+		if p.Number == n {
+			return p.State
 		}
 	}
 	return ""

@@ -41,10 +41,13 @@ const exitCodesHelp = `Exit codes:
 
 // IO is what a command may touch of the outside world.
 type IO struct {
-	In         io.Reader
-	Out, Err   io.Writer
-	Getenv     func(string) string
-	Now        func() time.Time
+	In       io.Reader
+	Out, Err io.Writer
+	Getenv   func(string) string
+	Now      func() time.Time
+	// Sleep, if set, is how the run waits on Now's clock: the write
+	// pacer's waits (nil: the wall clock). Tests inject it.
+	Sleep      func(ctx context.Context, d time.Duration) error
 	Executable func() (string, error) // for demo, which re-runs this binary
 	// IsTerminal reports whether one of the streams above is a terminal
 	// (nil: an *os.File on one); tests inject it.

@@ -170,10 +170,16 @@ func demoServer() (*fakegithub.Server, error) {
 	return s, nil
 }
 
-// pushBranch stands in for the agent's `git push`.
+// pushBranch stands in for the agent's `git push`: each attempt pushes
+// the agent's same change (one tree), committed again.
 func pushBranch(s *fakegithub.Server, attempt int) string {
 	name := fmt.Sprintf("agent/fix-42-attempt-%d", attempt)
-	sha := s.AddCommit(demoOwner, demoRepo, "main")
+	sha, again := s.Branch(demoOwner, demoRepo, "agent/fix-42-attempt-1")
+	if again {
+		sha = s.AddCommitSameTree(demoOwner, demoRepo, sha, demoLogin)
+	} else {
+		sha = s.AddCommitBy(demoOwner, demoRepo, "main", demoLogin)
+	}
 	s.SetRef(demoOwner, demoRepo, name, sha)
 	return name
 }

@@ -176,6 +176,19 @@ func (s *Server) labeledLocked(is *issue, actor, name string) {
 	is.events = append(is.events, &event{id: s.ids.comment, kind: "labeled", actor: s.userFor(actor).login, label: name, created: s.now()})
 }
 
+// forcePushedLocked records, on every open pull request whose head is
+// branch of rp, a head_ref_force_pushed event by actor, as GitHub does.
+func (s *Server) forcePushedLocked(rp *repo, branch, actor string) {
+	for _, r := range s.repos {
+		for _, is := range r.issues {
+			if p := is.pull; p != nil && is.state == "open" && p.headRepo == rp && p.headRef == branch {
+				s.ids.comment++
+				is.events = append(is.events, &event{id: s.ids.comment, kind: "head_ref_force_pushed", actor: s.userFor(actor).login, created: s.now()})
+			}
+		}
+	}
+}
+
 var mention = regexp.MustCompile(`(?:^|[^\w/])#([0-9]+)\b`)
 
 // crossReferenceLocked records, on every other issue or pull request of

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
 )
 
@@ -59,5 +61,33 @@ func TestActivity(t *testing.T) {
 	}
 	if _, _, err := gh.Issues.ListIssueTimeline(ctx, owner, name, 99, nil); err == nil {
 		t.Error("the timeline of a missing issue answered")
+	}
+}
+
+// TestPullCommitsAndForcePush: a pull request lists the commits its base
+// lacks, oldest first, by who made them; a force-push through the API
+// records head_ref_force_pushed by who pushed, a fast-forward nothing.
+func TestPullCommitsAndForcePush(t *testing.T) {
+	s, gh := newTest(t, Options{})
+	s.AddUser("alice", "tok-alice")
+	ctx := context.Background()
+	first := s.AddCommitBy(owner, name, "main", owner)
+	s.SetRef(owner, name, "feature", first)
+	s.SetRef(owner, name, "feature", s.AddCommitBy(owner, name, "feature", "alice"))
+	n := s.SeedPR(owner, name, owner, SeedPR{Title: "F", Body: "b", Head: "feature"})
+	cs, _, err := gh.PullRequests.ListCommits(ctx, owner, name, n, nil)
+	if err != nil || len(cs) != 2 || cs[0].GetSHA() != first || cs[0].GetAuthor().GetLogin() != owner || cs[1].GetCommitter().GetLogin() != "alice" {
+		t.Fatalf("commits %v, %v: want octo's then alice's", cs, err)
+	}
+	alice := fgtest.Client(t, s, "tok-alice")
+	ahead := s.AddCommitBy(owner, name, "feature", "alice")
+	for _, sha := range []string{ahead, s.AddCommitSameTree(owner, name, first, "alice")} {
+		if _, _, err := alice.Git.UpdateRef(ctx, owner, name, &github.Reference{Ref: github.String("refs/heads/feature"), Object: &github.GitObject{SHA: github.String(sha)}}, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs, _, err := gh.Issues.ListIssueTimeline(ctx, owner, name, n, nil)
+	if err != nil || len(evs) != 1 || evs[0].GetEvent() != "head_ref_force_pushed" || evs[0].GetActor().GetLogin() != "alice" {
+		t.Fatalf("timeline %v, %v: want one force-push by alice", evs, err)
 	}
 }

@@ -163,10 +163,14 @@ func (s *Server) updateRef(c *call, rp *repo) *reply {
 	if _, ok := rp.commits[sha]; !ok {
 		return errorReply(http.StatusUnprocessableEntity, "Object does not exist")
 	}
-	if !in.Force && !rp.ancestors(sha)[old] {
+	forward := rp.ancestors(sha)[old]
+	if !in.Force && !forward {
 		return errorReply(http.StatusUnprocessableEntity, "Update is not a fast forward")
 	}
 	rp.refs[ref] = sha
+	if branch, ok := strings.CutPrefix(ref, "refs/heads/"); ok && !forward {
+		s.forcePushedLocked(rp, branch, c.login)
+	}
 	rep := jsonReply(http.StatusOK, s.refJSON(rp, ref, sha))
 	rep.commit = &Commit{Kind: KindRef, Ref: ref, SHA: sha}
 	return rep

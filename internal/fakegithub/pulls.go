@@ -234,6 +234,35 @@ func (s *Server) getPull(c *call, rp *repo) *reply {
 	return jsonReply(http.StatusOK, s.pullFullJSON(rp, is))
 }
 
+// listPullCommits serves GET /repos/{owner}/{repo}/pulls/{number}/commits:
+// the commits of the head that its base branch lacks, oldest first, each
+// with the logins of its author and committer. A head whose commit is
+// forgotten lists none.
+func (s *Server) listPullCommits(c *call, rp *repo) *reply {
+	is := pullByNumber(c, rp)
+	if is == nil {
+		return notFound()
+	}
+	p, in := is.pull, rp
+	if p.headRepo != nil {
+		in = p.headRepo
+	}
+	base := p.baseSHA
+	if sha, ok := rp.branch(p.baseRef); ok {
+		base = sha
+	}
+	var items []*repoCommitJSON
+	if cmp, ok := in.compareCommits(base, s.liveHeadSHA(p)); ok {
+		for _, cm := range cmp.ahead {
+			items = append(items, s.repoCommitJSON(in, cm))
+		}
+	}
+	if items == nil {
+		items = []*repoCommitJSON{}
+	}
+	return pageReply(s, c, repoLinkPath(c, rp), items)
+}
+
 // openDuplicate returns an open PR other than except with the same head and
 // base.
 func openDuplicate(rp *repo, headOwner, headRef, base string, except *issue) *issue {

@@ -40,6 +40,7 @@ func (s *Server) buildRoutes() []route {
 		r("POST /repos/{owner}/{repo}/pulls", rp(s.createPull)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}", rp(s.getPull)),
 		r("PATCH /repos/{owner}/{repo}/pulls/{number}", rp(s.editPull)),
+		r("GET /repos/{owner}/{repo}/pulls/{number}/commits", rp(s.listPullCommits)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}/reviews", rp(s.listReviews)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}/requested_reviewers", rp(s.listRequestedReviewers)),
 		r("POST /repos/{owner}/{repo}/pulls/{number}/requested_reviewers", rp(s.requestReviewers)),

@@ -13,14 +13,21 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/store"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // The audit part: `ghonce audit --apply`, the real binary, on each case
-// issue 31 found it destroying what it must not (another author's marker,
-// keys recorded apart, a recurrence, evidence that changed between the
-// listing and the write, a person's involvement older than --since, a
+// issues 31 and 37 found it destroying what it must not (another author's
+// marker, keys recorded apart, a recurrence, evidence that changed between
+// the listing and the write, a person's involvement older than --since, a
 // person's branches, heads GitHub cannot return, two audits at once, a
-// rerun after --apply), beside duplicates it must settle. A false
+// rerun after --apply; text under one key that is not the kept one's,
+// ledger entries naming what does not carry their key, a person's commits
+// and force-push), beside duplicates it must settle. The write pacing
+// waits on the wall clock in the binary: its case (an edit made while the
+// pacer waits) is internal/cli's TestAuditApplyPacesBeforeTheReread. A false
 // positive is an artifact closed or deleted (or a linking comment posted)
 // that is not a proven duplicate; every row must count 0.
 
@@ -140,6 +147,49 @@ func (a *auditRun) hasComment(n int, id int64) bool {
 	return false
 }
 
+// auditKey is the key a naive run's step gave an artifact of kind.
+func auditKey(step, kind, target string) string {
+	return taskkey.Key(taskkey.Identity{Task: "naive-run", Step: step, Kind: kind, Repo: owner + "/" + repo, Target: target})
+}
+
+// forge writes a done entry into the run's ledger, as anyone who can write
+// to it could: key k names the artifact ref of kind.
+func (a *auditRun) forge(ctx context.Context, k, kind string, ref ledger.Ref) error {
+	l, err := store.Open(ctx, a.ledger, store.Options{Create: store.CreateForAction})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	c, err := l.Claim(ctx, ledger.ClaimParams{Key: k, Kind: kind, Repo: owner + "/" + repo, Owner: ledger.Owner{ID: "mallory"}, Lease: time.Minute, Why: "forged"})
+	if err != nil {
+		return err
+	}
+	_, err = l.Finish(ctx, ledger.FinishParams{Key: k, Fence: c.Entry.Fence, Status: ledger.Done, Outcome: "created", Ref: ref, Why: "forged"})
+	return err
+}
+
+// agentPR opens a pull request by the agent from branch, one commit of
+// its own ahead of main, carrying key k unless it is "".
+func (a *auditRun) agentPR(branch, k string) int {
+	a.w.fake.SetRef(owner, repo, branch, a.w.fake.AddCommitBy(owner, repo, "main", login))
+	pr := fixtures.SeedPR{Title: "Add the cache", Body: "Caches the login lookup.", Head: branch}
+	if k != "" {
+		pr.Body, pr.Labels = taskkey.WithMarker(k, pr.Body), []string{taskkey.Label(k)}
+	}
+	return a.w.fake.SeedPR(owner, repo, login, pr)
+}
+
+// closedPRs counts the pull requests of ns that are not open.
+func (a *auditRun) closedPRs(ns ...int) int {
+	n := 0
+	for _, p := range a.w.fake.PullRequests(owner, repo) {
+		if slices.Contains(ns, p.Number) && p.State != "open" {
+			n++
+		}
+	}
+	return n
+}
+
 func (a *auditRun) seedIssue(login, title, body string) int {
 	return a.w.fake.SeedIssue(owner, repo, login, fixtures.SeedIssue{Title: title, Body: body})
 }
@@ -189,7 +239,89 @@ func auditCases() []auditCase {
 				return a.closedOf(newer), a.closedOf(old), 1, nil
 			}}
 	}
+	// differs: two comments under one key, the second not the first's
+	// text (edited by a person when edit is set), beside an exact copy
+	// under another key.
+	differs := func(what, first, second, edit string) auditCase {
+		return auditCase{what: what, note: "reported for a person; the exact copy beside it is deleted",
+			run: func(ctx context.Context, a *auditRun) (int, int, int, error) {
+				k := auditKey("status", "comment", fmt.Sprint(commentOn))
+				a.w.fake.SeedComment(owner, repo, commentOn, login, taskkey.WithMarker(k, first))
+				dup := a.w.fake.SeedComment(owner, repo, commentOn, login, taskkey.WithMarker(k, second))
+				if edit != "" {
+					if err := a.as("PATCH", fmt.Sprintf("/repos/%s/%s/issues/comments/%d", owner, repo, dup), map[string]string{"body": taskkey.WithMarker(k, edit)}); err != nil {
+						return 0, 0, 0, err
+					}
+				}
+				ek := auditKey("done", "comment", fmt.Sprint(commentOn))
+				a.w.fake.SeedComment(owner, repo, commentOn, login, taskkey.WithMarker(ek, "Done."))
+				exact := a.w.fake.SeedComment(owner, repo, commentOn, login, taskkey.WithMarker(ek, "Done."))
+				if _, err := a.audit(ctx); err != nil {
+					return 0, 0, 0, err
+				}
+				return a.goneOf(commentOn, dup), a.goneOf(commentOn, exact), 1, nil
+			}}
+	}
 	return []auditCase{
+		differs("a maintainer's note edited into a copy under one key", "Failover drill at 14:00.", "Failover drill at 14:00.",
+			"Failover drill at 14:00.\n\nMaintainer note: restore needs runbook step 7 BEFORE failover"),
+		differs("the agent's longer, reworded comment under one key", "Investigating the outage.",
+			"Investigating the outage on the load balancers. Root cause: expired TLS cert on lb-3; rotating now.", ""),
+		{what: "a ledger entry naming a comment on another thread for a key", run: func(ctx context.Context, a *auditRun) (int, int, int, error) {
+			two := a.seedIssue(login, "Deploy staging", "Staging first.")
+			k := auditKey("deployed", "comment", fmt.Sprint(commentOn))
+			a.w.fake.SeedComment(owner, repo, commentOn, login, taskkey.WithMarker(k, "Deployed."))
+			other := a.w.fake.SeedComment(owner, repo, two, login, "Deployed.")
+			if err := a.forge(ctx, k, "comment", ledger.Ref{Number: two, ID: other}); err != nil {
+				return 0, 0, 0, err
+			}
+			if _, err := a.audit(ctx); err != nil {
+				return 0, 0, 0, err
+			}
+			return a.goneOf(two, other), 0, 0, nil
+		}},
+		{what: "a ledger entry naming an unrelated issue for an issue's key", run: func(ctx context.Context, a *auditRun) (int, int, int, error) {
+			k := auditKey("tracking", "issue", "")
+			a.w.fake.SeedIssue(owner, repo, login, fixtures.SeedIssue{Title: "Track the rollout", Body: taskkey.WithMarker(k, "Rollout of v2."), Labels: []string{taskkey.Label(k)}})
+			unrelated := a.seedIssue(login, "Rotate the signing key", "It expires in May.")
+			if err := a.forge(ctx, k, "issue", ledger.Ref{Number: unrelated}); err != nil {
+				return 0, 0, 0, err
+			}
+			if _, err := a.audit(ctx); err != nil {
+				return 0, 0, 0, err
+			}
+			return a.closedOf(unrelated), 0, 0, nil
+		}},
+		{what: "a person's two commits on a pull request under one key", run: func(ctx context.Context, a *auditRun) (int, int, int, error) {
+			k := auditKey("pr", "pr", "")
+			a.agentPR("agent/cache-1", k)
+			theirs := a.agentPR("agent/cache-2", k)
+			for range 2 {
+				a.w.fake.SetRef(owner, repo, "agent/cache-2", a.w.fake.AddCommitBy(owner, repo, "agent/cache-2", auditPerson))
+			}
+			if _, err := a.audit(ctx); err != nil {
+				return 0, 0, 0, err
+			}
+			return a.closedPRs(theirs), 0, 0, nil
+		}},
+		{what: "a person's force-push to the agent's same change", note: "the one force-pushed is kept; the other is closed", run: func(ctx context.Context, a *auditRun) (int, int, int, error) {
+			first := a.agentPR("agent/cache-1", "")
+			pushed := a.agentPR("agent/cache-2", "")
+			var head string
+			for _, p := range a.w.fake.PullRequests(owner, repo) {
+				if p.Number == first {
+					head = p.HeadSHA
+				}
+			}
+			same := a.w.fake.AddCommitSameTree(owner, repo, head, login)
+			if err := a.as("PATCH", fmt.Sprintf("/repos/%s/%s/git/refs/heads/agent/cache-2", owner, repo), map[string]any{"sha": same, "force": true}); err != nil {
+				return 0, 0, 0, err
+			}
+			if _, err := a.audit(ctx); err != nil {
+				return 0, 0, 0, err
+			}
+			return a.closedPRs(pushed), a.closedPRs(first), 1, nil
+		}},
 		{what: "another author's marker (comment and issue, with the person's reaction)", run: func(ctx context.Context, a *auditRun) (int, int, int, error) {
 			c, err := a.json(ctx, "issue", "comment", fmt.Sprint(commentOn), "--task", "T", "--step", "progress", "--body", "Step 1 of 3 done.")
 			if err != nil {

@@ -68,7 +68,8 @@ func (rep *Report) Markdown() string {
 	}
 	if len(rep.audit) > 0 {
 		p("## audit --apply: false positives\n\n")
-		p("`ghonce audit --apply`, the real binary, on each case issue 31 found it destroying what it must not, each in a fresh fake GitHub: ")
+		p("`ghonce audit --apply`, the real binary, on each case issues 31 and 37 found it destroying what it must not, each in a fresh fake GitHub: ")
+		p("text under one key that is not the kept one's, ledger entries naming what does not carry their key, a person's commits and force-push, ")
 		p("a person's artifacts carrying the agent's marker, artifacts the markers record under different keys, a recurrence, a person acting between the listing and the write, ")
 		p("a person's involvement older than `--since`, a person's branches, heads GitHub cannot return, two audits at once with ledgers of their own, the agent's rerun afterwards. ")
 		p("A false positive is an artifact closed or deleted (or a second linking comment) that is not a proven duplicate: every row must count 0; ")

@@ -59,6 +59,9 @@ type Group struct {
 	// Human: the kept one has human activity (a person's comment,
 	// review, or a pull request for a branch).
 	Human bool
+	// Differs: the duplicates share the kept one's key, not its text, so
+	// --apply reports them and leaves them for a person.
+	Differs bool
 }
 
 // Corpus is what Seed laid out.
@@ -98,11 +101,11 @@ func Seed(s *fixtures.Server, owner, name string) Corpus {
 	c.NotDuplicates = append(c.NotDuplicates, num(h1), num(o1))
 
 	// Two issues with one ghonce key (marker and label) and other titles:
-	// the key is the evidence.
+	// the key is the evidence, and the text differs: reported, not closed.
 	k := Key(owner, name, AdoptStep, "issue", "")
 	ik1 := issue(Agent, AdoptTitle, taskkey.WithMarker(k, AdoptBody), taskkey.Label(k))
 	ik2 := issue(Agent, "Track release 1.2", taskkey.WithMarker(k, "Release 1.2, with notes."), taskkey.Label(k))
-	c.Groups = append(c.Groups, Group{Kind: "issue", Keep: num(ik1), Duplicates: []string{num(ik2)}, Ours: true})
+	c.Groups = append(c.Groups, Group{Kind: "issue", Keep: num(ik1), Duplicates: []string{num(ik2)}, Ours: true, Differs: true})
 
 	// The same issue twice, and a person answered on the newer: it is kept.
 	d1 := issue(Agent, "Docs: typo in README", "\"recieve\" should be \"receive\".")
@@ -118,11 +121,11 @@ func Seed(s *fixtures.Server, owner, name string) Corpus {
 	c4 := s.SeedComment(owner, name, i1, Human, "Build passed: 312 tests.")
 	c.Groups = append(c.Groups, Group{Kind: "comment", Keep: cref(c1, i1), Duplicates: []string{cref(c2, i1)}, Ours: true})
 	c.NotDuplicates = append(c.NotDuplicates, cref(c3, o1), cref(c4, i1))
-	// Two comments with one key and other text.
+	// Two comments with one key and other text: reported, not deleted.
 	ck := Key(owner, name, "comment", "comment", fmt.Sprint(ik1))
 	ck1 := s.SeedComment(owner, name, ik1, Agent, taskkey.WithMarker(ck, "Released."))
 	ck2 := s.SeedComment(owner, name, ik1, Agent, taskkey.WithMarker(ck, "Released, see notes."))
-	c.Groups = append(c.Groups, Group{Kind: "comment", Keep: cref(ck1, ik1), Duplicates: []string{cref(ck2, ik1)}, Ours: true})
+	c.Groups = append(c.Groups, Group{Kind: "comment", Keep: cref(ck1, ik1), Duplicates: []string{cref(ck2, ik1)}, Ours: true, Differs: true})
 
 	// Pull requests: one commit on two branches, and the same tree on a
 	// third, each with the same PR; beside the same title on another
