@@ -117,12 +117,15 @@ func TestWriteOutputsRoundTrip(t *testing.T) {
 
 func TestAnnotate(t *testing.T) {
 	const tok = "ghs_abcdefghijklmnopqrstuvwxyz0123"
-	msg := "create pull request: 100% failed\nnext line ::error::forged token " + tok + " and postgres://ghonce:hunter2@db/x password=hunter2"
+	// A stateless installation token (ghs_APPID_JWT, about 520 characters,
+	// two dots) goes whole, not only up to its first dot.
+	stateless := "ghs_31337_eyJhbGciOiJSUzI1NiJ9." + strings.Repeat("cGF5bG9hZA", 15) + "." + strings.Repeat("c2lnbmF0dXJl", 30)
+	msg := "create pull request: 100% failed\nnext line ::error::forged token " + tok + " and postgres://ghonce:hunter2@db/x password=hunter2 " + stateless
 	got := Annotate(1, msg, nil)
 	if !strings.HasPrefix(got, "::error title=ghonce (exit 1)::") {
 		t.Fatalf("Annotate(1) = %q", got)
 	}
-	for _, bad := range []string{"\n", tok, "hunter2"} {
+	for _, bad := range []string{"\n", tok, "hunter2", "cGF5bG9hZA", "c2lnbmF0dXJl"} {
 		if strings.Contains(got, bad) {
 			t.Fatalf("Annotate left %q in %q", bad, got)
 		}

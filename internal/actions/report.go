@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ghonce/ghonce/internal/secret"
 )
 
 // Result is what one ghonce action did, as a step reports it. The CLI fills
@@ -119,6 +121,11 @@ func Annotate(exit int, msg string, secrets []string) string {
 	return fmt.Sprintf("::%s title=%s::%s", level, escapeProperty("ghonce (exit "+strconv.Itoa(exit)+")"), escapeData(msg))
 }
 
+// Mask is the workflow command that has the runner replace value with ***
+// in the job's log from then on; it must come before anything may print
+// value.
+func Mask(value string) string { return "::add-mask::" + escapeData(value) }
+
 // escapeData escapes a workflow command's message.
 func escapeData(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
@@ -130,9 +137,6 @@ func escapeProperty(s string) string {
 }
 
 var (
-	// Token shapes GitHub issues: classic/OAuth/app/refresh tokens and
-	// fine-grained personal access tokens.
-	tokenRE = regexp.MustCompile(`\b(gh[opusr]_[A-Za-z0-9_]{16,}|github_pat_[A-Za-z0-9_]{20,})`)
 	// A password in a URL's userinfo (postgres://user:secret@host/db).
 	urlPasswordRE = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*):[^@\s/]*@`)
 	// A key=value password in a libpq connection string.
@@ -141,16 +145,13 @@ var (
 )
 
 // Scrub removes secrets from s: every non-empty string in secrets (tokens,
-// a private key), anything shaped like a GitHub token, a password in a URL
-// or a connection string, and a PEM private key.
+// a private key), a PEM private key, anything shaped like a GitHub token
+// (secret.Shapes: a stateless installation token whole, dots included), and
+// a password in a URL or a connection string.
 func Scrub(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if sec = strings.TrimSpace(sec); sec != "" {
-			s = strings.ReplaceAll(s, sec, "[REDACTED]")
-		}
-	}
-	s = pemRE.ReplaceAllString(s, "[REDACTED PRIVATE KEY]")
-	s = tokenRE.ReplaceAllString(s, "[REDACTED]")
+	var set secret.Set
+	set.Add(secrets...)
+	s = set.Scrub(pemRE.ReplaceAllString(s, "[REDACTED PRIVATE KEY]"))
 	s = urlPasswordRE.ReplaceAllString(s, "$1:[REDACTED]@")
 	return kvPasswordRE.ReplaceAllString(s, "$1=[REDACTED]")
 }
