@@ -126,15 +126,27 @@ func Annotate(exit int, msg string, secrets []string) string {
 // value.
 func Mask(value string) string { return "::add-mask::" + escapeData(value) }
 
-// escapeData escapes a workflow command's message.
+// escapeData escapes a workflow command's message for the runner, which
+// decodes %0D, %0A and %25 in it (actions/runner, ActionCommand.cs).
 func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return strings.NewReplacer("\r", "%0D", "\n", "%0A").Replace(escapePercent(s))
 }
 
-// escapeProperty escapes a workflow command's property value.
+// escapeProperty escapes a workflow command's property value, in which the
+// runner decodes %3A and %2C too.
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return strings.NewReplacer("\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(escapePercent(s))
 }
+
+// percentCode is a % the runner would read as the start of a code.
+var percentCode = regexp.MustCompile(`%([0-9A-Fa-f]{2})`)
+
+// escapePercent escapes a % only where the runner would decode it: "50%"
+// stays as it is, so the line reads right both on the run's page and to
+// whatever reads ghonce's stderr as it is (an agent that called the gh
+// shim, a log piped through another program); "%0A" becomes "%250A", which
+// the runner shows as "%0A".
+func escapePercent(s string) string { return percentCode.ReplaceAllString(s, "%25$1") }
 
 var (
 	// A password in a URL's userinfo (postgres://user:secret@host/db).
