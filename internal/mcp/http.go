@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -23,11 +22,12 @@ type HTTPOptions struct {
 	// (Authorization: Bearer TOKEN), compared in constant time. Required
 	// on an address that is not loopback (CheckAddress).
 	Token string
-	// Hosts are the Host header values (HOST or HOST:PORT) accepted besides
-	// loopback names: the names clients and load balancers reach this
-	// server by. A request naming another host is refused (403), so a
-	// DNS-rebound name cannot reach the server. Empty: loopback names only,
-	// and the listening IP when it is a specific one.
+	// Hosts are the Host header values (HOST or HOST:PORT) /mcp accepts
+	// besides loopback names: the names clients and load balancers reach
+	// this server by. A call naming another host is refused (403), so a
+	// DNS-rebound name cannot reach the tools. Empty: loopback names only,
+	// and the listening IP when it is a specific one. /healthz and /metrics
+	// answer any Host.
 	Hosts []string
 	// Metrics, if set, is served at /metrics (Prometheus' text format).
 	Metrics http.Handler
@@ -75,9 +75,10 @@ func isLoopback(host string) bool {
 }
 
 // Handler serves the Streamable HTTP transport at /mcp, with o's
-// authentication and host check, /healthz, /metrics (when o.Metrics is
-// set) and the OAuth protected resource metadata (RFC 9728) that the MCP
-// authorization spec asks of a server that requires a token.
+// authentication, host and origin checks, and beside it /healthz and
+// /metrics (when o.Metrics is set), which need neither a token nor a known
+// Host: probes and scrapes reach a pod by its IP and carry no credentials
+// a rebound name could borrow.
 func (s *Server) Handler(o HTTPOptions) http.Handler {
 	return s.handler(o, nil)
 }
@@ -95,7 +96,7 @@ func (s *Server) handler(o HTTPOptions, draining *atomic.Bool) http.Handler {
 	if o.Token != "" {
 		mcpH = requireToken(o.Token, mcpH)
 	}
-	mux.Handle("/mcp", mcpH)
+	mux.Handle("/mcp", checkHost(o.Hosts, mcpH))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
@@ -119,45 +120,24 @@ func (s *Server) handler(o HTTPOptions, draining *atomic.Bool) http.Handler {
 	if o.Metrics != nil {
 		mux.Handle("/metrics", o.Metrics)
 	}
-	if o.Token != "" {
-		mux.HandleFunc(resourceMetadataPath, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]any{
-				"resource":                 baseURL(r) + "/mcp",
-				"bearer_methods_supported": []string{"header"},
-				"resource_name":            "ghonce",
-				// No authorization server: the token is given to clients
-				// out of band (a secret store), not issued by OAuth.
-				"authorization_servers": []string{},
-			})
-		})
-	}
-	return checkHost(o.Hosts, mux)
+	return mux
 }
 
-const resourceMetadataPath = "/.well-known/oauth-protected-resource"
-
-// baseURL is the scheme and host a client used to reach this server.
-func baseURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
-
-// requireToken answers a request without the bearer token as an OAuth 2.0
-// resource server does (RFC 6750, RFC 9728, the MCP authorization spec):
-// 401 with WWW-Authenticate naming the resource metadata, error
-// invalid_token for a wrong token; 400 invalid_request for a token in the
-// query string (never accepted there) or a malformed header. The token is
+// requireToken answers a request without the bearer token as RFC 6750
+// says: 401 with WWW-Authenticate (error invalid_token for a wrong token),
+// and a body that names the header to send; 400 invalid_request for a
+// token in the query string (never accepted there) or a malformed header.
+// The token is a static one, handed to clients out of band: no OAuth
+// authorization server issues it, so no protected resource metadata (RFC
+// 9728) is served or named, which the MCP authorization spec would require
+// to list one. Nothing is read from X-Forwarded-* headers. The token is
 // compared in constant time (of its SHA-256, so its length leaks nothing)
 // and never logged or echoed.
 func requireToken(token string, next http.Handler) http.Handler {
 	want := sha256.Sum256([]byte(token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		challenge := func(status int, code, desc string) {
-			v := fmt.Sprintf(`Bearer realm="ghonce", resource_metadata="%s%s"`, baseURL(r), resourceMetadataPath)
+			v := `Bearer realm="ghonce"`
 			if code != "" {
 				v += fmt.Sprintf(`, error="%s", error_description="%s"`, code, desc)
 			}
@@ -171,7 +151,7 @@ func requireToken(token string, next http.Handler) http.Handler {
 		}
 		h := r.Header.Values("Authorization")
 		if len(h) == 0 {
-			challenge(http.StatusUnauthorized, "", "this server requires a bearer token: send Authorization: Bearer TOKEN")
+			challenge(http.StatusUnauthorized, "", "this server requires a bearer token: send the header Authorization: Bearer TOKEN (the server's --auth-token-file)")
 			return
 		}
 		scheme, got, ok := strings.Cut(h[0], " ")
