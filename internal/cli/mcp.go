@@ -216,8 +216,12 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 		return fmt.Errorf("listen on %s: %w", httpAddr, err)
 	}
 	ho.Metrics = tel.metrics.Handler()
-	ho.Ready = func(ctx context.Context) error { _, err := l.Now(ctx); return err }
-	ledgerGauges(tel.metrics, l, opts.StaleAge)
+	// /healthz and /metrics answer from a read of the ledger at most every
+	// few seconds, never one per probe or scrape; the ledger closes after
+	// the last read ends.
+	watch := watchLedger(ctx, tel.metrics, l, opts.StaleAge, f.sys.Now, cfg.Logf)
+	defer watch.wait()
+	ho.Ready = watch.Ready
 	auth := "no authentication: loopback clients only"
 	if ho.Token != "" {
 		auth = "a bearer token required"

@@ -32,7 +32,8 @@ type HTTPOptions struct {
 	// Metrics, if set, is served at /metrics (Prometheus' text format).
 	Metrics http.Handler
 	// Ready reports whether the server can serve calls (its ledger
-	// answers), for /healthz; nil: always.
+	// answers), for /healthz, and logs why not; nil: always. A probe waits
+	// for it at most 5 seconds: it should answer from what it knows.
 	Ready func(ctx context.Context) error
 	// Grace bounds how long a stop waits for calls in flight (default 30s).
 	// A call still running then is cancelled: the engine records it
@@ -110,8 +111,7 @@ func (s *Server) handler(o HTTPOptions, draining *atomic.Bool) http.Handler {
 			defer cancel()
 			if err := o.Ready(ctx); err != nil {
 				w.WriteHeader(http.StatusServiceUnavailable)
-				fmt.Fprintln(w, "the ledger does not answer") // its error may name a host; the log has it
-				s.cfg.Logf("healthz: the ledger does not answer: %v", err)
+				fmt.Fprintln(w, "the ledger does not answer") // its error may name a host; Ready logs it
 				return
 			}
 		}
