@@ -116,10 +116,44 @@ func TestExpositionFormat(t *testing.T) {
 	}
 }
 
+// Zero exports every counter at 0 before it moves, so increase() sees the
+// first one (a series that appears at 1 shows none): each kind and outcome,
+// each kind's histogram, every counter without labels, and requests that
+// got no answer by method. What was counted keeps its value.
+func TestZeroExportsEveryCounter(t *testing.T) {
+	m := observe.NewMetrics()
+	m.Action("pr", "created", time.Second)
+	m.Zero([]string{"pr", "exec"}, []string{"created", "unconfirmed"})
+	var b strings.Builder
+	if err := m.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	got := parse(t, b.String())
+	for s, want := range map[string]float64{
+		`ghonce_actions_total{kind="pr",outcome="created"}`:            1,
+		`ghonce_actions_total{kind="pr",outcome="unconfirmed"}`:        0,
+		`ghonce_actions_total{kind="exec",outcome="unconfirmed"}`:      0,
+		`ghonce_action_duration_seconds_bucket{kind="exec",le="+Inf"}`: 0,
+		`ghonce_action_duration_seconds_count{kind="pr"}`:              1,
+		`ghonce_github_requests_total{method="POST",code="error"}`:     0,
+		`ghonce_github_content_writes_total`:                           0,
+		`ghonce_inflight_waits_total`:                                  0,
+		`ghonce_inflight_wait_seconds_total`:                           0,
+		`ghonce_takeovers_total`:                                       0,
+		`ghonce_pacing_sleeps_total`:                                   0,
+		`ghonce_pacing_sleep_seconds_total`:                            0,
+	} {
+		if v, ok := got[s]; !ok || v != want {
+			t.Errorf("%s = %v (exported: %v), want %v", s, v, ok, want)
+		}
+	}
+}
+
 // A nil *Metrics and a nil *Tracer record nothing and do not panic: the
 // engine and the GitHub client call them unconditionally.
 func TestNilIsOff(t *testing.T) {
 	var m *observe.Metrics
+	m.Zero([]string{"pr"}, []string{"created"})
 	m.Action("pr", "created", time.Second)
 	m.GitHubRequest("GET", 200)
 	m.PacingSleep(time.Second)

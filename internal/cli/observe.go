@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/kinds"
+	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/observe"
@@ -38,6 +40,7 @@ func (f *factory) telemetry(always bool) *telemetry {
 	}
 	if f.tel.metrics == nil && (always || f.sys.Getenv(MetricsFileEnv) != "") {
 		f.tel.metrics = observe.NewMetrics()
+		f.tel.metrics.Zero(kinds.All(), once.Outcomes)
 		v := buildVersion()
 		f.tel.metrics.Gauges(func(set func(string, float64, ...string)) { set(observe.BuildInfo, 1, v) })
 	}

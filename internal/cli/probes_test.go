@@ -19,6 +19,8 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/internal/human"
+	"github.com/ghonce/ghonce/internal/kinds"
+	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/observe"
 )
@@ -89,7 +91,8 @@ func probe(t *testing.T, url string) int {
 }
 
 // On the repository ledger, /healthz and /metrics cost GitHub nothing per
-// probe or scrape: once the server's one read of the ledger is in (the
+// probe or scrape (and /metrics counts every kind and outcome from the
+// start): once the server's one read of the ledger is in (the
 // gauges appear), 100 probes and 100 scrapes send GitHub no request, and
 // every probe answers 200.
 func TestProbesAndScrapesCostNoGitHubRequests(t *testing.T) {
@@ -108,6 +111,16 @@ func TestProbesAndScrapesCostNoGitHubRequests(t *testing.T) {
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
 		return string(b)
+	}
+	// Before any call, every kind and outcome is counted at 0, so that
+	// increase() sees the first unconfirmed action.
+	first := scrape()
+	for _, k := range kinds.All() {
+		for _, o := range once.Outcomes {
+			if want := fmt.Sprintf("%s{kind=%q,outcome=%q} 0\n", observe.ActionsTotal, k, o); !strings.Contains(first, want) {
+				t.Errorf("/metrics before any call lacks %s", want)
+			}
+		}
 	}
 	scrapes := 1
 	for ; !strings.Contains(scrape(), observe.LedgerAttempting+" 0"); scrapes++ {
