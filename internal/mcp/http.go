@@ -93,6 +93,9 @@ func (s *Server) handler(o HTTPOptions, draining *atomic.Bool) http.Handler {
 	// Host that is not a loopback name (DNS rebinding); checkHost refuses
 	// one whose Host is none of o.Hosts on any address.
 	var mcpH http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, nil)
+	if s.cfg.Tracer != nil {
+		mcpH = tagRequestIDs(mcpH)
+	}
 	mcpH = checkOrigin(mcpH)
 	if o.Token != "" {
 		mcpH = requireToken(o.Token, mcpH)

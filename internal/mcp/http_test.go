@@ -272,6 +272,9 @@ func TestTraceJoinsTheClientsTrace(t *testing.T) {
 	var server, action otlptest.Span
 	byParent := map[string][]otlptest.Span{}
 	for _, s := range spans {
+		if s.Kind == 2 && s.Name != "tools/call create_issue" {
+			continue // the session's other requests, each a trace of its own
+		}
 		if s.TraceID != traceID {
 			t.Errorf("span %s in trace %s, want the client's %s", s.Name, s.TraceID, traceID)
 		}
@@ -307,6 +310,115 @@ func TestTraceJoinsTheClientsTrace(t *testing.T) {
 	if len(posts) == 0 || !strings.Contains(strings.Join(posts, " "), "/issues 201") {
 		t.Errorf("the action's POSTs %v, want the issue's create (201)", posts)
 	}
+}
+
+// Every request a session makes is a server span after OpenTelemetry's MCP
+// conventions, not only tool calls: initialize (or server/discover), tools/list
+// and tools/call TOOL, each with mcp.method.name, jsonrpc.request.id (the request's own
+// id; a client's header claiming one is ignored), mcp.protocol.version and,
+// over HTTP, mcp.session.id; network.transport tcp over HTTP, pipe over
+// stdio.
+func TestSpansFollowMCPConventions(t *testing.T) {
+	for _, transport := range []string{"tcp", "pipe"} {
+		t.Run(transport, func(t *testing.T) {
+			rcv := otlptest.New(t)
+			tr, err := observe.TracerFromEnv(func(k string) string {
+				return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL(), "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}[k]
+			}, observe.TracerOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := newWorld(t, opts{tracer: tr})
+			client := sdk.NewClient(&sdk.Implementation{Name: "conventions-test", Version: "1"}, nil)
+			var ct sdk.Transport
+			if transport == "tcp" {
+				ts := httptest.NewServer(w.srv.Handler(mcp.HTTPOptions{}))
+				t.Cleanup(ts.Close)
+				ct = &sdk.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: &http.Client{Transport: forgedID{}}}
+			} else {
+				inR, inW := io.Pipe()
+				outR, outW := io.Pipe()
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan error, 1)
+				go func() { done <- w.srv.ServeIO(ctx, inR, outW) }()
+				t.Cleanup(func() { inW.Close(); <-done; cancel(); outW.Close() })
+				ct = &sdk.IOTransport{Reader: outR, Writer: inW}
+			}
+			cs, err := client.Connect(context.Background(), ct, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cs.ListTools(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			if res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "create_issue", Arguments: args("title", "Conventions")}); err != nil || res.IsError {
+				t.Fatalf("create_issue: %v %+v", err, res)
+			}
+			if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "no_such_tool"}); err == nil {
+				t.Fatal("an unknown tool was called")
+			}
+			session, version := cs.ID(), ""
+			if ir := cs.InitializeResult(); ir != nil {
+				version = ir.ProtocolVersion
+			}
+			cs.Close()
+			tr.Shutdown(context.Background())
+			byName := map[string]otlptest.Span{}
+			for _, s := range rcv.Spans() {
+				if s.Kind == 2 {
+					byName[s.Name] = s
+				}
+			}
+			// The handshake: initialize, or server/discover for a client
+			// on MCP 2026-07-28 (the Go SDK's over stdio), which has none.
+			handshake := "initialize"
+			if _, ok := byName[handshake]; !ok {
+				handshake = "server/discover"
+			}
+			ids := map[string]bool{}
+			for _, name := range []string{handshake, "tools/list", "tools/call create_issue"} {
+				s, ok := byName[name]
+				method, _, _ := strings.Cut(name, " ")
+				switch {
+				case !ok:
+					t.Fatalf("no server span %q among %v", name, keys(byName))
+				case s.Attr("mcp.method.name") != method || s.Attr("network.transport") != transport:
+					t.Errorf("%s: mcp.method.name %q, network.transport %q", name, s.Attr("mcp.method.name"), s.Attr("network.transport"))
+				case s.Attr("jsonrpc.request.id") == "" || s.Attr("jsonrpc.request.id") == "forged" || ids[s.Attr("jsonrpc.request.id")]:
+					t.Errorf("%s: jsonrpc.request.id %q, want the request's own, one per request", name, s.Attr("jsonrpc.request.id"))
+				case !strings.HasPrefix(s.Attr("mcp.protocol.version"), "20") || version != "" && s.Attr("mcp.protocol.version") != version:
+					t.Errorf("%s: mcp.protocol.version %q, want the one agreed (%q)", name, s.Attr("mcp.protocol.version"), version)
+				case transport == "tcp" && (session == "" || s.Attr("mcp.session.id") != session):
+					t.Errorf("%s: mcp.session.id %q, want the session's %q", name, s.Attr("mcp.session.id"), session)
+				}
+				ids[s.Attr("jsonrpc.request.id")] = true
+			}
+			if e := byName["tools/call no_such_tool"]; e.StatusCode != 2 || !strings.HasPrefix(e.Attr("error.type"), "-326") || e.Attr("rpc.response.status_code") != e.Attr("error.type") {
+				t.Errorf("a JSON-RPC error: %+v, want status error, error.type and rpc.response.status_code its code", e)
+			}
+			if n := byName["notifications/initialized"]; handshake == "initialize" && (n.Name == "" || n.Attr("jsonrpc.request.id") != "") {
+				t.Errorf("notifications/initialized: %+v, want a span with no request id (a notification has none)", n)
+			}
+		})
+	}
+}
+
+// forgedID sends a header claiming a request id, which the server ignores.
+type forgedID struct{}
+
+func (forgedID) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Ghonce-Jsonrpc-Request-Id", "forged")
+	r.Header.Set("Ghonce-Transport", "pipe")
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 // serve runs ServeHTTP on a loopback listener until the returned stop is
