@@ -67,6 +67,22 @@ var families = []family{
 	{LastRunTimestamp, gaugeTyp, "When a ghonce command last wrote this file, in seconds since the epoch.", nil},
 }
 
+// Family is one metric family ghonce exports.
+type Family struct {
+	Name, Type, Help string // Type: counter, gauge or histogram
+	Labels           []string
+}
+
+// Families lists every metric family ghonce exports, in the order
+// /metrics writes them: what dashboards and alerting rules may name.
+func Families() []Family {
+	out := make([]Family, len(families))
+	for i, f := range families {
+		out[i] = Family{Name: f.name, Type: f.typ, Help: f.help, Labels: slices.Clone(f.labels)}
+	}
+	return out
+}
+
 // durationBuckets are ActionDuration's upper bounds, in seconds: a skipped
 // action takes milliseconds, a create a second or two, a takeover's settle
 // window 15 seconds, a wait for another holder up to 30.
