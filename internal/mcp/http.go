@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -81,13 +80,7 @@ func isLoopback(host string) bool {
 // Host: probes and scrapes reach a pod by its IP and carry no credentials
 // a rebound name could borrow.
 func (s *Server) Handler(o HTTPOptions) http.Handler {
-	return s.handler(o, nil)
-}
 
-// HTTPHandler is Handler with no options: loopback clients only, no token.
-func (s *Server) HTTPHandler() http.Handler { return s.Handler(HTTPOptions{}) }
-
-func (s *Server) handler(o HTTPOptions, draining *atomic.Bool) http.Handler {
 	mux := http.NewServeMux()
 	// The SDK refuses a request that reached a loopback address with a
 	// Host that is not a loopback name (DNS rebinding); checkHost refuses
@@ -104,11 +97,6 @@ func (s *Server) handler(o HTTPOptions, draining *atomic.Bool) http.Handler {
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		if draining != nil && draining.Load() {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintln(w, "stopping: finishing calls in flight; send new calls to another replica")
-			return
-		}
 		if o.Ready != nil {
 			ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 			defer cancel()
@@ -125,6 +113,9 @@ func (s *Server) handler(o HTTPOptions, draining *atomic.Bool) http.Handler {
 	}
 	return mux
 }
+
+// HTTPHandler is Handler with no options: loopback clients only, no token.
+func (s *Server) HTTPHandler() http.Handler { return s.Handler(HTTPOptions{}) }
 
 // requireToken answers a request without the bearer token as RFC 6750
 // says: 401 with WWW-Authenticate (error invalid_token for a wrong token),
@@ -203,9 +194,10 @@ func hostAllowed(host string, hosts []string) bool {
 }
 
 // ServeHTTP listens on l and serves the Streamable HTTP transport with o
-// until ctx ends. Then it stops gracefully: /healthz answers 503 at once
-// (a load balancer sends new calls elsewhere), no new connection is
-// accepted, and calls in flight get o.Grace to finish; a call still
+// until ctx ends. Then it stops gracefully: the listener closes at once,
+// so a new connection (a probe, a call) is refused and a load balancer or
+// a client goes to another replica; idle connections close, and calls in
+// flight get o.Grace to finish; a call still
 // running then is cancelled, which the engine records as unconfirmed
 // (attempting) before ServeHTTP returns. No call is ever half-recorded:
 // the ledger's entry is attempting or done, and the next call of the same
@@ -220,7 +212,6 @@ func (s *Server) ServeHTTP(ctx context.Context, l net.Listener, o HTTPOptions) e
 	if tcp, ok := l.Addr().(*net.TCPAddr); ok && tcp.IP != nil && !tcp.IP.IsUnspecified() && !tcp.IP.IsLoopback() {
 		o.Hosts = append(o.Hosts, tcp.IP.String())
 	}
-	var draining atomic.Bool
 	var posts counter
 	stop, stopCalls := context.WithCancel(context.Background())
 	defer stopCalls()
@@ -230,7 +221,7 @@ func (s *Server) ServeHTTP(ctx context.Context, l net.Listener, o HTTPOptions) e
 	defer func() { s.stopMu.Lock(); s.stop = nil; s.stopMu.Unlock() }()
 	// Requests run on a context of their own: a stop never cancels a call
 	// that can finish; the end of its grace period does (stopCalls).
-	hs := &http.Server{Handler: posts.track(s.handler(o, &draining)), ReadHeaderTimeout: 10 * time.Second,
+	hs := &http.Server{Handler: posts.track(s.Handler(o)), ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(l) }()
@@ -239,7 +230,6 @@ func (s *Server) ServeHTTP(ctx context.Context, l net.Listener, o HTTPOptions) e
 		return fmt.Errorf("serve mcp over http: %w", err)
 	case <-ctx.Done():
 	}
-	draining.Store(true)
 	s.cfg.Logf("stopping: letting calls in flight finish (up to %s)", o.Grace)
 	grace, cancel := context.WithTimeout(context.Background(), o.Grace)
 	defer cancel()

@@ -421,14 +421,35 @@ func keys[V any](m map[string]V) []string {
 	return out
 }
 
+// closeSignal is a listener that says when it was closed.
+type closeSignal struct {
+	net.Listener
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (l *closeSignal) Close() error {
+	err := l.Listener.Close()
+	l.once.Do(func() { close(l.closed) })
+	return err
+}
+
 // serve runs ServeHTTP on a loopback listener until the returned stop is
 // called; stop returns ServeHTTP's error.
 func serve(t *testing.T, s *mcp.Server, o mcp.HTTPOptions) (url string, stop func() error) {
+	url, stop, _ = serveSignalled(t, s, o)
+	return url, stop
+}
+
+// serveSignalled is serve, with a channel closed when the server closes
+// its listener.
+func serveSignalled(t *testing.T, s *mcp.Server, o mcp.HTTPOptions) (url string, stop func() error, closed <-chan struct{}) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	l := &closeSignal{Listener: ln, closed: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.ServeHTTP(ctx, l, o) }()
@@ -439,14 +460,16 @@ func serve(t *testing.T, s *mcp.Server, o mcp.HTTPOptions) (url string, stop fun
 		return served
 	}
 	t.Cleanup(func() { _ = stop() })
-	return "http://" + l.Addr().String(), stop
+	return "http://" + l.Addr().String(), stop, l.closed
 }
 
 // A stop while a call is in flight lets it finish: the client gets the
-// artifact and the ledger has it done before ServeHTTP returns.
+// artifact and the ledger has it done before ServeHTTP returns. Meanwhile
+// the server takes no new connection: a probe or a new call is refused at
+// once, so a load balancer, Kubernetes or the client goes elsewhere.
 func TestHTTPStopLetsCallsFinish(t *testing.T) {
 	w := newWorld(t, opts{})
-	url, stop := serve(t, w.srv, mcp.HTTPOptions{Grace: time.Minute})
+	url, stop, closed := serveSignalled(t, w.srv, mcp.HTTPOptions{Grace: time.Minute})
 	cs, err := connect(t, url, "")
 	if err != nil {
 		t.Fatal(err)
@@ -470,6 +493,11 @@ func TestHTTPStopLetsCallsFinish(t *testing.T) {
 	<-committed
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
+	<-closed
+	if c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://")); err == nil {
+		c.Close()
+		t.Error("a new connection was accepted while the server was stopping")
+	}
 	close(release)
 	a := <-got
 	if a.err != nil || a.res.IsError {
