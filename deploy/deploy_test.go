@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -246,5 +247,74 @@ func TestServiceGuideNamesMetricsAndAlerts(t *testing.T) {
 	}
 	if !slices.ContainsFunc(want, func(s string) bool { return strings.Contains(s, "Ghonce") }) {
 		t.Fatal("no alert read from ghonce-rules.yml: the test reads the wrong file")
+	}
+}
+
+// The service guide's Kubernetes fragment fits the server: its args are
+// ghonce mcp's flags, the probes reach the port --http listens on,
+// readiness (not liveness) is /healthz, and the pod's grace outlasts
+// --shutdown-grace plus the preStop sleep.
+func TestKubernetesSnippetFitsTheServer(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "guide", "service.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	i := strings.Index(page, "```yaml\nterminationGracePeriodSeconds:")
+	if i < 0 {
+		t.Fatal("docs/guide/service.md has no Kubernetes fragment")
+	}
+	block := page[i+len("```yaml\n"):]
+	block = block[:strings.Index(block, "```")]
+	var pod struct {
+		Grace      int `yaml:"terminationGracePeriodSeconds"`
+		Containers []struct {
+			Args  []string
+			Ports []struct {
+				Name          string
+				ContainerPort int `yaml:"containerPort"`
+			}
+			Readiness struct {
+				HTTPGet struct{ Path, Port string } `yaml:"httpGet"`
+			} `yaml:"readinessProbe"`
+			Liveness  map[string]any `yaml:"livenessProbe"`
+			Lifecycle struct {
+				PreStop struct {
+					Sleep struct{ Seconds int }
+				} `yaml:"preStop"`
+			}
+		}
+	}
+	if err := yaml.Unmarshal([]byte(block), &pod); err != nil || len(pod.Containers) != 1 {
+		t.Fatalf("the fragment: %v", err)
+	}
+	c := pod.Containers[0]
+	ref, err := os.ReadFile(filepath.Join("..", "docs", "reference", "cli", "ghonce_mcp.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := map[string]string{}
+	for j, a := range c.Args {
+		if strings.HasPrefix(a, "--") {
+			if !strings.Contains(string(ref), "      "+a+" ") {
+				t.Errorf("ghonce mcp has no flag %s", a)
+			}
+			if j+1 < len(c.Args) {
+				flags[a] = c.Args[j+1]
+			}
+		}
+	}
+	if c.Args[0] != "mcp" || len(c.Ports) != 1 || !strings.HasSuffix(flags["--http"], fmt.Sprintf(":%d", c.Ports[0].ContainerPort)) {
+		t.Errorf("args %v, ports %+v: want mcp listening on the container's port", c.Args, c.Ports)
+	}
+	if c.Readiness.HTTPGet.Path != "/healthz" || c.Readiness.HTTPGet.Port != c.Ports[0].Name {
+		t.Errorf("readiness probe %+v, want /healthz on the port", c.Readiness)
+	}
+	if _, ok := c.Liveness["httpGet"]; ok {
+		t.Error("liveness probes /healthz: a ledger outage would restart every pod")
+	}
+	grace, err := time.ParseDuration(flags["--shutdown-grace"])
+	if err != nil || time.Duration(pod.Grace)*time.Second <= grace+time.Duration(c.Lifecycle.PreStop.Sleep.Seconds)*time.Second {
+		t.Errorf("terminationGracePeriodSeconds %d, --shutdown-grace %q, preStop sleep %ds: want the pod's grace above both", pod.Grace, flags["--shutdown-grace"], c.Lifecycle.PreStop.Sleep.Seconds)
 	}
 }
