@@ -66,6 +66,16 @@ func parse(t *testing.T, text string) map[string]float64 {
 	return out
 }
 
+// exposition is m's text, as /metrics serves it, and its samples.
+func exposition(t *testing.T, m *observe.Metrics) (string, map[string]float64) {
+	t.Helper()
+	var b strings.Builder
+	if err := m.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), parse(t, b.String())
+}
+
 func TestExpositionFormat(t *testing.T) {
 	m := observe.NewMetrics()
 	m.Action("pr", "created", 1500*time.Millisecond)
@@ -79,11 +89,7 @@ func TestExpositionFormat(t *testing.T) {
 	m.InFlightWait(2 * time.Second)
 	m.Takeover()
 	m.Gauges(func(set func(string, float64, ...string)) { set(observe.BuildInfo, 1, `v1.2.3 "quoted"\`) })
-	var b strings.Builder
-	if err := m.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	got := parse(t, b.String())
+	text, got := exposition(t, m)
 	for s, want := range map[string]float64{
 		`ghonce_actions_total{kind="pr",outcome="created"}`:             1,
 		`ghonce_actions_total{kind="comment",outcome="unconfirmed"}`:    1,
@@ -101,12 +107,12 @@ func TestExpositionFormat(t *testing.T) {
 		`ghonce_build_info{version="v1.2.3 \"quoted\"\\"}`:              1,
 	} {
 		if got[s] != want {
-			t.Errorf("%s = %v, want %v\n%s", s, got[s], want, b.String())
+			t.Errorf("%s = %v, want %v\n%s", s, got[s], want, text)
 		}
 	}
 	// Buckets ascend, +Inf last, per label set.
 	var les []string
-	for _, line := range strings.Split(b.String(), "\n") {
+	for _, line := range strings.Split(text, "\n") {
 		if strings.HasPrefix(line, `ghonce_action_duration_seconds_bucket{kind="pr"`) {
 			les = append(les, regexp.MustCompile(`le="([^"]+)"`).FindStringSubmatch(line)[1])
 		}
@@ -124,11 +130,7 @@ func TestZeroExportsEveryCounter(t *testing.T) {
 	m := observe.NewMetrics()
 	m.Action("pr", "created", time.Second)
 	m.Zero([]string{"pr", "exec"}, []string{"created", "unconfirmed"})
-	var b strings.Builder
-	if err := m.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	got := parse(t, b.String())
+	_, got := exposition(t, m)
 	for s, want := range map[string]float64{
 		`ghonce_actions_total{kind="pr",outcome="created"}`:            1,
 		`ghonce_actions_total{kind="pr",outcome="unconfirmed"}`:        0,

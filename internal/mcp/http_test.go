@@ -248,10 +248,9 @@ func TestHTTPMetrics(t *testing.T) {
 	}
 }
 
-// A call's trace: the MCP server span joins the client's trace from
-// _meta.traceparent; the action, its ledger calls and its GitHub requests
-// descend from it, with the MCP and GenAI conventions' attributes.
-func TestTraceJoinsTheClientsTrace(t *testing.T) {
+// tracing is a tracer that exports to a loopback OTLP receiver.
+func tracing(t *testing.T) (*observe.Tracer, *otlptest.Receiver) {
+	t.Helper()
 	rcv := otlptest.New(t)
 	tr, err := observe.TracerFromEnv(func(k string) string {
 		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL(), "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}[k]
@@ -259,6 +258,14 @@ func TestTraceJoinsTheClientsTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tr, rcv
+}
+
+// A call's trace: the MCP server span joins the client's trace from
+// _meta.traceparent; the action, its ledger calls and its GitHub requests
+// descend from it, with the MCP and GenAI conventions' attributes.
+func TestTraceJoinsTheClientsTrace(t *testing.T) {
+	tr, rcv := tracing(t)
 	w := newWorld(t, opts{tracer: tr})
 	const traceID, clientSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	res, err := w.cs.CallTool(context.Background(), &sdk.CallToolParams{
@@ -321,13 +328,7 @@ func TestTraceJoinsTheClientsTrace(t *testing.T) {
 func TestSpansFollowMCPConventions(t *testing.T) {
 	for _, transport := range []string{"tcp", "pipe"} {
 		t.Run(transport, func(t *testing.T) {
-			rcv := otlptest.New(t)
-			tr, err := observe.TracerFromEnv(func(k string) string {
-				return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL(), "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}[k]
-			}, observe.TracerOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tr, rcv := tracing(t)
 			w := newWorld(t, opts{tracer: tr})
 			client := sdk.NewClient(&sdk.Implementation{Name: "conventions-test", Version: "1"}, nil)
 			var ct sdk.Transport
