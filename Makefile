@@ -58,6 +58,7 @@ test: $(GITHUB_MCP_SERVER)
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "make test: node or npm not found: TestMCPWithTheTypeScriptSDK (the official TypeScript MCP SDK client) will be skipped"
+	@command -v promtool >/dev/null || echo "make test: promtool not found (Debian: prometheus): the alerting rules' tests in ./deploy will be skipped"
 	$(PG_TEST_ENV) $(GO) test -race -count=1 -timeout 30m ./...
 	@for m in $(ADAPTERS); do echo "make test: $$m (a module of its own)"; \
 	  (cd $$m && $(GO) vet ./... && $(PG_TEST_ENV) $(GO) test -race -count=1 -timeout 20m ./...) || exit 1; done

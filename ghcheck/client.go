@@ -14,6 +14,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/internal/secret"
 	"github.com/ghonce/ghonce/observe"
 )
 
@@ -26,7 +27,8 @@ type Options struct {
 	// Token authenticates every request. It never appears in an error.
 	Token string
 	// TokenSource, if set, authenticates instead of Token: a GitHub App's
-	// installation tokens, minted and refreshed as they expire.
+	// installation tokens, minted and refreshed as they expire. Each token
+	// it gives never appears in an error either.
 	TokenSource oauth2.TokenSource
 	// HTTPClient, if set, is used as the transport base (tests).
 	HTTPClient *http.Client
@@ -93,6 +95,10 @@ type Client struct {
 	// files holds, per "owner/name\x00branch\x00path", what FindFile
 	// read of a file that is not done yet, for the PutFile that follows.
 	files sync.Map
+
+	// secrets are the tokens requests were sent with (Options.Token, each
+	// one Options.TokenSource gave), scrubbed from every error.
+	secrets *secret.Set
 }
 
 // NewPR is what CreatePR sends.
@@ -186,8 +192,10 @@ func New(opts Options) (*Client, error) {
 	inner = observe.Transport(inner, opts.Tracer, opts.Metrics)
 	// The tracker sits under the oauth2 transport, right above the real
 	// one: if it was never reached, no byte of the request left.
-	src := opts.TokenSource
-	if src == nil {
+	secrets := &secret.Set{}
+	secrets.Add(opts.Token)
+	var src oauth2.TokenSource = seenSource{opts.TokenSource, secrets}
+	if opts.TokenSource == nil {
 		src = oauth2.StaticTokenSource(&oauth2.Token{AccessToken: opts.Token})
 	}
 	b := newBudget(opts.Budget)
@@ -206,7 +214,7 @@ func New(opts Options) (*Client, error) {
 	gh.BaseURL = base
 	gh.UserAgent = opts.UserAgent
 
-	c := &Client{gh: gh, opts: opts, web: webRoot(base), budget: b, etags: etags, stats: st, clock: clock}
+	c := &Client{gh: gh, opts: opts, web: webRoot(base), budget: b, etags: etags, stats: st, clock: clock, secrets: secrets}
 	if opts.TokenSource == nil {
 		c.fingerprint = TokenFingerprint(base.String(), opts.Token)
 	}
@@ -289,22 +297,35 @@ func sleepTimer(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// redactedError hides the token in the text of an error. go-github's errors
-// carry URLs and GitHub's message, not headers, so the token should never
-// be there; this makes sure even if a server echoes it. Unwrap keeps
-// errors.As working.
-type redactedError struct {
-	err    error
-	secret string
+// seenSource records each token src gives in set, before it is used.
+type seenSource struct {
+	src oauth2.TokenSource
+	set *secret.Set
 }
 
-func (e *redactedError) Error() string {
-	return strings.ReplaceAll(e.err.Error(), e.secret, "[REDACTED]")
+func (s seenSource) Token() (*oauth2.Token, error) {
+	t, err := s.src.Token()
+	if t != nil {
+		s.set.Add(t.AccessToken)
+	}
+	return t, err
 }
+
+// redactedError hides the tokens in the text of an error. go-github's
+// errors carry URLs and GitHub's message, not headers, so a token should
+// never be there; this makes sure even if a server echoes one: each token
+// the client sent, as it was minted by the time the text is read, and
+// anything shaped like a GitHub token. Unwrap keeps errors.As working.
+type redactedError struct {
+	err     error
+	secrets *secret.Set
+}
+
+func (e *redactedError) Error() string { return e.secrets.Scrub(e.err.Error()) }
 func (e *redactedError) Unwrap() error { return e.err }
 
-// redact wraps err so that its text never shows the token, and scrubs
-// the token from the go-github errors it wraps, whose fields a caller may
+// redact wraps err so that its text never shows a token, and scrubs the
+// tokens from the go-github errors it wraps, whose fields a caller may
 // print on their own. Every error this package returns passes here, and
 // leaves with GitHub's answer, if any, as a *ResponseError.
 func (c *Client) redact(err error) error {
@@ -312,28 +333,19 @@ func (c *Client) redact(err error) error {
 		return nil
 	}
 	err = withResponse(err)
-	if c.opts.Token == "" {
-		return err
-	}
 	c.scrub(err)
 	if _, ok := err.(*redactedError); ok {
 		return err
 	}
-	return &redactedError{err: err, secret: c.opts.Token}
+	return &redactedError{err: err, secrets: c.secrets}
 }
 
-// scrub replaces the static token in the text fields of the errors in
-// err's chain that carry what a server sent. It is the one scrubbing path:
-// without a static token (a GitHub App's TokenSource) there is nothing to
-// replace, and an empty secret would match between every two letters.
-func (c *Client) scrub(err error) {
-	if c.opts.Token != "" {
-		scrubChain(err, c.opts.Token)
-	}
-}
+// scrub replaces the tokens in the text fields of the errors in err's
+// chain that carry what a server sent. It is the one scrubbing path.
+func (c *Client) scrub(err error) { scrubChain(err, c.secrets) }
 
-func scrubChain(err error, secret string) {
-	clean := func(s *string) { *s = strings.ReplaceAll(*s, secret, "[REDACTED]") }
+func scrubChain(err error, secrets *secret.Set) {
+	clean := func(s *string) { *s = secrets.Scrub(*s) }
 	for e := err; e != nil; {
 		switch v := e.(type) {
 		case *github.ErrorResponse:
@@ -356,7 +368,7 @@ func scrubChain(err error, secret string) {
 			e = u.Unwrap()
 		case interface{ Unwrap() []error }:
 			for _, w := range u.Unwrap() {
-				scrubChain(w, secret)
+				scrubChain(w, secrets)
 			}
 			e = nil
 		default:

@@ -67,6 +67,22 @@ var families = []family{
 	{LastRunTimestamp, gaugeTyp, "When a ghonce command last wrote this file, in seconds since the epoch.", nil},
 }
 
+// Family is one metric family ghonce exports.
+type Family struct {
+	Name, Type, Help string // Type: counter, gauge or histogram
+	Labels           []string
+}
+
+// Families lists every metric family ghonce exports, in the order
+// /metrics writes them: what dashboards and alerting rules may name.
+func Families() []Family {
+	out := make([]Family, len(families))
+	for i, f := range families {
+		out[i] = Family{Name: f.name, Type: f.typ, Help: f.help, Labels: slices.Clone(f.labels)}
+	}
+	return out
+}
+
 // durationBuckets are ActionDuration's upper bounds, in seconds: a skipped
 // action takes milliseconds, a create a second or two, a takeover's settle
 // window 15 seconds, a wait for another holder up to 30.
@@ -144,6 +160,49 @@ func (m *Metrics) Action(kind, outcome string, d time.Duration) {
 	m.values[sample(ActionDuration+"_bucket", []string{"kind", "le"}, []string{kind, "+Inf"})]++
 	m.values[sample(ActionDuration+"_sum", []string{"kind"}, []string{kind})] += secs
 	m.values[sample(ActionDuration+"_count", []string{"kind"}, []string{kind})]++
+}
+
+// Zero exports every counter at 0 before it first moves, as Prometheus
+// asks of known label values: a series that appears at 1 shows no
+// increase(), so the first unconfirmed action would raise no alert. It sets
+// the actions of each kind and outcome, each kind's duration histogram, the
+// counters without labels, and the GitHub requests that got no answer
+// (code "error") by method; a status code appears when GitHub first sends
+// it. Counters already counted keep their values.
+func (m *Metrics) Zero(kinds, outcomes []string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	zero := func(name string, labels, values []string) { m.values[sample(name, labels, values)] += 0 }
+	for _, k := range kinds {
+		for _, o := range outcomes {
+			zero(ActionsTotal, familyOf(ActionsTotal).labels, []string{k, o})
+		}
+		for _, le := range append(formatBuckets(), "+Inf") {
+			zero(ActionDuration+"_bucket", []string{"kind", "le"}, []string{k, le})
+		}
+		zero(ActionDuration+"_sum", []string{"kind"}, []string{k})
+		zero(ActionDuration+"_count", []string{"kind"}, []string{k})
+	}
+	for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete} {
+		zero(GitHubRequestsTotal, familyOf(GitHubRequestsTotal).labels, []string{method, "error"})
+	}
+	for _, f := range families {
+		if f.typ == counterType && len(f.labels) == 0 {
+			zero(f.name, nil, nil)
+		}
+	}
+}
+
+// formatBuckets are durationBuckets as their le labels.
+func formatBuckets() []string {
+	out := make([]string, len(durationBuckets))
+	for i, le := range durationBuckets {
+		out[i] = formatFloat(le)
+	}
+	return out
 }
 
 // GitHubRequest counts a request sent to GitHub; code 0 is one that got no

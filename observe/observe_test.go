@@ -66,6 +66,16 @@ func parse(t *testing.T, text string) map[string]float64 {
 	return out
 }
 
+// exposition is m's text, as /metrics serves it, and its samples.
+func exposition(t *testing.T, m *observe.Metrics) (string, map[string]float64) {
+	t.Helper()
+	var b strings.Builder
+	if err := m.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), parse(t, b.String())
+}
+
 func TestExpositionFormat(t *testing.T) {
 	m := observe.NewMetrics()
 	m.Action("pr", "created", 1500*time.Millisecond)
@@ -79,11 +89,7 @@ func TestExpositionFormat(t *testing.T) {
 	m.InFlightWait(2 * time.Second)
 	m.Takeover()
 	m.Gauges(func(set func(string, float64, ...string)) { set(observe.BuildInfo, 1, `v1.2.3 "quoted"\`) })
-	var b strings.Builder
-	if err := m.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	got := parse(t, b.String())
+	text, got := exposition(t, m)
 	for s, want := range map[string]float64{
 		`ghonce_actions_total{kind="pr",outcome="created"}`:             1,
 		`ghonce_actions_total{kind="comment",outcome="unconfirmed"}`:    1,
@@ -101,12 +107,12 @@ func TestExpositionFormat(t *testing.T) {
 		`ghonce_build_info{version="v1.2.3 \"quoted\"\\"}`:              1,
 	} {
 		if got[s] != want {
-			t.Errorf("%s = %v, want %v\n%s", s, got[s], want, b.String())
+			t.Errorf("%s = %v, want %v\n%s", s, got[s], want, text)
 		}
 	}
 	// Buckets ascend, +Inf last, per label set.
 	var les []string
-	for _, line := range strings.Split(b.String(), "\n") {
+	for _, line := range strings.Split(text, "\n") {
 		if strings.HasPrefix(line, `ghonce_action_duration_seconds_bucket{kind="pr"`) {
 			les = append(les, regexp.MustCompile(`le="([^"]+)"`).FindStringSubmatch(line)[1])
 		}
@@ -116,10 +122,40 @@ func TestExpositionFormat(t *testing.T) {
 	}
 }
 
+// Zero exports every counter at 0 before it moves, so increase() sees the
+// first one (a series that appears at 1 shows none): each kind and outcome,
+// each kind's histogram, every counter without labels, and requests that
+// got no answer by method. What was counted keeps its value.
+func TestZeroExportsEveryCounter(t *testing.T) {
+	m := observe.NewMetrics()
+	m.Action("pr", "created", time.Second)
+	m.Zero([]string{"pr", "exec"}, []string{"created", "unconfirmed"})
+	_, got := exposition(t, m)
+	for s, want := range map[string]float64{
+		`ghonce_actions_total{kind="pr",outcome="created"}`:            1,
+		`ghonce_actions_total{kind="pr",outcome="unconfirmed"}`:        0,
+		`ghonce_actions_total{kind="exec",outcome="unconfirmed"}`:      0,
+		`ghonce_action_duration_seconds_bucket{kind="exec",le="+Inf"}`: 0,
+		`ghonce_action_duration_seconds_count{kind="pr"}`:              1,
+		`ghonce_github_requests_total{method="POST",code="error"}`:     0,
+		`ghonce_github_content_writes_total`:                           0,
+		`ghonce_inflight_waits_total`:                                  0,
+		`ghonce_inflight_wait_seconds_total`:                           0,
+		`ghonce_takeovers_total`:                                       0,
+		`ghonce_pacing_sleeps_total`:                                   0,
+		`ghonce_pacing_sleep_seconds_total`:                            0,
+	} {
+		if v, ok := got[s]; !ok || v != want {
+			t.Errorf("%s = %v (exported: %v), want %v", s, v, ok, want)
+		}
+	}
+}
+
 // A nil *Metrics and a nil *Tracer record nothing and do not panic: the
 // engine and the GitHub client call them unconditionally.
 func TestNilIsOff(t *testing.T) {
 	var m *observe.Metrics
+	m.Zero([]string{"pr"}, []string{"created"})
 	m.Action("pr", "created", time.Second)
 	m.GitHubRequest("GET", 200)
 	m.PacingSleep(time.Second)

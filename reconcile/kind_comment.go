@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -50,7 +51,7 @@ func (c Comment) Validate(key string) error {
 		return err
 	}
 	if blank(c.Body) {
-		return empty("body", "the comment's text (only white space is a comment GitHub shows as empty)")
+		return empty("body", "the comment's text (white space and invisible characters such as U+200B are a comment GitHub shows as empty)")
 	}
 	return ghcheck.CheckCreate(key, c.Body, nil)
 }
@@ -89,6 +90,29 @@ func (c Comment) AsFound(key, _ string, art effect.Artifact) (Spec, bool) {
 	return f, true
 }
 
-// blank reports whether s shows as nothing: empty or only whitespace
-// (Unicode's, as GitHub's rendering trims it).
-func blank(s string) bool { return strings.TrimSpace(s) == "" }
+// blank reports whether s shows as nothing: empty, or only white space
+// (Unicode's, as GitHub's rendering trims it) and characters that render as
+// nothing: Unicode's default-ignorable code points (zero-width spaces and
+// joiners U+200B..U+200D, U+2060, U+FEFF, the soft hyphen, bidirectional
+// marks, variation selectors, Hangul fillers) and the blank braille pattern
+// U+2800.
+func blank(s string) bool { return !strings.ContainsFunc(s, visible) }
+
+// noTitle is what a blank title is told to be.
+const noTitle = "a title (white space and invisible characters such as U+200B are none)"
+
+// visible reports whether r shows. Default_Ignorable_Code_Point is, per
+// Unicode's DerivedCoreProperties, Other_Default_Ignorable_Code_Point,
+// format characters (Cf) and variation selectors, less white space, the
+// interlinear annotation controls, Egyptian hieroglyph format controls
+// and prepended concatenation marks (which do show).
+func visible(r rune) bool {
+	switch {
+	case unicode.IsSpace(r), r == '\u2800',
+		unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector):
+		return false
+	case unicode.Is(unicode.Cf, r):
+		return unicode.Is(unicode.Prepended_Concatenation_Mark, r) || r >= 0xFFF9 && r <= 0xFFFB || r >= 0x13430 && r <= 0x1343F
+	}
+	return true
+}

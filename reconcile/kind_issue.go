@@ -40,7 +40,7 @@ func (Issue) aim(target string) (Spec, error) {
 }
 func (i Issue) Validate(key string) error {
 	if blank(i.Title) {
-		return empty("title", "a title (only white space is none)")
+		return empty("title", noTitle)
 	}
 	return ghcheck.CheckCreate(key, i.Body, i.Labels)
 }

@@ -49,7 +49,7 @@ func (p PR) Validate(key string) error {
 	case p.Head == "":
 		return empty("head", "the branch that holds the change")
 	case blank(p.Title):
-		return empty("title", "a title (only white space is none)")
+		return empty("title", noTitle)
 	}
 	if err := ghcheck.CheckHead(p.Head); err != nil {
 		return err

@@ -195,13 +195,17 @@ func TestPrepareRefusesADirectoryPath(t *testing.T) {
 	}
 }
 
-// A body of only whitespace is a comment GitHub would show as empty (the
-// marker is hidden), and a blank title is no title: Prepare, the one door
-// every front (CLI, gh shim, MCP, library) goes through, refuses them as
-// invalid input before anything is recorded.
+// A body of only whitespace, or of characters that render as nothing
+// (zero-width spaces and joiners, a byte order mark, bidirectional marks,
+// a soft hyphen, variation selectors, Hangul fillers, the blank braille
+// pattern), is a comment GitHub would show as empty (the marker is hidden),
+// and such a title is no title: Prepare, the one door every front (CLI, gh
+// shim, MCP, library) goes through, refuses them as invalid input before
+// anything is recorded.
 func TestPrepareRefusesBlankText(t *testing.T) {
 	t.Parallel()
-	for _, blank := range []string{" ", "   ", "\n", "\t \r\n", "\u00a0", "\u3000\u2003"} {
+	for _, blank := range []string{" ", "   ", "\n", "\t \r\n", "\u00a0", "\u3000\u2003",
+		"\u200b", "\u200b\u200c\u200d", " \u2060\ufeff\n", "\u00ad\u200e\u200f\u202e\u2066", "\ufe0f\U000e0041", "\u3164\u115f\uffa0", "\u2800\u034f\u180e"} {
 		for _, spec := range []reconcile.Spec{
 			reconcile.Comment{Number: 1, Body: blank},
 			reconcile.Issue{Title: blank, Body: "b"},
@@ -214,7 +218,12 @@ func TestPrepareRefusesBlankText(t *testing.T) {
 			}
 		}
 	}
-	if _, err := reconcile.Prepare(reconcile.Action{Task: "T", Step: "s", Repo: repo, Spec: reconcile.Comment{Number: 1, Body: " ok "}}); err != nil {
-		t.Errorf("Prepare(comment %q) = %v, want it accepted", " ok ", err)
+	// Text that shows, even if little: a word beside invisible characters,
+	// an emoji with its variation selector, an Arabic number sign (a format
+	// character that shows).
+	for _, shows := range []string{" ok ", "\u200bok", "\u2764\ufe0f", "\u0600"} {
+		if _, err := reconcile.Prepare(reconcile.Action{Task: "T", Step: "s", Repo: repo, Spec: reconcile.Comment{Number: 1, Body: shows}}); err != nil {
+			t.Errorf("Prepare(comment %q) = %v, want it accepted", shows, err)
+		}
 	}
 }

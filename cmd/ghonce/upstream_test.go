@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -647,14 +648,39 @@ func TestMCPProxyBridgesTokenAndHost(t *testing.T) {
 	}
 }
 
-// --http serves the proxy over Streamable HTTP on loopback.
+// --http serves the proxy over Streamable HTTP as it serves ghonce's own
+// tools, here as a fleet replica does: on every interface, with a bearer
+// token and the host names clients use; /healthz and /metrics answer a
+// probe and a scrape by the pod's IP.
 func TestMCPProxyOverHTTP(t *testing.T) {
 	w, ghmcp := newUpstreamWorld(t)
-	_, url, rest := startMCPHTTP(t, append(slices.Clone(w.env), "GHONCE_TASK=ISSUE-42"), "mcp", "--http", "127.0.0.1:0", "--ledger", w.ledger, "--upstream", "--", ghmcp, "stdio")
+	tokenFile := filepath.Join(t.TempDir(), "mcp-token")
+	if err := os.WriteFile(tokenFile, []byte(serviceBearer+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, url, rest := startMCPHTTP(t, append(slices.Clone(w.env), "GHONCE_TASK=ISSUE-42"), "mcp", "--http", "0.0.0.0:0", "--allowed-host", "ghonce.internal",
+		"--auth-token-file", tokenFile, "--ledger", w.ledger, "--upstream", "--", ghmcp, "stdio")
 	go func() { _, _ = io.Copy(io.Discard, rest) }()
+	url = strings.Replace(strings.Replace(url, "[::]", "127.0.0.1", 1), "0.0.0.0", "127.0.0.1", 1)
+	base := strings.TrimSuffix(url, "/mcp")
+	for _, path := range []string{"/healthz", "/metrics"} {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		req.Host = "10.42.0.17:8765" // the pod's IP, as a kubelet or Prometheus sends it
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("%s by the pod's IP: %d, want 200", path, resp.StatusCode)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "http", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil)
+	if _, err := sdk.NewClient(&sdk.Implementation{Name: "http", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil); err == nil {
+		t.Fatal("a client without the bearer token connected")
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "http", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

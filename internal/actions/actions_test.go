@@ -117,18 +117,21 @@ func TestWriteOutputsRoundTrip(t *testing.T) {
 
 func TestAnnotate(t *testing.T) {
 	const tok = "ghs_abcdefghijklmnopqrstuvwxyz0123"
-	msg := "create pull request: 100% failed\nnext line ::error::forged token " + tok + " and postgres://ghonce:hunter2@db/x password=hunter2"
+	// A stateless installation token (ghs_APPID_JWT, about 520 characters,
+	// two dots) goes whole, not only up to its first dot.
+	stateless := "ghs_31337_eyJhbGciOiJSUzI1NiJ9." + strings.Repeat("cGF5bG9hZA", 15) + "." + strings.Repeat("c2lnbmF0dXJl", 30)
+	msg := "create pull request: 100% failed\nnext line ::error::forged token " + tok + " and postgres://ghonce:hunter2@db/x password=hunter2 " + stateless
 	got := Annotate(1, msg, nil)
 	if !strings.HasPrefix(got, "::error title=ghonce (exit 1)::") {
 		t.Fatalf("Annotate(1) = %q", got)
 	}
-	for _, bad := range []string{"\n", tok, "hunter2"} {
+	for _, bad := range []string{"\n", tok, "hunter2", "cGF5bG9hZA", "c2lnbmF0dXJl"} {
 		if strings.Contains(got, bad) {
 			t.Fatalf("Annotate left %q in %q", bad, got)
 		}
 	}
-	if !strings.Contains(got, "100%25 failed%0Anext line") {
-		t.Fatalf("not escaped: %q", got)
+	if !strings.Contains(got, "100% failed%0Anext line") {
+		t.Fatalf("not escaped as the runner reads it: %q", got)
 	}
 	if w := Annotate(3, "could not confirm", nil); !strings.HasPrefix(w, "::warning ") || !strings.Contains(w, "Re-run") {
 		t.Fatalf("Annotate(3) = %q", w)
@@ -139,6 +142,39 @@ func TestAnnotate(t *testing.T) {
 	pem := "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----"
 	if s := Scrub("key: "+pem+" custom-secret", []string{"custom-secret"}); strings.Contains(s, "MIIEow") || strings.Contains(s, "custom-secret") {
 		t.Fatalf("Scrub = %q", s)
+	}
+}
+
+// A workflow command's text reads right both ways: decoded as the runner
+// decodes it (actions/runner's ActionCommand.UnescapeData: %0D, %0A, then
+// %25), it is the message; read as it is, by whatever reads ghonce's stderr
+// other than the runner (an agent that called the gh shim), a percentage
+// is a percentage, never "50%25".
+func TestAnnotationsReadAsWritten(t *testing.T) {
+	decode := strings.NewReplacer("%0D", "\r").Replace
+	unescape := func(s string) string {
+		s = decode(s)
+		s = strings.ReplaceAll(s, "%0A", "\n")
+		return strings.ReplaceAll(s, "%25", "%")
+	}
+	for _, msg := range []string{
+		"the title shares 40% of its content words; a retry shares at least 50%.",
+		"a literal %0A, %0d and %25 stay literal",
+		"100%% and a trailing %",
+		"two\nlines\r\n",
+	} {
+		got := Annotate(1, msg, nil)
+		data := got[strings.Index(got, "::")+2:]
+		data = data[strings.Index(data, "::")+2:]
+		if strings.ContainsAny(data, "\r\n") || unescape(data) != msg {
+			t.Errorf("Annotate(%q): the runner reads %q", msg, unescape(data))
+		}
+		if strings.Contains(msg, "50%.") && !strings.Contains(data, "at least 50%.") {
+			t.Errorf("Annotate(%q) = %q: a percentage escaped where the runner needs no escape", msg, data)
+		}
+	}
+	if got := escapeProperty("ghonce (exit 1): 50%, 0A"); got != "ghonce (exit 1)%3A 50%%2C 0A" {
+		t.Errorf("escapeProperty = %q", got)
 	}
 }
 

@@ -38,7 +38,7 @@ func TestInputsNameTheActionsInputs(t *testing.T) {
 
 func TestWarnIsAnAnnotation(t *testing.T) {
 	got := Warn("left as it is: 100% ghp_0123456789abcdefghij0123\nsecond line", nil)
-	if got != "::warning title=ghonce::left as it is: 100%25 [REDACTED]%0Asecond line" {
+	if got != "::warning title=ghonce::left as it is: 100% [REDACTED]%0Asecond line" {
 		t.Fatalf("Warn = %q", got)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ghonce/ghonce/internal/secret"
 )
 
 // Result is what one ghonce action did, as a step reports it. The CLI fills
@@ -119,20 +121,34 @@ func Annotate(exit int, msg string, secrets []string) string {
 	return fmt.Sprintf("::%s title=%s::%s", level, escapeProperty("ghonce (exit "+strconv.Itoa(exit)+")"), escapeData(msg))
 }
 
-// escapeData escapes a workflow command's message.
+// Mask is the workflow command that has the runner replace value with ***
+// in the job's log from then on; it must come before anything may print
+// value.
+func Mask(value string) string { return "::add-mask::" + escapeData(value) }
+
+// escapeData escapes a workflow command's message for the runner, which
+// decodes %0D, %0A and %25 in it (actions/runner, ActionCommand.cs).
 func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return strings.NewReplacer("\r", "%0D", "\n", "%0A").Replace(escapePercent(s))
 }
 
-// escapeProperty escapes a workflow command's property value.
+// escapeProperty escapes a workflow command's property value, in which the
+// runner decodes %3A and %2C too.
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return strings.NewReplacer("\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(escapePercent(s))
 }
+
+// percentCode is a % the runner would read as the start of a code.
+var percentCode = regexp.MustCompile(`%([0-9A-Fa-f]{2})`)
+
+// escapePercent escapes a % only where the runner would decode it: "50%"
+// stays as it is, so the line reads right both on the run's page and to
+// whatever reads ghonce's stderr as it is (an agent that called the gh
+// shim, a log piped through another program); "%0A" becomes "%250A", which
+// the runner shows as "%0A".
+func escapePercent(s string) string { return percentCode.ReplaceAllString(s, "%25$1") }
 
 var (
-	// Token shapes GitHub issues: classic/OAuth/app/refresh tokens and
-	// fine-grained personal access tokens.
-	tokenRE = regexp.MustCompile(`\b(gh[opusr]_[A-Za-z0-9_]{16,}|github_pat_[A-Za-z0-9_]{20,})`)
 	// A password in a URL's userinfo (postgres://user:secret@host/db).
 	urlPasswordRE = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*):[^@\s/]*@`)
 	// A key=value password in a libpq connection string.
@@ -141,16 +157,13 @@ var (
 )
 
 // Scrub removes secrets from s: every non-empty string in secrets (tokens,
-// a private key), anything shaped like a GitHub token, a password in a URL
-// or a connection string, and a PEM private key.
+// a private key), a PEM private key, anything shaped like a GitHub token
+// (secret.Shapes: a stateless installation token whole, dots included), and
+// a password in a URL or a connection string.
 func Scrub(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if sec = strings.TrimSpace(sec); sec != "" {
-			s = strings.ReplaceAll(s, sec, "[REDACTED]")
-		}
-	}
-	s = pemRE.ReplaceAllString(s, "[REDACTED PRIVATE KEY]")
-	s = tokenRE.ReplaceAllString(s, "[REDACTED]")
+	var set secret.Set
+	set.Add(secrets...)
+	s = set.Scrub(pemRE.ReplaceAllString(s, "[REDACTED PRIVATE KEY]"))
 	s = urlPasswordRE.ReplaceAllString(s, "$1:[REDACTED]@")
 	return kvPasswordRE.ReplaceAllString(s, "$1=[REDACTED]")
 }

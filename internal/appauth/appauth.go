@@ -69,6 +69,10 @@ type Config struct {
 	// Words names the options errors advise in the front's words (nil:
 	// effect.GoWords, these fields).
 	Words effect.Words
+	// Minted, if set, is told each installation token minted, before Token
+	// returns it and so before its first use: the CLI scrubs it from what it
+	// prints and, inside GitHub Actions, has the runner mask it.
+	Minted func(token string)
 }
 
 // App is an authenticated GitHub App. It is safe for concurrent use.
@@ -235,6 +239,9 @@ func (a *App) Token(ctx context.Context) (string, time.Time, error) {
 	}
 	a.token, a.expiry = tok.Token, tok.ExpiresAt
 	a.minted++
+	if a.cfg.Minted != nil {
+		a.cfg.Minted(a.token)
+	}
 	return a.token, a.expiry, nil
 }
 

@@ -88,7 +88,8 @@ func (w *world) get(t *testing.T, tok, path string) int {
 
 func TestAppMintsAndRefreshesInstallationTokens(t *testing.T) {
 	w := newWorld(t)
-	a := w.app(t, nil)
+	var told []string // what Config.Minted was told, in order
+	a := w.app(t, func(c *Config) { c.Minted = func(tok string) { told = append(told, tok) } })
 	ctx := context.Background()
 	if err := a.Prepare(ctx); err != nil {
 		t.Fatal(err)
@@ -103,6 +104,12 @@ func TestAppMintsAndRefreshesInstallationTokens(t *testing.T) {
 	if st := w.get(t, tok1, "repos/octo-org/hello-world"); st != http.StatusOK {
 		t.Fatalf("GET repo with the installation token: %d", st)
 	}
+	// GitHub mints stateless tokens (ghs_APPID_JWT, about 520 characters,
+	// two dots); the fake does too, and Minted heard of it before Token
+	// returned it.
+	if len(tok1) < 500 || strings.Count(tok1, ".") != 2 || len(told) != 1 || told[0] != tok1 {
+		t.Fatalf("token of %d characters, %d dots; Minted told %d tokens: want the stateless token, told once", len(tok1), strings.Count(tok1, "."), len(told))
+	}
 	if st := w.get(t, tok1, "user"); st != http.StatusForbidden {
 		t.Fatalf("GET /user with an installation token: %d, want 403 as on GitHub", st)
 	}
@@ -116,6 +123,9 @@ func TestAppMintsAndRefreshesInstallationTokens(t *testing.T) {
 	tok2, exp2, err := a.Token(ctx)
 	if err != nil || tok2 == tok1 || !exp2.After(exp1) || w.fake.InstallationTokensMinted(appID) != 2 {
 		t.Fatalf("2 minutes before expiry: token changed=%v, expiry %v after %v, minted %d, err %v; want a fresh token", tok2 != tok1, exp2, exp1, w.fake.InstallationTokensMinted(appID), err)
+	}
+	if len(told) != 2 || told[1] != tok2 {
+		t.Fatalf("Minted told %d tokens, want the refreshed one too", len(told))
 	}
 	w.clk.add(3 * time.Minute)
 	if st := w.get(t, tok1, "repos/octo-org/hello-world"); st != http.StatusUnauthorized {

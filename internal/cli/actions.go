@@ -125,7 +125,7 @@ func (f *factory) githubApp(a appFlags, repo repoFlag) (*appauth.App, error) {
 			return nil, usagef("invalid GitHub App installation id %q: want a number (%s)", s, w.Name(effect.Option{Name: "app-installation-id"}))
 		}
 	}
-	cfg := appauth.Config{AppID: appID, PrivateKey: key, InstallationID: inst, BaseURL: env("GITHUB_API_URL"), Now: f.sys.Now, Words: w}
+	cfg := appauth.Config{AppID: appID, PrivateKey: key, InstallationID: inst, BaseURL: env("GITHUB_API_URL"), Now: f.sys.Now, Words: w, Minted: f.mintedToken}
 	if inst == 0 {
 		repo, err := repo.orEnv(env)
 		if err != nil {
@@ -142,6 +142,18 @@ func (f *factory) githubApp(a appFlags, repo repoFlag) (*appauth.App, error) {
 		return nil, usage(err)
 	}
 	return app, err
+}
+
+// mintedToken keeps a token the App minted out of every output and, inside
+// GitHub Actions, asks the runner to mask it in the job's log before it is
+// used. The gh shim does not ask: its output goes to whoever called gh (an
+// agent reading it, not the runner), and the request would show the token
+// to them.
+func (f *factory) mintedToken(tok string) {
+	f.minted.Add(tok)
+	if _, ok := actions.Detect(f.sys.Getenv); ok && f.say == nil {
+		fmt.Fprintln(f.sys.Err, actions.Mask(tok))
+	}
 }
 
 func firstOf(ss ...string) string {
@@ -173,8 +185,8 @@ func (f *factory) reportToActions(r *reconcile.Result) error {
 
 // annotateForActions reports a failed run as a workflow command (::error::
 // or ::warning:: with the hint to re-run) and a job-summary line, scrubbed
-// of the run's secrets, when running inside GitHub Actions.
-func annotateForActions(sys IO, code int, err error) {
+// of secrets (the run's: runSecrets), when running inside GitHub Actions.
+func annotateForActions(sys IO, code int, err error, secrets []string) {
 	env, ok := actions.Detect(sys.Getenv)
 	if !ok || code == ExitOK || err == nil {
 		return
@@ -191,7 +203,6 @@ func annotateForActions(sys IO, code int, err error) {
 			msg = fmt.Sprintf("ghonce exited %d; see the log above.", code)
 		}
 	}
-	secrets := actionsSecrets(sys.Getenv)
 	fmt.Fprintln(sys.Err, actions.Annotate(code, msg, secrets))
 	line := fmt.Sprintf("- ghonce **failed** (exit %d): %s", code, strings.ReplaceAll(actions.Scrub(msg, secrets), "\n", " "))
 	if err := actions.AppendSummary(env.Summary, line); err != nil {
@@ -199,9 +210,17 @@ func annotateForActions(sys IO, code int, err error) {
 	}
 }
 
-// actionsSecrets are the values a workflow command must not show.
-func actionsSecrets(getenv func(string) string) []string {
-	return []string{getenv("GH_TOKEN"), getenv("GITHUB_TOKEN"), getenv("GHONCE_APP_PRIVATE_KEY"), getenv("PGPASSWORD"), getenv(actions.JobTokenEnv)}
+// envSecrets are the secrets a run reads from its environment, which no
+// output may show: GitHub tokens, the App's key, the ledger's password,
+// the MCP server's bearer token.
+func envSecrets(getenv func(string) string) []string {
+	return []string{getenv("GH_TOKEN"), getenv("GITHUB_TOKEN"), getenv("GITHUB_PERSONAL_ACCESS_TOKEN"), getenv("GHONCE_APP_PRIVATE_KEY"),
+		getenv("PGPASSWORD"), getenv(actions.JobTokenEnv), getenv("GHONCE_MCP_AUTH_TOKEN")}
+}
+
+// runSecrets are envSecrets and the installation tokens this run minted.
+func (f *factory) runSecrets() []string {
+	return append(envSecrets(f.sys.Getenv), f.minted.Values()...)
 }
 
 // warn tells the user of a run that succeeded with a warning: a line on
@@ -211,7 +230,7 @@ func actionsSecrets(getenv func(string) string) []string {
 // this process ("on-change: update", not "--on-change update").
 func (f *factory) warn(msg string) {
 	if _, ok := actions.Detect(f.sys.Getenv); ok {
-		fmt.Fprintln(f.sys.Err, actions.Warn(msg, actionsSecrets(f.sys.Getenv)))
+		fmt.Fprintln(f.sys.Err, actions.Warn(msg, f.runSecrets()))
 		return
 	}
 	fmt.Fprintln(f.sys.Err, "ghonce: warning: "+msg)

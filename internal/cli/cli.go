@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/failure"
+	"github.com/ghonce/ghonce/internal/actions"
 )
 
 // Exit codes. Scripts depend on them; keep them stable. They live in
@@ -77,7 +78,7 @@ func Main(ctx context.Context, args []string, sys IO) int {
 	err = lookupError(cmd, err)
 	var se *silentError
 	if errors.As(err, &se) {
-		annotateForActions(sys, se.code, err)
+		annotateForActions(sys, se.code, err, f.runSecrets())
 		return se.code
 	}
 	verb := ""
@@ -85,6 +86,7 @@ func Main(ctx context.Context, args []string, sys IO) int {
 		verb = strings.TrimPrefix(cmd.CommandPath(), root.Name()+" ")
 	}
 	fail := failure.Describe(err, verb, wordsFor(sys.Getenv))
+	fail.Error.Message = actions.Scrub(fail.Error.Message, f.runSecrets())
 	fmt.Fprintln(sys.Err, "ghonce: "+fail.Error.Message)
 	if fail.Key != "" && !strings.Contains(fail.Error.Message, fail.Key) {
 		fmt.Fprintln(sys.Err, "ghonce: key "+fail.Key)
@@ -94,7 +96,7 @@ func Main(ctx context.Context, args []string, sys IO) int {
 			fmt.Fprintln(sys.Err, "ghonce: write JSON: "+jerr.Error())
 		}
 	}
-	annotateForActions(sys, fail.ExitCode, err)
+	annotateForActions(sys, fail.ExitCode, err, f.runSecrets())
 	if fail.ExitCode == ExitUsage && fail.Error.Kind == failure.Usage {
 		fmt.Fprintf(sys.Err, "Run '%s --help' for usage.\n", strings.TrimSpace("ghonce "+verb))
 	}

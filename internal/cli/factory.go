@@ -12,6 +12,7 @@ import (
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
+	"github.com/ghonce/ghonce/internal/secret"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/offgithub"
@@ -36,6 +37,9 @@ type factory struct {
 	ghFor string
 	// tel is the run's metrics and traces (observe.go); nil until asked.
 	tel *telemetry
+	// minted are the installation tokens a GitHub App minted in this run
+	// (mintedToken), which no output may show.
+	minted secret.Set
 }
 
 // token returns the GitHub token from GH_TOKEN or GITHUB_TOKEN.

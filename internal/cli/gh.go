@@ -16,6 +16,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/actions"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -52,11 +53,12 @@ func GhMain(ctx context.Context, argv []string, sys IO) int {
 	}
 	err = anotherActForGh(err, verb)
 	fail := failure.Describe(err, verb, ghWords{})
+	fail.Error.Message = actions.Scrub(fail.Error.Message, envSecrets(sys.Getenv))
 	fmt.Fprintln(sys.Err, "ghonce: "+fail.Error.Message)
 	if fail.Key != "" && !strings.Contains(fail.Error.Message, fail.Key) {
 		fmt.Fprintln(sys.Err, "ghonce: key "+fail.Key)
 	}
-	annotateForActions(sys, fail.ExitCode, err)
+	annotateForActions(sys, fail.ExitCode, err, envSecrets(sys.Getenv))
 	return ghExit(sys.Getenv, fail)
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
@@ -48,18 +49,20 @@ func newCmdMCP(f *factory, runF func(*mcpOptions) error) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "mcp [--task T] [--http 127.0.0.1:PORT] [--upstream -- COMMAND [ARG...]]",
 		Short: "Serve MCP write tools (create_pull_request, add_issue_comment, ...) that happen once per (task, step)",
-		Long: `Serve the Model Context Protocol on standard input and output (or, with
+		Long: fmt.Sprintf(`Serve the Model Context Protocol on standard input and output (or, with
 --http, Streamable HTTP at http://ADDR/mcp) until the input closes or the
 process is stopped.
 
 --http serves a loopback address; another (0.0.0.0:8765, to serve a fleet
 behind a load balancer) only with a bearer token every client must send
 (--auth-token-file, else GHONCE_MCP_AUTH_TOKEN; 401 without it) and the host
-names clients use (--allowed-host). Beside /mcp: /healthz (200, or 503 when
-the ledger does not answer or the server is stopping) and /metrics
-(Prometheus). SIGTERM lets calls in flight finish for --shutdown-grace, then
-cancels the rest, left unconfirmed for the next call of the same task and
-step on any replica of the same ledger. See docs/guide/service.md.
+names clients use (--allowed-host; /mcp only). Beside /mcp, with no token
+and any Host: /healthz (200, or 503 when the last read of the ledger
+failed) and /metrics (Prometheus); both read the ledger at most every %s
+(%s on the repository ledger), never per request. SIGTERM refuses new
+connections at once, lets calls in flight finish for --shutdown-grace,
+then cancels the rest, left unconfirmed for the next call of the same task
+and step on any replica of the same ledger. See docs/guide/service.md.
 
 The write tools have the names and arguments of github-mcp-server v1.9.0's:
 create_pull_request, issue_write (method create; create_issue is an alias),
@@ -89,7 +92,7 @@ tools create_pull_request, issue_write (method create), add_issue_comment
 engine with optional task and step added; everything else passes through.
 The child inherits ghonce's environment; when only one of GH_TOKEN (or
 GITHUB_TOKEN) and GITHUB_PERSONAL_ACCESS_TOKEN is set it serves both, and
-GITHUB_HOST and GITHUB_API_URL likewise. See docs/guide/mcp-proxy.md.`,
+GITHUB_HOST and GITHUB_API_URL likewise. See docs/guide/mcp-proxy.md.`, human.Duration(watchEvery), human.Duration(watchEveryInRepository)),
 		Args: func(c *cobra.Command, args []string) error {
 			if opts.Upstream && len(args) == 0 {
 				return usagef("ghonce mcp --upstream: no command: pass it after --, e.g. ghonce mcp --upstream -- github-mcp-server stdio")
@@ -216,8 +219,12 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 		return fmt.Errorf("listen on %s: %w", httpAddr, err)
 	}
 	ho.Metrics = tel.metrics.Handler()
-	ho.Ready = func(ctx context.Context) error { _, err := l.Now(ctx); return err }
-	ledgerGauges(tel.metrics, l, opts.StaleAge)
+	// /healthz and /metrics answer from a read of the ledger at most every
+	// few seconds, never one per probe or scrape; the ledger closes after
+	// the last read ends.
+	watch := watchLedger(ctx, tel.metrics, l, opts.StaleAge, f.sys.Now, cfg.Logf)
+	defer watch.wait()
+	ho.Ready = watch.Ready
 	auth := "no authentication: loopback clients only"
 	if ho.Token != "" {
 		auth = "a bearer token required"

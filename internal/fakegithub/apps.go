@@ -3,7 +3,7 @@ package fakegithub
 import (
 	"crypto/rand"
 	"crypto/rsa"
-	"encoding/hex"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"strconv"
@@ -227,6 +227,23 @@ func (s *Server) getRepoInstallation(a *App, owner, repo string) *reply {
 	return notFound()
 }
 
+// statelessToken is an installation token in the format GitHub mints
+// since 2026: ghs_APPID_JWT, about 520 characters with two dots (GitHub's
+// changelog, "Notice about upcoming new format for GitHub App installation
+// tokens"). Its parts are random: no client may read into it.
+func statelessToken(appID int64) (string, error) {
+	var payload [96]byte
+	var sig [256]byte // an RS256 signature's size
+	if _, err := rand.Read(payload[:]); err != nil {
+		return "", err
+	}
+	if _, err := rand.Read(sig[:]); err != nil {
+		return "", err
+	}
+	b64 := base64.RawURLEncoding.EncodeToString
+	return "ghs_" + strconv.FormatInt(appID, 10) + "_" + b64([]byte(`{"alg":"RS256","typ":"JWT"}`)) + "." + b64(payload[:]) + "." + b64(sig[:]), nil
+}
+
 // mintInstallationToken serves POST /app/installations/{id}/access_tokens.
 func (s *Server) mintInstallationToken(a *App, rawID string) *reply {
 	id, err := strconv.ParseInt(rawID, 10, 64)
@@ -236,11 +253,10 @@ func (s *Server) mintInstallationToken(a *App, rawID string) *reply {
 	if err != nil || !ok || in.appID != a.ID {
 		return notFound()
 	}
-	var b [20]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	tok, err := statelessToken(a.ID)
+	if err != nil {
 		return errorReply(http.StatusInternalServerError, "Server Error")
 	}
-	tok := "ghs_" + hex.EncodeToString(b[:])
 	s.tokens[tok] = s.userFor(a.Slug + "[bot]").login
 	exp := s.now().Add(a.TokenTTL)
 	s.apps.expiry[tok] = exp

@@ -4,14 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,16 +21,18 @@ type HTTPOptions struct {
 	// (Authorization: Bearer TOKEN), compared in constant time. Required
 	// on an address that is not loopback (CheckAddress).
 	Token string
-	// Hosts are the Host header values (HOST or HOST:PORT) accepted besides
-	// loopback names: the names clients and load balancers reach this
-	// server by. A request naming another host is refused (403), so a
-	// DNS-rebound name cannot reach the server. Empty: loopback names only,
-	// and the listening IP when it is a specific one.
+	// Hosts are the Host header values (HOST or HOST:PORT) /mcp accepts
+	// besides loopback names: the names clients and load balancers reach
+	// this server by. A call naming another host is refused (403), so a
+	// DNS-rebound name cannot reach the tools. Empty: loopback names only,
+	// and the listening IP when it is a specific one. /healthz and /metrics
+	// answer any Host.
 	Hosts []string
 	// Metrics, if set, is served at /metrics (Prometheus' text format).
 	Metrics http.Handler
 	// Ready reports whether the server can serve calls (its ledger
-	// answers), for /healthz; nil: always.
+	// answers), for /healthz, and logs why not; nil: always. A probe waits
+	// for it at most 5 seconds: it should answer from what it knows.
 	Ready func(ctx context.Context) error
 	// Grace bounds how long a stop waits for calls in flight (default 30s).
 	// A call still running then is cancelled: the engine records it
@@ -75,42 +75,34 @@ func isLoopback(host string) bool {
 }
 
 // Handler serves the Streamable HTTP transport at /mcp, with o's
-// authentication and host check, /healthz, /metrics (when o.Metrics is
-// set) and the OAuth protected resource metadata (RFC 9728) that the MCP
-// authorization spec asks of a server that requires a token.
+// authentication, host and origin checks, and beside it /healthz and
+// /metrics (when o.Metrics is set), which need neither a token nor a known
+// Host: probes and scrapes reach a pod by its IP and carry no credentials
+// a rebound name could borrow.
 func (s *Server) Handler(o HTTPOptions) http.Handler {
-	return s.handler(o, nil)
-}
 
-// HTTPHandler is Handler with no options: loopback clients only, no token.
-func (s *Server) HTTPHandler() http.Handler { return s.Handler(HTTPOptions{}) }
-
-func (s *Server) handler(o HTTPOptions, draining *atomic.Bool) http.Handler {
 	mux := http.NewServeMux()
 	// The SDK refuses a request that reached a loopback address with a
 	// Host that is not a loopback name (DNS rebinding); checkHost refuses
 	// one whose Host is none of o.Hosts on any address.
 	var mcpH http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, nil)
+	if s.cfg.Tracer != nil {
+		mcpH = tagRequestIDs(mcpH)
+	}
 	mcpH = checkOrigin(mcpH)
 	if o.Token != "" {
 		mcpH = requireToken(o.Token, mcpH)
 	}
-	mux.Handle("/mcp", mcpH)
+	mux.Handle("/mcp", checkHost(o.Hosts, mcpH))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		if draining != nil && draining.Load() {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintln(w, "stopping: finishing calls in flight; send new calls to another replica")
-			return
-		}
 		if o.Ready != nil {
 			ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 			defer cancel()
 			if err := o.Ready(ctx); err != nil {
 				w.WriteHeader(http.StatusServiceUnavailable)
-				fmt.Fprintln(w, "the ledger does not answer") // its error may name a host; the log has it
-				s.cfg.Logf("healthz: the ledger does not answer: %v", err)
+				fmt.Fprintln(w, "the ledger does not answer") // its error may name a host; Ready logs it
 				return
 			}
 		}
@@ -119,45 +111,27 @@ func (s *Server) handler(o HTTPOptions, draining *atomic.Bool) http.Handler {
 	if o.Metrics != nil {
 		mux.Handle("/metrics", o.Metrics)
 	}
-	if o.Token != "" {
-		mux.HandleFunc(resourceMetadataPath, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]any{
-				"resource":                 baseURL(r) + "/mcp",
-				"bearer_methods_supported": []string{"header"},
-				"resource_name":            "ghonce",
-				// No authorization server: the token is given to clients
-				// out of band (a secret store), not issued by OAuth.
-				"authorization_servers": []string{},
-			})
-		})
-	}
-	return checkHost(o.Hosts, mux)
+	return mux
 }
 
-const resourceMetadataPath = "/.well-known/oauth-protected-resource"
+// HTTPHandler is Handler with no options: loopback clients only, no token.
+func (s *Server) HTTPHandler() http.Handler { return s.Handler(HTTPOptions{}) }
 
-// baseURL is the scheme and host a client used to reach this server.
-func baseURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
-
-// requireToken answers a request without the bearer token as an OAuth 2.0
-// resource server does (RFC 6750, RFC 9728, the MCP authorization spec):
-// 401 with WWW-Authenticate naming the resource metadata, error
-// invalid_token for a wrong token; 400 invalid_request for a token in the
-// query string (never accepted there) or a malformed header. The token is
+// requireToken answers a request without the bearer token as RFC 6750
+// says: 401 with WWW-Authenticate (error invalid_token for a wrong token),
+// and a body that names the header to send; 400 invalid_request for a
+// token in the query string (never accepted there) or a malformed header.
+// The token is a static one, handed to clients out of band: no OAuth
+// authorization server issues it, so no protected resource metadata (RFC
+// 9728) is served or named, which the MCP authorization spec would require
+// to list one. Nothing is read from X-Forwarded-* headers. The token is
 // compared in constant time (of its SHA-256, so its length leaks nothing)
 // and never logged or echoed.
 func requireToken(token string, next http.Handler) http.Handler {
 	want := sha256.Sum256([]byte(token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		challenge := func(status int, code, desc string) {
-			v := fmt.Sprintf(`Bearer realm="ghonce", resource_metadata="%s%s"`, baseURL(r), resourceMetadataPath)
+			v := `Bearer realm="ghonce"`
 			if code != "" {
 				v += fmt.Sprintf(`, error="%s", error_description="%s"`, code, desc)
 			}
@@ -171,7 +145,7 @@ func requireToken(token string, next http.Handler) http.Handler {
 		}
 		h := r.Header.Values("Authorization")
 		if len(h) == 0 {
-			challenge(http.StatusUnauthorized, "", "this server requires a bearer token: send Authorization: Bearer TOKEN")
+			challenge(http.StatusUnauthorized, "", "this server requires a bearer token: send the header Authorization: Bearer TOKEN (the server's --auth-token-file)")
 			return
 		}
 		scheme, got, ok := strings.Cut(h[0], " ")
@@ -220,9 +194,10 @@ func hostAllowed(host string, hosts []string) bool {
 }
 
 // ServeHTTP listens on l and serves the Streamable HTTP transport with o
-// until ctx ends. Then it stops gracefully: /healthz answers 503 at once
-// (a load balancer sends new calls elsewhere), no new connection is
-// accepted, and calls in flight get o.Grace to finish; a call still
+// until ctx ends. Then it stops gracefully: the listener closes at once,
+// so a new connection (a probe, a call) is refused and a load balancer or
+// a client goes to another replica; idle connections close, and calls in
+// flight get o.Grace to finish; a call still
 // running then is cancelled, which the engine records as unconfirmed
 // (attempting) before ServeHTTP returns. No call is ever half-recorded:
 // the ledger's entry is attempting or done, and the next call of the same
@@ -237,7 +212,6 @@ func (s *Server) ServeHTTP(ctx context.Context, l net.Listener, o HTTPOptions) e
 	if tcp, ok := l.Addr().(*net.TCPAddr); ok && tcp.IP != nil && !tcp.IP.IsUnspecified() && !tcp.IP.IsLoopback() {
 		o.Hosts = append(o.Hosts, tcp.IP.String())
 	}
-	var draining atomic.Bool
 	var posts counter
 	stop, stopCalls := context.WithCancel(context.Background())
 	defer stopCalls()
@@ -247,7 +221,7 @@ func (s *Server) ServeHTTP(ctx context.Context, l net.Listener, o HTTPOptions) e
 	defer func() { s.stopMu.Lock(); s.stop = nil; s.stopMu.Unlock() }()
 	// Requests run on a context of their own: a stop never cancels a call
 	// that can finish; the end of its grace period does (stopCalls).
-	hs := &http.Server{Handler: posts.track(s.handler(o, &draining)), ReadHeaderTimeout: 10 * time.Second,
+	hs := &http.Server{Handler: posts.track(s.Handler(o)), ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(l) }()
@@ -256,7 +230,6 @@ func (s *Server) ServeHTTP(ctx context.Context, l net.Listener, o HTTPOptions) e
 		return fmt.Errorf("serve mcp over http: %w", err)
 	case <-ctx.Done():
 	}
-	draining.Store(true)
 	s.cfg.Logf("stopping: letting calls in flight finish (up to %s)", o.Grace)
 	grace, cancel := context.WithTimeout(context.Background(), o.Grace)
 	defer cancel()

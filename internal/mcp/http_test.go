@@ -2,7 +2,7 @@ package mcp_test
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -68,14 +68,17 @@ func get(t *testing.T, url string, hdr ...string) (int, http.Header, string) {
 }
 
 // postMCP sends one JSON-RPC request to /mcp with the given Authorization
-// (none when empty) and query.
-func postMCP(t *testing.T, url, query, auth string) (int, http.Header, string) {
+// (none when empty), query and headers (name, value, ...).
+func postMCP(t *testing.T, url, query, auth string, hdr ...string) (int, http.Header, string) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url+"/mcp"+query, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -86,35 +89,40 @@ func postMCP(t *testing.T, url, query, auth string) (int, http.Header, string) {
 	return resp.StatusCode, resp.Header, string(b)
 }
 
-// With a token, /mcp answers only a client that sends it, as an OAuth
-// resource server answers (401 with WWW-Authenticate naming the resource
-// metadata; invalid_token for a wrong one; 400 for a token in the URL or a
-// malformed header); /healthz and /metrics need none. The token appears
-// in no answer.
+// With a token, /mcp answers only a client that sends it, as RFC 6750
+// says (401 with a Bearer challenge and a body naming the header to send;
+// invalid_token for a wrong one; 400 for a token in the URL or a malformed
+// header). The token is static, issued by no OAuth server, so no protected
+// resource metadata is served or named (the MCP authorization spec would
+// require it to list an authorization server), and nothing an
+// X-Forwarded-* header says reaches an answer. /healthz and /metrics need
+// no token. The token appears in no answer.
 func TestHTTPBearerToken(t *testing.T) {
 	w := newWorld(t, opts{})
 	ts := httptest.NewServer(w.srv.Handler(mcp.HTTPOptions{Token: bearer}))
 	t.Cleanup(ts.Close)
-	meta := ts.URL + "/.well-known/oauth-protected-resource"
 	for _, tc := range []struct {
 		name, query, auth string
 		status            int
-		challenge         string // in WWW-Authenticate
+		challenge         string // WWW-Authenticate
 	}{
-		{"no token", "", "", 401, `Bearer realm="ghonce", resource_metadata="` + meta + `"`},
-		{"wrong token", "", "Bearer " + strings.Repeat("x", len(bearer)), 401, `error="invalid_token"`},
-		{"a prefix of the token", "", "Bearer " + bearer[:20], 401, `error="invalid_token"`},
-		{"token in the query", "?access_token=" + bearer, "Bearer " + bearer, 400, `error="invalid_request"`},
-		{"basic auth", "", "Basic Zm9vOmJhcg==", 400, `error="invalid_request"`},
-		{"scheme only", "", "Bearer", 400, `error="invalid_request"`},
+		{"no token", "", "", 401, `Bearer realm="ghonce"`},
+		{"wrong token", "", "Bearer " + strings.Repeat("x", len(bearer)), 401, `Bearer realm="ghonce", error="invalid_token"`},
+		{"a prefix of the token", "", "Bearer " + bearer[:20], 401, `Bearer realm="ghonce", error="invalid_token"`},
+		{"token in the query", "?access_token=" + bearer, "Bearer " + bearer, 400, `Bearer realm="ghonce", error="invalid_request"`},
+		{"basic auth", "", "Basic Zm9vOmJhcg==", 400, `Bearer realm="ghonce", error="invalid_request"`},
+		{"scheme only", "", "Bearer", 400, `Bearer realm="ghonce", error="invalid_request"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, h, body := postMCP(t, ts.URL, tc.query, tc.auth)
-			if status != tc.status || !strings.Contains(h.Get("WWW-Authenticate"), tc.challenge) {
-				t.Fatalf("status %d, WWW-Authenticate %q; want %d with %s", status, h.Get("WWW-Authenticate"), tc.status, tc.challenge)
+			status, h, body := postMCP(t, ts.URL, tc.query, tc.auth, "X-Forwarded-Proto", "https", "X-Forwarded-Host", "forged.example")
+			if ch := h.Get("WWW-Authenticate"); status != tc.status || !strings.HasPrefix(ch, tc.challenge) || strings.Contains(ch, "resource_metadata") {
+				t.Fatalf("status %d, WWW-Authenticate %q; want %d with %s and no resource metadata", status, ch, tc.status, tc.challenge)
 			}
-			if strings.Contains(body, bearer) || strings.Contains(h.Get("WWW-Authenticate"), bearer) {
-				t.Fatalf("the answer shows the token: %s", body)
+			if tc.status == 401 && tc.auth == "" && !strings.Contains(body, "Authorization: Bearer TOKEN") {
+				t.Fatalf("the 401 does not say which header to send: %q", body)
+			}
+			if strings.Contains(body+fmt.Sprint(h), bearer) || strings.Contains(body+fmt.Sprint(h), "forged.example") {
+				t.Fatalf("the answer shows the token or a forwarded host: %s %v", body, h)
 			}
 		})
 	}
@@ -129,31 +137,52 @@ func TestHTTPBearerToken(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("create_issue with the token: %v %+v", err, res)
 	}
-	status, _, body := get(t, meta)
-	var doc struct {
-		Resource string   `json:"resource"`
-		Methods  []string `json:"bearer_methods_supported"`
-	}
-	if err := json.Unmarshal([]byte(body), &doc); status != 200 || err != nil || doc.Resource != ts.URL+"/mcp" || len(doc.Methods) != 1 || doc.Methods[0] != "header" {
-		t.Fatalf("resource metadata: %d %s", status, body)
+	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
+		if status, _, body := get(t, ts.URL+path); status != http.StatusNotFound {
+			t.Fatalf("%s: %d %s, want 404: no OAuth server issues the token", path, status, body)
+		}
 	}
 	if status, _, body := get(t, ts.URL+"/healthz"); status != 200 || strings.TrimSpace(body) != "ok" {
 		t.Fatalf("/healthz without a token: %d %q, want 200 ok", status, body)
 	}
 }
 
-// Host names: loopback names always, the names given, nothing else (a
-// DNS-rebound name); a foreign Origin is refused as before.
+// /mcp answers loopback names, the names given and nothing else (a
+// DNS-rebound name), and refuses a foreign Origin; /healthz and /metrics
+// answer any Host, as Kubernetes' probes and Prometheus' scrapes send the
+// pod's IP.
 func TestHTTPHostsAndOrigin(t *testing.T) {
 	w := newWorld(t, opts{})
-	ts := httptest.NewServer(w.srv.Handler(mcp.HTTPOptions{Token: bearer, Hosts: []string{"ghonce.internal", "10.0.0.7:8765"}}))
+	m := observe.NewMetrics()
+	ts := httptest.NewServer(w.srv.Handler(mcp.HTTPOptions{Token: bearer, Hosts: []string{"ghonce.internal", "10.0.0.7:8765"}, Metrics: m.Handler()}))
 	t.Cleanup(ts.Close)
 	for host, want := range map[string]int{
 		"ghonce.internal": 200, "GHONCE.internal:8765": 200, "10.0.0.7:8765": 200, "localhost:1": 200,
-		"10.0.0.7:9999": 403, "attacker.example": 403, "ghonce.internal.attacker.example": 403,
+		"10.0.0.7:9999": 403, "attacker.example": 403, "ghonce.internal.attacker.example": 403, "10.42.0.17:8765": 403,
 	} {
-		if status, _, _ := get(t, ts.URL+"/healthz", "Host", host); status != want {
-			t.Errorf("Host %s: status %d, want %d", host, status, want)
+		req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Host = host
+		req.Header.Set("Authorization", "Bearer "+bearer)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		// This test's server listens on loopback, where the SDK refuses
+		// any name but a loopback one itself: what is ghonce's own check
+		// is its 403 naming --allowed-host.
+		if refused := strings.Contains(string(b), "--allowed-host"); refused != (want == 403) {
+			t.Errorf("POST /mcp with Host %s: %d %q; want refused by ghonce's host check: %v", host, resp.StatusCode, b, want == 403)
+		}
+	}
+	for _, path := range []string{"/healthz", "/metrics"} {
+		for _, host := range []string{"10.42.0.17:8765", "attacker.example"} {
+			if status, _, _ := get(t, ts.URL+path, "Host", host); status != 200 {
+				t.Errorf("%s with Host %s (a probe or a scrape by IP): %d, want 200", path, host, status)
+			}
 		}
 	}
 	req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
@@ -219,10 +248,9 @@ func TestHTTPMetrics(t *testing.T) {
 	}
 }
 
-// A call's trace: the MCP server span joins the client's trace from
-// _meta.traceparent; the action, its ledger calls and its GitHub requests
-// descend from it, with the MCP and GenAI conventions' attributes.
-func TestTraceJoinsTheClientsTrace(t *testing.T) {
+// tracing is a tracer that exports to a loopback OTLP receiver.
+func tracing(t *testing.T) (*observe.Tracer, *otlptest.Receiver) {
+	t.Helper()
 	rcv := otlptest.New(t)
 	tr, err := observe.TracerFromEnv(func(k string) string {
 		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL(), "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}[k]
@@ -230,6 +258,14 @@ func TestTraceJoinsTheClientsTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tr, rcv
+}
+
+// A call's trace: the MCP server span joins the client's trace from
+// _meta.traceparent; the action, its ledger calls and its GitHub requests
+// descend from it, with the MCP and GenAI conventions' attributes.
+func TestTraceJoinsTheClientsTrace(t *testing.T) {
+	tr, rcv := tracing(t)
 	w := newWorld(t, opts{tracer: tr})
 	const traceID, clientSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	res, err := w.cs.CallTool(context.Background(), &sdk.CallToolParams{
@@ -243,6 +279,9 @@ func TestTraceJoinsTheClientsTrace(t *testing.T) {
 	var server, action otlptest.Span
 	byParent := map[string][]otlptest.Span{}
 	for _, s := range spans {
+		if s.Kind == 2 && s.Name != "tools/call create_issue" {
+			continue // the session's other requests, each a trace of its own
+		}
 		if s.TraceID != traceID {
 			t.Errorf("span %s in trace %s, want the client's %s", s.Name, s.TraceID, traceID)
 		}
@@ -280,14 +319,138 @@ func TestTraceJoinsTheClientsTrace(t *testing.T) {
 	}
 }
 
+// Every request a session makes is a server span after OpenTelemetry's MCP
+// conventions, not only tool calls: initialize (or server/discover), tools/list
+// and tools/call TOOL, each with mcp.method.name, jsonrpc.request.id (the request's own
+// id; a client's header claiming one is ignored), mcp.protocol.version and,
+// over HTTP, mcp.session.id; network.transport tcp over HTTP, pipe over
+// stdio.
+func TestSpansFollowMCPConventions(t *testing.T) {
+	for _, transport := range []string{"tcp", "pipe"} {
+		t.Run(transport, func(t *testing.T) {
+			tr, rcv := tracing(t)
+			w := newWorld(t, opts{tracer: tr})
+			client := sdk.NewClient(&sdk.Implementation{Name: "conventions-test", Version: "1"}, nil)
+			var ct sdk.Transport
+			if transport == "tcp" {
+				ts := httptest.NewServer(w.srv.Handler(mcp.HTTPOptions{}))
+				t.Cleanup(ts.Close)
+				ct = &sdk.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: &http.Client{Transport: forgedID{}}}
+			} else {
+				inR, inW := io.Pipe()
+				outR, outW := io.Pipe()
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan error, 1)
+				go func() { done <- w.srv.ServeIO(ctx, inR, outW) }()
+				t.Cleanup(func() { inW.Close(); <-done; cancel(); outW.Close() })
+				ct = &sdk.IOTransport{Reader: outR, Writer: inW}
+			}
+			cs, err := client.Connect(context.Background(), ct, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cs.ListTools(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			if res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "create_issue", Arguments: args("title", "Conventions")}); err != nil || res.IsError {
+				t.Fatalf("create_issue: %v %+v", err, res)
+			}
+			if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "no_such_tool"}); err == nil {
+				t.Fatal("an unknown tool was called")
+			}
+			session, version := cs.ID(), ""
+			if ir := cs.InitializeResult(); ir != nil {
+				version = ir.ProtocolVersion
+			}
+			cs.Close()
+			tr.Shutdown(context.Background())
+			byName := map[string]otlptest.Span{}
+			for _, s := range rcv.Spans() {
+				if s.Kind == 2 {
+					byName[s.Name] = s
+				}
+			}
+			// The handshake: initialize, or server/discover for a client
+			// on MCP 2026-07-28 (the Go SDK's over stdio), which has none.
+			handshake := "initialize"
+			if _, ok := byName[handshake]; !ok {
+				handshake = "server/discover"
+			}
+			ids := map[string]bool{}
+			for _, name := range []string{handshake, "tools/list", "tools/call create_issue"} {
+				s, ok := byName[name]
+				method, _, _ := strings.Cut(name, " ")
+				switch {
+				case !ok:
+					t.Fatalf("no server span %q among %v", name, keys(byName))
+				case s.Attr("mcp.method.name") != method || s.Attr("network.transport") != transport:
+					t.Errorf("%s: mcp.method.name %q, network.transport %q", name, s.Attr("mcp.method.name"), s.Attr("network.transport"))
+				case s.Attr("jsonrpc.request.id") == "" || s.Attr("jsonrpc.request.id") == "forged" || ids[s.Attr("jsonrpc.request.id")]:
+					t.Errorf("%s: jsonrpc.request.id %q, want the request's own, one per request", name, s.Attr("jsonrpc.request.id"))
+				case !strings.HasPrefix(s.Attr("mcp.protocol.version"), "20") || version != "" && s.Attr("mcp.protocol.version") != version:
+					t.Errorf("%s: mcp.protocol.version %q, want the one agreed (%q)", name, s.Attr("mcp.protocol.version"), version)
+				case transport == "tcp" && (session == "" || s.Attr("mcp.session.id") != session):
+					t.Errorf("%s: mcp.session.id %q, want the session's %q", name, s.Attr("mcp.session.id"), session)
+				}
+				ids[s.Attr("jsonrpc.request.id")] = true
+			}
+			if e := byName["tools/call no_such_tool"]; e.StatusCode != 2 || !strings.HasPrefix(e.Attr("error.type"), "-326") || e.Attr("rpc.response.status_code") != e.Attr("error.type") {
+				t.Errorf("a JSON-RPC error: %+v, want status error, error.type and rpc.response.status_code its code", e)
+			}
+			if n := byName["notifications/initialized"]; handshake == "initialize" && (n.Name == "" || n.Attr("jsonrpc.request.id") != "") {
+				t.Errorf("notifications/initialized: %+v, want a span with no request id (a notification has none)", n)
+			}
+		})
+	}
+}
+
+// forgedID sends a header claiming a request id, which the server ignores.
+type forgedID struct{}
+
+func (forgedID) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Ghonce-Jsonrpc-Request-Id", "forged")
+	r.Header.Set("Ghonce-Transport", "pipe")
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// closeSignal is a listener that says when it was closed.
+type closeSignal struct {
+	net.Listener
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (l *closeSignal) Close() error {
+	err := l.Listener.Close()
+	l.once.Do(func() { close(l.closed) })
+	return err
+}
+
 // serve runs ServeHTTP on a loopback listener until the returned stop is
 // called; stop returns ServeHTTP's error.
 func serve(t *testing.T, s *mcp.Server, o mcp.HTTPOptions) (url string, stop func() error) {
+	url, stop, _ = serveSignalled(t, s, o)
+	return url, stop
+}
+
+// serveSignalled is serve, with a channel closed when the server closes
+// its listener.
+func serveSignalled(t *testing.T, s *mcp.Server, o mcp.HTTPOptions) (url string, stop func() error, closed <-chan struct{}) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	l := &closeSignal{Listener: ln, closed: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.ServeHTTP(ctx, l, o) }()
@@ -298,14 +461,16 @@ func serve(t *testing.T, s *mcp.Server, o mcp.HTTPOptions) (url string, stop fun
 		return served
 	}
 	t.Cleanup(func() { _ = stop() })
-	return "http://" + l.Addr().String(), stop
+	return "http://" + l.Addr().String(), stop, l.closed
 }
 
 // A stop while a call is in flight lets it finish: the client gets the
-// artifact and the ledger has it done before ServeHTTP returns.
+// artifact and the ledger has it done before ServeHTTP returns. Meanwhile
+// the server takes no new connection: a probe or a new call is refused at
+// once, so a load balancer, Kubernetes or the client goes elsewhere.
 func TestHTTPStopLetsCallsFinish(t *testing.T) {
 	w := newWorld(t, opts{})
-	url, stop := serve(t, w.srv, mcp.HTTPOptions{Grace: time.Minute})
+	url, stop, closed := serveSignalled(t, w.srv, mcp.HTTPOptions{Grace: time.Minute})
 	cs, err := connect(t, url, "")
 	if err != nil {
 		t.Fatal(err)
@@ -329,6 +494,11 @@ func TestHTTPStopLetsCallsFinish(t *testing.T) {
 	<-committed
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
+	<-closed
+	if c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://")); err == nil {
+		c.Close()
+		t.Error("a new connection was accepted while the server was stopping")
+	}
 	close(release)
 	a := <-got
 	if a.err != nil || a.res.IsError {

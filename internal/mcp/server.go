@@ -205,7 +205,11 @@ func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	out := &lockedWriter{w: w}
 	pr, pw := io.Pipe()
 	go filterFrames(r, pw, out, MaxFrame)
-	err := s.srv.Run(ctx, &sdk.IOTransport{Reader: pr, Writer: out, MaxLineLength: -1})
+	var tr sdk.Transport = &sdk.IOTransport{Reader: pr, Writer: out, MaxLineLength: -1}
+	if s.cfg.Tracer != nil {
+		tr = idTransport{tr}
+	}
+	err := s.srv.Run(ctx, tr)
 	pr.Close() // a filter still copying stops at its next frame
 	s.calls.wait()
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {

@@ -20,6 +20,9 @@ const (
 	OutcomeError       = "error"       // anything else (the ledger, the configuration)
 )
 
+// Outcomes are every outcome an action is counted under.
+var Outcomes = []string{string(Created), string(Found), string(Skipped), OutcomeRefused, OutcomeUnconfirmed, OutcomeInProgress, OutcomeError}
+
 // ErrOutcome names how an action that returned err ended: one of the
 // error outcomes above.
 func ErrOutcome(err error) string {

@@ -1,0 +1,249 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/internal/human"
+	"github.com/ghonce/ghonce/internal/kinds"
+	"github.com/ghonce/ghonce/internal/once"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/observe"
+)
+
+// syncBuffer is a stderr a running server writes while a test reads it.
+type syncBuffer struct {
+	mu   sync.Mutex
+	b    bytes.Buffer
+	addr chan string // the server's address, once it says it
+}
+
+var servingAt = regexp.MustCompile(`serving MCP \(Streamable HTTP\) at (http://\S+)/mcp`)
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, err := s.b.Write(p)
+	if m := servingAt.FindSubmatch(s.b.Bytes()); m != nil && s.addr != nil {
+		s.addr <- string(m[1])
+		s.addr = nil
+	}
+	return n, err
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// serveMCP runs `ghonce mcp --http 127.0.0.1:0` in process on w, its clock
+// stopped at now, and returns its base URL and a stop that returns its
+// exit code and stderr once it has returned.
+func (w *cliWorld) serveMCP(now time.Time, extra map[string]string) (base string, stop func() (int, string)) {
+	w.t.Helper()
+	sys, _, _ := w.io("", extra)
+	addr := make(chan string, 1)
+	errb := &syncBuffer{addr: addr}
+	sys.Err, sys.Now = errb, func() time.Time { return now }
+	ctx, cancel := context.WithCancel(context.Background())
+	code := make(chan int, 1)
+	go func() { code <- Main(ctx, []string{"mcp", "--task", "T", "--http", "127.0.0.1:0"}, sys) }()
+	select {
+	case base = <-addr:
+	case c := <-code:
+		cancel()
+		w.t.Fatalf("ghonce mcp --http exited %d before serving:\n%s", c, errb.String())
+	}
+	var once sync.Once
+	var exit int
+	stop = func() (int, string) {
+		once.Do(func() { cancel(); exit = <-code })
+		return exit, errb.String()
+	}
+	w.t.Cleanup(func() { stop() })
+	return base, stop
+}
+
+func probe(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// On the repository ledger, /healthz and /metrics cost GitHub nothing per
+// probe or scrape (and /metrics counts every kind and outcome from the
+// start): once the server's one read of the ledger is in (the
+// gauges appear), 100 probes and 100 scrapes send GitHub no request, and
+// every probe answers 200.
+func TestProbesAndScrapesCostNoGitHubRequests(t *testing.T) {
+	t.Parallel()
+	w := repoLedgerWorld(t)
+	if r := w.run("", nil, "issue", "create", "--task", "T", "--title", "t", "--body", "b"); r.code != 0 {
+		t.Fatalf("issue create: exit %d\n%s", r.code, r.stderr)
+	}
+	before := len(w.fake.Requests())
+	base, stop := w.serveMCP(time.Now(), nil)
+	scrape := func() string {
+		resp, err := http.Get(base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	// Before any call, every kind and outcome is counted at 0, so that
+	// increase() sees the first unconfirmed action.
+	first := scrape()
+	for _, k := range kinds.All() {
+		for _, o := range once.Outcomes {
+			if want := fmt.Sprintf("%s{kind=%q,outcome=%q} 0\n", observe.ActionsTotal, k, o); !strings.Contains(first, want) {
+				t.Errorf("/metrics before any call lacks %s", want)
+			}
+		}
+	}
+	scrapes := 1
+	for ; !strings.Contains(scrape(), observe.LedgerAttempting+" 0"); scrapes++ {
+		if scrapes == 10_000 {
+			t.Fatal("the ledger gauges never appeared in /metrics")
+		}
+	}
+	read := len(w.fake.Requests())
+	for range 100 {
+		if st := probe(t, base+"/healthz"); st != 200 {
+			t.Fatalf("/healthz: %d, want 200", st)
+		}
+		scrape()
+	}
+	after := len(w.fake.Requests())
+	if code, stderr := stop(); code != 0 {
+		t.Fatalf("ghonce mcp --http: exit %d\n%s", code, stderr)
+	}
+	t.Logf("GitHub requests: %d to start and read the ledger once (%d scrapes until its gauges appeared), %d for 100 probes and 100 scrapes after", read-before, scrapes, after-read)
+	if after != read {
+		t.Fatalf("100 probes and 100 scrapes cost %d GitHub requests, want none", after-read)
+	}
+}
+
+// countedLedger is a ledger whose clock and listing a test controls.
+type countedLedger struct {
+	ledger.Ledger
+	mu         sync.Mutex
+	reads      int
+	err        error
+	attempting []*ledger.Entry
+}
+
+func (l *countedLedger) Now(context.Context) (time.Time, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reads++
+	return time.Unix(1_000_000, 0), l.err
+}
+
+func (l *countedLedger) List(context.Context, ledger.ListParams) ([]*ledger.Entry, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.attempting, l.err
+}
+
+func (l *countedLedger) set(err error, attempting ...*ledger.Entry) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.err, l.attempting = err, attempting
+}
+
+func (l *countedLedger) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.reads
+}
+
+// The watch behind /healthz and /metrics reads the ledger at most once per
+// interval, however often it is asked; a GitHub rate limit leaves its last
+// answer standing (a limit every replica shares must not take them all out
+// of the load balancer); a ledger that fails is a 503 until it answers.
+func TestLedgerWatch(t *testing.T) {
+	t.Parallel()
+	l := &countedLedger{attempting: []*ledger.Entry{{UpdatedAt: time.Unix(1_000_000-3600, 0)}, {UpdatedAt: time.Unix(1_000_000-60, 0)}}}
+	var mu sync.Mutex
+	clock := time.Unix(0, 0)
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	tick := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
+	w := &ledgerWatch{l: l, staleAge: 15 * time.Minute, every: time.Minute, now: now, logf: t.Logf, ctx: context.Background()}
+	m := observe.NewMetrics()
+	m.Gauges(w.gauges)
+	gauges := func() string {
+		s := m.Snapshot()
+		return fmt.Sprintf("%v/%v", s[observe.LedgerAttempting], s[observe.StaleEntries])
+	}
+	ask := func(n int) error {
+		for range n {
+			_ = w.Ready(context.Background())
+			m.Snapshot()
+		}
+		w.wait()
+		return w.Ready(context.Background())
+	}
+
+	if err := ask(100); err != nil || l.count() != 1 || gauges() != "2/1" {
+		t.Fatalf("100 probes and scrapes: %v, %d reads, gauges %s; want ok, 1 read, 2 attempting of which 1 stale", err, l.count(), gauges())
+	}
+	tick(59 * time.Second)
+	if ask(10); l.count() != 1 {
+		t.Fatalf("within the interval: %d reads, want still 1", l.count())
+	}
+	tick(time.Second)
+	resp := &http.Response{StatusCode: 403, Request: &http.Request{Method: "GET", URL: &url.URL{Scheme: "https", Host: "api.github.com", Path: "/repos/o/r"}}}
+	limited := fmt.Errorf("read GitHub's clock: %w", &github.RateLimitError{Response: resp, Message: "API rate limit exceeded"})
+	l.set(limited)
+	if err := ask(10); err != nil || l.count() != 2 || gauges() != "2/1" {
+		t.Fatalf("rate limited: %v, %d reads, gauges %s; want ok, 2 reads, the last counts", err, l.count(), gauges())
+	}
+	tick(time.Minute)
+	down := errors.New("dial tcp 10.0.0.5:5432: connect: connection refused")
+	l.set(down)
+	if err := ask(10); !errors.Is(err, down) || l.count() != 3 {
+		t.Fatalf("ledger down: %v, %d reads; want its error (a 503), 3 reads", err, l.count())
+	}
+	tick(time.Minute)
+	l.set(nil)
+	if err := ask(1); err != nil || gauges() != "0/0" {
+		t.Fatalf("ledger back: %v, gauges %s; want ok and its counts", err, gauges())
+	}
+}
+
+// The service guide says how often probes and scrapes read the ledger, as
+// the constants are.
+func TestServiceGuideSaysHowOftenTheLedgerIsRead(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "guide", "service.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := strings.Join(strings.Fields(string(b)), " ")
+	for _, want := range []string{"at most every " + human.Duration(watchEvery) + " (every " + human.Duration(watchEveryInRepository) + " on the"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("docs/guide/service.md does not say %q", want)
+		}
+	}
+}
