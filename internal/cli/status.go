@@ -39,21 +39,23 @@ func newCmdStatus(f *factory, runF func(*statusOptions) error) *cobra.Command {
 
 For people: per task, a summary line (its steps done, failed and
 attempting, and what is stuck and for how long), then each step: its state,
-its artifact's link (or its last error) and when it was last written. A
+its artifact's link (or its last error) and its age. A
 step attempting without a live holder is stuck: a crash or an unconfirmed
 outcome left it, and 'ghonce reconcile' (or the same command again)
 settles it. Tasks with stuck steps come first. The counts per status go to
 stderr. With --table, one entry a line instead (AGE is the time since the
-entry was last written, "3m", "2h", "4d"; long tasks and errors end in "…";
+entry last moved toward done, "3m", "2h", "4d": a reconcile or a rerun that
+settles nothing keeps it; long tasks and errors end in "…";
 newlines and tabs inside a value are shown as \n and \t). With KEY, that
 entry as a record, its last error in full, and its history: every
 transition, which process or person made it and why (the --note of
 'ghonce resolve' included).
 
-With --stale DURATION, list only the attempting entries last written longer
-ago than DURATION, and exit 5 if there are any: for a monitor. They are
-what a crash left behind: run 'ghonce reconcile', and settle by hand
-('ghonce resolve') what stays attempting.
+With --stale DURATION, list only the attempting entries older than
+DURATION, and exit 5 if there are any: for a monitor. They are what a
+crash left behind: run 'ghonce reconcile', and settle by hand ('ghonce
+resolve') what stays attempting. An entry reconcile cannot settle keeps its
+age, so it stays stale until a person settles it.
 
 With --json, one object: entries, counts per status, stale; with KEY also
 key, state and each entry's history.
@@ -67,7 +69,7 @@ key, state and each entry's history.
 		},
 	}
 	c.Flags().StringVar(&opts.State, "state", "", "only entries in this state: attempting, done or failed")
-	c.Flags().DurationVar(&opts.Stale, "stale", 0, "list only attempting entries last written longer ago than this (e.g. 15m); exit 5 if there are any")
+	c.Flags().DurationVar(&opts.Stale, "stale", 0, "list only attempting entries older than this (e.g. 15m); exit 5 if there are any")
 	c.Flags().BoolVar(&opts.Table, "table", false, "one line per entry (key, status, kind, task, step, repo, ref, tries, age, last error) instead of the summary per task")
 	addLedgerFlag(c, &opts.Ledger)
 	addFilterFlags(c, &opts.Filter)
