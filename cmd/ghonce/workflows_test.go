@@ -1,0 +1,133 @@
+package main_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/sqlite"
+)
+
+// exampleJob is one job of a workflow under docs/examples/workflows.
+type exampleJob struct {
+	Steps []struct {
+		Name string            `yaml:"name"`
+		If   string            `yaml:"if"`
+		Uses string            `yaml:"uses"`
+		With map[string]string `yaml:"with"`
+	} `yaml:"steps"`
+}
+
+func readExampleJob(t *testing.T, file, job string) exampleJob {
+	t.Helper()
+	root, err := harness.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "docs", "examples", "workflows", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]exampleJob `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatalf("parse %s: %v", file, err)
+	}
+	j, ok := wf.Jobs[job]
+	if !ok {
+		t.Fatalf("%s has no job %q", file, job)
+	}
+	return j
+}
+
+// runsAfter reports whether the runner runs a step with condition cond
+// when failed says whether an earlier step failed: with no condition
+// (success()) only when none did; always() and !cancelled() either way.
+func runsAfter(t *testing.T, cond string, failed bool) bool {
+	t.Helper()
+	switch strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(cond), "${{"), "}}")) {
+	case "", "success()":
+		return !failed
+	case "always()", "!cancelled()":
+		return true
+	case "failure()":
+		return failed
+	}
+	t.Fatalf("step condition %q: this test does not evaluate it", cond)
+	return false
+}
+
+// reconcile.yml pages either way: with an entry no run can settle (a
+// guarded command without --check, killed, left an hour ago), its
+// reconcile step fails the job (exit 3), and the step after it still
+// runs, as the runner evaluates its if:, and fails with exit 5 and an
+// ::error:: annotation: the page. Issue 40: the stale step never ran.
+func TestReconcileWorkflowPagesEitherWay(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wantExit(t, w.exec(nil, nil, "init", "--ledger", w.ledger), 0, "init")
+	o := w.exec(nil, nil, "exec", "--ledger", w.ledger, "--task", "T", "--step", "deploy", "--", "/bin/sh", "-c", "kill -9 $$")
+	wantExit(t, o, 3, "a guarded command killed by a signal")
+	ageAnHour(t, w.ledger)
+
+	steps := readExampleJob(t, "reconcile.yml", "reconcile").Steps
+	j := newJob(w, `{}`)
+	a := readAction(t)
+	failed, paged := false, false
+	for _, st := range steps {
+		if !runsAfter(t, st.If, failed) {
+			t.Logf("step %q skipped", st.Name)
+			continue
+		}
+		in := map[string]string{"token": actionsToken}
+		for k, v := range st.With {
+			in[k] = strings.ReplaceAll(v, "${{ secrets.GHONCE_LEDGER_URL }}", w.ledger)
+		}
+		o := j.actionStep(a, in, nil)
+		switch in["command"] {
+		case "reconcile":
+			wantExit(t, o, 3, "the reconcile step, with an entry it cannot settle")
+		case "status":
+			wantExit(t, o, 5, "the stale step, after reconcile left the entry an hour old")
+			paged = strings.Contains(o.Stderr, "::error title=ghonce (exit 5)::")
+		}
+		failed = failed || o.Exit != 0
+	}
+	if !paged {
+		t.Fatal("reconcile.yml did not page (no ::error:: from `status --stale`) for an entry that waits for a person")
+	}
+}
+
+// ageAnHour makes the ledger's only attempting entry look an hour old, as
+// if it had been left then: a handle whose clock is an hour behind claims
+// and releases it.
+func ageAnHour(t *testing.T, path string) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := sqlite.Open(ctx, path, sqlite.Options{Now: func() time.Time { return time.Now().Add(-time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	es, err := l.List(ctx, ledger.ListParams{Status: ledger.Attempting})
+	if err != nil || len(es) != 1 {
+		t.Fatalf("list: %d attempting, %v; want 1", len(es), err)
+	}
+	e := es[0]
+	c, err := l.Claim(ctx, ledger.ClaimParams{Key: e.Key, Task: e.Task, Step: e.Step, Kind: e.Kind, Target: e.Target,
+		Owner: ledger.Owner{ID: "test/age"}, Lease: time.Minute, Why: "the test ages it an hour"})
+	if err != nil || c.State != ledger.ClaimAcquired {
+		t.Fatalf("claim to age it: %v, %v", c, err)
+	}
+	if _, err := l.Finish(ctx, ledger.FinishParams{Key: e.Key, Fence: c.Entry.Fence, Status: ledger.Attempting, Error: e.LastError, Why: "release"}); err != nil {
+		t.Fatal(err)
+	}
+}
