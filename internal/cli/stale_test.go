@@ -5,9 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ghonce/ghonce/internal/procid"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/ledger/sqlite"
 )
 
 // An entry no run can settle (a guarded command without --check, killed
@@ -61,5 +67,69 @@ func TestUnsettledEntryKeepsItsStalePage(t *testing.T) {
 	}
 	if o := run(time.Hour+6*time.Minute, "status", "--stale", "30m"); o.code != 0 {
 		t.Fatalf("after resolve: status --stale 30m exit %d, want 0: %s", o.code, o.stderr)
+	}
+}
+
+// status tells a holder it can prove dead (a process of this machine that
+// is gone) from one that runs and from one on another machine, whose lease
+// it can only wait out: the first is stuck at once, not "running" for up
+// to its lease.
+func TestStatusShowsADeadHolderAsDead(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	if o := w.run("", nil, "init"); o.code != 0 {
+		t.Fatalf("init: %d %s", o.code, o.stderr)
+	}
+	dead := exec.Command("sleep", "60")
+	if err := dead.Start(); err != nil {
+		t.Fatal(err)
+	}
+	gone, err := procid.Of(dead.Process.Pid)
+	if err != nil || !gone.Complete() {
+		t.Skipf("this system does not name processes completely (%v): nothing can be proven dead", err)
+	}
+	_ = dead.Process.Kill()
+	_ = dead.Wait()
+	me := procid.Self()
+	elsewhere := me
+	elsewhere.Boot = "another-machine"
+	l, err := sqlite.Open(context.Background(), w.ledger, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for step, p := range map[string]ledger.Proc{"dead": gone, "alive": me, "elsewhere": elsewhere} {
+		o := ledger.Owner{ID: "owner-" + step, Host: "host-" + step, PID: p.PID, Boot: p.Boot, PIDNS: p.PIDNS, Start: p.Start}
+		if _, err := l.Claim(context.Background(), ledger.ClaimParams{Key: "gk1_" + strings.Repeat(step[:1], 32), Task: "T", Step: step, Kind: "exec", Owner: o, Lease: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+
+	o := w.run("", nil, "status")
+	for _, want := range []string{"stuck 0s (its process " + strconv.Itoa(gone.PID) + " on host-dead is dead)", "running (process " + strconv.Itoa(me.PID) + " on host-alive)", "held by process " + strconv.Itoa(me.PID) + " on host-elsewhere until"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("status does not say %q:\n%s", want, o.stdout)
+		}
+	}
+	if !strings.Contains(o.stdout, "T: 3 steps, 3 attempting; 1 stuck") {
+		t.Errorf("the task's line does not count the dead holder's step as stuck:\n%s", o.stdout)
+	}
+	var st struct {
+		Entries []struct {
+			Step   string
+			Holder struct{ State string }
+		}
+	}
+	o = w.run("", nil, "status", "--json")
+	if err := json.Unmarshal([]byte(o.stdout), &st); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, o.stdout)
+	}
+	for _, e := range st.Entries {
+		if want := map[string]string{"dead": "dead", "alive": "running", "elsewhere": "unknown"}[e.Step]; e.Holder.State != want {
+			t.Errorf("status --json: %s's holder is %q, want %q", e.Step, e.Holder.State, want)
+		}
+	}
+	if o := w.run("", nil, "status", "gk1_"+strings.Repeat("d", 32)); !strings.Contains(o.stdout, "dead (the next run takes it over at once)") {
+		t.Errorf("status KEY of the dead holder's entry:\n%s", o.stdout)
 	}
 }
