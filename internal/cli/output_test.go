@@ -235,7 +235,7 @@ func TestHelpShowsOnlyTheVerbsFlags(t *testing.T) {
 		{[]string{"key"}, []string{"--task", "--step", "--repo", "--json"}, []string{"--wait", "--settle", "--ledger", "--trust-author"}},
 		{[]string{"status"}, []string{"--ledger", "--stale", "--json"}, []string{"--settle", "--wait", "--step"}},
 		{[]string{"pr", "create"}, []string{"--wait", "--settle", "--trust-author", "--app-id"}, nil},
-		{[]string{"init"}, []string{"--ledger"}, []string{"--repo", "--task"}},
+		{[]string{"init"}, []string{"--ledger", "--repo"}, []string{"--task", "--wait"}}, // --repo: where the ledger "github" lives
 	} {
 		t.Run(strings.Join(tc.verb, " "), func(t *testing.T) {
 			o := w.run("", nil, append(tc.verb, "--help")...)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -359,5 +360,52 @@ func TestRepositoryLedgerDeletedArtifactIsNotMadeAgain(t *testing.T) {
 	}
 	if n := len(w.fake.Comments(testworld.Owner, testworld.Name, thread)); n != 0 {
 		t.Errorf("%d comments on the thread after the rerun, want 0 (the deleted one is not posted again)", n)
+	}
+}
+
+// With GHONCE_LEDGER=github and no repository in the environment, every
+// verb that reads the ledger finds it by --repo, as the error without one
+// tells the user, and shows what is in it: a guarded command's stuck
+// claim (which records no repository) included. Issue 40: status --repo
+// and reconcile --repo reported an empty ledger, resolve and labels prune
+// ignored --repo.
+func TestRepositoryLedgerVerbsHonourRepo(t *testing.T) {
+	t.Parallel()
+	var later atomic.Int64 // GitHub's clock runs this far ahead
+	w := repoLedgerWorldAt(t, func() time.Time { return time.Now().Add(time.Duration(later.Load())) })
+	env := freshRunner(t)
+	env["GITHUB_REPOSITORY"] = ""
+	if o := w.run("", env, "init", "--repo", testRepo); o.code != 0 || strings.Contains(o.stderr, "no effect") {
+		t.Fatalf("init --repo: exit %d, %s", o.code, o.stderr)
+	}
+	o := w.run("", env, "exec", "--repo", testRepo, "--task", "T1", "--step", "deploy", "--json", "--", "sh", "-c", "kill -9 $$")
+	var left struct{ Key string }
+	if err := json.Unmarshal([]byte(o.stdout), &left); o.code != ExitUnconfirmed || err != nil {
+		t.Fatalf("exec killed: exit %d, %s %s; want %d", o.code, o.stdout, o.stderr, ExitUnconfirmed)
+	}
+	if o := w.run("", env, "status"); o.code != ExitUsage || !strings.Contains(o.stderr, "pass --repo OWNER/REPO") {
+		t.Fatalf("status with no repository anywhere: exit %d, %s; want a usage error naming --repo", o.code, o.stderr)
+	}
+	if o := w.run("", env, "status", "--repo", testRepo, "--json"); o.code != 0 || !strings.Contains(o.stdout, left.Key) {
+		t.Errorf("status --repo: exit %d, %s %s; want the stuck claim %s", o.code, o.stdout, o.stderr, left.Key)
+	}
+	later.Store(int64(time.Hour))
+	if o := w.run("", env, "status", "--repo", testRepo, "--stale", "30m"); o.code != ExitStale {
+		t.Errorf("status --repo --stale 0s: exit %d, %s; want %d", o.code, o.stderr, ExitStale)
+	}
+	if o := w.run("", env, "reconcile", "--repo", testRepo, "--json"); o.code != ExitUnconfirmed || !strings.Contains(o.stdout, `"unsettled":1`) {
+		t.Errorf("reconcile --repo: exit %d, %s %s; want the claim unsettled (no --check), exit %d", o.code, o.stdout, o.stderr, ExitUnconfirmed)
+	}
+	if o := w.run("", env, "status", "--repo", testRepo, "--stale", "30m"); o.code != ExitStale {
+		t.Errorf("status --repo --stale 30m after reconcile: exit %d, %s; want %d (it kept its age)", o.code, o.stderr, ExitStale)
+	}
+	if o := w.run("", env, "resolve", left.Key, "--retry", "--repo", testRepo); o.code != 0 || strings.Contains(o.stderr, "no effect") {
+		t.Errorf("resolve --repo: exit %d, %s", o.code, o.stderr)
+	}
+	if o := w.run("", env, "status", "--repo", testRepo, "--json", "--state", "failed"); !strings.Contains(o.stdout, left.Key) {
+		t.Errorf("after resolve --retry, status --repo does not show the claim failed: %s %s", o.stdout, o.stderr)
+	}
+	if o := w.run("", env, "labels", "prune", "--repo", testRepo, "--older-than", "1d", "--dry-run"); o.code != 0 || strings.Contains(o.stderr, "no effect") {
+		t.Errorf("labels prune --repo: exit %d, %s", o.code, o.stderr)
 	}
 }

@@ -84,7 +84,7 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 	if err != nil {
 		return err
 	}
-	p := ledger.ListParams{Task: filter.Task, Repo: filter.Repo, Status: ledger.Status(opts.State)}
+	p := ledger.ListParams{Task: filter.Task, Repo: f.narrowIn(opts.Ledger, filter.Repo), Status: ledger.Status(opts.State)}
 	if opts.State != "" && !p.Status.Valid() {
 		return usagef("invalid --state %q: want attempting, done or failed", opts.State)
 	}
