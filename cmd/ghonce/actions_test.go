@@ -426,7 +426,8 @@ func TestActionStepCommandLines(t *testing.T) {
 		{map[string]string{"command": "branch-create", "branch": "b", "from": "main"}, []string{"branch", "create", "b", "--from", "main"}},
 		{map[string]string{"command": "file-put", "path": "p.md", "content-file": "c", "branch": "b", "message": "m"},
 			[]string{"file", "put", "p.md", "--content-file", "c", "--branch", "b", "--message", "m"}},
-		{map[string]string{"command": "reconcile"}, []string{"reconcile"}},
+		{map[string]string{"command": "issue-comment", "number": "7", "body": "b", "wait": "3m"}, []string{"issue", "comment", "7", "--body", "b", "--wait", "3m"}},
+		{map[string]string{"command": "reconcile", "wait": "3m"}, []string{"reconcile"}},
 		{map[string]string{"command": "status", "stale": "30m"}, []string{"status", "--stale", "30m"}},
 	} {
 		t.Run(c.inputs["command"], func(t *testing.T) {

@@ -13,9 +13,13 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/ledger"
+	ghledger "github.com/ghonce/ghonce/ledger/github"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/reconcile"
 )
 
 // exampleJob is one job of a workflow under docs/examples/workflows.
@@ -179,5 +183,59 @@ func TestRepoLedgerWorkflowReportsOnce(t *testing.T) {
 	}
 	if n := len(w.fake.Issues(owner, name)); n != 1 {
 		t.Fatalf("%d failure reports for one failed nightly build, want 1", n)
+	}
+}
+
+// A run that died on another runner holds its step's claim in the
+// repository ledger until its lease ends. Through the action's own step:
+// the next run, with the default wait, is told whose claim it is, since
+// and until when, that ghonce cannot see whether it still runs, and that
+// the wait: input waits it out (exit 4, a warning); with wait: longer than
+// the lease it takes the claim over when the lease ends and creates the
+// issue once. GitHub's clock runs 60 times faster here, so the 2-minute
+// lease ends in 2 seconds.
+func TestActionWaitsOutADeadRunnersLease(t *testing.T) {
+	t.Parallel()
+	base := time.Now()
+	fast := func() time.Time { return base.Add(60 * time.Since(base)) }
+	w := newWorldWith(t, fixtures.Options{Now: fast})
+	j := newJob(w, `{}`)
+	p, err := reconcile.Prepare(reconcile.Action{Task: "T-DEAD", Step: "issue-create", Repo: repo, Spec: reconcile.Issue{Title: "t", Body: "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The dead runner's claim, as it wrote it before it died mid-create.
+	c, err := ghcheck.New(ghcheck.Options{BaseURL: w.fake.URL(), Token: actionsToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := ghledger.Open(ghledger.Options{Client: c, Repo: ghcheck.Repo{Owner: owner, Name: name}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ledger.Owner{ID: "runner-7/4242/5eed", Host: "runner-7", PID: 4242, Boot: "another-machine", PIDNS: 1, Start: 1}
+	if _, err := l.Claim(context.Background(), ledger.ClaimParams{Key: p.Key(), Task: "T-DEAD", Step: "issue-create", Kind: "issue", Repo: repo,
+		Owner: dead, Lease: 2 * time.Minute, Sending: true, Why: "claim"}); err != nil {
+		t.Fatal(err)
+	}
+
+	a := readAction(t)
+	in := map[string]string{"command": "issue-create", "task": "T-DEAD", "title": "t", "body": "b", "token": actionsToken, "ledger": "github", "wait": "1ms"}
+	o := j.actionStep(a, in, nil)
+	wantExit(t, o, 4, "a run while a dead runner's lease lasts")
+	for _, want := range []string{"::warning title=ghonce (exit 4)::", "held by " + dead.ID, "process 4242 on runner-7", "claimed 20",
+		"cannot see whether a holder on another machine still runs", "its lease ends 20", "wait: "} {
+		if !strings.Contains(o.Stderr, want) {
+			t.Errorf("the exit-4 run does not say %q:\n%s", want, o.Stderr)
+		}
+	}
+	in["wait"] = "3m"
+	o = j.actionStep(a, in, nil)
+	wantExit(t, o, 0, "a run with wait: past the dead runner's lease")
+	if out := j.outputs(); out["outcome"] != "created" {
+		t.Fatalf("outputs %q, want created", out)
+	}
+	if n := len(w.fake.Issues(owner, name)); n != 1 {
+		t.Fatalf("%d issues, want 1", n)
 	}
 }
