@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -238,4 +239,137 @@ func TestActionWaitsOutADeadRunnersLease(t *testing.T) {
 	if n := len(w.fake.Issues(owner, name)); n != 1 {
 		t.Fatalf("%d issues, want 1", n)
 	}
+}
+
+// The action runs a release's binary only once gh has verified its
+// build-provenance attestation: made by the release workflow of the
+// action's repository at the action's own commit, on GitHub's runners.
+// A binary that does not verify is not installed (a warning; the action
+// builds from source), nor is one when gh is missing (a notice). curl and
+// gh are stubs on PATH; the test plays the step as the runner would.
+func TestActionRunsOnlyAnAttestedRelease(t *testing.T) {
+	t.Parallel()
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	a := readAction(t)
+	for _, c := range []struct {
+		name     string
+		gh       string // the stub's exit status; "" for no gh at all
+		ok       bool
+		annotate string
+	}{
+		{"verified", "0", true, ""},
+		{"not verified", "1", false, "::warning title=ghonce::the release's ghonce_v1.2.3_"},
+		{"no gh", "", false, "::notice title=ghonce::gh is not installed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			j := newJob(w, `{}`)
+			env := j.freshRunner()
+			stubs := filepath.Join(j.runnerDir, "stubs")
+			bin := filepath.Join(j.runnerDir, "temp", "ghonce-action", "bin")
+			ghArgs := filepath.Join(j.runnerDir, "gh-args")
+			// The release's tarball, with a stand-in binary in it.
+			rel := t.TempDir()
+			if err := os.WriteFile(filepath.Join(rel, "ghonce"), []byte("#!/bin/sh\necho released\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tarball := filepath.Join(j.runnerDir, "release.tar.gz")
+			if out, err := exec.Command("tar", "-czf", tarball, "-C", rel, "ghonce").CombinedOutput(); err != nil {
+				t.Fatalf("tar: %v: %s", err, out)
+			}
+			// Only what the step needs on PATH: the system's tools, and the stubs.
+			if err := os.MkdirAll(stubs, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, tool := range []string{"uname", "tr", "mktemp", "rm", "mkdir", "tar", "gzip", "tail", "cat", "cp"} {
+				p, err := exec.LookPath(tool)
+				if err != nil {
+					t.Skipf("no %s here: %v", tool, err)
+				}
+				if err := os.Symlink(p, filepath.Join(stubs, tool)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			writeStub := func(name, script string) {
+				if err := os.WriteFile(filepath.Join(stubs, name), []byte("#!/bin/bash\n"+script), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			writeStub("curl", `while [ $# -gt 0 ]; do if [ "$1" = -o ]; then out=$2; shift; fi; shift; done; cp "`+tarball+`" "$out"`+"\n")
+			if c.gh != "" {
+				writeStub("gh", `printf '%s\n' "$@" > "`+ghArgs+`"; echo "verification says `+c.name+`" >&2; exit `+c.gh+"\n")
+			}
+			exprs := map[string]string{
+				"steps.where.outputs.tag": "v1.2.3", "steps.where.outputs.commit": commit, "github.action_repository": "ghonce/ghonce",
+				"steps.where.outputs.bin": bin, "github.token": actionsToken,
+			}
+			o := runActionStep(t, j, a, "prebuilt", exprs, append(env, "PATH="+stubs))
+			wantExit(t, o, 0, "the fetch step (it never fails the job)")
+			_, err := os.Stat(filepath.Join(bin, "ghonce"))
+			if installed := err == nil; installed != c.ok || (j.outputs()["ok"] == "true") != c.ok {
+				t.Fatalf("binary installed %v, ok=%q; want %v\n%s%s", installed, j.outputs()["ok"], c.ok, o.Stdout, o.Stderr)
+			}
+			if c.annotate != "" && !strings.Contains(o.Stdout, c.annotate) {
+				t.Errorf("stdout does not say %q:\n%s", c.annotate, o.Stdout)
+			}
+			if c.gh == "" {
+				return
+			}
+			b, err := os.ReadFile(ghArgs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := strings.Join(strings.Fields(string(b)), " ")
+			for _, want := range []string{"attestation verify ", "--repo ghonce/ghonce", "--signer-workflow ghonce/ghonce/.github/workflows/release.yml",
+				"--source-digest " + commit, "--deny-self-hosted-runners"} {
+				if !strings.Contains(args, want) {
+					t.Errorf("gh %s: want %q", args, want)
+				}
+			}
+		})
+	}
+}
+
+func mustLook(t *testing.T, tool string) string {
+	t.Helper()
+	p, err := exec.LookPath(tool)
+	if err != nil {
+		t.Skipf("no %s here: %v", tool, err)
+	}
+	return p
+}
+
+// runActionStep runs action.yml's step id as the runner would: its env:
+// with each ${{ NAME }} replaced by exprs[NAME] (any other is a test
+// error), its script run by bash -e -o pipefail, in env.
+func runActionStep(t *testing.T, j *job, a actionYAML, id string, exprs map[string]string, env []string) harness.Outcome {
+	t.Helper()
+	re := regexp.MustCompile(`\$\{\{\s*([a-z_.]+)\s*\}\}`)
+	for _, st := range a.Runs.Steps {
+		if st.ID != id {
+			continue
+		}
+		for k, v := range st.Env {
+			env = append(env, k+"="+re.ReplaceAllStringFunc(v, func(m string) string {
+				val, ok := exprs[re.FindStringSubmatch(m)[1]]
+				if !ok {
+					t.Fatalf("step %s: env %s = %q: %s is an expression this test does not evaluate", id, k, v, m)
+				}
+				return val
+			}))
+		}
+		script := filepath.Join(j.runnerDir, id+".sh")
+		if err := os.WriteFile(script, []byte(st.Run), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		o, err := j.w.runner.Run(ctx, mustLook(t, "bash"), []string{"--noprofile", "--norc", "-eo", "pipefail", script}, env, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	t.Fatalf("action.yml has no step with id %s", id)
+	return harness.Outcome{}
 }
