@@ -303,7 +303,7 @@ func TestActionRunsOnlyAnAttestedRelease(t *testing.T) {
 				"steps.where.outputs.tag": "v1.2.3", "steps.where.outputs.commit": commit, "github.action_repository": "ghonce/ghonce",
 				"steps.where.outputs.bin": bin, "github.token": actionsToken,
 			}
-			o := runActionStep(t, j, a, "prebuilt", exprs, append(env, "PATH="+stubs))
+			o := runActionStep(t, j, a, "prebuilt", exprs, append(env, "PATH="+stubs), nil)
 			wantExit(t, o, 0, "the fetch step (it never fails the job)")
 			_, err := os.Stat(filepath.Join(bin, "ghonce"))
 			if installed := err == nil; installed != c.ok || (j.outputs()["ok"] == "true") != c.ok {
@@ -341,10 +341,12 @@ func mustLook(t *testing.T, tool string) string {
 
 // runActionStep runs action.yml's step id as the runner would: its env:
 // with each ${{ NAME }} replaced by exprs[NAME] (any other is a test
-// error), its script run by bash -e -o pipefail, in env.
-func runActionStep(t *testing.T, j *job, a actionYAML, id string, exprs map[string]string, env []string) harness.Outcome {
+// error), its script run by bash -e -o pipefail, in env; killOn as
+// harness.Runner.Run takes it. An input's value arrives verbatim, never
+// parsed again.
+func runActionStep(t *testing.T, j *job, a actionYAML, id string, exprs map[string]string, env []string, killOn func(*fixtures.Commit) bool) harness.Outcome {
 	t.Helper()
-	re := regexp.MustCompile(`\$\{\{\s*([a-z_.]+)\s*\}\}`)
+	re := regexp.MustCompile(`\$\{\{\s*([a-z_.-]+)\s*\}\}`)
 	for _, st := range a.Runs.Steps {
 		if st.ID != id {
 			continue
@@ -362,9 +364,11 @@ func runActionStep(t *testing.T, j *job, a actionYAML, id string, exprs map[stri
 		if err := os.WriteFile(script, []byte(st.Run), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		o, err := j.w.runner.Run(ctx, mustLook(t, "bash"), []string{"--noprofile", "--norc", "-eo", "pipefail", script}, env, nil)
+		// The script execs ghonce, so the process the harness kills is
+		// ghonce itself.
+		o, err := j.w.runner.Run(ctx, mustLook(t, "bash"), []string{"--noprofile", "--norc", "-eo", "pipefail", script}, env, killOn)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -24,14 +22,7 @@ import (
 func TestUnsettledEntryKeepsItsStalePage(t *testing.T) {
 	t.Parallel()
 	w := newCLIWorld(t)
-	run := func(later time.Duration, args ...string) cliRun {
-		var out, errb bytes.Buffer
-		sys := IO{
-			In: strings.NewReader(""), Out: &out, Err: &errb,
-			Getenv: func(k string) string { return w.env[k] }, Now: func() time.Time { return time.Now().Add(later) }, Executable: os.Executable,
-		}
-		return cliRun{code: Main(context.Background(), args, sys), stdout: out.String(), stderr: errb.String()}
-	}
+	run := w.runLater
 	if o := run(0, "init"); o.code != 0 {
 		t.Fatalf("init: %d %s", o.code, o.stderr)
 	}
