@@ -92,25 +92,37 @@ func leaseReport(t *testing.T, bin string) string {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "### The lease: how long a dead runner's claim holds, and what renewing it costs\n\n")
-	fmt.Fprintf(&b, "Measured at %s per request: one renewal of a claim is %d requests, %d of them content-creating, in %d round trips (%s). "+
-		"Held for %d periods of a %s lease, the heartbeat wrote %d content-creating requests: %.1f renewals, one every quarter of the lease whatever its length. "+
-		"A first issue holds its claim %s from start to end (a fresh process), under a quarter of every lease below, so it never renews; "+
+	fmt.Fprintf(&b, "Measured at %s per request: one renewal of a claim is %d requests, %d of them content-creating, "+
+		"in %d round trips (%s). Held for %d periods of a %s lease, the heartbeat wrote %d content-creating requests: "+
+		"%.1f renewals, one every quarter of the lease whatever its length. A first issue holds its claim %s "+
+		"from start to end (a fresh process), under a quarter of every lease below, so it never renews; "+
 		"what renews is what holds a claim longer than that: a guarded command while it runs, and, under a lease of %s, "+
 		"a run waiting out a dead attempt's in-flight window (`--settle`, %s).\n\n",
 		repoLedgerLatency, len(renewal), perRenewal, fixtures.RoundTrips(renewal), renewTook.Round(time.Millisecond),
 		periods, short, heldWrites, float64(heldWrites)/float64(perRenewal), issueTook.Round(time.Millisecond),
 		4*once.DefaultSettle, once.DefaultSettle)
-	fmt.Fprintf(&b, "Per lease: the content-creating requests a held claim spends on renewals (from the figures above), beside GitHub's limits on them (%d a minute, %d an hour, shared with every other write of the token), and how long the next run waits after a holder on another machine died (a holder on this machine is taken over at once).\n\n", contentPerMinute, contentPerHour)
-	b.WriteString("| lease | renewed every | per minute held | per hour held | of the hourly limit | next run waits after a death |\n| --- | --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(&b, "Per lease: the content-creating requests a held claim spends on renewals (from the figures above), "+
+		"beside GitHub's limits on them (%d a minute, %d an hour, shared with every other write of the token), "+
+		"and how long the next run waits after a holder on another machine died (one on this machine is taken over at once).\n\n",
+		contentPerMinute, contentPerHour)
+	b.WriteString("| lease | renewed every | per minute held | per hour held | of the hourly limit | next run waits after a death |\n" +
+		"| --- | --- | --- | --- | --- | --- |\n")
+	def := once.New(once.Config{Ledger: l}).Config().Lease
 	for _, lease := range leaseOptions {
 		perMinute := float64(perRenewal) * float64(time.Minute) / float64(lease/4)
 		name := lease.String()
-		if lease == once.New(once.Config{Ledger: l}).Config().Lease {
+		if lease == def {
 			name += " (default)"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %.0f | %.0f | %.0f%% | %s to %s |\n", name, lease/4, perMinute, perMinute*60, perMinute*60*100/contentPerHour, lease*3/4, lease)
 	}
-	b.WriteString("\nThe next run waits at most a lease after its holder's last renewal, at least three quarters of it. Choice: the 2-minute lease stays. A shorter one would shorten only that wait, which is rare (a runner dying mid-action) and which `--wait` (the action's `wait:`) now rides out, while a held guarded command would pay for it all the time: at 30 s, one held claim alone would spend more than GitHub's hourly content limit, and a renewal refused for it lets a live lease lapse and the command be taken over. Reasons: `docs/guide/repository-ledger.md`, \"A run that died on another runner\".\n")
+	fmt.Fprintf(&b, "\nThe next run waits at most a lease after its holder's last renewal, at least three quarters of it. "+
+		"Choice: the default lease (%s) stays. A shorter one would shorten only that wait, which is rare (a runner dying mid-action) "+
+		"and which `--wait` (the action's `wait:`) rides out, while a held guarded command would pay for it all the time: "+
+		"at %s one held claim alone would spend %.0f%% of GitHub's hourly content limit, and a renewal refused for it "+
+		"lets a live lease lapse and another run take the command over. "+
+		"Reasons: `docs/guide/repository-ledger.md`, \"A run that died on another runner\".\n",
+		def, leaseOptions[0], float64(perRenewal)*60*4*float64(time.Minute)/float64(leaseOptions[0])*100/contentPerHour)
 	t.Logf("lease: renewal %d requests (%d writes) in %s; %d writes over %d periods; a first issue %s", len(renewal), perRenewal, renewTook, heldWrites, periods, issueTook)
 	return b.String()
 }
