@@ -433,7 +433,7 @@ func TestWaitIsAnnouncedOnceInRoundedTime(t *testing.T) {
 	if n := strings.Count(o.stderr, "waiting up to 300ms for it to finish"); n != 1 {
 		t.Errorf("the wait is announced %d times, want once:\n%s", n, o.stderr)
 	}
-	if !strings.Contains(o.stderr, "held by another attempt (process 4242 on another-host)") {
+	if !strings.Contains(o.stderr, "held by another attempt (other, process 4242 on another-host, another machine, lease until ") {
 		t.Errorf("the wait does not say what it waits for:\n%s", o.stderr)
 	}
 	if !regexp.MustCompile(`waited \d+ms\)`).MatchString(o.stderr) || strings.Contains(o.stderr, "µs") {

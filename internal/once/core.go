@@ -203,7 +203,10 @@ func holderName(h ledger.Owner, here bool) string {
 	if here {
 		return fmt.Sprintf("process %d of this machine", h.PID)
 	}
-	return fmt.Sprintf("%s, on another machine", h.ID)
+	if h.Host == "" {
+		return fmt.Sprintf("%s, on another machine", h.ID)
+	}
+	return fmt.Sprintf("%s, process %d on %s, another machine", h.ID, h.PID, h.Host)
 }
 
 // HolderGone reports whether the holder h is proven gone: its identity
