@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -966,16 +967,17 @@ func releaseRefs(t *testing.T) func(ref string) bool {
 	if !movesMajor {
 		t.Error("release.yml no longer moves the major tag (v1) to each release")
 	}
-	// What the release publishes and what the action fetches at a tag.
+	// What the release publishes and attests, and what the action fetches
+	// and verifies at a tag.
 	action := read(t, "action.yml")
-	for _, want := range []string{`ghonce_${TAG}_${os}_${arch}.tar.gz`, "checksums.txt"} {
+	for _, want := range []string{`ghonce_${TAG}_${os}_${arch}.tar.gz`, "gh attestation verify", `--signer-workflow "$REPO/.github/workflows/release.yml"`} {
 		if !strings.Contains(action, want) {
-			t.Errorf("action.yml no longer fetches %s at a release tag", want)
+			t.Errorf("action.yml no longer fetches and verifies %s at a release tag", want)
 		}
 	}
-	for _, want := range []string{`ghonce_${TAG}_${OS}_${ARCH}.tar.gz`, "sha256sum ghonce_*.tar.gz >checksums.txt"} {
+	for _, want := range []string{`ghonce_${TAG}_${OS}_${ARCH}.tar.gz`, "actions/attest-build-provenance@", "subject-path: dist/ghonce_*.tar.gz", "attestations: write", "id-token: write"} {
 		if !strings.Contains(release, want) {
-			t.Errorf("release.yml no longer publishes %s, which action.yml fetches", want)
+			t.Errorf("release.yml no longer publishes or attests %s, which action.yml fetches and verifies", want)
 		}
 	}
 	for _, p := range []string{"linux_amd64", "linux_arm64", "darwin_amd64", "darwin_arm64"} {
@@ -1143,4 +1145,49 @@ func TestMCPGuideNamesEveryOutputField(t *testing.T) {
 		return
 	}
 	t.Fatal("ghonce mcp serves no create_pull_request")
+}
+
+// node24Since is, per action of GitHub's own that the action, the release
+// workflow or an example uses, its first major version whose action.yml
+// runs on node24 (or is composite over ones that do): GitHub's runners
+// dropped node20 on 2026-09-16. An action not listed here is a test error
+// until its node24 major is looked up and added.
+var node24Since = map[string]int{
+	"actions/checkout": 5, "actions/setup-go": 6, "actions/cache": 5, "actions/upload-artifact": 6,
+	"actions/download-artifact": 7, "actions/attest-build-provenance": 3,
+}
+
+// Every actions/* that action.yml, .github/workflows, the example
+// workflows and the pages' snippets use is at a major that runs on node24.
+func TestActionsRunOnNode24(t *testing.T) {
+	re := regexp.MustCompile(`uses:\s*(actions/[A-Za-z0-9_.-]+)@v(\d+)\b`)
+	files := []string{"../action.yml", "../README.md"}
+	for _, glob := range []string{"../.github/workflows/*.yml", "examples/workflows/*.yml", "guide/*.md"} {
+		m, err := filepath.Glob(glob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	uses := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+			uses++
+			since, ok := node24Since[m[1]]
+			if !ok {
+				t.Errorf("%s uses %s, whose first node24 major this test does not know: look it up (its action.yml, runs.using) and add it", f, m[1])
+				continue
+			}
+			if v, _ := strconv.Atoi(m[2]); v < since {
+				t.Errorf("%s uses %s@v%s, which runs on node20 or older: use v%d or later", f, m[1], m[2], since)
+			}
+		}
+	}
+	if uses < 8 {
+		t.Fatalf("found %d uses of actions/*, want the action's, the release workflow's and the examples'", uses)
+	}
 }

@@ -16,10 +16,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/appauth"
+	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -222,7 +224,17 @@ func next(kind Kind, err error, key, verb string, w effect.Words) string {
 	case Unconfirmed:
 		return fmt.Sprintf("rerun the same command, or `ghonce reconcile`; if it stays unconfirmed: `ghonce status %s`, then `ghonce resolve %s --done` or `--retry`", k, k)
 	case InProgress:
-		if wait := w.Name(effect.Option{Name: "wait"}); wait != "" {
+		wait := w.Name(effect.Option{Name: "wait"})
+		if ip := (*reconcile.InProgressError)(nil); errors.As(err, &ip) && ip.WaitPast() > 0 {
+			// A holder on another machine may be dead: only its lease's
+			// end tells, and a wait past it takes the key over then.
+			s := fmt.Sprintf("rerun after %s, when its lease ends (the key is taken over then if its holder died)", ip.Until.UTC().Format(time.RFC3339))
+			if wait != "" {
+				s += ", or wait for it: " + w.Name(effect.Option{Name: "wait", Value: human.Duration(ip.WaitPast())})
+			}
+			return s
+		}
+		if wait != "" {
 			return "wait and rerun the same command (or raise " + wait + ")"
 		}
 		return "wait and rerun the same command"

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -89,7 +90,30 @@ func TestNextNamesOptionsInTheCallersWords(t *testing.T) {
 	}
 }
 
-// noWait is a front that has no way to give wait (the ghonce action).
+// A holder on another machine may have died: only its lease's end tells.
+// Next says when that is, and how long a wait outlasts it, in the caller's
+// words (issue 40: the Action said to rerun once the other run finished).
+func TestNextOfAHolderElsewhereNamesItsLeasesEnd(t *testing.T) {
+	until := time.Date(2026, 9, 16, 12, 2, 5, 0, time.UTC)
+	ip := &reconcile.InProgressError{Key: "k", Holder: ledger.Owner{ID: "runner-7/42/x"}, Until: until, Left: 100 * time.Second}
+	for _, c := range []struct {
+		w    effect.Words
+		want string
+	}{{inputs{}, "rerun after 2026-09-16T12:02:05Z, when its lease ends (the key is taken over then if its holder died), or wait for it: wait:"},
+		{noWait{}, "rerun after 2026-09-16T12:02:05Z, when its lease ends (the key is taken over then if its holder died)"}} {
+		if next := Describe(ip, "", c.w).Next; !strings.HasPrefix(next, c.want) || c.w == (noWait{}) && strings.Contains(next, "wait for it") {
+			t.Errorf("next: %q; want %q", next, c.want)
+		}
+	}
+	if got := ip.WaitPast(); got != 150*time.Second {
+		t.Errorf("WaitPast with 1m40s left: %s, want 2m30s (rounded up to the half minute, and a minute more)", got)
+	}
+	if ip.Here = true; ip.WaitPast() != 0 || strings.Contains(Describe(ip, "", inputs{}).Next, "lease") {
+		t.Error("a holder that runs on this machine: want no lease in the advice")
+	}
+}
+
+// noWait is a front that has no way to give wait (the gh shim).
 type noWait struct{ inputs }
 
 func (w noWait) Name(o effect.Option) string {

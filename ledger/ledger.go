@@ -166,6 +166,8 @@ type Entry struct {
 
 	LastError string
 	CreatedAt time.Time
+	// UpdatedAt is when the entry last moved toward done: its last write,
+	// except a release that settled nothing (FinishParams.Since).
 	UpdatedAt time.Time
 }
 
@@ -322,6 +324,13 @@ type FinishParams struct {
 	// taker does not wait out a window for a create that never left. A
 	// backend that writes no mark with a claim has nothing to clear.
 	Unsent bool
+	// Since, on a release (Status Attempting), is when the entry last
+	// moved toward done: the PriorUpdatedAt of the claim this attempt
+	// made. An attempt that settled nothing (reconcile without an answer,
+	// a look-up GitHub could not make) then leaves the entry's UpdatedAt
+	// at Since instead of now, so it keeps its age and `status --stale`
+	// still pages for it. Zero, or not before now: now.
+	Since time.Time
 }
 
 // PayloadParams replaces the stored payload of an attempt held under Fence,

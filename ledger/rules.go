@@ -49,6 +49,15 @@ func (p FinishParams) Validate() error {
 	return nil
 }
 
+// UpdatedAt is the UpdatedAt a finish at now leaves: p.Since for a release
+// that keeps the entry's age, else now.
+func (p FinishParams) UpdatedAt(now time.Time) time.Time {
+	if p.Status == Attempting && !p.Since.IsZero() && p.Since.Before(now) {
+		return p.Since
+	}
+	return now
+}
+
 // Holds returns ErrFenced unless e is attempting under exactly fence: the
 // check that Finish, Renew and SetPayload make before they write for the
 // attempt that claimed e.

@@ -62,7 +62,7 @@ func (e *Engine) settle(ctx context.Context, ent *ledger.Entry) (Settlement, err
 	}
 	key, fence := ent.Key, c.Entry.Fence
 	keep := func(why string) (Settlement, error) {
-		_, _ = e.core.Finish(key, fence, ledger.Attempting, "", effect.Artifact{}, why)
+		e.core.Release(c, why)
 		s.Why = why
 		return s, nil
 	}
@@ -72,7 +72,7 @@ func (e *Engine) settle(ctx context.Context, ent *ledger.Entry) (Settlement, err
 	}
 	env := &Env{Prior: ledger.Attempting, LedgerNew: e.cfg.LedgerNew, Stdout: e.cfg.Stdout, Stderr: e.cfg.Stderr}
 	if env.unproven, err = e.letInFlightLand(ctx, c); err != nil {
-		_, _ = e.core.Finish(key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+		e.core.Release(c, err.Error())
 		return s, err
 	}
 	switch res := spec.Find(ctx, env, key); res.State {

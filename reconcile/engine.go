@@ -350,7 +350,11 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 		if !errors.Is(err, ghcheck.ErrCredentials) {
 			err = &NotSentError{Key: key, Attempting: st == ledger.Attempting, Err: err}
 		}
-		_, _ = e.core.Finish(key, entry.Fence, st, "", effect.Artifact{}, err.Error())
+		if st == ledger.Attempting {
+			e.core.Release(c, err.Error())
+		} else {
+			_, _ = e.core.Finish(key, entry.Fence, st, "", effect.Artifact{}, err.Error())
+		}
 		if st == ledger.Attempting && !errors.Is(err, ghcheck.ErrCredentials) {
 			// The earlier attempt's outcome is still unknown: exit 3.
 			return nil, nil, nil, &UnconfirmedError{Key: key, Err: err}

@@ -8,9 +8,13 @@ import "github.com/ghonce/ghonce/internal/once"
 // (the next step, printed on its own line).
 type UnconfirmedError = once.UnconfirmedError
 
-// InProgressError means another live process holds the key. Exit code 4.
-// Fields: Key, Holder (the process that holds it) and Waited (how long
-// this one waited for it).
+// InProgressError means another attempt holds the key under a live lease.
+// Exit code 4. Fields: Key, Holder (whose claim: an opaque ID, and the host
+// and PID it recorded), Waited (how long this one waited for it), Since
+// and Until (its claim, and when its lease ends unless renewed), Left (of
+// that lease, when this one gave up) and Here (the holder runs on this
+// machine; otherwise nothing tells a dead holder from a live one before its
+// lease ends). WaitPast is a wait that outlasts the lease.
 type InProgressError = once.InProgressError
 
 // ConflictError means the artifact's name is taken by something that is not

@@ -117,16 +117,15 @@ func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pen
 		return nil, s, err
 	}
 	claimed := e.cfg.Now()
-	fence := c.Entry.Fence
 	spec, err := DecodeSpec(ent.Kind, ent.Payload)
 	if err != nil {
-		_, _ = e.core.Finish(ent.Key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+		e.core.Release(c, err.Error())
 		s.Why = err.Error()
 		return nil, s, nil
 	}
 	env, err := e.env(ent.Repo, ledger.Attempting)
 	if err != nil {
-		_, _ = e.core.Finish(ent.Key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+		e.core.Release(c, err.Error())
 		s.Why = err.Error()
 		return nil, s, nil
 	}
@@ -137,7 +136,7 @@ func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pen
 // releaseAll leaves the entries still held attempting, for the next run.
 func (e *Engine) releaseAll(held []*pending, err error) {
 	for _, p := range held {
-		_, _ = e.core.Finish(p.claim.Entry.Key, p.claim.Entry.Fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+		e.core.Release(p.claim, err.Error())
 	}
 }
 
@@ -218,7 +217,7 @@ func (e *Engine) settleFound(p *pending) (Settlement, error) {
 		}
 		s.To, s.Why = ledger.Failed, res.Err.Error()
 	default:
-		_, _ = e.core.Finish(key, fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
+		e.core.Release(p.claim, errText(res.Err))
 		s.Why = errText(res.Err)
 	}
 	return s, nil

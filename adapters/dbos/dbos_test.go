@@ -3,11 +3,15 @@ package ghoncedbos_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"log"
 	"log/slog"
 	"net/url"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +33,9 @@ const workerEnv = "GHONCE_DBOS_TEST_WORKER"
 // The tests and the Example need Postgres, as DBOS's system database and as
 // the ledger: without GHONCE_TEST_POSTGRES they are skipped, loudly, except
 // under CI=true, where that fails (as every Postgres test of the project).
+// Loudly: every test of this module needs it, so a plain `ok` would say
+// that tests passed when none ran. None is run, and go test's summary says
+// so ("ok ... [no tests to run]"); -v shows why.
 func TestMain(m *testing.M) {
 	if job := os.Getenv(workerEnv); job != "" {
 		os.Exit(runWorker(job))
@@ -39,7 +46,11 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		fmt.Fprintf(os.Stderr, "SKIPPED: the DBOS adapter's tests and Example need %s=postgres://USER@HOST/DB (make test sets it when Postgres answers on 127.0.0.1:5432)\n", pgtest.EnvVar)
-		os.Exit(0)
+		flag.Parse()
+		if err := flag.Set("test.run", "^$"); err != nil {
+			fmt.Fprintf(os.Stderr, "FAIL: run no test: %v\n", err)
+			os.Exit(1)
+		}
 	}
 	os.Exit(m.Run())
 }
@@ -250,5 +261,30 @@ func TestStepRetrySettlesALostAnswer(t *testing.T) {
 	prs := gh.PullRequests(testworld.Owner, testworld.Name)
 	if len(prs) != 1 || out.Outcome != string(reconcile.Found) || out.Number != prs[0].Number {
 		t.Fatalf("the step answered %+v with %d pull requests; want the retry to find the one the lost create made", out, len(prs))
+	}
+}
+
+// Without Postgres this module's tests never pass in silence: this binary,
+// run again without GHONCE_TEST_POSTGRES, runs no test and says so (go
+// test's summary then ends in "[no tests to run]"), and under CI=true it
+// fails.
+func TestWithoutPostgresNothingPassesInSilence(t *testing.T) {
+	for _, c := range []struct {
+		ci   string
+		exit int
+		says string
+	}{{"", 0, "testing: warning: no tests to run"}, {"true", 1, "FAIL: " + pgtest.EnvVar + " is empty under CI=true"}} {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestOutsideAWorkflowAndRetryable$")
+		cmd.Env = append(os.Environ(), pgtest.EnvVar+"=", "CI="+c.ci)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != c.exit || !strings.Contains(string(out), c.says) || !strings.Contains(string(out), "SKIPPED") && c.ci == "" {
+			t.Errorf("CI=%q, no %s: exit %d, output:\n%s\nwant exit %d saying %q", c.ci, pgtest.EnvVar, code, out, c.exit, c.says)
+		}
 	}
 }

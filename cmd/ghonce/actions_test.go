@@ -7,7 +7,6 @@ package main_test
 // RUNNER_TEMP, so a new, empty ledger, as on "Re-run failed jobs".
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -321,41 +319,16 @@ func (j *job) actionStepWith(a actionYAML, inputs map[string]string, binary stri
 	if err := os.Symlink(binary, filepath.Join(binDir, "ghonce")); err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range a.Runs.Steps {
-		if st.ID != "ghonce" {
-			continue
-		}
-		for k, v := range st.Env {
-			v = strings.ReplaceAll(v, "${{ github.token }}", actionsToken)
-			if strings.Contains(inputRef.ReplaceAllString(v, ""), "${{") {
-				t.Fatalf("env %s = %q: an expression this test does not evaluate", k, v)
-			}
-			v = inputRef.ReplaceAllStringFunc(v, func(m string) string {
-				name := inputRef.FindStringSubmatch(m)[1]
-				if val, ok := inputs[name]; ok {
-					return val
-				}
-				return strings.ReplaceAll(a.Inputs[name].Default, "${{ github.token }}", actionsToken)
-			})
-			env = append(env, k+"="+v)
-		}
-		script := filepath.Join(j.runnerDir, "step.sh")
-		if err := os.WriteFile(script, []byte(st.Run), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		// bash -e as the runner's "shell: bash"; the script execs ghonce, so
-		// the process the harness kills is ghonce itself.
-		o, err := j.w.runner.Run(ctx, "/bin/bash", []string{"--noprofile", "--norc", "-eo", "pipefail", script}, env, killOn)
-		recordOutput(t, []string{"action step", inputs["command"]}, o.Stdout, o.Stderr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return o
+	exprs := map[string]string{"github.token": actionsToken}
+	for name, in := range a.Inputs {
+		exprs["inputs."+name] = strings.ReplaceAll(in.Default, "${{ github.token }}", actionsToken)
 	}
-	t.Fatal("action.yml has no step with id ghonce")
-	return harness.Outcome{}
+	for name, v := range inputs {
+		exprs["inputs."+name] = v
+	}
+	o := runActionStep(t, j, a, "ghonce", exprs, env, killOn)
+	recordOutput(t, []string{"action step", inputs["command"]}, o.Stdout, o.Stderr)
+	return o
 }
 
 // Through the composite action's own script: inputs full of shell
@@ -426,7 +399,8 @@ func TestActionStepCommandLines(t *testing.T) {
 		{map[string]string{"command": "branch-create", "branch": "b", "from": "main"}, []string{"branch", "create", "b", "--from", "main"}},
 		{map[string]string{"command": "file-put", "path": "p.md", "content-file": "c", "branch": "b", "message": "m"},
 			[]string{"file", "put", "p.md", "--content-file", "c", "--branch", "b", "--message", "m"}},
-		{map[string]string{"command": "reconcile"}, []string{"reconcile"}},
+		{map[string]string{"command": "issue-comment", "number": "7", "body": "b", "wait": "3m"}, []string{"issue", "comment", "7", "--body", "b", "--wait", "3m"}},
+		{map[string]string{"command": "reconcile", "wait": "3m"}, []string{"reconcile"}},
 		{map[string]string{"command": "status", "stale": "30m"}, []string{"status", "--stale", "30m"}},
 	} {
 		t.Run(c.inputs["command"], func(t *testing.T) {

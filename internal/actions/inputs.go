@@ -24,22 +24,8 @@ func ViaAction(getenv func(string) string) bool {
 // under with: ("on-change: update", "set trust-author: LOGIN").
 type Inputs struct{}
 
-func (Inputs) Name(o effect.Option) string {
-	if noInput[o.Name] {
-		return ""
-	}
-	return strings.TrimSpace(input(o.Name) + " " + o.Value)
-}
-
-func (w Inputs) Set(o effect.Option) string {
-	if noInput[o.Name] {
-		return ""
-	}
-	return "set " + w.Name(o)
-}
-
-// noInput are the options the ghonce action has no input for.
-var noInput = map[string]bool{"wait": true}
+func (Inputs) Name(o effect.Option) string  { return strings.TrimSpace(input(o.Name) + " " + o.Value) }
+func (w Inputs) Set(o effect.Option) string { return "set " + w.Name(o) }
 
 // inputNames are the options and fields the ghonce action takes under
 // another input than their own name.

@@ -105,6 +105,13 @@ func code(s string) string { return strings.ReplaceAll(oneLine(s), "`", "'") }
 // Reference: https://docs.github.com/actions/reference/workflow-commands-for-github-actions
 func Annotate(exit int, msg string, secrets []string) string {
 	msg = Scrub(msg, secrets)
+	if exit == 3 || exit == 4 {
+		// The advice below is a sentence of its own.
+		msg = strings.TrimRight(msg, " \n")
+		if !strings.HasSuffix(msg, ".") {
+			msg += "."
+		}
+	}
 	var level string
 	switch exit {
 	case 0:
@@ -114,7 +121,8 @@ func Annotate(exit int, msg string, secrets []string) string {
 		msg += " Re-run the job (Re-run failed jobs, or a new run): ghonce looks on GitHub before it creates anything, so a re-run is safe."
 	case 4:
 		level = "warning"
-		msg += " Re-run the job once the other run has finished; it will find what that run made."
+		msg += " Re-run the job once the other run has finished, or, if it died, once its lease has ended (the time above);" +
+			" or set the action's wait: input to wait for it. A re-run finds what the other run made."
 	default:
 		level = "error"
 	}

@@ -94,6 +94,7 @@ func repoLedgerReport(t *testing.T, bin string) string {
 		}
 	}
 	b.WriteString("\nA claim write is two requests, a commit object and then the ref. A first create writes the claim, which is the in-flight mark too (the create follows at once, inside the window a taker waits out from the claim's time), and, once GitHub answered, the outcome. A guarded command marks its own start again, with the identity of what it runs. For a GitHub kind the kind's look-up (and the token's login) run beside the read of the claim: a replay reads the claim (the ref, then its commit) and is confirmed by that look-up (a claim is not proof: anyone who can push can write one), and a claim just created uses its answer. What is left above the targets, and why (the outcome write; a first create's three round trips before its own): `docs/guide/repository-ledger.md`, \"What it costs\".\n")
+	b.WriteString("\n" + leaseReport(t, bin))
 	return b.String()
 }
 

@@ -168,10 +168,20 @@ Environment:
 		newCmdInit(f, nil), newCmdReconcile(f, nil), newCmdResolve(f, nil), newCmdStatus(f, nil), newCmdKey(f, nil), newCmdDemo(f, nil),
 		newCmdMCP(f, nil), newCmdVersion(f, nil), newCmdLabels(f), newCmdAudit(f, nil), newCmdShim(f), newCmdPrune(f, nil),
 	)
+	// `ghonce` alone shows its help; given flags but no command (`ghonce
+	// --json`), it is a usage error, as a noun without a verb is.
+	root.RunE = func(c *cobra.Command, args []string) error {
+		if c.Flags().NFlag() == 0 {
+			return c.Help()
+		}
+		return noVerb(c, args)
+	}
 	typeArgErrors(root)
 	addWrapperFlags(root)
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
-		warnIgnored(root, c, sys.Err)
+		if !c.HasSubCommands() { // a group without its command is refused anyway (noVerb)
+			warnIgnored(root, c, sys.Err)
+		}
 		if err := onChangeDefault(c, sys.Getenv); err != nil {
 			return err
 		}

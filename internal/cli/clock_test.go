@@ -1,10 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,15 +15,7 @@ func TestStaleAgesOnTheLedgersClock(t *testing.T) {
 	loc := pgtest.Schema(t)
 	w := newCLIWorld(t)
 	w.env["GHONCE_LEDGER"] = loc
-	run := func(skew time.Duration, args ...string) cliRun {
-		var out, errb bytes.Buffer
-		sys := IO{
-			In: strings.NewReader(""), Out: &out, Err: &errb,
-			Getenv: func(k string) string { return w.env[k] }, Now: func() time.Time { return time.Now().Add(skew) }, Executable: os.Executable,
-		}
-		code := Main(context.Background(), args, sys)
-		return cliRun{code: code, stdout: out.String(), stderr: errb.String()}
-	}
+	run := w.runLater
 	if o := run(0, "init"); o.code != 0 {
 		t.Fatalf("init: %d %s", o.code, o.stderr)
 	}

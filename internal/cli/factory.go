@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/ghonce/ghonce/effect"
@@ -14,6 +15,7 @@ import (
 	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/internal/secret"
 	"github.com/ghonce/ghonce/ledger"
+	ghledger "github.com/ghonce/ghonce/ledger/github"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
@@ -178,6 +180,17 @@ func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.O
 		return nil, &failure.LedgerError{Err: fmt.Errorf("%w (%s chooses the ledger)", err, f.words().Name(effect.Option{Name: "ledger", Value: "PATH"}))}
 	}
 	return l, nil
+}
+
+// narrowIn is the repository filter of a ledger verb (status, reconcile)
+// on the ledger at loc: with the location "github", --repo chooses the
+// ledger, which is that repository's own, so every entry in it is shown (a
+// guarded command's has no repository); elsewhere repo narrows the view.
+func (f *factory) narrowIn(loc ledgerFlag, repo string) string {
+	if l, err := ledger.ResolvePath(string(loc), f.sys.Getenv); err == nil && strings.EqualFold(strings.TrimSpace(l), ghledger.Scheme) {
+		return ""
+	}
+	return repo
 }
 
 // engine returns an engine on the open ledger l, run as e says; gh is nil

@@ -27,6 +27,12 @@ func addRepoFlag(c *cobra.Command, r *repoFlag) {
 	c.Flags().StringVarP((*string)(r), "repo", "R", "", "repository OWNER/NAME (default $GH_REPO, else $GITHUB_REPOSITORY)")
 }
 
+// addLedgerRepoFlag adds --repo to a verb that acts on no repository but
+// reads the ledger, which with the location "github" lives in one.
+func addLedgerRepoFlag(c *cobra.Command, r *repoFlag, what string) {
+	c.Flags().StringVarP((*string)(r), "repo", "R", "", "with --ledger github: the repository whose ledger "+what+" (default $GH_REPO, else $GITHUB_REPOSITORY)")
+}
+
 // orEnv resolves the repository from --repo, GH_REPO, GITHUB_REPOSITORY,
 // in any form gh takes (see repoRef), as OWNER/NAME.
 func (r repoFlag) orEnv(getenv func(string) string) (string, error) {
@@ -198,6 +204,8 @@ Only --repo and --task narrow it. GH_REPO, GITHUB_REPOSITORY and GHONCE_TASK
 name the action an acting verb performs; they never narrow a view of the
 ledger, which would hide entries without a word (a guarded command's entry
 has no repository, and GitHub Actions sets GITHUB_REPOSITORY on every run).
+With --ledger github (the repository's own ledger) --repo chooses the
+repository whose ledger is read, and every entry in it is shown.
 `
 
 // filterFlags are --repo and --task of the ledger verbs (status,

@@ -15,13 +15,14 @@ import (
 type initOptions struct {
 	f      *factory
 	Ledger ledgerFlag
+	Repo   repoFlag // where the ledger "github" lives
 	JSON   bool
 }
 
 func newCmdInit(f *factory, runF func(*initOptions) error) *cobra.Command {
 	opts := &initOptions{f: f}
 	c := &cobra.Command{
-		Use:   "init [--ledger PATH]",
+		Use:   "init [--ledger PATH] [--repo O/R]",
 		Short: "Create the ledger ahead of the first run, and print its path",
 		Long: `Create the ledger (if it does not exist yet) and print its path on stdout.
 
@@ -43,13 +44,14 @@ now, init says so and succeeds: the first run asks instead.`,
 		},
 	}
 	addLedgerFlag(c, &opts.Ledger)
+	addLedgerRepoFlag(c, &opts.Repo, "to create")
 	addJSONFlag(c, &opts.JSON)
 	return c
 }
 
 func initRun(ctx context.Context, opts *initOptions) error {
 	f := opts.f
-	l, err := f.openLedger(ctx, opts.Ledger, store.CreateForInit)
+	l, err := f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateForInit}, opts.Repo, nil)
 	if err != nil {
 		return err
 	}

@@ -168,7 +168,7 @@ func labelsPruneRun(ctx context.Context, opts *labelsPruneOptions) error {
 	if err != nil {
 		return err
 	}
-	l, err := f.openLedger(ctx, opts.Ledger, store.CreateNever)
+	l, err := f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateNever}, opts.Filter.Repo, nil)
 	if err != nil {
 		return err
 	}

@@ -28,11 +28,12 @@ func newCmdFile(f *factory) *cobra.Command {
 	return noun(&cobra.Command{Use: "file", Short: "Files: put"}, newCmdFilePut(f, nil))
 }
 
-// noun gives c its verbs. Alone, c shows its help; followed by anything
-// that is not one of its verbs it is a usage error (exit 2), as a
-// misspelt top-level command is. Cobra would show a noun without a Run
-// its help and exit 0, and a runner trusting exit 0 would count
-// `ghonce pr craete` as done.
+// noun gives c its verbs. Alone, or followed by anything that is not one
+// of its verbs, it is a usage error (exit 2, one JSON object with --json),
+// as a misspelt top-level command is; `--help` shows its help. Cobra
+// would show a noun without a Run its help and exit 0, and a runner
+// trusting exit 0 would count `ghonce pr craete`, or `ghonce pr` with
+// the verb lost, as done.
 func noun(c *cobra.Command, verbs ...*cobra.Command) *cobra.Command {
 	c.AddCommand(verbs...)
 	c.SuggestionsMinimumDistance = 2 // cobra's default, set only on the root
@@ -40,18 +41,29 @@ func noun(c *cobra.Command, verbs ...*cobra.Command) *cobra.Command {
 		if len(args) == 0 {
 			return nil
 		}
-		var names []string
-		for _, v := range c.Commands() {
-			if v.IsAvailableCommand() {
-				names = append(names, v.Name())
-			}
-		}
-		hint := "want one of: " + strings.Join(names, ", ")
+		hint := "want one of: " + verbsOf(c)
 		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
 			hint = fmt.Sprintf("did you mean %q?", s[0])
 		}
 		return usagef("unknown command %q for %q: %s", args[0], c.CommandPath(), hint)
 	}
-	c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	c.RunE = noVerb
 	return c
+}
+
+// noVerb is the run of a command that only groups others (a noun, or the
+// root given flags and no command): a usage error naming its commands.
+func noVerb(c *cobra.Command, _ []string) error {
+	return usagef("%q needs a command: want one of: %s", c.CommandPath(), verbsOf(c))
+}
+
+// verbsOf names c's commands, for a usage error.
+func verbsOf(c *cobra.Command) string {
+	var names []string
+	for _, v := range c.Commands() {
+		if v.IsAvailableCommand() {
+			names = append(names, v.Name())
+		}
+	}
+	return strings.Join(names, ", ")
 }

@@ -69,8 +69,20 @@ type entryJSON struct {
 	LastError string        `json:"last_error"`
 	CreatedAt time.Time     `json:"created_at"`
 	UpdatedAt time.Time     `json:"updated_at"`
+	// Holder is set while a live lease holds the entry (status only).
+	Holder *holderJSON `json:"holder,omitempty"`
 	// History is set by `status KEY` only.
 	History []transitionJSON `json:"history,omitempty"`
+}
+
+// holderJSON is the process a live lease names, and what this machine can
+// tell of it (holderState).
+type holderJSON struct {
+	ID         string    `json:"id"`
+	Host       string    `json:"host"`
+	PID        int       `json:"pid"`
+	LeaseUntil time.Time `json:"lease_until"`
+	State      string    `json:"state"` // running, dead or unknown
 }
 
 func newEntryJSON(e *ledger.Entry) entryJSON {

@@ -235,7 +235,7 @@ func TestHelpShowsOnlyTheVerbsFlags(t *testing.T) {
 		{[]string{"key"}, []string{"--task", "--step", "--repo", "--json"}, []string{"--wait", "--settle", "--ledger", "--trust-author"}},
 		{[]string{"status"}, []string{"--ledger", "--stale", "--json"}, []string{"--settle", "--wait", "--step"}},
 		{[]string{"pr", "create"}, []string{"--wait", "--settle", "--trust-author", "--app-id"}, nil},
-		{[]string{"init"}, []string{"--ledger"}, []string{"--repo", "--task"}},
+		{[]string{"init"}, []string{"--ledger", "--repo"}, []string{"--task", "--wait"}}, // --repo: where the ledger "github" lives
 	} {
 		t.Run(strings.Join(tc.verb, " "), func(t *testing.T) {
 			o := w.run("", nil, append(tc.verb, "--help")...)
@@ -433,7 +433,7 @@ func TestWaitIsAnnouncedOnceInRoundedTime(t *testing.T) {
 	if n := strings.Count(o.stderr, "waiting up to 300ms for it to finish"); n != 1 {
 		t.Errorf("the wait is announced %d times, want once:\n%s", n, o.stderr)
 	}
-	if !strings.Contains(o.stderr, "held by another attempt (process 4242 on another-host)") {
+	if !strings.Contains(o.stderr, "held by another attempt (other, process 4242 on another-host, another machine, lease until ") {
 		t.Errorf("the wait does not say what it waits for:\n%s", o.stderr)
 	}
 	if !regexp.MustCompile(`waited \d+ms\)`).MatchString(o.stderr) || strings.Contains(o.stderr, "µs") {
@@ -460,7 +460,9 @@ func TestRateLimitWaitIsAnnounced(t *testing.T) {
 // A misspelt verb under a noun is a usage error, as a misspelt top-level
 // command is: exit 2 and, with --json, one JSON object on stdout, never
 // the noun's help and exit 0 (a runner trusting exit 0 would count it
-// as done). The noun alone still shows its help.
+// as done). So is a noun without its verb (issue 40: `ghonce pr --json`
+// printed help and exit 0), and the root given flags but no command;
+// `ghonce` alone and `--help` show the help.
 func TestUnknownVerbIsAUsageError(t *testing.T) {
 	t.Parallel()
 	w := newCLIWorld(t)
@@ -488,8 +490,26 @@ func TestUnknownVerbIsAUsageError(t *testing.T) {
 			}
 		})
 	}
-	if o := w.run("", nil, "pr"); o.code != ExitOK || !strings.Contains(o.stdout, "create") {
-		t.Errorf("ghonce pr: exit %d, stdout %q; want its help and 0", o.code, o.stdout)
+	for _, args := range [][]string{{"pr"}, {"pr", "--json"}, {"issue", "--json"}, {"branch"}, {"file", "--json"}, {"labels", "--json"}, {"--json"}, {"--repo", testRepo}} {
+		t.Run("no verb "+strings.Join(args, " "), func(t *testing.T) {
+			o := w.run("", nil, args...)
+			if o.code != ExitUsage || !strings.Contains(o.stderr, "needs a command: want one of: ") || strings.Contains(o.stderr, "no effect") {
+				t.Fatalf("exit %d, want 2 naming the commands\nstdout %s\nstderr %s", o.code, o.stdout, o.stderr)
+			}
+			var f failure.Failure
+			if !slices.Contains(args, "--json") {
+				if o.stdout != "" {
+					t.Errorf("stdout %q, want nothing", o.stdout)
+				}
+			} else if err := json.Unmarshal([]byte(o.stdout), &f); err != nil || f.Error.Kind != failure.Usage || f.ExitCode != ExitUsage {
+				t.Errorf("stdout is not one usage failure (%v):\n%s", err, o.stdout)
+			}
+		})
+	}
+	for _, args := range [][]string{{}, {"--help"}, {"pr", "--help"}} {
+		if o := w.run("", nil, args...); o.code != ExitOK || !strings.Contains(o.stdout, "Usage:") {
+			t.Errorf("ghonce %v: exit %d, stdout %q; want the help and 0", args, o.code, o.stdout)
+		}
 	}
 }
 

@@ -7,11 +7,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	ghledger "github.com/ghonce/ghonce/ledger/github"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // pruneOptions is `ghonce prune`.
@@ -35,11 +37,18 @@ than AGE ago (30d, 12h, 90m), on GitHub's clock. Claims that are not done,
 or newer, and every guarded command's (exec) claim are kept: GitHub cannot be
 asked whether a command ran, so its claim is the only record.
 
+The ghonce:KEY label of each pruned pull request and issue goes first, as
+'ghonce labels prune' deletes it: once the claim is gone no ledger knows the
+label, and nothing could remove it later. A label GitHub refuses to delete
+keeps its claim (exit 1), for the next prune.
+
 What pruning gives up: a pruned key is as if this ledger had never recorded
-it. A rerun of it looks the artifact up on GitHub by its tags (the key's
-label, the hidden marker, the branch name), as after a lost ledger, and
-finds it there; with --trust-ledger it would not look and would act again,
-so do not prune a ledger that runs use with --trust-ledger.
+it. A rerun of it looks the artifact up on GitHub by its other tags (the
+hidden marker, the branch name, a pull request's head), as after a lost
+ledger, and finds it there, except an issue, which only its label found: a
+rerun files it again. With --trust-ledger a rerun would not look at all, so
+do not prune a ledger that runs use with --trust-ledger. Choose AGE longer
+than any rerun of that work can come.
 
 Prints each key it deletes (with --dry-run: would delete) on stdout, one per
 line; --json prints one object.`,
@@ -61,6 +70,9 @@ type prunedClaimJSON struct {
 	Kind   string    `json:"kind"`
 	Repo   string    `json:"repo"`
 	DoneAt time.Time `json:"done_at"`
+	// Label is the ghonce:KEY label deleted with a pull request's or an
+	// issue's claim (with --dry-run: to delete).
+	Label string `json:"label,omitempty"`
 }
 
 type pruneClaimsJSON struct {
@@ -97,11 +109,21 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 		return err
 	}
 	before := now.Add(-age)
+	keep := func(e *ledger.Entry) bool { return !kinds.OnGitHub(e.Kind) }
+	unlabeled, failed, err := f.pruneKeyLabels(ctx, gl, opts, ghledger.PruneParams{Before: before, DryRun: true, Keep: keep})
+	if err != nil {
+		return err
+	}
 	gone, err := gl.Prune(ctx, ghledger.PruneParams{Before: before, DryRun: opts.DryRun,
-		Keep: func(e *ledger.Entry) bool { return !kinds.OnGitHub(e.Kind) }})
+		Keep: func(e *ledger.Entry) bool { return keep(e) || reconcile.CarriesKeyLabel(e.Kind) && !unlabeled[e.Key] }})
 	out := pruneClaimsJSON{DryRun: opts.DryRun, Before: before.UTC(), Claims: []prunedClaimJSON{}}
+	labels := 0
 	for _, e := range gone {
-		out.Claims = append(out.Claims, prunedClaimJSON{Key: e.Key, Kind: e.Kind, Repo: e.Repo, DoneAt: e.UpdatedAt.UTC()})
+		c := prunedClaimJSON{Key: e.Key, Kind: e.Kind, Repo: e.Repo, DoneAt: e.UpdatedAt.UTC()}
+		if reconcile.CarriesKeyLabel(e.Kind) {
+			c.Label, labels = taskkey.Label(e.Key), labels+1
+		}
+		out.Claims = append(out.Claims, c)
 		if !opts.JSON {
 			fmt.Fprintln(f.sys.Out, e.Key)
 		}
@@ -118,6 +140,45 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 	if opts.DryRun {
 		verb = "would delete"
 	}
-	fmt.Fprintf(f.sys.Err, "ghonce: %s %d claims done before %s in %s\n", verb, len(gone), before.UTC().Format(time.RFC3339), l.Location)
+	fmt.Fprintf(f.sys.Err, "ghonce: %s %d claims done before %s in %s, and the key labels of %d pull requests and issues\n",
+		verb, len(gone), before.UTC().Format(time.RFC3339), l.Location, labels)
+	if failed > 0 {
+		return &silentError{code: ExitError}
+	}
 	return nil
+}
+
+// pruneKeyLabels deletes the ghonce:KEY label of each pull request and
+// issue whose claim p would prune, before the claim goes (after it, no
+// ledger knows the label). It returns the keys whose label is gone (with
+// p.DryRun, would go) and how many GitHub refused, each said on stderr:
+// their claims stay, for the next prune.
+func (f *factory) pruneKeyLabels(ctx context.Context, gl *ghledger.Ledger, opts *pruneOptions, p ghledger.PruneParams) (map[string]bool, int, error) {
+	due, err := gl.Prune(ctx, p)
+	if err != nil {
+		return nil, 0, err
+	}
+	done, failed := map[string]bool{}, 0
+	for _, e := range due {
+		if !reconcile.CarriesKeyLabel(e.Kind) {
+			continue
+		}
+		if !opts.DryRun {
+			gh, err := f.github(ctx, gitHubFlags{}, opts.Repo)
+			if err != nil {
+				return nil, 0, err
+			}
+			r, err := ghcheck.ParseRepo(e.Repo)
+			if err == nil {
+				_, err = gh.DeleteKeyLabel(ctx, r, e.Key)
+			}
+			if err != nil {
+				failed++
+				fmt.Fprintf(f.sys.Err, "ghonce: %v; its claim %s is kept\n", err, e.Key)
+				continue
+			}
+		}
+		done[e.Key] = true
+	}
+	return done, failed, nil
 }

@@ -59,6 +59,7 @@ func reconcileRun(ctx context.Context, opts *reconcileOptions) error {
 	if err != nil {
 		return err
 	}
+	filter.Repo = f.narrowIn(opts.Ledger, filter.Repo)
 	l, err := f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateNever}, opts.Filter.Repo, nil)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/ghonce/ghonce/ledger"
 	ghledger "github.com/ghonce/ghonce/ledger/github"
 	"github.com/ghonce/ghonce/ledger/ledgertest"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // repoLedgerWorld is a CLI world whose ledger is the repository itself:
@@ -163,17 +165,32 @@ func TestRepositoryLedgerReadOnlyToken(t *testing.T) {
 }
 
 // TestPruneClaims: `ghonce prune` deletes old done claims of GitHub kinds
-// and keeps a guarded command's; a pruned issue is found by its tags.
+// and keeps a guarded command's; the ghonce:KEY labels of the pull
+// requests and issues it prunes go with them (issue 40: they were left on
+// the artifacts for good, since no ledger knew them any more); a pruned
+// pull request is found again by its head branch.
 func TestPruneClaims(t *testing.T) {
 	t.Parallel()
 	clock := ledgertest.NewClock(time.Now().Truncate(time.Second))
 	w := repoLedgerWorldAt(t, clock.Now)
-	args := []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json"}
-	if o := w.run("", freshRunner(t), args...); o.code != 0 {
-		t.Fatalf("issue: %d %s", o.code, o.stderr)
+	w.fake.SetRef(testworld.Owner, testworld.Name, "fix-1", w.fake.AddCommit(testworld.Owner, testworld.Name, "main"))
+	issue := []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json"}
+	pr := []string{"pr", "create", "--task", "T1", "--base", "main", "--head", "fix-1", "--title", "t", "--body", "b", "--json"}
+	for _, args := range [][]string{issue, pr, {"exec", "--task", "T1", "--step", "deploy", "--", "true"}} {
+		if o := w.run("", freshRunner(t), args...); o.code != 0 {
+			t.Fatalf("%v: %d %s", args, o.code, o.stderr)
+		}
 	}
-	if o := w.run("", freshRunner(t), "exec", "--task", "T1", "--step", "deploy", "--", "true"); o.code != 0 {
-		t.Fatalf("exec: %d %s", o.code, o.stderr)
+	keyLabels := func() (n int) {
+		for _, l := range w.fake.Labels(testworld.Owner, testworld.Name) {
+			if strings.HasPrefix(l.Name, taskkey.Label("")) {
+				n++
+			}
+		}
+		return n
+	}
+	if keyLabels() != 2 {
+		t.Fatalf("%d key labels after an issue and a pull request, want 2", keyLabels())
 	}
 	if o := w.run("", freshRunner(t), "prune", "--older-than", "30s"); o.code != ExitUsage || !strings.Contains(o.stderr, "younger than 1m0s") {
 		t.Fatalf("prune --older-than 30s: exit %d, stderr %s; want a usage error", o.code, o.stderr)
@@ -183,19 +200,54 @@ func TestPruneClaims(t *testing.T) {
 		t.Fatalf("prune of nothing old: %d %q %s", o.code, o.stdout, o.stderr)
 	}
 	clock.Advance(2 * time.Hour) // on GitHub's clock
+	o = w.run("", freshRunner(t), "prune", "--older-than", "1h", "--dry-run", "--json")
+	if o.code != 0 || strings.Count(o.stdout, `"label":"ghonce:`) != 2 || w.claimRefs() != 3 || keyLabels() != 2 {
+		t.Fatalf("prune --dry-run: %d %s %s; want both labels listed, nothing deleted", o.code, o.stdout, o.stderr)
+	}
 	o = w.run("", freshRunner(t), "prune", "--older-than", "1h", "--json")
-	if o.code != 0 || strings.Count(o.stdout, `"key"`) != 1 || !strings.Contains(o.stdout, `"kind":"issue"`) {
+	if o.code != 0 || strings.Count(o.stdout, `"key"`) != 2 || !strings.Contains(o.stdout, `"kind":"issue"`) || !strings.Contains(o.stdout, `"kind":"pr"`) {
 		t.Fatalf("prune: %d %s %s", o.code, o.stdout, o.stderr)
 	}
 	if w.claimRefs() != 1 {
 		t.Errorf("%d claims left, want the exec's", w.claimRefs())
 	}
-	o = w.run("", freshRunner(t), args...)
-	if o.code != 0 || !strings.Contains(o.stdout, `"outcome":"found"`) || len(w.fake.Issues(testworld.Owner, testworld.Name)) != 1 {
-		t.Fatalf("rerun after prune: %d %s %s; want found", o.code, o.stdout, o.stderr)
+	if n := keyLabels(); n != 0 {
+		t.Errorf("%d key labels left after prune, want 0: no ledger knows them any more", n)
+	}
+	for _, is := range w.fake.Issues(testworld.Owner, testworld.Name) {
+		if len(is.Labels) != 0 {
+			t.Errorf("issue #%d still carries %v", is.Number, is.Labels)
+		}
+	}
+	o = w.run("", freshRunner(t), pr...)
+	if o.code != 0 || !strings.Contains(o.stdout, `"outcome":"found"`) || len(w.fake.PullRequests(testworld.Owner, testworld.Name)) != 1 {
+		t.Fatalf("pull request rerun after prune: %d %s %s; want found by its head branch", o.code, o.stdout, o.stderr)
 	}
 	if o := w.run("", map[string]string{"GHONCE_LEDGER": filepath.Join(t.TempDir(), "l.db")}, "prune", "--older-than", "1d"); o.code == 0 {
 		t.Errorf("prune on a SQLite ledger succeeded")
+	}
+}
+
+// A label GitHub refuses to delete keeps its claim: the next prune tries
+// again, and nothing is stranded.
+func TestPruneKeepsTheClaimOfALabelItCouldNotDelete(t *testing.T) {
+	t.Parallel()
+	clock := ledgertest.NewClock(time.Now().Truncate(time.Second))
+	w := repoLedgerWorldAt(t, clock.Now)
+	if o := w.run("", freshRunner(t), "issue", "create", "--task", "T1", "--title", "t", "--body", "b"); o.code != 0 {
+		t.Fatalf("issue: %d %s", o.code, o.stderr)
+	}
+	clock.Advance(2 * time.Hour)
+	w.fake.Inject(fixtures.Fault{Match: func(r *http.Request) bool {
+		return r.Method == http.MethodDelete && strings.Contains(r.URL.Path, "/labels/")
+	}, Kind: fixtures.Status502BeforeCommit, Times: 1000})
+	o := w.run("", freshRunner(t), "prune", "--older-than", "1h")
+	if o.code != ExitError || w.claimRefs() != 1 || !strings.Contains(o.stderr, "is kept") {
+		t.Fatalf("prune with the label's delete refused: exit %d, %d claims, %s; want exit 1 and the claim kept", o.code, w.claimRefs(), o.stderr)
+	}
+	w.fake.ClearFaults()
+	if o := w.run("", freshRunner(t), "prune", "--older-than", "1h"); o.code != 0 || w.claimRefs() != 0 {
+		t.Fatalf("prune again: exit %d, %d claims, %s", o.code, w.claimRefs(), o.stderr)
 	}
 }
 
@@ -359,5 +411,52 @@ func TestRepositoryLedgerDeletedArtifactIsNotMadeAgain(t *testing.T) {
 	}
 	if n := len(w.fake.Comments(testworld.Owner, testworld.Name, thread)); n != 0 {
 		t.Errorf("%d comments on the thread after the rerun, want 0 (the deleted one is not posted again)", n)
+	}
+}
+
+// With GHONCE_LEDGER=github and no repository in the environment, every
+// verb that reads the ledger finds it by --repo, as the error without one
+// tells the user, and shows what is in it: a guarded command's stuck
+// claim (which records no repository) included. Issue 40: status --repo
+// and reconcile --repo reported an empty ledger, resolve and labels prune
+// ignored --repo.
+func TestRepositoryLedgerVerbsHonourRepo(t *testing.T) {
+	t.Parallel()
+	var later atomic.Int64 // GitHub's clock runs this far ahead
+	w := repoLedgerWorldAt(t, func() time.Time { return time.Now().Add(time.Duration(later.Load())) })
+	env := freshRunner(t)
+	env["GITHUB_REPOSITORY"] = ""
+	if o := w.run("", env, "init", "--repo", testRepo); o.code != 0 || strings.Contains(o.stderr, "no effect") {
+		t.Fatalf("init --repo: exit %d, %s", o.code, o.stderr)
+	}
+	o := w.run("", env, "exec", "--repo", testRepo, "--task", "T1", "--step", "deploy", "--json", "--", "sh", "-c", "kill -9 $$")
+	var left struct{ Key string }
+	if err := json.Unmarshal([]byte(o.stdout), &left); o.code != ExitUnconfirmed || err != nil {
+		t.Fatalf("exec killed: exit %d, %s %s; want %d", o.code, o.stdout, o.stderr, ExitUnconfirmed)
+	}
+	if o := w.run("", env, "status"); o.code != ExitUsage || !strings.Contains(o.stderr, "pass --repo OWNER/REPO") {
+		t.Fatalf("status with no repository anywhere: exit %d, %s; want a usage error naming --repo", o.code, o.stderr)
+	}
+	if o := w.run("", env, "status", "--repo", testRepo, "--json"); o.code != 0 || !strings.Contains(o.stdout, left.Key) {
+		t.Errorf("status --repo: exit %d, %s %s; want the stuck claim %s", o.code, o.stdout, o.stderr, left.Key)
+	}
+	later.Store(int64(time.Hour))
+	if o := w.run("", env, "status", "--repo", testRepo, "--stale", "30m"); o.code != ExitStale {
+		t.Errorf("status --repo --stale 0s: exit %d, %s; want %d", o.code, o.stderr, ExitStale)
+	}
+	if o := w.run("", env, "reconcile", "--repo", testRepo, "--json"); o.code != ExitUnconfirmed || !strings.Contains(o.stdout, `"unsettled":1`) {
+		t.Errorf("reconcile --repo: exit %d, %s %s; want the claim unsettled (no --check), exit %d", o.code, o.stdout, o.stderr, ExitUnconfirmed)
+	}
+	if o := w.run("", env, "status", "--repo", testRepo, "--stale", "30m"); o.code != ExitStale {
+		t.Errorf("status --repo --stale 30m after reconcile: exit %d, %s; want %d (it kept its age)", o.code, o.stderr, ExitStale)
+	}
+	if o := w.run("", env, "resolve", left.Key, "--retry", "--repo", testRepo); o.code != 0 || strings.Contains(o.stderr, "no effect") {
+		t.Errorf("resolve --repo: exit %d, %s", o.code, o.stderr)
+	}
+	if o := w.run("", env, "status", "--repo", testRepo, "--json", "--state", "failed"); !strings.Contains(o.stdout, left.Key) {
+		t.Errorf("after resolve --retry, status --repo does not show the claim failed: %s %s", o.stdout, o.stderr)
+	}
+	if o := w.run("", env, "labels", "prune", "--repo", testRepo, "--older-than", "1d", "--dry-run"); o.code != 0 || strings.Contains(o.stderr, "no effect") {
+		t.Errorf("labels prune --repo: exit %d, %s", o.code, o.stderr)
 	}
 }

@@ -21,6 +21,7 @@ import (
 type resolveOptions struct {
 	f           *factory
 	Ledger      ledgerFlag
+	Repo        repoFlag // where the ledger "github" lives
 	JSON        bool
 	Key         string
 	Done, Retry bool
@@ -31,7 +32,7 @@ type resolveOptions struct {
 func newCmdResolve(f *factory, runF func(*resolveOptions) error) *cobra.Command {
 	opts := &resolveOptions{f: f}
 	c := &cobra.Command{
-		Use:   "resolve KEY (--done [--ref R] | --retry [--force]) [--note TEXT]",
+		Use:   "resolve KEY (--done [--ref R] | --retry [--force]) [--note TEXT] [--repo O/R]",
 		Short: "Settle an entry by hand: it happened (--done) or it did not (--retry)",
 		Long: `Record a person's decision about an entry that ghonce could not settle by
 looking (a guarded command without --check, say). --done marks it done, with
@@ -56,6 +57,7 @@ does it create it again. A guarded command without --check runs again.`,
 	c.Flags().StringVar(&opts.Ref, "ref", "", "with --done: a reference to what was made (a URL, an id)")
 	c.Flags().StringVar(&opts.Note, "note", "", "why; kept in the history")
 	addLedgerFlag(c, &opts.Ledger)
+	addLedgerRepoFlag(c, &opts.Repo, "holds KEY")
 	addJSONFlag(c, &opts.JSON)
 	return c
 }
@@ -73,7 +75,7 @@ func resolveRun(ctx context.Context, opts *resolveOptions) error {
 	case opts.Force && !opts.Retry:
 		return &failure.Keyed{Key: key, Err: usagef("resolve: --force goes with --retry")}
 	}
-	l, err := f.openLedger(ctx, opts.Ledger, store.CreateNever)
+	l, err := f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateNever}, opts.Repo, nil)
 	if err != nil {
 		return err
 	}

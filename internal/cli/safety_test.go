@@ -415,12 +415,23 @@ func TestKeyLabelsLookAndPrune(t *testing.T) {
 	}
 }
 
-// runAt runs ghonce with the clock at now.
+// runAt runs ghonce with the clock stopped at now.
 func (w *cliWorld) runAt(now time.Time, args ...string) cliRun {
+	return w.runClock(func() time.Time { return now }, args...)
+}
+
+// runLater runs ghonce with this machine's clock later (earlier, if
+// negative) by skew.
+func (w *cliWorld) runLater(skew time.Duration, args ...string) cliRun {
+	return w.runClock(func() time.Time { return time.Now().Add(skew) }, args...)
+}
+
+// runClock runs ghonce args in process as w.run does, on the clock now.
+func (w *cliWorld) runClock(now func() time.Time, args ...string) cliRun {
 	var out, errb bytes.Buffer
 	sys := IO{
 		In: strings.NewReader(""), Out: &out, Err: &errb,
-		Getenv: func(k string) string { return w.env[k] }, Now: func() time.Time { return now }, Executable: os.Executable,
+		Getenv: func(k string) string { return w.env[k] }, Now: now, Executable: os.Executable,
 	}
 	code := Main(context.Background(), args, sys)
 	return cliRun{code: code, stdout: out.String(), stderr: errb.String()}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/internal/human"
+	"github.com/ghonce/ghonce/internal/procid"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -39,21 +40,23 @@ func newCmdStatus(f *factory, runF func(*statusOptions) error) *cobra.Command {
 
 For people: per task, a summary line (its steps done, failed and
 attempting, and what is stuck and for how long), then each step: its state,
-its artifact's link (or its last error) and when it was last written. A
+its artifact's link (or its last error) and its age. A
 step attempting without a live holder is stuck: a crash or an unconfirmed
 outcome left it, and 'ghonce reconcile' (or the same command again)
 settles it. Tasks with stuck steps come first. The counts per status go to
 stderr. With --table, one entry a line instead (AGE is the time since the
-entry was last written, "3m", "2h", "4d"; long tasks and errors end in "…";
+entry last moved toward done, "3m", "2h", "4d": a reconcile or a rerun that
+settles nothing keeps it; long tasks and errors end in "…";
 newlines and tabs inside a value are shown as \n and \t). With KEY, that
 entry as a record, its last error in full, and its history: every
 transition, which process or person made it and why (the --note of
 'ghonce resolve' included).
 
-With --stale DURATION, list only the attempting entries last written longer
-ago than DURATION, and exit 5 if there are any: for a monitor. They are
-what a crash left behind: run 'ghonce reconcile', and settle by hand
-('ghonce resolve') what stays attempting.
+With --stale DURATION, list only the attempting entries older than
+DURATION, and exit 5 if there are any: for a monitor. They are what a
+crash left behind: run 'ghonce reconcile', and settle by hand ('ghonce
+resolve') what stays attempting. An entry reconcile cannot settle keeps its
+age, so it stays stale until a person settles it.
 
 With --json, one object: entries, counts per status, stale; with KEY also
 key, state and each entry's history.
@@ -67,7 +70,7 @@ key, state and each entry's history.
 		},
 	}
 	c.Flags().StringVar(&opts.State, "state", "", "only entries in this state: attempting, done or failed")
-	c.Flags().DurationVar(&opts.Stale, "stale", 0, "list only attempting entries last written longer ago than this (e.g. 15m); exit 5 if there are any")
+	c.Flags().DurationVar(&opts.Stale, "stale", 0, "list only attempting entries older than this (e.g. 15m); exit 5 if there are any")
 	c.Flags().BoolVar(&opts.Table, "table", false, "one line per entry (key, status, kind, task, step, repo, ref, tries, age, last error) instead of the summary per task")
 	addLedgerFlag(c, &opts.Ledger)
 	addFilterFlags(c, &opts.Filter)
@@ -81,7 +84,7 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 	if err != nil {
 		return err
 	}
-	p := ledger.ListParams{Task: filter.Task, Repo: filter.Repo, Status: ledger.Status(opts.State)}
+	p := ledger.ListParams{Task: filter.Task, Repo: f.narrowIn(opts.Ledger, filter.Repo), Status: ledger.Status(opts.State)}
 	if opts.State != "" && !p.Status.Valid() {
 		return usagef("invalid --state %q: want attempting, done or failed", opts.State)
 	}
@@ -127,7 +130,7 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 	}
 	switch {
 	case opts.JSON:
-		err = printStatusJSON(f, opts, entries, history, stale)
+		err = printStatusJSON(f, opts, now, entries, history, stale)
 	case opts.Key != "" && len(entries) == 1:
 		printStatusRecord(f.sys.Out, now, entries[0], history)
 	case opts.Key == "" && opts.Table:
@@ -179,10 +182,14 @@ func countStatus(entries []*ledger.Entry) map[ledger.Status]int {
 	return n
 }
 
-func printStatusJSON(f *factory, opts *statusOptions, entries []*ledger.Entry, history []ledger.Transition, stale int) error {
+func printStatusJSON(f *factory, opts *statusOptions, now time.Time, entries []*ledger.Entry, history []ledger.Transition, stale int) error {
 	out := statusJSON{outcomeJSON: succeeded(), Entries: make([]entryJSON, 0, len(entries)), Stale: stale, Counts: countStatus(entries)}
 	for _, e := range entries {
-		out.Entries = append(out.Entries, newEntryJSON(e))
+		j := newEntryJSON(e)
+		if e.LeaseLive(now) {
+			j.Holder = &holderJSON{ID: e.Owner.ID, Host: e.Owner.Host, PID: e.Owner.PID, LeaseUntil: e.LeaseUntil.UTC(), State: holderState(e).String()}
+		}
+		out.Entries = append(out.Entries, j)
 	}
 	if opts.Key != "" {
 		out.Key = opts.Key
@@ -300,7 +307,13 @@ func printStatusSummary(f *factory, now time.Time, entries []*ledger.Entry) {
 			switch {
 			case stuck(e, now):
 				state = "attempting, stuck " + human.Age(now.Sub(e.UpdatedAt))
+				if e.LeaseLive(now) {
+					state += fmt.Sprintf(" (its process %d on %s is dead)", e.Owner.PID, escape(e.Owner.Host))
+				}
 				what = orDash(truncate(escape(e.LastError), errorWidth))
+			case e.Status == ledger.Attempting && holderState(e) == holderUnknown:
+				state = fmt.Sprintf("attempting, held by process %d on %s until %s (another machine: alive or not, ghonce cannot see)",
+					e.Owner.PID, escape(e.Owner.Host), e.LeaseUntil.UTC().Format(time.TimeOnly))
 			case e.Status == ledger.Attempting:
 				state = fmt.Sprintf("attempting, running (process %d on %s)", e.Owner.PID, escape(e.Owner.Host))
 			case e.Status == ledger.Failed:
@@ -315,8 +328,45 @@ func printStatusSummary(f *factory, now time.Time, entries []*ledger.Entry) {
 
 // stuck reports whether e is attempting with no live holder: a crash or
 // an unconfirmed outcome left it for the next run or `ghonce reconcile`.
+// A lease whose process on this machine is proven dead holds nothing: the
+// next run takes it over at once.
 func stuck(e *ledger.Entry, now time.Time) bool {
-	return e.Status == ledger.Attempting && !e.LeaseLive(now)
+	return e.Status == ledger.Attempting && (!e.LeaseLive(now) || holderState(e) == holderDead)
+}
+
+// What this machine can tell of an entry's holder.
+type holderSeen string
+
+const (
+	holderRunning holderSeen = "running" // a process of this machine that runs
+	holderDead    holderSeen = "dead"    // a process of this machine that is gone
+	holderUnknown holderSeen = "unknown" // another machine, boot or namespace, or an identity too old to tell
+)
+
+func (h holderSeen) String() string { return string(h) }
+
+// holderState is what this machine can prove of e's holder (procid).
+func holderState(e *ledger.Entry) holderSeen {
+	switch procid.Check(e.Owner.Proc()) {
+	case procid.Alive:
+		return holderRunning
+	case procid.Gone:
+		return holderDead
+	}
+	return holderUnknown
+}
+
+// holderText says who holds e's live lease, until when, and what this
+// machine can tell of it.
+func holderText(e *ledger.Entry) string {
+	h := fmt.Sprintf("process %d on %s (%s), lease until %s", e.Owner.PID, escape(e.Owner.Host), escape(e.Owner.ID), e.LeaseUntil.UTC().Format(time.RFC3339))
+	switch holderState(e) {
+	case holderRunning:
+		return h + ": running"
+	case holderDead:
+		return h + ": dead (the next run takes it over at once)"
+	}
+	return h + ": on another machine; whether it still runs, ghonce cannot see"
 }
 
 // artifactLink is what a person follows to the artifact: its URL, else its
@@ -342,6 +392,9 @@ func printStatusRecord(out io.Writer, now time.Time, e *ledger.Entry, history []
 		{"created", when(e.CreatedAt)}, {"updated", when(e.UpdatedAt)},
 	} {
 		fmt.Fprintf(w, "%s:\t%s\n", kv[0], kv[1])
+	}
+	if e.LeaseLive(now) {
+		fmt.Fprintf(w, "holder:\t%s\n", holderText(e))
 	}
 	_ = w.Flush()
 	// The last error in full: its lines indented under the label.

@@ -33,10 +33,11 @@ func typeArgErrors(c *cobra.Command) {
 }
 
 // lookupError types err, the error of a run that ended on cmd, when cobra's
-// command lookup raised it: cmd is nil or not runnable (the root, a noun),
-// and such a command fails only when a flag or the command name was wrong.
+// command lookup raised it: cmd is nil or only groups others (the root, a
+// noun), and such a command fails only when a flag or the command name was
+// wrong.
 func lookupError(cmd *cobra.Command, err error) error {
-	if err == nil || cmd != nil && cmd.Runnable() {
+	if err == nil || cmd != nil && cmd.Runnable() && !cmd.HasSubCommands() {
 		return err
 	}
 	return usage(err)

@@ -117,7 +117,8 @@ func genericError(tool string, err error) error {
 	case errors.As(err, &uc):
 		return withKind(err, fmt.Errorf("unconfirmed: %s may have happened, and ghonce will not send it again by itself: %v", tool, uc.Err))
 	case errors.As(err, &ip):
-		return withKind(err, fmt.Errorf("in progress elsewhere: the same call of %s (key %s) is being made by process %d on %s. Call again in a moment with the same arguments: it will return that call's result", tool, ip.Key, ip.Holder.PID, ip.Holder.Host))
+		return withKind(err, fmt.Errorf("the same call of %s: %v. Call again later with the same arguments: it returns that call's result, "+
+			"or makes it once a dead holder's lease has ended", tool, ip))
 	}
 	return withKind(err, err)
 }

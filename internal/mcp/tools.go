@@ -379,7 +379,8 @@ func toolMessage(err error) error {
 	case errors.As(err, &uc):
 		return fmt.Errorf("unconfirmed: %v: it may or may not have happened, and ghonce could not find out. Call this tool again with the same arguments (same task and step): the next call looks on GitHub first and creates nothing twice", uc.Err)
 	case errors.As(err, &ip):
-		return fmt.Errorf("in progress elsewhere: %s is held by a running attempt (process %d on %s): another call with the same task and step is at work. Call again in a moment with the same arguments: it will return that call's result", ip.Key, ip.Holder.PID, ip.Holder.Host)
+		return fmt.Errorf("%v. Call again later with the same arguments (never another step): it returns that attempt's result, "+
+			"or takes the key over once a dead holder's lease has ended", ip)
 	case errors.As(err, &cf):
 		return fmt.Errorf("refused: %v. Nothing was created; choose another name, or another step", cf)
 	case errors.As(err, &ce) && ce.Different != "":

@@ -151,22 +151,62 @@ func (o *Core) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim, 
 			p.Why = fmt.Sprintf("took over from %s: process gone", h.ID)
 			continue
 		}
+		here := procid.Check(h.Proc()) == procid.Alive
 		waited := o.cfg.Now().Sub(start)
 		if waited >= o.cfg.Wait {
 			if told {
 				o.cfg.Metrics.InFlightWait(waited)
 			}
-			return nil, &InProgressError{Key: p.Key, Holder: h, Waited: waited}
+			return nil, o.inProgress(ctx, c, here, waited)
 		}
 		if !told {
 			told = true
-			o.cfg.Logf("%s is held by another attempt (process %d on %s); waiting up to %s for it to finish", p.Key, h.PID, h.Host, human.Duration(o.cfg.Wait))
+			o.cfg.Logf("%s is held by another attempt (%s, lease until %s); waiting up to %s for it to finish",
+				p.Key, holderName(h, here), c.Entry.LeaseUntil.UTC().Format(time.TimeOnly), human.Duration(o.cfg.Wait))
 		}
 		if err := o.cfg.Sleep(ctx, min(poll, o.cfg.Wait-waited)); err != nil {
 			return nil, err
 		}
-		poll = min(poll*2, time.Second)
+		// A holder on this machine is polled every second at most; one
+		// elsewhere, whose end only the ledger tells, less often: each poll
+		// of a repository ledger is a request to GitHub.
+		maxPoll := time.Second
+		if !here {
+			maxPoll = max(time.Second, o.cfg.Lease/24)
+		}
+		poll = min(poll*2, maxPoll)
 	}
+}
+
+// inProgress is the error of claim c, which found its entry held by a live lease
+// after waiting waited: whose claim, since when (its history says), until
+// when, and whether the holder runs here.
+func (o *Core) inProgress(ctx context.Context, c *ledger.Claim, here bool, waited time.Duration) error {
+	e := c.Entry
+	ip := &InProgressError{Key: e.Key, Holder: e.Owner, Waited: waited, Until: e.LeaseUntil, Here: here}
+	if !c.Now.IsZero() {
+		ip.Left = max(e.LeaseUntil.Sub(c.Now), 0)
+	}
+	if hist, err := o.cfg.Ledger.History(ctx, e.Key); err == nil {
+		for _, t := range hist {
+			if t.Fence == e.Fence { // the claim that took this fence
+				ip.Since = t.At
+				break
+			}
+		}
+	}
+	return ip
+}
+
+// holderName names holder h for a log line.
+func holderName(h ledger.Owner, here bool) string {
+	if here {
+		return fmt.Sprintf("process %d of this machine", h.PID)
+	}
+	if h.Host == "" {
+		return fmt.Sprintf("%s, on another machine", h.ID)
+	}
+	return fmt.Sprintf("%s, process %d on %s, another machine", h.ID, h.PID, h.Host)
 }
 
 // HolderGone reports whether the holder h is proven gone: its identity

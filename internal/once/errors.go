@@ -26,20 +26,62 @@ func (e *UnconfirmedError) Error() string {
 }
 func (e *UnconfirmedError) Unwrap() error { return e.Err }
 
-// InProgressError means another live process holds the key. Exit code 4.
+// InProgressError means another attempt holds the key under a live lease.
+// Exit code 4.
 type InProgressError struct {
-	Key    string
+	Key string
+	// Holder is whose claim it is, as the claim records it: its ID is
+	// opaque, its host and PID are what the holder wrote.
 	Holder ledger.Owner
 	Waited time.Duration
+	// Since is when the holder claimed the key, Until when its lease ends
+	// unless it renews it (the ledger's clock); zero when not known. Left
+	// is how long the lease had to run when the claim gave up.
+	Since, Until time.Time
+	Left         time.Duration
+	// Here: the holder is a process of this machine that runs. Otherwise
+	// it is on another machine (or boot, or PID namespace), where nothing
+	// tells a dead holder from a live one before its lease ends.
+	Here bool
 }
 
 func (e *InProgressError) Error() string {
-	if e.Holder.PID == 0 {
+	switch {
+	case e.Holder.ID == "":
 		return fmt.Sprintf("in progress elsewhere: %s is held by a running attempt; rerun later", e.Key)
+	case e.Here:
+		return fmt.Sprintf("in progress elsewhere: %s is held by process %d of this machine, which runs (waited %s); rerun once it has finished",
+			e.Key, e.Holder.PID, human.Duration(e.Waited))
 	}
-	return fmt.Sprintf("in progress elsewhere: %s is held by process %d on %s (waited %s); rerun later",
-		e.Key, e.Holder.PID, e.Holder.Host, human.Duration(e.Waited))
+	msg := fmt.Sprintf("in progress elsewhere: %s is held by %s", e.Key, e.Holder.ID)
+	if e.Holder.Host != "" {
+		msg += fmt.Sprintf(" (process %d on %s, as its claim says)", e.Holder.PID, e.Holder.Host)
+	}
+	if !e.Since.IsZero() {
+		msg += ", claimed " + stamp(e.Since)
+	}
+	msg += fmt.Sprintf(" (waited %s). ", human.Duration(e.Waited))
+	msg += "ghonce cannot see whether a holder on another machine still runs"
+	if e.Until.IsZero() {
+		return msg + ": rerun later"
+	}
+	return msg + fmt.Sprintf(": its lease ends %s (in %s) unless it renews it, and a rerun after that takes the key over if it died",
+		stamp(e.Until), human.Duration(e.Left))
 }
+
+// WaitPast is a wait that outlasts the holder's lease, for advice: what
+// was left of it, rounded up to the next half minute, and half a minute
+// more; 0 when nothing is known of it (a holder of this machine is
+// waited for as long as it runs).
+func (e *InProgressError) WaitPast() time.Duration {
+	if e.Here || e.Until.IsZero() {
+		return 0
+	}
+	return (e.Left + 30*time.Second - 1).Truncate(30*time.Second) + 30*time.Second
+}
+
+// stamp is t for a message: UTC, to the second.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // ConflictError means the artifact's name is taken by something that is not
 // ours. Nothing was created. Exit code 1.

@@ -97,10 +97,15 @@ func ChangedWarning(fields []string, what string) string {
 
 // Release leaves the entry claim c holds attempting, for the next run,
 // saying that this attempt sent nothing: the mark a claim that created the
-// entry wrote with it is not a create in flight.
+// entry wrote with it is not a create in flight, and an entry an earlier
+// attempt left attempting keeps its age (ledger.FinishParams.Since), so
+// `status --stale` still pages for what no run has moved toward done.
 func (o *Core) Release(c *ledger.Claim, errMsg string) {
 	p := FinishParams(c.Entry.Key, c.Entry.Fence, ledger.Attempting, "", effect.Artifact{}, errMsg)
 	p.Unsent = c.State == ledger.ClaimCreated
+	if c.Prior == ledger.Attempting {
+		p.Since = c.PriorUpdatedAt
+	}
 	_, _ = o.Record(p)
 }
 

@@ -425,7 +425,7 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 		if p.Status == ledger.Done {
 			e.Outcome, e.Ref = p.Outcome, p.Ref
 		}
-		e.Status, e.LastError, e.Owner, e.LeaseUntil, e.UpdatedAt = p.Status, p.Error, ledger.Owner{}, time.Time{}, self
+		e.Status, e.LastError, e.Owner, e.LeaseUntil, e.UpdatedAt = p.Status, p.Error, ledger.Owner{}, time.Time{}, p.UpdatedAt(self)
 		if p.Status != ledger.Attempting || p.Unsent && e.Fence == 1 {
 			e.Sending = ledger.Sending{}
 		}

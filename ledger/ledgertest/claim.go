@@ -349,6 +349,41 @@ func testRelease(h *harness) {
 	})
 }
 
+// testReleaseKeepsAge: a release with Since (an attempt that settled
+// nothing: reconcile, a look-up without an answer) leaves the entry's
+// UpdatedAt where the attempt before it left it, so the entry stays as
+// old as it was for List's UpdatedBefore (status --stale); its history
+// still records the claim and the release when they happened.
+func testReleaseKeepsAge(h *harness) {
+	h.claim(params("k", "a"), ledger.ClaimCreated)
+	h.clock.Advance(time.Second)
+	left := h.finish(ledger.FinishParams{Key: "k", Fence: 1, Status: ledger.Attempting, Error: "killed", Why: "release"}).UpdatedAt
+	h.clock.Advance(time.Hour)
+	c := h.claim(params("k", "reconcile"), ledger.ClaimAcquired)
+	if !c.PriorUpdatedAt.Equal(left) {
+		h.t.Fatalf("PriorUpdatedAt %s, want %s, when the first attempt left it", c.PriorUpdatedAt, left)
+	}
+	h.clock.Advance(time.Second)
+	e := h.finish(ledger.FinishParams{Key: "k", Fence: 2, Status: ledger.Attempting, Error: "no answer", Why: "reconcile: unsettled", Since: c.PriorUpdatedAt})
+	if !e.UpdatedAt.Equal(left) || !h.get("k").UpdatedAt.Equal(left) || e.LastError != "no answer" || e.Owner.ID != "" {
+		h.t.Fatalf("released with Since: updated %s (Get: %s), error %q, owner %q; want %s, the new error, no owner", e.UpdatedAt, h.get("k").UpdatedAt, e.LastError, e.Owner.ID, left)
+	}
+	stale, err := h.l.List(h.ctx, ledger.ListParams{Status: ledger.Attempting, UpdatedBefore: left.Add(time.Minute)})
+	if err != nil || len(stale) != 1 {
+		h.t.Fatalf("List updated before an hour ago: %d entries, %v; want the entry that kept its age", len(stale), err)
+	}
+	if hist := h.history("k"); len(hist) != 4 || hist[3].At.Before(left.Add(time.Hour)) {
+		h.t.Errorf("history %+v: want the unsettled release recorded when it happened", hist)
+	}
+	// A Since not before now, or on a finish that is not a release, is now.
+	h.clock.Advance(time.Second)
+	h.claim(params("k", "c"), ledger.ClaimAcquired)
+	now := h.clock.Now()
+	if e := h.finish(ledger.FinishParams{Key: "k", Fence: 3, Status: ledger.Failed, Why: "refused", Since: left}); e.UpdatedAt.Before(now) {
+		h.t.Errorf("a failed finish with Since: updated %s, want now (%s)", e.UpdatedAt, now)
+	}
+}
+
 func testFailedIsAcquired(h *harness) {
 	pa := params("k", "a")
 	h.claim(pa, ledger.ClaimCreated)

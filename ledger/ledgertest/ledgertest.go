@@ -59,6 +59,7 @@ func Run(t *testing.T, open Open) {
 		{"StaleOwnerFenced", testStaleOwnerFenced},
 		{"TakeOverFence", testTakeOverFence},
 		{"Release", testRelease},
+		{"ReleaseKeepsAge", testReleaseKeepsAge},
 		{"FailedIsAcquired", testFailedIsAcquired},
 		{"FinishDone", testFinishDone},
 		{"FinishVerifiable", testFinishVerifiable},

@@ -132,11 +132,12 @@ func (m *memLedger) Finish(_ context.Context, p ledger.FinishParams) (*ledger.En
 	if p.Status == ledger.Done {
 		e.Outcome, e.Ref = p.Outcome, p.Ref
 	}
-	e.Status, e.LastError, e.Owner, e.LeaseUntil, e.UpdatedAt = p.Status, p.Error, ledger.Owner{}, time.Time{}, m.now()
+	now := m.now()
+	e.Status, e.LastError, e.Owner, e.LeaseUntil, e.UpdatedAt = p.Status, p.Error, ledger.Owner{}, time.Time{}, p.UpdatedAt(now)
 	if p.Status != ledger.Attempting {
 		e.Sending = ledger.Sending{}
 	}
-	m.log(e, owner, ledger.Attempting, p.Why, e.UpdatedAt)
+	m.log(e, owner, ledger.Attempting, p.Why, now)
 	return clone(e), nil
 }
 

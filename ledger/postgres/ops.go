@@ -283,7 +283,7 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 			WHERE key = $10 AND fence = $11
 			RETURNING `+entryColumns,
 			string(p.Status), outcome, ref.Number, ref.ID, ref.URL, ref.SHA, ref.Text,
-			p.Error, now, p.Key, p.Fence))
+			p.Error, p.UpdatedAt(now), p.Key, p.Fence))
 		if err != nil {
 			return err
 		}

@@ -447,7 +447,7 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 				owner_id = '', owner_host = '', owner_pid = 0, lease_until = NULL, updated_at = ?,
 				history_len = history_len + 1, owner_boot = '', owner_pidns = 0, owner_start = 0`+sending+`
 				WHERE key = ? AND status = 'attempting' AND fence = ?`,
-				string(p.Status), p.Error, toNanos(now), p.Key, p.Fence)
+				string(p.Status), p.Error, toNanos(p.UpdatedAt(now)), p.Key, p.Fence)
 		}
 		if err := oneRow(n, err); err != nil {
 			return err
@@ -461,7 +461,7 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 		if p.Status == ledger.Done {
 			after.Outcome, after.Ref = p.Outcome, p.Ref
 		}
-		after.Owner, after.LeaseUntil, after.UpdatedAt = ledger.Owner{}, time.Time{}, fromNanos(toNanos(now))
+		after.Owner, after.LeaseUntil, after.UpdatedAt = ledger.Owner{}, time.Time{}, fromNanos(toNanos(p.UpdatedAt(now)))
 		if p.Status != ledger.Attempting {
 			after.Sending = ledger.Sending{}
 		}
