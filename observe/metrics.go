@@ -94,6 +94,7 @@ type Metrics struct {
 	mu     sync.Mutex
 	values map[string]float64 // sample line's name and labels → value
 	gauges []func(set func(name string, v float64, labels ...string))
+	acted  uint64 // actions counted (Acted)
 }
 
 // NewMetrics returns an empty set of counters.
@@ -152,6 +153,7 @@ func (m *Metrics) Action(kind, outcome string, d time.Duration) {
 	secs := d.Seconds()
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.acted++
 	for _, le := range durationBuckets {
 		if secs <= le {
 			m.values[sample(ActionDuration+"_bucket", []string{"kind", "le"}, []string{kind, formatFloat(le)})]++
@@ -160,6 +162,17 @@ func (m *Metrics) Action(kind, outcome string, d time.Duration) {
 	m.values[sample(ActionDuration+"_bucket", []string{"kind", "le"}, []string{kind, "+Inf"})]++
 	m.values[sample(ActionDuration+"_sum", []string{"kind"}, []string{kind})] += secs
 	m.values[sample(ActionDuration+"_count", []string{"kind"}, []string{kind})]++
+}
+
+// Acted is how many actions m has counted: a gauge read from the ledger is
+// stale once it moves (this process changed the ledger since).
+func (m *Metrics) Acted() uint64 {
+	if m == nil {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.acted
 }
 
 // Zero exports every counter at 0 before it first moves, as Prometheus

@@ -80,8 +80,17 @@ const (
 // scrapes costs more than that one read. A GitHub rate limit is not the
 // ledger failing (it is every replica's at once, and it passes): the last
 // answer stands, and /healthz stays 200.
+//
+// This process's own actions change the ledger too: once one has ended
+// since the last read, a scrape of a database ledger (SQLite, Postgres: a
+// local query, no GitHub request) reads it again before it answers, so
+// the gauges show what the process did. The repository ledger keeps its
+// pace: each of its reads costs GitHub requests.
 type ledgerWatch struct {
 	l        ledger.Ledger
+	m        *observe.Metrics
+	local    bool   // a database ledger: a read costs no GitHub request
+	seen     uint64 // m.Acted() when the last read began
 	staleAge time.Duration
 	every    time.Duration
 	now      func() time.Time
@@ -101,7 +110,7 @@ type ledgerWatch struct {
 // of m, reading it once now; wait, when the server is done, returns once
 // no read runs.
 func watchLedger(ctx context.Context, m *observe.Metrics, l *store.Opened, staleAge time.Duration, now func() time.Time, logf func(string, ...any)) (w *ledgerWatch) {
-	w = &ledgerWatch{l: l, staleAge: staleAge, every: watchEvery, now: now, logf: logf, ctx: ctx}
+	w = &ledgerWatch{l: l, m: m, local: !l.InRepository, staleAge: staleAge, every: watchEvery, now: now, logf: logf, ctx: ctx}
 	if l.InRepository {
 		w.every = watchEveryInRepository
 	}
@@ -119,13 +128,28 @@ func (w *ledgerWatch) Ready(context.Context) error {
 }
 
 func (w *ledgerWatch) gauges(set func(string, float64, ...string)) {
-	w.poke()
+	if w.local && w.m.Acted() != w.seenNow() {
+		// An action of this process ended since the last read: read now.
+		w.reads.Add(1)
+		w.mu.Lock()
+		w.reading, w.began, w.seen = true, w.now(), w.m.Acted()
+		w.mu.Unlock()
+		w.read()
+	} else {
+		w.poke()
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.counted {
 		set(observe.LedgerAttempting, float64(w.attempting))
 		set(observe.StaleEntries, float64(w.stale))
 	}
+}
+
+func (w *ledgerWatch) seenNow() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seen
 }
 
 // wait returns once no read runs.
@@ -138,7 +162,7 @@ func (w *ledgerWatch) poke() {
 	if w.reading || !w.began.IsZero() && w.now().Sub(w.began) < w.every {
 		return
 	}
-	w.reading, w.began = true, w.now()
+	w.reading, w.began, w.seen = true, w.now(), w.m.Acted()
 	w.reads.Add(1)
 	go w.read()
 }

@@ -190,8 +190,8 @@ func TestLedgerWatch(t *testing.T) {
 	clock := time.Unix(0, 0)
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 	tick := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
-	w := &ledgerWatch{l: l, staleAge: 15 * time.Minute, every: time.Minute, now: now, logf: t.Logf, ctx: context.Background()}
 	m := observe.NewMetrics()
+	w := &ledgerWatch{l: l, m: m, staleAge: 15 * time.Minute, every: time.Minute, now: now, logf: t.Logf, ctx: context.Background()}
 	m.Gauges(w.gauges)
 	gauges := func() string {
 		s := m.Snapshot()
@@ -230,6 +230,22 @@ func TestLedgerWatch(t *testing.T) {
 	l.set(nil)
 	if err := ask(1); err != nil || gauges() != "0/0" {
 		t.Fatalf("ledger back: %v, gauges %s; want ok and its counts", err, gauges())
+	}
+
+	// The repository ledger keeps its pace after this process acts; a
+	// database ledger is read again by the next scrape.
+	reads := l.count()
+	m.Action("pr", "created", time.Second)
+	if ask(3); l.count() != reads {
+		t.Fatalf("repository ledger, after an action: %d reads, want %d (its interval holds)", l.count(), reads)
+	}
+	w.local = true
+	m.Action("pr", "found", time.Second)
+	if gauges(); l.count() != reads+1 {
+		t.Fatalf("database ledger, after an action: %d reads, want %d (the scrape reads it again)", l.count(), reads+1)
+	}
+	if gauges(); l.count() != reads+1 {
+		t.Fatalf("database ledger, a second scrape: %d reads, want still %d", l.count(), reads+1)
 	}
 }
 
