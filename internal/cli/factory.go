@@ -201,7 +201,7 @@ func (f *factory) offEngine(l *store.Opened, stdout io.Writer, e engineFlags) *o
 	tel := f.telemetry(false)
 	return offgithub.New(offgithub.Config{
 		Ledger: l, LedgerNew: l.CannotVouch(), Wait: zeroIsOff(e.Wait), Settle: zeroIsOff(e.Settle),
-		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err, Logf: f.logf, NoFormerKeys: l.InRepository,
+		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err, Logf: f.logf, NoFormerKeys: l.InRepository, DoneNeedsProof: l.InRepository,
 		Lease: crashpoint.Lease(), Metrics: tel.metrics, Tracer: tel.tracer,
 	})
 }

@@ -190,8 +190,14 @@ func (l *Ledger) view(ref string, raw *record) (*record, error) {
 	if p := openProc(raw.holderProc, l.me); !p.IsZero() {
 		e.Owner.Host, e.Owner.PID, e.Owner.Boot, e.Owner.PIDNS, e.Owner.Start = l.host, p.PID, p.Boot, p.PIDNS, p.Start
 	}
-	if p := openProc(raw.sendingBy, l.me); !p.IsZero() {
-		e.Sending.Proc = p
+	if raw.sendingBy != "" {
+		// A mark that names a process (a guarded command's supervisor)
+		// still names one when only its own machine can read it: nothing
+		// here can prove it gone.
+		e.Sending.Proc = elsewhere
+		if p := openProc(raw.sendingBy, l.me); !p.IsZero() {
+			e.Sending.Proc = p
+		}
 	}
 	if v, ok := l.known.Load(e.Key); ok {
 		k := v.(*ledger.ClaimParams)

@@ -17,6 +17,11 @@ import (
 	"github.com/ghonce/ghonce/ledger"
 )
 
+// elsewhere is the process identity of a sealed one this process cannot
+// open (another machine or PID namespace): it names a process, and no
+// check from here proves it gone (it is not ledger.Proc.Complete).
+var elsewhere = ledger.Proc{Boot: "elsewhere"}
+
 // machineAEAD is the cipher of the machine whose boot id is boot, in PID
 // namespace ns. The boot id is a random 128-bit number a machine draws at
 // boot and does not publish: another machine cannot derive the key.
