@@ -23,21 +23,33 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/procid"
 	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 )
 
-// trustWorld is a CLI world on the ledger called name ("repository" or
-// "sqlite", made ahead with init), and the environment of each run: a
-// fresh runner on the repository ledger.
+// ledgers are the ledgers each attack is tried on: the repository's (its
+// claims written by anyone who can push), and a SQLite file and a Postgres
+// database (written by anyone who can write them).
+var ledgers = []string{"repository", "sqlite", "postgres"}
+
+// trustWorld is a CLI world on the ledger called name (one of ledgers; a
+// SQLite or Postgres one made ahead with init), and the environment of
+// each run: a fresh runner on the repository ledger.
 func trustWorld(t *testing.T, name string) (*cliWorld, func() map[string]string) {
 	t.Helper()
 	if name == "repository" {
 		return repoLedgerWorld(t), func() map[string]string { return freshRunner(t) }
 	}
-	w := newCLIWorld(t)
-	w.env["GITHUB_REPOSITORY"] = testRepo
+	var opts []testworld.Option
+	if name == "postgres" {
+		opts = append(opts, testworld.Postgres())
+	}
+	tw := testworld.New(t, opts...)
+	w := &cliWorld{t: t, fake: tw.GitHub, ledger: tw.Ledger, env: map[string]string{
+		"GH_TOKEN": testToken, "GITHUB_API_URL": tw.GitHub.URL(), "GHONCE_LEDGER": tw.Ledger, "GITHUB_REPOSITORY": testRepo,
+	}}
 	if o := w.run("", nil, "init"); o.code != 0 {
 		t.Fatalf("init: %d %s", o.code, o.stderr)
 	}
@@ -55,8 +67,9 @@ func (w *cliWorld) keyOf(args ...string) string {
 }
 
 // forged is an entry someone else writes for key: its status, kind and
-// stored fields (their JSON names in a claim), its lease ended a minute
-// ago and, with marked, its start marked.
+// stored fields (their JSON names in a claim), held (when attempting) by a
+// lease that ended or a process that is gone and, with marked, its start
+// marked.
 type forged struct {
 	status ledger.Status
 	kind   string
@@ -68,8 +81,8 @@ type forged struct {
 }
 
 // forge writes f for key, as the stranger on the repository ledger, as
-// whoever can write the file on a SQLite ledger (through its API: status,
-// kind, identity and payload).
+// whoever can write a SQLite file or a Postgres database (through the
+// ledger's API: status, kind, identity and payload).
 func (w *cliWorld) forge(name, key string, f forged) {
 	w.t.Helper()
 	if name == "repository" {
@@ -96,8 +109,12 @@ func (w *cliWorld) forge(name, key string, f forged) {
 	defer l.Close()
 	str := func(k string) string { s, _ := f.fields[k].(string); return s }
 	payload, _ := f.fields["payload"].([]byte)
+	// Its holder: a process of this machine that is gone, so a run takes
+	// the entry over at once.
+	me := procid.Self()
+	gone := ledger.Owner{ID: "mallory", PID: 999999, Boot: me.Boot, PIDNS: me.PIDNS, Start: 1}
 	p := ledger.ClaimParams{Key: key, Task: str("task"), Step: str("step"), Kind: f.kind, Repo: str("repo"), Target: str("target"),
-		Payload: payload, PayloadHash: "forged", Owner: ledger.Owner{ID: "mallory"}, Lease: time.Millisecond, Why: "forged"}
+		Payload: payload, PayloadHash: "forged", Owner: gone, Lease: time.Minute, Why: "forged"}
 	if _, err := l.Resolve(ctx, ledger.ResolveParams{Key: key, Status: ledger.Failed, Who: "mallory", Force: true}); err != nil && !errors.Is(err, ledger.ErrNotFound) {
 		w.t.Fatal(err)
 	}
@@ -111,7 +128,7 @@ func (w *cliWorld) forge(name, key string, f forged) {
 		}
 	}
 	if f.marked {
-		if err := l.MarkSending(ctx, ledger.SendingParams{Key: key, Fence: c.Entry.Fence, Lease: time.Millisecond}); err != nil {
+		if err := l.MarkSending(ctx, ledger.SendingParams{Key: key, Fence: c.Entry.Fence, Lease: time.Minute}); err != nil {
 			w.t.Fatal(err)
 		}
 	}
@@ -120,7 +137,6 @@ func (w *cliWorld) forge(name, key string, f forged) {
 			w.t.Fatal(err)
 		}
 	}
-	time.Sleep(2 * time.Millisecond) // the forged lease, a millisecond long, ends: not a synchronisation
 }
 
 func exists(path string) bool {
@@ -146,7 +162,7 @@ func lines(t *testing.T, path string) int {
 // (with no --check, or its own) nor `ghonce reconcile` runs it; the
 // command's own check decides.
 func TestLedgerStoredCheckNeverRuns(t *testing.T) {
-	for _, name := range []string{"repository", "sqlite"} {
+	for _, name := range ledgers {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			w, fresh := trustWorld(t, name)
@@ -194,7 +210,7 @@ func TestLedgerStoredCheckNeverRuns(t *testing.T) {
 // its own repository; nothing is read from or written to mallory's, by the
 // run or by `ghonce reconcile` of such a claim left attempting.
 func TestLedgerRepositoryIsThisRunsOwn(t *testing.T) {
-	for _, name := range []string{"repository", "sqlite"} {
+	for _, name := range ledgers {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			w, fresh := trustWorld(t, name)
@@ -226,7 +242,7 @@ func TestLedgerRepositoryIsThisRunsOwn(t *testing.T) {
 // says the branch starts at another identity's commit ("evil: add
 // backdoor"). The branch starts where this run's --from says.
 func TestLedgerBranchStartIsThisRunsOwn(t *testing.T) {
-	for _, name := range []string{"repository", "sqlite"} {
+	for _, name := range ledgers {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			w, fresh := trustWorld(t, name)
