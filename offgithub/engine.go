@@ -205,13 +205,20 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 // check on a ledger whose done entries are not proof (DoneNeedsProof). It
 // runs nothing else and writes nothing.
 func (e *Engine) proveDone(ctx context.Context, entry *ledger.Entry, spec Spec) (*Result, error) {
-	if !e.cfg.DoneNeedsProof || spec.Unverifiable() {
+	if !e.cfg.DoneNeedsProof {
 		return once.ResultOf(entry, Skipped), nil
+	}
+	// What the entry points at is reported only as this run found it.
+	done := *entry
+	done.Ref = ledger.Ref{}
+	if spec.Unverifiable() {
+		return once.ResultOf(&done, Skipped), nil
 	}
 	env := &Env{Prior: ledger.Done, LedgerNew: e.cfg.LedgerNew, Stdout: e.cfg.Stdout, Stderr: e.cfg.Stderr}
 	switch res := spec.Find(ctx, env, entry.Key); res.State {
 	case effect.Found:
-		return once.ResultOf(entry, Skipped), nil
+		done.Ref.Text = res.Artifact.Text
+		return once.ResultOf(&done, Skipped), nil
 	case effect.Absent:
 		return nil, &once.ConflictError{Key: entry.Key, DoneUnproven: true, Err: errors.New("the ledger records it as done, and this run's check says it did not happen: " +
 			"someone else who can push wrote the entry, or the effect was undone; nothing was run. Check, then force the entry back to failed so that the next run runs it")}

@@ -426,3 +426,26 @@ func TestLedgerUnmarkedExecRunsNext(t *testing.T) {
 		t.Fatalf("a third run: exit %d, %s; command ran %d times; want skipped", o.code, o.stderr, lines(t, out))
 	}
 }
+
+// TestLedgerDoneExecIsConfirmed: a done claim of a guarded command that
+// never ran, pointing at an address of its writer's choosing. With this
+// run's --check, the check is asked first: it says the effect does not
+// exist, and the run stops (exit 1), nothing run, saying how to retry.
+// Without a check nothing can confirm it: skipped, as a local ledger would,
+// and what the claim points at is not reported.
+func TestLedgerDoneExecIsConfirmed(t *testing.T) {
+	t.Parallel()
+	w := repoLedgerWorld(t)
+	ran := filepath.Join(t.TempDir(), "ran")
+	key := w.keyOf("--task", "T", "--step", "deploy", "--kind", "exec", "--repo", testRepo)
+	w.forge("repository", key, forged{status: ledger.Done, kind: "exec", format: 2, fields: map[string]any{"outcome": "created", "ref": map[string]any{"url": "https://evil.example/x"}}})
+	cmd := []string{"--json", "--", "sh", "-c", "echo ran >> " + ran}
+	o := w.run("", freshRunner(t), append([]string{"exec", "--task", "T", "--step", "deploy", "--check", "grep -q ran " + ran + " 2>/dev/null || exit 1"}, cmd...)...)
+	if o.code != ExitError || lines(t, ran) != 0 || !strings.Contains(o.stdout, "resolve "+key+" --retry --force") {
+		t.Fatalf("exec with a check over a forged done claim: exit %d, %s %s; command ran %d times; want exit 1, nothing run", o.code, o.stdout, o.stderr, lines(t, ran))
+	}
+	o = w.run("", freshRunner(t), append([]string{"exec", "--task", "T", "--step", "deploy"}, cmd...)...)
+	if o.code != 0 || !strings.Contains(o.stdout, `"outcome":"skipped"`) || strings.Contains(o.stdout, "evil") || lines(t, ran) != 0 {
+		t.Fatalf("exec without a check over a forged done claim: exit %d, %s; want skipped, naming nothing of the claim's", o.code, o.stdout)
+	}
+}

@@ -189,6 +189,10 @@ func (l *Ledger) view(ref string, raw *record) (*record, error) {
 	}
 	if p := openProc(raw.holderProc, l.me); !p.IsZero() {
 		e.Owner.Host, e.Owner.PID, e.Owner.Boot, e.Owner.PIDNS, e.Owner.Start = l.host, p.PID, p.Boot, p.PIDNS, p.Start
+	} else if e.Owner.Boot != l.me.Boot || l.me.Boot == "" {
+		// A format 1 holder of another machine: its host and process are
+		// what the claim says, which proves nothing; they are not shown.
+		e.Owner = ledger.Owner{ID: e.Owner.ID}
 	}
 	if raw.sendingBy != "" {
 		// A mark that names a process (a guarded command's supervisor)
