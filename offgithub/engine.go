@@ -221,7 +221,8 @@ func (e *Engine) proveDone(ctx context.Context, entry *ledger.Entry, spec Spec) 
 		return once.ResultOf(&done, Skipped), nil
 	case effect.Absent:
 		return nil, &once.ConflictError{Key: entry.Key, DoneUnproven: true, Err: errors.New("the ledger records it as done, and this run's check says it did not happen: " +
-			"someone else who can push wrote the entry, or the effect was undone; nothing was run. Check, then force the entry back to failed so that the next run runs it")}
+			"someone else who can push wrote the entry, or the effect was undone; nothing was run. " +
+			"Check, then force the entry back to failed so that the next run runs it")}
 	default:
 		return nil, &once.UnconfirmedError{Key: entry.Key, Err: fmt.Errorf("the ledger records it as done, and the check could not confirm it: %w", res.Err),
 			Hint: "Nothing was run: rerun the same command once the check answers."}

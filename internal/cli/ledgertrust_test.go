@@ -190,7 +190,7 @@ func TestLedgerStoredCheckNeverRuns(t *testing.T) {
 			w.forge(name, r.Key, forged{status: ledger.Failed, kind: "exec", fields: stored})
 			o = w.run("", fresh(), cmd...)
 			if o.code != 0 || exists(pwned) || lines(t, ran) != 2 {
-				t.Fatalf("exec with no check over a forged failed claim: exit %d, %s; stored check ran: %v, command ran %d times; want it run as failed says, the stored check not",
+				t.Fatalf("exec with no check over a forged failed claim: exit %d, %s; stored check ran: %v, command ran %d times; want it run, the stored check not",
 					o.code, o.stderr, exists(pwned), lines(t, ran))
 			}
 			w.forge(name, r.Key, forged{status: ledger.Attempting, kind: "exec", marked: true, fields: stored})

@@ -86,22 +86,28 @@ type pruneClaimsJSON struct {
 
 func pruneRun(ctx context.Context, opts *pruneOptions) error {
 	f := opts.f
+	var age time.Duration
 	switch {
 	case len(opts.Keys) > 0 && opts.OlderThan != "":
 		return usagef("prune: give the keys to delete or --older-than, not both")
 	case len(opts.Keys) > 0:
-		return pruneKeys(ctx, opts)
+		for _, key := range opts.Keys {
+			if err := checkKeyArg(key); err != nil {
+				return err
+			}
+		}
 	case opts.OlderThan == "":
 		return usagef("prune: --older-than or the keys to delete is required, e.g. --older-than 30d")
-	}
-	age, err := parseAge(opts.OlderThan)
-	if err != nil {
-		return usage(err)
-	}
-	if age < reconcile.MinPruneAge {
-		// A first create's look-up runs beside its claim, trusting that no
-		// claim of its key lives and is removed meanwhile.
-		return usagef("prune: --older-than %s is younger than %s: a claim that young may belong to a create still in progress", opts.OlderThan, reconcile.MinPruneAge)
+	default:
+		var err error
+		if age, err = parseAge(opts.OlderThan); err != nil {
+			return usage(err)
+		}
+		if age < reconcile.MinPruneAge {
+			// A first create's look-up runs beside its claim, trusting that no
+			// claim of its key lives and is removed meanwhile.
+			return usagef("prune: --older-than %s is younger than %s: a claim that young may belong to a create still in progress", opts.OlderThan, reconcile.MinPruneAge)
+		}
 	}
 	l, err := f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateNever}, opts.Repo, nil)
 	if err != nil {
@@ -110,7 +116,10 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 	defer l.Close()
 	gl, ok := l.Ledger.(*ghledger.Ledger)
 	if !ok {
-		return usagef("prune works on a repository ledger (--ledger github or github://OWNER/REPO); %s keeps its entries", l.Location)
+		return usagef("prune works on a repository ledger (--ledger github or github://OWNER/REPO); %s keeps its entries (`ghonce resolve KEY --retry --force` clears one)", l.Location)
+	}
+	if len(opts.Keys) > 0 {
+		return pruneKeys(ctx, opts, l, gl)
 	}
 	now, err := l.Now(ctx)
 	if err != nil {
@@ -142,24 +151,10 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 	return nil
 }
 
-// pruneKeys deletes the claims of the keys named, whatever they hold, and
-// says what each deletion gives up.
-func pruneKeys(ctx context.Context, opts *pruneOptions) error {
+// pruneKeys deletes from gl (l) the claims of the keys named, whatever
+// they hold, and says what each deletion gives up.
+func pruneKeys(ctx context.Context, opts *pruneOptions, l *store.Opened, gl *ghledger.Ledger) error {
 	f := opts.f
-	for _, key := range opts.Keys {
-		if err := checkKeyArg(key); err != nil {
-			return err
-		}
-	}
-	l, err := f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateNever}, opts.Repo, nil)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	gl, ok := l.Ledger.(*ghledger.Ledger)
-	if !ok {
-		return usagef("prune works on a repository ledger (--ledger github or github://OWNER/REPO); on %s, `ghonce resolve KEY --retry --force` clears an entry", l.Location)
-	}
 	verb := "deleted"
 	if opts.DryRun {
 		verb = "would delete"

@@ -301,6 +301,9 @@ func printStatusSummary(f *factory, now time.Time, entries []*ledger.Entry) {
 			case stuck(e, now):
 				state = "attempting, stuck " + human.Age(now.Sub(e.UpdatedAt))
 				what = orDash(truncate(escape(e.LastError), errorWidth))
+			case e.Status == ledger.Attempting && e.Owner.PID == 0:
+				// A repository ledger's holder of another machine: opaque.
+				state = "attempting, running (on another machine)"
 			case e.Status == ledger.Attempting:
 				state = fmt.Sprintf("attempting, running (process %d on %s)", e.Owner.PID, escape(e.Owner.Host))
 			case e.Status == ledger.Failed:
