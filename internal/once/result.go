@@ -204,7 +204,10 @@ func (o *Core) ClaimToSettle(ctx context.Context, ent *ledger.Entry) (*ledger.Cl
 		s.To, s.Why = ledger.Done, "settled by another run meanwhile"
 		return nil, s, nil
 	case ledger.ClaimBusy:
-		s.Why = fmt.Sprintf("in progress in process %d on %s", c.Entry.Owner.PID, c.Entry.Owner.Host)
+		s.Why = "in progress in another process (its holder is of another machine)"
+		if h := c.Entry.Owner; h.PID != 0 {
+			s.Why = fmt.Sprintf("in progress in process %d on %s", h.PID, h.Host)
+		}
 		return nil, s, nil
 	}
 	return c, s, nil
