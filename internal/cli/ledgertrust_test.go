@@ -299,6 +299,10 @@ func TestLedgerForgedLeaseIsCleared(t *testing.T) {
 	if o := w.run("", freshRunner(t), args...); o.code != 0 || len(w.fake.Issues(testworld.Owner, testworld.Name)) != 1 {
 		t.Fatalf("issue create over a lease until 2099: exit %d, %s; want it created", o.code, o.stderr)
 	}
+	w.forge("repository", key, forged{status: ledger.Attempting, kind: "issue", format: 2, fields: map[string]any{"lease_until": "2099-01-01T00:00:00Z"}})
+	if o := w.run("", freshRunner(t), "resolve", key, "--retry", "--force"); o.code != 0 {
+		t.Fatalf("resolve --retry --force of a lease until 2099: exit %d, %s", o.code, o.stderr)
+	}
 	key2 := w.keyOf("--task", "T2", "--step", "issue-create", "--kind", "issue", "--repo", testRepo)
 	w.forge("repository", key2, forged{status: ledger.Attempting, kind: "issue", format: 2, fields: map[string]any{"lease_until": "c1800000", "updated_at": "c0"}})
 	args2 := []string{"issue", "create", "--task", "T2", "--title", "t", "--body", "b", "--wait", "0s"}
