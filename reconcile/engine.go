@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -235,7 +236,7 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 	if c.State == ledger.ClaimDone {
 		done := c.Entry
 		if art, ok := x.found(); ok {
-			done = proven(c.Entry, art)
+			done = proven(a, c.Entry, art)
 		} else if e.cfg.DoneNeedsProof {
 			if done, err = e.proveDone(ctx, a, c.Entry); err != nil {
 				return nil, err
@@ -265,17 +266,26 @@ func (e *Engine) proveDone(ctx context.Context, a Action, entry *ledger.Entry) (
 	res := a.Spec.Find(ctx, env, entry.Key)
 	switch res.State {
 	case effect.Found:
-		return proven(entry, res.Artifact), nil
+		return proven(a, entry, res.Artifact), nil
 	case effect.Absent, effect.Conflict:
 		return nil, &ConflictError{Key: entry.Key, DoneUnproven: true, Err: fmt.Errorf("the ledger records it as done (%s), but GitHub shows no artifact of ours that carries the key: the entry was written by someone else who can push to the repository, or the artifact was deleted; nothing was created. Check, then force the entry back to failed so that the next run acts", orNothing(entry.Ref.Name()))}
 	}
 	return nil, &UnconfirmedError{Key: entry.Key, Err: fmt.Errorf("the ledger records it as done, and GitHub could not confirm it: %w", res.Err), Hint: "Nothing was created: rerun the same command once GitHub answers."}
 }
 
-// proven is the done entry as the look-up found its artifact.
-func proven(entry *ledger.Entry, art effect.Artifact) *ledger.Entry {
+// proven is the done entry of a as the look-up found its artifact. Where
+// the ledger keeps no description (a repository ledger's claim: only its
+// hash), the artifact's own stands for it, so that a description that
+// changed is compared field by field, as with a kept one.
+func proven(a Action, entry *ledger.Entry, art effect.Artifact) *ledger.Entry {
 	p := *entry
 	p.Ref = ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text}
+	if af, ok := a.Spec.(AsFounder); ok && len(p.Payload) == 0 {
+		owner, _, _ := strings.Cut(a.Repo, "/")
+		if spec, ok := af.AsFound(p.Key, owner, art); ok {
+			p.Payload, _, _ = encodeSpec(spec)
+		}
+	}
 	return &p
 }
 

@@ -453,3 +453,20 @@ func TestLedgerDoneExecIsConfirmed(t *testing.T) {
 		t.Fatalf("exec without a check over a forged done claim: exit %d, %s; want skipped, naming nothing of the claim's", o.code, o.stdout)
 	}
 }
+
+// TestLedgerRepositoryClaimComparesWithTheArtifact: a repository ledger's
+// claim keeps no description, only its hash. A fresh runner's replay with
+// a reworded title still says what changed, field by field, from the
+// artifact GitHub shows.
+func TestLedgerRepositoryClaimComparesWithTheArtifact(t *testing.T) {
+	t.Parallel()
+	w := repoLedgerWorld(t)
+	args := []string{"issue", "create", "--task", "T", "--body", "The nightly build failed on main.", "--json", "--title"}
+	if o := w.run("", freshRunner(t), append(args, "Nightly build failed")...); o.code != 0 {
+		t.Fatalf("first run: %d %s", o.code, o.stderr)
+	}
+	o := w.run("", freshRunner(t), append(args, "Nightly build failed on main")...)
+	if o.code != 0 || !strings.Contains(o.stdout, `"outcome":"skipped"`) || !strings.Contains(o.stdout, `"changed":["title"]`) {
+		t.Fatalf("replay with a reworded title: exit %d, %s %s; want skipped, the title named as changed", o.code, o.stdout, o.stderr)
+	}
+}
