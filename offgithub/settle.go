@@ -76,7 +76,7 @@ func (e *Engine) settle(ctx context.Context, ent *ledger.Entry) (Settlement, err
 	if !c.Entry.Sending.At.IsZero() {
 		// Marked since it was listed: an attempt may have started it.
 		s.Why = mayHaveRun(key)
-		_, _ = e.core.Finish(key, fence, ledger.Attempting, "", effect.Artifact{}, s.Why)
+		e.core.Release(c, s.Why)
 		return s, nil
 	}
 	s.Why = "no attempt marked that it started the command, so none did: the next run runs it"

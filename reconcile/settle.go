@@ -121,10 +121,9 @@ func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pen
 		return nil, s, err
 	}
 	claimed := e.cfg.Now()
-	fence := c.Entry.Fence
 	env, err := e.env(ent.Repo, ledger.Attempting)
 	if err != nil {
-		_, _ = e.core.Finish(ent.Key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
+		e.core.Release(c, err.Error())
 		s.Why = err.Error()
 		return nil, s, nil
 	}
