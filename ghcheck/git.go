@@ -138,9 +138,17 @@ func (c *Client) judgeBranch(ctx context.Context, rn *run, r Repo, name, sha str
 	switch cmp.GetStatus() {
 	case "ahead", "identical":
 		return found
+	case "behind":
+		// At a commit sha descends from: an older head of the start.
+		return Result{State: Conflict, Artifact: found.Artifact, Err: fmt.Errorf("%w: branch %s exists at %s, an earlier commit than %s; it may be an earlier attempt's, from the start's head of then", ErrBranchBehind, name, short(at), short(sha))}
 	}
 	return conflict
 }
+
+// ErrBranchBehind is wrapped by the conflict of a branch found at a commit
+// that the start commit descends from (the start moved on since it was
+// made); its Artifact is the branch as found.
+var ErrBranchBehind = errors.New("branch behind its start")
 
 // readBranch reads branch name exactly: GET
 // /repos/{o}/{r}/git/ref/heads/{name}, consistent. missing is GitHub's 404;

@@ -50,7 +50,7 @@ func TestFindBranch(t *testing.T) {
 		{"behind", []mock.MockBackendOption{
 			route(getRefHeads, reply(200, ref("ghonce/t-1", sha1b))),
 			route(mock.GetReposCompareByOwnerByRepoByBasehead, compare("behind")),
-		}, Conflict, ""},
+		}, Conflict, sha1b},
 		{"unrelated history", []mock.MockBackendOption{
 			route(getRefHeads, reply(200, ref("ghonce/t-1", sha1b))),
 			route(mock.GetReposCompareByOwnerByRepoByBasehead, reply(404, []byte(`{"message":"No common ancestor between `+sha1a+` and `+sha1b+`.","documentation_url":"https://docs.github.com/rest/commits/commits#compare-two-commits","status":"404"}`))),
@@ -80,6 +80,14 @@ func TestFindBranch(t *testing.T) {
 			if tc.want == Conflict && tc.name == "start commit missing" {
 				if !strings.Contains(res.Err.Error(), "start commit "+sha1a+" does not exist") {
 					t.Errorf("err = %v, want it to say the start commit does not exist", res.Err)
+				}
+				return
+			}
+			if tc.name == "behind" {
+				// At an earlier commit than the start: an earlier head of the
+				// start, which the engine may take for an earlier attempt's.
+				if !errors.Is(res.Err, ErrBranchBehind) {
+					t.Errorf("err = %v, want ErrBranchBehind", res.Err)
 				}
 				return
 			}

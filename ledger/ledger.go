@@ -171,10 +171,18 @@ type Entry struct {
 	UpdatedAt time.Time
 }
 
-// LeaseLive reports whether e is held by a running attempt at time now.
+// LeaseLive reports whether e is held by a running attempt at time now. A
+// lease that ends more than MaxLease after now was written by no ghonce
+// (every holder renews to at most now+MaxLease): it holds nothing.
 func (e *Entry) LeaseLive(now time.Time) bool {
-	return e.Status == Attempting && e.Owner.ID != "" && now.Before(e.LeaseUntil)
+	return e.Status == Attempting && e.Owner.ID != "" && now.Before(e.LeaseUntil) && e.LeaseUntil.Sub(now) <= MaxLease
 }
+
+// MaxLease is the longest lease a claim, a renewal or a sending mark may
+// take. A stored lease that ends further away than that (a shared ledger's
+// row or claim written by someone else: "until 2099") is dead, so it
+// cannot hold a key for good.
+const MaxLease = time.Hour
 
 // Transition is one line of an entry's history.
 type Transition struct {
@@ -360,7 +368,10 @@ type ResolveParams struct {
 	Note string
 	// Force allows sending a done entry back to Failed. Without it that
 	// is refused with ErrDone: a done entry's artifact exists, and a
-	// failed entry makes the next run act again.
+	// failed entry makes the next run act again. With Status Failed it
+	// also clears an entry a live lease holds (a person knows that no
+	// attempt runs: a claim someone else wrote, a machine that is gone);
+	// the holder's later writes are then fenced off.
 	Force bool
 }
 
@@ -429,9 +440,9 @@ type Ledger interface {
 	// Resolve records a person's decision: the entry becomes p.Status with
 	// Outcome "resolved" and its lease cleared. To Done, its Ref becomes
 	// p.Ref.Over(the stored Ref); to Failed, its Ref is cleared. It returns
-	// ErrBusy if a live lease holds the entry, ErrNotFound for an unknown
-	// key, and ErrDone, changing nothing, for a done entry sent to Failed
-	// without p.Force.
+	// ErrBusy if a live lease holds the entry (unless p.Force sends it to
+	// Failed), ErrNotFound for an unknown key, and ErrDone, changing
+	// nothing, for a done entry sent to Failed without p.Force.
 	Resolve(ctx context.Context, p ResolveParams) (*Entry, error)
 
 	// GetMeta returns the value stored under name, or ErrNotFound. Meta

@@ -18,8 +18,8 @@ func (p ClaimParams) Validate() error {
 		return errors.New("claim: key is empty")
 	case p.Owner.ID == "":
 		return fmt.Errorf("claim %s: owner ID is empty", p.Key)
-	case p.Lease <= 0:
-		return fmt.Errorf("claim %s: lease %s is not positive", p.Key, p.Lease)
+	case p.Lease <= 0 || p.Lease > MaxLease:
+		return fmt.Errorf("claim %s: lease %s is not between 0 and %s", p.Key, p.Lease, MaxLease)
 	}
 	return nil
 }
@@ -93,8 +93,8 @@ func ValidateRenew(key string, lease time.Duration) error {
 	if key == "" {
 		return errors.New("renew: key is empty")
 	}
-	if lease <= 0 {
-		return fmt.Errorf("renew %s: lease %s is not positive", key, lease)
+	if lease <= 0 || lease > MaxLease {
+		return fmt.Errorf("renew %s: lease %s is not between 0 and %s", key, lease, MaxLease)
 	}
 	return nil
 }
@@ -118,11 +118,11 @@ func (p ResolveParams) Validate() error {
 }
 
 // Apply decides a person's decision about e at now: ErrBusy while a live
-// lease holds it, ErrDone for a done entry sent back to failed without
+// lease holds it (unless Force sends it to Failed), ErrDone for a done entry sent back to failed without
 // Force; otherwise the ref the entry keeps. Done keeps what p.Ref leaves
 // zero; failed points at nothing.
 func (p ResolveParams) Apply(e *Entry, now time.Time) (Ref, error) {
-	if e.LeaseLive(now) {
+	if e.LeaseLive(now) && !(p.Force && p.Status == Failed) {
 		return Ref{}, ErrBusy
 	}
 	if e.Status == Done && p.Status == Failed && !p.Force {

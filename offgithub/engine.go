@@ -4,9 +4,12 @@
 // package reconcile's, on the same ledger-side core (claim, wait,
 // takeover, heartbeat, in-flight mark, record), with a flow of its own:
 //
-//  1. Claim the key. A done entry returns its stored result.
-//  2. If an earlier attempt may have run it, ask: the user's check for a
-//     command, else what the ledger vouches for and the kind's policy.
+//  1. Claim the key. A done entry returns its stored result (on a ledger
+//     anyone who can push writes, confirmed by this run's check first).
+//  2. If an earlier attempt may have run it, ask: this run's check for a
+//     command, else what the ledger vouches for and the kind's policy. What
+//     to run is this run's alone: a command or check the ledger stored is
+//     never run.
 //  3. Found: record done. Absent: mark that it starts (a command's mark
 //     names its supervisor, whose processes a taker waits out), run it,
 //     record the end, forced to disk when nothing could look it up again.
@@ -77,6 +80,10 @@ type Env struct {
 	// unproven, when not empty, says why the processes of an earlier
 	// attempt cannot be proven gone from here.
 	unproven string
+	// unstarted: an earlier attempt left the entry attempting with no
+	// mark that its create started, so it started nothing (the mark is
+	// written, durable, before a command starts).
+	unstarted bool
 }
 
 // mark records that a command is about to start under p; without a
@@ -118,6 +125,10 @@ type Config struct {
 	Progress     once.Progress
 	Metrics      *observe.Metrics
 	Tracer       *observe.Tracer
+	// DoneNeedsProof: as reconcile.Config's (the repository ledger). A
+	// done entry of a command given a check is confirmed by that check
+	// before it is reported; without a check nothing can confirm it.
+	DoneNeedsProof bool
 }
 
 // Engine does effects off GitHub once. It is safe for concurrent use.
@@ -177,7 +188,9 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 	}
 	var r *Result
 	if c.State == ledger.ClaimDone {
-		r = once.ResultOf(c.Entry, Skipped)
+		if r, err = e.proveDone(ctx, c.Entry, spec); err != nil {
+			return nil, err
+		}
 	} else if r, err = e.attempt(ctx, c, e.core.HeldBy(c, sent), spec, p); err != nil || r.Outcome != Found {
 		return r, err
 	}
@@ -186,6 +199,34 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 		r.Warning = once.ChangedWarning(fields, r.Kind)
 	}
 	return r, nil
+}
+
+// proveDone is the result of a done entry: confirmed first by this run's
+// check on a ledger whose done entries are not proof (DoneNeedsProof). It
+// runs nothing else and writes nothing.
+func (e *Engine) proveDone(ctx context.Context, entry *ledger.Entry, spec Spec) (*Result, error) {
+	if !e.cfg.DoneNeedsProof {
+		return once.ResultOf(entry, Skipped), nil
+	}
+	// What the entry points at is reported only as this run found it.
+	done := *entry
+	done.Ref = ledger.Ref{}
+	if spec.Unverifiable() {
+		return once.ResultOf(&done, Skipped), nil
+	}
+	env := &Env{Prior: ledger.Done, LedgerNew: e.cfg.LedgerNew, Stdout: e.cfg.Stdout, Stderr: e.cfg.Stderr}
+	switch res := spec.Find(ctx, env, entry.Key); res.State {
+	case effect.Found:
+		done.Ref.Text = res.Artifact.Text
+		return once.ResultOf(&done, Skipped), nil
+	case effect.Absent:
+		return nil, &once.ConflictError{Key: entry.Key, DoneUnproven: true, Err: errors.New("the ledger records it as done, and this run's check says it did not happen: " +
+			"someone else who can push wrote the entry, or the effect was undone; nothing was run. " +
+			"Check, then force the entry back to failed so that the next run runs it")}
+	default:
+		return nil, &once.UnconfirmedError{Key: entry.Key, Err: fmt.Errorf("the ledger records it as done, and the check could not confirm it: %w", res.Err),
+			Hint: "Nothing was run: rerun the same command once the check answers."}
+	}
 }
 
 // attempt asks, for a claim this process holds, whether an earlier attempt
@@ -199,23 +240,17 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h once.Held, spec
 		e.core.Release(c, err.Error())
 		return nil, err
 	}
-	env := &Env{Prior: c.Prior, LedgerNew: e.cfg.LedgerNew, Stdout: e.cfg.Stdout, Stderr: e.cfg.Stderr}
+	env := &Env{Prior: c.Prior, LedgerNew: e.cfg.LedgerNew, Stdout: e.cfg.Stdout, Stderr: e.cfg.Stderr,
+		unstarted: c.Prior == ledger.Attempting && entry.Sending.At.IsZero()}
 	if c.Prior == ledger.Attempting {
 		var err error
 		if env.unproven, err = e.letInFlightLand(ctx, c); err != nil {
 			return release(err)
 		}
 	}
-	// An earlier attempt may have run another description (another
-	// check): ask it as well.
-	var prior Spec
-	if entry.PayloadHash != p.hash && len(entry.Payload) > 0 {
-		var err error
-		if prior, err = DecodeSpec(entry.Kind, entry.Payload); err != nil {
-			return release(err)
-		}
-	}
-	switch res := find(ctx, env, key, spec, prior); res.State {
+	// Only this run's check is asked: a check the ledger stored (an
+	// earlier attempt's, or one someone else wrote) is never run.
+	switch res := spec.Find(ctx, env, key); res.State {
 	case effect.Found:
 		e.oc.Logf("%s: the check says an earlier attempt did it: recording it as done", key)
 		done, err := e.core.RecordDone(key, entry.Fence, string(Found), res.Artifact, !spec.Unverifiable())
@@ -288,23 +323,6 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h on
 	r := once.ResultOf(done, Created)
 	r.Warning, r.ArtifactState = art.Warning, art.State
 	return r, nil
-}
-
-// find asks spec, then prior (the description an earlier attempt stored):
-// see once.WithPrior.
-func find(ctx context.Context, env *Env, key string, spec, prior Spec) effect.Result {
-	res := spec.Find(ctx, env, key)
-	if res.State == effect.Found || prior == nil {
-		return res
-	}
-	pres := prior.Find(ctx, env, key)
-	if pres.State == effect.Unknown && noAnswer(pres.Err) {
-		// An earlier description's check that cannot run, or cannot
-		// answer, tells nothing; this run's check (the one a person fixed)
-		// answers.
-		return res
-	}
-	return once.WithPrior(res, pres)
 }
 
 func errText(err error) string {

@@ -113,13 +113,14 @@ func (x Exec) Find(ctx context.Context, env *Env, key string) effect.Result {
 }
 
 // findInLedger is Find for an effect nothing can look up, from the ledger
-// alone: absent when no attempt can have made it (the entry failed, or is
-// fresh in an established ledger) or when it is safe to repeat (retry);
+// alone: absent when no attempt can have made it (the entry failed, is
+// fresh in an established ledger, or was left with no mark that its create
+// started) or when it is safe to repeat (retry);
 // otherwise unknown, with the error maybe words (lostLedger: the ledger is
 // new, so an earlier one may have been lost).
 func findInLedger(env *Env, retry bool, maybe func(lostLedger bool) error) effect.Result {
 	switch {
-	case env.Prior == ledger.Failed, env.Prior == "" && !env.LedgerNew:
+	case env.Prior == ledger.Failed, env.Prior == "" && !env.LedgerNew, env.unstarted:
 		return effect.Result{State: effect.Absent}
 	case retry:
 		return effect.Result{State: effect.Absent}

@@ -61,12 +61,17 @@ func execAction(spec offgithub.Exec) offgithub.Action {
 }
 
 // crashAfterRunning leaves the entry as a process killed right after the
-// command ran would: attempting, held by a dead process of this host.
+// command ran would: attempting, held by a dead process of this host, its
+// start marked by a supervisor that is gone too.
 func (x *execWorld) crashAfterRunning(l ledger.Ledger, a offgithub.Action) {
 	x.t.Helper()
 	me := reconcile.NewOwner()
 	if _, err := l.Claim(context.Background(), ledger.ClaimParams{Key: keyOf(x.t, a), Task: a.Task, Step: a.Step, Kind: "exec",
 		Owner: ledger.Owner{ID: "dead", Host: me.Host, PID: 999999}, Lease: time.Hour}); err != nil {
+		x.t.Fatal(err)
+	}
+	sup := ledger.Proc{Boot: me.Boot, PIDNS: me.PIDNS, PID: 999999, Start: 1}
+	if err := l.MarkSending(context.Background(), ledger.SendingParams{Key: keyOf(x.t, a), Fence: 1, Lease: time.Hour, Proc: sup}); err != nil {
 		x.t.Fatal(err)
 	}
 	if err := os.WriteFile(x.sent, []byte(keyOf(x.t, a)+"\n"), 0o600); err != nil {

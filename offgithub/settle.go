@@ -19,10 +19,15 @@ type Filter struct {
 // Settlement is what Reconcile did with one entry: reconcile.Settlement.
 type Settlement = once.Settlement
 
-// Reconcile settles every attempting entry of a kind off GitHub matching f
-// by asking its Find (a command's check; without one, the ledger and the
-// policy): found → done; absent → failed, so the next run runs it; unknown,
-// or held by a live process → stays attempting. It never runs a command.
+// Reconcile settles every attempting entry of a kind off GitHub matching
+// f, from the ledger alone: it never runs a command or a check (what to
+// run is only ever a run's own input, never what a ledger stored). An
+// entry with no mark that its command started never started it: it is
+// failed, so the next run runs it. Any other (an earlier attempt may have
+// run it) stays attempting, reported for a person or for the next run of
+// the same command, whose own --check or --on-unconfirmed settles it; so
+// does one held by a live process, and one whose stored task, step, kind,
+// repository and target do not derive its key (someone else wrote it).
 func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) {
 	all, err := e.cfg.Ledger.List(ctx, ledger.ListParams{Task: f.Task, Repo: f.Repo, Status: ledger.Attempting})
 	if err != nil {
@@ -54,42 +59,37 @@ func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) 
 	return out, nil
 }
 
-// settle claims ent, asks its Find and records the answer.
+// settle fails ent when no attempt started its command; it reports the
+// rest as they are.
 func (e *Engine) settle(ctx context.Context, ent *ledger.Entry) (Settlement, error) {
+	if why := once.Forged(ent); why != "" {
+		return once.Reported(ent, why), nil
+	}
+	if !ent.Sending.At.IsZero() {
+		return once.Reported(ent, mayHaveRun(ent.Key)), nil
+	}
 	c, s, err := e.core.ClaimToSettle(ctx, ent)
 	if c == nil || err != nil {
 		return s, err
 	}
 	key, fence := ent.Key, c.Entry.Fence
-	keep := func(why string) (Settlement, error) {
-		e.core.Release(c, why)
-		s.Why = why
+	if !c.Entry.Sending.At.IsZero() {
+		// Marked since it was listed: an attempt may have started it.
+		s.Why = mayHaveRun(key)
+		e.core.Release(c, s.Why)
 		return s, nil
 	}
-	spec, err := DecodeSpec(ent.Kind, ent.Payload)
-	if err != nil {
-		return keep(err.Error())
-	}
-	env := &Env{Prior: ledger.Attempting, LedgerNew: e.cfg.LedgerNew, Stdout: e.cfg.Stdout, Stderr: e.cfg.Stderr}
-	if env.unproven, err = e.letInFlightLand(ctx, c); err != nil {
-		e.core.Release(c, err.Error())
+	s.Why = "no attempt marked that it started the command, so none did: the next run runs it"
+	if _, err := e.core.Finish(key, fence, ledger.Failed, "", effect.Artifact{}, "reconcile: "+s.Why); err != nil {
 		return s, err
 	}
-	switch res := spec.Find(ctx, env, key); res.State {
-	case effect.Found:
-		done, err := e.core.Finish(key, fence, ledger.Done, string(Found), res.Artifact, "")
-		if err != nil {
-			return s, err
-		}
-		s.To, s.Number, s.URL, s.Why = ledger.Done, done.Ref.Number, done.Ref.URL, "the check says it happened"
-	case effect.Absent:
-		s.Why = "the check says it did not happen: the next run will run it"
-		if _, err := e.core.Finish(key, fence, ledger.Failed, "", effect.Artifact{}, "reconcile: "+s.Why); err != nil {
-			return s, err
-		}
-		s.To = ledger.Failed
-	default:
-		return keep(errText(res.Err))
-	}
+	s.To = ledger.Failed
 	return s, nil
+}
+
+// mayHaveRun is why reconcile leaves an entry whose command an earlier
+// attempt may have started as it is.
+func mayHaveRun(key string) string {
+	return "an earlier attempt may have run it, and reconcile runs no command or check from the ledger: rerun the same command " +
+		"(its --check or --on-unconfirmed settles it), or `ghonce resolve " + key + " --done` if it happened, `--retry` if not"
 }

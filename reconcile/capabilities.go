@@ -50,16 +50,15 @@ type Mender interface {
 // artifact is looked for (a branch from a ref: the commit the ref names
 // now). Choose looks as Find does, in the same round trip, and returns the
 // description with what it chose; the engine records that description in
-// the ledger before the create and creates it. Adopt returns the
-// description with the choice an earlier attempt recorded (stored), so
-// that a rerun looks for, and makes, what that attempt may have made; or
-// false when stored holds no choice for it. Chooses reports whether this
-// description has anything left to choose (a branch given its commit has
-// not): without, the kind is looked for and created as any other.
+// the ledger before the create and creates it. A rerun chooses again from
+// its own description: a choice read from the ledger never becomes what
+// is made (a stored commit is not a branch's start). Chooses reports
+// whether this description has anything left to choose (a branch given
+// its commit has not): without, the kind is looked for and created as any
+// other.
 type Chooser interface {
 	Chooses() bool
 	Choose(ctx context.Context, env *Env, key string) (Spec, effect.Result)
-	Adopt(stored Spec) (Spec, bool)
 }
 
 // choosing returns spec as a Chooser when it has something to choose.

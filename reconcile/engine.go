@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -102,12 +103,16 @@ type Config struct {
 	// (and, through the GitHub client's own Tracer, its requests) as
 	// children.
 	Tracer *observe.Tracer
-	// DoneNeedsProof says that a done entry is not proof on its own: the
-	// ledger can be written by anyone who can push to a repository (the
-	// repository ledger). A done entry of a kind GitHub can be asked about
-	// is then confirmed by the kind's look-up (an artifact authored by
-	// our identity that carries the key), and the result names what the
-	// look-up found, never the artifact the entry points at.
+	// DoneNeedsProof says that the ledger can be written by anyone who can
+	// push to a repository (the repository ledger), so what it stores is
+	// believed nowhere: a done entry of a kind GitHub can be asked about
+	// is confirmed by the kind's look-up (an artifact authored by our
+	// identity that carries the key), and the result names what the
+	// look-up found, never the artifact the entry points at; an entry's
+	// times bound no look-up (it reads everything, as after a lost
+	// ledger); and an earlier attempt's stored description is not looked
+	// for. On every ledger, what Do acts on (the repository, the target,
+	// the description) is the action's own, never the entry's.
 	DoneNeedsProof bool
 	// NoFormerKeys says that the ledger holds no entry under a key derived
 	// the way earlier versions derived it (taskkey.LegacyKeys, a kind's
@@ -231,15 +236,15 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 	if c.State == ledger.ClaimDone {
 		done := c.Entry
 		if art, ok := x.found(); ok {
-			done = proven(c.Entry, art)
+			done = proven(a, c.Entry, art)
 		} else if e.cfg.DoneNeedsProof {
-			if done, err = e.proveDone(ctx, a.Spec, c.Entry); err != nil {
+			if done, err = e.proveDone(ctx, a, c.Entry); err != nil {
 				return nil, err
 			}
 		}
 		return e.onChange(ctx, a, done, payload, hash, once.ResultOf(done, Skipped))
 	}
-	r, err := e.attempt(ctx, c, e.core.HeldBy(c, sent), x, a.Spec, hash, payload)
+	r, err := e.attempt(ctx, c, e.core.HeldBy(c, sent), x, a, hash, payload)
 	if err != nil || r.Outcome != Found {
 		return r, err
 	}
@@ -248,30 +253,39 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 	return e.onChange(ctx, a, e.foundEntry(ctx, a, key, c.Entry, r), payload, hash, r)
 }
 
-// proveDone confirms a done entry by looking the artifact up on GitHub
-// (DoneNeedsProof): the entry as found, pointing at the artifact the
-// look-up found; an error when GitHub shows none of ours with the key (the
-// entry was written by someone else, or the artifact was deleted) or
-// cannot tell. It writes nothing.
-func (e *Engine) proveDone(ctx context.Context, spec Spec, entry *ledger.Entry) (*ledger.Entry, error) {
-	env, err := e.env(entry.Repo, ledger.Done)
+// proveDone confirms a done entry by looking a's artifact up on GitHub
+// (DoneNeedsProof), in a's repository: the entry as found, pointing at the
+// artifact the look-up found; an error when GitHub shows none of ours with
+// the key (the entry was written by someone else, or the artifact was
+// deleted) or cannot tell. It writes nothing.
+func (e *Engine) proveDone(ctx context.Context, a Action, entry *ledger.Entry) (*ledger.Entry, error) {
+	env, err := e.env(a.Repo, ledger.Done)
 	if err != nil {
 		return nil, err
 	}
-	res := spec.Find(ctx, env, entry.Key)
+	res := a.Spec.Find(ctx, env, entry.Key)
 	switch res.State {
 	case effect.Found:
-		return proven(entry, res.Artifact), nil
+		return proven(a, entry, res.Artifact), nil
 	case effect.Absent, effect.Conflict:
 		return nil, &ConflictError{Key: entry.Key, DoneUnproven: true, Err: fmt.Errorf("the ledger records it as done (%s), but GitHub shows no artifact of ours that carries the key: the entry was written by someone else who can push to the repository, or the artifact was deleted; nothing was created. Check, then force the entry back to failed so that the next run acts", orNothing(entry.Ref.Name()))}
 	}
 	return nil, &UnconfirmedError{Key: entry.Key, Err: fmt.Errorf("the ledger records it as done, and GitHub could not confirm it: %w", res.Err), Hint: "Nothing was created: rerun the same command once GitHub answers."}
 }
 
-// proven is the done entry as the look-up found its artifact.
-func proven(entry *ledger.Entry, art effect.Artifact) *ledger.Entry {
+// proven is the done entry of a as the look-up found its artifact. Where
+// the ledger keeps no description (a repository ledger's claim: only its
+// hash), the artifact's own stands for it, so that a description that
+// changed is compared field by field, as with a kept one.
+func proven(a Action, entry *ledger.Entry, art effect.Artifact) *ledger.Entry {
 	p := *entry
 	p.Ref = ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text}
+	if af, ok := a.Spec.(AsFounder); ok && len(p.Payload) == 0 {
+		owner, _, _ := strings.Cut(a.Repo, "/")
+		if spec, ok := af.AsFound(p.Key, owner, art); ok {
+			p.Payload, _, _ = encodeSpec(spec)
+		}
+	}
 	return &p
 }
 
@@ -288,12 +302,12 @@ func orNothing(name string) string {
 // lease).
 // x, if not nil, is a look-up made beside a claim that created the entry
 // (early.go), whose answer stands for the one look would ask.
-func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h once.Held, x *early, spec Spec, hash string, payload []byte) (*Result, error) {
+func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h once.Held, x *early, a Action, hash string, payload []byte) (*Result, error) {
 	entry := c.Entry
 	crashpoint.Hit(crashpoint.AfterClaim)
 	ctx, stop := e.core.Heartbeat(ctx, entry.Key, entry.Fence)
 	defer stop()
-	env, spec, r, err := e.look(ctx, c, x, spec, hash)
+	env, spec, r, err := e.look(ctx, c, x, a, hash)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -311,12 +325,14 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h once.Held, x *e
 }
 
 // look prepares the attempt and asks whether the artifact exists, with this
-// run's description and the one an earlier attempt stored. It returns a
-// result (found) or an error (conflict, unknown, bad configuration), each
-// already recorded, or neither: absent, go on and create the description
-// it returns (spec, completed by a Chooser).
-func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec, hash string) (*Env, Spec, *Result, error) {
-	entry := c.Entry
+// run's description (a.Spec, in a.Repo: what to do is this run's, never
+// the ledger's) and, on a ledger that vouches for what it stores, the one
+// an earlier attempt stored. It returns a result (found) or an error
+// (conflict, unknown, bad configuration), each already recorded, or
+// neither: absent, go on and create the description it returns (spec,
+// completed by a Chooser).
+func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, a Action, hash string) (*Env, Spec, *Result, error) {
+	entry, spec := c.Entry, a.Spec
 	key := entry.Key
 	// A release before the create says that nothing was sent (Core.Release).
 	release := func(err error) (*Env, Spec, *Result, error) {
@@ -329,7 +345,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 			return release(err)
 		}
 	}
-	env, err := e.env(entry.Repo, c.Prior)
+	env, err := e.env(a.Repo, c.Prior)
 	if err != nil {
 		return release(err)
 	}
@@ -367,20 +383,14 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, spec Spec,
 		}
 	}
 	// An earlier attempt may have sent a different description (a reworded
-	// body, another head branch): look for what it may have made as well.
+	// body, another head branch): look for what it may have made as well,
+	// in this run's repository, by the key; what is found must be ours as
+	// always. Only a ledger that vouches for what it stores is asked: one
+	// that anyone who can push writes (DoneNeedsProof) keeps no payload.
 	var prior Spec
-	if entry.PayloadHash != hash && len(entry.Payload) > 0 {
+	if entry.PayloadHash != hash && len(entry.Payload) > 0 && !e.cfg.DoneNeedsProof {
 		if prior, err = DecodeSpec(entry.Kind, entry.Payload); err != nil {
 			return release(err)
-		}
-	}
-	// A description completed on GitHub (a branch from a ref) starts from
-	// what an attempt that may have made it chose.
-	if ch, ok := choosing(spec); ok && c.Prior == ledger.Attempting && len(entry.Payload) > 0 {
-		if stored, err := DecodeSpec(entry.Kind, entry.Payload); err == nil {
-			if s, ok := ch.Adopt(stored); ok {
-				spec, prior = s, nil
-			}
 		}
 	}
 	var res effect.Result
@@ -575,12 +585,17 @@ func mend(ctx context.Context, env *Env, key string, spec Spec, art effect.Artif
 // machine's, moved by how far the ledger's clock was from it at the claim
 // (claimed is this machine's time when the claim was read), and ghcheck
 // sends it on GitHub's clock (the Date of its responses).
+//
+// A ledger that anyone who can push writes (DoneNeedsProof) vouches for no
+// time: a claim that says its first attempt began in 2099 would hide what
+// was made before. The look-up is then the whole one, as after a lost
+// ledger.
 func (e *Engine) dateEnv(env *Env, c *ledger.Claim, claimed time.Time) {
 	if c.State == ledger.ClaimCreated {
 		env.NeverAttempted = !e.cfg.LedgerNew
 		return
 	}
-	if c.Entry.CreatedAt.IsZero() {
+	if c.Entry.CreatedAt.IsZero() || e.cfg.DoneNeedsProof {
 		return
 	}
 	since := c.Entry.CreatedAt

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -18,9 +19,12 @@ import (
 //
 // Without SHA, From names the branch, tag or commit to start from ("HEAD":
 // the default branch): the commit is chosen on GitHub as the branch is
-// looked for, in the same round trip (Choose), recorded in the ledger
-// before the create, and a rerun of an attempt that may have created the
-// branch starts from that commit (Adopt), wherever From points by then.
+// looked for, in the same round trip (Choose), and recorded in the ledger
+// before the create. A rerun chooses again from its own From, never from
+// what the ledger recorded: a branch an earlier attempt of the key may
+// have made at From's head of then (a commit From's head now descends
+// from) is found (adoptBranch); one that is absent is made at From's head
+// now.
 type Branch struct {
 	Name string `json:"name"`
 	SHA  string `json:"sha"`
@@ -96,15 +100,6 @@ func (b Branch) Choose(ctx context.Context, env *Env, _ string) (Spec, effect.Re
 	return b, adoptBranch(b, env, res)
 }
 
-// Adopt starts from the commit an earlier attempt of the same start chose.
-func (b Branch) Adopt(stored Spec) (Spec, bool) {
-	if sb, ok := stored.(*Branch); ok && b.SHA == "" && sb.SHA != "" && sb.Name == b.Name {
-		b.SHA = sb.SHA
-		return b, true
-	}
-	return b, false
-}
-
 // checkFrom refuses a start ref that cannot name a commit: empty, or with
 // white space or control characters.
 func checkFrom(ref string) error {
@@ -137,7 +132,15 @@ var (
 //     such attempt (a key this ledger never tried, or a ledger that was lost)
 //     nothing shows ghonce made it: a stranger may have, and it is a
 //     conflict, not adopted.
+//   - At an earlier commit of the start's history (From's head moved on
+//     since), on the same condition: the earlier attempt chose From's head
+//     of then. GitHub's history proves that much; what the ledger says
+//     that attempt chose proves nothing (anyone who can push may have
+//     written it), so it is not read.
 func adoptBranch(b Branch, env *Env, res effect.Result) effect.Result {
+	if res.State == effect.Conflict && errors.Is(res.Err, ghcheck.ErrBranchBehind) && env.Prior == ledger.Attempting && b.From != "" {
+		return effect.Result{State: effect.Found, Artifact: res.Artifact}
+	}
 	if res.State != effect.Found || strings.EqualFold(res.Artifact.SHA, b.SHA) || env.Prior == ledger.Attempting {
 		return res
 	}

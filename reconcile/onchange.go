@@ -124,7 +124,7 @@ func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payl
 		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s, and a %s cannot be edited: it was left as it is", once.Differ(r.Changed), r.Kind))
 		return r, nil
 	}
-	env, err := e.env(entry.Repo, entry.Status)
+	env, err := e.env(a.Repo, entry.Status)
 	if err != nil {
 		return nil, err
 	}

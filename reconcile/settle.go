@@ -112,17 +112,15 @@ func (noProgress) Settled(Settlement) {}
 // claimForReconcile claims ent for settling. It returns the entry held, or
 // nil and the settlement of an entry it cannot or need not settle.
 func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pending, Settlement, error) {
+	spec, why := e.described(ent)
+	if why != "" {
+		return nil, once.Reported(ent, why), nil
+	}
 	c, s, err := e.core.ClaimToSettle(ctx, ent)
 	if c == nil || err != nil {
 		return nil, s, err
 	}
 	claimed := e.cfg.Now()
-	spec, err := DecodeSpec(ent.Kind, ent.Payload)
-	if err != nil {
-		e.core.Release(c, err.Error())
-		s.Why = err.Error()
-		return nil, s, nil
-	}
 	env, err := e.env(ent.Repo, ledger.Attempting)
 	if err != nil {
 		e.core.Release(c, err.Error())
@@ -131,6 +129,30 @@ func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pen
 	}
 	e.dateEnv(env, c, claimed)
 	return &pending{claim: c, claimed: claimed, spec: spec, env: env, s: s}, s, nil
+}
+
+// described is ent's stored description, to look its artifact up by
+// (read only, under its key, in the repository its key was derived for),
+// or why it is not looked up: its stored identity does not derive its key
+// (once.Forged), the ledger keeps no description (a repository ledger's
+// claim: anyone who can push writes it), or the description is not one
+// of the key's own target. Nothing a ledger stored is ever created.
+func (e *Engine) described(ent *ledger.Entry) (Spec, string) {
+	if why := once.Forged(ent); why != "" {
+		return nil, why
+	}
+	if e.cfg.DoneNeedsProof || len(ent.Payload) == 0 {
+		return nil, "this ledger keeps no description to look it up by (a repository ledger's claim is a lock and a record): " +
+			"rerun the command that made it; it looks on GitHub before it creates"
+	}
+	spec, err := DecodeSpec(ent.Kind, ent.Payload)
+	if err != nil {
+		return nil, err.Error()
+	}
+	if spec.Target() != ent.Target {
+		return nil, fmt.Sprintf("its stored description names the target %.60q, not its key's %.60q: someone else wrote it, so nothing was looked up", spec.Target(), ent.Target)
+	}
+	return spec, ""
 }
 
 // releaseAll leaves the entries still held attempting, for the next run.

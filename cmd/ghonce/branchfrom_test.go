@@ -7,13 +7,14 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 )
 
-// `branch create --from REF` resolves REF while it looks for the branch and
-// records the commit it chose before the create: a rerun after the first
-// attempt was killed at GitHub's commit of the ref, or lost its create in
-// flight, starts from that commit, though REF has moved on since. Killed
-// at the commit: the rerun finds the branch at the first commit and writes
-// nothing. Lost in flight (nothing stored on GitHub): the rerun creates it
-// at the first commit, not at REF's new head.
+// `branch create --from REF` resolves REF while it looks for the branch,
+// and a rerun resolves it again: what to make comes from the run's own
+// input, never from the commit the ledger recorded. Killed at GitHub's
+// commit of the ref, with REF moved on since: the rerun finds the branch
+// at the first commit (an earlier head of REF, which REF's head now
+// descends from, and this key was attempting) and writes nothing. Lost in
+// flight (nothing stored on GitHub): the rerun creates it at REF's head
+// now.
 func TestBranchFromRefRerunAdoptsTheFirstCommit(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -43,8 +44,12 @@ func TestBranchFromRefRerunAdoptsTheFirstCommit(t *testing.T) {
 			writes, _ := w.counts()
 			r := w.ok(args...)
 			at, ok := w.fake.Branch(owner, name, "from-ref")
-			if !ok || at != first || r.SHA != first {
-				t.Fatalf("rerun: %+v, branch at %s (exists %v); want it at the first attempt's commit %s, not main's new head %s", r, at, ok, first, moved)
+			want := first
+			if !tc.kill {
+				want = moved
+			}
+			if !ok || at != want || r.SHA != want {
+				t.Fatalf("rerun: %+v, branch at %s (exists %v); want it at %s (first attempt's commit %s, main's new head %s)", r, at, ok, want, first, moved)
 			}
 			w2, _ := w.counts()
 			switch {

@@ -392,16 +392,21 @@ func TestInitMakesTheLedgerAheadOfExec(t *testing.T) {
 	}
 }
 
-// reconcile settles an exec left attempting by asking its --check, and says
-// so: the check, not GitHub, found that the command ran (issue 28: exec
-// entries said "found on GitHub").
+// reconcile runs no command and no check from the ledger: an exec an
+// earlier attempt may have run (its start was marked) is left attempting
+// and reported (exit 3), saying that the rerun of the same command settles
+// it with its own --check; that rerun finds it, and the command never ran
+// twice.
 func TestReconcileExecSaysTheCheckFoundIt(t *testing.T) {
 	t.Parallel()
 	x := newExecWorld(t)
 	x.crash(true)
-	out := x.reconcile(0)
-	if len(out.Settled) != 1 || out.Settled[0].To != "done" || !strings.Contains(out.Settled[0].Why, "check") || strings.Contains(out.Settled[0].Why, "GitHub") {
-		t.Fatalf("reconcile of an exec whose check finds it: %+v, want done, said of the check, not of GitHub", out.Settled)
+	out := x.reconcile(3)
+	if len(out.Settled) != 1 || out.Settled[0].To != "attempting" || !strings.Contains(out.Settled[0].Why, "rerun the same command") || !strings.Contains(out.Settled[0].Why, "--check") {
+		t.Fatalf("reconcile of an exec that may have run: %+v, want it left attempting, pointing at the rerun and its --check", out.Settled)
+	}
+	if r := x.ok(x.args(true)...); r.Outcome != "found" {
+		t.Fatalf("rerun with its check: %+v, want found", r)
 	}
 	if x.runs() != 1 {
 		t.Fatalf("the command ran %d times, want 1", x.runs())

@@ -34,9 +34,12 @@ func (w *world) reconcile(wantCode int) reconcileOut {
 }
 
 // Crashes in six tasks of different kinds, and one whose create never
-// reached GitHub: reconcile settles every entry (found → done, absent →
-// failed) without a single write request, and exits 0; the next run
-// creates what was absent and skips what was found.
+// reached GitHub: reconcile settles every entry of a kind on GitHub (found
+// → done, absent → failed) without a single write request; the guarded
+// command, which it may not run a check for (what to run is a run's own
+// input, never the ledger's), it leaves attempting (exit 3), and the rerun
+// of that command settles it with its own --check. The next runs create
+// what was absent and skip what was found.
 func TestReconcileSettlesCrashedTasksWithoutWriting(t *testing.T) {
 	t.Parallel()
 	x := newExecWorld(t)
@@ -68,14 +71,14 @@ func TestReconcileSettlesCrashedTasksWithoutWriting(t *testing.T) {
 	wantExit(t, w.exec(nil, nil, "status", "--stale", "1ns", "--ledger", w.ledger), 5, "status --stale 1ns with attempting entries")
 
 	writes, _ := w.counts()
-	out := w.reconcile(0)
+	out := w.reconcile(3)
 	if now, _ := w.counts(); now != writes {
 		t.Fatalf("reconcile sent %d write requests, want 0", now-writes)
 	}
-	if out.Unsettled != 0 || len(out.Settled) != 7 {
-		t.Fatalf("reconcile: %+v, want 7 settled and 0 unsettled", out)
+	if out.Unsettled != 1 || len(out.Settled) != 7 {
+		t.Fatalf("reconcile: %+v, want 7 entries, the exec's unsettled", out)
 	}
-	wantTo := map[string]string{"T-PR": "done", "T-ISSUE": "done", "T-COMMENT": "done", "T-BRANCH": "done", "T-FILE": "done", "ISSUE-42": "done", "T-ABSENT": "failed"}
+	wantTo := map[string]string{"T-PR": "done", "T-ISSUE": "done", "T-COMMENT": "done", "T-BRANCH": "done", "T-FILE": "done", "ISSUE-42": "attempting", "T-ABSENT": "failed"}
 	for _, s := range out.Settled {
 		if s.From != "attempting" || s.To != wantTo[s.Task] {
 			t.Errorf("reconcile settled %s (%s) %s → %s, want attempting → %s (%s)", s.Task, s.Kind, s.From, s.To, wantTo[s.Task], s.Why)
@@ -89,6 +92,9 @@ func TestReconcileSettlesCrashedTasksWithoutWriting(t *testing.T) {
 		if e.Task == "T-PR" && (len(prs) != 1 || e.Number != prs[0].Number) {
 			t.Errorf("the PR entry records #%d, GitHub has %+v", e.Number, prs)
 		}
+	}
+	if r := x.ok(x.args(true)...); r.Outcome != "found" || x.runs() != 1 {
+		t.Fatalf("the exec's rerun with its check: %+v, command ran %d times; want found, once", r, x.runs())
 	}
 	wantExit(t, w.exec(nil, nil, "status", "--stale", "1ns", "--ledger", w.ledger), 0, "status --stale 1ns with nothing attempting")
 

@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -83,4 +84,50 @@ func TestRepositoryLedgerCrashWindows(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestExecKilledBeforeItsStartMark: ghonce is killed (SIGKILL, a real
+// process) right after GitHub stored its claim and before it wrote the
+// mark that the command starts: the command cannot have started (it starts
+// only once the mark is written). The next run, on a fresh runner, proves
+// the killed holder gone and runs the command; it ran once, and a replay
+// runs nothing. Before, the entry stayed unconfirmed (exit 3) for good.
+func TestExecKilledBeforeItsStartMark(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	runner := func() []string {
+		home := t.TempDir()
+		return slices.Concat(w.env, []string{"GHONCE_LEDGER=github", "GH_REPO=" + repo, "HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state")})
+	}
+	out := filepath.Join(w.dir, "deploys")
+	args := []string{"exec", "--task", "RL-EXEC", "--step", "deploy", "--json", "--", "/bin/sh", "-c", "echo deployed >> " + out}
+	claimed := func(c *fixtures.Commit) bool {
+		return c.Kind == fixtures.KindRef && c.Method == http.MethodPost && strings.HasPrefix(c.Ref, "refs/ghonce/claims/")
+	}
+	if o := w.execEnv(claimed, runner(), args...); !o.Killed {
+		t.Fatalf("want the first run killed after its claim; it ended with exit %d\nstderr: %s", o.Exit, o.Stderr)
+	}
+	if n := countLines(t, out); n != 0 {
+		t.Fatalf("the command ran %d times before its start was marked", n)
+	}
+	for i, want := range []string{"created", "skipped"} {
+		o := w.execEnv(nil, runner(), args...)
+		var r result
+		oneJSON(t, o.Stdout, &r)
+		if o.Exit != 0 || r.Outcome != want || countLines(t, out) != 1 {
+			t.Fatalf("run %d after the kill: exit %d, %+v, command ran %d times; want %s, once\nstderr: %s", i+2, o.Exit, r, countLines(t, out), want, o.Stderr)
+		}
+	}
+}
+
+func countLines(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
 }

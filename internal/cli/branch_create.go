@@ -29,7 +29,10 @@ at an unrelated commit is someone else's: exit 1, never adopted.
 
 --from REF is resolved on GitHub while the branch is looked for (one round
 trip for both); the commit REF names then is recorded in the ledger before the
-branch is created, and a rerun starts from that commit even if REF has moved.
+branch is created. A rerun resolves REF again, never starting from a commit the
+ledger recorded: a branch an earlier attempt made at REF's head of then (which
+REF's head now descends from) is found; one it did not make is created at REF's
+head now.
 With neither --sha nor --from, the branch starts from the default branch.
 
 ` + exitCodesHelp,

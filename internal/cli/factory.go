@@ -169,7 +169,7 @@ func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.O
 			return f.github(ctx, gitHubFlags{}, repo)
 		}
 	}
-	o.Now, o.CreatedBy, o.Words = f.sys.Now, createdBy(), f.words()
+	o.Now, o.CreatedBy, o.Words, o.Logf = f.sys.Now, createdBy(), f.words(), f.logf
 	// The backends' errors name the ledger and say what to do.
 	l, err := store.Open(ctx, loc, o)
 	switch {
@@ -218,7 +218,7 @@ func (f *factory) offEngine(l *store.Opened, stdout io.Writer, e engineFlags) *o
 	tel := f.telemetry(false)
 	return offgithub.New(offgithub.Config{
 		Ledger: l, LedgerNew: l.CannotVouch(), Wait: zeroIsOff(e.Wait), Settle: zeroIsOff(e.Settle),
-		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err, Logf: f.logf, NoFormerKeys: l.InRepository,
+		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err, Logf: f.logf, NoFormerKeys: l.InRepository, DoneNeedsProof: l.InRepository,
 		Lease: crashpoint.Lease(), Metrics: tel.metrics, Tracer: tel.tracer,
 	})
 }

@@ -195,13 +195,18 @@ func labelsPruneRun(ctx context.Context, opts *labelsPruneOptions) error {
 			continue
 		}
 		p := prunedJSON{Repo: e.Repo, Key: e.Key, Label: taskkey.Label(e.Key), Kind: e.Kind, Number: e.Ref.Number, DoneAt: e.UpdatedAt.UTC()}
+		if p.Repo == "" {
+			// A repository ledger's claim names its repository by digest
+			// only, which the listing matched against --repo.
+			p.Repo = filter.Repo
+		}
 		if !opts.DryRun {
 			if gh == nil {
 				if gh, err = f.github(ctx, opts.GitHub, opts.Filter.Repo); err != nil {
 					return err
 				}
 			}
-			r, err := ghcheck.ParseRepo(e.Repo)
+			r, err := ghcheck.ParseRepo(p.Repo)
 			if err == nil {
 				p.Deleted, err = gh.DeleteKeyLabel(ctx, r, e.Key)
 			}

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/internal/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	ghledger "github.com/ghonce/ghonce/ledger/github"
@@ -24,13 +26,14 @@ type pruneOptions struct {
 	JSON      bool
 	OlderThan string
 	DryRun    bool
+	Keys      []string
 }
 
 func newCmdPrune(f *factory, runF func(*pruneOptions) error) *cobra.Command {
 	opts := &pruneOptions{f: f}
 	c := &cobra.Command{
-		Use:   "prune --older-than AGE [--ledger github] [--repo O/R] [--dry-run] [--json]",
-		Short: "Delete the repository ledger's claims of actions done long ago",
+		Use:   "prune (--older-than AGE | KEY...) [--ledger github] [--repo O/R] [--dry-run] [--json]",
+		Short: "Delete the repository ledger's claims of actions done long ago, or the claims named",
 		Long: `Delete from a repository ledger (--ledger github or github://OWNER/REPO) the
 claim ref of every pull request, issue, comment, branch and file done more
 than AGE ago (30d, 12h, 90m), on GitHub's clock. Claims that are not done,
@@ -50,10 +53,17 @@ rerun files it again. With --trust-ledger a rerun would not look at all, so
 do not prune a ledger that runs use with --trust-ledger. Choose AGE longer
 than any rerun of that work can come.
 
+With KEY... instead, it deletes the claim of each key named, whatever it
+holds: an attempting or failed claim, a guarded command's, or a ref that
+holds no claim of its key (someone who can push wrote it). It says for each
+what that gives up: a guarded command's claim was the only record that it
+ran, so the next run of it runs it again unless its --check finds the
+effect; an attempt that may still be running may still create its artifact.
+
 Prints each key it deletes (with --dry-run: would delete) on stdout, one per
 line; --json prints one object.`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Keys = args
 			return runOr(c.Context(), opts, runF, pruneRun)
 		},
 	}
@@ -69,31 +79,47 @@ type prunedClaimJSON struct {
 	Key    string    `json:"key"`
 	Kind   string    `json:"kind"`
 	Repo   string    `json:"repo"`
-	DoneAt time.Time `json:"done_at"`
+	DoneAt time.Time `json:"done_at,omitzero"`
 	// Label is the ghonce:KEY label deleted with a pull request's or an
 	// issue's claim (with --dry-run: to delete).
 	Label string `json:"label,omitempty"`
+	// Status and GivesUp, for a claim named by its key: what it held
+	// ("" for a ref that held no claim of its key) and what removing it
+	// gives up.
+	Status  ledger.Status `json:"status,omitempty"`
+	GivesUp string        `json:"gives_up,omitempty"`
 }
 
 type pruneClaimsJSON struct {
 	DryRun bool              `json:"dry_run"`
-	Before time.Time         `json:"before"`
+	Before time.Time         `json:"before,omitzero"`
 	Claims []prunedClaimJSON `json:"claims"`
 }
 
 func pruneRun(ctx context.Context, opts *pruneOptions) error {
 	f := opts.f
-	if opts.OlderThan == "" {
-		return usagef("prune: --older-than is required, e.g. --older-than 30d")
-	}
-	age, err := parseAge(opts.OlderThan)
-	if err != nil {
-		return usage(err)
-	}
-	if age < reconcile.MinPruneAge {
-		// A first create's look-up runs beside its claim, trusting that no
-		// claim of its key lives and is removed meanwhile.
-		return usagef("prune: --older-than %s is younger than %s: a claim that young may belong to a create still in progress", opts.OlderThan, reconcile.MinPruneAge)
+	var age time.Duration
+	switch {
+	case len(opts.Keys) > 0 && opts.OlderThan != "":
+		return usagef("prune: give the keys to delete or --older-than, not both")
+	case len(opts.Keys) > 0:
+		for _, key := range opts.Keys {
+			if err := checkKeyArg(key); err != nil {
+				return err
+			}
+		}
+	case opts.OlderThan == "":
+		return usagef("prune: --older-than or the keys to delete is required, e.g. --older-than 30d")
+	default:
+		var err error
+		if age, err = parseAge(opts.OlderThan); err != nil {
+			return usage(err)
+		}
+		if age < reconcile.MinPruneAge {
+			// A first create's look-up runs beside its claim, trusting that no
+			// claim of its key lives and is removed meanwhile.
+			return usagef("prune: --older-than %s is younger than %s: a claim that young may belong to a create still in progress", opts.OlderThan, reconcile.MinPruneAge)
+		}
 	}
 	l, err := f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateNever}, opts.Repo, nil)
 	if err != nil {
@@ -102,7 +128,10 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 	defer l.Close()
 	gl, ok := l.Ledger.(*ghledger.Ledger)
 	if !ok {
-		return usagef("prune works on a repository ledger (--ledger github or github://OWNER/REPO); %s keeps its entries", l.Location)
+		return usagef("prune works on a repository ledger (--ledger github or github://OWNER/REPO); %s keeps its entries (`ghonce resolve KEY --retry --force` clears one)", l.Location)
+	}
+	if len(opts.Keys) > 0 {
+		return pruneKeys(ctx, opts, l, gl)
 	}
 	now, err := l.Now(ctx)
 	if err != nil {
@@ -181,4 +210,51 @@ func (f *factory) pruneKeyLabels(ctx context.Context, gl *ghledger.Ledger, opts 
 		done[e.Key] = true
 	}
 	return done, failed, nil
+}
+
+// pruneKeys deletes from gl (l) the claims of the keys named, whatever
+// they hold, and says what each deletion gives up.
+func pruneKeys(ctx context.Context, opts *pruneOptions, l *store.Opened, gl *ghledger.Ledger) error {
+	f := opts.f
+	verb := "deleted"
+	if opts.DryRun {
+		verb = "would delete"
+	}
+	out := pruneClaimsJSON{DryRun: opts.DryRun, Claims: []prunedClaimJSON{}}
+	for _, key := range opts.Keys {
+		e, err := gl.Remove(ctx, key, opts.DryRun)
+		if errors.Is(err, ledger.ErrNotFound) {
+			return &failure.Keyed{Key: key, Err: fmt.Errorf("prune %s: %s holds no claim of it; see `ghonce status`", key, l.Location)}
+		}
+		if err != nil {
+			return &failure.Keyed{Key: key, Err: fmt.Errorf("prune %s: %w", key, err)}
+		}
+		j := prunedClaimJSON{Key: key, GivesUp: givesUp(e)}
+		if e != nil {
+			j.Kind, j.Repo, j.Status = e.Kind, e.Repo, e.Status
+		}
+		out.Claims = append(out.Claims, j)
+		if !opts.JSON {
+			fmt.Fprintln(f.sys.Out, key)
+		}
+		fmt.Fprintf(f.sys.Err, "ghonce: %s the claim of %s: %s\n", verb, key, j.GivesUp)
+	}
+	if opts.JSON {
+		return f.writeJSON(out)
+	}
+	return nil
+}
+
+// givesUp says what deleting the claim that held e gives up; e is nil for
+// a ref that held no claim of its key.
+func givesUp(e *ledger.Entry) string {
+	switch {
+	case e == nil:
+		return "it held no claim of its key, so nothing; the next run claims the key anew"
+	case !kinds.OnGitHub(e.Kind):
+		return "it was the only record that the command ran: the next run of it runs it again, unless its --check finds the effect"
+	case e.Status == ledger.Attempting:
+		return "an attempt that may still run may still create its artifact; the next run looks on GitHub by its tags before it creates"
+	}
+	return "the next run looks the artifact up on GitHub by its tags, as after a lost ledger (with --trust-ledger it would not look)"
 }

@@ -192,6 +192,13 @@ func TestPruneClaims(t *testing.T) {
 	if keyLabels() != 2 {
 		t.Fatalf("%d key labels after an issue and a pull request, want 2", keyLabels())
 	}
+	ex := w.run("", freshRunner(t), "exec", "--task", "T1", "--step", "deploy", "--json", "--", "true")
+	var exec struct {
+		Key string `json:"key"`
+	}
+	if ex.code != 0 || json.Unmarshal([]byte(ex.stdout), &exec) != nil {
+		t.Fatalf("exec: %d %s", ex.code, ex.stderr)
+	}
 	if o := w.run("", freshRunner(t), "prune", "--older-than", "30s"); o.code != ExitUsage || !strings.Contains(o.stderr, "younger than 1m0s") {
 		t.Fatalf("prune --older-than 30s: exit %d, stderr %s; want a usage error", o.code, o.stderr)
 	}
@@ -222,6 +229,22 @@ func TestPruneClaims(t *testing.T) {
 	o = w.run("", freshRunner(t), pr...)
 	if o.code != 0 || !strings.Contains(o.stdout, `"outcome":"found"`) || len(w.fake.PullRequests(testworld.Owner, testworld.Name)) != 1 {
 		t.Fatalf("pull request rerun after prune: %d %s %s; want found by its head branch", o.code, o.stdout, o.stderr)
+	}
+	// A person names the exec's claim: it goes, and prune says what that
+	// gives up.
+	o = w.run("", freshRunner(t), "prune", exec.Key, "--dry-run")
+	if o.code != 0 || o.stdout != exec.Key+"\n" || w.claimRefs() != 1 {
+		t.Fatalf("prune KEY --dry-run: %d %q %s", o.code, o.stdout, o.stderr)
+	}
+	o = w.run("", freshRunner(t), "prune", exec.Key, "--json")
+	if o.code != 0 || w.claimRefs() != 0 || !strings.Contains(o.stderr, "the only record that the command ran") || !strings.Contains(o.stdout, `"gives_up":"it was the only record`) {
+		t.Fatalf("prune KEY of an exec claim: %d %s %s", o.code, o.stdout, o.stderr)
+	}
+	if o := w.run("", freshRunner(t), "prune", exec.Key); o.code != ExitError || !strings.Contains(o.stderr, "holds no claim of it") {
+		t.Fatalf("prune KEY of a key with no claim: %d %s", o.code, o.stderr)
+	}
+	if o := w.run("", freshRunner(t), "prune", exec.Key, "--older-than", "1h"); o.code != ExitUsage {
+		t.Fatalf("prune KEY --older-than: %d %s; want a usage error", o.code, o.stderr)
 	}
 	if o := w.run("", map[string]string{"GHONCE_LEDGER": filepath.Join(t.TempDir(), "l.db")}, "prune", "--older-than", "1d"); o.code == 0 {
 		t.Errorf("prune on a SQLite ledger succeeded")

@@ -44,7 +44,12 @@ A done entry points at an artifact that exists; --retry on it is refused
 unless --force is given (the artifact was deleted, say). The next run then
 looks on GitHub first: what it finds tagged with the key (PR, issue,
 comment, branch, file) it records as done again; only if it finds nothing
-does it create it again. A guarded command without --check runs again.`,
+does it create it again. A guarded command without --check runs again.
+
+An entry a live attempt holds is refused (exit 4) unless --retry --force is
+given: use it only when no attempt runs (a claim someone else wrote, a
+runner on a machine that is gone). Should that attempt still run, it can no
+longer record its outcome, and the next run looks before it acts.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Key = args[0]
@@ -53,7 +58,7 @@ does it create it again. A guarded command without --check runs again.`,
 	}
 	c.Flags().BoolVar(&opts.Done, "done", false, "it happened: mark the entry done")
 	c.Flags().BoolVar(&opts.Retry, "retry", false, "it did not happen: let the next run perform it")
-	c.Flags().BoolVar(&opts.Force, "force", false, "with --retry: send a done entry back too")
+	c.Flags().BoolVar(&opts.Force, "force", false, "with --retry: send a done entry back too, or clear one a live attempt holds")
 	c.Flags().StringVar(&opts.Ref, "ref", "", "with --done: a reference to what was made (a URL, an id)")
 	c.Flags().StringVar(&opts.Note, "note", "", "why; kept in the history")
 	addLedgerFlag(c, &opts.Ledger)

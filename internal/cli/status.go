@@ -312,8 +312,12 @@ func printStatusSummary(f *factory, now time.Time, entries []*ledger.Entry) {
 				}
 				what = orDash(truncate(escape(e.LastError), errorWidth))
 			case e.Status == ledger.Attempting && holderState(e) == holderUnknown:
-				state = fmt.Sprintf("attempting, held by process %d on %s until %s (another machine: alive or not, ghonce cannot see)",
-					e.Owner.PID, escape(e.Owner.Host), e.LeaseUntil.UTC().Format(time.TimeOnly))
+				holder := "a process on another machine" // a repository ledger's holder is opaque
+				if e.Owner.PID != 0 {
+					holder = fmt.Sprintf("process %d on %s", e.Owner.PID, escape(e.Owner.Host))
+				}
+				state = fmt.Sprintf("attempting, held by %s until %s (another machine: alive or not, ghonce cannot see)",
+					holder, e.LeaseUntil.UTC().Format(time.TimeOnly))
 			case e.Status == ledger.Attempting:
 				state = fmt.Sprintf("attempting, running (process %d on %s)", e.Owner.PID, escape(e.Owner.Host))
 			case e.Status == ledger.Failed:

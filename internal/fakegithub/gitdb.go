@@ -1,7 +1,9 @@
 package fakegithub
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -135,4 +137,17 @@ func (s *Server) Refs(owner, repo string) []string {
 		return nil
 	}
 	return sortedRefs(rp, "refs/")
+}
+
+// CommitSHAs returns every commit object a repository holds, whether a
+// ref reaches it or not (sorted), nil for an unknown repository: what a
+// reader who knows a SHA can fetch.
+func (s *Server) CommitSHAs(owner, repo string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoLocked(owner, repo)
+	if rp == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(rp.commits))
 }

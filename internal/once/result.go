@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // Outcome says how an action ended.
@@ -188,7 +190,7 @@ type Progress interface {
 // returns the claim held, or nil and the settlement of an entry it cannot
 // or need not settle.
 func (o *Core) ClaimToSettle(ctx context.Context, ent *ledger.Entry) (*ledger.Claim, Settlement, error) {
-	s := Settlement{Key: ent.Key, Kind: ent.Kind, Task: ent.Task, Step: ent.Step, Repo: ent.Repo, From: ledger.Attempting, To: ledger.Attempting}
+	s := Reported(ent, "")
 	p := ledger.ClaimParams{
 		Key: ent.Key, Task: ent.Task, Step: ent.Step, Kind: ent.Kind, Repo: ent.Repo, Target: ent.Target,
 		Payload: ent.Payload, PayloadHash: ent.PayloadHash, Owner: o.cfg.Owner, Lease: o.cfg.Lease, Why: "reconcile",
@@ -207,8 +209,33 @@ func (o *Core) ClaimToSettle(ctx context.Context, ent *ledger.Entry) (*ledger.Cl
 		s.To, s.Why = ledger.Done, "settled by another run meanwhile"
 		return nil, s, nil
 	case ledger.ClaimBusy:
-		s.Why = fmt.Sprintf("in progress in process %d on %s", c.Entry.Owner.PID, c.Entry.Owner.Host)
+		s.Why = "in progress in another process (its holder is of another machine)"
+		if h := c.Entry.Owner; h.PID != 0 {
+			s.Why = fmt.Sprintf("in progress in process %d on %s", h.PID, h.Host)
+		}
 		return nil, s, nil
 	}
 	return c, s, nil
+}
+
+// Forged says why ent's stored identity cannot be believed: its task,
+// step, kind, repository and target do not derive its key, so someone
+// else wrote the entry (anyone who can write a shared ledger can), and
+// nothing is looked up or written for it. "" when they derive it, or when
+// the entry stores none (a repository ledger's claim).
+func Forged(ent *ledger.Entry) string {
+	if ent.Task == "" && ent.Step == "" && ent.Repo == "" && ent.Target == "" {
+		return ""
+	}
+	id := taskkey.Identity{Task: ent.Task, Step: ent.Step, Kind: ent.Kind, Repo: ent.Repo, Target: ent.Target}
+	if taskkey.Key(id) == ent.Key || slices.Contains(taskkey.LegacyKeys(id), ent.Key) {
+		return ""
+	}
+	return "its stored task, step, kind, repository and target do not derive its key: someone else wrote it, so nothing was looked up or written. " +
+		"Check it; `ghonce resolve " + ent.Key + " --retry --force` clears it"
+}
+
+// Reported is the settlement of ent, left as it is, for the reason why.
+func Reported(ent *ledger.Entry, why string) Settlement {
+	return Settlement{Key: ent.Key, Kind: ent.Kind, Task: ent.Task, Step: ent.Step, Repo: ent.Repo, From: ledger.Attempting, To: ledger.Attempting, Why: why}
 }

@@ -199,7 +199,11 @@ func expect(r *row, k *kind) {
 	if r.dups != 0 {
 		r.errorf("%d duplicate(s)", r.dups)
 	}
-	if k.name == "exec-nocheck" {
+	if k.name == "exec-nocheck" && strings.Contains(r.what, crashpoint.AfterClaim) {
+		// Killed before its start was marked: the command surely did not
+		// run, and the next run runs it, with no person.
+		r.note("killed before its start was marked, the command surely did not run: the next run runs it")
+	} else if k.name == "exec-nocheck" {
 		// Stopping for a person is the design; the person then resolves it.
 		r.finding = true
 		if r.person != r.runs {
@@ -373,9 +377,9 @@ func drain(c chan string) {
 }
 
 // showsNoCheckDesign picks the kill points the guarded command without
-// --check is shown at: it is designed to stop for a person at every point,
-// so it is shown where the command surely did not run and where it surely
-// did.
+// --check is shown at: it is designed to stop for a person at every point
+// after its start was marked, so it is shown where the command surely did
+// not run (the next run runs it) and where it surely did.
 func showsNoCheckDesign(pt point) bool {
 	return strings.Contains(pt.name, crashpoint.AfterClaim) || strings.HasPrefix(pt.name, "after the service commits")
 }

@@ -337,5 +337,8 @@ func Gone(sup ledger.Proc) procid.State {
 
 // Describe names the supervisor of an attempt for a message.
 func Describe(p ledger.Proc) string {
+	if p.PID <= 0 {
+		return "a supervisor whose process only its own machine can name"
+	}
 	return "supervisor pid " + strconv.Itoa(p.PID) + ", process group " + strconv.Itoa(p.PID)
 }

@@ -30,15 +30,21 @@
 //     422 other than "already exists") is an error; the ledger never falls
 //     back to a weaker guarantee.
 //
-// # What a claim proves, and what it does not
+// # What a claim holds, proves, and does not
+//
+// Whoever can read the repository reads every claim (on a public one,
+// anyone), and a commit outlives its ref: a claim holds only a lock and a
+// record (encode.go): no description, task, repository, target, error
+// text, check output, host or process id; its holder's process is sealed
+// so that only its own machine reads it back (holder.go).
 //
 // Whoever can push to the repository can write a claim. A claim is
-// therefore a lock and a record of intent, never proof of an outcome: for
-// every kind GitHub can be asked about, the engine confirms a recorded
-// "done" by reading the artifact it names (authored by our identity and
-// carrying the key) before it reports it found. For a guarded command
-// (exec), which GitHub cannot be asked about, a done claim proves only that
-// some process that could push to the repository wrote one: the command is
-// not run again, exactly as with a local ledger; give --check when that is
-// not enough. See docs/guide/repository-ledger.md.
+// therefore a lock and a record of intent, never proof of an outcome and
+// never a source of what to do: the engines act on their own input, and on
+// this ledger (reconcile.Config.DoneNeedsProof) confirm a recorded "done"
+// on GitHub (an artifact authored by our identity that carries the key),
+// bound no look-up by a claim's times, and read no stored description. A
+// ref under the claims prefix that holds no claim of its own key is
+// skipped by List and Prune (Options.Logf reports it), and refused for its
+// own key until Remove deletes it. See docs/guide/repository-ledger.md.
 package github

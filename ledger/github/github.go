@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
+	"github.com/ghonce/ghonce/internal/procid"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -40,6 +42,10 @@ type Options struct {
 	// Namespace overrides Namespace (tests); it must start with "refs/"
 	// and end with "/".
 	Namespace string
+	// Logf reports a claim ref that is skipped because it holds no claim
+	// of its own key (someone who can push wrote it), once per ref; nil
+	// is silent.
+	Logf func(format string, args ...any)
 }
 
 // Ledger is a ledger.Ledger in a GitHub repository.
@@ -56,6 +62,17 @@ type Ledger struct {
 	// parent of its next write, tried without reading the ref first (a
 	// racer's move makes that write fail, and the ref is read again).
 	tips map[string]*tip
+
+	// me is this process's identity: what opens a holder sealed on this
+	// machine (openProc), and host its host name, for messages.
+	me   ledger.Proc
+	host string
+	// known is what this process was told of each key it claimed (a
+	// claim keeps none of it): its identity and payload.
+	known sync.Map // key -> *ledger.ClaimParams
+	logf  func(format string, args ...any)
+	// warned holds the refs Logf was told of.
+	warned sync.Map
 }
 
 var _ ledger.Ledger = (*Ledger)(nil)
@@ -75,7 +92,12 @@ func Open(opts Options) (*Ledger, error) {
 	if !strings.HasPrefix(ns, "refs/") || !strings.HasSuffix(ns, "/") || strings.HasPrefix(ns, "refs/heads/") || strings.HasPrefix(ns, "refs/tags/") {
 		return nil, fmt.Errorf("open the repository ledger: namespace %q must start with refs/, end with / and be neither refs/heads/ nor refs/tags/", ns)
 	}
-	return &Ledger{c: opts.Client, repo: opts.Repo, ns: ns, tips: map[string]*tip{}}, nil
+	host, _ := os.Hostname()
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	return &Ledger{c: opts.Client, repo: opts.Repo, ns: ns, tips: map[string]*tip{}, me: procid.Self(), host: host, logf: logf}, nil
 }
 
 // Location is the ledger's location, github://OWNER/REPO.
@@ -99,11 +121,13 @@ func hashName(s string) string {
 }
 
 // tip is a ref as read: the commit it points at ("" when the ref does not
-// exist), what that commit says, and GitHub's clock at the answer.
+// exist), what that commit says as this process sees it (rec: its holder
+// opened, its identity completed) and as it is written (raw), and GitHub's
+// clock at the answer.
 type tip struct {
-	sha  string
-	rec  *record
-	date time.Time
+	sha      string
+	rec, raw *record
+	date     time.Time
 }
 
 // errMoved: the ref is not where the write assumed; read it again.
@@ -119,8 +143,11 @@ func (l *Ledger) read(ctx context.Context, ref string) (*tip, error) {
 	if sha == "" {
 		return t, nil
 	}
-	if t.rec, err = l.record(ctx, sha); err != nil {
-		return nil, err
+	if t.raw, err = l.record(ctx, sha); err == nil {
+		t.rec, err = l.view(ref, t.raw)
+	}
+	if err != nil {
+		return nil, l.unreadable(ref, err)
 	}
 	if date.IsZero() {
 		return nil, fmt.Errorf("%w: read %s of %s: GitHub's answer had no Date, and the ledger keeps GitHub's time", ledger.ErrUnavailable, ref, l.repo)
@@ -134,6 +161,10 @@ func (l *Ledger) record(ctx context.Context, sha string) (*record, error) {
 		return r.(*record), nil
 	}
 	cm, err := l.c.GetGitCommit(ctx, l.repo, sha)
+	if st := status(err); st == http.StatusNotFound || st == http.StatusUnprocessableEntity {
+		// The ref exists (it was just read) and names no commit.
+		return nil, fmt.Errorf("%w: %s is not a commit", ledger.ErrNotLedger, sha)
+	}
 	if err != nil {
 		return nil, l.explain("read the ledger", err)
 	}
@@ -145,17 +176,80 @@ func (l *Ledger) record(ctx context.Context, sha string) (*record, error) {
 	return r, nil
 }
 
-// put writes e and history as the new tip of ref over parent ("" creates
+// view is raw, the record of the commit at ref, as this process sees it:
+// an error when it is not the claim of ref's own key (a claim copied to
+// another key's ref); else a copy whose holder and in-flight command are
+// opened when they were sealed on this machine, and whose identity and
+// payload are those this process claimed the key with (a claim keeps
+// neither).
+func (l *Ledger) view(ref string, raw *record) (*record, error) {
+	e := clone(raw.entry)
+	if l.RefOf(e.Key) != ref {
+		return nil, fmt.Errorf("%w: it names another key, %.60q", ledger.ErrNotLedger, e.Key)
+	}
+	if p := openProc(raw.holderProc, l.me); !p.IsZero() {
+		e.Owner.Host, e.Owner.PID, e.Owner.Boot, e.Owner.PIDNS, e.Owner.Start = l.host, p.PID, p.Boot, p.PIDNS, p.Start
+	} else if e.Owner.Boot != l.me.Boot || l.me.Boot == "" {
+		// A format 1 holder of another machine: its host and process are
+		// what the claim says, which proves nothing; they are not shown.
+		e.Owner = ledger.Owner{ID: e.Owner.ID}
+	}
+	if raw.sendingBy != "" {
+		// A mark that names a process (a guarded command's supervisor)
+		// still names one when only its own machine can read it: nothing
+		// here can prove it gone.
+		e.Sending.Proc = elsewhere
+		if p := openProc(raw.sendingBy, l.me); !p.IsZero() {
+			e.Sending.Proc = p
+		}
+	}
+	if v, ok := l.known.Load(e.Key); ok {
+		k := v.(*ledger.ClaimParams)
+		e.Task, e.Step, e.Kind, e.Repo, e.Target = k.Task, k.Step, k.Kind, k.Repo, k.Target
+		e.Payload = nil
+		if k.PayloadHash == e.PayloadHash {
+			e.Payload = slices.Clone(k.Payload)
+		}
+	}
+	v := *raw
+	v.entry = e
+	return &v, nil
+}
+
+// unreadable is the error of a claim ref that holds no claim of its own
+// key: someone who can push wrote it. It blocks that key alone, until a
+// person removes it.
+func (l *Ledger) unreadable(ref string, err error) error {
+	if errors.Is(err, ledger.ErrUnavailable) || errors.Is(err, ledger.ErrNewerSchema) {
+		return err
+	}
+	return fmt.Errorf("%s of %s holds no claim of its key (%w): someone who can push wrote it, and nothing was done for the key. "+
+		"Check it, then remove it: `ghonce prune KEY`", ref, l.repo, err)
+}
+
+// skip reports, once, a claim ref that List and Prune leave out.
+func (l *Ledger) skip(ref string, err error) {
+	if _, told := l.warned.LoadOrStore(ref, true); !told {
+		l.logf("skipped %s of %s: %v; the other claims are read as usual. Remove it once checked: `git push origin :%s`", ref, l.repo, err, ref)
+	}
+}
+
+// put writes e and history as the new tip of ref over parent (nil creates
 // the ref). It returns errMoved when the ref is not at parent any more
 // (or, for a create, exists), so that the caller reads and decides again.
-func (l *Ledger) put(ctx context.Context, ref, parent string, e *ledger.Entry, history []ledger.Transition) (*tip, error) {
+func (l *Ledger) put(ctx context.Context, ref string, parent *tip, e *ledger.Entry, history []ledger.Transition) (*tip, error) {
 	return l.putHit(ctx, ref, parent, e, history, "")
 }
 
 // putHit is put with the crash point at (crashpoint.Hit) between the
 // commit and the ref's move: everything is written, nothing is in effect.
-func (l *Ledger) putHit(ctx context.Context, ref, parent string, e *ledger.Entry, history []ledger.Transition, at string) (*tip, error) {
-	msg := encode(e, history)
+func (l *Ledger) putHit(ctx context.Context, ref string, over *tip, e *ledger.Entry, history []ledger.Transition, at string) (*tip, error) {
+	parent := ""
+	var prev *record
+	if over != nil {
+		parent, prev = over.sha, over.raw
+	}
+	msg := encode(e, history, prev)
 	var parents []string
 	if parent != "" {
 		parents = []string{parent}
@@ -174,6 +268,10 @@ func (l *Ledger) putHit(ctx context.Context, ref, parent string, e *ledger.Entry
 		return nil, fmt.Errorf("%w: write the ledger in %s: GitHub's commit has no date", ledger.ErrUnavailable, l.repo)
 	}
 	l.records.Store(cm.SHA, rec)
+	raw := rec
+	if rec, err = l.view(ref, raw); err != nil {
+		return nil, fmt.Errorf("write the ledger in %s: %w", l.repo, err)
+	}
 	if at != "" {
 		crashpoint.Hit(at)
 	}
@@ -183,7 +281,7 @@ func (l *Ledger) putHit(ctx context.Context, ref, parent string, e *ledger.Entry
 	// GitHub that fails them (each write is paced: a ref that kept
 	// answering 502 held a run for minutes).
 	for sent := 1; ; sent++ {
-		t, again, err := l.moveTo(ctx, ref, parent, cm.SHA, rec, cm.Date, sent < 2)
+		t, again, err := l.moveTo(ctx, ref, parent, cm.SHA, &tip{sha: cm.SHA, rec: rec, raw: raw, date: cm.Date}, sent < 2)
 		if !again {
 			return t, err
 		}
@@ -193,7 +291,7 @@ func (l *Ledger) putHit(ctx context.Context, ref, parent string, e *ledger.Entry
 // moveTo points ref at sha (created when parent is ""), settling a lost
 // answer by reading the ref back. again: GitHub did not take the write and
 // mayRetry allowed sending it once more.
-func (l *Ledger) moveTo(ctx context.Context, ref, parent, sha string, rec *record, date time.Time, mayRetry bool) (_ *tip, again bool, _ error) {
+func (l *Ledger) moveTo(ctx context.Context, ref, parent, sha string, t *tip, mayRetry bool) (_ *tip, again bool, _ error) {
 	var err error
 	if parent == "" {
 		err = l.c.CreateRefAt(ctx, l.repo, ref, sha)
@@ -232,7 +330,6 @@ func (l *Ledger) moveTo(ctx context.Context, ref, parent, sha string, rec *recor
 	default:
 		return nil, false, l.explain("write the ledger", err)
 	}
-	t := &tip{sha: sha, rec: rec, date: date}
 	l.remember(ref, t)
 	return t, false, nil
 }
@@ -292,6 +389,7 @@ func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 		return nil, err
 	}
 	ref := l.RefOf(p.Key)
+	l.known.Store(p.Key, &p)
 	for range maxTries {
 		t, err := l.read(ctx, ref)
 		if err != nil {
@@ -309,7 +407,7 @@ func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 				e.Sending.At = self
 			}
 			h := []ledger.Transition{{At: self, Owner: p.Owner.ID, To: ledger.Attempting, Fence: 1, Why: p.Why}}
-			nt, err := l.put(ctx, ref, "", e, h)
+			nt, err := l.put(ctx, ref, nil, e, h)
 			if errors.Is(err, errMoved) {
 				continue
 			}
@@ -328,7 +426,7 @@ func (l *Ledger) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim
 		e.Fence++
 		e.Attempts++
 		h := append(slices.Clone(t.rec.history), ledger.Transition{At: self, Owner: p.Owner.ID, From: prior, To: ledger.Attempting, Fence: e.Fence, Why: p.Why})
-		nt, err := l.put(ctx, ref, t.sha, e, h)
+		nt, err := l.put(ctx, ref, t, e, h)
 		if errors.Is(err, errMoved) {
 			continue
 		}
@@ -375,7 +473,7 @@ func (l *Ledger) updateHit(ctx context.Context, key string, fresh bool, at strin
 			tr.Key = key
 			h = append(slices.Clone(h), *tr)
 		}
-		nt, err := l.putHit(ctx, ref, t.sha, e, h, at)
+		nt, err := l.putHit(ctx, ref, t, e, h, at)
 		if errors.Is(err, errMoved) {
 			l.remember(ref, nil)
 			fresh = true
@@ -441,6 +539,11 @@ func (l *Ledger) Finish(ctx context.Context, p ledger.FinishParams) (*ledger.Ent
 func (l *Ledger) SetPayload(ctx context.Context, p ledger.PayloadParams) error {
 	if err := p.Validate(); err != nil {
 		return err
+	}
+	if v, ok := l.known.Load(p.Key); ok {
+		k := *v.(*ledger.ClaimParams)
+		k.Payload, k.PayloadHash = slices.Clone(p.Payload), p.PayloadHash
+		l.known.Store(p.Key, &k)
 	}
 	_, err := l.update(ctx, p.Key, false, func(t *tip) (*ledger.Entry, *ledger.Transition, error) {
 		e := clone(t.rec.entry)
@@ -517,10 +620,14 @@ func (l *Ledger) List(ctx context.Context, p ledger.ListParams) ([]*ledger.Entry
 	if err != nil {
 		return nil, err
 	}
-	entries := make([]*ledger.Entry, len(all))
-	for i, ce := range all {
-		entries[i] = ce.entry
+	// A claim names no task or repository, only their digests.
+	var entries []*ledger.Entry
+	for _, ce := range all {
+		if (p.Task == "" || ce.digests.task == digest("task", p.Task)) && (p.Repo == "" || ce.digests.repo == digest("repo", strings.ToLower(p.Repo))) {
+			entries = append(entries, ce.entry)
+		}
 	}
+	p.Task, p.Repo = "", ""
 	out := p.Select(entries)
 	for i, e := range out {
 		out[i] = clone(e)
@@ -532,6 +639,7 @@ func (l *Ledger) List(ctx context.Context, p ledger.ListParams) ([]*ledger.Entry
 type claimed struct {
 	ref, sha string
 	entry    *ledger.Entry
+	digests  digests
 }
 
 // entries reads every claim in the namespace, a few commits at a time.
@@ -551,18 +659,26 @@ func (l *Ledger) entries(ctx context.Context) ([]claimed, error) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			rec, err := l.record(ctx, r.SHA)
-			if err != nil {
-				errs[i] = fmt.Errorf("%s: %w", r.Ref, err)
-				return
+			if err == nil {
+				rec, err = l.view(r.Ref, rec)
 			}
-			out[i] = claimed{ref: r.Ref, sha: r.SHA, entry: rec.entry}
+			switch {
+			case errors.Is(err, ledger.ErrUnavailable):
+				errs[i] = fmt.Errorf("%s: %w", r.Ref, err)
+			case err != nil:
+				// Not a claim of its own key: it says nothing of the
+				// others, which are read as usual.
+				l.skip(r.Ref, err)
+			default:
+				out[i] = claimed{ref: r.Ref, sha: r.SHA, entry: rec.entry, digests: rec.digests}
+			}
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return slices.DeleteFunc(out, func(c claimed) bool { return c.entry == nil }), nil
 }
 
 // Now implements ledger.Ledger: GitHub's clock, the Date of its answer.

@@ -2,6 +2,7 @@ package github
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -56,4 +57,36 @@ func (l *Ledger) Prune(ctx context.Context, p PruneParams) ([]*ledger.Entry, err
 	}
 	slices.SortFunc(gone, func(a, b *ledger.Entry) int { return a.UpdatedAt.Compare(b.UpdatedAt) })
 	return gone, nil
+}
+
+// Remove deletes the claim of key whatever it holds (a done, failed or
+// attempting claim, a guarded command's, or one that holds no claim of
+// the key), and returns the entry it held: nil for one it could not read.
+// ErrNotFound when the key has no claim. With dryRun it deletes nothing.
+// GitHub's DELETE has no precondition: a claim written meanwhile goes too.
+func (l *Ledger) Remove(ctx context.Context, key string, dryRun bool) (*ledger.Entry, error) {
+	ref := l.RefOf(key)
+	sha, _, err := l.c.ReadRef(ctx, l.repo, ref)
+	switch {
+	case err != nil:
+		return nil, l.explain("prune the ledger", err)
+	case sha == "":
+		return nil, ledger.ErrNotFound
+	}
+	var e *ledger.Entry
+	raw, err := l.record(ctx, sha)
+	if err == nil {
+		if rec, verr := l.view(ref, raw); verr == nil {
+			e = clone(rec.entry)
+		}
+	} else if errors.Is(err, ledger.ErrUnavailable) {
+		return nil, err
+	}
+	if !dryRun {
+		if err := l.c.DeleteRefNamed(ctx, l.repo, ref); err != nil {
+			return nil, l.explain("prune the ledger", err)
+		}
+		l.remember(ref, nil)
+	}
+	return e, nil
 }

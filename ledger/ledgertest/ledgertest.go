@@ -43,8 +43,21 @@ type Open func(t *testing.T, now func() time.Time) ledger.Ledger
 // second, far from the zero time and from the Unix epoch.
 func start() time.Time { return time.Date(2030, time.January, 2, 3, 4, 5, 0, time.UTC) }
 
+// Option adjusts what the suite holds a backend to.
+type Option func(*harness)
+
+// LockOnly is for a backend whose entries anyone who can read its store
+// reads (the repository ledger, on a public repository anyone): it keeps
+// of an entry only what a lock and a record need. The payload is kept as
+// its hash only (Payload reads back as this process claimed it, or
+// empty), no LastError, no Ref.Text, the holder as an opaque ID whose
+// process identity only its own machine reads back, the sending mark's
+// process likewise, and a history of times, statuses and fences, without
+// who or why. Everything else the suite holds it to as any backend.
+func LockOnly() Option { return func(h *harness) { h.lockOnly = true } }
+
 // Run runs the conformance suite against the backend that open makes.
-func Run(t *testing.T, open Open) {
+func Run(t *testing.T, open Open, opts ...Option) {
 	tests := []struct {
 		name string
 		fn   func(h *harness)
@@ -86,7 +99,11 @@ func Run(t *testing.T, open Open) {
 					t.Errorf("Close: %v", err)
 				}
 			})
-			tt.fn(&harness{t: t, l: l, clock: clock, start: clock.Now(), ctx: context.Background()})
+			h := &harness{t: t, l: l, clock: clock, start: clock.Now(), ctx: context.Background()}
+			for _, o := range opts {
+				o(h)
+			}
+			tt.fn(h)
 		})
 	}
 }

@@ -15,7 +15,19 @@ func testResolveBusy(h *harness) {
 		_, err := h.l.Resolve(h.ctx, ledger.ResolveParams{Key: "k", Status: st, Ref: ledger.Ref{Number: 3}, Who: "alice", Note: "too early"})
 		wantErr(h.t, "Resolve "+string(st)+" under a live lease", err, ledger.ErrBusy)
 	}
+	_, err := h.l.Resolve(h.ctx, ledger.ResolveParams{Key: "k", Status: ledger.Done, Who: "alice", Note: "forced", Force: true})
+	wantErr(h.t, "Resolve done, forced, under a live lease", err, ledger.ErrBusy)
 	h.unchanged("refused Resolve", "k", a.Entry, 1)
+
+	// A person who knows no attempt runs (a claim someone else wrote, a
+	// machine that is gone) clears it: the holder's writes are fenced off.
+	e, err := h.l.Resolve(h.ctx, ledger.ResolveParams{Key: "k", Status: ledger.Failed, Who: "alice", Note: "forged", Force: true})
+	if err != nil || e.Status != ledger.Failed || e.Owner != (ledger.Owner{}) || !e.LeaseUntil.IsZero() {
+		h.t.Fatalf("Resolve --retry --force under a live lease = %+v, %v; want failed, lease cleared", e, err)
+	}
+	_, err = h.l.Finish(h.ctx, ledger.FinishParams{Key: "k", Fence: 1, Status: ledger.Done, Outcome: "created", Why: "late"})
+	wantErr(h.t, "the holder's done after a forced retry", err, ledger.ErrFenced)
+	h.claim(params("k", "b"), ledger.ClaimAcquired)
 }
 
 func testResolveDone(h *harness) {
@@ -47,7 +59,7 @@ func testResolveDone(h *harness) {
 	if err != nil {
 		h.t.Fatalf("Resolve done again: %v", err)
 	}
-	if want := (ledger.Ref{Number: 7, URL: ref.URL, Text: "checked by hand"}); e.Ref != want || h.get("k").Ref != want {
+	if want := h.kept(&ledger.Entry{Ref: ledger.Ref{Number: 7, URL: ref.URL, Text: "checked by hand"}}).Ref; h.kept(e).Ref != want || h.kept(h.get("k")).Ref != want {
 		h.t.Errorf("ref after resolving a done entry again = %+v, want %+v", e.Ref, want)
 	}
 }

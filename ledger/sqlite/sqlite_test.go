@@ -704,12 +704,14 @@ func TestBadInput(t *testing.T) {
 	}
 	huge := claimParams("huge", "a")
 	huge.Lease = time.Duration(1<<63 - 1)
-	c, err := l.Claim(ctx, huge)
-	if err != nil {
-		t.Fatalf("Claim with the longest lease: %v", err)
+	if _, err := l.Claim(ctx, huge); err == nil || !strings.Contains(err.Error(), "not between 0 and 1h0m0s") {
+		t.Errorf("Claim with a lease over ledger.MaxLease: %v; want it refused", err)
 	}
-	if !c.Entry.LeaseLive(time.Now().AddDate(200, 0, 0)) {
-		t.Errorf("longest lease ends at %v", c.Entry.LeaseUntil)
+	longest := claimParams("longest", "a")
+	longest.Lease = ledger.MaxLease
+	c, err := l.Claim(ctx, longest)
+	if err != nil || !c.Entry.LeaseLive(c.Now.Add(ledger.MaxLease-time.Second)) {
+		t.Fatalf("Claim with the longest lease: %+v, %v", c, err)
 	}
 	if _, err := l.Claim(ctx, claimParams("k", "a")); err != nil {
 		t.Fatal(err)

@@ -24,8 +24,9 @@ import (
 // by asking each repository this process has used (and the default): a
 // key's repository is part of its identity, so one key is never in two.
 type perRepo struct {
-	c   *ghcheck.Client
-	def string // OWNER/NAME of the default repository; "" for none
+	c    *ghcheck.Client
+	def  string // OWNER/NAME of the default repository; "" for none
+	logf func(format string, args ...any)
 
 	mu    sync.Mutex
 	repos map[string]*ghledger.Ledger // by lower-cased OWNER/NAME
@@ -35,8 +36,8 @@ type perRepo struct {
 
 var _ ledger.Ledger = (*perRepo)(nil)
 
-func newPerRepo(c *ghcheck.Client, def string) *perRepo {
-	p := &perRepo{c: c, repos: map[string]*ghledger.Ledger{}, keys: map[string]string{}}
+func newPerRepo(c *ghcheck.Client, def string, logf func(string, ...any)) *perRepo {
+	p := &perRepo{c: c, logf: logf, repos: map[string]*ghledger.Ledger{}, keys: map[string]string{}}
 	if def != "" {
 		if _, err := p.repo(def); err == nil {
 			p.def = strings.ToLower(def)
@@ -57,7 +58,7 @@ func (p *perRepo) repo(name string) (*ghledger.Ledger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the repository ledger: %w", err)
 	}
-	l, err := ghledger.Open(ghledger.Options{Client: p.c, Repo: r})
+	l, err := ghledger.Open(ghledger.Options{Client: p.c, Repo: r, Logf: p.logf})
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func perRepoWorld(t *testing.T, now func() time.Time, def string) (*fixtures.Ser
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, newPerRepo(c, def)
+	return s, newPerRepo(c, def, nil)
 }
 
 // TestPerRepoConformance: the ledger "github" of ghonce mcp, which keeps
@@ -36,7 +36,7 @@ func TestPerRepoConformance(t *testing.T) {
 		// The default repository keeps the store's facts (meta).
 		_, l := perRepoWorld(t, now, "octo/repo")
 		return l
-	})
+	}, ledgertest.LockOnly())
 }
 
 // TestPerRepoClaimsInTheActionsRepository: a claim is a ref in the

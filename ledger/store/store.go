@@ -75,6 +75,9 @@ type Options struct {
 	// Words names the options errors advise in the front's words (nil:
 	// effect.GoWords, these fields).
 	Words effect.Words
+	// Logf, for a repository ledger, reports a claim ref it skips because
+	// it holds no claim of its own key (ghledger.Options.Logf).
+	Logf func(format string, args ...any)
 }
 
 // origin is what a backend records for a ledger it creates, and whether it
@@ -138,7 +141,7 @@ func openGitHub(ctx context.Context, location string, opts Options) (*Opened, er
 	if err != nil {
 		return nil, err
 	}
-	l, err := ghledger.Open(ghledger.Options{Client: c, Repo: r})
+	l, err := ghledger.Open(ghledger.Options{Client: c, Repo: r, Logf: opts.Logf})
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +186,7 @@ func openPerRepo(ctx context.Context, opts Options) (*Opened, error) {
 	if opts.Repo != "" {
 		loc = ghledger.Scheme + " (each action's repository; " + opts.Repo + " for an action that names none)"
 	}
-	return &Opened{Ledger: newPerRepo(c, opts.Repo), Location: loc, InRepository: true}, nil
+	return &Opened{Ledger: newPerRepo(c, opts.Repo, opts.Logf), Location: loc, InRepository: true}, nil
 }
 
 // ErrUnsupported is wrapped by Open's error for a URL whose scheme this
