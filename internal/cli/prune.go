@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/failure"
+	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	ghledger "github.com/ghonce/ghonce/ledger/github"
