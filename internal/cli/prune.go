@@ -197,7 +197,12 @@ func (f *factory) pruneKeyLabels(ctx context.Context, gl *ghledger.Ledger, opts 
 			if err != nil {
 				return nil, 0, err
 			}
-			r, err := ghcheck.ParseRepo(e.Repo)
+			// A claim names its repository by digest only: prune works
+			// in the ledger's, the one --repo named.
+			r, err := gl.Repo(), error(nil)
+			if e.Repo != "" {
+				r, err = ghcheck.ParseRepo(e.Repo)
+			}
 			if err == nil {
 				_, err = gh.DeleteKeyLabel(ctx, r, e.Key)
 			}
