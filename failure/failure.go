@@ -90,7 +90,8 @@ type Failure struct {
 // it: its text (a title, or a body's opening line) and when it was made.
 type Existing struct {
 	URL    string     `json:"url,omitempty"`
-	Number int        `json:"number,omitempty"`
+	Number int        `json:"number,omitempty"` // a PR's or issue's
+	ID     int64      `json:"id,omitempty"`     // a comment's
 	Text   string     `json:"text"`
 	MadeAt *time.Time `json:"made_at,omitempty"`
 }
@@ -180,7 +181,7 @@ func Describe(err error, verb string, w effect.Words) Failure {
 	case errors.As(err, &so):
 		kind, code = SameOrAnother, ExitSameOrAnother
 		f.Key, f.State = firstOf(f.Key, so.Key), string(ledger.Done)
-		f.Existing = &Existing{URL: so.Result.URL, Number: so.Result.Number, Text: so.Existing}
+		f.Existing = &Existing{URL: so.Result.URL, Number: so.Result.Number, ID: so.Result.ID, Text: so.Existing}
 		if !so.Made.IsZero() {
 			at := so.Made.UTC()
 			f.Existing.MadeAt = &at
