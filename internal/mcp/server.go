@@ -104,7 +104,7 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-const instructions = `ghonce's write tools (create_pull_request, issue_write with method create, create_issue, add_issue_comment, create_branch, create_or_update_file) have github-mcp-server's names and argument schemas, plus optional task and step; an argument ghonce cannot make happen once is refused by name, and nothing is created. Each (task, step) happens once: calling again with the same task and step, after a timeout, an error or a restart, returns what the first call made and creates nothing new, even if the title or body changed. Pass a new step only for a genuinely new artifact. After a restart, call ghonce_status to see what this task has already done.`
+const instructions = `ghonce's write tools (create_pull_request, issue_write with method create, create_issue, add_issue_comment, create_branch, create_or_update_file) have github-mcp-server's names and argument schemas, plus optional task and step; an argument ghonce cannot make happen once is refused by name, and nothing is created. Each (task, step) happens once: calling again with the same task and step, after a timeout, an error or a restart, returns what the first call made and creates nothing new. If its title or comment body changed and you passed no step, a tool error gives both texts: if it is the same artifact, do not call again; if another, call again with the step it names. Pass a new step only for a genuinely new artifact. After a restart, call ghonce_status to see what this task has already done.`
 
 // SDK returns the underlying SDK server, to connect to any transport.
 func (s *Server) SDK() *sdk.Server { return s.srv }
