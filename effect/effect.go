@@ -11,6 +11,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // State is the answer to "does it exist?".
@@ -59,6 +60,9 @@ type Artifact struct {
 	Title, Body, Head string
 	// Labels are a PR's or issue's label names, as read.
 	Labels []string
+	// Created is when GitHub made a found PR, issue or comment (zero when
+	// not read).
+	Created time.Time
 	// Warning is set when the artifact was created but a secondary step (for
 	// a PR, adding its labels) failed; the artifact still counts.
 	Warning string

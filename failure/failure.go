@@ -35,6 +35,10 @@ const (
 	ExitInProgress  = 4 // another process holds the same key
 	ExitStale       = 5 // status --stale found attempting entries older than the limit
 	ExitDuplicates  = 6 // audit found open duplicates (after --apply: left open)
+	// ExitSameOrAnother: the key is done from another text, and only the
+	// caller can say whether this run is that act again (nothing to do)
+	// or another one (use Failure.NewStep). Nothing was created.
+	ExitSameOrAnother = 7
 )
 
 // Kind names what went wrong, for a program deciding what to do.
@@ -49,7 +53,10 @@ const (
 	Unconfirmed Kind = "unconfirmed" // it may have happened; not confirmed (exit 3)
 	InProgress  Kind = "in_progress" // another process holds the key (exit 4)
 	Stale       Kind = "stale"       // attempting entries older than status --stale's limit (exit 5)
-	Other       Kind = "error"       // anything else (exit 1)
+	// SameOrAnother: the key is done from another text; the caller says
+	// which act this run is (exit 7).
+	SameOrAnother Kind = "same_or_another"
+	Other         Kind = "error" // anything else (exit 1)
 )
 
 // Error is the "error" object of a failure.
@@ -73,6 +80,21 @@ type Failure struct {
 	Error Error  `json:"error"`
 	// Next is the command or action that settles it.
 	Next string `json:"next"`
+	// Existing, Text and NewStep are set for kind same_or_another: the
+	// artifact the key made, this run's text, and the step for another act.
+	Existing *Existing `json:"existing,omitempty"`
+	Text     string    `json:"text,omitempty"`
+	NewStep  string    `json:"new_step,omitempty"`
+}
+
+// Existing is the artifact a key made, as a same_or_another failure names
+// it: its text (a title, or a body's opening line) and when it was made.
+type Existing struct {
+	URL    string     `json:"url,omitempty"`
+	Number int        `json:"number,omitempty"` // a PR's or issue's
+	ID     int64      `json:"id,omitempty"`     // a comment's
+	Text   string     `json:"text"`
+	MadeAt *time.Time `json:"made_at,omitempty"`
 }
 
 // UsageError marks bad input: exit 2. Any error in the chain with a
@@ -138,6 +160,7 @@ func Describe(err error, verb string, w effect.Words) Failure {
 		le    *LedgerError
 		ae    *appauth.Error
 		inv   *reconcile.InvalidError
+		so    *reconcile.SameOrAnotherError
 	)
 	if errors.As(err, &keyed) {
 		f.Key, f.State = keyed.Key, string(keyed.State)
@@ -156,6 +179,15 @@ func Describe(err error, verb string, w effect.Words) Failure {
 		kind, code = InProgress, ExitInProgress
 		f.Key = firstOf(f.Key, ip.Key)
 		f.State = firstOf(f.State, string(ledger.Attempting))
+	case errors.As(err, &so):
+		kind, code = SameOrAnother, ExitSameOrAnother
+		f.Key, f.State = firstOf(f.Key, so.Key), string(ledger.Done)
+		f.Existing = &Existing{URL: so.Result.URL, Number: so.Result.Number, ID: so.Result.ID, Text: so.Existing}
+		if !so.Made.IsZero() {
+			at := so.Made.UTC()
+			f.Existing.MadeAt = &at
+		}
+		f.Text, f.NewStep = so.Text, so.NewStep
 	case errors.As(err, &cf):
 		kind = Conflict
 		f.Key = firstOf(f.Key, cf.Key)
@@ -238,6 +270,12 @@ func next(kind Kind, err error, key, verb string, w effect.Words) string {
 			return "wait and rerun the same command (or raise " + wait + ")"
 		}
 		return "wait and rerun the same command"
+	case SameOrAnother:
+		step := ""
+		if so := (*reconcile.SameOrAnotherError)(nil); errors.As(err, &so) {
+			step = so.NewStep
+		}
+		return "if this run is that act again, it is done: nothing to do; if it is another, rerun with " + w.Name(effect.Option{Name: "step", Value: step})
 	case Stale:
 		return "run `ghonce reconcile`; for what stays attempting a person decides: `ghonce status KEY`, then `ghonce resolve KEY --done` or `--retry`"
 	}

@@ -11,8 +11,9 @@ import (
 // it to their engine's retry policy. It may have happened (unconfirmed),
 // another attempt holds the key (in progress), and errors of no known kind
 // are retried: the key makes a retry harmless. Bad input, credentials, a
-// refusal, a conflict, a broken ledger and a description that changed under
-// OnChange "fail" are final: a retry gets the same answer.
+// refusal, a conflict, a broken ledger, a description that changed under
+// OnChange "fail" and one the caller must judge (same_or_another) are
+// final: a retry gets the same answer.
 func Retryable(err error) bool {
 	if err == nil {
 		return false
@@ -22,7 +23,7 @@ func Retryable(err error) bool {
 		return false
 	}
 	switch Describe(err, "", nil).Error.Kind {
-	case Usage, Credentials, Refused, Conflict, Ledger:
+	case Usage, Credentials, Refused, Conflict, Ledger, SameOrAnother:
 		return false
 	}
 	return true

@@ -110,7 +110,7 @@ func (c *Client) CreateComment(ctx context.Context, r Repo, number int, key, bod
 }
 
 func commentArtifact(cm *github.IssueComment) Artifact {
-	return Artifact{ID: cm.GetID(), URL: cm.GetHTMLURL(), Author: cm.GetUser().GetLogin(), Body: cm.GetBody()}
+	return Artifact{ID: cm.GetID(), URL: cm.GetHTMLURL(), Author: cm.GetUser().GetLogin(), Body: cm.GetBody(), Created: cm.GetCreatedAt().Time}
 }
 
 // CheckIssueNumber refuses the issue or pull request number FindComment and

@@ -145,5 +145,7 @@ func issueArtifact(is *github.Issue) Artifact {
 		State:  is.GetState(),
 		Title:  is.GetTitle(),
 		Body:   is.GetBody(),
+		// Created: when it was made, for a run that must say so.
+		Created: is.GetCreatedAt().Time,
 	}
 }

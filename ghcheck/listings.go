@@ -324,3 +324,28 @@ func (c *Client) PullsForHead(ctx context.Context, r Repo, branch string) ([]int
 	}
 	return out, nil
 }
+
+// RunAttempt is when one attempt of a GitHub Actions run ran.
+type RunAttempt struct {
+	Started time.Time // run_started_at
+	Ended   time.Time // updated_at: when it ended, once it has
+}
+
+// RunAttempt reads attempt n of the Actions run id of r. A job's
+// GITHUB_TOKEN needs `actions: read` for it; without, GitHub answers 403 or
+// 404 and the error says so.
+//
+// GitHub API docs: https://docs.github.com/rest/actions/workflow-runs#get-a-workflow-run-attempt
+func (c *Client) RunAttempt(ctx context.Context, r Repo, id int64, n int) (RunAttempt, error) {
+	var run *github.WorkflowRun
+	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		run, resp, err = c.gh.Actions.GetWorkflowRunAttempt(ctx, r.Owner, r.Name, id, n, nil)
+		return resp, err
+	})
+	if err != nil {
+		return RunAttempt{}, c.redact(fmt.Errorf("read attempt %d of Actions run %d in %s (the job needs actions: read): %w", n, id, r, err))
+	}
+	return RunAttempt{Started: run.GetRunStartedAt().Time, Ended: run.GetUpdatedAt().Time}, nil
+}

@@ -76,3 +76,20 @@ func TestListPullsSinceStopsAtSince(t *testing.T) {
 		t.Fatalf("all PRs: %d (%v)", len(all), err)
 	}
 }
+
+// RunAttempt reads when an attempt of an Actions run ran; one GitHub will
+// not describe (a token without actions: read, an unknown run) is an
+// error that names the permission.
+func TestRunAttempt(t *testing.T) {
+	s := budgetFake(t, fixtures.Options{})
+	from := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	s.SeedRunAttempt(owner, name, 7, 1, from, from.Add(time.Minute))
+	c := listingClient(t, s)
+	r := ghcheck.Repo{Owner: owner, Name: name}
+	if at, err := c.RunAttempt(context.Background(), r, 7, 1); err != nil || !at.Started.Equal(from) || !at.Ended.Equal(from.Add(time.Minute)) {
+		t.Fatalf("attempt 1: %+v, %v", at, err)
+	}
+	if _, err := c.RunAttempt(context.Background(), r, 7, 2); err == nil || !strings.Contains(err.Error(), "actions: read") {
+		t.Fatalf("an attempt GitHub does not describe: %v, want an error naming actions: read", err)
+	}
+}

@@ -361,6 +361,8 @@ func prArtifact(pr *github.PullRequest) Artifact {
 		Title:  pr.GetTitle(),
 		Body:   pr.GetBody(),
 		Head:   pr.GetHead().GetLabel(),
+		// Created: when it was made, for a run that must say so.
+		Created: pr.GetCreatedAt().Time,
 	}
 	for _, l := range pr.Labels {
 		a.Labels = append(a.Labels, l.GetName())

@@ -43,11 +43,13 @@
 // refused with an *UnguardedError, sending nothing, unless Options.NoTask
 // is Pass, which sends it unguarded and logs that it did.
 //
-// When a key is already done and the write's text reads as another act
-// (a second issue with another title, "done" after "started"), the write
-// fails with an error wrapping a *reconcile.ChangedError that names the
-// first artifact and a step for the new one (Options.OnChange;
-// docs/design/same-act.md): never the first artifact as the answer.
+// When a key is already done from another text and nothing but the text
+// could tell a reworded retry from another act (no step named, no earlier
+// attempt that died unanswered, no earlier attempt of this Actions run),
+// the write fails with an error wrapping a *reconcile.SameOrAnotherError:
+// the first artifact, both texts and the step for another act
+// (Options.OnChange; docs/design/same-act.md). Never the first artifact
+// as the answer to what may be another act.
 //
 // # Where it sits
 //
@@ -178,10 +180,6 @@ type Transport struct {
 	// is "ours".
 	mu     sync.Mutex
 	byAuth map[string]*engine
-	// told holds the keys whose artifact this Transport returned: a later
-	// write of the same key with other text is a second act, never a
-	// retry after a crash (reconcile.Action.Heard).
-	told map[string]bool
 }
 
 // engine is the engine and GitHub client for one API root and identity.
@@ -233,7 +231,7 @@ func New(base http.RoundTripper, opts Options) (*Transport, error) {
 	default:
 		return nil, fmt.Errorf("create guard: OnChange %q (or GHONCE_ON_CHANGE): want auto, warn, fail or update", opts.OnChange)
 	}
-	return &Transport{base: base, opts: opts, byAuth: map[string]*engine{}, told: map[string]bool{}}, nil
+	return &Transport{base: base, opts: opts, byAuth: map[string]*engine{}}, nil
 }
 
 type stepKey struct{}
@@ -375,11 +373,15 @@ func (t *Transport) engineFor(req *http.Request, root string) (*engine, error) {
 	if opts.Token != "" {
 		gh.UseLoginCache(reconcile.LoginCache(t.opts.Ledger))
 	}
-	e := &engine{gh: gh, eng: reconcile.New(reconcile.Config{
+	cfg := reconcile.Config{
 		Ledger: t.opts.Ledger, GitHub: gh, LedgerNew: t.opts.LedgerNew,
 		Wait: t.opts.Wait, Settle: t.opts.Settle, Now: t.opts.Now, Logf: t.opts.Logf,
 		AnswerBeforeTags: t.opts.AnswerBeforeTags,
-	})}
+	}
+	if repo, id, attempt, ok := actions.RunOf(t.opts.Getenv); ok {
+		cfg.Run = reconcile.Run{Repo: repo, ID: id, Attempt: attempt}
+	}
+	e := &engine{gh: gh, eng: reconcile.New(cfg)}
 	t.byAuth[id] = e
 	return e, nil
 }

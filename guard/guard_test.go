@@ -106,7 +106,15 @@ func TestFoundArtifactDecodesIntoGoGithubTypes(t *testing.T) {
 			if _, err := send(context.Background(), w.client(t, path, nil), w.job(kind, "Fix for the crash on start.")); err == nil {
 				t.Fatal("first attempt: want the lost answer as an error")
 			}
-			g, err := send(context.Background(), w.client(t, path, nil), w.job(kind, "Fixes the crash on start (reworded)."))
+			// A reworded body is a reworded retry of a PR or an issue (their
+			// title names them); a comment's body is its act, and a
+			// reworded one after an answered attempt would be the caller's
+			// to judge (docs/design/same-act.md).
+			again := "Fixes the crash on start (reworded)."
+			if kind == "comment" {
+				again = "Fix for the crash on start."
+			}
+			g, err := send(context.Background(), w.client(t, path, nil), w.job(kind, again))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -273,10 +281,12 @@ func TestNoTaskTakesTheEnvironmentsTask(t *testing.T) {
 	}
 }
 
-// Two different acts through one Transport (issue 28): the second issue's
-// create, with another title, is an error the caller sees, wrapping a
-// *reconcile.ChangedError and naming the step to use; it is sent with that
-// step. A rerun in a new process with the first text reworded gets the first.
+// A second write under a done key with another text, through one
+// Transport (issue 37): an error the caller sees, wrapping a
+// *reconcile.SameOrAnotherError with both texts and the step to use, in
+// WithStep's words; it is sent with that step. A rerun in a new process
+// with the same text gets the first; with the text reworded it gets the
+// facts again, and nothing is sent.
 func TestSecondActThroughTheTransportIsAnError(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
@@ -288,18 +298,27 @@ func TestSecondActThroughTheTransportIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = gh.Issues.Create(tagged, owner, name, &github.IssueRequest{Title: github.String("Follow-up: docs typo in README"), Body: github.String("b")})
-	var ce *reconcile.ChangedError
-	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `guard.WithStep(ctx, "ISSUE-42", "issue-create-follow-up-docs-typo-in-readme")`) || !strings.Contains(err.Error(), first.GetHTMLURL()) {
-		t.Fatalf("second act: %v, want a *reconcile.ChangedError naming %s and the step to use", err, first.GetHTMLURL())
+	var so *reconcile.SameOrAnotherError
+	for _, says := range []string{`guard.WithStep(ctx, "ISSUE-42", "issue-create-follow-up-docs-typo-in-readme")`, first.GetHTMLURL(), `"Follow-up: flaky test in auth"`, "nothing to do"} {
+		if !errors.As(err, &so) || !strings.Contains(err.Error(), says) {
+			t.Fatalf("second act: %v, want a *reconcile.SameOrAnotherError saying %s", err, says)
+		}
 	}
-	second, _, err := gh.Issues.Create(guard.WithStep(ctx, "ISSUE-42", ce.NewStep), owner, name, &github.IssueRequest{Title: github.String("Follow-up: docs typo in README"), Body: github.String("b")})
+	second, _, err := gh.Issues.Create(guard.WithStep(ctx, "ISSUE-42", so.NewStep), owner, name, &github.IssueRequest{Title: github.String("Follow-up: docs typo in README"), Body: github.String("b")})
 	if err != nil || second.GetNumber() == first.GetNumber() {
 		t.Fatalf("with the new step: %v, #%d", err, second.GetNumber())
 	}
-	// A new process (a new Transport) retrying the first reworded: the first.
-	again, _, err := w.client(t, path, nil).Issues.Create(tagged, owner, name, &github.IssueRequest{Title: github.String("Follow-up: the auth test is flaky"), Body: github.String("b2")})
+	// A new process (a new Transport) retrying the first.
+	again, _, err := w.client(t, path, nil).Issues.Create(tagged, owner, name, &github.IssueRequest{Title: github.String("Follow-up: flaky test in auth"), Body: github.String("b2")})
 	if err != nil || again.GetNumber() != first.GetNumber() {
-		t.Fatalf("reworded retry: %v, #%d; want #%d", err, again.GetNumber(), first.GetNumber())
+		t.Fatalf("retry: %v, #%d; want #%d", err, again.GetNumber(), first.GetNumber())
+	}
+	writes := len(w.GitHub.Issues(owner, name))
+	if _, _, err := w.client(t, path, nil).Issues.Create(tagged, owner, name, &github.IssueRequest{Title: github.String("Follow-up: the auth test is flaky"), Body: github.String("b2")}); !errors.As(err, &so) {
+		t.Fatalf("reworded retry: %v, want the facts", err)
+	}
+	if n := len(w.GitHub.Issues(owner, name)); n != writes {
+		t.Fatalf("%d issues after the reworded retry, want %d", n, writes)
 	}
 }
 

@@ -34,11 +34,6 @@ func (t *Transport) guard(req *http.Request, w *write, a reconcile.Action) (*htt
 		return fail(err)
 	}
 	a.OnChange = t.opts.OnChange
-	a.Heard = func(key string) bool {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		return t.told[key]
-	}
 	p, err := reconcile.Prepare(a)
 	if err != nil {
 		// Bad input (*reconcile.InvalidError): nothing recorded or sent.
@@ -54,15 +49,12 @@ func (t *Transport) guard(req *http.Request, w *write, a reconcile.Action) (*htt
 		if st, hdr, body, ok := c.last(); ok && st >= 400 && st < 500 {
 			return answer(req, st, hdr, body, p.Key(), "refused"), nil
 		}
-		var ce *reconcile.ChangedError
-		if errors.As(err, &ce) && ce.Different != "" {
-			return fail(&anotherAct{ce})
+		var so *reconcile.SameOrAnotherError
+		if errors.As(err, &so) {
+			return fail(&sameOrAnother{so})
 		}
 		return fail(err)
 	}
-	t.mu.Lock()
-	t.told[res.Key] = true
-	t.mu.Unlock()
 	if res.PayloadChanged && t.opts.Logf != nil {
 		t.opts.Logf("%s %s (key %s) was made by an earlier attempt from another description (%s); nothing new was created", res.Kind, what(res), res.Key, strings.Join(res.Changed, ", "))
 	}
@@ -81,24 +73,27 @@ func (t *Transport) guard(req *http.Request, w *write, a reconcile.Action) (*htt
 	return answer(req, http.StatusCreated, nil, body, res.Key, string(res.Outcome)), nil
 }
 
-// anotherAct is a *reconcile.ChangedError in Go's terms: the step to use
-// is WithStep's.
-type anotherAct struct{ ce *reconcile.ChangedError }
+// sameOrAnother is a *reconcile.SameOrAnotherError in Go's terms: the step
+// to use is WithStep's.
+type sameOrAnother struct{ e *reconcile.SameOrAnotherError }
 
-func (e *anotherAct) Error() string {
-	r := e.ce.Result
-	return fmt.Sprintf("not sent: task %q step %q already made %s %s, and this write reads as another %s, not a retry of it (%s); "+
-		"for a new one, send it with guard.WithStep(ctx, %q, %q), for example", r.Task, r.Step, r.Kind, firstOf(r.URL, what(r)), r.Kind, e.ce.Different, r.Task, e.ce.NewStep)
+func (e *sameOrAnother) Error() string {
+	return e.e.In(withStep(e.e.Result.Task))
 }
 
-func (e *anotherAct) Unwrap() error { return e.ce }
+func (e *sameOrAnother) Unwrap() error { return e.e }
 
-func firstOf(a, b string) string {
-	if a != "" {
-		return a
+// withStep names the step option as WithStep sets it for task.
+type withStep string
+
+func (t withStep) Name(o effect.Option) string {
+	if o.Name != "step" {
+		return effect.GoWords{}.Name(o)
 	}
-	return b
+	return fmt.Sprintf("guard.WithStep(ctx, %q, %q)", string(t), o.Value)
 }
+
+func (t withStep) Set(o effect.Option) string { return "send it with " + t.Name(o) }
 
 func what(r *reconcile.Result) string {
 	switch {

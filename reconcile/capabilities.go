@@ -13,6 +13,15 @@ import (
 // type assertion and has a default for a kind without it. A kind's file
 // (kind_pr.go, kind_issue.go, ...) holds every method it has.
 
+// RunReader is a GitHub that reads when an attempt of a GitHub Actions run
+// ran (*ghcheck.Client): OnChangeAuto asks it whether an artifact was made
+// by an earlier attempt of the run a re-run is (Config.Run).
+type RunReader interface {
+	RunAttempt(ctx context.Context, r ghcheck.Repo, id int64, attempt int) (ghcheck.RunAttempt, error)
+}
+
+var _ RunReader = (*ghcheck.Client)(nil)
+
 // DefaultStepper is a Spec with a default step: the step of an action
 // that names none, whichever front it comes through (the CLI, the gh shim,
 // the MCP server, the go-github transport), so the same act through two

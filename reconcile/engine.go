@@ -132,6 +132,20 @@ type Config struct {
 	// MCP server, the transport) and calls Wait before it exits; default
 	// false: tags and done are written before Do returns.
 	AnswerBeforeTags bool
+	// Run is the GitHub Actions run this process acts in, if any: under
+	// OnChangeAuto, a changed text whose artifact an earlier attempt of
+	// the same run made is that attempt's act again (a re-run), when the
+	// GitHub can say when the attempts ran (RunReader).
+	Run Run
+}
+
+// Run is a GitHub Actions run: its repository (GITHUB_REPOSITORY), id
+// (GITHUB_RUN_ID) and attempt (GITHUB_RUN_ATTEMPT: 1, then 2, 3 ... on each
+// re-run). The zero Run is none.
+type Run struct {
+	Repo    string
+	ID      int64
+	Attempt int
 }
 
 // Engine performs actions once. It is safe for concurrent use.
@@ -203,7 +217,8 @@ func NewOwner() ledger.Owner { return once.NewOwner() }
 // before anything was recorded.
 //
 // Errors: *UnconfirmedError (exit 3), *InProgressError (exit 4),
-// *ConflictError and anything else (exit 1).
+// *SameOrAnotherError (exit 7: OnChangeAuto, see there), *ConflictError
+// and anything else (exit 1).
 func (e *Engine) Do(ctx context.Context, p *Prepared) (*Result, error) {
 	if p == nil || p.key == "" {
 		return nil, errors.New("do action: not prepared: pass what reconcile.Prepare returned")
@@ -242,7 +257,7 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 				return nil, err
 			}
 		}
-		return e.onChange(ctx, a, done, payload, hash, once.ResultOf(done, Skipped))
+		return e.onChange(ctx, p, c, done, once.ResultOf(done, Skipped))
 	}
 	r, err := e.attempt(ctx, c, e.core.HeldBy(c, sent), x, a, hash, payload)
 	if err != nil || r.Outcome != Found {
@@ -250,7 +265,7 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 	}
 	// Found what an earlier attempt made, perhaps from another description:
 	// compared with the artifact's own where it shows one (asfound.go).
-	return e.onChange(ctx, a, e.foundEntry(ctx, a, key, c.Entry, r), payload, hash, r)
+	return e.onChange(ctx, p, c, e.foundEntry(ctx, a, key, c.Entry, r), r)
 }
 
 // proveDone confirms a done entry by looking a's artifact up on GitHub

@@ -94,35 +94,48 @@ func TestSeedC_CreatedButAnswerLostIsFound(t *testing.T) {
 	}
 }
 
+// A lost answer (the create committed, its answer dropped: exit 3, "it may
+// have happened") and then a run on another head, with the kind's default
+// step: with the same title it finds the first PR; with a reworded one it
+// is not told the first is its own (its caller was answered, and may have
+// moved on to another act): it gets the facts, and the first PR is still
+// the only one. With OnChangeWarn, or the step named, it is the first.
 func TestRewordedRetryOnAnotherHeadFindsTheFirstPR(t *testing.T) {
 	w := newWorld(t)
 	w.Push("agent/attempt-1")
 	w.Push("agent/attempt-2")
 	w.GitHub.Inject(fixtures.Fault{Match: postPulls, Kind: fixtures.DropAfterCommit})
-	_, err := do(w.ctx, w.engine(), prAction("ISSUE-42", "agent/attempt-1", "Fix the bug", "I fixed it."))
+	pr := func(head, title, body string) reconcile.Action {
+		a := prAction("ISSUE-42", head, title, body)
+		a.Step = ""
+		return a
+	}
+	_, err := do(w.ctx, w.engine(), pr("agent/attempt-1", "Fix the bug", "I fixed it."))
 	if err == nil {
 		t.Fatal("lost answer: want an error")
 	}
-	r := mustDo(t, w.engine(), prAction("ISSUE-42", "agent/attempt-2", "Fix bug #42", "This change fixes the bug."))
-	if r.Outcome != reconcile.Found || !r.PayloadChanged {
-		t.Fatalf("reworded retry: %+v, want found with payload_changed", r)
+	var so *reconcile.SameOrAnotherError
+	reworded := pr("agent/attempt-2", "Fix bug #42", "This change fixes the bug.")
+	if _, err := do(w.ctx, w.engine(), reworded); !errors.As(err, &so) || so.Existing != "Fix the bug" || so.Text != "Fix bug #42" || so.Made.IsZero() {
+		t.Fatalf("reworded retry: %v, want a *SameOrAnotherError with both titles and when the first was made", err)
+	}
+	r := mustDo(t, w.engine(), pr("agent/attempt-2", "Fix the bug", "This change fixes the bug."))
+	if r.Outcome != reconcile.Skipped || !r.PayloadChanged || r.Number != so.Result.Number {
+		t.Fatalf("the same title: %+v, want the first PR #%d skipped with payload_changed", r, so.Result.Number)
 	}
 	prs := w.prs()
 	if len(prs) != 1 || prs[0].Head != "agent/attempt-1" {
 		t.Fatalf("PRs %+v, want only the first attempt's", prs)
 	}
-	// And once done, a third text that reads as another act is refused
-	// (OnChangeAuto, the default), naming the first; with OnChangeWarn it
-	// is skipped.
-	third := prAction("ISSUE-42", "agent/attempt-2", "Third", "third")
-	var ce *reconcile.ChangedError
-	if _, err := do(w.ctx, w.engine(), third); !errors.As(err, &ce) || ce.Different == "" || ce.Result.Number != prs[0].Number {
-		t.Fatalf("third run: %v, want a *ChangedError saying it is another act and naming PR #%d", err, prs[0].Number)
+	named := reworded
+	named.Step = "pr-create"
+	if r = mustDo(t, w.engine(), named); r.Outcome != reconcile.Skipped || r.Number != so.Result.Number || !strings.Contains(r.Warning, `the step "pr-create" was named`) {
+		t.Fatalf("reworded with the step named: %+v, want the first, skipped, with why", r)
 	}
-	third.OnChange = reconcile.OnChangeWarn
-	r = mustDo(t, w.engine(), third)
+	reworded.OnChange = reconcile.OnChangeWarn
+	r = mustDo(t, w.engine(), reworded)
 	if r.Outcome != reconcile.Skipped || !r.PayloadChanged {
-		t.Fatalf("third run with warn: %+v, want skipped with payload_changed", r)
+		t.Fatalf("reworded with warn: %+v, want skipped with payload_changed", r)
 	}
 	if n := len(w.prs()); n != 1 {
 		t.Fatalf("%d PRs, want 1", n)

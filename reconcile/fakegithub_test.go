@@ -210,15 +210,16 @@ func TestOnChangeAgainstAnInterfaceFake(t *testing.T) {
 	defer l.Close()
 	gh := &fakeGitHub{find: effect.Result{State: effect.Absent}, create: func() (effect.Artifact, error) { return effect.Artifact{Number: 3}, nil }}
 	e := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Wait: time.Second, Settle: -1})
-	a := reconcile.Action{Task: "T", Step: "s", Repo: "octo-org/hello-world", Spec: reconcile.Issue{Title: "t", Body: "b"}}
+	a := reconcile.Action{Task: "T", Repo: "octo-org/hello-world", Spec: reconcile.Issue{Title: "t", Body: "b"}}
 	if _, err := do(ctx, e, a); err != nil {
 		t.Fatal(err)
 	}
 	a.Spec = reconcile.Issue{Title: "t2", Body: "b"}
-	var ce *reconcile.ChangedError
-	if _, err := do(ctx, e, a); !errors.As(err, &ce) || ce.Different == "" || ce.NewStep != "s-t2" {
-		t.Fatalf("auto (the default): err %v, want a ChangedError saying another act, with step s-t2", err)
+	var so *reconcile.SameOrAnotherError
+	if _, err := do(ctx, e, a); !errors.As(err, &so) || so.NewStep != "issue-create-t2" {
+		t.Fatalf("auto (the default): err %v, want a SameOrAnotherError, with step issue-create-t2", err)
 	}
+	var ce *reconcile.ChangedError
 	a.OnChange = reconcile.OnChangeWarn
 	r, err := do(ctx, e, a)
 	if err != nil || !r.PayloadChanged || len(r.Changed) != 1 || r.Changed[0] != "title" || r.Warning == "" {

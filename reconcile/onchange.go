@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -39,16 +40,11 @@ func checkOnChange(v string) error {
 }
 
 // ChangedError: the key is done, and this run's description differs from
-// the stored one in Changed; with OnChangeFail, or with OnChangeAuto when
-// the text is another act's (Different), nothing was changed. Exit 1.
+// the stored one in Changed; with OnChangeFail nothing was changed. Exit 1.
 type ChangedError struct {
 	Key     string
 	Changed []string
 	Result  *Result // the done result, pointing at the artifact
-	// Different, set by OnChangeAuto, says why this run reads as a second
-	// act rather than a retry of the first; NewStep is a step that would
-	// key it (derived from its text, so a retry of it keeps the step).
-	Different, NewStep string
 }
 
 // Error says it with the fields of an Action (effect.GoWords); a front
@@ -58,11 +54,6 @@ func (e *ChangedError) Error() string { return e.In(effect.GoWords{}) }
 // In is Error with the remedies, a step and an on-change policy, in w.
 func (e *ChangedError) In(w effect.Words) string {
 	step, policy := w.Name(effect.Option{Name: "step"}), func(p string) string { return w.Name(effect.Option{Name: "on-change", Value: p}) }
-	if e.Different != "" {
-		return fmt.Sprintf("%s is done (%s), and this run reads as another %s, not a retry of that one: %s. Nothing was created, and %s is not this run's %s: "+
-			"use another %s for a new %s (e.g. %s), or %s to accept the first one",
-			e.Key, describeResult(e.Result), e.Result.Kind, e.Different, describeResult(e.Result), e.Result.Kind, step, e.Result.Kind, w.Name(effect.Option{Name: "step", Value: e.NewStep}), policy(OnChangeWarn))
-	}
 	return fmt.Sprintf("%s is done (%s), but this run's %s from what made it; nothing was changed: "+
 		"use another %s for a new %s, %s to edit it, or %s to go on",
 		e.Key, describeResult(e.Result), once.Differ(e.Changed), step, e.Result.Kind, policy(OnChangeUpdate), policy(OnChangeWarn))
@@ -90,31 +81,59 @@ type Updater interface {
 
 var _ Updater = (*ghcheck.Client)(nil)
 
-// onChange applies a.OnChange to r, the done result of entry (skipped or
-// found), when this run's payload differs from the stored one.
-func (e *Engine) onChange(ctx context.Context, a Action, entry *ledger.Entry, payload []byte, hash string, r *Result) (*Result, error) {
+// onChange applies the action's OnChange to r, the done result of entry
+// (skipped, or found after claim c), when this run's payload differs from
+// the stored one.
+func (e *Engine) onChange(ctx context.Context, p *Prepared, c *ledger.Claim, entry *ledger.Entry, r *Result) (*Result, error) {
+	a, payload, hash := p.a, p.payload, p.hash
 	changed, fields := once.Changed(entry, payload, hash)
 	if !changed {
 		return r, nil
 	}
 	r.PayloadChanged = true
 	r.Changed = fields
+	var same string
 	switch a.OnChange {
 	case OnChangeFail:
 		return nil, &ChangedError{Key: r.Key, Changed: r.Changed, Result: r}
 	case OnChangeUpdate:
 		return e.update(ctx, a, entry, payload, hash, r)
 	case OnChangeAuto, "":
-		heard := a.Heard != nil && a.Heard(r.Key)
-		if why := differentAct(entry.Payload, payload, heard); why != "" {
-			return nil, &ChangedError{Key: r.Key, Changed: r.Changed, Result: r, Different: why, NewStep: newStep(r.Step, payload)}
+		var err error
+		if same, err = e.sameAct(ctx, p, c, entry, r); err != nil {
+			return nil, err
 		}
 	}
 	// Result.Warning reaches the user (stderr, --json); no log line too.
 	// What to do about it is the front end's to say: only it knows
 	// whether its caller can ask for OnChangeUpdate.
-	r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s from what made %s, which was left as it is", once.Differ(r.Changed), describeResult(r)))
+	r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s from what made %s, which was left as it is%s", once.Differ(r.Changed), describeResult(r), same))
 	return r, nil
+}
+
+// sameAct applies OnChangeAuto to r, whose entry's text may differ from
+// this run's: why this run is the same act (" (…)", "" when its text is
+// the same), or a *SameOrAnotherError.
+func (e *Engine) sameAct(ctx context.Context, p *Prepared, c *ledger.Claim, entry *ledger.Entry, r *Result) (string, error) {
+	old, field, ok := actText(entry.Payload)
+	cur, _, ok2 := actText(p.payload)
+	if !ok || !ok2 || normalText(old) == normalText(cur) {
+		return "", nil
+	}
+	made := entry.UpdatedAt // when the ledger recorded it done
+	if r.Outcome == Found {
+		made = time.Time{}
+		if r.FoundArtifact != nil {
+			made = r.FoundArtifact.Created
+		}
+	}
+	if why := e.retryOf(ctx, p, c, entry, made); why != "" {
+		return " (the same act: " + why + ")", nil
+	}
+	if field == "body" {
+		old, cur = opening(old), opening(cur)
+	}
+	return "", &SameOrAnotherError{Key: r.Key, Result: r, Field: field, Existing: old, Text: cur, Made: made, NewStep: newStep(r.Step, p.payload)}
 }
 
 func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payload []byte, hash string, r *Result) (*Result, error) {

@@ -38,6 +38,7 @@ type Prepared struct {
 	key     string
 	payload []byte // the Spec as the ledger stores it
 	hash    string // of payload
+	named   bool   // the caller named the step: not the kind's default
 	// legacy are the keys the action may have been recorded under before:
 	// the id as given before ids were normalised to NFC
 	// (taskkey.LegacyKeys), and, for an action that named no step, the
@@ -68,7 +69,7 @@ func Prepare(a Action) (*Prepared, error) {
 	if err := checkOnChange(a.OnChange); err != nil {
 		return nil, invalid(err)
 	}
-	p := &Prepared{id: id, key: taskkey.Key(id)}
+	p := &Prepared{id: id, key: taskkey.Key(id), named: !defaulted && !a.StepDerived}
 	if a.Repo == "" {
 		return nil, empty("repo", fmt.Sprintf("the repository a %s acts on, as OWNER/NAME", id.Kind))
 	}

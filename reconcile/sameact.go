@@ -1,203 +1,144 @@
 package reconcile
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
+	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/once"
+	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
-// OnChangeAuto (the default of fronts that take no flags: the gh shim,
-// the MCP tools, the go-github transport; and of every front under
-// GHONCE_ON_CHANGE=auto) tells a reworded retry from a second act: a run
-// whose text still says what the first said goes on as OnChangeWarn does
-// (the first artifact is the answer); one whose text is plainly another
-// act stops as OnChangeFail does, with a *ChangedError whose Different
-// says why, so no front answers "success" with another act's URL.
+// OnChangeAuto (the default of every front; GHONCE_ON_CHANGE sets another)
+// answers a run whose key is done with another text than the one that made
+// its artifact (a PR's or issue's title, a comment's body). No similarity of
+// the texts decides (docs/design/same-act.md):
 //
-// The rule (docs/design/same-act.md; held to the corpus in
-// testdata/acts.json by TestSameActCorpus):
+//   - It goes on as OnChangeWarn does (the first artifact, a warning) only
+//     for what is provably the same act: the same text once white space,
+//     case, Markdown markup and ghonce's markers are set aside, or
+//     something besides the text that shows a retry (retryOf): a step the
+//     caller named, an earlier attempt that ended without answering its
+//     caller, an earlier attempt of the same GitHub Actions run.
+//   - Anything else is a *SameOrAnotherError with the facts (the artifact,
+//     its text and when it was made, this run's text, a step for another
+//     act): the caller, which wrote both texts, says which it is.
 //
-//   - Only the text counts: a PR's or issue's title, a comment's body.
-//     The title names an issue or a pull request; its body is often a
-//     template and is rewritten freely on a retry.
-//   - The text is reduced to its content words: lower case, split at
-//     anything but letters and digits, words that say nothing of what the
-//     act is ("the", "retry", "again", "follow-up", ...) dropped, each word
-//     stemmed (one ending off, then cut to five letters), so
-//     "tests"/"testing" and "authentication"/"authenticate" are one word.
-//     Short forms count as their long ones ("PR" is "pull request").
-//   - A retry keeps most of the first act's words: it is the same act when
-//     the words both share are at least half of all the words of the two
-//     (Jaccard index >= 0.5), or when one says all the other says and a
-//     little more (at least two words, at most three more, no other
-//     number: "Fix #42", then "Fix #42: handle nil config"); numbers count
-//     as words. Not when the numbers differ (a retry never
-//     changes "#41" into "#42" or one date into another). A text with no
-//     content words at all (an emoji) is the same act only when it is the
-//     same text.
-//   - A text of the same shape with its subject swapped (every word in its
-//     place but for content words in some places: "Build fails on macOS",
-//     "Build fails on Windows") is the next act of a series.
-//   - A front whose session already reported the first artifact to its
-//     caller (Action.Heard: the MCP session, the go-github transport) knows
-//     it was no crash: any change of its content words or numbers is a
-//     second act ("(retry)", case, punctuation and markup are no change).
-//
-// Everything else (another head, draft, labels) is what OnChangeWarn
-// reports: never a second act by itself.
+// Another head, draft flag or labels are reported as OnChangeWarn reports
+// them: never a second act by themselves.
 const OnChangeAuto = "auto"
 
-// sameActThreshold is the overlap of content words at and above which a
-// reworded text is a retry of the first act.
-const sameActThreshold = 0.5
+// SameOrAnotherError: the key is done, this run's text differs from the one
+// that made its artifact, and nothing but the text could tell whether this
+// run is that act again (reworded) or another one. Nothing was created or
+// changed. If it is the same act, it is done; if another, it takes another
+// step (NewStep). Exit 7. Each front says it in its own words (In).
+type SameOrAnotherError struct {
+	Key    string
+	Result *Result // the done result: the existing artifact
+	// Field is what the texts are: "title" (a PR's, an issue's) or "body"
+	// (a comment's).
+	Field string
+	// Existing is the artifact's text when it was made, Text this run's (a
+	// body's opening line only, at most openingRunes).
+	Existing, Text string
+	// Made is when the artifact was made: GitHub's creation time when this
+	// run found it there, else when the ledger recorded it done.
+	Made time.Time
+	// NewStep is a step for another act: this run's step and a slug of its
+	// text, so a retry of that act keys it alike.
+	NewStep string
+}
+
+func (e *SameOrAnotherError) Error() string { return e.In(effect.GoWords{}) }
+
+// In says e in w, the words of a front: the step to use is w's.
+func (e *SameOrAnotherError) In(w effect.Words) string {
+	noun := nounOf(e.Result.Kind)
+	return fmt.Sprintf("%s, and this run's %s is %q. Nothing was created. If this run is that %s again, it is done: nothing to do. If it is another %s, use %s",
+		e.Facts(), e.Field, e.Text, noun, noun, w.Name(effect.Option{Name: "step", Value: e.NewStep}))
+}
+
+// Facts says what the key made, in one clause: step "issue-create" already
+// made https://github.com/o/r/issues/1 (title "Release 1.4.0", 2026-05-01
+// 12:00:03 UTC).
+func (e *SameOrAnotherError) Facts() string {
+	when := ""
+	if !e.Made.IsZero() {
+		when = ", " + e.Made.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	return fmt.Sprintf("step %q already made %s (%s %q%s)", e.Result.Step, describeResult(e.Result), e.Field, e.Existing, when)
+}
+
+// nounOf is a kind in words: "pull request" for pr.
+func nounOf(kind string) string {
+	if kind == "pr" {
+		return "pull request"
+	}
+	return kind
+}
 
 // actText is the text of a payload the rule compares: the title when the
-// kind has one, else the body. ok is false for a kind with neither.
-func actText(payload []byte) (string, bool) {
+// kind has one, else the body; field names it. ok is false for a kind with
+// neither.
+func actText(payload []byte) (text, field string, ok bool) {
 	var p struct {
 		Title *string `json:"title"`
 		Body  *string `json:"body"`
 	}
 	if json.Unmarshal(payload, &p) != nil {
-		return "", false
+		return "", "", false
 	}
 	switch {
 	case p.Title != nil:
-		return *p.Title, true
+		return *p.Title, "title", true
 	case p.Body != nil:
-		return *p.Body, true
+		return *p.Body, "body", true
 	}
-	return "", false
+	return "", "", false
 }
 
-// differentAct applies the rule to the stored payload and this run's:
-// why is empty for the same act (or a kind the rule does not judge).
-func differentAct(old, cur []byte, heard bool) (why string) {
-	a, ok := actText(old)
-	b, ok2 := actText(cur)
-	if !ok || !ok2 {
-		return ""
+// Markdown's markup, which says how a text looks, not what it says.
+var (
+	fenceLine = regexp.MustCompile("(?m)^[ \t]*(```|~~~)[^\n]*$")
+	markLine  = regexp.MustCompile(`(?m)^[ \t]*(#{1,6}|[-*+])[ \t]+`)
+	mdLink    = regexp.MustCompile(`!?\[([^\]]*)\]\(([^)\s]*)\)`)
+	// emphasis is a run of * _ ~ that opens (after a start, a space or an
+	// opening bracket, before a word) or closes (after a word, before an
+	// end, a space or punctuation): never one inside a word (snake_case,
+	// 2*3).
+	emphasis = regexp.MustCompile(`(?m)(^|[\s(\[])[*_~]+([^\s*_~])|([^\s*_~])[*_~]+($|[\s.,;:!?)\]])`)
+)
+
+// normalText is s as the rule compares it: ghonce's markers and other HTML
+// comments, invisible characters, Markdown's markup (emphasis, code spans
+// and fences, headings, list bullets, a link's brackets), case and white
+// space set aside.
+func normalText(s string) string {
+	s = stripMarkers(norm.NFC.String(s))
+	s = fenceLine.ReplaceAllString(s, "")
+	s = markLine.ReplaceAllString(s, "")
+	s = mdLink.ReplaceAllString(s, "$1 ($2)")
+	s = strings.ReplaceAll(s, "`", "")
+	for prev := ""; prev != s; {
+		prev, s = s, emphasis.ReplaceAllString(s, "$1$2$3$4")
 	}
-	field := "body"
-	if t, _ := fieldOf(cur, "title"); t {
-		field = "title"
-	}
-	same, score := SameAct(a, b)
-	switch {
-	case heard && !sameContent(a, b):
-		return fmt.Sprintf("this session was already told of the first one, and the %s says something else (%q, then %q)", field, a, b)
-	case swapped(a, b):
-		return fmt.Sprintf("the %s is the first one's with other words in their places (%q, then %q), as the next of a series is", field, a, b)
-	case !same:
-		return fmt.Sprintf("the %s shares %.0f%% of its content words with the first one's (%q, then %q); a retry shares at least %.0f%%", field, 100*score, a, b, 100*sameActThreshold)
-	}
-	return ""
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 
-func fieldOf(payload []byte, name string) (bool, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(payload, &m); err != nil {
-		return false, err
-	}
-	_, ok := m[name]
-	return ok, nil
-}
-
-// SameAct reports whether text b (a title, or a comment's body) reads as a
-// retry of text a under the rule of OnChangeAuto, and the overlap of their
-// content words (0..1).
-func SameAct(a, b string) (bool, float64) {
-	wa, na := actWords(a)
-	wb, nb := actWords(b)
-	if len(na) > 0 && len(nb) > 0 && !slices.Equal(na, nb) {
-		return false, 0
-	}
-	for _, n := range na {
-		wa["#"+n] = true
-	}
-	for _, n := range nb {
-		wb["#"+n] = true
-	}
-	if swapped(a, b) {
-		return false, 0
-	}
-	if len(wa) == 0 || len(wb) == 0 {
-		// Nothing but punctuation, emoji or stop words: compare as written.
-		if sameWords(a, b) && strings.EqualFold(strings.Join(strings.Fields(stripMarkers(a)), " "), strings.Join(strings.Fields(stripMarkers(b)), " ")) {
-			return true, 1
-		}
-		return false, 0
-	}
-	shared := 0
-	for w := range wa {
-		if wb[w] {
-			shared++
-		}
-	}
-	score := float64(shared) / float64(len(wa)+len(wb)-shared)
-	if small := min(len(wa), len(wb)); shared == small && small >= 2 && max(len(wa), len(wb))-small <= 3 && slices.Equal(na, nb) {
-		// One says all the other says, and a little more: an elaboration
-		// ("Fix #42", then "Fix #42: handle nil config").
-		return true, score
-	}
-	return score >= sameActThreshold, score
-}
-
-// swapped reports whether b is a with its subject replaced: the same
-// words in the same places but for content words in some of them, as the
-// texts of a series are ("Build fails on macOS", "Build fails on
-// Windows"). A retry that rewords rarely keeps every other word in place.
-func swapped(a, b string) bool {
-	ta, tb := tokens(a), tokens(b)
-	if len(ta) != len(tb) {
-		return false
-	}
-	diff := 0
-	for i := range ta {
-		if ta[i] == tb[i] || stem(ta[i]) == stem(tb[i]) {
-			continue
-		}
-		if stopWords[ta[i]] || stopWords[tb[i]] {
-			return false
-		}
-		diff++
-	}
-	return diff > 0 && diff < len(ta)
-}
-
-// sameContent reports whether a and b have the same content words and
-// numbers (see actWords): "(retry)", case, punctuation and markup are no
-// change. Texts with no content words are compared by their words.
-func sameContent(a, b string) bool {
-	wa, na := actWords(a)
-	wb, nb := actWords(b)
-	if len(wa) == 0 && len(wb) == 0 {
-		return sameWords(a, b)
-	}
-	return maps.Equal(wa, wb) && slices.Equal(na, nb)
-}
-
-// sameWords reports whether a and b say the same words in the same order:
-// a change of case, punctuation, markup or white space is no change.
-func sameWords(a, b string) bool {
-	return slices.Equal(tokens(a), tokens(b))
-}
-
-// tokens are the words and numbers of s, lower-cased, HTML comments and
-// invisible characters left out.
-func tokens(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(stripMarkers(s)), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-}
-
-// stripMarkers removes HTML comments (ghonce's marker among them) and
-// invisible characters: never part of what the act says.
+// stripMarkers removes HTML comments (ghonce's marker among them), the
+// link marker's line and invisible characters: never part of what the
+// act says.
 func stripMarkers(s string) string {
 	for {
 		i := strings.Index(s, "<!--")
@@ -210,6 +151,9 @@ func stripMarkers(s string) string {
 		}
 		s = s[:i] + s[i+j+3:]
 	}
+	if k, ok := taskkey.ParseMarker(s); ok {
+		s = taskkey.WithoutMarker(k, s)
+	}
 	return strings.Map(func(r rune) rune {
 		if unicode.In(r, unicode.Cf) {
 			return -1
@@ -218,97 +162,121 @@ func stripMarkers(s string) string {
 	}, s)
 }
 
-// actWords returns the content words of s (stemmed: see stem) and its
-// numbers, sorted.
-func actWords(s string) (map[string]bool, []string) {
-	words := map[string]bool{}
-	var nums []string
-	for _, f := range tokens(s) {
-		if isNumber(f) {
-			if n := strings.TrimLeft(f, "0"); n != "" {
-				nums = append(nums, n)
-			} else {
-				nums = append(nums, "0")
-			}
+// openingRunes bounds the opening of a body a message quotes.
+const openingRunes = 120
+
+// opening is the first line of s that says something, at most
+// openingRunes long.
+func opening(s string) string {
+	for _, line := range strings.Split(stripMarkers(s), "\n") {
+		if line = strings.TrimSpace(line); line == "" || fenceLine.MatchString(line) {
 			continue
 		}
-		if stopWords[f] || len([]rune(f)) < 2 {
-			continue
+		if r := []rune(line); len(r) > openingRunes {
+			return string(r[:openingRunes-1]) + "…"
 		}
-		if long, ok := abbreviations[f]; ok {
-			for _, w := range long {
-				words[stem(w)] = true
-			}
-			continue
-		}
-		words[stem(f)] = true
+		return line
 	}
-	slices.Sort(nums)
-	return words, slices.Compact(nums)
+	return strings.TrimSpace(s)
 }
 
-// stem folds the forms of a word into one: one common English ending off
-// ("testing", "tested", "tests" are "test"), then the first five letters
-// ("authentication" and "authenticate" are "authe").
-func stem(w string) string {
-	for _, suf := range []string{"ing", "ed", "es", "s", "e"} {
-		if r, ok := strings.CutSuffix(w, suf); ok && len([]rune(r)) >= 3 {
-			w = r
-			break
+// retryOf says why this run is provably its key's act again, other than by
+// its text: "" when nothing shows it. made is when the artifact was made.
+func (e *Engine) retryOf(ctx context.Context, p *Prepared, c *ledger.Claim, entry *ledger.Entry, made time.Time) string {
+	switch {
+	case p.named:
+		return fmt.Sprintf("the step %q was named", p.id.Step)
+	case e.unanswered(ctx, c):
+		// That caller heard of the artifact through this run, with this
+		// text, and may run it again: the history says so (the stored
+		// description stays the artifact's). Best effort: without it, the
+		// same run again gets the facts.
+		_ = e.cfg.Ledger.SetPayload(ctx, ledger.PayloadParams{Key: entry.Key, Fence: entry.Fence, Payload: entry.Payload, PayloadHash: entry.PayloadHash,
+			Why: answeredWhy(p.hash), Done: true})
+		return "the attempt that made it ended without answering its caller"
+	case e.answeredBefore(ctx, entry.Key, p.hash):
+		return "a run with this text got it before"
+	}
+	return e.earlierAttempt(ctx, made)
+}
+
+// answeredWhy is the history's record that a run whose description has
+// hash was answered with its key's artifact as the same act.
+func answeredWhy(hash string) string { return "answered as the same act: description " + hash }
+
+// answeredBefore reports whether a run with the description of hash was
+// answered with key's artifact as the same act before (answeredWhy).
+func (e *Engine) answeredBefore(ctx context.Context, key, hash string) bool {
+	hist, err := e.cfg.Ledger.History(ctx, key)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(hist, func(t ledger.Transition) bool { return t.Why == answeredWhy(hash) })
+}
+
+// unanswered reports whether the attempt claim c took over from ended
+// without answering its caller: it died holding the key (killed, crashed,
+// its machine lost), or its caller went away (a cancelled run), before
+// recording the artifact done. Its caller heard of no artifact, and this
+// run is that caller's retry. An attempt that answered (a release with
+// "it may have happened", exit 3) is not: its caller may have gone on to
+// another act. The ledger's history tells them apart.
+func (e *Engine) unanswered(ctx context.Context, c *ledger.Claim) bool {
+	if c.State != ledger.ClaimAcquired || c.Prior != ledger.Attempting {
+		return false
+	}
+	hist, err := e.cfg.Ledger.History(ctx, c.Entry.Key)
+	if err != nil {
+		return false
+	}
+	for i := len(hist) - 1; i >= 0; i-- {
+		if t := hist[i]; t.Fence < c.Entry.Fence {
+			released := t.From == ledger.Attempting && t.To == ledger.Attempting && t.Why == once.ReleasedWhy
+			return !released || cancelled(c.Entry.LastError)
 		}
 	}
-	if r := []rune(w); len(r) > 5 {
-		w = string(r[:5])
-	}
-	return w
+	return false
 }
 
-func isNumber(s string) bool {
-	for _, r := range s {
-		if !unicode.IsDigit(r) {
-			return false
-		}
-	}
-	return s != ""
+// cancelled reports whether an attempt's recorded error is its caller going
+// away: a cancelled context (SIGINT, SIGTERM, an MCP client's cancel).
+func cancelled(lastError string) bool {
+	return strings.Contains(lastError, "context canceled") || strings.Contains(lastError, "context deadline exceeded")
 }
-
-// abbreviations are the short forms an agent swaps for the long ones when
-// it rewords GitHub's vocabulary.
-var abbreviations = map[string][]string{
-	"pr": {"pull", "request"}, "prs": {"pull", "request"}, "ci": {"continuous", "integration"},
-	"repo": {"repository"}, "docs": {"documentation"}, "doc": {"documentation"},
-	"config": {"configuration"}, "deps": {"dependencies"}, "dep": {"dependencies"},
-}
-
-// stopWords say nothing of which act a text is: articles, pronouns,
-// connectives, and the words an agent adds when it tries again or files
-// one more of a series.
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an the and or but of in on at to for from by with without into onto
-		is are was were be been being am it its this that these those there here as so than then
-		i we you he she they me us my our your their his her them
-		do does did done doing have has had will would should could can may might must shall
-		not no yes also just now still only very too all any some more most other such own same
-		please pls kindly ok okay thanks thank what which who when where why how
-		retry retries retrying retried again attempt attempting try trying second another once more
-		reworded rewording rephrased retitled resend resent repost reposted
-		follow up followup todo wip note fyi re update updated`) {
-		m[w] = true
-	}
-	// "done" and "started" say which act a status comment is.
-	delete(m, "done")
-	return m
-}()
 
 // newStep is a step for the second act whose payload is cur: the step and
 // a slug of its text, so running it again (a retry of the second act)
 // keys it alike.
 func newStep(step string, cur []byte) string {
-	text, _ := actText(cur)
+	text, _, _ := actText(cur)
 	slug := taskkey.Slug(stripMarkers(text), 40)
 	if slug == "" {
 		return step + "-2"
 	}
 	return step + "-" + slug
+}
+
+// earlierAttempt says which earlier attempt of this process's GitHub
+// Actions run (Config.Run) made an artifact made at made, from GitHub's
+// record of when each attempt ran: "" when none did, or GitHub cannot say
+// (a token without actions: read).
+func (e *Engine) earlierAttempt(ctx context.Context, made time.Time) string {
+	run := e.cfg.Run
+	rr, ok := e.cfg.GitHub.(RunReader)
+	repo, err := ghcheck.ParseRepo(run.Repo)
+	if !ok || err != nil || run.Attempt < 2 || made.IsZero() {
+		return ""
+	}
+	made = made.Truncate(time.Second) // GitHub dates in whole seconds
+	for k := run.Attempt - 1; k >= 1; k-- {
+		at, err := rr.RunAttempt(ctx, repo, run.ID, k)
+		if err != nil {
+			e.cfg.Logf("cannot tell whether an earlier attempt of this run made it: %v", err)
+			return ""
+		}
+		if !made.Before(at.Started) && !made.After(at.Ended) {
+			return fmt.Sprintf("attempt %d of this GitHub Actions run made it", k)
+		}
+	}
+	return ""
 }

@@ -2,102 +2,81 @@ package reconcile
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
-	"strings"
 	"testing"
 )
 
-// actsCorpus is testdata/acts.json: pairs of texts sent under one key.
-type actsCorpus struct {
-	Pairs []struct {
-		Want          string `json:"want"` // "retry" or "two-acts"
-		Kind, Why     string
-		First, Second struct {
-			Title *string `json:"title,omitempty"`
-			Body  string  `json:"body"`
+// Only white space, case, Markdown's markup and ghonce's markers are set
+// aside: a sign, an operator, a word's underscore, a version's "v" or a
+// trailing "(retry)" still make another text.
+func TestSameTextIsOnlyMarkupAway(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"Fix the flaky test", "fix the  flaky\ttest", true},
+		{"**Fix** the `flaky` test", "Fix the flaky test", true},
+		{"_Deployed_ to ~~staging~~", "Deployed to staging", true},
+		{"## Summary\n- one\n* two", "Summary one two", true},
+		{"go test ./...\nall green", "```sh\ngo test ./...\n```\nall green", true},
+		{"See the log (https://x/run/7).", "See [the log](https://x/run/7).", true},
+		{"<!-- ghonce:key=gk1_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa -->\n[ghonce-key]: # (gk1_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa)\nDone.", "Done.", true},
+		{"Done\u200b.", "Done.", true},
+		{"Set the timeout to -1", "Set the timeout to 1", false},
+		{"Retry when x > 5", "Retry when x < 5", false},
+		{"Rename snake_case", "Rename snakecase", false},
+		{"Compute 2*3", "Compute 23", false},
+		{"Release 1.4.0", "Release v1.4.0", false},
+		{"Fix the flaky test", "Fix the flaky test (retry)", false},
+		{"CI failed.", "CI failed again.", false},
+		{"See [the log](https://x/run/7).", "See [the log](https://x/run/8).", false},
+	} {
+		if got := normalText(tc.a) == normalText(tc.b); got != tc.same {
+			t.Errorf("%q and %q: same %v (%q, %q), want %v", tc.a, tc.b, got, normalText(tc.a), normalText(tc.b), tc.same)
 		}
-	} `json:"pairs"`
+	}
 }
 
-// TestSameActCorpus holds OnChangeAuto's rule to the corpus: it prints the
-// confusion matrix, and fails on any pair of two acts judged a retry (the
-// second act would be answered with the first one's URL as success). A
-// retry judged a second act costs an error that names the first artifact
-// and the step to use; it is counted, not failed.
-func TestSameActCorpus(t *testing.T) {
-	data, err := os.ReadFile("testdata/acts.json")
+// No pair of two acts in the corpus has the same text: by its text alone,
+// no second act is ever taken for the first (docs/sameact_test.go runs the
+// corpus through every front).
+func TestCorpusSecondActsDifferInText(t *testing.T) {
+	b, err := os.ReadFile("testdata/acts.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c actsCorpus
-	if err := json.Unmarshal(data, &c); err != nil {
+	var c struct {
+		Pairs []struct {
+			Want, Why     string
+			First, Second json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)
 	}
-	var m [2][2]int // [want two-acts][judged different]
-	var missed []string
 	for _, p := range c.Pairs {
-		first, _ := json.Marshal(p.First)
-		second, _ := json.Marshal(p.Second)
-		why := differentAct(first, second, false)
-		two := p.Want == "two-acts"
-		if !two && p.Want != "retry" {
-			t.Fatalf("pair %q: want %q, not retry or two-acts", p.Why, p.Want)
-		}
-		m[b2i(two)][b2i(why != "")]++
-		switch {
-		case two && why == "":
-			t.Errorf("two acts judged a retry (%s, %s): %s -> %s: the second would get the first's URL as success", p.Kind, p.Why, text(p.First.Title, p.First.Body), text(p.Second.Title, p.Second.Body))
-		case !two && why != "":
-			missed = append(missed, fmt.Sprintf("%s (%s): %s", p.Kind, p.Why, why))
+		a, _, _ := actText(p.First)
+		b, _, _ := actText(p.Second)
+		if p.Want == "two-acts" && normalText(a) == normalText(b) {
+			t.Errorf("two acts (%s) read as one text: %q, %q", p.Why, a, b)
 		}
 	}
-	t.Logf("confusion matrix over %d pairs (rows: what the pair is; columns: what the rule says)\n"+
-		"                 retry  different\n"+
-		"  retry          %5d  %9d\n"+
-		"  two acts       %5d  %9d", len(c.Pairs), m[0][0], m[0][1], m[1][0], m[1][1])
-	if len(missed) > 0 {
-		t.Logf("retries judged a second act (an error naming the first artifact, no duplicate):\n  %s", strings.Join(missed, "\n  "))
-	}
-	if m[0][0]+m[0][1] < 20 || m[1][0]+m[1][1] < 15 {
-		t.Errorf("corpus too small: %d retries, %d two-acts pairs", m[0][0]+m[0][1], m[1][0]+m[1][1])
-	}
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
+// A body's opening is its first line that says something, cut short.
+func TestOpening(t *testing.T) {
+	long := ""
+	for range 30 {
+		long += "word "
 	}
-	return 0
-}
-
-func text(title *string, body string) string {
-	if title != nil {
-		return fmt.Sprintf("%q", *title)
-	}
-	return fmt.Sprintf("%q", body)
-}
-
-// TestSameActHeard: once the session was told of the first artifact, any
-// change of its content words is a second act, even one the text rule
-// calls a retry; "(retry)", case and punctuation are not.
-func TestSameActHeard(t *testing.T) {
-	a := []byte(`{"title":"Fix the flaky test","body":""}`)
-	for _, tc := range []struct {
-		title     string
-		different bool
-	}{
-		{"Fix the flaky test in auth", true},
-		{"Fix flaky tests", false},
-		{"Fix the flaky test (retry)", false},
-		{"fix the flaky test.", false},
+	for in, want := range map[string]string{
+		"<!-- marker -->\n\n  Done: the fix is in #12.\nMore.": "Done: the fix is in #12.",
+		"```\ncode\n```": "code",
+		long:             long[:openingRunes-1] + "…",
+		"\u2705 Done\n":  "\u2705 Done",
 	} {
-		b, _ := json.Marshal(map[string]string{"title": tc.title, "body": "other"})
-		if why := differentAct(a, b, true); (why != "") != tc.different {
-			t.Errorf("heard, %q after %q: another act %v (%s), want %v", tc.title, "Fix the flaky test", why != "", why, tc.different)
+		if got := opening(in); got != want {
+			t.Errorf("opening(%q) = %q, want %q", in, got, want)
 		}
-	}
-	if why := differentAct(a, []byte(`{"title":"Fix the flaky test in auth","body":""}`), false); why != "" {
-		t.Errorf("not heard, an elaboration: judged another act: %s", why)
 	}
 }

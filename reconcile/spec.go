@@ -55,17 +55,17 @@ type Action struct {
 	// Step "" is the kind's default step (DefaultStep), for a kind that
 	// has one.
 	Task, Step string
-	Repo       string // "owner/name"
-	Spec       Spec
+	// StepDerived says that the front derived Step from its own identity
+	// of the running step (an engine adapter's activity id) rather than
+	// the caller naming the act: under OnChangeAuto it shows no more than
+	// the kind's default step does.
+	StepDerived bool
+	Repo        string // "owner/name"
+	Spec        Spec
 	// OnChange says what to do when the key is done but this description
 	// differs from the stored one: OnChangeAuto (""), OnChangeWarn,
 	// OnChangeFail or OnChangeUpdate.
 	OnChange string
-	// Heard, when set, reports whether the front's session (an MCP
-	// session, a go-github transport) already told its caller of the
-	// artifact of key: then a changed text is a second act, not a retry
-	// after a crash (OnChangeAuto).
-	Heard func(key string) bool
 }
 
 // kinds maps each kind's name to a new, empty description of it: the one

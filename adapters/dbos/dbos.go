@@ -109,5 +109,6 @@ func WithStep(ctx context.Context) (context.Context, error) {
 // happened, when another execution holds the key, and for errors ghonce
 // cannot classify (a retry is harmless: the key makes it find what was
 // made). Bad input, credentials, a refusal, a conflict, a broken ledger and
-// a changed description under OnChange "fail" are final.
+// a changed description under OnChange "fail" or a text the caller must
+// judge (same_or_another) are final.
 func Retryable(err error) bool { return failure.Retryable(err) }

@@ -27,8 +27,9 @@
 //   - Continue-as-new starts a new run whose activity ids count from the
 //     start again. An activity of the new run with the default id would
 //     take the key of the earlier run's activity with the same type and
-//     number: refused as another act (a final ghonce.changed error) when
-//     its text reads as one, else answered with the earlier artifact.
+//     number: answered with the earlier artifact when its text is the
+//     same, else with the facts for the workflow to judge (a final
+//     ghonce.same_or_another error; docs/design/same-act.md).
 //     A workflow that continues
 //     as new gives its writing activities ids unique across the chain
 //     (workflow.ActivityOptions.ActivityID, e.g. "open-pr-" + the batch),
@@ -46,15 +47,16 @@
 // Do returns ghonce's errors as Temporal application errors whose type says
 // what happened and whether a retry can help ([Err]):
 //
-//	ghonce.unconfirmed   retryable   the create may have happened; the retry settles it
-//	ghonce.in_progress   retryable   another attempt holds the key (a lost worker's lease)
-//	ghonce.error         retryable   anything else (the key makes a retry harmless)
-//	ghonce.usage         final       bad input: nothing was recorded or sent
-//	ghonce.credentials   final       no token, or one GitHub rejects
-//	ghonce.refused       final       GitHub refused the create; nothing was created
-//	ghonce.conflict      final       the name is taken by something that is not ours
-//	ghonce.ledger        final       the ledger cannot be opened or used
-//	ghonce.changed       final       done under another description, and Action.OnChange is "fail"
+//	ghonce.unconfirmed       retryable   the create may have happened; the retry settles it
+//	ghonce.in_progress       retryable   another attempt holds the key (a lost worker's lease)
+//	ghonce.error             retryable   anything else (the key makes a retry harmless)
+//	ghonce.usage             final       bad input: nothing was recorded or sent
+//	ghonce.credentials       final       no token, or one GitHub rejects
+//	ghonce.refused           final       GitHub refused the create; nothing was created
+//	ghonce.conflict          final       the name is taken by something that is not ours
+//	ghonce.ledger            final       the ledger cannot be opened or used
+//	ghonce.changed           final       done under another description, and Action.OnChange is "fail"
+//	ghonce.same_or_another   final       done from another text: the same act (nothing to do) or another (another step)
 //
 // A worker that died holding a key leaves a lease (reconcile.Config.Lease,
 // 2 minutes by default) that a worker on another machine waits out; the

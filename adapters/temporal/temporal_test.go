@@ -381,14 +381,14 @@ func batchWorkflow(ctx workflow.Context, head, activityID string) (opened, error
 // Continue-as-new starts a run under the same workflow id whose activity
 // ids count from the start again: with the default ids, the next run's
 // activity derives the earlier run's key; its title reads as another pull
-// request, so the default --on-change auto refuses it with a final
-// ghonce.changed error and nothing is opened (as documented); with ids of
-// their own, each run opens its own.
+// request, so the default --on-change auto answers with the facts, a
+// final ghonce.same_or_another error, and nothing is opened (as
+// documented); with ids of their own, each run opens its own.
 func TestContinueAsNewNeedsActivityIDsOfItsOwn(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		ids    [2]string
-		want   [2]reconcile.Outcome // "" for a run that must fail as ghonce.changed
+		want   [2]reconcile.Outcome // "" for a run that must fail as ghonce.same_or_another
 		numPRs int
 	}{
 		{"default ids", [2]string{"", ""}, [2]reconcile.Outcome{reconcile.Created, ""}, 1},
@@ -415,8 +415,8 @@ func TestContinueAsNewNeedsActivityIDsOfItsOwn(t *testing.T) {
 				var out opened
 				err := env.GetWorkflowResult(&out)
 				if tc.want[run] == "" {
-					if err == nil || !strings.Contains(err.Error(), "type: ghonce.changed") {
-						t.Fatalf("run %d (activity id %q): %+v, %v; want a ghonce.changed error", run+1, tc.ids[run], out, err)
+					if err == nil || !strings.Contains(err.Error(), "type: ghonce.same_or_another") {
+						t.Fatalf("run %d (activity id %q): %+v, %v; want a ghonce.same_or_another error", run+1, tc.ids[run], out, err)
 					}
 					continue
 				}

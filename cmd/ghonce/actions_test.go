@@ -39,8 +39,10 @@ type job struct {
 	w         *world
 	event     string // the payload file, the same for every attempt
 	attempt   int
-	runnerDir string // the latest attempt's runner
+	started   time.Time // when the latest attempt started
+	runnerDir string    // the latest attempt's runner
 	extraEnv  []string
+	runID     int64 // GITHUB_RUN_ID
 }
 
 func newJob(w *world, payload string) *job {
@@ -50,15 +52,20 @@ func newJob(w *world, payload string) *job {
 	if err := os.WriteFile(ev, []byte(payload), 0o600); err != nil {
 		w.t.Fatal(err)
 	}
-	return &job{w: w, event: ev}
+	return &job{w: w, event: ev, runID: 4242}
 }
 
 // freshRunner starts the next attempt on a new runner and returns its
-// environment.
+// environment. GitHub's record of the run says the attempt before ran
+// until now, as a re-run starts once the attempt before it ended.
 func (j *job) freshRunner() []string {
 	j.w.t.Helper()
+	if j.attempt > 0 {
+		j.w.fake.SeedRunAttempt(owner, name, j.runID, j.attempt, j.started, time.Now())
+	}
 	j.attempt++
-	j.runnerDir = filepath.Join(j.w.dir, fmt.Sprintf("runner-%d", j.attempt))
+	j.started = time.Now()
+	j.runnerDir = filepath.Join(j.w.dir, fmt.Sprintf("runner-%d-%d", j.runID, j.attempt))
 	for _, d := range []string{"temp", "home"} {
 		if err := os.MkdirAll(filepath.Join(j.runnerDir, d), 0o700); err != nil {
 			j.w.t.Fatal(err)
@@ -72,7 +79,7 @@ func (j *job) freshRunner() []string {
 	return slices.Concat(j.w.envWithout([]string{"GH_TOKEN", "HOME", "XDG_STATE_HOME"}),
 		[]string{
 			"GITHUB_ACTIONS=true", "CI=true",
-			"GITHUB_WORKFLOW=agent", "GITHUB_JOB=fix", "GITHUB_RUN_ID=4242",
+			"GITHUB_WORKFLOW=agent", "GITHUB_JOB=fix", "GITHUB_RUN_ID=" + strconv.FormatInt(j.runID, 10),
 			"GITHUB_RUN_ATTEMPT=" + strconv.Itoa(j.attempt), "GITHUB_EVENT_NAME=issues",
 			"GITHUB_EVENT_PATH=" + j.event, "GITHUB_REPOSITORY=" + repo,
 			"GITHUB_OUTPUT=" + filepath.Join(j.runnerDir, "output"),
@@ -460,11 +467,12 @@ func TestActionStepDoesNotAssumeActionsBotForAnotherToken(t *testing.T) {
 }
 
 // Advice that names a flag, as an Actions user sees it. Through the ghonce
-// action's own step, a re-run with reworded text (a retry) gets a
-// ::warning:: annotation that names the input on-change:, and a run whose
-// text reads as another act gets an ::error:: naming the inputs step: and
-// on-change:, no flag in either. A `run: ghonce ...` step in the same job
-// types flags, so its warning, an annotation too, names --on-change.
+// action's own step, a re-run with reworded text (a retry, attempt 2 of the
+// run) gets a ::warning:: annotation that names the input on-change:, and
+// another run of the workflow on the same issue with another title gets
+// the facts, exit 7, in an ::error:: naming the input step:, no flag in
+// either. A `run: ghonce ...` step in the same job types flags, so its
+// warning, an annotation too, names --on-change.
 func TestActionsAdviceNamesTheActionsInputs(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
@@ -487,12 +495,14 @@ func TestActionsAdviceNamesTheActionsInputs(t *testing.T) {
 		t.Errorf("the warning is a plain line as well as an annotation:\n%s", o.Stderr)
 	}
 
+	other := newJob(w, fmt.Sprintf(`{"issue":{"number":%d}}`, n))
+	other.runID = 4343
 	inputs["title"], inputs["body"] = "Add a dark mode to the settings page", "Another act."
-	o = j.actionStep(a, inputs, nil)
-	wantExit(t, o, 1, "a run that reads as another act through the action")
-	e := regexp.MustCompile(`(?m)^::error title=ghonce \(exit 1\)::(.*)$`).FindStringSubmatch(o.Stderr)
-	if e == nil || !strings.Contains(e[1], "another step:") || !strings.Contains(e[1], "on-change: warn") || flag.MatchString(o.Stderr) {
-		t.Fatalf("another act through the action: want an ::error:: naming the inputs step: and on-change:, and no flag anywhere; stderr:\n%s", o.Stderr)
+	o = other.actionStep(a, inputs, nil)
+	wantExit(t, o, 7, "another run, another title, through the action")
+	e := regexp.MustCompile(`(?m)^::error title=ghonce \(exit 7\)::(.*)$`).FindStringSubmatch(o.Stderr)
+	if e == nil || !strings.Contains(e[1], "use step: issue-create-add-a-dark-mode-to-the-settings-page") || !strings.Contains(e[1], "nothing to do") || flag.MatchString(o.Stderr) {
+		t.Fatalf("another title through the action: want an ::error:: with the facts naming the input step:, and no flag anywhere; stderr:\n%s", o.Stderr)
 	}
 
 	// A run: step calls the CLI with flags: its advice names them.

@@ -364,7 +364,7 @@ func TestGhShimAndCLIShareTheKey(t *testing.T) {
 	w := newGhWorld(t)
 	o := w.gh(nil, w.ghEnv(), "pr", "create", "-t", "Fix #42", "-b", "Generated fix.")
 	wantExit(t, o, 0, "gh pr create")
-	r := w.ok("pr", "create", "--task", "ISSUE-42", "--base", "main", "--head", "fix-42", "--title", "Fix #42 (from the CLI)", "--body", "Another body.")
+	r := w.ok("pr", "create", "--task", "ISSUE-42", "--base", "main", "--head", "fix-42", "--title", "Fix #42", "--body", "Another body.")
 	if r.Outcome != "skipped" || r.URL+"\n" != o.Stdout {
 		t.Fatalf("ghonce pr create after gh pr create: outcome %q url %q; want skipped and the shim's %q", r.Outcome, r.URL, o.Stdout)
 	}

@@ -122,7 +122,7 @@ func TestMCPWithTheTypeScriptSDK(t *testing.T) {
 	}
 	if a.IsError || a.Structured.Outcome != "skipped" || a.Structured.Number != f.Structured.Number || !a.Structured.PayloadChanged ||
 		!strings.HasPrefix(a.Text, "already done in an earlier attempt") {
-		t.Errorf("reworded create_issue: %+v, want skipped, the same issue, payload_changed", a)
+		t.Errorf("create_issue with its body reworded: %+v, want skipped, the same issue, payload_changed", a)
 	}
 	if b := got.Stdio.Bad; !b.IsError || !strings.Contains(b.Text, "invalid arguments") {
 		t.Errorf("add_issue_comment with issue_number 0: %+v, want a tool error saying invalid arguments", b)

@@ -64,10 +64,10 @@ func TestMCPRepositoryLedgerClaimsWhereEachActionWrites(t *testing.T) {
 				t.Errorf("claims in %s, %s, %s: %v, want %v", name, other, ops, got, [3]int{tc.inName, tc.inOther, tc.inOp})
 			}
 			// Another replica, sharing nothing but the repositories: the
-			// same calls, reworded as a retry, are answered from the claims.
+			// same calls, retried, are answered from the claims.
 			m2 := w.startMCPLedger(tc.loc, tc.env...)
 			for _, repo := range []string{name, other} {
-				if r := create(m2, repo, "Flaky test (retry)"); r.Outcome != "skipped" {
+				if r := create(m2, repo, "Flaky test"); r.Outcome != "skipped" {
 					t.Errorf("%s on another replica: outcome %s, want skipped", repo, r.Outcome)
 				}
 				if n := len(w.fake.Issues(owner, repo)); n != 1 {

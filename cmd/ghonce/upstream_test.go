@@ -260,7 +260,7 @@ func TestMCPProxyReadsPassAndWritesHappenOnce(t *testing.T) {
 	if first.IsError {
 		t.Fatalf("issue_write create: %s\nstderr: %s", resultText(first), stderr)
 	}
-	again := callTool(t, cs, "issue_write", mcpArgs("method", "create", "title", "Flaky test, reworded", "body", "Seen again."))
+	again := callTool(t, cs, "issue_write", mcpArgs("method", "create", "title", "Flaky test", "body", "Seen again."))
 	if again.IsError || !strings.Contains(resultText(again), "already done") {
 		t.Fatalf("issue_write create again: %s", resultText(again))
 	}

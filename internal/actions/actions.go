@@ -53,6 +53,18 @@ func Detect(getenv func(string) string) (Env, bool) {
 	}, true
 }
 
+// RunOf is the Actions run getenv's job is in, for reconcile.Config.Run:
+// its repository (GITHUB_REPOSITORY), id and attempt. ok is false outside
+// Actions or without a numeric run id.
+func RunOf(getenv func(string) string) (repo string, id int64, attempt int, ok bool) {
+	env, in := Detect(getenv)
+	id, err := strconv.ParseInt(env.RunID, 10, 64)
+	if !in || err != nil {
+		return "", 0, 0, false
+	}
+	return getenv("GITHUB_REPOSITORY"), id, env.RunAttempt, true
+}
+
 // DefaultTask derives the task for a job that named none. It is
 //
 //	gha/WORKFLOW/JOB/#N      when the event's payload names an issue or pull request N

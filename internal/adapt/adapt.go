@@ -10,7 +10,8 @@ import (
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// Do fills a's empty Task and Step with task and step, prepares it
+// Do fills a's empty Task and Step with task and step (a step it fills is
+// derived, not named: Action.StepDerived), prepares it
 // (reconcile.Prepare: an *InvalidError is bad input, nothing recorded) and
 // runs it with eng.
 func Do(ctx context.Context, eng *reconcile.Engine, a reconcile.Action, task, step string) (*reconcile.Result, error) {
@@ -18,7 +19,7 @@ func Do(ctx context.Context, eng *reconcile.Engine, a reconcile.Action, task, st
 		a.Task = task
 	}
 	if a.Step == "" {
-		a.Step = step
+		a.Step, a.StepDerived = step, true
 	}
 	p, err := reconcile.Prepare(a)
 	if err != nil {

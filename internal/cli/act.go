@@ -317,14 +317,18 @@ func act(ctx context.Context, f *factory, o actOptions, p interface{ Key() strin
 	return ledger.Done, f.reportToActions(res)
 }
 
-// changedIn is a *reconcile.ChangedError said in w, the words of the front
-// whose options act on it.
+// changedIn is a *reconcile.ChangedError or *reconcile.SameOrAnotherError
+// said in w, the words of the front whose options act on it.
 func changedIn(err error, w effect.Words) error {
 	var ce *reconcile.ChangedError
-	if !errors.As(err, &ce) {
-		return err
+	var so *reconcile.SameOrAnotherError
+	switch {
+	case errors.As(err, &ce):
+		return &inWords{msg: ce.In(w), err: err}
+	case errors.As(err, &so):
+		return &inWords{msg: so.In(w), err: err}
 	}
-	return &inWords{msg: ce.In(w), err: err}
+	return err
 }
 
 // changeAdvice is what a run whose description differs from the done
@@ -379,5 +383,5 @@ func (f *factory) printResult(r *reconcile.Result, asJSON bool) error {
 func (b *bodyFlags) add(c *cobra.Command) {
 	c.Flags().StringVarP(&b.body, "body", "b", "", "body text")
 	c.Flags().StringVarP(&b.file, "body-file", "F", "", `read the body from a file ("-" for standard input)`)
-	c.Flags().StringVar(&b.onChange, "on-change", reconcile.OnChangeAuto, "when the key is done but this description differs (another --head, a new title or body): auto (a reworded retry is warned of; a text that reads as another act fails, exit 1), warn, fail (exit 1) or update (edit it to match); GHONCE_ON_CHANGE sets the default")
+	c.Flags().StringVar(&b.onChange, "on-change", reconcile.OnChangeAuto, "when the key is done but this description differs (another --head, a new title or body): auto (the same text or a proven retry is warned of; another text exits 7 with the facts), warn, fail (exit 1) or update (edit it to match); GHONCE_ON_CHANGE sets the default")
 }

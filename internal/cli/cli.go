@@ -22,13 +22,14 @@ import (
 // Exit codes. Scripts depend on them; keep them stable. They live in
 // package failure, with the mapping from an error to its code.
 const (
-	ExitOK          = failure.ExitOK
-	ExitError       = failure.ExitError
-	ExitUsage       = failure.ExitUsage
-	ExitUnconfirmed = failure.ExitUnconfirmed
-	ExitInProgress  = failure.ExitInProgress
-	ExitStale       = failure.ExitStale
-	ExitDuplicates  = failure.ExitDuplicates
+	ExitOK            = failure.ExitOK
+	ExitError         = failure.ExitError
+	ExitUsage         = failure.ExitUsage
+	ExitUnconfirmed   = failure.ExitUnconfirmed
+	ExitInProgress    = failure.ExitInProgress
+	ExitStale         = failure.ExitStale
+	ExitDuplicates    = failure.ExitDuplicates
+	ExitSameOrAnother = failure.ExitSameOrAnother
 )
 
 const exitCodesHelp = `Exit codes:

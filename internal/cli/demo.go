@@ -91,7 +91,7 @@ func demoRun(ctx context.Context, opts *demoOptions) error {
 	if err != nil {
 		return fmt.Errorf("demo with ghonce: %w", err)
 	}
-	fmt.Fprintf(out, "\nWith ghonce: %d runs of `ghonce pr create`, each to be killed with SIGKILL the moment GitHub creates a PR (as above), %d pull request:\n", crashes+1, len(once))
+	fmt.Fprintf(out, "\nWith ghonce: %d runs of `ghonce pr create`, each to be killed with SIGKILL the moment GitHub creates a PR (as above), %d pull request:\n", len(lines), len(once))
 	for _, pr := range once {
 		fmt.Fprintf(out, "  #%d  %-32s %s\n", pr.Number, pr.Head, pr.Title)
 	}
@@ -250,15 +250,18 @@ func demoGhonce(ctx context.Context, sys IO, crashes int) ([]fakegithub.PR, []st
 		case o.killed:
 			lines = append(lines, fmt.Sprintf("run %d: killed (SIGKILL) right after GitHub created the PR", attempt))
 		default:
+			// The agent heard an answer: it stops there.
 			lines = append(lines, fmt.Sprintf("run %d: exit %d: %s", attempt, o.exit, strings.TrimSpace(o.stdout)))
+			return s.PullRequests(demoOwner, demoRepo), lines, nil
 		}
 	}
 	return s.PullRequests(demoOwner, demoRepo), lines, nil
 }
 
 // demoTitle is the title a restarted agent words its pull request with: a
-// retry's words, which ghonce's default --on-change auto takes for the
-// same act (a new draft number would read as another pull request).
+// retry's words. The run after a killed one takes over an attempt that died
+// before answering, so ghonce's default --on-change auto answers it with
+// the first pull request whatever its words (docs/design/same-act.md).
 func demoTitle(attempt int) string {
 	return "Fix #42" + [...]string{"", " (retry)", ", again", " (retrying)"}[(attempt-1)%4]
 }

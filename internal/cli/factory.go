@@ -12,6 +12,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/actions"
 	"github.com/ghonce/ghonce/internal/crashpoint"
 	"github.com/ghonce/ghonce/internal/secret"
 	"github.com/ghonce/ghonce/ledger"
@@ -203,6 +204,9 @@ func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, e engineFlags, mo
 		Logf: f.logf, DoneNeedsProof: l.InRepository, NoFormerKeys: l.InRepository,
 		// 0 (the default) except in the matrix's binary (crashpoint).
 		Lease: crashpoint.Lease(),
+	}
+	if repo, id, attempt, ok := actions.RunOf(f.sys.Getenv); ok {
+		cfg.Run = reconcile.Run{Repo: repo, ID: id, Attempt: attempt}
 	}
 	tel := f.telemetry(false)
 	cfg.Metrics, cfg.Tracer = tel.metrics, tel.tracer

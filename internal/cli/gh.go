@@ -25,7 +25,7 @@ const ghExitHelp = `Exit codes as gh: 0 success (created, found or skipped), 4 a
 required (no token), 1 anything else, including a create ghonce could not
 confirm (rerun the same command) and another process holding the same key.
 With GHONCE_EXIT_CODES=ghonce: ghonce's own codes (2 usage or no token,
-3 unconfirmed, 4 in progress elsewhere).`
+3 unconfirmed, 4 in progress elsewhere, 7 done from another text).`
 
 // GhMain runs ghonce invoked as gh (argv[0]'s base name). It guards the
 // command lines that create: gh pr create, gh issue create, gh issue
@@ -51,7 +51,7 @@ func GhMain(ctx context.Context, argv []string, sys IO) int {
 	if err == nil {
 		return ExitOK
 	}
-	err = anotherActForGh(err, verb)
+	err = changedIn(err, ghWords{})
 	fail := failure.Describe(err, verb, ghWords{})
 	fail.Error.Message = actions.Scrub(fail.Error.Message, envSecrets(sys.Getenv))
 	fmt.Fprintln(sys.Err, "ghonce: "+fail.Error.Message)
@@ -368,28 +368,6 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 		}
 	}
 	return runAction(ctx, act)
-}
-
-// anotherActForGh words a run the engine judged another act than the one
-// its key already made (reconcile.OnChangeAuto) in the shim's terms: gh has
-// no --step, so the setting to use is GHONCE_STEP.
-func anotherActForGh(err error, verb string) error {
-	var ce *reconcile.ChangedError
-	switch {
-	case !errors.As(err, &ce):
-		return err
-	case ce.Different == "":
-		return changedIn(err, ghWords{})
-	}
-	what := map[string]string{"pr create": "pull request", "issue create": "issue"}[verb]
-	if what == "" {
-		what = "comment"
-	}
-	msg := fmt.Sprintf("gh %s: nothing was created: this task's step %q already made %s, and this run reads as another %s, not a retry of it (%s).\n"+
-		"For a new %s, run the same command with GHONCE_STEP=%s (keep it when you retry that one); "+
-		"to accept the existing one, GHONCE_ON_CHANGE=warn.",
-		verb, ce.Result.Step, reconcileDescribe(ce.Result), what, ce.Different, what, ce.NewStep)
-	return &inWords{msg: msg, err: err}
 }
 
 // inWords is an error in a front's own words, the original kept for

@@ -552,10 +552,12 @@ func TestGhSettleFromEnv(t *testing.T) {
 	}
 }
 
-// Two different acts in one task through the shim (issue 28): the second
-// follow-up is not answered with the first's URL and exit 0; it exits 1,
-// names the first and the GHONCE_STEP to use, and that setting files it.
-// A reworded retry ("(retry)") still gets the first back, exit 0.
+// Another text under a done key through the shim (issues 28 and 37): a
+// reworded retry and a second act alike get the facts (the first URL, both
+// titles, the GHONCE_STEP for another act), gh's exit 1 (ghonce's 7 with
+// GHONCE_EXIT_CODES=ghonce) and nothing on stdout; nothing is created. A
+// retry stops there; a second act reruns with the step and is made. The
+// same title with another body is the first, exit 0, with a warning.
 func TestGhSecondActIsNotTheFirst(t *testing.T) {
 	w := newGhCLIWorld(t)
 	first := w.gh("", nil, "issue", "create", "-R", testRepo, "-t", "Follow-up: flaky test in auth", "-b", "Seen twice.")
@@ -563,27 +565,35 @@ func TestGhSecondActIsNotTheFirst(t *testing.T) {
 	if first.code != 0 || first.stdout != url {
 		t.Fatalf("first: exit %d, stdout %q, stderr %q", first.code, first.stdout, first.stderr)
 	}
-	retry := w.gh("", nil, "issue", "create", "-R", testRepo, "-t", "Follow-up: flaky test in auth (retry)", "-b", "Seen twice, on CI.")
+	retry := w.gh("", nil, "issue", "create", "-R", testRepo, "-t", "Follow-up: flaky test in auth", "-b", "Seen twice, on CI.")
 	if retry.code != 0 || retry.stdout != url {
-		t.Fatalf("reworded retry: exit %d, stdout %q, stderr %q; want the first URL, exit 0", retry.code, retry.stdout, retry.stderr)
+		t.Fatalf("retry, another body: exit %d, stdout %q, stderr %q; want the first URL, exit 0", retry.code, retry.stdout, retry.stderr)
 	}
 	// Its warning names the setting gh's user has: gh has no --on-change.
 	if !strings.Contains(retry.stderr, "GHONCE_ON_CHANGE=update edits it") || strings.Contains(retry.stderr, "--on-change") || strings.Contains(retry.stderr, "--step") {
-		t.Errorf("reworded retry's warning, want it to name GHONCE_ON_CHANGE and no flag gh lacks:\n%s", retry.stderr)
+		t.Errorf("retry's warning, want it to name GHONCE_ON_CHANGE and no flag gh lacks:\n%s", retry.stderr)
 	}
-	second := w.gh("", nil, "issue", "create", "-R", testRepo, "-t", "Follow-up: docs typo in README", "-b", "A typo.")
-	if second.code == 0 || second.stdout != "" {
-		t.Fatalf("second act: exit %d, stdout %q; want non-zero and nothing on stdout", second.code, second.stdout)
-	}
-	const step = "issue-create-follow-up-docs-typo-in-readme"
-	for _, says := range []string{strings.TrimSpace(url), "GHONCE_STEP=" + step, "nothing was created"} {
-		if !strings.Contains(second.stderr, says) {
-			t.Errorf("second act's stderr does not say %q:\n%s", says, second.stderr)
+	for _, tc := range []struct{ title, step string }{
+		{"Follow-up: flaky test in auth (retry)", "issue-create-follow-up-flaky-test-in-auth-retry"},
+		{"Follow-up: docs typo in README", "issue-create-follow-up-docs-typo-in-readme"},
+	} {
+		o := w.gh("", nil, "issue", "create", "-R", testRepo, "-t", tc.title, "-b", "b")
+		if o.code != 1 || o.stdout != "" {
+			t.Fatalf("%q: exit %d, stdout %q; want gh's 1 and nothing on stdout", tc.title, o.code, o.stdout)
+		}
+		for _, says := range []string{strings.TrimSpace(url), `"Follow-up: flaky test in auth"`, fmt.Sprintf("%q", tc.title), "Nothing was created", "it is done: nothing to do", "GHONCE_STEP=" + tc.step} {
+			if !strings.Contains(o.stderr, says) {
+				t.Errorf("%q: stderr does not say %q:\n%s", tc.title, says, o.stderr)
+			}
+		}
+		if o := w.gh("", map[string]string{"GHONCE_EXIT_CODES": "ghonce"}, "issue", "create", "-R", testRepo, "-t", tc.title, "-b", "b"); o.code != ExitSameOrAnother {
+			t.Errorf("%q with GHONCE_EXIT_CODES=ghonce: exit %d, want %d", tc.title, o.code, ExitSameOrAnother)
 		}
 	}
 	if n := len(w.fake.Issues(testOwner, testName)); n != 1 {
-		t.Fatalf("%d issues after the refused second act, want 1", n)
+		t.Fatalf("%d issues after the facts, want 1", n)
 	}
+	const step = "issue-create-follow-up-docs-typo-in-readme"
 	again := w.gh("", map[string]string{"GHONCE_STEP": step}, "issue", "create", "-R", testRepo, "-t", "Follow-up: docs typo in README", "-b", "A typo.")
 	if again.code != 0 || again.stdout != w.fake.WebURL()+testRepo+"/issues/2\n" {
 		t.Fatalf("with GHONCE_STEP: exit %d, stdout %q, stderr %q", again.code, again.stdout, again.stderr)

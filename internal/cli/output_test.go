@@ -137,6 +137,8 @@ func TestJSONOnEveryExit(t *testing.T) {
 		{name: "3 reconcile leaves one unsettled", given: held, args: []string{"reconcile"}, code: ExitUnconfirmed, kind: "unconfirmed", next: "ghonce reconcile"},
 		{name: "4 resolve of a held key", given: held, args: []string{"resolve", heldKey, "--retry"}, code: ExitInProgress, kind: "in_progress", key: heldKey, next: "rerun"},
 		{name: "5 stale", given: held, args: []string{"status", "--stale", "1ms"}, code: ExitStale, kind: "stale", next: "ghonce reconcile"},
+		{name: "7 same or another", given: issueDone, args: []string{"issue", "create", "--task", "J0", "--title", "t2", "--body", "b", "--repo", testRepo},
+			code: ExitSameOrAnother, kind: "same_or_another", key: issueKey, state: "done", next: "--step issue-create-t2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -161,14 +161,14 @@ func TestChangeAdviceNamesTheVerbsFlags(t *testing.T) {
 	if o.code != 0 || !strings.Contains(o.stderr, "content differs") || strings.Contains(o.stderr, "--on-change") || !strings.Contains(o.stderr, "another --step") {
 		t.Errorf("file put with other content: exit %d, stderr %q; want the change named, --step advised, no --on-change", o.code, o.stderr)
 	}
-	issue := func(title string) cliRun {
-		return w.run("", nil, "issue", "create", "--task", "T", "--title", title, "--body", "b", "--repo", testRepo)
+	issue := func(body string) cliRun {
+		return w.run("", nil, "issue", "create", "--task", "T", "--title", "Flaky test in auth", "--body", body, "--repo", testRepo)
 	}
-	if o := issue("Flaky test in auth"); o.code != 0 {
+	if o := issue("b"); o.code != 0 {
 		t.Fatalf("issue create: %d %s", o.code, o.stderr)
 	}
-	if o := issue("Flaky test in auth (retry)"); o.code != 0 || !strings.Contains(o.stderr, "--on-change update edits it") {
-		t.Errorf("issue create with another title: exit %d, stderr %q; want --on-change advised", o.code, o.stderr)
+	if o := issue("b, reworded"); o.code != 0 || !strings.Contains(o.stderr, "--on-change update edits it") {
+		t.Errorf("issue create with another body: exit %d, stderr %q; want --on-change advised", o.code, o.stderr)
 	}
 }
 
@@ -191,7 +191,8 @@ func TestLostLedgerComparesWithTheArtifact(t *testing.T) {
 		}
 		return o, r
 	}
-	// A reworded retry of the first ("(retry)" added): the same act.
+	// A reworded retry of the first ("(retry)" added) under the step named:
+	// the same act.
 	const first, second = "Fix the flaky auth test", "Fix the flaky auth test (retry)"
 	if _, r := issue(nil, first); r.Outcome != reconcile.Created || r.ArtifactState != "open" {
 		t.Fatalf("create: %+v", r)
@@ -199,7 +200,7 @@ func TestLostLedgerComparesWithTheArtifact(t *testing.T) {
 	if _, r := issue(fresh(), first); r.Outcome != reconcile.Found || r.PayloadChanged {
 		t.Errorf("the same description, ledger lost: %s, payload_changed %v; want found, unchanged", r.Outcome, r.PayloadChanged)
 	}
-	o, r := issue(fresh(), second)
+	o, r := issue(fresh(), second, "--step", "issue-create")
 	if r.Outcome != reconcile.Found || !r.PayloadChanged || len(r.Changed) != 1 || r.Changed[0] != "title" || !strings.Contains(r.Warning, "--on-change update") {
 		t.Errorf("another title, ledger lost: %+v (stderr %s); want found, changed [title], the --on-change advice", r, o.stderr)
 	}

@@ -65,6 +65,7 @@ func (s *Server) buildRoutes() []route {
 		r("GET /repos/{owner}/{repo}/issues/{number}/timeline", rp(s.listTimeline)),
 
 		r("GET /repos/{owner}/{repo}/milestones", rp(s.listMilestones)),
+		r("GET /repos/{owner}/{repo}/actions/runs/{id}/attempts/{n}", rp(s.getRunAttempt)),
 
 		r("GET /repos/{owner}/{repo}/labels", rp(s.listLabels)),
 		r("POST /repos/{owner}/{repo}/labels", rp(s.createLabel)),

@@ -40,6 +40,7 @@ type repo struct {
 	milestones    []*milestone // milestones[n-1].number == n
 	collaborators []string     // logins that may be assigned and asked for reviews
 	teams         []string     // slugs of the owner's teams with access
+	runs          []*runAttempt
 }
 
 type commit struct {

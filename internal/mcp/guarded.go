@@ -122,9 +122,6 @@ func stringArg(a map[string]json.RawMessage, name string) string {
 // schema the model read does not offer.
 func (s *Server) serveGuarded(ctx context.Context, g guard, takes map[string]bool, req *sdk.CallToolRequest, taskWins bool) (*sdk.CallToolResult, bool) {
 	name, raw := req.Params.Name, req.Params.Arguments
-	if req.Session != nil {
-		ctx = withSession(ctx, req.Session)
-	}
 	args := map[string]json.RawMessage{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &args); err != nil {

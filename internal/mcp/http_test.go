@@ -224,7 +224,7 @@ func TestHTTPMetrics(t *testing.T) {
 	ts := httptest.NewServer(w.srv.Handler(mcp.HTTPOptions{Metrics: m.Handler()}))
 	t.Cleanup(ts.Close)
 	first, _ := w.ok("create_issue", args("title", "Flaky"))
-	w.ok("create_issue", args("title", "Flaky, reworded"))
+	w.ok("create_issue", args("title", "Flaky"))
 	status, h, body := get(t, ts.URL+"/metrics")
 	if status != 200 || !strings.HasPrefix(h.Get("Content-Type"), "text/plain; version=0.0.4") {
 		t.Fatalf("/metrics: %d %s", status, h.Get("Content-Type"))

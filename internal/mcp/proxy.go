@@ -238,7 +238,7 @@ func (p *Proxy) missingGuards(upstream string) string {
 		upstream, strings.Join(missing, "; "))
 }
 
-const proxyInstructions = `Through ghonce: create_pull_request, issue_write (method create), add_issue_comment (with a body), create_branch and create_or_update_file happen once per (task, step): calling one again with the same task and step, after a timeout, an error or a restart, returns what the first call made, even with reworded text; pass a new step only for a genuinely new artifact. Every other write tool happens at most once per identical arguments: its first result is returned again to an identical call. If a tool error says a call may have happened, do not work around it with different arguments; report it.`
+const proxyInstructions = `Through ghonce: create_pull_request, issue_write (method create), add_issue_comment (with a body), create_branch and create_or_update_file happen once per (task, step): calling one again with the same task and step, after a timeout, an error or a restart, returns what the first call made; reworded with no step passed, a tool error gives both texts (the same artifact: do not call again; another: the step it names); pass a new step only for a genuinely new artifact. Every other write tool happens at most once per identical arguments: its first result is returned again to an identical call. If a tool error says a call may have happened, do not work around it with different arguments; report it.`
 
 func upName(init *sdk.InitializeResult) string {
 	if init.ServerInfo == nil || init.ServerInfo.Name == "" {

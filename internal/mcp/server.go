@@ -78,91 +78,6 @@ type Server struct {
 	// the write calls still running are cancelled with it (begin).
 	stopMu sync.Mutex
 	stop   context.Context
-	// told holds, per client session, the keys whose artifact a call of
-	// that session was told of: a later call of the same key there whose
-	// text changed is a second act, not a retry after a crash
-	// (reconcile.Action.Heard). Each session's set holds its latest
-	// maxHeard keys and goes when the session ends (forgetting: the
-	// goroutines that wait for that).
-	toldMu     sync.Mutex
-	told       map[any]*heardKeys
-	forgetting sync.WaitGroup
-}
-
-// maxHeard is how many keys a session remembers being told of. A key
-// forgotten is judged as a retry after a restart would be (by how its
-// text changed, reconcile/sameact.go), never wrongly created twice; a
-// session that makes more artifacts than this in one task is rare.
-const maxHeard = 1024
-
-// heardKeys is one session's keys, oldest first in order.
-type heardKeys struct {
-	set   map[string]bool
-	order []string
-}
-
-// waiter is a session that can say when it ends (*sdk.ServerSession).
-type waiter interface{ Wait() error }
-
-type sessionKey struct{}
-
-// withSession returns ctx carrying the client session a call came from.
-func withSession(ctx context.Context, sess any) context.Context {
-	if sess == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, sessionKey{}, sess)
-}
-
-// heard is the reconcile.Action.Heard of a call made with ctx.
-func (s *Server) heard(ctx context.Context) func(key string) bool {
-	sess := ctx.Value(sessionKey{})
-	if sess == nil {
-		return nil
-	}
-	return func(key string) bool {
-		s.toldMu.Lock()
-		defer s.toldMu.Unlock()
-		h := s.told[sess]
-		return h != nil && h.set[key]
-	}
-}
-
-// tell records that the session of ctx was told of key's artifact.
-func (s *Server) tell(ctx context.Context, key string) {
-	sess := ctx.Value(sessionKey{})
-	if sess == nil {
-		return
-	}
-	s.toldMu.Lock()
-	defer s.toldMu.Unlock()
-	if s.told == nil {
-		s.told = map[any]*heardKeys{}
-	}
-	h := s.told[sess]
-	if h == nil {
-		h = &heardKeys{set: map[string]bool{}}
-		s.told[sess] = h
-		if w, ok := sess.(waiter); ok {
-			s.forgetting.Add(1)
-			go func() {
-				defer s.forgetting.Done()
-				_ = w.Wait()
-				s.toldMu.Lock()
-				delete(s.told, sess)
-				s.toldMu.Unlock()
-			}()
-		}
-	}
-	if h.set[key] {
-		return
-	}
-	h.set[key] = true
-	h.order = append(h.order, key)
-	if len(h.order) > maxHeard {
-		delete(h.set, h.order[0])
-		h.order = h.order[1:]
-	}
 }
 
 // New returns a server with every tool registered.
@@ -189,7 +104,7 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-const instructions = `ghonce's write tools (create_pull_request, issue_write with method create, create_issue, add_issue_comment, create_branch, create_or_update_file) have github-mcp-server's names and argument schemas, plus optional task and step; an argument ghonce cannot make happen once is refused by name, and nothing is created. Each (task, step) happens once: calling again with the same task and step, after a timeout, an error or a restart, returns what the first call made and creates nothing new, even if the title or body changed. Pass a new step only for a genuinely new artifact. After a restart, call ghonce_status to see what this task has already done.`
+const instructions = `ghonce's write tools (create_pull_request, issue_write with method create, create_issue, add_issue_comment, create_branch, create_or_update_file) have github-mcp-server's names and argument schemas, plus optional task and step; an argument ghonce cannot make happen once is refused by name, and nothing is created. Each (task, step) happens once: calling again with the same task and step, after a timeout, an error or a restart, returns what the first call made and creates nothing new. If its title or comment body changed and you passed no step, a tool error gives both texts: if it is the same artifact, do not call again; if another, call again with the step it names. Pass a new step only for a genuinely new artifact. After a restart, call ghonce_status to see what this task has already done.`
 
 // SDK returns the underlying SDK server, to connect to any transport.
 func (s *Server) SDK() *sdk.Server { return s.srv }

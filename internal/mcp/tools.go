@@ -254,7 +254,6 @@ func runWrite[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in 
 		s.cfg.Logf("%s: %v", t.name, err)
 		return nil, Output{}, err
 	}
-	s.tell(ctx, r.Key)
 	s.cfg.Logf("%s: %s %s (task %q, step %q, key %s)", t.name, r.Outcome, t.what(in, r), r.Task, r.Step, r.Key)
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: resultText(t.what(in, r), r)}}}, outputOf(r), nil
 }
@@ -271,7 +270,7 @@ func call[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) 
 		return nil, err
 	}
 	a.Spec = spec
-	a.OnChange, a.Heard = s.cfg.OnChange, s.heard(ctx)
+	a.OnChange = s.cfg.OnChange
 	p, err := reconcile.Prepare(a)
 	if err != nil {
 		// Named by its key when what the key depends on is valid, as the
@@ -371,6 +370,7 @@ func toolMessage(err error) error {
 		ip *reconcile.InProgressError
 		cf *reconcile.ConflictError
 		ce *reconcile.ChangedError
+		so *reconcile.SameOrAnotherError
 		iv *invalidError
 	)
 	switch {
@@ -383,10 +383,9 @@ func toolMessage(err error) error {
 			"or takes the key over once a dead holder's lease has ended", ip)
 	case errors.As(err, &cf):
 		return fmt.Errorf("refused: %v. Nothing was created; choose another name, or another step", cf)
-	case errors.As(err, &ce) && ce.Different != "":
-		return fmt.Errorf("not created: this task's step %q already made %s, and this call reads as another %s, not a retry of that one (%s). Nothing was created. "+
-			"If you meant a new %s, call again with step %q (keep that step if you retry it). If you meant the existing one, it is %s: do not call again",
-			ce.Result.Step, describe(ce.Result), ce.Result.Kind, ce.Different, ce.Result.Kind, ce.NewStep, describe(ce.Result))
+	case errors.As(err, &so):
+		return fmt.Errorf("%s, and this call's %s is %q. Nothing was created. If this call is that one again, it is done: do not call again. "+
+			"If it is another, call again with step %q (keep that step if you retry it)", so.Facts(), so.Field, so.Text, so.NewStep)
 	case errors.As(err, &ce):
 		return errors.New(ce.In(modelWords{}))
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

@@ -42,8 +42,9 @@ func TestModelTextsNameNoCLIFlags(t *testing.T) {
 	}
 	noFlags("the changed call's text", text)
 	noFlags("the changed call's warning", out.Warning)
-	// Another act in the same session: the tool error names no CLI flag.
-	noFlags("another act", w.fails("create_issue", args("title", "Docs typo in README", "step", "words"), "not created"))
+	// Another text under a done key: the facts name no CLI flag.
+	w.ok("create_issue", args("title", "Flaky test in payments"))
+	noFlags("another text", w.fails("create_issue", args("title", "Docs typo in README"), "do not call again"))
 	// A server whose policy is fail: a reworded call names the argument
 	// step and the server's setting, neither a flag nor a Go field.
 	w = newWorld(t, opts{wait: -1, onChange: reconcile.OnChangeFail})

@@ -300,10 +300,15 @@ func (o *Core) Finish(key string, fence int64, st ledger.Status, outcome string,
 	return o.Record(FinishParams(key, fence, st, outcome, art, errMsg))
 }
 
+// ReleasedWhy is the history's reason for an attempt that ended without an
+// outcome and answered its caller so ("it may have happened"): the next
+// run looks again.
+const ReleasedWhy = "unconfirmed: released for the next run"
+
 // FinishParams is the record of an attempt's end, with the history's reason
 // for each status.
 func FinishParams(key string, fence int64, st ledger.Status, outcome string, art effect.Artifact, errMsg string) ledger.FinishParams {
-	why := map[ledger.Status]string{ledger.Done: outcome, ledger.Failed: "refused: nothing was created", ledger.Attempting: "unconfirmed: released for the next run"}[st]
+	why := map[ledger.Status]string{ledger.Done: outcome, ledger.Failed: "refused: nothing was created", ledger.Attempting: ReleasedWhy}[st]
 	return ledger.FinishParams{
 		Key: key, Fence: fence, Status: st, Outcome: outcome, Error: errMsg, Why: why,
 		Ref: ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text},

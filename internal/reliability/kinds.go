@@ -99,10 +99,11 @@ func (t *trial) head(w *world, i int) string {
 	return h
 }
 
-// wording is what a restarted model writes on attempt i: the text changes,
-// the key does not. The change is one a retry makes ("(retry)", "again"):
-// a new number or other words would be another act under the default
-// --on-change auto (docs/design/same-act.md), which refuses it.
+// wording is what a restarted model writes on attempt i: the text changes
+// ("(retry)", "again"), the key does not. A run that takes over from a
+// killed one is its retry whatever its words; after a run that answered,
+// another text gets the facts (exit 7) under the default --on-change auto
+// (docs/design/same-act.md).
 func (t *trial) wording(i int) (title, body string) {
 	if t.body != "" {
 		return fmt.Sprintf("Fix for %s", t.task), t.body

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/taskkey"
@@ -80,7 +81,10 @@ func (m *matrix) pruneRows(ctx context.Context, w *world, k *kind, runs int) ([]
 			to.procs++
 			to.attempts = 2
 			to.final = again
-			if again.Exit != 0 {
+			switch {
+			case again.Exit == failure.ExitSameOrAnother && facts(again) != nil:
+				again.Res, to.facts = facts(again), true // the agent stops at the facts
+			case again.Exit != 0:
 				to.person = fmt.Sprintf("exit %d: %s", again.Exit, cause(again.Stderr))
 			}
 			to.dups = max(t.k.count(w, t, w.commitsSince(mark))-1, 0)

@@ -20,7 +20,8 @@ func (rep *Report) Markdown() string {
 		p("## Kill points\n\nThe first run of each trial is killed at the point; crash points (in parentheses) exist only in a binary built with `-tags ghonce_crashpoints`. ")
 		p("\"In flight\" kills land in the fake's `BeforeWrite` hook (the request has arrived, nothing is stored); \"after GitHub commits\" in its `OnCommit` hook (stored, no answer yet). ")
 		p("For `exec` (a guarded command with `--check`) the same two points are in the handler of the service the command posts to. ")
-		p("PR reruns with the ledger kept push a new head branch and reword the title and body; all reruns of PRs, issues and comments reword the text.\n\n")
+		p("PR reruns with the ledger kept push a new head branch and reword the title and body; all reruns of PRs, issues and comments reword the text. ")
+		p("A reworded rerun that nothing proves a retry (a run before it answered, or the ledger was lost) gets the facts, exit 7 (docs/design/same-act.md): the agent, whose every run is one act, stops there with the artifact they name, and the row says so.\n\n")
 		rowsTable(&b, rep.kill, "kill point", true)
 	}
 	if len(rep.random) > 0 {

@@ -2,12 +2,16 @@ package reliability
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ghonce/ghonce/failure"
+	"github.com/ghonce/ghonce/reconcile"
 )
 
 // row is one line of a table: a number of trials of one kind under one
@@ -81,11 +85,13 @@ func (r *row) add(to trialOut) {
 		r.person++
 		r.causes[to.person]++
 	}
-	if to.note != "" {
-		if r.flags == nil {
-			r.flags = map[string]int{}
+	for _, n := range []string{to.note, map[bool]string{true: factsNote}[to.facts]} {
+		if n != "" {
+			if r.flags == nil {
+				r.flags = map[string]int{}
+			}
+			r.flags[n]++
 		}
-		r.flags[to.note]++
 	}
 	if to.confirm != "" && len(r.errs) < 20 {
 		r.errs = append(r.errs, "after success: "+to.confirm)
@@ -135,6 +141,7 @@ type trialOut struct {
 	person   string // the cause, when no run reached exit 0
 	confirm  string // what went wrong in the run after success
 	note     string // what kind.inspect noticed
+	facts    bool   // the final run was the facts (exit 7), and the agent stopped there
 	final    *out
 	outs     []*out
 }
@@ -179,6 +186,11 @@ func (w *world) runTrial(ctx context.Context, t *trial, pl plan, loseLedger bool
 			}
 		case o.Exit == 0:
 			to.final = o
+		case o.Exit == failure.ExitSameOrAnother && facts(o) != nil:
+			// Every run of a trial is one act: its agent, given the facts
+			// (its key made an artifact from another text), stops there
+			// and takes that artifact (docs/design/same-act.md).
+			o.Res, to.final, to.facts = facts(o), o, true
 		default:
 			if o.Exit == 3 {
 				to.exit3++
@@ -229,16 +241,25 @@ func (w *world) runTrial(ctx context.Context, t *trial, pl plan, loseLedger bool
 	if t.k.inspect != nil {
 		to.note = t.k.inspect(w, t, r)
 	}
-	// Done is durable: the same command again is skipped, with the same
-	// artifact and no write.
+	// Done is durable: the same command again (the one that succeeded) is
+	// skipped, with the same artifact and no write.
 	_, writes := w.counts()
-	o, err := w.run(ctx, proc{args: t.fullArgs(t.k.args(w, t, to.attempts))})
+	o, err := w.run(ctx, proc{args: t.fullArgs(t.k.args(w, t, to.attempts-1))})
 	if err != nil {
 		return to, err
 	}
 	to.procs++
 	ws := w.writesSince(writes)
+	if to.facts && o.Exit == failure.ExitSameOrAnother {
+		o.Res = facts(o)
+	}
 	switch {
+	case to.facts && (o.Exit != failure.ExitSameOrAnother || o.Res == nil || o.Res.Key != r.Key):
+		to.confirm = fmt.Sprintf("exit %d after the facts, want them again: %s", o.Exit, cause(o.Stderr))
+	case to.facts:
+		if o.Res.Number != r.Number || o.Res.ID != r.ID || len(ws) > 0 {
+			to.confirm = fmt.Sprintf("the facts again name %d/%d (were %d/%d), %d write(s)", o.Res.Number, o.Res.ID, r.Number, r.ID, len(ws))
+		}
 	case o.Exit != 0 || o.Res == nil:
 		to.confirm = fmt.Sprintf("exit %d: %s", o.Exit, cause(o.Stderr))
 	case o.Res.Outcome != "skipped":
@@ -324,4 +345,19 @@ func cause(stderr string) string {
 		msg = "(no message)"
 	}
 	return msg
+}
+
+// factsNote is a row's note for trials whose agent stopped at the facts.
+const factsNote = "a reworded rerun nothing proved a retry (a run before it answered, or the ledger was lost) got the facts, exit 7; its agent stopped there, with the artifact they name"
+
+// facts is the artifact a same_or_another failure (exit 7) names, as a
+// result; nil when o printed none.
+func facts(o *out) *result {
+	for _, line := range strings.Split(o.Stdout, "\n") {
+		var f failure.Failure
+		if json.Unmarshal([]byte(strings.TrimSpace(line)), &f) == nil && f.Key != "" && f.Existing != nil {
+			return &result{Key: f.Key, Number: f.Existing.Number, ID: f.Existing.ID, URL: f.Existing.URL, Outcome: reconcile.Skipped}
+		}
+	}
+	return nil
 }

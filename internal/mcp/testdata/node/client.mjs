@@ -37,7 +37,7 @@ out.stdio = await session(
     const repo = { owner: "octo-org", repo: "hello-world" };
     const [tool, extra] = upstream ? ["issue_write", { method: "create" }] : ["create_issue", {}];
     const first = await call(client, tool, { ...repo, ...extra, title: "Follow-up: flaky test", body: "Seen twice." });
-    const again = await call(client, tool, { ...repo, ...extra, title: "Flaky test (retry)", body: "Reworded." });
+    const again = await call(client, tool, { ...repo, ...extra, title: "Follow-up: flaky test", body: "Reworded." });
     const bad = await call(client, "add_issue_comment", { ...repo, issue_number: 0, body: "x" });
     return {
       tools: tools.map((t) => ({ name: t.name, required: t.inputSchema.required ?? [], annotations: t.annotations ?? {}, hasOutputSchema: !!t.outputSchema })),
