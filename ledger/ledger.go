@@ -195,6 +195,29 @@ type Transition struct {
 	Why   string
 }
 
+// AnsweredWhy is the Why of a transition that records that a run whose
+// description has hash (hex SHA-256) was answered with its key's artifact
+// as the same act (reconcile's same-act rule reads it back).
+func AnsweredWhy(hash string) string { return answeredPrefix + hash }
+
+const answeredPrefix = "answered as the same act: description "
+
+// DigestOnly reports whether why holds nothing but a digest (AnsweredWhy):
+// a backend that publishes its history (the repository ledger) keeps such
+// a Why, and no other.
+func DigestOnly(why string) bool {
+	h, ok := strings.CutPrefix(why, answeredPrefix)
+	if !ok || len(h) != 64 {
+		return false
+	}
+	for _, c := range h {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // ClaimState says what Claim found and did.
 type ClaimState int
 

@@ -202,7 +202,7 @@ func (e *Engine) retryOf(ctx context.Context, p *Prepared, c *ledger.Claim, entr
 
 // answeredWhy is the history's record that a run whose description has
 // hash was answered with its key's artifact as the same act.
-func answeredWhy(hash string) string { return "answered as the same act: description " + hash }
+func answeredWhy(hash string) string { return ledger.AnsweredWhy(hash) }
 
 // answeredBefore reports whether a run with the description of hash was
 // answered with key's artifact as the same act before (answeredWhy).

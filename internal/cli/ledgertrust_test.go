@@ -465,7 +465,9 @@ func TestLedgerRepositoryClaimComparesWithTheArtifact(t *testing.T) {
 	if o := w.run("", freshRunner(t), append(args, "Nightly build failed")...); o.code != 0 {
 		t.Fatalf("first run: %d %s", o.code, o.stderr)
 	}
-	o := w.run("", freshRunner(t), append(args, "Nightly build failed on main")...)
+	// Warn: the same-act rule alone would answer a reworded title with the
+	// facts (exit 7), which compare it with the artifact's too.
+	o := w.run("", freshRunner(t), append(args[:len(args)-1], "--on-change", "warn", "--title", "Nightly build failed on main")...)
 	if o.code != 0 || !strings.Contains(o.stdout, `"outcome":"skipped"`) || !strings.Contains(o.stdout, `"changed":["title"]`) {
 		t.Fatalf("replay with a reworded title: exit %d, %s %s; want skipped, the title named as changed", o.code, o.stdout, o.stderr)
 	}

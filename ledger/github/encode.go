@@ -114,7 +114,8 @@ type v1Fields struct {
 }
 
 // transitionDoc is one line of the history: when, from what to what,
-// under which fence. Format 1 also kept who and why (read, never written).
+// under which fence, and a why that holds only a digest (ledger.DigestOnly).
+// Format 1 also kept who and every why (read, never written).
 type transitionDoc struct {
 	At    stamp  `json:"at"`
 	Owner string `json:"owner,omitempty"`
@@ -208,7 +209,11 @@ func encode(e *ledger.Entry, history []ledger.Transition, prev *record) string {
 	}
 	d := document{V: version, Entry: eb}
 	for _, t := range history {
-		d.History = append(d.History, transitionDoc{At: stampOf(t.At), From: string(t.From), To: string(t.To), Fence: t.Fence})
+		doc := transitionDoc{At: stampOf(t.At), From: string(t.From), To: string(t.To), Fence: t.Fence}
+		if ledger.DigestOnly(t.Why) {
+			doc.Why = t.Why // a digest: what the same-act rule reads back
+		}
+		d.History = append(d.History, doc)
 	}
 	b, err := json.Marshal(d)
 	if err != nil {

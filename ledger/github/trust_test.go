@@ -215,3 +215,41 @@ func TestUnreadableClaimsAreSkipped(t *testing.T) {
 	}
 	checkDocumented(t, s)
 }
+
+// The same-act rule's record that a run's description was answered as the
+// key's act is a digest, and the repository ledger keeps it in the
+// history, where no other why is kept: a rerun of that text on a fresh
+// runner reads it back and is the same act again.
+func TestHistoryKeepsOnlyDigestWhys(t *testing.T) {
+	_, c := world(t, nil)
+	l := open(t, c)
+	ctx := t.Context()
+	hash := strings.Repeat("ab", 32)
+	p := ledger.ClaimParams{Key: "gk1_k", Task: "t", Step: "s", Kind: "issue", Repo: "octo/repo", PayloadHash: hash, Owner: ledger.Owner{ID: "run-a"}, Lease: time.Minute, Why: "claim by a"}
+	cl, err := l.Claim(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Finish(ctx, ledger.FinishParams{Key: p.Key, Fence: cl.Entry.Fence, Status: ledger.Done, Outcome: "found", Why: "found"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.SetPayload(ctx, ledger.PayloadParams{Key: p.Key, Fence: cl.Entry.Fence, PayloadHash: hash, Why: ledger.AnsweredWhy(hash), Done: true}); err != nil {
+		t.Fatal(err)
+	}
+	hist, err := open(t, c).History(ctx, p.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whys []string
+	for _, h := range hist {
+		if h.Why != "" {
+			whys = append(whys, h.Why)
+		}
+	}
+	if len(whys) != 1 || whys[0] != ledger.AnsweredWhy(hash) {
+		t.Fatalf("whys read back %q, want only %q", whys, ledger.AnsweredWhy(hash))
+	}
+	if ledger.DigestOnly(ledger.AnsweredWhy("not-hex")) || ledger.DigestOnly("answered as the same act: description "+hash+" plus words") {
+		t.Fatal("DigestOnly took a why that holds more than a digest")
+	}
+}
