@@ -202,10 +202,18 @@ func AnsweredWhy(hash string) string { return answeredPrefix + hash }
 
 const answeredPrefix = "answered as the same act: description "
 
-// DigestOnly reports whether why holds nothing but a digest (AnsweredWhy):
-// a backend that publishes its history (the repository ledger) keeps such
-// a Why, and no other.
-func DigestOnly(why string) bool {
+// ReleasedWhy is the history's reason for an attempt that ended without an
+// answer from GitHub and answered its caller so (exit 3): the next run is
+// not that caller's retry by itself (the same-act rule reads it back).
+const ReleasedWhy = "unconfirmed: released for the next run"
+
+// PublicWhy reports whether why says nothing of the work: a digest
+// (AnsweredWhy) or ReleasedWhy. A backend that publishes its history (the
+// repository ledger) keeps such a Why, and no other.
+func PublicWhy(why string) bool {
+	if why == ReleasedWhy {
+		return true
+	}
 	h, ok := strings.CutPrefix(why, answeredPrefix)
 	if !ok || len(h) != 64 {
 		return false

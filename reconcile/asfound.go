@@ -29,10 +29,20 @@ func (e *Engine) foundEntry(ctx context.Context, a Action, key string, entry *le
 		return entry
 	}
 	payload, hash, err := encodeSpec(spec)
-	if err != nil || hash == entry.PayloadHash {
+	if err != nil {
 		return entry
 	}
 	fe := *entry
+	if hash == entry.PayloadHash {
+		if len(entry.Payload) > 0 {
+			return entry
+		}
+		// A ledger that keeps only the hash (a repository ledger's claim,
+		// read on another machine): the artifact's description is the one
+		// the hash names, and the text this run's is compared with.
+		fe.Payload = payload
+		return &fe
+	}
 	fe.Payload, fe.PayloadHash = payload, hash
 	if a.OnChange != OnChangeUpdate {
 		// Best effort: the result says what differs either way.

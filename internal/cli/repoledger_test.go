@@ -138,6 +138,35 @@ func TestRepositoryLedgerDoneIsNotProof(t *testing.T) {
 	}
 }
 
+// TestRepositoryLedgerComparesTheTextItFound: the repository ledger keeps
+// only a description's hash, so a runner on another machine compares its
+// text with the artifact's own. A reworded run after an answered "maybe"
+// (exit 3) gets the facts (exit 7) there as on a local ledger, and the
+// first text is the same act.
+func TestRepositoryLedgerComparesTheTextItFound(t *testing.T) {
+	t.Parallel()
+	w := repoLedgerWorld(t)
+	w.fake.Inject(fixtures.Fault{Kind: fixtures.Status504AfterCommit, Match: func(r *http.Request) bool {
+		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/issues")
+	}})
+	create := func(title string) []string {
+		return []string{"issue", "create", "--task", "T1", "--title", title, "--body", "b", "--settle", "200ms"}
+	}
+	if o := w.run("", freshRunner(t), create("Fix the flaky test")...); o.code != ExitUnconfirmed {
+		t.Fatalf("first run, answered with a 504 after GitHub stored it: exit %d, %s; want %d", o.code, o.stderr, ExitUnconfirmed)
+	}
+	o := w.run("", freshRunner(t), create("Fix the flaky login test")...)
+	if o.code != ExitSameOrAnother || !strings.Contains(o.stderr, `"Fix the flaky test"`) {
+		t.Fatalf("reworded run on another machine: exit %d, %s; want the facts (exit %d) naming the first title", o.code, o.stderr, ExitSameOrAnother)
+	}
+	if o := w.run("", freshRunner(t), create("Fix the flaky test")...); o.code != 0 {
+		t.Fatalf("the first text again: exit %d, %s; want 0", o.code, o.stderr)
+	}
+	if n := len(w.fake.Issues(testworld.Owner, testworld.Name)); n != 1 {
+		t.Errorf("%d issues, want 1", n)
+	}
+}
+
 // TestRepositoryLedgerNeedsARepository: "github" with no repository to
 // live in is a usage error that says what to pass.
 func TestRepositoryLedgerNeedsARepository(t *testing.T) {

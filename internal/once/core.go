@@ -303,7 +303,7 @@ func (o *Core) Finish(key string, fence int64, st ledger.Status, outcome string,
 // ReleasedWhy is the history's reason for an attempt that ended without an
 // outcome and answered its caller so ("it may have happened"): the next
 // run looks again.
-const ReleasedWhy = "unconfirmed: released for the next run"
+const ReleasedWhy = ledger.ReleasedWhy
 
 // FinishParams is the record of an attempt's end, with the history's reason
 // for each status.

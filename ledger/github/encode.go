@@ -114,7 +114,7 @@ type v1Fields struct {
 }
 
 // transitionDoc is one line of the history: when, from what to what,
-// under which fence, and a why that holds only a digest (ledger.DigestOnly).
+// under which fence, and a why that says nothing of the work (ledger.PublicWhy).
 // Format 1 also kept who and every why (read, never written).
 type transitionDoc struct {
 	At    stamp  `json:"at"`
@@ -210,8 +210,8 @@ func encode(e *ledger.Entry, history []ledger.Transition, prev *record) string {
 	d := document{V: version, Entry: eb}
 	for _, t := range history {
 		doc := transitionDoc{At: stampOf(t.At), From: string(t.From), To: string(t.To), Fence: t.Fence}
-		if ledger.DigestOnly(t.Why) {
-			doc.Why = t.Why // a digest: what the same-act rule reads back
+		if ledger.PublicWhy(t.Why) {
+			doc.Why = t.Why // a digest or a fixed phrase: what the same-act rule reads back
 		}
 		d.History = append(d.History, doc)
 	}

@@ -216,11 +216,12 @@ func TestUnreadableClaimsAreSkipped(t *testing.T) {
 	checkDocumented(t, s)
 }
 
-// The same-act rule's record that a run's description was answered as the
-// key's act is a digest, and the repository ledger keeps it in the
-// history, where no other why is kept: a rerun of that text on a fresh
-// runner reads it back and is the same act again.
-func TestHistoryKeepsOnlyDigestWhys(t *testing.T) {
+// The same-act rule reads two whys back from the history: an attempt
+// released as "it may have happened" (ReleasedWhy), and a description
+// answered as the key's act (a digest). The repository ledger keeps those
+// in the history it publishes, and no other why: a rerun on a fresh runner
+// reads them back.
+func TestHistoryKeepsOnlyPublicWhys(t *testing.T) {
 	_, c := world(t, nil)
 	l := open(t, c)
 	ctx := t.Context()
@@ -229,6 +230,13 @@ func TestHistoryKeepsOnlyDigestWhys(t *testing.T) {
 	cl, err := l.Claim(ctx, p)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := l.Finish(ctx, ledger.FinishParams{Key: p.Key, Fence: cl.Entry.Fence, Status: ledger.Attempting, Why: ledger.ReleasedWhy, Error: "504 from api.example.com after /tmp/secret-plan.md"}); err != nil {
+		t.Fatal(err)
+	}
+	p.Owner, p.Why = ledger.Owner{ID: "run-b"}, "claim by b"
+	if cl, err = l.Claim(ctx, p); err != nil || cl.State != ledger.ClaimAcquired {
+		t.Fatalf("claim after the release: %+v, %v", cl, err)
 	}
 	if _, err := l.Finish(ctx, ledger.FinishParams{Key: p.Key, Fence: cl.Entry.Fence, Status: ledger.Done, Outcome: "found", Why: "found"}); err != nil {
 		t.Fatal(err)
@@ -246,10 +254,10 @@ func TestHistoryKeepsOnlyDigestWhys(t *testing.T) {
 			whys = append(whys, h.Why)
 		}
 	}
-	if len(whys) != 1 || whys[0] != ledger.AnsweredWhy(hash) {
-		t.Fatalf("whys read back %q, want only %q", whys, ledger.AnsweredWhy(hash))
+	if want := []string{ledger.ReleasedWhy, ledger.AnsweredWhy(hash)}; !slices.Equal(whys, want) {
+		t.Fatalf("whys read back %q, want only %q", whys, want)
 	}
-	if ledger.DigestOnly(ledger.AnsweredWhy("not-hex")) || ledger.DigestOnly("answered as the same act: description "+hash+" plus words") {
-		t.Fatal("DigestOnly took a why that holds more than a digest")
+	if ledger.PublicWhy(ledger.AnsweredWhy("not-hex")) || ledger.PublicWhy("answered as the same act: description "+hash+" plus words") {
+		t.Fatal("PublicWhy took a why that holds more than a digest")
 	}
 }
