@@ -309,15 +309,22 @@ func IsCommitSHA(s string) bool {
 
 // CheckBranchName reports why name is not a valid branch name under
 // git check-ref-format's rules, or nil.
-func CheckBranchName(name string) error {
-	bad := func(why string) error { return fmt.Errorf("invalid branch name %q: %s", name, why) }
+func CheckBranchName(name string) error { return checkRefName("branch", "refs/heads/", name) }
+
+// CheckTagName reports why name is not a valid tag name under git
+// check-ref-format's rules, or nil.
+func CheckTagName(name string) error { return checkRefName("tag", "refs/tags/", name) }
+
+// checkRefName checks name, a ref of the sort what names under prefix.
+func checkRefName(what, prefix, name string) error {
+	bad := func(why string) error { return fmt.Errorf("invalid %s name %q: %s", what, name, why) }
 	switch {
 	case name == "":
 		return bad("it is empty")
 	case name == "@":
 		return bad(`"@" alone is not allowed`)
 	case strings.HasPrefix(name, "refs/"):
-		return bad(`give the branch name without "refs/heads/"`)
+		return bad(fmt.Sprintf("give the %s name without %q", what, prefix))
 	case strings.HasSuffix(name, "/"), strings.HasSuffix(name, "."):
 		return bad(`it must not end in "/" or "."`)
 	case strings.HasPrefix(name, "/"), strings.HasPrefix(name, "-"):

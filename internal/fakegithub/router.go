@@ -85,6 +85,11 @@ func (s *Server) buildRoutes() []route {
 		r("GET /repos/{owner}/{repo}/compare/{basehead...}", rp(s.compare)),
 		r("GET /repos/{owner}/{repo}/commits/{ref...}", rp(s.getCommit)),
 
+		r("GET /repos/{owner}/{repo}/releases", rp(s.listReleases)),
+		r("POST /repos/{owner}/{repo}/releases", rp(s.createRelease)),
+		r("GET /repos/{owner}/{repo}/releases/tags/{tag...}", rp(s.getReleaseByTag)),
+		r("GET /repos/{owner}/{repo}/releases/{id}", rp(s.getRelease)),
+
 		r("GET /repos/{owner}/{repo}/contents/{path...}", rp(s.getContents)),
 		r("PUT /repos/{owner}/{repo}/contents/{path...}", rp(s.putContents)),
 	}

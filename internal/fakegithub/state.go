@@ -15,11 +15,11 @@ import (
 // comment id finds nothing; comment ids start above 2^31 like real ones,
 // which catches int32 truncation.
 type idCounters struct {
-	user, repo, issue, comment, label, commit int64
+	user, repo, issue, comment, label, commit, release int64
 }
 
 func newIDCounters() idCounters {
-	return idCounters{user: 9_000_000, repo: 999, issue: 1_500_000_000, comment: 2_200_000_000, label: 5_000_000_000}
+	return idCounters{user: 9_000_000, repo: 999, issue: 1_500_000_000, comment: 2_200_000_000, label: 5_000_000_000, release: 180_000_000}
 }
 
 type user struct {
@@ -41,6 +41,7 @@ type repo struct {
 	collaborators []string     // logins that may be assigned and asked for reviews
 	teams         []string     // slugs of the owner's teams with access
 	runs          []*runAttempt
+	releases      []*release // oldest first
 }
 
 type commit struct {
