@@ -34,6 +34,9 @@ func TestLostDoneRecordIsFoundNotDuplicated(t *testing.T) {
 			return reconcile.Action{Task: "T-1", Step: "comment", Repo: repo, Spec: reconcile.Comment{Number: n, Body: "Fixed."}},
 				func() int { return len(w.GitHub.Comments(owner, name, n)) }
 		}},
+		{"release", func(w *world, _ string) (reconcile.Action, func() int) {
+			return releaseAction("v1", "Notes.", true), func() int { return len(w.releases()) }
+		}},
 		{"branch", func(w *world, _ string) (reconcile.Action, func() int) {
 			return reconcile.Action{Task: "T-1", Step: "branch", Repo: repo, Spec: reconcile.Branch{Name: "release-prep", SHA: w.Main}}, nil
 		}},

@@ -115,6 +115,9 @@ func (e *Engine) onChange(ctx context.Context, p *Prepared, c *ledger.Claim, ent
 // this run's: why this run is the same act (" (…)", "" when its text is
 // the same), or a *SameOrAnotherError.
 func (e *Engine) sameAct(ctx context.Context, p *Prepared, c *ledger.Claim, entry *ledger.Entry, r *Result) (string, error) {
+	if _, ok := p.a.Spec.(targetIsAct); ok {
+		return "", nil
+	}
 	old, field, ok := actText(entry.Payload)
 	cur, _, ok2 := actText(p.payload)
 	if !ok || !ok2 || normalText(old) == normalText(cur) {

@@ -88,6 +88,11 @@ func nounOf(kind string) string {
 	return kind
 }
 
+// targetIsAct is a kind whose target alone names the act (a release's
+// tag: GitHub keeps one published release per tag): another text under a
+// done key is that act reworded, never another.
+type targetIsAct interface{ actIsTarget() }
+
 // actText is the text of a payload the rule compares: the title when the
 // kind has one, else the body; field names it. ok is false for a kind with
 // neither.

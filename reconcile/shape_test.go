@@ -70,6 +70,13 @@ func shapeCandidates() map[string]reconcile.Spec {
 			add(reconcile.Comment{Number: n, Body: body})
 		}
 	}
+	for _, tag := range []string{"v1", "release/v1#2", "", "a..b", "x.lock", "has space", "refs/tags/v1", "@"} {
+		for _, target := range []string{"", "main", sha, "a b", "x/"} {
+			for _, body := range []string{"b", strings.Repeat("x", ghcheck.MaxReleaseBody)} {
+				add(reconcile.Release{TagName: tag, TargetCommitish: target, Body: body})
+			}
+		}
+	}
 	for _, n := range numbers {
 		for _, reason := range []string{"", "duplicate", "wontfix"} {
 			add(reconcile.Close{Number: n, Reason: reason})
@@ -98,6 +105,8 @@ func fmtSpec(s reconcile.Spec) string {
 		return strconv.FormatInt(v.ID, 10)
 	case reconcile.DeleteBranch:
 		return v.Name + " " + v.SHA
+	case reconcile.Release:
+		return v.TagName + " " + v.TargetCommitish + " " + shortBody(v.Body)
 	}
 	return ""
 }
