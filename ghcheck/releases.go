@@ -173,3 +173,26 @@ func releaseArtifact(rl *github.RepositoryRelease) Artifact {
 	return Artifact{ID: rl.GetID(), URL: rl.GetHTMLURL(), Author: rl.GetAuthor().GetLogin(), State: state,
 		Title: rl.GetName(), Body: rl.GetBody(), Created: rl.GetCreatedAt().Time}
 }
+
+// ListReleases lists the repository's releases, drafts included (to a
+// token that can push), every page: GET /repos/{o}/{r}/releases. A
+// release's tag is its Listed.Head, its title Title, and its State "draft"
+// or "published".
+//
+// GitHub API docs: https://docs.github.com/rest/releases/releases#list-releases
+func (c *Client) ListReleases(ctx context.Context, r Repo) ([]Listed, error) {
+	var out []Listed
+	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		rs, resp, err := c.gh.Repositories.ListReleases(ctx, r.Owner, r.Name, &github.ListOptions{Page: page, PerPage: 100})
+		for _, rl := range rs {
+			a := releaseArtifact(rl)
+			out = append(out, Listed{ID: a.ID, Title: a.Title, Body: a.Body, Author: a.Author, URL: a.URL, State: a.State,
+				Created: a.Created, Head: rl.GetTagName()})
+		}
+		return resp, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list releases of %s: %w", r, err)
+	}
+	return out, nil
+}

@@ -46,10 +46,11 @@ const (
 	KindPR      = "pr"
 	KindComment = "comment"
 	KindBranch  = "branch"
+	KindRelease = "release"
 )
 
 // AllKinds lists the kinds in the order groups are reported.
-var AllKinds = []string{KindIssue, KindPR, KindComment, KindBranch}
+var AllKinds = []string{KindIssue, KindPR, KindComment, KindBranch, KindRelease}
 
 // Evidence, strongest first.
 const (
@@ -81,6 +82,14 @@ type GitHub interface {
 }
 
 var _ GitHub = (*ghcheck.Client)(nil)
+
+// releaseLister is a GitHub that lists releases (*ghcheck.Client): Find
+// groups releases only through one.
+type releaseLister interface {
+	ListReleases(ctx context.Context, r ghcheck.Repo) ([]ghcheck.Listed, error)
+}
+
+var _ releaseLister = (*ghcheck.Client)(nil)
 
 // Options say what Find looks at.
 type Options struct {
@@ -148,6 +157,8 @@ func (a Artifact) Ref(kind string) string {
 		return fmt.Sprintf("comment %d on #%d", a.ID, a.Thread)
 	case KindBranch:
 		return "branch " + a.Name
+	case KindRelease:
+		return fmt.Sprintf("release %s (id %d)", a.Name, a.ID)
 	}
 	return "#" + strconv.Itoa(a.Number)
 }
@@ -193,6 +204,7 @@ type Listed struct {
 	Issues   int `json:"issues"`
 	PRs      int `json:"prs"`
 	Comments int `json:"comments"`
+	Releases int `json:"releases,omitempty"`
 }
 
 // Report is what Find found.
@@ -255,6 +267,8 @@ func (it *item) artifact() Artifact {
 		}
 	case KindComment:
 		a.ID, a.Thread, a.Open = it.l.ID, it.l.Number, true
+	case KindRelease:
+		a.ID, a.Name, a.Open = it.l.ID, it.l.Head, true
 	}
 	return a
 }
@@ -352,6 +366,20 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 		all = append(all, it)
 		rep.Listed.Comments++
 	}
+	if rl, ok := gh.(releaseLister); ok && f.kinds[KindRelease] {
+		releases, err := rl.ListReleases(ctx, opts.Repo)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range releases {
+			it, err := f.newItem(ctx, KindRelease, l)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, it)
+			rep.Listed.Releases++
+		}
+	}
 
 	// Candidates: sets of our artifacts that the evidence puts together,
 	// strongest first; each becomes a group once what people did to its
@@ -365,6 +393,7 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 	}
 	sets = append(sets, prSets...)
 	sets = append(sets, f.commentSets(all)...)
+	sets = append(sets, f.releaseSets(all)...)
 	var groups []Group
 	for _, c := range sets {
 		if !f.kinds[c.kind] {
@@ -733,7 +762,8 @@ func (f *finder) differs(ctx context.Context, keep, m *item) (string, error) {
 // same text: the same thread for comments, the same NormalizeTitle for
 // issues, the same NormalizeBody.
 func SameText(kind string, a, b ghcheck.Listed) bool {
-	if kind == KindComment && a.Number != b.Number || kind == KindIssue && NormalizeTitle(a.Title) != NormalizeTitle(b.Title) {
+	if kind == KindComment && a.Number != b.Number || kind == KindIssue && NormalizeTitle(a.Title) != NormalizeTitle(b.Title) ||
+		kind == KindRelease && (a.Head != b.Head || NormalizeTitle(a.Title) != NormalizeTitle(b.Title)) {
 		return false
 	}
 	return NormalizeBody(a.Body) == NormalizeBody(b.Body)
@@ -819,6 +849,14 @@ func (f *finder) issueSets(all []*item) []candidate {
 func (f *finder) commentSets(all []*item) []candidate {
 	return f.exact(all, KindComment, "the same author, the same normalised body, on the same thread", func(it *item) string {
 		return strings.ToLower(it.l.Author) + "\x00" + strconv.Itoa(it.l.Number) + "\x00" + NormalizeBody(it.l.Body)
+	})
+}
+
+// releaseSets: the same author, tag, title and normalised notes (drafts,
+// which GitHub lets share a tag).
+func (f *finder) releaseSets(all []*item) []candidate {
+	return f.exact(all, KindRelease, "the same author, tag, title and normalised notes", func(it *item) string {
+		return strings.ToLower(it.l.Author) + "\x00" + it.l.Head + "\x00" + NormalizeTitle(it.l.Title) + "\x00" + NormalizeBody(it.l.Body)
 	})
 }
 

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/audit"
@@ -247,5 +249,51 @@ func TestFindPeoplesCommits(t *testing.T) {
 	}
 	if d := rep.Groups[0].Duplicates[0]; d.Differs == "" {
 		t.Errorf("#%d, another change, is not reported as differing", d.Number)
+	}
+}
+
+// TestFindReleases: drafts a naive run left (GitHub lets drafts share a
+// tag) group by the key their notes carry, or by the same author, tag,
+// title and notes; a person's copy, or other notes, never.
+func TestFindReleases(t *testing.T) {
+	s, _, gh := newCorpus(t)
+	const o, n = "octo", "releases"
+	s.AddRepo(o, n, "main")
+	mk := func(tok, tag, title, notes string) {
+		c := github.NewClient(nil).WithAuthToken(tok)
+		c.BaseURL, _ = c.BaseURL.Parse(s.URL())
+		if _, _, err := c.Repositories.CreateRelease(context.Background(), o, n, &github.RepositoryRelease{TagName: &tag, Name: &title, Body: &notes, Draft: github.Bool(true)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k := audittest.Key(o, n, "release-create", "release", "v2")
+	mk(audittest.AgentToken, "v1", "One", "Notes.")
+	mk(audittest.AgentToken, "v1", "One", "Notes.")
+	mk(audittest.HumanToken, "v1", "One", "Notes.")
+	mk(audittest.AgentToken, "v1", "One", "Other notes.")
+	mk(audittest.AgentToken, "v2", "Two", taskkey.WithMarker(k, "First."))
+	mk(audittest.AgentToken, "v2", "Two", taskkey.WithMarker(k, "Reworded."))
+	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: ghcheck.Repo{Owner: o, Name: n}, Kinds: []string{audit.KindRelease}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Listed.Releases != 6 || len(rep.Groups) != 2 {
+		t.Fatalf("listed %d releases, %d groups; want 6 and 2: %+v", rep.Listed.Releases, len(rep.Groups), rep.Groups)
+	}
+	for _, g := range rep.Groups {
+		d := g.Duplicates
+		if g.Kind != audit.KindRelease || len(d) != 1 || d[0].ID <= g.Keep.ID || d[0].Name != g.Keep.Name {
+			t.Errorf("group %+v: want one newer duplicate of the kept release, of its tag", g)
+		}
+		switch g.Evidence {
+		case audit.EvidenceExact:
+			if g.Keep.Name != "v1" || d[0].Differs != "" {
+				t.Errorf("exact group: kept %s, differs %q", g.Keep.Ref(g.Kind), d[0].Differs)
+			}
+		case audit.EvidenceKey:
+			if g.Keep.Name != "v2" || d[0].Differs == "" {
+				t.Errorf("key group: kept %s, differs %q; want v2's, the reworded one reported as differing", g.Keep.Ref(g.Kind), d[0].Differs)
+			}
+		}
 	}
 }

@@ -38,7 +38,7 @@ type auditOptions struct {
 func newCmdAudit(f *factory, runF func(*auditOptions) error) *cobra.Command {
 	opts := &auditOptions{f: f, Engine: newEngineFlags()}
 	c := &cobra.Command{
-		Use:   "audit [--repo O/R] [--since 30d] [--author LOGIN]... [--kind issue,pr,comment] [--json] [--summary FILE] [--apply]",
+		Use:   "audit [--repo O/R] [--since 30d] [--author LOGIN]... [--kind issue,pr,comment,release] [--json] [--summary FILE] [--apply]",
 		Short: "Find the duplicates earlier runs left on a repository, and settle them once with --apply",
 		Long: `Find the duplicates that runs without ghonce left on a repository: issues,
 pull requests and comments made twice. Only evidence groups them, strongest
@@ -99,7 +99,7 @@ open; acknowledged ones do not count), 1 error, 2 usage.`,
 	}
 	c.Flags().StringVar(&opts.Since, "since", "30d", "read issues, pull requests and comments updated since this long ago (30d, 12h, 2w) or this date (2026-11-01); 0 for all")
 	c.Flags().StringArrayVar(&opts.Authors, "author", nil, "only groups with an artifact by this login (repeatable)")
-	c.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only these kinds: issue, pr, comment (comma-separated; default all; branch is accepted and groups none)")
+	c.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only these kinds: issue, pr, comment, release (comma-separated; default all; branch is accepted and groups none)")
 	c.Flags().StringVar(&opts.Summary, "summary", "", "also write the report as Markdown to FILE (e.g. $GITHUB_STEP_SUMMARY; appended to)")
 	c.Flags().BoolVar(&opts.Apply, "apply", false, "settle the duplicates (default: a dry run that says what it would do)")
 	c.Flags().BoolVar(&opts.HumanToo, "include-human", false, "with --apply, also settle duplicates a person acted on")
@@ -176,7 +176,7 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 	for _, k := range opts.Kinds {
 		k = strings.TrimSpace(k)
 		if !slices.Contains(audit.AllKinds, k) {
-			return usagef("invalid --kind %q: want issue, pr, comment or branch", k)
+			return usagef("invalid --kind %q: want issue, pr, comment, release or branch", k)
 		}
 		kinds = append(kinds, k)
 	}
@@ -300,6 +300,8 @@ func planActions(rep *audit.Report, opts *auditOptions) []auditAction {
 				a.Do = "delete the comment (the kept comment holds the same text)"
 			}
 			switch {
+			case g.Kind == audit.KindRelease:
+				a.Skipped = "ghonce does not delete releases: delete it on GitHub if it is not needed"
 			case !d.Ours: // Find groups only ours; never act on another's
 				a.Skipped = "written by " + d.Author + ", not this token's login"
 			case d.AckedBy != "":
