@@ -16,6 +16,7 @@ import (
 // Tracer records spans and exports them with OTLP over HTTP to an
 // OpenTelemetry collector, in batches. A nil *Tracer is tracing off.
 type Tracer struct {
+	host        HostTracer // NewHostTracer: the host program records the spans
 	now         func() time.Time
 	parentBased bool
 	ratio       float64
@@ -337,7 +338,7 @@ func scrub(err error) string {
 // Shutdown exports what is queued and stops the exporter; spans ended
 // later are dropped. It returns when done or when ctx ends.
 func (t *Tracer) Shutdown(ctx context.Context) {
-	if t == nil {
+	if t == nil || t.host != nil {
 		return
 	}
 	t.once.Do(func() {
@@ -349,7 +350,7 @@ func (t *Tracer) Shutdown(ctx context.Context) {
 
 // ForceFlush exports what is queued now.
 func (t *Tracer) ForceFlush(ctx context.Context) {
-	if t != nil {
+	if t != nil && t.host == nil {
 		t.flush(ctx)
 	}
 }
