@@ -45,6 +45,65 @@ type Face struct {
 	// gh command lines the gh shim guards, and MCP tools by
 	// github-mcp-server's names. Empty: that front does not carry it.
 	CLI, Gh, MCP []string
+
+	// Does is the verbs' one line of help: "Create a release".
+	Does string
+	// Fields are the kind's fields as the fronts spell them: the one
+	// place a flag, a gh flag, an MCP argument or an Action input is
+	// named. A front builds its verb or tool from them.
+	Fields []Field
+}
+
+// Field is one of a kind's fields on every front. A name left empty is
+// the field's JSON name (Name) on that front; "-" says the front does
+// not take the field.
+type Field struct {
+	// Name is the kind's field by its JSON name: "tag_name".
+	Name string
+	// Arg is the verb's positional argument, in capitals ("NUMBER",
+	// "TAG"); a field with an Arg has no Flag on the CLI.
+	Arg string
+	// Flag is the CLI flag ("notes"), Short its one-letter form ("n"),
+	// Gh gh's flag where it differs, Input the Action's input where it
+	// differs from Flag, MCP the MCP tool's argument where it differs
+	// from Name.
+	Flag, Short, Gh, Input, MCP string
+	// Help is the flag's one line of help.
+	Help string
+	// File: the CLI also reads the field from a file, --<Flag>-file F
+	// ("-" for standard input), as gh does for bodies.
+	File bool
+	// List: the flag repeats, and a comma list splits (gh's --label).
+	List bool
+	// Switches set the field from flags of their own: "approve":
+	// "APPROVE" makes --approve set the field to APPROVE. The field then
+	// has no Flag of its own.
+	Switches map[string]string
+	// Required: an action of the kind without the field is invalid.
+	Required bool
+}
+
+// CLIFlag is the field's CLI flag: Flag, or the JSON name with
+// underscores as dashes; "" when the field is an argument, is set by
+// switches, or is not on the CLI.
+func (f Field) CLIFlag() string {
+	switch {
+	case f.Arg != "" || f.Switches != nil || f.Flag == "-":
+		return ""
+	case f.Flag != "":
+		return f.Flag
+	}
+	return strings.ReplaceAll(f.Name, "_", "-")
+}
+
+// Field returns the kind's field named name (its JSON name).
+func (f Face) Field(name string) (Field, bool) {
+	for _, fl := range f.Fields {
+		if fl.Name == name {
+			return fl, true
+		}
+	}
+	return Field{}, false
 }
 
 // Params are the path parameters f's Write binds to the kind's fields
