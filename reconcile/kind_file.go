@@ -69,10 +69,21 @@ func (f File) Validate(string) error {
 	return nil
 }
 func (f File) Find(ctx context.Context, env *Env, _ string) effect.Result {
-	return env.GitHub.FindFile(ctx, env.Repo, f.Branch, f.Path, f.Content)
+	return look(env, func(gh fileAPI) effect.Result { return gh.FindFile(ctx, env.Repo, f.Branch, f.Path, f.Content) })
 }
 func (f File) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
-	return env.GitHub.PutFile(ctx, env.Repo, f.Branch, f.Path, f.Message, f.Content, f.Replaces)
+	return send(env, func(gh fileAPI) (effect.Artifact, error) {
+		return gh.PutFile(ctx, env.Repo, f.Branch, f.Path, f.Message, f.Content, f.Replaces)
+	})
 }
 
-var _ Spec = File{}
+// fileAPI is what a file asks of GitHub.
+type fileAPI interface {
+	FindFile(ctx context.Context, r ghcheck.Repo, branch, path string, content []byte) effect.Result
+	PutFile(ctx context.Context, r ghcheck.Repo, branch, path, message string, content []byte, replaces string) (effect.Artifact, error)
+}
+
+var (
+	_ fileAPI = (*ghcheck.Client)(nil)
+	_ Spec    = File{}
+)
