@@ -42,6 +42,12 @@ func (Branch) Face() Face {
 		Unwired:  []string{"from"},
 		ReadBack: []string{"repos/{owner}/{repo}/git/ref/heads/{name}"},
 		CLI:      []string{"branch create"}, MCP: []string{"create_branch"},
+		Does: "Create a branch",
+		Fields: []effect.Field{
+			{Name: "name", Arg: "NAME", MCP: "branch", Input: "branch", Required: true},
+			{Name: "sha", Help: "commit the branch points at", MCP: "-", Input: "-"},
+			{Name: "from", Help: "branch, tag or commit to start from (resolved on GitHub)", MCP: "from_branch"},
+		},
 	}
 }
 func (Branch) DefaultStep() string { return "branch-create" }

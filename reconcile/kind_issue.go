@@ -25,6 +25,8 @@ func (Issue) Face() Face {
 		Refuses:  []string{"assignee", "assignees", "milestone", "state", "state_reason", "type"},
 		ReadBack: []string{"repos/{owner}/{repo}/issues/{number}"},
 		CLI:      []string{"issue create"}, Gh: []string{"issue create"}, MCP: []string{"create_issue", "issue_write"},
+		Does:   "File an issue",
+		Fields: []effect.Field{titleField, bodyField, labelsField},
 	}
 }
 

@@ -23,12 +23,22 @@ func (PR) Kind() string { return "pr" }
 
 // Face: see Face. GitHub's create takes no labels: Mend adds them.
 func (PR) Face() Face {
+	labels := labelsField
+	labels.MCP = "-" // create_pull_request takes none
 	return Face{
 		Write:    "POST repos/{owner}/{repo}/pulls",
 		Unwired:  []string{"labels"},
 		Refuses:  []string{"head_repo", "issue", "maintainer_can_modify"},
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/{number}"},
 		CLI:      []string{"pr create"}, Gh: []string{"pr create"}, MCP: []string{"create_pull_request"},
+		Does: "Open a pull request",
+		Fields: []effect.Field{
+			{Name: "base", Short: "B", Help: "branch to merge into (required)", Required: true},
+			{Name: "head", Short: "H", Help: "branch with the changes, or OWNER:BRANCH for a fork (required)", Required: true},
+			titleField, bodyField,
+			{Name: "draft", Short: "d", Help: "open as a draft"},
+			labels,
+		},
 	}
 }
 
