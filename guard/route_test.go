@@ -76,6 +76,9 @@ func TestEveryDeclaredWriteIsGuarded(t *testing.T) {
 			t.Errorf("guard.go's package doc does not name %s's write %q with its default step %q", kind, f.Write, step)
 		}
 	}
+	if n := strings.Count(string(doc), "\n//\tPOST ") + strings.Count(string(doc), "\n//\tPUT "); n != guarded {
+		t.Errorf("guard.go's package doc names %d writes, the kinds declare %d", n, guarded)
+	}
 	if guarded != len(routes) || guarded < 5 {
 		t.Errorf("%d kinds declare a REST write, %d routes", guarded, len(routes))
 	}
