@@ -62,11 +62,3 @@ func jsonFields(t reflect.Type) []string {
 	}
 	return out
 }
-
-// The output schema's kind lists the kinds the MCP tools make, from their
-// Faces, as every front names them.
-func TestOutputKindListsTheKindsOnMCP(t *testing.T) {
-	if got, want := kindsOnMCP(), "branch, comment, file, issue or pr"; got != want {
-		t.Errorf("kindsOnMCP() = %q, want %q", got, want)
-	}
-}
