@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ghonce/ghonce/internal/kinds"
 	"github.com/ghonce/ghonce/internal/mcp"
+	"github.com/ghonce/ghonce/kinds"
 )
 
 // Every kind is on every front its Face claims, and every

@@ -17,6 +17,7 @@ import (
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/actions"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -82,7 +83,7 @@ func ghExit(getenv func(string) string, fail failure.Failure) int {
 var ghVerbs = func() map[string]string {
 	m := map[string]string{}
 	for _, k := range reconcile.Kinds() {
-		f, _ := reconcile.FaceOf(k)
+		f, _ := kinds.FaceOf(k)
 		for _, verb := range f.Gh {
 			m[verb] = verb
 			if noun, ok := strings.CutSuffix(verb, " create"); ok {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -87,7 +88,7 @@ type CreateOrUpdateFileArgs struct {
 // --json output.
 type Output struct {
 	Key            string `json:"key" jsonschema:"The key this call's task and step map to"`
-	Kind           string `json:"kind" jsonschema:"pr, issue, comment, branch or file"`
+	Kind           string `json:"kind"` // its schema lists the kinds on MCP (kindsOnMCP)
 	Task           string `json:"task"`
 	Step           string `json:"step"`
 	Repo           string `json:"repo,omitempty" jsonschema:"OWNER/NAME"`
@@ -207,6 +208,7 @@ func (s *Server) addWriteTools() error {
 	if err != nil {
 		return fmt.Errorf("infer the output schema: %w", err)
 	}
+	out.Properties["kind"].Description = kindsOnMCP()
 	for _, t := range tools {
 		g, ok := guards[t.Name]
 		if !ok {
@@ -227,6 +229,21 @@ func (s *Server) addWriteTools() error {
 		})
 	}
 	return nil
+}
+
+// kindsOnMCP names the kinds an MCP tool makes, from their Faces: "branch,
+// comment, file, issue or pr".
+func kindsOnMCP() string {
+	var on []string
+	for _, k := range kinds.All() {
+		if f, _ := kinds.FaceOf(k); len(f.MCP) > 0 {
+			on = append(on, k)
+		}
+	}
+	if len(on) < 2 {
+		return strings.Join(on, "")
+	}
+	return strings.Join(on[:len(on)-1], ", ") + " or " + on[len(on)-1]
 }
 
 // GitHubMCPToolsFile holds the guarded tools as the pinned
