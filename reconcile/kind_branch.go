@@ -42,6 +42,12 @@ func (Branch) Face() Face {
 		Unwired:  []string{"from"},
 		ReadBack: []string{"repos/{owner}/{repo}/git/ref/heads/{name}"},
 		CLI:      []string{"branch create"}, MCP: []string{"create_branch"},
+		Does: "Create a branch",
+		Fields: []effect.Field{
+			{Name: "name", Arg: "NAME", MCP: "branch", Help: "the branch's name", Required: true},
+			{Name: "sha", Help: "commit the branch points at", MCP: "-"},
+			{Name: "from", MCP: "from_branch", Help: "branch, tag or commit to start from (resolved on GitHub)"},
+		},
 	}
 }
 func (Branch) DefaultStep() string { return "branch-create" }

@@ -35,6 +35,14 @@ func (File) Face() Face {
 		Refuses:  []string{"author", "committer"},
 		ReadBack: []string{"repos/{owner}/{repo}/contents/{path}?ref={branch}", "repos/{owner}/{repo}/commits/{branch}"},
 		CLI:      []string{"file put"}, MCP: []string{"create_or_update_file"},
+		Does: "Write a file on a branch through the contents API",
+		Fields: []effect.Field{
+			{Name: "path", Arg: "PATH", Help: "the file's path", Required: true},
+			{Name: "branch", Help: "branch to commit to (default: the repository's default branch)"},
+			{Name: "message", Short: "m", Help: "commit message", Required: true},
+			{Name: "content", Help: "file content", File: true, Required: true},
+			{Name: "replaces", MCP: "sha", Help: "blob SHA of the file as you read it: refuse to write if it has changed since (default: replace whatever is there)"},
+		},
 	}
 }
 

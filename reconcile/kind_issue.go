@@ -25,6 +25,12 @@ func (Issue) Face() Face {
 		Refuses:  []string{"assignee", "assignees", "milestone", "state", "state_reason", "type"},
 		ReadBack: []string{"repos/{owner}/{repo}/issues/{number}"},
 		CLI:      []string{"issue create"}, Gh: []string{"issue create"}, MCP: []string{"create_issue", "issue_write"},
+		Does: "File an issue",
+		Fields: []effect.Field{
+			{Name: "title", Short: "t", Help: "title", Required: true},
+			{Name: "body", Short: "b", Help: "body text", File: true, Required: true},
+			{Name: "labels", Flag: "label", Short: "l", Help: "add a label", List: true},
+		},
 	}
 }
 

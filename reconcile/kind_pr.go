@@ -29,6 +29,15 @@ func (PR) Face() Face {
 		Refuses:  []string{"head_repo", "issue", "maintainer_can_modify"},
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/{number}"},
 		CLI:      []string{"pr create"}, Gh: []string{"pr create"}, MCP: []string{"create_pull_request"},
+		Does: "Open a pull request",
+		Fields: []effect.Field{
+			{Name: "base", Short: "B", Help: "branch to merge into", Required: true},
+			{Name: "head", Short: "H", Help: "branch with the changes, or OWNER:BRANCH for a fork", Required: true},
+			{Name: "title", Short: "t", Help: "title", Required: true},
+			{Name: "body", Short: "b", Help: "body text", File: true, Required: true},
+			{Name: "draft", Short: "d", Help: "open as a draft"},
+			{Name: "labels", Flag: "label", Short: "l", Help: "add a label", List: true, MCP: "-"},
+		},
 	}
 }
 

@@ -8,8 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -70,17 +68,6 @@ func runOr[T any](ctx context.Context, opts *T, runF func(*T) error, run func(co
 		return runF(opts)
 	}
 	return run(ctx, opts)
-}
-
-// actWithBody reads --body/--body-file (required) and runs, as o says, the
-// action on GitHub spec(body) makes.
-func actWithBody(ctx context.Context, o actOptions, b *bodyFlags, spec func(body string) reconcile.Spec) error {
-	body, err := b.read(o.f.sys.In, true, o.say())
-	if err != nil {
-		return err
-	}
-	o.spec, o.onChange = spec(body), b.onChange
-	return runAction(ctx, o)
 }
 
 // actOptions is what every acting verb hands to runAction.
@@ -378,10 +365,4 @@ func (f *factory) printResult(r *reconcile.Result, asJSON bool) error {
 		fmt.Fprintln(f.sys.Out, r.Ref)
 	}
 	return nil
-}
-
-func (b *bodyFlags) add(c *cobra.Command) {
-	c.Flags().StringVarP(&b.body, "body", "b", "", "body text")
-	c.Flags().StringVarP(&b.file, "body-file", "F", "", `read the body from a file ("-" for standard input)`)
-	c.Flags().StringVar(&b.onChange, "on-change", reconcile.OnChangeAuto, "when the key is done but this description differs (another --head, a new title or body): auto (the same text or a proven retry is warned of; another text exits 7 with the facts), warn, fail (exit 1) or update (edit it to match); GHONCE_ON_CHANGE sets the default")
 }
