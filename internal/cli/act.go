@@ -18,30 +18,6 @@ import (
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// bodyFlags is --body / --body-file, as in gh.
-type bodyFlags struct {
-	body, file string
-	set        bool // --body was given (an empty --body is a body)
-	// onChange is --on-change, which the verbs with a body share: what
-	// to do when the key is done but this run's description differs.
-	onChange string
-}
-
-func (b *bodyFlags) read(in io.Reader, required bool, w effect.Words) (string, error) {
-	switch {
-	case b.set && b.file != "":
-		return "", usagef("give only one of %s or %s", w.Name(effect.Option{Name: "body"}), w.Name(effect.Option{Name: "body-file"}))
-	case b.set:
-		return b.body, nil
-	case b.file != "":
-		data, err := readPathOrStdin("--body-file", "body", b.file, in)
-		return string(data), err
-	case required:
-		return "", usagef("no body: %s", w.Set(effect.Option{Name: "body"}))
-	}
-	return "", nil
-}
-
 // readPathOrStdin reads the file a flag names, or standard input for "-".
 // A file that cannot be read is a usage error; what is the flag's subject
 // ("body", "content") in the message about standard input.

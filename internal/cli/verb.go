@@ -147,7 +147,7 @@ func newCmdKind(f *factory, kind, verb string, runF func(*kindRun) error) *cobra
 		Long:  firstOf(hook.long, face.Does+" once per (task, step).") + "\n\n" + exitCodesHelp,
 		Args:  cobra.ExactArgs(len(argNames)),
 		RunE: func(c *cobra.Command, args []string) error {
-			payload, err := gatherPayload(c, values, args, f.sys, hook)
+			payload, err := gatherPayload(c.Flags().Changed, values, args, f.sys, hook.check, true)
 			if err != nil {
 				return err
 			}
@@ -225,7 +225,11 @@ func runKind(ctx context.Context, r *kindRun) error {
 // here; a required one given neither way is a usage error, as is a number
 // that is none. Other required fields are the kind's Validate's to refuse,
 // as on every front.
-func gatherPayload(c *cobra.Command, values []*fieldValue, args []string, sys IO, hook verbHook) (map[string]any, error) {
+//
+// changed reports whether a flag was given; required says whether a
+// required field read from a file is refused when absent (the gh shim
+// infers some instead).
+func gatherPayload(changed func(string) bool, values []*fieldValue, args []string, sys IO, check func(map[string]any) error, required bool) (map[string]any, error) {
 	w := wordsFor(sys.Getenv)
 	payload := map[string]any{}
 	files := map[string]string{}
@@ -233,7 +237,7 @@ func gatherPayload(c *cobra.Command, values []*fieldValue, args []string, sys IO
 	for _, v := range values {
 		fl := v.field
 		name := fl.CLIFlag()
-		s, given := v.str, c.Flags().Changed(name)
+		s, given := v.str, changed(name)
 		switch {
 		case fl.Arg != "":
 			s, given = args[argi], true
@@ -269,7 +273,7 @@ func gatherPayload(c *cobra.Command, values []*fieldValue, args []string, sys IO
 			case v.file != "":
 				files[fl.Name] = v.file // read once the command line is checked
 				continue
-			case !given && fl.Required:
+			case !given && fl.Required && required:
 				return nil, usagef("no %s: %s", strings.ReplaceAll(name, "-", " "), w.Set(effect.Option{Name: name}))
 			}
 		}
@@ -282,8 +286,8 @@ func gatherPayload(c *cobra.Command, values []*fieldValue, args []string, sys IO
 		}
 		payload[fl.Name] = val
 	}
-	if hook.check != nil {
-		if err := hook.check(payload); err != nil {
+	if check != nil {
+		if err := check(payload); err != nil {
 			return nil, err
 		}
 	}

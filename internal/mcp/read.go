@@ -173,8 +173,8 @@ func (s *Server) key(ctx context.Context, in KeyArgs) (KeyOutput, error) {
 	}
 	a.Spec = spec(in)
 	if in.Tool == "add_issue_comment" {
-		if _, err := issueNumber(in.IssueNumber); err != nil {
-			return KeyOutput{}, err
+		if _, err := wholeNumber("issue_number", in.IssueNumber, "the issue or pull request number"); err != nil {
+			return KeyOutput{}, invalid(err)
 		}
 	}
 	// Through the write tools' door: a target they refuse is refused.
