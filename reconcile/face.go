@@ -11,6 +11,13 @@ import (
 // Face is what every front needs to know of a kind (effect.Face).
 type Face = effect.Face
 
+// The fields several kinds share, as every front spells them.
+var (
+	titleField  = effect.Field{Name: "title", Short: "t", Help: "title (required)", Required: true}
+	bodyField   = effect.Field{Name: "body", Short: "b", Help: "body text", File: true, FileShort: "F", Required: true}
+	labelsField = effect.Field{Name: "labels", Flag: "label", Short: "l", Input: "labels", Help: "add a label (repeatable)", List: true}
+)
+
 // WireParam returns the field a Wire value or a path segment names
 // ("refs/heads/{name}": name).
 func WireParam(v string) (string, bool) { return effect.WireParam(v) }

@@ -266,8 +266,8 @@ func parseGh(verb string, args []string) (*ghFlags, []string, error) {
 	face, _ := reconcile.FaceOf(kind)
 	types := fieldTypes(decodeSpec(kind, []byte("{}")))
 	for _, fl := range face.Fields {
-		name := firstOf(fl.Gh, fl.CLIFlag())
-		if fl.Gh == "-" || fl.Arg != "" || name == "" {
+		name := fl.GhFlag()
+		if fl.Arg != "" || name == "" {
 			continue
 		}
 		fl.Flag = name
@@ -280,7 +280,7 @@ func parseGh(verb string, args []string) (*ghFlags, []string, error) {
 			fs.StringSliceVarP(&v.strs, name, fl.Short, nil, "")
 		case fl.File:
 			fs.StringVarP(&v.str, name, fl.Short, "", "")
-			fs.StringVarP(&v.file, name+"-file", fileShorts[fl.Name], "", "")
+			fs.StringVarP(&v.file, name+"-file", fl.FileShort, "", "")
 		default:
 			fs.StringVarP(&v.str, name, fl.Short, "", "")
 		}

@@ -95,10 +95,6 @@ key on the comment's first line and, before posting, reads every page of the
 thread for a comment by you that carries it. A retry with a reworded body gets
 the first comment back.`
 
-// fileShorts are the one-letter forms of --FIELD-file flags, as gh spells
-// them (-F, --body-file).
-var fileShorts = map[string]string{"body": "F"}
-
 // kindRun is an acting verb's command line, parsed and decoded.
 type kindRun struct {
 	f        *factory
@@ -167,9 +163,6 @@ func newCmdKind(f *factory, kind, verb string, runF func(*kindRun) error) *cobra
 		fl := v.field
 		name := fl.CLIFlag()
 		help := fl.Help
-		if fl.Required && !fl.File {
-			help += " (required)"
-		}
 		switch {
 		case fl.Arg != "":
 		case fl.Switches != nil:
@@ -183,14 +176,14 @@ func newCmdKind(f *factory, kind, verb string, runF func(*kindRun) error) *cobra
 			fs.BoolVarP(&v.on, name, fl.Short, false, help)
 			use = append(use, optional(fl.Required, "--"+name))
 		case fl.List:
-			fs.StringArrayVarP(&v.strs, name, fl.Short, nil, help+" (repeatable, or a comma-separated list)")
+			fs.StringArrayVarP(&v.strs, name, fl.Short, nil, help)
 			use = append(use, "[--"+name+" "+strings.ToUpper(name[:1])+"]...")
 		case fl.File:
 			fs.StringVarP(&v.str, name, fl.Short, "", help)
-			fs.StringVarP(&v.file, name+"-file", fileShorts[fl.Name], "", `read the `+strings.ReplaceAll(name, "-", " ")+` from a file ("-" for standard input)`)
+			fs.StringVarP(&v.file, name+"-file", fl.FileShort, "", `read the `+strings.ReplaceAll(name, "-", " ")+` from a file ("-" for standard input)`)
 			use = append(use, optional(fl.Required, fmt.Sprintf("(--%s TEXT | --%[1]s-file F)", name)))
 		default:
-			fs.StringVarP(&v.str, name, fl.Short, "", help)
+			fs.StringVarP(&v.str, name, fl.Short, fl.Default, help)
 			use = append(use, optional(fl.Required, "--"+name+" "+strings.ToUpper(name[:1])))
 		}
 	}
@@ -278,7 +271,7 @@ func gatherPayload(changed func(string) bool, values []*fieldValue, args []strin
 			}
 		}
 		if !given && fl.Arg == "" {
-			s = ""
+			s = fl.Default
 		}
 		val, err := typed(v, s)
 		if err != nil {

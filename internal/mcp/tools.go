@@ -141,10 +141,9 @@ var guards = func() map[string]guard {
 			g.carries = append(g.carries, h.carries...)
 			g.needs = append(g.needs, h.carries...)
 			for _, fl := range face.Fields {
-				if fl.MCP == "-" {
+				if fl.MCP = fl.MCPArg(); fl.MCP == "" {
 					continue
 				}
-				fl.MCP = cmp.Or(fl.MCP, fl.Name)
 				g.fields = append(g.fields, fl)
 				g.carries = append(g.carries, fl.MCP)
 				if fl.Required {
