@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -20,6 +19,7 @@ import (
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/actions"
+	"github.com/ghonce/ghonce/internal/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -262,29 +262,14 @@ func parseGh(verb string, args []string) (*ghFlags, []string, error) {
 	o := &ghFlags{}
 	fs.StringVarP(&o.repo, "repo", "R", "", "")
 	fs.BoolP("editor", "e", false, "")
-	kind := ghKinds[verb]
-	face, _ := reconcile.FaceOf(kind)
-	types := fieldTypes(decodeSpec(kind, []byte("{}")))
+	face, _ := reconcile.FaceOf(ghKinds[verb])
+	var flags []effect.Field // the positional ones are ghRun's
 	for _, fl := range face.Fields {
-		name := fl.GhFlag()
-		if fl.Arg != "" || name == "" {
-			continue
-		}
-		fl.Flag = name
-		v := &fieldValue{field: fl, typ: types[fl.Name]}
-		o.fields = append(o.fields, v)
-		switch {
-		case v.typ != nil && v.typ.Kind() == reflect.Bool:
-			fs.BoolVarP(&v.on, name, fl.Short, false, "")
-		case fl.List:
-			fs.StringSliceVarP(&v.strs, name, fl.Short, nil, "")
-		case fl.File:
-			fs.StringVarP(&v.str, name, fl.Short, "", "")
-			fs.StringVarP(&v.file, name+"-file", fl.FileShort, "", "")
-		default:
-			fs.StringVarP(&v.str, name, fl.Short, "", "")
+		if fl.Arg == "" {
+			flags = append(flags, fl)
 		}
 	}
+	o.fields, _ = addFieldFlags(fs, ghKinds[verb], flags, effect.Field.GhFlag)
 	if h := ghHooks[verb]; h.flags != nil {
 		h.flags(fs, o)
 	}
@@ -391,7 +376,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 			continue
 		}
 		positional[fl.Name] = rest[0]
-		if t := fieldTypes(decodeSpec(kind, []byte("{}")))[fl.Name]; t != nil && t.Kind() == reflect.Int {
+		if t := kinds.FieldTypes(kind)[fl.Name]; t != nil && t.Kind() == reflect.Int {
 			var n int
 			if n, fromURL, err = parseGhTarget(rest[0]); err != nil {
 				return err
@@ -421,15 +406,11 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 			return err
 		}
 	}
-	b, err := json.Marshal(payload)
+	spec, err := decodePayload(kind, payload)
 	if err != nil {
 		return err
 	}
-	spec, err := reconcile.DecodeSpec(kind, b)
-	if err != nil {
-		return usage(err)
-	}
-	act := actOptions{f: f, flags: a, spec: derefSpec(spec), onChange: onChange, names: ghName, words: ghWords{}}
+	act := actOptions{f: f, flags: a, spec: spec, onChange: onChange, names: ghName, words: ghWords{}}
 	if !o.meta.Empty() {
 		var milestones chan *ghcheck.Milestones
 		if o.meta.Milestone != "" {

@@ -186,8 +186,11 @@ func TestParseGhFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	str := func(o *ghFlags, field string) string { return o.field(field).str }
-	if str(o, "title") != "T" || str(o, "body") != "B" || str(o, "base") != "dev" || str(o, "head") != "me:feat" || !o.field("draft").on || !slices.Equal(o.field("labels").strs, []string{"bug", "help", "x"}) || o.repo != "o/r" || len(rest) != 0 || !o.set("body") {
+	if str(o, "title") != "T" || str(o, "body") != "B" || str(o, "base") != "dev" || str(o, "head") != "me:feat" || !o.field("draft").on || o.repo != "o/r" || len(rest) != 0 || !o.set("body") {
 		t.Fatalf("parsed %+v, rest %q", o, rest)
+	}
+	if p, err := gatherPayload(o.set, o.fields, nil, IO{Getenv: func(string) string { return "" }}, nil, false); err != nil || !slices.Equal(p["labels"].([]string), []string{"bug", "help", "x"}) {
+		t.Fatalf("labels %v (%v), want gh's comma lists split", p["labels"], err)
 	}
 	o, _, err = parseGh("issue create", []string{"--title=T", "-F", "-"})
 	if err != nil || str(o, "title") != "T" || o.field("body").file != "-" || o.set("body") {

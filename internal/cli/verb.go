@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/internal/actions"
@@ -121,78 +123,96 @@ type fieldValue struct {
 func newCmdKind(f *factory, kind, verb string, runF func(*kindRun) error) *cobra.Command {
 	face, _ := kinds.FaceOf(kind)
 	hook := verbHooks[verb]
-	blank := decodeSpec(kind, []byte("{}"))
-	types := fieldTypes(blank)
 	r := &kindRun{f: f, Kind: kind, names: verbNames(face)}
-	values := make([]*fieldValue, 0, len(face.Fields))
-	var argNames []string
-	use := []string{verb[strings.LastIndex(verb, " ")+1:]}
-	for _, fl := range face.Fields {
-		if fl.Flag == "-" {
-			continue
-		}
-		values = append(values, &fieldValue{field: fl, typ: types[fl.Name]})
-		if fl.Arg != "" {
-			argNames = append(argNames, fl.Arg)
-			use = append(use, fl.Arg)
-		}
-	}
-	use = append(use, "--task T")
 	c := &cobra.Command{
 		Short: face.Does + " once per (task, step)",
 		Long:  firstOf(hook.long, face.Does+" once per (task, step).") + "\n\n" + exitCodesHelp,
-		Args:  cobra.ExactArgs(len(argNames)),
-		RunE: func(c *cobra.Command, args []string) error {
-			payload, err := gatherPayload(c.Flags().Changed, values, args, f.sys, hook.check, true)
-			if err != nil {
-				return err
-			}
-			b, err := json.Marshal(payload)
-			if err != nil {
-				return err
-			}
-			if r.Spec, err = reconcile.DecodeSpec(kind, b); err != nil {
-				return usage(err)
-			}
-			r.Spec = derefSpec(r.Spec)
-			return runOr(c.Context(), r, runF, runKind)
-		},
 	}
-	fs := c.Flags()
+	values, use := addFieldFlags(c.Flags(), kind, face.Fields, effect.Field.CLIFlag)
+	c.Use = verb[strings.LastIndex(verb, " ")+1:] + " " + strings.Join(use, " ")
+	nargs := 0
 	for _, v := range values {
-		fl := v.field
-		name := fl.CLIFlag()
-		help := fl.Help
+		if v.field.Arg != "" {
+			nargs++
+		}
+	}
+	c.Args = cobra.ExactArgs(nargs)
+	c.RunE = func(c *cobra.Command, args []string) error {
+		payload, err := gatherPayload(c.Flags().Changed, values, args, f.sys, hook.check, true)
+		if err != nil {
+			return err
+		}
+		if r.Spec, err = decodePayload(kind, payload); err != nil {
+			return err
+		}
+		return runOr(c.Context(), r, runF, runKind)
+	}
+	if blank, _ := kinds.Decode(kind, []byte("{}")); blank != nil {
+		if _, ok := blank.(reconcile.Updatable); ok {
+			c.Flags().StringVar(&r.OnChange, "on-change", reconcile.OnChangeAuto, onChangeHelp)
+		}
+	}
+	addActFlags(c, &r.Act)
+	return c
+}
+
+// decodePayload is kind's description from the values a front gathered.
+func decodePayload(kind string, payload map[string]any) (reconcile.Spec, error) {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := kinds.Decode(kind, b)
+	if err != nil {
+		return nil, usage(err)
+	}
+	return spec, nil
+}
+
+// addFieldFlags adds to fs the flags of kind's fields, each named by name
+// (its CLI or gh flag; "": none), and returns what the command line is
+// parsed into (an argument's field too) and the usage line's words.
+func addFieldFlags(fs *pflag.FlagSet, kind string, fields []effect.Field, name func(effect.Field) string) ([]*fieldValue, []string) {
+	types := kinds.FieldTypes(kind)
+	var values []*fieldValue
+	var args, use []string
+	for _, fl := range fields {
+		n := name(fl)
+		if fl.Arg != "" {
+			args = append(args, fl.Arg)
+			values = append(values, &fieldValue{field: fl, typ: types[fl.Name]})
+			continue
+		}
+		if n == "" && fl.Switches == nil {
+			continue
+		}
+		fl.Flag = n
+		v := &fieldValue{field: fl, typ: types[fl.Name]}
+		values = append(values, v)
 		switch {
-		case fl.Arg != "":
 		case fl.Switches != nil:
 			v.switches = map[string]*bool{}
-			alts := slices.Sorted(mapKeys(fl.Switches))
+			alts := slices.Sorted(maps.Keys(fl.Switches))
 			for _, sw := range alts {
 				v.switches[sw] = fs.Bool(sw, false, fmt.Sprintf("%s: %s", fl.Help, fl.Switches[sw]))
 			}
 			use = append(use, optional(fl.Required, "(--"+strings.Join(alts, " | --")+")"))
 		case v.typ != nil && v.typ.Kind() == reflect.Bool:
-			fs.BoolVarP(&v.on, name, fl.Short, false, help)
-			use = append(use, optional(fl.Required, "--"+name))
+			fs.BoolVarP(&v.on, n, fl.Short, false, fl.Help)
+			use = append(use, optional(fl.Required, "--"+n))
 		case fl.List:
-			fs.StringArrayVarP(&v.strs, name, fl.Short, nil, help)
-			use = append(use, "[--"+name+" "+strings.ToUpper(name[:1])+"]...")
+			fs.StringArrayVarP(&v.strs, n, fl.Short, nil, fl.Help)
+			use = append(use, "[--"+n+" "+strings.ToUpper(n[:1])+"]...")
 		case fl.File:
-			fs.StringVarP(&v.str, name, fl.Short, "", help)
-			fs.StringVarP(&v.file, name+"-file", fl.FileShort, "", `read the `+strings.ReplaceAll(name, "-", " ")+` from a file ("-" for standard input)`)
-			use = append(use, optional(fl.Required, fmt.Sprintf("(--%s TEXT | --%[1]s-file F)", name)))
+			fs.StringVarP(&v.str, n, fl.Short, "", fl.Help)
+			fs.StringVarP(&v.file, n+"-file", fl.FileShort, "", `read the `+strings.ReplaceAll(n, "-", " ")+` from a file ("-" for standard input)`)
+			use = append(use, optional(fl.Required, fmt.Sprintf("(--%s TEXT | --%[1]s-file F)", n)))
 		default:
-			fs.StringVarP(&v.str, name, fl.Short, fl.Default, help)
-			use = append(use, optional(fl.Required, "--"+name+" "+strings.ToUpper(name[:1])))
+			fs.StringVarP(&v.str, n, fl.Short, fl.Default, fl.Help)
+			use = append(use, optional(fl.Required, "--"+n+" "+strings.ToUpper(n[:1])))
 		}
 	}
-	if _, ok := blank.(reconcile.Updatable); ok {
-		fs.StringVar(&r.OnChange, "on-change", reconcile.OnChangeAuto, onChangeHelp)
-	}
-	c.Use = strings.Join(use, " ")
-	addActFlags(c, &r.Act)
-	return c
+	return values, append(append(args, "--task T"), use...)
 }
 
 const onChangeHelp = "when the key is done but this description differs (another --head, a new title or body): auto (the same text or a proven retry is warned of; another text exits 7 with the facts), warn, fail (exit 1) or update (edit it to match); GHONCE_ON_CHANGE sets the default"
@@ -239,7 +259,7 @@ func gatherPayload(changed func(string) bool, values []*fieldValue, args []strin
 			given = false
 			for sw, on := range v.switches {
 				if *on && given {
-					return nil, usagef("give only one of --%s", strings.Join(slices.Sorted(mapKeys(v.switches)), ", --"))
+					return nil, usagef("give only one of --%s", strings.Join(slices.Sorted(maps.Keys(v.switches)), ", --"))
 				}
 				if *on {
 					s, given = fl.Switches[sw], true
@@ -345,55 +365,6 @@ func verbNames(face effect.Face) func(string) string {
 	}
 }
 
-// decodeSpec is kind's description decoded from payload, nil when it does
-// not decode.
-func decodeSpec(kind string, payload []byte) reconcile.Spec {
-	s, err := reconcile.DecodeSpec(kind, payload)
-	if err != nil {
-		return nil
-	}
-	return derefSpec(s)
-}
-
-// derefSpec is s as a value: the registry decodes into a pointer.
-func derefSpec(s reconcile.Spec) reconcile.Spec {
-	if v := reflect.ValueOf(s); v.Kind() == reflect.Pointer && !v.IsNil() {
-		if d, ok := v.Elem().Interface().(reconcile.Spec); ok {
-			return d
-		}
-	}
-	return s
-}
-
-// fieldTypes are the Go types of s's fields, by JSON name.
-func fieldTypes(s reconcile.Spec) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
-	if s == nil {
-		return out
-	}
-	t := reflect.TypeOf(s)
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			out[name] = t.Field(i).Type
-		}
-	}
-	return out
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
 // nounTitles name a noun's verbs in the root's help; another noun is its
 // name with an s.
 var nounTitles = map[string]string{"pr": "Pull requests", "branch": "Branches"}
@@ -412,7 +383,7 @@ func newCmdNouns(f *factory) []*cobra.Command {
 		}
 	}
 	var out []*cobra.Command
-	for _, n := range slices.Sorted(mapKeys(verbs)) {
+	for _, n := range slices.Sorted(maps.Keys(verbs)) {
 		title := nounTitles[n]
 		if title == "" {
 			title = strings.ToUpper(n[:1]) + n[1:] + "s"

@@ -7,6 +7,7 @@ package kinds
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -49,4 +50,31 @@ func KeyOfTarget(kind, target string, a reconcile.Action) (string, error) {
 		return "", &effect.InvalidError{Field: "kind", Problem: fmt.Sprintf("%q is not a kind", kind), Want: "one of " + strings.Join(All(), ", ")}
 	}
 	return reconcile.KeyOfTarget(kind, target, a)
+}
+
+// Decode is the description of kind, a kind on GitHub, that payload (its
+// fields by JSON name) gives, as a value: what a front builds from the
+// values a user gave it.
+func Decode(kind string, payload []byte) (reconcile.Spec, error) {
+	s, err := reconcile.DecodeSpec(kind, payload)
+	if v := reflect.ValueOf(s); err == nil && v.Kind() == reflect.Pointer {
+		s = v.Elem().Interface().(reconcile.Spec)
+	}
+	return s, err
+}
+
+// FieldTypes are the Go types of kind's fields, by JSON name: what a
+// front parses a value given as text into (a number, a switch, a list).
+func FieldTypes(kind string) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	s, err := Decode(kind, []byte("{}"))
+	if err != nil {
+		return out
+	}
+	for f := range reflect.TypeOf(s).Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			out[name] = f.Type
+		}
+	}
+	return out
 }

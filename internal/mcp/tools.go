@@ -18,6 +18,7 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
+	"github.com/ghonce/ghonce/internal/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -225,7 +226,7 @@ func (g guard) decode(raw json.RawMessage, in any) (reconcile.Spec, error) {
 			return nil, err
 		}
 	}
-	types := kindFieldTypes(g.kind)
+	types := kinds.FieldTypes(g.kind)
 	payload := map[string]any{}
 	for _, fl := range g.fields {
 		v, ok := args[fl.MCP]
@@ -263,33 +264,7 @@ func (g guard) decode(raw json.RawMessage, in any) (reconcile.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec, err := reconcile.DecodeSpec(g.kind, b)
-	if err != nil {
-		return nil, err
-	}
-	if v := reflect.ValueOf(spec); v.Kind() == reflect.Pointer {
-		spec = v.Elem().Interface().(reconcile.Spec)
-	}
-	return spec, nil
-}
-
-// kindFieldTypes are the Go types of kind's fields, by JSON name.
-func kindFieldTypes(kind string) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
-	s, err := reconcile.DecodeSpec(kind, []byte("{}"))
-	if err != nil {
-		return out
-	}
-	t := reflect.TypeOf(s)
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	for f := range t.Fields() {
-		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
-			out[name] = f.Type
-		}
-	}
-	return out
+	return kinds.Decode(g.kind, b)
 }
 
 // addWriteTools serves the guarded tools under github-mcp-server's names
