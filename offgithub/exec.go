@@ -44,6 +44,8 @@ type Exec struct {
 	PassLedger bool `json:"-"`
 }
 
+func init() { register[Exec]() }
+
 func (Exec) Kind() string { return "exec" }
 
 // Face: see effect.Face. A command is not on GitHub: only `ghonce exec` runs one.

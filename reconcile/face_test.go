@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -32,7 +33,7 @@ func TestFaceNamesTheWireFields(t *testing.T) {
 		{"branch", "name", "ref", false},
 		{"pr", "base", "base", false},
 	} {
-		f, _ := reconcile.FaceOf(c.kind)
+		f, _ := kinds.FaceOf(c.kind)
 		if got, inPath := f.WireName(c.field); got != c.want || inPath != c.inPath {
 			t.Errorf("%s's WireName(%s) = %s, %v; want %s, %v", c.kind, c.field, got, inPath, c.want, c.inPath)
 		}
@@ -44,7 +45,7 @@ func TestFaceNamesTheWireFields(t *testing.T) {
 // built from the declaration then takes all of the kind and nothing else.
 func TestFaceFieldsAreTheKindsFields(t *testing.T) {
 	for _, kind := range reconcile.Kinds() {
-		f, _ := reconcile.FaceOf(kind)
+		f, _ := kinds.FaceOf(kind)
 		if len(f.CLI)+len(f.Gh)+len(f.MCP) == 0 {
 			continue
 		}

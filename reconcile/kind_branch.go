@@ -31,6 +31,8 @@ type Branch struct {
 	From string `json:"from,omitempty"`
 }
 
+func init() { register[Branch]() }
+
 func (Branch) Kind() string { return "branch" }
 
 // Face: see Face. From is ghonce's own: the transport and gh carry a

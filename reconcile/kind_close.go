@@ -27,6 +27,8 @@ type Close struct {
 	Guard Guard `json:"-"`
 }
 
+func init() { register[Close]() }
+
 func (Close) Kind() string { return "close" }
 
 // Face: see Face. Only `ghonce audit --apply` closes.

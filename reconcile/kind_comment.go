@@ -19,6 +19,8 @@ type Comment struct {
 	Body   string `json:"body"`
 }
 
+func init() { register[Comment]() }
+
 func (Comment) Kind() string { return "comment" }
 
 // Face: see Face. A pull request's comments are its issue's, so one REST

@@ -19,6 +19,8 @@ type DeleteBranch struct {
 	SHA  string `json:"sha"`
 }
 
+func init() { register[DeleteBranch]() }
+
 func (DeleteBranch) Kind() string { return "branch-delete" }
 
 // Face: see Face. Only `ghonce audit --apply` deletes.

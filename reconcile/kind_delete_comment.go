@@ -23,6 +23,8 @@ type DeleteComment struct {
 	Guard Guard `json:"-"`
 }
 
+func init() { register[DeleteComment]() }
+
 func (DeleteComment) Kind() string { return "comment-delete" }
 
 // Face: see Face. Only `ghonce audit --apply` deletes.

@@ -25,6 +25,8 @@ type File struct {
 	Replaces string `json:"replaces,omitempty"`
 }
 
+func init() { register[File]() }
+
 func (File) Kind() string { return "file" }
 
 // Face: see Face. GitHub's sha is the blob replaced.

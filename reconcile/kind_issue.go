@@ -15,6 +15,8 @@ type Issue struct {
 	Labels []string `json:"labels,omitempty"`
 }
 
+func init() { register[Issue]() }
+
 func (Issue) Kind() string { return "issue" }
 
 // Face: see Face. issue_write is github-mcp-server's tool whose method

@@ -19,6 +19,8 @@ type PR struct {
 	Labels []string `json:"labels,omitempty"`
 }
 
+func init() { register[PR]() }
+
 func (PR) Kind() string { return "pr" }
 
 // Face: see Face. GitHub's create takes no labels: Mend adds them.

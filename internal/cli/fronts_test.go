@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
-	"github.com/ghonce/ghonce/internal/kinds"
 	"github.com/ghonce/ghonce/internal/mcp"
+	"github.com/ghonce/ghonce/kinds"
 )
 
 // Every kind is on every front its Face claims, and every

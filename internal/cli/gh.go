@@ -19,7 +19,7 @@ import (
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/actions"
-	"github.com/ghonce/ghonce/internal/kinds"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -84,8 +84,8 @@ func ghExit(getenv func(string) string, fail failure.Failure) int {
 // TestGhVerbsAreTheRealGhs holds the list to the installed gh.
 var ghVerbs = func() map[string]string {
 	m := map[string]string{}
-	for _, k := range reconcile.Kinds() {
-		f, _ := reconcile.FaceOf(k)
+	for _, k := range kinds.All() {
+		f, _ := kinds.FaceOf(k)
 		for _, verb := range f.Gh {
 			m[verb] = verb
 			if noun, ok := strings.CutSuffix(verb, " create"); ok {
@@ -233,8 +233,8 @@ func commentFlags(fs *pflag.FlagSet, _ *ghFlags) {
 // ghKinds maps a guarded command (Face.Gh) to its kind.
 var ghKinds = func() map[string]string {
 	m := map[string]string{}
-	for _, k := range reconcile.Kinds() {
-		f, _ := reconcile.FaceOf(k)
+	for _, k := range kinds.All() {
+		f, _ := kinds.FaceOf(k)
 		for _, verb := range f.Gh {
 			m[verb] = k
 		}
@@ -262,7 +262,7 @@ func parseGh(verb string, args []string) (*ghFlags, []string, error) {
 	o := &ghFlags{}
 	fs.StringVarP(&o.repo, "repo", "R", "", "")
 	fs.BoolP("editor", "e", false, "")
-	face, _ := reconcile.FaceOf(ghKinds[verb])
+	face, _ := kinds.FaceOf(ghKinds[verb])
 	var flags []effect.Field // the positional ones are ghRun's
 	for _, fl := range face.Fields {
 		if fl.Arg == "" {
@@ -328,7 +328,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 		return err
 	}
 	kind, hook := ghKinds[verb], ghHooks[verb]
-	face, _ := reconcile.FaceOf(kind)
+	face, _ := kinds.FaceOf(kind)
 	if hook.satisfied == nil || !hook.satisfied(o) {
 		var missing []string
 		for _, v := range o.fields {

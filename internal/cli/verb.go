@@ -15,7 +15,7 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/internal/actions"
-	"github.com/ghonce/ghonce/internal/kinds"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -147,7 +147,7 @@ func newCmdKind(f *factory, kind, verb string, runF func(*kindRun) error) *cobra
 		}
 		return runOr(c.Context(), r, runF, runKind)
 	}
-	if blank, _ := kinds.Decode(kind, []byte("{}")); blank != nil {
+	if blank, _ := kinds.DecodeValue(kind, []byte("{}")); blank != nil {
 		if _, ok := blank.(reconcile.Updatable); ok {
 			c.Flags().StringVar(&r.OnChange, "on-change", reconcile.OnChangeAuto, onChangeHelp)
 		}
@@ -162,11 +162,11 @@ func decodePayload(kind string, payload map[string]any) (reconcile.Spec, error) 
 	if err != nil {
 		return nil, err
 	}
-	spec, err := kinds.Decode(kind, b)
+	spec, err := kinds.DecodeValue(kind, b)
 	if err != nil {
 		return nil, usage(err)
 	}
-	return spec, nil
+	return spec.(reconcile.Spec), nil
 }
 
 // addFieldFlags adds to fs the flags of kind's fields, each named by name

@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/kinds"
 )
 
 // Proxy is ghonce in front of an upstream MCP server (github-mcp-server):
@@ -215,8 +215,8 @@ func (p *Proxy) missingGuards(upstream string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var missing []string
-	for _, kind := range reconcile.Kinds() {
-		f, _ := reconcile.FaceOf(kind)
+	for _, kind := range kinds.All() {
+		f, _ := kinds.FaceOf(kind)
 		if len(f.MCP) > 0 && !slices.ContainsFunc(f.MCP, func(n string) bool { return containsTool(p.tools, n) }) {
 			missing = append(missing, fmt.Sprintf("%s (%s)", kind, strings.Join(f.MCP, ", ")))
 		}

@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -178,7 +179,7 @@ func (s *Server) key(ctx context.Context, in KeyArgs) (KeyOutput, error) {
 		}
 	}
 	// Through the write tools' door: a target they refuse is refused.
-	k, err := reconcile.KeyOfTarget(a.Spec.Kind(), a.Spec.Target(), a)
+	k, err := kinds.KeyOfTarget(a.Spec.Kind(), a.Spec.Target(), a.Task, a.Step, a.Repo)
 	if err != nil {
 		return KeyOutput{}, invalid(err)
 	}

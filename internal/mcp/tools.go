@@ -18,7 +18,7 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
-	"github.com/ghonce/ghonce/internal/kinds"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -42,7 +42,7 @@ func (o Once) once() Once    { return o }
 // --json output.
 type Output struct {
 	Key            string `json:"key" jsonschema:"The key this call's task and step map to"`
-	Kind           string `json:"kind" jsonschema:"pr, issue, comment, branch or file"`
+	Kind           string `json:"kind"` // its schema lists the kinds on MCP (kindsOnMCP)
 	Task           string `json:"task"`
 	Step           string `json:"step"`
 	Repo           string `json:"repo,omitempty" jsonschema:"OWNER/NAME"`
@@ -134,8 +134,8 @@ var mcpHooks = map[string]mcpHook{
 // tool a kind's Face.MCP names.
 var guards = func() map[string]guard {
 	m := map[string]guard{}
-	for _, kind := range reconcile.Kinds() {
-		face, _ := reconcile.FaceOf(kind)
+	for _, kind := range kinds.All() {
+		face, _ := kinds.FaceOf(kind)
 		for _, tool := range face.MCP {
 			h := mcpHooks[tool]
 			g := guard{tool: tool, kind: kind, hook: h, pass: h.pass, passWhat: h.passWhat, onePer: cmp.Or(h.onePer, "target")}
@@ -264,7 +264,11 @@ func (g guard) decode(raw json.RawMessage, in any) (reconcile.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	return kinds.Decode(g.kind, b)
+	spec, err := kinds.DecodeValue(g.kind, b)
+	if err != nil {
+		return nil, err
+	}
+	return spec.(reconcile.Spec), nil
 }
 
 // addWriteTools serves the guarded tools under github-mcp-server's names
@@ -279,6 +283,7 @@ func (s *Server) addWriteTools() error {
 	if err != nil {
 		return fmt.Errorf("infer the output schema: %w", err)
 	}
+	out.Properties["kind"].Description = kindsOnMCP()
 	for _, t := range tools {
 		g, ok := guards[t.Name]
 		if !ok {
@@ -299,6 +304,21 @@ func (s *Server) addWriteTools() error {
 		})
 	}
 	return nil
+}
+
+// kindsOnMCP names the kinds an MCP tool makes, from their Faces: "branch,
+// comment, file, issue or pr".
+func kindsOnMCP() string {
+	var on []string
+	for _, k := range kinds.All() {
+		if f, _ := kinds.FaceOf(k); len(f.MCP) > 0 {
+			on = append(on, k)
+		}
+	}
+	if len(on) < 2 {
+		return strings.Join(on, "")
+	}
+	return strings.Join(on[:len(on)-1], ", ") + " or " + on[len(on)-1]
 }
 
 // GitHubMCPToolsFile holds the guarded tools as the pinned
