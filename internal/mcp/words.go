@@ -90,7 +90,7 @@ func handled(ctx context.Context) {
 // keyOfRaw is the key a call of tool with raw arguments would use, as far
 // as the arguments that fit say; "" when they do not name one.
 func (s *Server) keyOfRaw(ctx context.Context, tool string, raw json.RawMessage) string {
-	if _, ok := keyTargets[tool]; !ok || len(raw) == 0 {
+	if _, ok := guards[tool]; !ok || len(raw) == 0 {
 		return ""
 	}
 	var in KeyArgs
