@@ -29,10 +29,10 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/cli"
-	"github.com/ghonce/ghonce/internal/clidoc"
-	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/tests/harness"
+	"github.com/ghonce/ghonce/tools/clidoc"
 )
 
 // root is the module root: the tests run in docs/.

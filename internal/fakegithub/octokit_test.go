@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
+	"github.com/ghonce/ghonce/tests/fgtest"
 )
 
 // Interaction is one recorded request and GitHub's answer, as octokit/fixtures

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// The sections TestGitHubReport (internal/bench) writes, by heading.
+// The sections TestGitHubReport (tests/bench) writes, by heading.
 const (
 	githubRequestsSection = "GitHub requests per operation and per kind"
 	wireSection           = "On the wire"
@@ -18,13 +18,13 @@ const (
 	concurrentSection     = "Concurrent claims: SQLite vs Postgres"
 )
 
-// githubReport returns the sections of internal/bench's TestGitHubReport:
+// githubReport returns the sections of tests/bench's TestGitHubReport:
 // read from file when one is given, else from a run of that test. It never
 // fails the report; what went wrong is the note instead.
 func githubReport(ctx context.Context, e *env, root, file string, maxN int, peersDir string) (map[string]string, string) {
 	if file == "" {
-		fmt.Fprintln(e.log, "== GitHub requests and reconcile at N (internal/bench TestGitHubReport)")
-		bin, err := e.testBinary(ctx, "./internal/bench")
+		fmt.Fprintln(e.log, "== GitHub requests and reconcile at N (tests/bench TestGitHubReport)")
+		bin, err := e.testBinary(ctx, "./tests/bench")
 		if err != nil {
 			return nil, fmt.Sprintf("not run: %v", firstLine(err.Error()))
 		}
@@ -237,7 +237,7 @@ func (r *report) concurrentBenchtimeOr() string {
 func (r *report) renderGitHub(w func(string, ...any), heading string) {
 	w("## %s\n\n", heading)
 	if body, ok := r.github[heading]; ok {
-		w("Measured in this run by `internal/bench` `TestGitHubReport` (%s for the GitHub sections; alone: `make bench-github`).\n\n%s\n\n", r.githubTook, body)
+		w("Measured in this run by `tests/bench` `TestGitHubReport` (%s for the GitHub sections; alone: `make bench-github`).\n\n%s\n\n", r.githubTook, body)
 		return
 	}
 	w("**Not measured in this run**: %s. A replay sends %.0f requests (`BenchmarkCLIReplay` fails if it sends any).\n\n", strings.TrimSuffix(r.githubNote, "."), r.cliRequests)
