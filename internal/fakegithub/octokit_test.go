@@ -78,10 +78,6 @@ func TestOctokitRecordedScenarios(t *testing.T) {
 				r.s.SeedIssue(fixtureOrg, "paginate-issues", fixtureUserA, SeedIssue{Title: fmt.Sprintf("Test issue %d", i)})
 			}
 		},
-		"search-issues": func(r *replay) {
-			r.s.SeedIssue(fixtureOrg, "search-issues", fixtureUserA, SeedIssue{Title: "The doors don’t open", Body: `I tried "open sesame" as seen on Wikipedia but no luck!`})
-			r.s.SeedIssue(fixtureOrg, "search-issues", fixtureUserB, SeedIssue{Title: "Sesame seeds split without a pop!", Body: "I’ve waited all year long, but there was no pop 😭"})
-		},
 	}
 	for scenario, setup := range scenarios {
 		t.Run(scenario, func(t *testing.T) {

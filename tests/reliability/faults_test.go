@@ -233,10 +233,6 @@ func faultList() []fault {
 			between: func(f *faultRun) {
 				f.w.clock.Advance(time.Hour + time.Second)
 			}},
-		{name: "search index 10 minutes behind; killed after GitHub commits", first: -1, creates: 1,
-			setup: func(f *faultRun) {
-				f.w.fake.SetSearchLag(10 * time.Minute)
-			}},
 		{name: "labels differing only in case (needs-review vs Needs-Review; a stranger's issue with the key's label upper-cased); killed after GitHub commits the labels",
 			kinds: []string{"pr", "issue"}, first: -1, creates: 1,
 			killOn: func(f *faultRun, c *fixtures.Commit) bool {
