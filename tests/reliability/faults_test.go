@@ -16,9 +16,6 @@ import (
 	"github.com/ghonce/ghonce/taskkey"
 )
 
-// faultKinds are the kinds that talk to GitHub.
-var faultKinds = []string{"pr", "issue", "comment", "branch", "file"}
-
 // fault is one GitHub misbehaviour, injected into a fresh fake for the
 // first run of a trial.
 type fault struct {
@@ -323,13 +320,13 @@ func (m *matrix) faults(ctx context.Context, sh *sharedLedger) ([]*row, error) {
 	if sh != nil {
 		list = sh.faultList(m.prof.ghFaultsAll)
 	}
-	kindNames := faultKinds
-	if sh != nil {
-		kindNames = append(slices.Clone(faultKinds), "exec")
+	names := kindNames(onGitHub)
+	if sh != nil { // a shared ledger's claims are GitHub requests for every kind
+		names = kindNames(registered)
 	}
-	for _, name := range kindNames {
+	for _, name := range names {
 		for fi, fl := range list {
-			if fl.kinds == nil && name == "exec" || fl.kinds != nil && !slices.Contains(fl.kinds, name) {
+			if fl.kinds == nil && !kinds[name].github || fl.kinds != nil && !slices.Contains(fl.kinds, name) {
 				continue
 			}
 			what := fl.name
@@ -491,7 +488,7 @@ func (m *matrix) faultTrial(ctx context.Context, k *kind, fl fault, fi, n, reads
 // create on a clean run: the limit that leaves none for the create.
 func (m *matrix) readsBeforeCreate(ctx context.Context, sh *sharedLedger) (map[string]int, error) {
 	out := map[string]int{}
-	for _, name := range faultKinds {
+	for _, name := range kindNames(onGitHub) {
 		k := kinds[name]
 		w, err := m.newWorld(partPrefix(sh)+"calibrate-"+name, fixtures.Options{})
 		if err != nil {

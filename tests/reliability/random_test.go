@@ -15,15 +15,13 @@ import (
 // latencies are the fake's answer delays the randomised loop draws from.
 var latencies = []time.Duration{0, 2 * time.Millisecond, 10 * time.Millisecond}
 
-// randomKinds are the kinds of the randomised loop.
-var randomKinds = []string{"pr", "issue", "comment", "branch", "file", "exec"}
-
 // randomKills is the randomised loop: per kind, trials whose first run is
 // killed at a random delay after its start, and whose reruns are killed
 // again with probability 1/2 (at most twice), then rerun until exit 0.
 // With sh the trials share that ledger on separate machines (randomKind),
 // and draw from other streams than the SQLite loop's, as reproducible.
 func (m *matrix) randomKills(ctx context.Context, seed int64, sh *sharedLedger) ([]*row, []string, error) {
+	randomKinds := kindNames(registered)
 	info := make([]string, len(randomKinds))
 	var mu sync.Mutex
 	rows, err := perKind(ctx, randomKinds, func(k *kind) ([]*row, error) {

@@ -149,7 +149,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil
 	}
 	if err := step("kill", func() error {
-		rows, err := perKind(ctx, kindOrder, func(k *kind) ([]*row, error) { return m.killPoints(ctx, k, cfg.Profile.killRuns) })
+		rows, err := perKind(ctx, kindNames(everyKind), func(k *kind) ([]*row, error) { return m.killPoints(ctx, k, cfg.Profile.killRuns) })
 		rep.kill = rows
 		return err
 	}); err != nil {
