@@ -13,6 +13,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	registry "github.com/ghonce/ghonce/kinds"
+	_ "github.com/ghonce/ghonce/offgithub" // registers exec and tool-call, which the matrix runs through the binary
 	"github.com/ghonce/ghonce/taskkey"
 )
 
