@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -23,15 +22,28 @@ type Release struct {
 	Prerelease      bool   `json:"prerelease,omitempty"`
 }
 
+func init() { register[Release]() }
+
 func (Release) Kind() string { return "release" }
 
-// Face: see Face. github-mcp-server has no tool that makes a release; its
-// generic guard covers the upstream ones.
+// Face: see Face. The verbs are gh's (`gh release create TAG`, its flags);
+// github-mcp-server has no tool that makes a release: the proxy's generic
+// guard covers its upstream ones.
 func (Release) Face() Face {
 	return Face{
 		Write:    "POST repos/{owner}/{repo}/releases",
 		Refuses:  []string{"discussion_category_name", "generate_release_notes", "make_latest"},
 		ReadBack: []string{"repos/{owner}/{repo}/releases/{id}"},
+		CLI:      []string{"release create"}, Gh: []string{"release create"},
+		Does: "Create a release",
+		Fields: []effect.Field{
+			{Name: "tag_name", Arg: "TAG", Input: "tag", Required: true},
+			{Name: "name", Flag: "title", Short: "t", Help: "release title"},
+			{Name: "body", Flag: "notes", Short: "n", Input: "body", Help: "release notes", File: true, FileShort: "F"},
+			{Name: "target_commitish", Flag: "target", Help: "branch or commit the tag is made at (default: the default branch)"},
+			{Name: "draft", Short: "d", Help: "save it as a draft"},
+			{Name: "prerelease", Short: "p", Help: "mark it as a prerelease"},
+		},
 	}
 }
 
@@ -67,7 +79,7 @@ func (r Release) Validate(key string) error {
 	return nil
 }
 
-// releaseAPI is what the kind needs of GitHub (*ghcheck.Client).
+// releaseAPI is what a release asks of GitHub (*ghcheck.Client).
 type releaseAPI interface {
 	FindRelease(ctx context.Context, r ghcheck.Repo, key, tag string) effect.Result
 	CreateRelease(ctx context.Context, r ghcheck.Repo, key string, p ghcheck.NewRelease) (effect.Artifact, error)
@@ -75,30 +87,15 @@ type releaseAPI interface {
 
 var _ releaseAPI = (*ghcheck.Client)(nil)
 
-// releases is env's GitHub as a releaseAPI; one without it is an error
-// that says nothing was sent.
-func releases(env *Env) (releaseAPI, error) {
-	if api, ok := env.GitHub.(releaseAPI); ok {
-		return api, nil
-	}
-	return nil, &effect.CreateError{Class: effect.ClassNotSent, Err: fmt.Errorf("this GitHub client (%T) cannot make releases", env.GitHub)}
-}
-
 func (r Release) Find(ctx context.Context, env *Env, key string) effect.Result {
-	api, err := releases(env)
-	if err != nil {
-		return effect.Result{State: effect.Unknown, Err: err}
-	}
-	return api.FindRelease(ctx, env.Repo, key, r.TagName)
+	return look(env, func(gh releaseAPI) effect.Result { return gh.FindRelease(ctx, env.Repo, key, r.TagName) })
 }
 
 func (r Release) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
-	api, err := releases(env)
-	if err != nil {
-		return effect.Artifact{}, err
-	}
-	return api.CreateRelease(ctx, env.Repo, key, ghcheck.NewRelease{Tag: r.TagName, Target: r.TargetCommitish,
-		Name: r.Name, Body: r.Body, Draft: r.Draft, Prerelease: r.Prerelease})
+	return send(env, func(gh releaseAPI) (effect.Artifact, error) {
+		return gh.CreateRelease(ctx, env.Repo, key, ghcheck.NewRelease{Tag: r.TagName, Target: r.TargetCommitish,
+			Name: r.Name, Body: r.Body, Draft: r.Draft, Prerelease: r.Prerelease})
+	})
 }
 
 // actIsTarget: see sameAct.

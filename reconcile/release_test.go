@@ -11,9 +11,9 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 var postReleases = fixtures.MatchMethodPath("POST", "/repos/"+repo+"/releases")
@@ -192,7 +192,7 @@ func TestReleaseOnAGitHubWithoutReleases(t *testing.T) {
 	t.Parallel()
 	env := &reconcile.Env{GitHub: struct{ reconcile.GitHub }{}}
 	res := reconcile.Release{TagName: "v1"}.Find(context.Background(), env, "k")
-	if res.State != effect.Unknown || ghcheck.Classify(res.Err) != ghcheck.ClassNotSent || !strings.Contains(res.Err.Error(), "cannot make releases") {
+	if res.State != effect.Unknown || ghcheck.Classify(res.Err) != ghcheck.ClassNotSent || !strings.Contains(res.Err.Error(), "lacks the methods") {
 		t.Fatalf("find: %+v", res)
 	}
 	_, err := reconcile.Release{TagName: "v1"}.Create(context.Background(), env, "k")
