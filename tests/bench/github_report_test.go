@@ -101,15 +101,17 @@ func (w *gworld) specs(i int) map[string]reconcile.Spec {
 		"comment": reconcile.Comment{Number: w.thread, Body: "b"},
 		"branch":  reconcile.Branch{Name: "b" + head, SHA: w.Main},
 		"file":    reconcile.File{Branch: "main", Path: head + ".txt", Message: "m", Content: []byte("x")},
+		"release": reconcile.Release{TagName: "v" + head, Body: "b", Draft: true},
 	}
 }
 
-var kinds = []string{"pr", "issue", "comment", "branch", "file"}
+var kinds = []string{"pr", "issue", "comment", "branch", "file", "release"}
 
 // createOf matches the request that creates kind k's artifact.
 func createOf(k string, sp reconcile.Spec, thread int) func(*http.Request) bool {
 	method, suffix := http.MethodPost, map[string]string{
 		"pr": "/pulls", "issue": "/issues", "comment": fmt.Sprintf("/issues/%d/comments", thread), "branch": "/git/refs",
+		"release": "/releases",
 	}[k]
 	if f, ok := sp.(reconcile.File); ok {
 		method, suffix = http.MethodPut, "/contents/"+f.Path

@@ -96,6 +96,7 @@ func kindOf(k *kind) string {
 func (t *trial) branchName() string { return "ghonce-matrix/" + slug(t.task) }
 func (t *trial) filePath() string   { return "notes/" + slug(t.task) + ".md" }
 func (t *trial) content() []byte    { return []byte("Notes for " + t.task + "\n") }
+func (t *trial) tag() string        { return "matrix-" + slug(t.task) }
 
 func (t *trial) head(w *world, i int) string {
 	h := "agent/" + slug(t.task)
@@ -328,6 +329,37 @@ var kindTable = []*kind{
 				return fmt.Errorf("reported blob %s, want %s", r.SHA, ghcheck.BlobSHA(t.content()))
 			}
 			return nil
+		},
+	},
+	{
+		// A draft: GitHub keeps no tag unique among drafts, so only the
+		// ledger and the marker in the notes stand between a retry and a
+		// second release.
+		name: "release", step: "release-create", github: true,
+		args: func(w *world, t *trial, i int) []string {
+			_, notes := t.wording(i)
+			return []string{"release", "create", t.tag(), "--draft", "--title", "Release " + t.task, "--notes", notes}
+		},
+		stdinArgs: func(w *world, t *trial) ([]string, string) {
+			_, notes := t.wording(0)
+			return []string{"release", "create", t.tag(), "--draft", "--notes-file", "-"}, notes
+		},
+		target:    func(t *trial) string { return t.tag() },
+		isCreate:  func(_ *world, _ *trial, m, p string) bool { return isMethodPath("POST", repoPath("/releases"))(m, p) },
+		isCreated: func(_ *world, _ *trial, c *fixtures.Commit) bool { return c.Kind == fixtures.KindRelease },
+		count: func(w *world, t *trial, _ []fixtures.Commit) int {
+			return ours(w.fake.Releases(owner, repo), func(r fixtures.Release) string { return r.Body }, func(r fixtures.Release) string { return r.Author }, t.key())
+		},
+		verify: func(w *world, t *trial, r *result) error {
+			for _, rl := range w.fake.Releases(owner, repo) {
+				if rl.ID == r.ID {
+					if !taskkey.HasMarker(rl.Body, t.key()) || rl.Author != login || rl.Tag != t.tag() {
+						return fmt.Errorf("reported release %d is not ours for the key", r.ID)
+					}
+					return nil
+				}
+			}
+			return fmt.Errorf("reported release %d does not exist", r.ID)
 		},
 	},
 	execKind("exec", true),
