@@ -369,7 +369,6 @@ func toolMessage(err error) error {
 		uc *reconcile.UnconfirmedError
 		ip *reconcile.InProgressError
 		cf *reconcile.ConflictError
-		ce *reconcile.ChangedError
 		so *reconcile.SameOrAnotherError
 		iv *invalidError
 	)
@@ -386,12 +385,12 @@ func toolMessage(err error) error {
 	case errors.As(err, &so):
 		return fmt.Errorf("%s, and this call's %s is %q. Nothing was created. If this call is that one again, it is done: do not call again. "+
 			"If it is another, call again with step %q (keep that step if you retry it)", so.Facts(), so.Field, so.Text, so.NewStep)
-	case errors.As(err, &ce):
-		return errors.New(ce.In(modelWords{}))
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("cancelled: %v: if a request had been sent it may have taken effect; call again with the same arguments to settle it", err)
 	}
-	return err
+	// Advice, a changed description: the step and the server's settings
+	// to give, in the model's words.
+	return failure.In(err, modelWords{})
 }
 
 // withKind ends msg with the failure's kind, the CLI exit code of the same
