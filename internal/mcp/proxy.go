@@ -156,9 +156,9 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 	}
 	caps := *p.upCaps
 	caps.Tools = &sdk.ToolCapabilities{ListChanged: true}
-	instr := proxyInstructions
+	instr := modelSays("instructions, behind --upstream")
 	if init.Instructions != "" {
-		instr = init.Instructions + "\n\n" + proxyInstructions
+		instr = init.Instructions + "\n\n" + modelSays("instructions, behind --upstream")
 	}
 	opts := &sdk.ServerOptions{Instructions: instr, Capabilities: &caps}
 	if caps.Completions != nil {
@@ -237,8 +237,6 @@ func (p *Proxy) missingGuards(upstream string) string {
 	return fmt.Sprintf("upstream %s lists none of the tools ghonce guards for %s: a write of that kind under another tool's name happens at most once per identical arguments, not once per (task, step). ghonce guards github-mcp-server's tools by name (v1.9.0's); check the upstream's version and toolsets (--toolsets)",
 		upstream, strings.Join(missing, "; "))
 }
-
-const proxyInstructions = `Through ghonce: create_pull_request, issue_write (method create), add_issue_comment (with a body), create_branch and create_or_update_file happen once per (task, step): calling one again with the same task and step, after a timeout, an error or a restart, returns what the first call made; reworded with no step passed, a tool error gives both texts (the same artifact: do not call again; another: the step it names); pass a new step only for a genuinely new artifact. Every other write tool happens at most once per identical arguments: its first result is returned again to an identical call. If a tool error says a call may have happened, do not work around it with different arguments; report it.`
 
 func upName(init *sdk.InitializeResult) string {
 	if init.ServerInfo == nil || init.ServerInfo.Name == "" {

@@ -28,8 +28,9 @@ type Where struct {
 
 // Once is the two arguments ghonce adds to every write tool.
 type Once struct {
-	Task string `json:"task,omitempty" jsonschema:"The unit of work this call belongs to (an issue or ticket id, never a time). Default: ghonce's task (GHONCE_TASK or --task); a task passed here wins over it. Calls with the same task and step happen once."`
-	Step string `json:"step,omitempty" jsonschema:"The step within the task. Default: one per tool and target (one PR per base branch, one comment per issue, one issue, one branch per name, one file per branch and path). Pass a new step only for a genuinely new artifact; reuse it when retrying."`
+	// Described by model.txt ("task", "step"), as in every tool's schema.
+	Task string `json:"task,omitempty"`
+	Step string `json:"step,omitempty"`
 }
 
 func (w Where) where() Where { return w }
@@ -79,7 +80,7 @@ type CreateOrUpdateFileArgs struct {
 	Content string `json:"content" jsonschema:"Content of the file, exactly as it should appear once written (plain text, not base64)"`
 	Message string `json:"message" jsonschema:"Commit message"`
 	Branch  string `json:"branch" jsonschema:"Branch to create/update the file in"`
-	SHA     string `json:"sha,omitempty" jsonschema:"The blob SHA of the file being replaced, as read. If the file has changed since, the write is refused instead of overwriting that change. Omit it to replace whatever is there."`
+	SHA     string `json:"sha,omitempty"`
 	Once
 }
 
@@ -127,7 +128,7 @@ type writeArgs interface {
 // validation, the engine, the result text, error mapping) is written once,
 // in call.
 type writeTool[In writeArgs] struct {
-	name, title, desc string
+	name string
 	// onePer is what the default step makes one of per task ("base
 	// branch": one PR per base branch), for the guide's table.
 	onePer string
@@ -137,30 +138,25 @@ type writeTool[In writeArgs] struct {
 	what func(in In, r *reconcile.Result) string
 }
 
-const onceNote = " Happens once per (task, step): ghonce records the call in a ledger and looks on GitHub before it creates, so calling again with the same task and step (after a timeout, an error or a restart, even with reworded text) returns what the first call made and creates nothing new. Retry freely; pass a new step only for a genuinely new "
-
 // The write tools ghonce guards, by github-mcp-server's names; the proxy
 // serves them in place of upstream's (guarded.go).
 var (
 	prTool = writeTool[CreatePullRequestArgs]{
-		name: "create_pull_request", title: "Create pull request (once)", onePer: "base branch",
-		desc: "Create a new pull request in a GitHub repository." + onceNote + "pull request to the same base.",
+		name: "create_pull_request", onePer: "base branch",
 		spec: func(in CreatePullRequestArgs) (reconcile.Spec, error) {
 			return reconcile.PR{Base: in.Base, Head: in.Head, Title: in.Title, Body: in.Body, Draft: in.Draft}, nil
 		},
 		what: func(_ CreatePullRequestArgs, r *reconcile.Result) string { return fmt.Sprintf("PR #%d", r.Number) },
 	}
 	issueTool = writeTool[CreateIssueArgs]{
-		name: "create_issue", title: "Create issue (once)", onePer: "repository",
-		desc: "Create a new issue in a GitHub repository." + onceNote + "issue (by default a task files one issue per repository).",
+		name: "create_issue", onePer: "repository",
 		spec: func(in CreateIssueArgs) (reconcile.Spec, error) {
 			return reconcile.Issue{Title: in.Title, Body: in.Body, Labels: in.Labels}, nil
 		},
 		what: func(_ CreateIssueArgs, r *reconcile.Result) string { return fmt.Sprintf("issue #%d", r.Number) },
 	}
 	commentTool = writeTool[AddIssueCommentArgs]{
-		name: "add_issue_comment", title: "Add issue comment (once)", onePer: "issue or pull request",
-		desc: "Add a comment to a specific issue or pull request in a GitHub repository." + onceNote + "comment on the same issue (by default a task posts one comment per issue).",
+		name: "add_issue_comment", onePer: "issue or pull request",
 		spec: func(in AddIssueCommentArgs) (reconcile.Spec, error) {
 			n, err := issueNumber(in.IssueNumber)
 			if err != nil {
@@ -173,8 +169,7 @@ var (
 		},
 	}
 	branchTool = writeTool[CreateBranchArgs]{
-		name: "create_branch", title: "Create branch (once)", onePer: "branch name",
-		desc: "Create a new branch in a GitHub repository." + onceNote + "branch. A branch of that name at an unrelated commit is someone else's and is never adopted.",
+		name: "create_branch", onePer: "branch name",
 		spec: func(in CreateBranchArgs) (reconcile.Spec, error) {
 			// No from_branch: the kind starts from the default branch.
 			return reconcile.Branch{Name: in.Branch, From: in.FromBranch}, nil
@@ -184,8 +179,7 @@ var (
 		},
 	}
 	fileTool = writeTool[CreateOrUpdateFileArgs]{
-		name: "create_or_update_file", title: "Create or update file (once)", onePer: "branch and path",
-		desc: "Create or update a single file in a GitHub repository, on a branch." + onceNote + "write of the same file on the same branch (a second, different edit in the same task needs a new step).",
+		name: "create_or_update_file", onePer: "branch and path",
 		spec: func(in CreateOrUpdateFileArgs) (reconcile.Spec, error) {
 			return reconcile.File{Branch: in.Branch, Path: in.Path, Message: in.Message, Content: []byte(in.Content), Replaces: in.SHA}, nil
 		},
