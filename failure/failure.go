@@ -292,7 +292,7 @@ func next(kind Kind, err error, key, verb string, w effect.Words) string {
 	case Conflict:
 		if cf := (*reconcile.ConflictError)(nil); errors.As(err, &cf) && cf.DoneUnproven {
 			// Not a name taken: a done entry GitHub does not confirm.
-			return fmt.Sprintf("check why GitHub shows no artifact of ours for it (deleted, or the entry was written by someone else); to act again: `ghonce resolve %s --retry --force`, then rerun", k)
+			return fmt.Sprintf("check why GitHub has none (deleted, or someone who can push there wrote the entry); to act again: `ghonce resolve %s --retry --force`, then rerun", k)
 		}
 		return "the name is taken by an artifact that is not ours: remove or rename it, or use another " + w.Name(effect.Option{Name: "step"}) + "; then rerun"
 	case Ledger:

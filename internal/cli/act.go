@@ -366,5 +366,5 @@ func (f *factory) printResult(r *reconcile.Result, asJSON bool) error {
 func (b *bodyFlags) add(c *cobra.Command) {
 	c.Flags().StringVarP(&b.body, "body", "b", "", "body text")
 	c.Flags().StringVarP(&b.file, "body-file", "F", "", `read the body from a file ("-" for standard input)`)
-	c.Flags().StringVar(&b.onChange, "on-change", reconcile.OnChangeAuto, "when the key is done but this description differs (another --head, a new title or body): auto (the same text or a proven retry is warned of; another text exits 7 with the facts), warn, fail (exit 1) or update (edit it to match); GHONCE_ON_CHANGE sets the default")
+	c.Flags().StringVar(&b.onChange, "on-change", reconcile.OnChangeAuto, flagSays("on-change"))
 }

@@ -198,7 +198,7 @@ func annotateForActions(sys IO, code int, err error, w effect.Words, secrets []s
 		msg = map[int]string{
 			ExitUnconfirmed: "some entries could not be settled: GitHub could not answer, or another process holds them; the log above names them.",
 			ExitStale:       "ledger entries have been attempting longer than " + wordsFor(sys.Getenv).Name(effect.Option{Name: "stale"}) + ": a person is needed; run `ghonce status` to see them, then `ghonce resolve KEY --done` or `--retry`.",
-			ExitDuplicates:  "ghonce audit found open duplicates: the job summary lists them; `ghonce audit --apply` settles the ones this token's login wrote, and a person labels one `ghonce-audit:keep` to keep both.",
+			ExitDuplicates:  "audit found open duplicates (in the job summary): `ghonce audit --apply` settles this token's own; label one `ghonce-audit:keep` to keep both.",
 		}[code]
 		if msg == "" {
 			msg = fmt.Sprintf("ghonce exited %d; see the log above.", code)

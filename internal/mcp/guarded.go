@@ -147,7 +147,7 @@ func (s *Server) serveGuarded(ctx context.Context, g guard, takes map[string]boo
 	}
 	if len(extra) > 0 {
 		slices.Sort(extra)
-		return invalidResult(fmt.Errorf("%s through ghonce takes %s (and owner, repo, task, step); it cannot make %s happen once: call it without %s, then set %s with another tool (nothing was created)",
+		return invalidResult(fmt.Errorf("%s through ghonce takes %s (and owner, repo, task, step), and cannot make %s happen once: call it without %s, then set %s with another tool",
 			name, strings.Join(g.carries, ", "), strings.Join(extra, ", "), strings.Join(extra, ", "), pluralIt(extra))), true
 	}
 	if taskWins && s.cfg.Task != "" {

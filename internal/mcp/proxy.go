@@ -234,9 +234,13 @@ func (p *Proxy) missingGuards(upstream string) string {
 	if len(missing) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("upstream %s lists none of the tools ghonce guards for %s: a write of that kind under another tool's name happens at most once per identical arguments, not once per (task, step). ghonce guards github-mcp-server's tools by name (v1.9.0's); check the upstream's version and toolsets (--toolsets)",
+	return fmt.Sprintf("upstream %s lists none of the tools ghonce guards for %s: such writes under other names happen once per identical arguments, not per (task, step); "+checkUpstream,
 		upstream, strings.Join(missing, "; "))
 }
+
+// checkUpstream is what to do when the upstream lacks a tool or argument
+// ghonce guards.
+const checkUpstream = "check the upstream's version and toolsets (--toolsets): ghonce guards github-mcp-server's tools by name (v1.9.0's)"
 
 func upName(init *sdk.InitializeResult) string {
 	if init.ServerInfo == nil || init.ServerInfo.Name == "" {
@@ -295,7 +299,7 @@ func (p *Proxy) syncTools(ctx context.Context) error {
 				handlers = append(handlers, p.guardedHandler(g, argNames(gt)))
 				continue
 			}
-			p.unguarded(t.Name, fmt.Sprintf("upstream's %s has no argument %s, which ghonce needs to make it happen once per (task, step): it goes through the generic guard instead (once per identical arguments); check the upstream's version (ghonce guards github-mcp-server v1.9.0's tools)",
+			p.unguarded(t.Name, fmt.Sprintf("upstream's %s has no argument %s, which ghonce needs (once per task and step): it goes through the generic guard instead (once per same arguments); "+checkUpstream,
 				t.Name, strings.Join(lacks, ", ")))
 		}
 		served = append(served, t)
@@ -358,7 +362,7 @@ func (p *Proxy) forward(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 		return res, err
 	}
 	if !p.readOnly(req.Params.Name) {
-		return errorResult(fmt.Errorf("unconfirmed: the upstream MCP server exited during the call to %s, so it may or may not have happened; ghonce restarts it. Check before you call %s again", req.Params.Name, req.Params.Name)), nil
+		return errorResult(fmt.Errorf("unconfirmed: the upstream exited during the call to %s, which may or may not have happened; ghonce restarts it. Check before calling %s again", req.Params.Name, req.Params.Name)), nil
 	}
 	if cs, _, err = p.up.sessionOtherThan(ctx, cs); err != nil {
 		return nil, err

@@ -370,7 +370,7 @@ func toolMessage(err error) error {
 	case errors.As(err, &iv):
 		return err
 	case errors.As(err, &uc):
-		return fmt.Errorf("unconfirmed: %v: it may or may not have happened, and ghonce could not find out. Call this tool again with the same arguments (same task and step): the next call looks on GitHub first and creates nothing twice", uc.Err)
+		return fmt.Errorf("unconfirmed: %v: it may have happened or not. Call this tool again with the same arguments and step: it checks GitHub first, creating nothing twice", uc.Err)
 	case errors.As(err, &ip):
 		return fmt.Errorf("%v. Call again later with the same arguments (never another step): it returns that attempt's result, "+
 			"or takes the key over once a dead holder's lease has ended", ip)

@@ -292,7 +292,7 @@ type readOnlyError struct {
 }
 
 func (e *readOnlyError) Error() string {
-	return fmt.Sprintf("open ledger %s: this user can write neither the ledger nor its directory, and SQLite needs to create %s-shm beside a ledger even to read it: run the command as the ledger's owner, or let this user write the directory", e.path, e.path)
+	return fmt.Sprintf("open ledger %s: this user can write neither the ledger nor its directory (SQLite creates %s-shm even to read): run as its owner, or grant write there", e.path, e.path)
 }
 func (e *readOnlyError) Unwrap() error { return e.err }
 
