@@ -95,7 +95,7 @@ func pgHint(pe *pgconn.PgError, err error) error {
 	case "3D000": // invalid_catalog_name
 		return msg("%s; create it (createdb) or fix the database name in the ledger URL", pe.Message)
 	case "57014": // query_canceled: statement_timeout, or a cancel request
-		return msg("postgres cancelled a ledger statement, writing none of it: %s; end a session that holds the ledger's rows, or raise statement_timeout (ms) in the URL", pe.Message)
+		return msg("postgres cancelled a ledger statement: %s; nothing of it was written: end a session holding its rows, or raise statement_timeout (ms) in the URL", pe.Message)
 	case "55P03": // lock_not_available: lock_timeout
 		return msg("postgres gave up waiting for a lock: %s; nothing of it was written; run again", pe.Message)
 	case "57P01", "57P02", "57P03": // admin_shutdown, crash_shutdown, cannot_connect_now
