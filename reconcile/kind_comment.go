@@ -33,7 +33,7 @@ func (Comment) Face() Face {
 		CLI:      []string{"issue comment", "pr comment"}, Gh: []string{"issue comment", "pr comment"}, MCP: []string{"add_issue_comment"},
 		Does: "Comment on an issue or pull request",
 		Fields: []effect.Field{
-			{Name: "number", Arg: "NUMBER", MCP: "issue_number", Required: true},
+			{Name: "number", Arg: "NUMBER", MCP: "issue_number", Help: "the issue or pull request number", Required: true},
 			bodyField,
 		},
 	}
