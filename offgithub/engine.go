@@ -28,6 +28,7 @@ import (
 	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/observe"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // Spec describes one effect off GitHub.
@@ -95,14 +96,15 @@ func (env *Env) mark(ctx context.Context, p ledger.Proc) error {
 	return env.markSending(ctx, p)
 }
 
-// Result is what Do returns and a front prints: reconcile.Result.
-type Result = once.Result
+// Result is what Do returns and a front prints: outcome.Result, as
+// reconcile.Result is.
+type Result = outcome.Result
 
-// Outcomes of Do: see reconcile.Outcome.
+// Outcomes of Do: see outcome.Outcome.
 const (
-	Created = once.Created
-	Found   = once.Found
-	Skipped = once.Skipped
+	Created = outcome.Created
+	Found   = outcome.Found
+	Skipped = outcome.Skipped
 )
 
 // Config builds an Engine. Ledger is required; see reconcile.Config for
@@ -122,7 +124,7 @@ type Config struct {
 	Logf func(format string, args ...any)
 	// NoFormerKeys, Progress, Metrics, Tracer: as reconcile.Config's.
 	NoFormerKeys bool
-	Progress     once.Progress
+	Progress     outcome.Progress
 	Metrics      *observe.Metrics
 	Tracer       *observe.Tracer
 	// DoneNeedsProof: as reconcile.Config's (the repository ledger). A

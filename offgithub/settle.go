@@ -8,6 +8,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // Filter narrows Reconcile to some entries. Zero fields match everything.
@@ -16,8 +17,8 @@ type Filter struct {
 	Task string
 }
 
-// Settlement is what Reconcile did with one entry: reconcile.Settlement.
-type Settlement = once.Settlement
+// Settlement is what Reconcile did with one entry: outcome.Settlement.
+type Settlement = outcome.Settlement
 
 // Reconcile settles every attempting entry of a kind off GitHub matching
 // f, from the ledger alone: it never runs a command or a check (what to

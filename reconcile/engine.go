@@ -31,20 +31,21 @@ import (
 	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/observe"
+	"github.com/ghonce/ghonce/outcome"
 )
 
-// Outcome says how an action ended.
-type Outcome = once.Outcome
+// Outcome says how an action ended (outcome.Outcome).
+type Outcome = outcome.Outcome
 
 const (
-	Created = once.Created // this run created the artifact
-	Found   = once.Found   // it already existed on GitHub (an earlier attempt made it)
-	Skipped = once.Skipped // the ledger said done; GitHub was not asked
+	Created = outcome.Created // this run created the artifact
+	Found   = outcome.Found   // it already existed on GitHub (an earlier attempt made it)
+	Skipped = outcome.Skipped // the ledger said done; GitHub was not asked
 )
 
-// Result is what Do returns and the CLI prints (offgithub's engine returns
-// the same).
-type Result = once.Result
+// Result is what Do returns and the CLI prints, outcome.Result (`go doc
+// outcome.Result` lists its fields); offgithub's engine returns the same.
+type Result = outcome.Result
 
 // Config builds an Engine. Ledger is required, and GitHub to act.
 type Config struct {
@@ -225,6 +226,24 @@ func (e *Engine) Do(ctx context.Context, p *Prepared) (*Result, error) {
 	}
 	a := once.Action{Kind: p.id.Kind, Key: p.key, Task: p.id.Task, Step: p.id.Step, Repo: p.a.Repo}
 	return e.obs.Do(ctx, a, func(ctx context.Context) (*Result, error) { return e.do(ctx, p) })
+}
+
+// DoAs prepares and runs a for a durable-execution engine's step (the
+// adapters under adapters/): a's empty Task and Step are task and step,
+// the step it fills derived rather than named (Action.StepDerived). Bad
+// input is an *InvalidError, nothing recorded; other errors are Do's.
+func (e *Engine) DoAs(ctx context.Context, a Action, task, step string) (*Result, error) {
+	if a.Task == "" {
+		a.Task = task
+	}
+	if a.Step == "" {
+		a.Step, a.StepDerived = step, true
+	}
+	p, err := Prepare(a)
+	if err != nil {
+		return nil, err
+	}
+	return e.Do(ctx, p)
 }
 
 // do is Do, unobserved.

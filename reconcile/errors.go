@@ -1,12 +1,15 @@
 package reconcile
 
-import "github.com/ghonce/ghonce/internal/once"
+import (
+	"github.com/ghonce/ghonce/internal/once"
+	"github.com/ghonce/ghonce/outcome"
+)
 
 // UnconfirmedError means the action may or may not have taken effect and
 // ghonce could not find out; the entry stays attempting. Exit code 3.
 // Fields: Key, Err (why, unwrapped by errors.Is and errors.As) and Hint
 // (the next step, printed on its own line).
-type UnconfirmedError = once.UnconfirmedError
+type UnconfirmedError = outcome.UnconfirmedError
 
 // InProgressError means another attempt holds the key under a live lease.
 // Exit code 4. Fields: Key, Holder (whose claim: an opaque ID, and the host
@@ -15,7 +18,7 @@ type UnconfirmedError = once.UnconfirmedError
 // that lease, when this one gave up) and Here (the holder runs on this
 // machine; otherwise nothing tells a dead holder from a live one before its
 // lease ends). WaitPast is a wait that outlasts the lease.
-type InProgressError = once.InProgressError
+type InProgressError = outcome.InProgressError
 
 // ConflictError means the artifact's name is taken by something that is not
 // ours. Nothing was created. Exit code 1.
@@ -23,7 +26,7 @@ type InProgressError = once.InProgressError
 // DoneUnproven is true when the ledger records the key as done, and
 // GitHub shows no artifact of ours with it. Forcing the entry back to
 // failed (ledger.ResolveParams.Force) lets the next run act.
-type ConflictError = once.ConflictError
+type ConflictError = outcome.ConflictError
 
 // LedgerUnavailableError means the ledger could not be reached, or lost
 // its connection, during an action (ledger.ErrUnavailable: a Postgres
@@ -31,7 +34,7 @@ type ConflictError = once.ConflictError
 // not, nothing of this attempt reached GitHub. The engine returns it
 // inside an *UnconfirmedError (exit 3): a rerun once the ledger answers
 // settles it.
-type LedgerUnavailableError = once.LedgerUnavailableError
+type LedgerUnavailableError = outcome.LedgerUnavailableError
 
 // NotSentError means GitHub could not be reached at all (a refused
 // connection, a host that does not resolve, a TLS handshake that failed):
@@ -44,7 +47,7 @@ type LedgerUnavailableError = once.LedgerUnavailableError
 // Ledger is true when it was the ledger that could not be written (the
 // mark of a create about to leave): the create was not sent. Attempting
 // is true when the entry stays attempting.
-type NotSentError = once.NotSentError
+type NotSentError = outcome.NotSentError
 
 // refusal is a look-up's answer that the description cannot be acted on as
 // given (a start ref that names no commit): nothing was created, and the

@@ -1,8 +1,6 @@
 package reconcile
 
-import "github.com/ghonce/ghonce/internal/once"
+import "github.com/ghonce/ghonce/outcome"
 
-// Progress follows a long Reconcile (the CLI draws a bar on a terminal).
-// Calls come from one goroutine at a time: Start says how many entries
-// will be settled; Settled reports one entry settled (or left attempting).
-type Progress = once.Progress
+// Progress follows a long Reconcile: outcome.Progress.
+type Progress = outcome.Progress

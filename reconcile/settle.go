@@ -12,6 +12,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // Filter narrows Reconcile to some entries. Zero fields match everything.
@@ -25,9 +26,9 @@ type Filter struct {
 	Kind func(kind string) bool
 }
 
-// Settlement is what Reconcile did with one entry (offgithub's engine
-// reports the same).
-type Settlement = once.Settlement
+// Settlement is what Reconcile did with one entry: outcome.Settlement,
+// which offgithub's engine reports too.
+type Settlement = outcome.Settlement
 
 // Reconcile settles every attempting entry matching f against reality: found
 // → done; absent → failed, so the next run creates it; unknown, or held by a

@@ -55,7 +55,6 @@ import (
 
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/guard"
-	"github.com/ghonce/ghonce/internal/adapt"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -89,7 +88,7 @@ func Do(ctx context.Context, eng *reconcile.Engine, a reconcile.Action) (*reconc
 	if err != nil && (a.Task == "" || a.Step == "") {
 		return nil, &reconcile.InvalidError{Err: err}
 	}
-	return adapt.Do(ctx, eng, a, task, step)
+	return eng.DoAs(ctx, a, task, step)
 }
 
 // WithStep returns ctx carrying the step's Identity for ghonce's go-github

@@ -100,7 +100,6 @@ import (
 
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/guard"
-	"github.com/ghonce/ghonce/internal/adapt"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -140,7 +139,7 @@ func do(ctx context.Context, eng *reconcile.Engine, info activity.Info, a reconc
 		defer stop()
 	}
 	task, step := identity(info)
-	res, err := adapt.Do(ctx, eng, a, task, step)
+	res, err := eng.DoAs(ctx, a, task, step)
 	if err != nil {
 		return nil, Err(err)
 	}

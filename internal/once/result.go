@@ -8,51 +8,21 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
-// Outcome says how an action ended.
-type Outcome string
+// Outcome and its values: see outcome.Outcome.
+type Outcome = outcome.Outcome
 
 const (
-	Created Outcome = "created" // this run created the artifact
-	Found   Outcome = "found"   // it already existed on GitHub (an earlier attempt made it)
-	Skipped Outcome = "skipped" // the ledger said done; GitHub was not asked
+	Created = outcome.Created
+	Found   = outcome.Found
+	Skipped = outcome.Skipped
 )
 
-// Result is what an engine's Do returns and a front prints, whichever
-// engine it is; reconcile and offgithub name it Result.
-type Result struct {
-	Key            string  `json:"key"`
-	Kind           string  `json:"kind"`
-	Task           string  `json:"task"`
-	Step           string  `json:"step"`
-	Repo           string  `json:"repo,omitempty"`
-	Outcome        Outcome `json:"outcome"`
-	Number         int     `json:"number,omitempty"`
-	URL            string  `json:"url,omitempty"`
-	ID             int64   `json:"id,omitempty"`
-	SHA            string  `json:"sha,omitempty"`
-	Ref            string  `json:"ref,omitempty"`
-	PayloadChanged bool    `json:"payload_changed"`
-	Attempts       int     `json:"attempts"`
-	Warning        string  `json:"warning,omitempty"`
-
-	// Changed lists the fields of this run's description that differ from
-	// the stored one ("head", "title", "body", ...) when PayloadChanged.
-	Changed []string `json:"changed,omitempty"`
-	// Updated: --on-change update edited the artifact to this run's
-	// description.
-	Updated bool `json:"updated,omitempty"`
-	// ArtifactState is a PR's or issue's state as GitHub showed it when
-	// this run created or found it: open, closed or merged. Empty when
-	// GitHub was not asked (skipped) and for kinds without one.
-	ArtifactState string `json:"artifact_state,omitempty"`
-
-	// FoundArtifact is the artifact a look-up found (Outcome Found), with
-	// its own description: what the engine compares this run's with.
-	FoundArtifact *effect.Artifact `json:"-"`
-}
+// Result: see outcome.Result.
+type Result = outcome.Result
 
 // ResultOf is the result of entry ent, which ended as o.
 func ResultOf(ent *ledger.Entry, o Outcome) *Result {
@@ -156,33 +126,11 @@ func WithPrior(res, prior effect.Result) effect.Result {
 	return res
 }
 
-// Settlement is what an engine's Reconcile did with one entry.
-type Settlement struct {
-	Key    string        `json:"key"`
-	Kind   string        `json:"kind"`
-	Task   string        `json:"task"`
-	Step   string        `json:"step"`
-	Repo   string        `json:"repo,omitempty"`
-	From   ledger.Status `json:"from"`
-	To     ledger.Status `json:"to"`
-	Number int           `json:"number,omitempty"`
-	URL    string        `json:"url,omitempty"`
-	// Why explains the decision; for an entry that stays attempting, what a
-	// person or a rerun must do.
-	Why string `json:"why"`
-}
-
-// Settled reports whether the entry left "attempting".
-func (s Settlement) Settled() bool { return s.To != ledger.Attempting }
-
-// Progress follows a long Reconcile (the CLI draws a bar on a terminal).
-// Calls come from one goroutine at a time.
-type Progress interface {
-	// Start says how many entries will be settled.
-	Start(total int)
-	// Settled reports one entry settled (or left attempting).
-	Settled(s Settlement)
-}
+// Settlement and Progress: see package outcome.
+type (
+	Settlement = outcome.Settlement
+	Progress   = outcome.Progress
+)
 
 // ClaimToSettle claims ent for settling it (Reconcile). It does not wait
 // for a live holder: that one is settling the entry itself; it takes over
