@@ -20,8 +20,8 @@ require (
 	github.com/mattn/go-sqlite3 v1.14.53 // indirect
 	github.com/robfig/cron/v3 v3.0.1 // indirect
 	golang.org/x/oauth2 v0.38.0 // indirect
-	golang.org/x/sync v0.22.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
+	golang.org/x/sync v0.23.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
 )
 
 // Development in this repository: the core module is the checkout this
