@@ -76,6 +76,9 @@ func shapeCandidates() map[string]reconcile.Spec {
 		}
 		add(reconcile.Close{Number: n, PR: true})
 		add(reconcile.DeleteComment{ID: int64(n), Number: 1})
+		for _, l := range labels {
+			add(reconcile.Labels{Number: n, Labels: l})
+		}
 	}
 	return out
 }
@@ -98,6 +101,8 @@ func fmtSpec(s reconcile.Spec) string {
 		return strconv.FormatInt(v.ID, 10)
 	case reconcile.DeleteBranch:
 		return v.Name + " " + v.SHA
+	case reconcile.Labels:
+		return strconv.Itoa(v.Number) + " " + strings.Join(v.Labels, ",")
 	}
 	return ""
 }
