@@ -138,3 +138,22 @@ func TestLabelsValidate(t *testing.T) {
 		}
 	}
 }
+
+// The labels are the payload, not the target: another set under a done key
+// is reported (payload_changed), never added; another step adds others.
+func TestLabelsChangedSetIsReportedNotAdded(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n := w.issue()
+	mustDo(t, w.engine(), labelsAction("ISSUE-7", n, "ready"))
+	writes := w.writes()
+	r := mustDo(t, w.engine(), labelsAction("ISSUE-7", n, "ready", "p1"))
+	if r.Outcome != reconcile.Skipped || !r.PayloadChanged || w.writes() != writes {
+		t.Fatalf("another set: %+v after %d writes, want skipped with payload_changed and no write", r, w.writes()-writes)
+	}
+	other := labelsAction("ISSUE-7", n, "p1")
+	other.Step = "triage"
+	if r := mustDo(t, w.engine(), other); r.Outcome != reconcile.Created {
+		t.Fatalf("another step: %+v, want created", r)
+	}
+}
