@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"errors"
 	"strconv"
 
 	"github.com/ghonce/ghonce/effect"
@@ -27,13 +26,22 @@ type Labels struct {
 	Labels []string `json:"labels"`
 }
 
+func init() { register[Labels]() }
+
 func (Labels) Kind() string { return "labels" }
 
-// Face: see Face. A pull request's labels are its issue's: one REST write.
+// Face: see Face. A pull request's labels are its issue's: one REST write,
+// a verb under each noun, named as gh names its edit.
 func (Labels) Face() Face {
 	return Face{
 		Write:    "POST repos/{owner}/{repo}/issues/{number}/labels",
 		ReadBack: []string{"repos/{owner}/{repo}/issues/{number}/labels"},
+		CLI:      []string{"issue edit", "pr edit"}, Gh: []string{"issue edit", "pr edit"},
+		Does: "Add labels to an issue or pull request",
+		Fields: []effect.Field{
+			{Name: "number", Arg: "NUMBER", MCP: "issue_number", Help: "the issue or pull request number", Required: true},
+			{Name: "labels", Flag: "add-label", Input: "labels", List: true, Help: "a label to add (repeat, or separate with commas) (required)", Required: true},
+		},
 	}
 }
 
@@ -59,8 +67,7 @@ func (l Labels) Validate(string) error {
 	return nil
 }
 
-// labelsAPI is what the kind needs of GitHub beyond the engine's
-// interface: *ghcheck.Client has it.
+// labelsAPI is what the kind needs of GitHub: *ghcheck.Client has it.
 type labelsAPI interface {
 	FindLabels(ctx context.Context, r ghcheck.Repo, q ghcheck.LabelsQuery) effect.Result
 	AddLabels(ctx context.Context, r ghcheck.Repo, number int, labels []string) (effect.Artifact, error)
@@ -68,31 +75,16 @@ type labelsAPI interface {
 
 var _ labelsAPI = (*ghcheck.Client)(nil)
 
-var errNoLabelsAPI = errors.New("this GitHub client cannot add labels once (it has no FindLabels and AddLabels): use a *ghcheck.Client")
-
-func (l Labels) api(env *Env) (labelsAPI, error) {
-	if api, ok := env.GitHub.(labelsAPI); ok {
-		return api, nil
-	}
-	return nil, errNoLabelsAPI
-}
-
 // Find: a first attempt (NeverAttempted) reads the labels only; a rerun
 // reads the events too, from when its first attempt began (Since).
 func (l Labels) Find(ctx context.Context, env *Env, _ string) effect.Result {
-	api, err := l.api(env)
-	if err != nil {
-		return effect.Result{State: effect.Unknown, Err: err}
-	}
-	return api.FindLabels(ctx, env.Repo, ghcheck.LabelsQuery{Number: l.Number, Labels: l.Labels, Since: env.Since, Fresh: env.NeverAttempted})
+	return look(env, func(gh labelsAPI) effect.Result {
+		return gh.FindLabels(ctx, env.Repo, ghcheck.LabelsQuery{Number: l.Number, Labels: l.Labels, Since: env.Since, Fresh: env.NeverAttempted})
+	})
 }
 
 func (l Labels) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
-	api, err := l.api(env)
-	if err != nil {
-		return effect.Artifact{}, &effect.CreateError{Class: effect.ClassNotSent, Err: err}
-	}
-	return api.AddLabels(ctx, env.Repo, l.Number, l.Labels)
+	return send(env, func(gh labelsAPI) (effect.Artifact, error) { return gh.AddLabels(ctx, env.Repo, l.Number, l.Labels) })
 }
 
 var _ Spec = Labels{}
