@@ -141,7 +141,7 @@ reliability:
 	$(RELIABILITY) -timeout 60m -reliability.profile=full -reliability.out=$(CURDIR)/docs/reliability.md $(RELIABILITY_FLAGS)
 
 reliability-short:
-	$(RELIABILITY) -timeout 20m -reliability.profile=short $(RELIABILITY_FLAGS)
+	$(RELIABILITY) -timeout 40m -reliability.profile=short $(RELIABILITY_FLAGS)
 
 clean:
 	rm -rf bin

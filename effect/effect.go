@@ -185,10 +185,48 @@ func (e *named) Unwrap() error { return e.err }
 // "stale", "wait", "body", "content", "app-id", "app-private-key",
 // "app-installation-id"), and the value advice gives it, if any ("LOGIN",
 // "update"). A package below the fronts that advises setting one says it
-// through the Words it was given, never by a front's flag: each front has
-// its own, the CLI its flags, the ghonce action its inputs, a Go caller
+// as an *AdviceError, never by a front's flag: each front says it in its
+// own Words, the CLI its flags, the ghonce action its inputs, a Go caller
 // the fields of its options (GoWords).
 type Option struct{ Name, Value string }
+
+// AdviceError is an error the user settles by giving or checking an
+// option. Err says what went wrong and why, in one line; the next step is
+// data (Option, Set, Step), which each front says in its own words: In,
+// called once per front where package failure maps the error (failure.Say).
+// Error is Err's text alone.
+type AdviceError struct {
+	Err    error
+	Option Option
+	// Set: the step asks to give Option (Words.Set), else it names it
+	// (Words.Name).
+	Set bool
+	// Step is the next step, with %s where the option is said; "" is the
+	// option alone.
+	Step string
+}
+
+func (e *AdviceError) Error() string { return e.Err.Error() }
+func (e *AdviceError) Unwrap() error { return e.Err }
+
+// Next is the next step in w's words.
+func (e *AdviceError) Next(w Words) string {
+	w = WordsOr(w)
+	said := w.Name(e.Option)
+	if e.Set {
+		said = w.Set(e.Option)
+	}
+	if said == "" { // the front has no way to give it: name it as Go does
+		said = GoWords{}.Name(e.Option)
+	}
+	if e.Step == "" {
+		return said
+	}
+	return strings.Replace(e.Step, "%s", said, 1)
+}
+
+// In is the error followed by its next step in w's words.
+func (e *AdviceError) In(w Words) string { return e.Error() + ": " + e.Next(w) }
 
 // Words says options in one front's vocabulary.
 type Words interface {

@@ -146,7 +146,7 @@ func (e *Keyed) Unwrap() error { return e.Err }
 // names the options it advises in w, the caller's words (nil is
 // effect.GoWords).
 func Describe(err error, verb string, w effect.Words) Failure {
-	f := Failure{ExitCode: ExitError, Error: Error{Kind: Other, Message: Message(err)}}
+	f := Failure{ExitCode: ExitError, Error: Error{Kind: Other, Message: Say(err, w)}}
 	if err == nil {
 		return f
 	}
@@ -215,12 +215,59 @@ func Describe(err error, verb string, w effect.Words) Failure {
 	return f
 }
 
-// Message is err's text for a person, without a trailing newline.
-func Message(err error) string {
+// Message is err's text for a person, without a trailing newline, its
+// advice said as a Go caller gives options (Say with effect.GoWords).
+func Message(err error) string { return Say(err, nil) }
+
+// In is err said in w (Say), as an error that unwraps to err: what a
+// front hands on, rather than prints, says it so.
+func In(err error, w effect.Words) error {
+	if err == nil {
+		return nil
+	}
+	if msg := Say(err, w); msg != err.Error() {
+		return &said{msg: msg, err: err}
+	}
+	return err
+}
+
+type said struct {
+	msg string
+	err error
+}
+
+func (e *said) Error() string { return e.msg }
+func (e *said) Unwrap() error { return e.err }
+
+// sayer is an error a front says in its own words: an *effect.AdviceError
+// (its next step), a *reconcile.ChangedError or *reconcile.SameOrAnotherError
+// (their remedies).
+type sayer interface {
+	error
+	In(w effect.Words) string
+}
+
+// Say is err's text for a person in w, the words of the front that reports
+// it (nil is effect.GoWords): the first error in its chain that a front
+// says in its own words is said in w where its text stands. Each front
+// calls it once, through Describe or where it prints an error itself.
+func Say(err error, w effect.Words) string {
 	if err == nil {
 		return ""
 	}
-	return strings.TrimRight(err.Error(), "\n")
+	msg := strings.TrimRight(err.Error(), "\n")
+	var s sayer
+	if !errors.As(err, &s) {
+		return msg
+	}
+	w = effect.WordsOr(w)
+	if at := s.Error(); at != "" && strings.Contains(msg, at) {
+		return strings.Replace(msg, at, s.In(w), 1)
+	}
+	if a, ok := s.(*effect.AdviceError); ok { // a wrapper reworded it
+		return msg + ": " + a.Next(w)
+	}
+	return msg
 }
 
 // Next is the step that settles a failure of kind for key ("" when no
@@ -245,7 +292,7 @@ func next(kind Kind, err error, key, verb string, w effect.Words) string {
 	case Conflict:
 		if cf := (*reconcile.ConflictError)(nil); errors.As(err, &cf) && cf.DoneUnproven {
 			// Not a name taken: a done entry GitHub does not confirm.
-			return fmt.Sprintf("check why GitHub shows no artifact of ours for it (deleted, or the entry was written by someone else); to act again: `ghonce resolve %s --retry --force`, then rerun", k)
+			return fmt.Sprintf("check why GitHub has none (deleted, or someone who can push there wrote the entry); to act again: `ghonce resolve %s --retry --force`, then rerun", k)
 		}
 		return "the name is taken by an artifact that is not ours: remove or rename it, or use another " + w.Name(effect.Option{Name: "step"}) + "; then rerun"
 	case Ledger:

@@ -128,3 +128,19 @@ type inputs struct{}
 
 func (inputs) Name(o effect.Option) string  { return o.Name + ":" }
 func (w inputs) Set(o effect.Option) string { return "set " + w.Name(o) }
+
+// An advice is said where its text stands in the chain, in the caller's
+// words; a Go caller is told the field to set.
+func TestSayPutsTheAdviceInTheCallersWords(t *testing.T) {
+	adv := &effect.AdviceError{Err: errors.New("open ledger: no repository"), Option: effect.Option{Name: "repo", Value: "OWNER/REPO"}, Set: true}
+	err := &LedgerError{Err: fmt.Errorf("%w (the ledger flag chooses it)", adv)}
+	if got, want := Say(err, nil), `open ledger: no repository: set Repo to "OWNER/REPO" (the ledger flag chooses it)`; got != want {
+		t.Errorf("Say in Go's words: %q; want %q", got, want)
+	}
+	if got, want := Describe(err, "", inputs{}).Error.Message, "open ledger: no repository: set repo: (the ledger flag chooses it)"; got != want {
+		t.Errorf("Describe in a front's words: %q; want %q", got, want)
+	}
+	if got := In(err, inputs{}); !errors.Is(got, adv) || got.Error() != Say(err, inputs{}) {
+		t.Errorf("In: %v; want the said text, unwrapping to the advice", got)
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"github.com/google/go-github/v66/github"
 	"golang.org/x/oauth2"
 
-	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/internal/secret"
 	"github.com/ghonce/ghonce/observe"
 )
@@ -63,14 +62,7 @@ type Options struct {
 	// Tracer, if set, traces each request sent as a client span, a child
 	// of the span its context carries.
 	Tracer *observe.Tracer
-	// Words names the options errors advise in the front's words (nil:
-	// effect.GoWords, these fields).
-	Words effect.Words
 }
-
-// Words names options as the front that built c does (Options.Words), for
-// the errors of a layer above c that asks the user to set one.
-func (c *Client) Words() effect.Words { return c.opts.Words }
 
 // Client is the GitHub layer. It is safe for concurrent use.
 type Client struct {
@@ -176,7 +168,6 @@ func New(opts Options) (*Client, error) {
 		opts.UserAgent = defaultUserAgent
 	}
 	opts.TrustedAuthors = trimmed(opts.TrustedAuthors)
-	opts.Words = effect.WordsOr(opts.Words)
 	opts.InstallationAuthors = trimmed(opts.InstallationAuthors)
 
 	var hc http.Client

@@ -104,7 +104,7 @@ func (c *Client) PutFile(ctx context.Context, r Repo, branch, path, message stri
 	case cur.GetSHA() == want:
 		return Artifact{SHA: want, URL: cur.GetHTMLURL()}, nil
 	case replaces != "" && cur.GetSHA() != replaces:
-		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("put file: %s on branch %s of %s is blob %.12s now, not %.12s as the call expects: someone changed it since it was read; read it again and redo the change", path, branch, r, cur.GetSHA(), replaces))
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("put file: %s on branch %s of %s is blob %.12s now, not %.12s as expected: someone changed it since it was read; read it again and redo the change", path, branch, r, cur.GetSHA(), replaces))
 	default:
 		opts.SHA = github.String(cur.GetSHA())
 	}

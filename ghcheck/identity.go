@@ -71,11 +71,14 @@ func (c *Client) Login(ctx context.Context) (string, error) {
 			c.loginDone, c.login = true, ""
 			return "", nil
 		}
-		return "", c.redact(&credentialsError{hintError{
-			msg: fmt.Sprintf("read token identity: GitHub answered %d to GET /user, as it does for GitHub App installation tokens and Actions' GITHUB_TOKEN: "+
-				"%s, the login that authors its artifacts (e.g. github-actions[bot])", st, c.opts.Words.Set(effect.Option{Name: "trust-author", Value: "LOGIN"})),
-			err: err,
-		}})
+		return "", c.redact(&effect.AdviceError{
+			Err: &credentialsError{hintError{
+				msg: fmt.Sprintf("read token identity: GitHub answered %d to GET /user, as it does for GitHub App installation tokens and Actions' GITHUB_TOKEN", st),
+				err: err,
+			}},
+			Option: effect.Option{Name: "trust-author", Value: "LOGIN"}, Set: true,
+			Step: "%s, the login that authors its artifacts (e.g. github-actions[bot])",
+		})
 	default:
 		return "", c.redact(fmt.Errorf("read token identity (GET /user): %w", err))
 	}

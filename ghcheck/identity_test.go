@@ -2,6 +2,7 @@ package ghcheck
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -54,20 +55,24 @@ func TestLogin401(t *testing.T) {
 	wantState(t, c.FindIssue(context.Background(), repo, IssueQuery{Key: keyFor("issue")}), Unknown)
 }
 
-// A Go caller is told the field to set (Options.TrustedAuthors), never a
-// flag of the CLI; a front that gave its Words, its own word for it.
+// The advice names the option as data: a Go caller is told the field to
+// set (Options.TrustedAuthors), never a flag of the CLI; a front, its own
+// word for it.
 func TestLoginForbiddenNeedsTrustedAuthors(t *testing.T) {
 	for _, status := range []int{403, 404} {
 		body := fixture(t, "integration.403.json")
 		c, _ := newTest(t, Options{}, route(mock.GetUser, reply(status, body)))
 		_, err := c.Login(context.Background())
 		noToken(t, err)
-		if err == nil || !strings.Contains(err.Error(), `set TrustedAuthors to "LOGIN"`) || strings.Contains(err.Error(), "--") || !strings.Contains(err.Error(), "github-actions[bot]") {
-			t.Fatalf("%d: err = %v; want the field TrustedAuthors named, no flag", status, err)
+		var a *effect.AdviceError
+		if !errors.As(err, &a) || !errors.Is(err, ErrCredentials) || strings.Contains(err.Error(), "trust") {
+			t.Fatalf("%d: err = %v; want credentials advice, its step apart", status, err)
 		}
-		c, _ = newTest(t, Options{Words: flagWords{}}, route(mock.GetUser, reply(status, body)))
-		if _, err := c.Login(context.Background()); err == nil || !strings.Contains(err.Error(), "--trust-author LOGIN") {
-			t.Fatalf("%d: err = %v; want the front's flag", status, err)
+		if got := a.In(nil); !strings.Contains(got, `set TrustedAuthors to "LOGIN"`) || strings.Contains(got, "--") || !strings.Contains(got, "github-actions[bot]") {
+			t.Fatalf("%d: in Go's words: %s; want the field TrustedAuthors named, no flag", status, got)
+		}
+		if got := a.In(flagWords{}); !strings.Contains(got, "--trust-author LOGIN") {
+			t.Fatalf("%d: in a CLI's words: %s; want the front's flag", status, got)
 		}
 		res := c.FindComment(context.Background(), repo, 1, keyFor("c"))
 		wantState(t, res, Unknown)

@@ -219,7 +219,7 @@ func (c *Client) addAssignees(ctx context.Context, r Repo, is *github.Issue, log
 		}
 	}
 	if len(dropped) > 0 {
-		return fmt.Errorf("%s: GitHub did not assign %s: it drops, without an error, a login that is not a collaborator of %s (or one beyond 10 assignees, or any when the token cannot push there): check the login and its access", did, strings.Join(dropped, ", "), r)
+		return fmt.Errorf("%s: GitHub did not assign %s: it silently drops a login not a collaborator of %s (and any past 10, or all without push access): check the login", did, strings.Join(dropped, ", "), r)
 	}
 	return nil
 }

@@ -115,7 +115,11 @@ func (c *Client) prCreateRefused(ctx context.Context, r Repo, key string, p NewP
 	case st == http.StatusNotFound:
 		return worded(err, did, repoNotFoundHint(r))
 	case st == http.StatusUnprocessableEntity && alreadyExists(er):
-		return worded(err, did, c.describeOpenPR(ctx, r, key, headOwner, branch))
+		hint, other := c.describeOpenPR(ctx, r, key, headOwner, branch)
+		if other != "" { // ghonce made it for this key, as another identity
+			return &effect.AdviceError{Err: worded(err, did, hint), Option: effect.Option{Name: "trust-author", Value: other}, Set: true, Step: "if that is your bot or app, %s"}
+		}
+		return worded(err, did, hint)
 	case st == http.StatusUnprocessableEntity && fieldInvalid(er, "head"):
 		where := r.String()
 		if !strings.EqualFold(headOwner, r.Owner) {
@@ -131,8 +135,9 @@ func (c *Client) prCreateRefused(ctx context.Context, r Repo, key string, p NewP
 }
 
 // describeOpenPR names the open pull request on headOwner:branch, for the
-// 422 GitHub gives a second one: number, author, URL, and what to do.
-func (c *Client) describeOpenPR(ctx context.Context, r Repo, key, headOwner, branch string) string {
+// 422 GitHub gives a second one: number, author, URL, and what to do;
+// other is its author when it carries key's marker but is not ours.
+func (c *Client) describeOpenPR(ctx context.Context, r Repo, key, headOwner, branch string) (hint, other string) {
 	var prs []*github.PullRequest
 	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response
@@ -153,12 +158,13 @@ func (c *Client) describeOpenPR(ctx context.Context, r Repo, key, headOwner, bra
 			what = fmt.Sprintf("open pull request #%d by %s (%s) already uses head %s:%s", pr.GetNumber(), login, pr.GetHTMLURL(), headOwner, branch)
 			if taskkey.HasMarker(pr.GetBody(), key) {
 				// ghonce made it for this key, as another identity.
-				return what + fmt.Sprintf(" and carries this key's marker, but %s does not count as ours: if that is your bot or app, %s", login, c.opts.Words.Set(effect.Option{Name: "trust-author", Value: login}))
+				what += " and carries this key's marker, but " + login + " does not count as ours"
+				other = login
 			}
 			break
 		}
 	}
-	return what + "; GitHub allows one open pull request per head and base: push the change to another head branch, or close that pull request"
+	return what + "; GitHub allows one open pull request per head and base: push the change to another head branch, or close that pull request", other
 }
 
 // issueRefused words a refused POST to an issue's or a repository's

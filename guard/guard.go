@@ -315,7 +315,7 @@ func (t *Transport) envTask() (task, stepName string, err error) {
 		}
 	}
 	if task == "" {
-		return "", "", errors.New("the request's context carries no task and GHONCE_TASK is not set: wrap the context with guard.WithStep(ctx, task, step), set GHONCE_TASK, or set Options.NoTask to guard.Pass to send such writes unguarded")
+		return "", "", errors.New("no task in the context or GHONCE_TASK: use guard.WithStep(ctx, task, step), set GHONCE_TASK, or Options.NoTask = guard.Pass to send unguarded")
 	}
 	return task, strings.TrimSpace(getenv("GHONCE_STEP")), nil
 }
@@ -365,7 +365,7 @@ func (t *Transport) engineFor(req *http.Request, root string) (*engine, error) {
 	} else if t.opts.TokenSource != nil {
 		opts.TokenSource = t.opts.TokenSource
 	} else {
-		return nil, errors.New("the request carries no token (Authorization: Bearer or token) and Options.TokenSource is nil: give the guard the token source its base transport authenticates with")
+		return nil, errors.New("the request carries no token (Authorization: Bearer or token) and Options.TokenSource is nil: give the guard its base transport's token source")
 	}
 	gh, err := ghcheck.New(opts)
 	if err != nil {

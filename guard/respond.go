@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,13 +15,15 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
 // guard runs a through the engine and answers req as GitHub would have.
 func (t *Transport) guard(req *http.Request, w *write, a reconcile.Action) (*http.Response, error) {
 	fail := func(err error) (*http.Response, error) {
-		return nil, fmt.Errorf("guard %s %s: %w", req.Method, req.URL.Path, err)
+		// Said as a Go caller gives options, the step as WithStep sets it.
+		return nil, fmt.Errorf("guard %s %s: %w", req.Method, req.URL.Path, failure.In(err, withStep(a.Task)))
 	}
 	e, err := t.engineFor(req, w.root)
 	if err != nil {
@@ -49,10 +50,6 @@ func (t *Transport) guard(req *http.Request, w *write, a reconcile.Action) (*htt
 		if st, hdr, body, ok := c.last(); ok && st >= 400 && st < 500 {
 			return answer(req, st, hdr, body, p.Key(), "refused"), nil
 		}
-		var so *reconcile.SameOrAnotherError
-		if errors.As(err, &so) {
-			return fail(&sameOrAnother{so})
-		}
 		return fail(err)
 	}
 	if res.PayloadChanged && t.opts.Logf != nil {
@@ -72,16 +69,6 @@ func (t *Transport) guard(req *http.Request, w *write, a reconcile.Action) (*htt
 	}
 	return answer(req, http.StatusCreated, nil, body, res.Key, string(res.Outcome)), nil
 }
-
-// sameOrAnother is a *reconcile.SameOrAnotherError in Go's terms: the step
-// to use is WithStep's.
-type sameOrAnother struct{ e *reconcile.SameOrAnotherError }
-
-func (e *sameOrAnother) Error() string {
-	return e.e.In(withStep(e.e.Result.Task))
-}
-
-func (e *sameOrAnother) Unwrap() error { return e.e }
 
 // withStep names the step option as WithStep sets it for task.
 type withStep string

@@ -101,7 +101,7 @@ func TracerFromEnv(getenv func(string) string, o TracerOptions) (*Tracer, error)
 		t.endpoint = "http://localhost:4318/v1/traces"
 	}
 	if u, err := url.Parse(t.endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("invalid OTLP traces endpoint %q (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): want http(s)://HOST:PORT, e.g. http://localhost:4318", redact(t.endpoint))
+		return nil, fmt.Errorf("invalid OTLP traces endpoint %q (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): want http(s)://HOST:PORT (http://localhost:4318)", redact(t.endpoint))
 	}
 	switch p := either("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"); p {
 	case "", "http/protobuf":

@@ -270,7 +270,7 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h once.Held, spec
 				// The entry is failed, never left attempting, and the
 				// next run asks the check again.
 				_, _ = e.core.Finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, res.Err.Error())
-				return nil, fmt.Errorf("%w; the command did not run: ghonce runs it only once the check answers that the effect does not exist (exit 1); fix the check, or rerun once it can answer", res.Err)
+				return nil, fmt.Errorf("%w; the command did not run (it runs only once the check exits 1: the effect does not exist); fix the check, or rerun once it can answer", res.Err)
 			}
 			hint = checkHint(key)
 		}

@@ -114,13 +114,13 @@ func (x Exec) Find(ctx context.Context, env *Env, key string) effect.Result {
 	if env.unproven != "" {
 		return x.unprovenResult(env, key)
 	}
-	return findInLedger(env, x.OnUnconfirmed == OnUnconfirmedRetry, func(lostLedger bool) error {
-		if lostLedger {
-			return errors.New("the ledger was created by this run, so an earlier ledger may have been lost, and without --check ghonce cannot tell whether this command already ran (create ledgers ahead with `ghonce init`). " +
-				"If it did not, run `ghonce resolve " + key + " --retry`; if it did, `ghonce resolve " + key + " --done`; or give --check CMD")
+	return findInLedger(env, x.OnUnconfirmed == OnUnconfirmedRetry, func(lost bool) error {
+		if lost {
+			return errors.New(lostLedger + ", and without --check ghonce cannot tell whether this command already ran (create ledgers ahead with `ghonce init`). " +
+				resolveBy(key) + "; or give --check CMD")
 		}
 		return errors.New("an earlier attempt may have run this command and crashed before recording it; without --check ghonce cannot tell. " +
-			"If it did not run, `ghonce resolve " + key + " --retry`; if it did, `ghonce resolve " + key + " --done`; for a command safe to repeat, pass --on-unconfirmed retry")
+			resolveBy(key) + "; for a command safe to repeat, pass --on-unconfirmed retry")
 	})
 }
 
@@ -128,9 +128,9 @@ func (x Exec) Find(ctx context.Context, env *Env, key string) effect.Result {
 // alone: absent when no attempt can have made it (the entry failed, is
 // fresh in an established ledger, or was left with no mark that its create
 // started) or when it is safe to repeat (retry);
-// otherwise unknown, with the error maybe words (lostLedger: the ledger is
+// otherwise unknown, with the error maybe words (lost: the ledger is
 // new, so an earlier one may have been lost).
-func findInLedger(env *Env, retry bool, maybe func(lostLedger bool) error) effect.Result {
+func findInLedger(env *Env, retry bool, maybe func(lost bool) error) effect.Result {
 	switch {
 	case env.Prior == ledger.Failed, env.Prior == "" && !env.LedgerNew, env.unstarted:
 		return effect.Result{State: effect.Absent}
@@ -148,7 +148,15 @@ func (x Exec) unprovenResult(env *Env, key string) effect.Result {
 		return effect.Result{State: effect.Absent}
 	}
 	return effect.Result{State: effect.Unknown, Err: errors.New(env.unproven + ", and its effect may still come after a check says it has not. " +
-		"Rerun where it ran, or once it has surely ended: `ghonce resolve " + key + " --retry` if it did not happen, `--done` if it did; for a command safe to repeat, pass --on-unconfirmed retry")}
+		"Rerun where it ran, or once it has surely ended: " + resolveBy(key) + "; for a command safe to repeat, pass --on-unconfirmed retry")}
+}
+
+// lostLedger is why a ledger this run created cannot say that nothing ran.
+const lostLedger = "the ledger was created by this run, so an earlier ledger may have been lost"
+
+// resolveBy is how a person settles key once they know whether it happened.
+func resolveBy(key string) string {
+	return "`ghonce resolve " + key + " --retry` if it did not happen, `--done` if it did"
 }
 
 // checkNoAnswer is a --check that ran and answered neither 0 (it exists)

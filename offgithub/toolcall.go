@@ -83,12 +83,12 @@ func (ToolCall) NotSent() string {
 }
 
 func (c ToolCall) Find(_ context.Context, env *Env, key string) effect.Result {
-	return findInLedger(env, c.Idempotent, func(lostLedger bool) error {
-		settle := fmt.Sprintf("Check whether it happened (on GitHub, for github-mcp-server), then run `ghonce resolve %s --done` if it did or `ghonce resolve %s --retry` if it did not; the next identical call then replays or sends it", key, key)
-		if lostLedger {
-			return fmt.Errorf("the ledger was created by this run, so an earlier ledger may have been lost, and ghonce cannot tell whether %s was already called with these arguments (create the ledger ahead with `ghonce init`). %s", c.Tool, settle)
+	return findInLedger(env, c.Idempotent, func(lost bool) error {
+		settle := "Check whether it happened (on GitHub, for github-mcp-server), then run " + resolveBy(key) + "; the next identical call then replays or sends it"
+		if lost {
+			return fmt.Errorf("%s, and ghonce cannot tell whether %s was already called with these arguments (create the ledger ahead with `ghonce init`). %s", lostLedger, c.Tool, settle)
 		}
-		return fmt.Errorf("an earlier call of %s with these arguments may have happened: its answer was lost (the upstream died or the call was cut off), and ghonce never sends such a call again by itself. %s", c.Tool, settle)
+		return fmt.Errorf("an earlier call of %s with these arguments may have happened: its answer was lost (upstream died or the call was cut); ghonce never resends it. %s", c.Tool, settle)
 	})
 }
 

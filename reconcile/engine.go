@@ -283,7 +283,7 @@ func (e *Engine) proveDone(ctx context.Context, a Action, entry *ledger.Entry) (
 	case effect.Found:
 		return proven(a, entry, res.Artifact), nil
 	case effect.Absent, effect.Conflict:
-		return nil, &ConflictError{Key: entry.Key, DoneUnproven: true, Err: fmt.Errorf("the ledger records it as done (%s), but GitHub shows no artifact of ours that carries the key: the entry was written by someone else who can push to the repository, or the artifact was deleted; nothing was created. Check, then force the entry back to failed so that the next run acts", orNothing(entry.Ref.Name()))}
+		return nil, &ConflictError{Key: entry.Key, DoneUnproven: true, Err: fmt.Errorf("the ledger records it as done (%s), but GitHub shows no artifact of ours that carries the key (deleted, or a forged entry); nothing was created", orNothing(entry.Ref.Name()))}
 	}
 	return nil, &UnconfirmedError{Key: entry.Key, Err: fmt.Errorf("the ledger records it as done, and GitHub could not confirm it: %w", res.Err), Hint: "Nothing was created: rerun the same command once GitHub answers."}
 }

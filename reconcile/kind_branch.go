@@ -173,6 +173,6 @@ func adoptBranch(b Branch, env *Env, res effect.Result) effect.Result {
 		return res
 	}
 	return effect.Result{State: effect.Conflict, Err: fmt.Errorf(
-		"branch %s exists at %.12s, a commit after the start %.12s, and nothing shows ghonce made it (this ledger has no earlier attempt of this key): someone else may have; "+
+		"branch %s exists at %.12s, a commit after the start %.12s, and nothing shows ghonce made it (no earlier attempt of this key): someone else may have; "+
 			"if it is this task's branch, start it from %s to record it as it is, otherwise choose another name", b.Name, res.Artifact.SHA, b.SHA, b.Name)}
 }

@@ -66,9 +66,6 @@ type Config struct {
 	HTTPClient *http.Client
 	Now        func() time.Time
 	UserAgent  string
-	// Words names the options errors advise in the front's words (nil:
-	// effect.GoWords, these fields).
-	Words effect.Words
 	// Minted, if set, is told each installation token minted, before Token
 	// returns it and so before its first use: the CLI scrubs it from what it
 	// prints and, inside GitHub Actions, has the runner mask it.
@@ -92,16 +89,21 @@ type App struct {
 
 // New parses the key and checks the configuration; it sends nothing.
 func New(cfg Config) (*App, error) {
-	cfg.Words = effect.WordsOr(cfg.Words)
 	if cfg.AppID <= 0 {
-		return nil, fmt.Errorf("configure github app: app id %d: want the numeric App ID from the app's settings page (%s)", cfg.AppID, cfg.Words.Name(effect.Option{Name: "app-id"}))
+		return nil, &effect.AdviceError{
+			Err:    fmt.Errorf("configure github app: app id %d: want the numeric App ID from the app's settings page", cfg.AppID),
+			Option: effect.Option{Name: "app-id"}, Step: "check %s",
+		}
 	}
-	key, err := parseKey(cfg.PrivateKey, cfg.Words)
+	key, err := parseKey(cfg.PrivateKey)
 	if err != nil {
 		return nil, err
 	}
 	if cfg.InstallationID == 0 && (cfg.Owner == "" || cfg.Repo == "") {
-		return nil, fmt.Errorf("configure github app: no installation id and no repository to find it for: %s", cfg.Words.Set(effect.Option{Name: "app-installation-id"}))
+		return nil, &effect.AdviceError{
+			Err:    errors.New("configure github app: no installation id and no repository to find it for"),
+			Option: effect.Option{Name: "app-installation-id"}, Set: true,
+		}
 	}
 	base := cfg.BaseURL
 	if base == "" {
@@ -127,9 +129,12 @@ func New(cfg Config) (*App, error) {
 // parseKey parses a PEM-encoded RSA private key. A key pasted into an
 // environment variable with literal "\n" sequences is accepted too. Its
 // errors match ErrBadKey and never show the key.
-func parseKey(p []byte, w effect.Words) (*rsa.PrivateKey, error) {
+func parseKey(p []byte) (*rsa.PrivateKey, error) {
 	bad := func(why string) error {
-		return fmt.Errorf("parse github app private key: %s: give the .pem file the app's settings page generated (%s): %w", why, w.Name(effect.Option{Name: "app-private-key"}), ErrBadKey)
+		return &effect.AdviceError{
+			Err:    fmt.Errorf("parse github app private key: %s: %w", why, ErrBadKey),
+			Option: effect.Option{Name: "app-private-key"}, Step: "give the .pem file the app's settings page generated (%s)",
+		}
 	}
 	p = bytes.TrimSpace(p)
 	if len(p) == 0 {
@@ -312,7 +317,7 @@ func (a *App) call(ctx context.Context, method, path, what string, out any) erro
 		Message string `json:"message"`
 	}
 	_ = json.Unmarshal(b, &e)
-	return &Error{Op: what, Status: resp.StatusCode, Message: e.Message, hint: a.hint(resp.StatusCode, path, e.Message)}
+	return a.refused(&Error{Op: what, Status: resp.StatusCode, Message: e.Message}, path)
 }
 
 // Error is GitHub's refusal of an app request.
@@ -334,22 +339,28 @@ func (e *Error) Error() string {
 	return msg
 }
 
-// hint says what to do about a refusal.
-func (a *App) hint(status int, path, msg string) string {
+// refused is e with what to do about it: a hint in its text, or the
+// option to check as advice.
+func (a *App) refused(e *Error, path string) error {
 	id := strconv.FormatInt(a.cfg.AppID, 10)
-	switch {
-	case status == http.StatusUnauthorized && (strings.Contains(msg, "'exp'") || strings.Contains(msg, "'iat'")):
-		return "GitHub refused the JWT's times: the runner's clock is off; it must be within about a minute of GitHub's (check NTP), then run again"
-	case status == http.StatusUnauthorized:
-		return "check that app id " + id + " (" + a.cfg.Words.Name(effect.Option{Name: "app-id"}) + ") is the App ID on the app's settings page and the private key is one of that app's keys"
-	case status == http.StatusNotFound && strings.HasSuffix(path, "/installation"):
-		return "app " + id + " is not installed on " + a.cfg.Owner + "/" + a.cfg.Repo + ": install it on the repository (the app's settings page, Install App), or " + a.cfg.Words.Set(effect.Option{Name: "app-installation-id"})
-	case status == http.StatusNotFound && strings.HasSuffix(path, "/access_tokens"):
-		return "installation " + strconv.FormatInt(a.install, 10) + " is not an installation of app " + id + ": check " + a.cfg.Words.Name(effect.Option{Name: "app-installation-id"}) + ", or leave it out to find the installation for the repository"
-	case status == http.StatusForbidden:
-		return "the installation may be suspended or lack permissions: check the app's installation settings"
+	advise := func(o string, set bool, step string) error {
+		return &effect.AdviceError{Err: e, Option: effect.Option{Name: o}, Set: set, Step: step}
 	}
-	return ""
+	switch st := e.Status; {
+	case st == http.StatusUnauthorized && (strings.Contains(e.Message, "'exp'") || strings.Contains(e.Message, "'iat'")):
+		e.hint = "GitHub refused the JWT's times: the runner's clock is off; it must be within about a minute of GitHub's (check NTP), then run again"
+	case st == http.StatusUnauthorized:
+		return advise("app-id", false, "check that app id "+id+" (%s) is the App ID on the app's settings page and the private key is one of that app's keys")
+	case st == http.StatusNotFound && strings.HasSuffix(path, "/installation"):
+		e.hint = "app " + id + " is not installed on " + a.cfg.Owner + "/" + a.cfg.Repo
+		return advise("app-installation-id", true, "install it on the repository (the app's settings page, Install App), or %s")
+	case st == http.StatusNotFound && strings.HasSuffix(path, "/access_tokens"):
+		e.hint = "installation " + strconv.FormatInt(a.install, 10) + " is not an installation of app " + id
+		return advise("app-installation-id", false, "check %s, or leave it out to find the installation for the repository")
+	case st == http.StatusForbidden:
+		e.hint = "the installation may be suspended or lack permissions: check the app's installation settings"
+	}
+	return e
 }
 
 // Minted is how many installation tokens this App minted (for tests and

@@ -183,9 +183,6 @@ func runAction(ctx context.Context, o actOptions) error {
 	if state, err := act(ctx, f, o, p); err != nil {
 		// Every failure from here on names the key and, once the ledger
 		// is open, the entry's state: what a caller needs to settle it.
-		if o.words == nil { // ghonce's own verbs (the gh shim words it itself)
-			err = changedIn(err, o.say())
-		}
 		if cf := (*reconcile.ConflictError)(nil); errors.As(err, &cf) && cf.DoneUnproven {
 			err = &inWords{msg: err.Error() + ": `ghonce resolve " + cf.Key + " --retry --force`", err: err}
 		}
@@ -278,20 +275,6 @@ func act(ctx context.Context, f *factory, o actOptions, p interface{ Key() strin
 		}
 	}
 	return ledger.Done, f.reportToActions(res)
-}
-
-// changedIn is a *reconcile.ChangedError or *reconcile.SameOrAnotherError
-// said in w, the words of the front whose options act on it.
-func changedIn(err error, w effect.Words) error {
-	var ce *reconcile.ChangedError
-	var so *reconcile.SameOrAnotherError
-	switch {
-	case errors.As(err, &ce):
-		return &inWords{msg: ce.In(w), err: err}
-	case errors.As(err, &so):
-		return &inWords{msg: so.In(w), err: err}
-	}
-	return err
 }
 
 // changeAdvice is what a run whose description differs from the done

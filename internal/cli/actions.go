@@ -59,7 +59,7 @@ func actionsTask(getenv func(string) string, errOut io.Writer) (string, error) {
 func (f *factory) githubOptions(ctx context.Context, who gitHubFlags, repo repoFlag) (ghcheck.Options, error) {
 	tel := f.telemetry(false)
 	opts := ghcheck.Options{BaseURL: f.sys.Getenv("GITHUB_API_URL"), TrustedAuthors: who.TrustAuthors, UserAgent: "ghonce", Logf: f.logf,
-		Metrics: tel.metrics, Tracer: tel.tracer, Words: f.words()}
+		Metrics: tel.metrics, Tracer: tel.tracer}
 	var err error
 	if opts.Budget, err = budgetFromEnv(f.sys.Getenv); err != nil {
 		return opts, err
@@ -125,7 +125,7 @@ func (f *factory) githubApp(a appFlags, repo repoFlag) (*appauth.App, error) {
 			return nil, usagef("invalid GitHub App installation id %q: want a number (%s)", s, w.Name(effect.Option{Name: "app-installation-id"}))
 		}
 	}
-	cfg := appauth.Config{AppID: appID, PrivateKey: key, InstallationID: inst, BaseURL: env("GITHUB_API_URL"), Now: f.sys.Now, Words: w, Minted: f.mintedToken}
+	cfg := appauth.Config{AppID: appID, PrivateKey: key, InstallationID: inst, BaseURL: env("GITHUB_API_URL"), Now: f.sys.Now, Minted: f.mintedToken}
 	if inst == 0 {
 		repo, err := repo.orEnv(env)
 		if err != nil {
@@ -184,20 +184,21 @@ func (f *factory) reportToActions(r *reconcile.Result) error {
 }
 
 // annotateForActions reports a failed run as a workflow command (::error::
-// or ::warning:: with the hint to re-run) and a job-summary line, scrubbed
-// of secrets (the run's: runSecrets), when running inside GitHub Actions.
-func annotateForActions(sys IO, code int, err error, secrets []string) {
+// or ::warning:: with the hint to re-run) and a job-summary line, in w
+// (the words of the front that ran) and scrubbed of secrets (the run's:
+// runSecrets), when running inside GitHub Actions.
+func annotateForActions(sys IO, code int, err error, w effect.Words, secrets []string) {
 	env, ok := actions.Detect(sys.Getenv)
 	if !ok || code == ExitOK || err == nil {
 		return
 	}
-	msg := failure.Message(err)
+	msg := failure.Say(err, w)
 	var se *silentError
 	if errors.As(err, &se) {
 		msg = map[int]string{
 			ExitUnconfirmed: "some entries could not be settled: GitHub could not answer, or another process holds them; the log above names them.",
 			ExitStale:       "ledger entries have been attempting longer than " + wordsFor(sys.Getenv).Name(effect.Option{Name: "stale"}) + ": a person is needed; run `ghonce status` to see them, then `ghonce resolve KEY --done` or `--retry`.",
-			ExitDuplicates:  "ghonce audit found open duplicates: the job summary lists them; `ghonce audit --apply` settles the ones this token's login wrote, and a person labels one `ghonce-audit:keep` to keep both.",
+			ExitDuplicates:  "audit found open duplicates (in the job summary): `ghonce audit --apply` settles this token's own; label one `ghonce-audit:keep` to keep both.",
 		}[code]
 		if msg == "" {
 			msg = fmt.Sprintf("ghonce exited %d; see the log above.", code)

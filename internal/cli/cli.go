@@ -79,7 +79,7 @@ func Main(ctx context.Context, args []string, sys IO) int {
 	err = lookupError(cmd, err)
 	var se *silentError
 	if errors.As(err, &se) {
-		annotateForActions(sys, se.code, err, f.runSecrets())
+		annotateForActions(sys, se.code, err, nil, f.runSecrets())
 		return se.code
 	}
 	verb := ""
@@ -97,7 +97,7 @@ func Main(ctx context.Context, args []string, sys IO) int {
 			fmt.Fprintln(sys.Err, "ghonce: write JSON: "+jerr.Error())
 		}
 	}
-	annotateForActions(sys, fail.ExitCode, err, f.runSecrets())
+	annotateForActions(sys, fail.ExitCode, err, wordsFor(sys.Getenv), f.runSecrets())
 	if fail.ExitCode == ExitUsage && fail.Error.Kind == failure.Usage {
 		fmt.Fprintf(sys.Err, "Run '%s --help' for usage.\n", strings.TrimSpace("ghonce "+verb))
 	}

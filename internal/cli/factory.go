@@ -170,7 +170,7 @@ func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.O
 			return f.github(ctx, gitHubFlags{}, repo)
 		}
 	}
-	o.Now, o.CreatedBy, o.Words, o.Logf = f.sys.Now, createdBy(), f.words(), f.logf
+	o.Now, o.CreatedBy, o.Logf = f.sys.Now, createdBy(), f.logf
 	// The backends' errors name the ledger and say what to do.
 	l, err := store.Open(ctx, loc, o)
 	switch {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	_ "embed"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -113,7 +115,7 @@ func addWaitFlag(c *cobra.Command, d *time.Duration) {
 }
 
 func addSettleFlag(c *cobra.Command, d *time.Duration) {
-	c.Flags().DurationVar(d, "settle", reconcile.DefaultSettle, "after an attempt that died or was unconfirmed with its create in flight, wait this long from the moment that create was sent (GitHub's 10s request limit plus a margin) before concluding it does not exist; an attempt that sent nothing costs no wait. A create GitHub commits later than this (past its own limit) is not covered: a takeover creates it again (docs/design/limits.md)")
+	c.Flags().DurationVar(d, "settle", reconcile.DefaultSettle, flagSays("settle"))
 }
 
 // settleDefault makes GHONCE_SETTLE the default of c's --settle, when c
@@ -157,7 +159,7 @@ func onChangeFromEnv(getenv func(string) string) (string, error) {
 }
 
 func addTrustLedgerFlag(c *cobra.Command, b *bool) {
-	c.Flags().BoolVar(b, "trust-ledger", false, "create a key this established ledger has never seen without looking on GitHub first: only when every run of these tasks uses this ledger (docs/guide/rate-limits.md)")
+	c.Flags().BoolVar(b, "trust-ledger", false, flagSays("trust-ledger"))
 }
 
 // gitHubFlags say who ghonce is on GitHub beyond the token: --trust-author
@@ -311,3 +313,9 @@ func jsonGiven(c *cobra.Command) bool {
 	fl := c.Flags().Lookup("json")
 	return fl != nil && fl.Value.String() == "true"
 }
+
+//go:embed flags.txt
+var flagsFile string
+
+// flagSays is the help flags.txt gives a flag that needs more than a line.
+var flagSays = human.Texts(flagsFile)

@@ -54,14 +54,13 @@ func GhMain(ctx context.Context, argv []string, sys IO) int {
 	if err == nil {
 		return ExitOK
 	}
-	err = changedIn(err, ghWords{})
 	fail := failure.Describe(err, verb, ghWords{})
 	fail.Error.Message = actions.Scrub(fail.Error.Message, envSecrets(sys.Getenv))
 	fmt.Fprintln(sys.Err, "ghonce: "+fail.Error.Message)
 	if fail.Key != "" && !strings.Contains(fail.Error.Message, fail.Key) {
 		fmt.Fprintln(sys.Err, "ghonce: key "+fail.Key)
 	}
-	annotateForActions(sys, fail.ExitCode, err, envSecrets(sys.Getenv))
+	annotateForActions(sys, fail.ExitCode, err, ghWords{}, envSecrets(sys.Getenv))
 	return ghExit(sys.Getenv, fail)
 }
 

@@ -320,7 +320,7 @@ func handOff(argv []string, sys IO) int {
 		return 1
 	}
 	if err != nil {
-		fmt.Fprintf(sys.Err, "ghonce: `gh %s` is not a command ghonce guards, and no real gh was found on PATH after %s to run it: install gh (https://cli.github.com) or set GHONCE_GH to its path\n", strings.Join(argv[1:], " "), shimDirOf(argv[0]))
+		fmt.Fprintf(sys.Err, "ghonce: `gh %s` is not guarded, and no real gh was found on PATH after %s: install gh (https://cli.github.com) or set GHONCE_GH to its path\n", strings.Join(argv[1:], " "), shimDirOf(argv[0]))
 		return 1
 	}
 	code, err := execGh(gh, argv)

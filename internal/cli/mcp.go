@@ -113,7 +113,7 @@ GITHUB_HOST and GITHUB_API_URL likewise. See docs/guide/mcp-proxy.md.`, human.Du
 	c.Flags().DurationVar(&opts.Grace, "shutdown-grace", 30*time.Second, "with --http: how long a stop (SIGTERM) lets calls in flight finish before it cancels them, left unconfirmed")
 	c.Flags().DurationVar(&opts.StaleAge, "stale-after", 15*time.Minute, "with --http: the age after which an attempting entry counts as stale in /metrics (ghonce_ledger_stale_entries)")
 	c.Flags().DurationVar(&opts.UpstreamTimeout, "upstream-timeout", mcp.DefaultStartTimeout, "with --upstream: how long the upstream may take to start and answer MCP's initialize")
-	c.Flags().StringVar(&opts.GitHubHost, "github-host", "", "with --upstream: the GitHub both ghonce and the upstream use, as github-mcp-server's GITHUB_HOST (https://HOST; GitHub Enterprise's API at /api/v3); default GITHUB_HOST, else GITHUB_API_URL's host")
+	c.Flags().StringVar(&opts.GitHubHost, "github-host", "", flagSays("github-host"))
 	c.Flags().BoolVar(&opts.Upstream, "upstream", false, "serve in front of the MCP server that the command after -- starts (e.g. -- github-mcp-server stdio)")
 	addLedgerFlag(c, &opts.Ledger)
 	addRepoFlag(c, &opts.Repo)
@@ -150,7 +150,7 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 			return usage(err)
 		}
 		if host, _, _ := net.SplitHostPort(httpAddr); !mcpLoopback(host) && (host == "" || net.ParseIP(host).IsUnspecified()) && len(ho.Hosts) == 0 {
-			return usagef("ghonce mcp --http %s: on every interface, name the hosts clients reach it by with --allowed-host (e.g. --allowed-host ghonce.internal), so a request for another name is refused", httpAddr)
+			return usagef("ghonce mcp --http %s: on every interface, name the hosts clients reach it by with --allowed-host (e.g. ghonce.internal), so other names are refused", httpAddr)
 		}
 	} else if opts.TokenFile != "" || len(opts.AllowedHosts) > 0 {
 		return usagef("ghonce mcp: --auth-token-file and --allowed-host are for --http")
@@ -313,7 +313,7 @@ func bridgeEnv(f *factory, host string) ([]string, error) {
 		if h := hostOfAPIURL(api); h != "" {
 			env = append(env, "GITHUB_HOST="+h)
 		} else if u, err := url.Parse(api); err == nil && u.Hostname() != "api.github.com" {
-			fmt.Fprintf(f.sys.Err, "ghonce mcp: warning: GITHUB_API_URL %s cannot be given to the upstream as GITHUB_HOST (github-mcp-server's host has no port and its API is at /api/v3): set GITHUB_HOST or --github-host, or the upstream talks to github.com\n", api)
+			fmt.Fprintf(f.sys.Err, "ghonce mcp: warning: GITHUB_API_URL %s is no GITHUB_HOST (no port, API at /api/v3): upstream goes to github.com; set GITHUB_HOST or --github-host\n", api)
 		}
 	}
 	f.sys.Getenv = func(k string) string {

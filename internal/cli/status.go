@@ -142,8 +142,8 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 		return err
 	}
 	if stale > 0 {
-		fmt.Fprintf(f.sys.Err, "ghonce: %d attempting %s older than %s: run `ghonce reconcile`; for what stays attempting a person decides: `ghonce status KEY`, then `ghonce resolve KEY --done` or `--retry`\n",
-			stale, plural(stale, "entry", "entries"), human.Duration(opts.Stale))
+		fmt.Fprintf(f.sys.Err, "ghonce: %d attempting %s older than %s: %s\n",
+			stale, plural(stale, "entry", "entries"), human.Duration(opts.Stale), failure.Next(failure.Stale, ""))
 		return &silentError{ExitStale}
 	}
 	return nil

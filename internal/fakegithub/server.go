@@ -486,6 +486,13 @@ func (s *Server) authenticate(r *http.Request) (string, bool) {
 	return login, ok && tok != "" && !s.tokenExpiredLocked(tok)
 }
 
+// exposedHeaders are the response headers GitHub lets a browser read
+// (its Access-Control-Expose-Headers).
+var exposedHeaders = []string{"ETag", "Link", "Location", "Retry-After", "X-GitHub-OTP",
+	"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Used", "X-RateLimit-Resource", "X-RateLimit-Reset",
+	"X-OAuth-Scopes", "X-Accepted-OAuth-Scopes", "X-Poll-Interval", "X-GitHub-Media-Type", "X-GitHub-SSO",
+	"X-GitHub-Request-Id", "Deprecation", "Sunset"}
+
 // write sends rep.
 func (s *Server) write(w http.ResponseWriter, rep *reply) {
 	h := w.Header()
@@ -496,7 +503,7 @@ func (s *Server) write(w http.ResponseWriter, rep *reply) {
 		h.Set("Content-Type", "application/json; charset=utf-8")
 	}
 	h.Set("X-GitHub-Media-Type", "github.v3; format=json")
-	h.Set("Access-Control-Expose-Headers", "ETag, Link, Location, Retry-After, X-GitHub-OTP, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Used, X-RateLimit-Resource, X-RateLimit-Reset, X-OAuth-Scopes, X-Accepted-OAuth-Scopes, X-Poll-Interval, X-GitHub-Media-Type, X-GitHub-SSO, X-GitHub-Request-Id, Deprecation, Sunset")
+	h.Set("Access-Control-Expose-Headers", strings.Join(exposedHeaders, ", "))
 	w.WriteHeader(rep.status)
 	if len(rep.body) > 0 {
 		_, _ = w.Write(rep.body)

@@ -1,10 +1,11 @@
 // Package human formats values for people reading ghonce's messages:
 // durations rounded to what a person can act on ("2s", "1m30s", "250ms"),
-// and ages for tables ("3m", "2h", "4d").
+// ages for tables ("3m", "2h", "4d"), and help texts kept in files.
 package human
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -44,4 +45,29 @@ func Age(d time.Duration) string {
 		return fmt.Sprintf("%dh", int(d/time.Hour))
 	}
 	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+}
+
+// Texts reads a file of help texts by name, as ghonce embeds them (a line
+// "## NAME" starts a text, the lines under it are joined by spaces, lines
+// starting with "# " are comments), and returns the text of a name. The
+// file is part of the program: a name it lacks is a bug, and panics.
+func Texts(file string) func(name string) string {
+	texts := map[string]string{}
+	var name string
+	for _, line := range strings.Split(file, "\n") {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			name = strings.TrimSpace(line[3:])
+		case strings.HasPrefix(line, "# "), name == "", strings.TrimSpace(line) == "":
+		default:
+			texts[name] = strings.TrimSpace(texts[name] + " " + strings.TrimSpace(line))
+		}
+	}
+	return func(name string) string {
+		t, ok := texts[name]
+		if !ok {
+			panic(fmt.Sprintf("no help text %q", name))
+		}
+		return t
+	}
 }

@@ -50,3 +50,10 @@ func TestAge(t *testing.T) {
 		})
 	}
 }
+
+func TestTexts(t *testing.T) {
+	say := Texts("# a comment\n\n## one\nfirst line\nsecond line\n\n## two, with words\nonly\n")
+	if one, two := say("one"), say("two, with words"); one != "first line second line" || two != "only" {
+		t.Errorf("Texts: %q, %q", one, two)
+	}
+}

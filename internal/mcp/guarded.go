@@ -95,7 +95,7 @@ func (s *Server) serveGuarded(ctx context.Context, g guard, takes map[string]boo
 	}
 	if len(extra) > 0 {
 		slices.Sort(extra)
-		return invalidResult(fmt.Errorf("%s through ghonce takes %s (and owner, repo, task, step); it cannot make %s happen once: call it without %s, then set %s with another tool (nothing was created)",
+		return invalidResult(fmt.Errorf("%s through ghonce takes %s (and owner, repo, task, step), and cannot make %s happen once: call it without %s, then set %s with another tool",
 			name, strings.Join(g.carries, ", "), strings.Join(extra, ", "), strings.Join(extra, ", "), pluralIt(extra))), true
 	}
 	if taskWins && s.cfg.Task != "" {
@@ -164,12 +164,12 @@ func guardedTool(t *sdk.Tool, taskWins bool) (*sdk.Tool, error) {
 	if props == nil {
 		props = map[string]any{}
 	}
-	desc := callTaskDesc
+	task := modelSays("task")
 	if taskWins {
-		desc = taskDesc
+		task = modelSays("task, behind --upstream")
 	}
-	props["task"] = map[string]any{"type": "string", "description": desc}
-	props["step"] = map[string]any{"type": "string", "description": stepDesc}
+	props["task"] = map[string]any{"type": "string", "description": task}
+	props["step"] = map[string]any{"type": "string", "description": modelSays("step")}
 	schema["properties"] = props
 	g.InputSchema = schema
 	a := sdk.ToolAnnotations{}
@@ -178,13 +178,6 @@ func guardedTool(t *sdk.Tool, taskWins bool) (*sdk.Tool, error) {
 	}
 	a.IdempotentHint = true
 	g.Annotations = &a
-	g.Description = strings.TrimRight(t.Description, " \n") + "\n\n" + proxyOnceNote
+	g.Description = strings.TrimRight(t.Description, " \n") + "\n\n" + modelSays("once")
 	return &g, nil
 }
-
-const (
-	callTaskDesc  = "The unit of work this call belongs to (an issue or ticket id, never a time). Default: ghonce's task (GHONCE_TASK or --task); a task passed here wins over it. Calls with the same task and step happen once."
-	taskDesc      = "The unit of work this call belongs to (an issue or ticket id, never a time). Default: ghonce's task (GHONCE_TASK), which wins when set. Calls with the same task and step happen once."
-	stepDesc      = "The step within the task. Default: one per tool and target (one PR per base branch, one comment per issue, one issue, one branch per name, one file per branch and path). Pass a new step only for a genuinely new artifact; reuse it when retrying."
-	proxyOnceNote = "Through ghonce, this happens once per (task, step): ghonce records the call in a ledger and looks on GitHub before it creates, so calling again with the same task and step (after a timeout, an error or a restart, even with reworded text) returns what the first call made and creates nothing new. Retry freely; pass a new step only for a genuinely new one."
-)

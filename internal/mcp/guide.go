@@ -40,7 +40,7 @@ func GuideTables(ctx context.Context) (map[string]string, error) {
 	res := &sdk.ListToolsResult{Tools: served}
 
 	var b strings.Builder
-	b.WriteString("| tool | required | optional | listed, refused | default step | one per task |\n| --- | --- | --- | --- | --- | --- |\n")
+	tableHead(&b, "tool", "required", "optional", "listed, refused", "default step", "one per task")
 	var task, step string
 	for _, t := range res.Tools {
 		a, err := argsOf(t)
@@ -80,7 +80,7 @@ func GuideTables(ctx context.Context) (map[string]string, error) {
 		return nil, fmt.Errorf("read %s: %w", GitHubMCPToolsFile, err)
 	}
 	b.Reset()
-	b.WriteString("| upstream's tool | acts on, once per (task, step) | refused in the create ghonce guards | goes upstream as it came | default step |\n| --- | --- | --- | --- | --- |\n")
+	tableHead(&b, "upstream's tool", "acts on, once per (task, step)", "refused in the create ghonce guards", "goes upstream as it came", "default step")
 	for _, u := range up {
 		t, err := guardedTool(u, true)
 		if err != nil {
@@ -104,9 +104,14 @@ func GuideTables(ctx context.Context) (map[string]string, error) {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | `%s` |\n", t.Name, list(acts), list(refused), g.passWhat, defaultStep(t.Name))
 	}
-	fmt.Fprintf(&b, "\nEach also takes optional `task` and `step` (as in [the MCP server](mcp.md)), except that behind `--upstream` ghonce's task wins, as the schema tells the model:\n\n- `task`: %s\n", ptask)
+	fmt.Fprintf(&b, "\n%s\n\n- `task`: %s\n", modelSays("guide, behind --upstream"), ptask)
 	tables[GuideProxyTools] = b.String()
 	return tables, nil
+}
+
+// tableHead writes a markdown table's head with cols.
+func tableHead(b *strings.Builder, cols ...string) {
+	b.WriteString("| " + strings.Join(cols, " | ") + " |\n|" + strings.Repeat(" --- |", len(cols)) + "\n")
 }
 
 // ServedTools is `ghonce mcp`'s tools/list, asked of a server started in

@@ -61,7 +61,8 @@ func CheckAddress(addr string, authenticated bool) error {
 		return fmt.Errorf("invalid --http address %q: want an IP address, not a name (e.g. 0.0.0.0:%s); name the hosts clients use with --allowed-host", addr, port)
 	}
 	if !authenticated {
-		return fmt.Errorf("invalid --http address %q: ghonce serves MCP over HTTP on a loopback address (127.0.0.1 or [::1]) only, unless clients must authenticate: set --auth-token-file FILE or GHONCE_MCP_AUTH_TOKEN (a bearer token of at least %d characters, e.g. `openssl rand -hex 32`)", addr, MinTokenLength)
+		return fmt.Errorf("invalid --http address %q: ghonce serves MCP over HTTP on a loopback address (127.0.0.1 or [::1]) only, unless clients must authenticate: "+
+			"set --auth-token-file FILE or GHONCE_MCP_AUTH_TOKEN (a bearer token of at least %d characters, e.g. `openssl rand -hex 32`)", addr, MinTokenLength)
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ import (
 func checkOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o := r.Header.Values("Origin"); len(o) > 0 && (len(o) > 1 || !ownOrigin(o[0], r)) {
-			http.Error(w, "Forbidden: the Origin of this request is not this server's own (loopback, this port); ghonce's MCP server answers only local clients, never a web page", http.StatusForbidden)
+			http.Error(w, "Forbidden: this request's Origin is not this server's own (loopback, this port); ghonce's MCP server answers only local clients, never a web page", http.StatusForbidden)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -158,9 +158,9 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 	}
 	caps := *p.upCaps
 	caps.Tools = &sdk.ToolCapabilities{ListChanged: true}
-	instr := proxyInstructions
+	instr := modelSays("instructions, behind --upstream")
 	if init.Instructions != "" {
-		instr = init.Instructions + "\n\n" + proxyInstructions
+		instr = init.Instructions + "\n\n" + modelSays("instructions, behind --upstream")
 	}
 	opts := &sdk.ServerOptions{Instructions: instr, Capabilities: &caps}
 	if caps.Completions != nil {
@@ -224,11 +224,13 @@ func (p *Proxy) missingGuards(upstream string) string {
 	if len(missing) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("upstream %s lists none of the tools ghonce guards for the kinds %s: a write of such a kind under another tool's name happens at most once per identical arguments, not once per (task, step). ghonce guards github-mcp-server's tools by name (v1.9.0's); check the upstream's version and toolsets (--toolsets)",
+	return fmt.Sprintf("upstream %s lists none of the tools ghonce guards for the kinds %s: such writes under other names happen once per identical arguments, not per (task, step); "+checkUpstream,
 		upstream, strings.Join(missing, "; "))
 }
 
-const proxyInstructions = `Through ghonce: create_pull_request, issue_write (method create), add_issue_comment (with a body), create_branch and create_or_update_file happen once per (task, step): calling one again with the same task and step, after a timeout, an error or a restart, returns what the first call made; reworded with no step passed, a tool error gives both texts (the same artifact: do not call again; another: the step it names); pass a new step only for a genuinely new artifact. Every other write tool happens at most once per identical arguments: its first result is returned again to an identical call. If a tool error says a call may have happened, do not work around it with different arguments; report it.`
+// checkUpstream is what to do when the upstream lacks a tool or argument
+// ghonce guards.
+const checkUpstream = "check the upstream's version and toolsets (--toolsets): ghonce guards github-mcp-server's tools by name (v1.9.0's)"
 
 func upName(init *sdk.InitializeResult) string {
 	if init.ServerInfo == nil || init.ServerInfo.Name == "" {
@@ -287,7 +289,7 @@ func (p *Proxy) syncTools(ctx context.Context) error {
 				handlers = append(handlers, p.guardedHandler(g, argNames(gt)))
 				continue
 			}
-			p.unguarded(t.Name, fmt.Sprintf("upstream's %s has no argument %s, which ghonce needs to make it happen once per (task, step): it goes through the generic guard instead (once per identical arguments); check the upstream's version (ghonce guards github-mcp-server v1.9.0's tools)",
+			p.unguarded(t.Name, fmt.Sprintf("upstream's %s has no argument %s, which ghonce needs (once per task and step): it goes through the generic guard instead (once per same arguments); "+checkUpstream,
 				t.Name, strings.Join(lacks, ", ")))
 		}
 		served = append(served, t)
@@ -350,7 +352,7 @@ func (p *Proxy) forward(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 		return res, err
 	}
 	if !p.readOnly(req.Params.Name) {
-		return errorResult(fmt.Errorf("unconfirmed: the upstream MCP server exited during the call to %s, so it may or may not have happened; ghonce restarts it. Check before you call %s again", req.Params.Name, req.Params.Name)), nil
+		return errorResult(fmt.Errorf("unconfirmed: the upstream exited during the call to %s, which may or may not have happened; ghonce restarts it. Check before calling %s again", req.Params.Name, req.Params.Name)), nil
 	}
 	if cs, _, err = p.up.sessionOtherThan(ctx, cs); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/kinds"
@@ -71,13 +72,19 @@ type KeyOutput struct {
 	URL    string `json:"url,omitempty"`
 }
 
-func (s *Server) addReadTools() {
+func (s *Server) addReadTools() error {
+	keyArgs, err := jsonschema.For[KeyArgs](nil)
+	if err != nil {
+		return fmt.Errorf("infer ghonce_key's input schema: %w", err)
+	}
+	keyArgs.Properties["task"].Description = modelSays("task")
+	keyArgs.Properties["step"].Description = modelSays("step")
 	readOnly := func(title string) *sdk.ToolAnnotations {
 		return &sdk.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no}
 	}
 	sdk.AddTool(s.srv, &sdk.Tool{
 		Name: "ghonce_status", Title: "What this task has done (ghonce)", Annotations: readOnly("What this task has done (ghonce)"),
-		Description: "List this task's ghonce ledger entries: every write tool call made so far, its status (done, attempting, failed) and what it made. Call it after a restart to see what is already done before you act again; it reads only the local ledger, never GitHub.",
+		Description: modelSays("ghonce_status"),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in StatusArgs) (*sdk.CallToolResult, StatusOutput, error) {
 		handled(ctx)
 		out, err := s.status(ctx, in)
@@ -88,7 +95,7 @@ func (s *Server) addReadTools() {
 	})
 	sdk.AddTool(s.srv, &sdk.Tool{
 		Name: "ghonce_key", Title: "Key of a call (ghonce)", Annotations: readOnly("Key of a call (ghonce)"),
-		Description: "Return the key a write tool call would use (from its task, step, repository and target), and that key's status in the ledger. Two calls with the same key happen once.",
+		Description: modelSays("ghonce_key"), InputSchema: keyArgs,
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in KeyArgs) (*sdk.CallToolResult, KeyOutput, error) {
 		handled(ctx)
 		out, err := s.key(ctx, in)
@@ -98,6 +105,7 @@ func (s *Server) addReadTools() {
 		text := fmt.Sprintf("key %s (task %q, step %q, %s %s %s): %s", out.Key, out.Task, out.Step, out.Kind, out.Repo, out.Target, out.Status)
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
 	})
+	return nil
 }
 
 func (s *Server) status(ctx context.Context, in StatusArgs) (StatusOutput, error) {

@@ -93,18 +93,18 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ghonce", Title: "ghonce: GitHub writes that happen once", Version: cfg.Version}, &sdk.ServerOptions{
-		Instructions: instructions,
+		Instructions: modelSays("instructions"),
 	})
 	s.srv.AddReceivingMiddleware(s.traceCalls, s.schemaErrors)
 	s.observeGauges()
 	if err := s.addWriteTools(); err != nil {
 		return nil, fmt.Errorf("new mcp server: %w", err)
 	}
-	s.addReadTools()
+	if err := s.addReadTools(); err != nil {
+		return nil, fmt.Errorf("new mcp server: %w", err)
+	}
 	return s, nil
 }
-
-const instructions = `ghonce's write tools (create_pull_request, issue_write with method create, create_issue, add_issue_comment, create_branch, create_or_update_file) have github-mcp-server's names and argument schemas, plus optional task and step; an argument ghonce cannot make happen once is refused by name, and nothing is created. Each (task, step) happens once: calling again with the same task and step, after a timeout, an error or a restart, returns what the first call made and creates nothing new. If its title or comment body changed and you passed no step, a tool error gives both texts: if it is the same artifact, do not call again; if another, call again with the step it names. Pass a new step only for a genuinely new artifact. After a restart, call ghonce_status to see what this task has already done.`
 
 // SDK returns the underlying SDK server, to connect to any transport.
 func (s *Server) SDK() *sdk.Server { return s.srv }

@@ -31,8 +31,9 @@ type Where struct {
 
 // Once is the two arguments ghonce adds to every write tool.
 type Once struct {
-	Task string `json:"task,omitempty" jsonschema:"The unit of work this call belongs to (an issue or ticket id, never a time). Default: ghonce's task (GHONCE_TASK or --task); a task passed here wins over it. Calls with the same task and step happen once."`
-	Step string `json:"step,omitempty" jsonschema:"The step within the task. Default: one per tool and target (one PR per base branch, one comment per issue, one issue, one branch per name, one file per branch and path). Pass a new step only for a genuinely new artifact; reuse it when retrying."`
+	// Described by model.txt ("task", "step"), as in every tool's schema.
+	Task string `json:"task,omitempty"`
+	Step string `json:"step,omitempty"`
 }
 
 func (w Where) where() Where { return w }
@@ -418,7 +419,6 @@ func toolMessage(err error) error {
 		uc *reconcile.UnconfirmedError
 		ip *reconcile.InProgressError
 		cf *reconcile.ConflictError
-		ce *reconcile.ChangedError
 		so *reconcile.SameOrAnotherError
 		iv *invalidError
 	)
@@ -426,7 +426,7 @@ func toolMessage(err error) error {
 	case errors.As(err, &iv):
 		return err
 	case errors.As(err, &uc):
-		return fmt.Errorf("unconfirmed: %v: it may or may not have happened, and ghonce could not find out. Call this tool again with the same arguments (same task and step): the next call looks on GitHub first and creates nothing twice", uc.Err)
+		return fmt.Errorf("unconfirmed: %v: it may have happened or not. Call this tool again with the same arguments and step: it checks GitHub first, creating nothing twice", uc.Err)
 	case errors.As(err, &ip):
 		return fmt.Errorf("%v. Call again later with the same arguments (never another step): it returns that attempt's result, "+
 			"or takes the key over once a dead holder's lease has ended", ip)
@@ -435,12 +435,12 @@ func toolMessage(err error) error {
 	case errors.As(err, &so):
 		return fmt.Errorf("%s, and this call's %s is %q. Nothing was created. If this call is that one again, it is done: do not call again. "+
 			"If it is another, call again with step %q (keep that step if you retry it)", so.Facts(), so.Field, so.Text, so.NewStep)
-	case errors.As(err, &ce):
-		return errors.New(ce.In(modelWords{}))
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("cancelled: %v: if a request had been sent it may have taken effect; call again with the same arguments to settle it", err)
 	}
-	return err
+	// Advice, a changed description: the step and the server's settings
+	// to give, in the model's words.
+	return failure.In(err, modelWords{})
 }
 
 // withKind ends msg with the failure's kind, the CLI exit code of the same

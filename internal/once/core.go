@@ -289,7 +289,7 @@ func (o *Core) LetInFlightLand(ctx context.Context, c *ledger.Claim, claimed tim
 	if wait <= 0 {
 		return nil
 	}
-	o.cfg.Logf("an earlier attempt on %s sent its create %s ago and GitHub may still be committing it; waiting %s (the in-flight window is %s) before looking on GitHub",
+	o.cfg.Logf("an earlier attempt on %s sent its create %s ago; GitHub may still be committing it: waiting %s (the in-flight window is %s) before looking",
 		c.Entry.Key, human.Duration(age), human.Duration(wait), human.Duration(o.cfg.Settle))
 	return o.cfg.Sleep(ctx, wait)
 }

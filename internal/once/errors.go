@@ -148,11 +148,14 @@ type NotSentError struct {
 	Err        error
 }
 
+// apiRoot is where each front sets the API root.
+const apiRoot = "the API root (GITHUB_API_URL for the CLI, ghcheck.Options.BaseURL from Go; GitHub Enterprise: https://HOST/api/v3)"
+
 func (e *NotSentError) Error() string {
 	if e.Ledger {
 		return fmt.Sprintf("the ledger could not record that the create of %s was about to be sent: %v; nothing was sent for this attempt", e.Key, e.Err)
 	}
-	msg := fmt.Sprintf("cannot reach GitHub for %s: %v; nothing was sent, so nothing was created. Check the API root (GITHUB_API_URL for the CLI, ghcheck.Options.BaseURL from Go; GitHub Enterprise: https://HOST/api/v3), the network and any proxy", e.Key, e.Err)
+	msg := fmt.Sprintf("cannot reach GitHub for %s: %v; nothing was sent, so nothing was created. Check %s, the network and any proxy", e.Key, e.Err, apiRoot)
 	if e.Attempting {
 		msg += "; the entry stays \"attempting\" for the earlier attempt: rerun once GitHub is reachable"
 	}

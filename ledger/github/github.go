@@ -306,7 +306,10 @@ func (l *Ledger) moveTo(ctx context.Context, ref, parent, sha string, t *tip, ma
 	case errors.As(err, &ce) && ce.Class == ghcheck.ClassExists:
 		return nil, false, errMoved
 	case parent == "" && errors.As(err, &ce) && ce.Class == ghcheck.ClassRefused && status(err) == http.StatusUnprocessableEntity:
-		return nil, false, fmt.Errorf("create %s in %s: GitHub refused the ref (%w): this host does not take refs outside refs/heads and refs/tags, so the repository cannot hold the ledger; nothing was claimed: use a SQLite file or a Postgres ledger instead (%s)", ref, l.repo, err, l.c.Words().Name(effect.Option{Name: "ledger"}))
+		return nil, false, &effect.AdviceError{
+			Err:    fmt.Errorf("create %s in %s: GitHub refused the ref (%w): this host does not take refs outside refs/heads and refs/tags, so it cannot hold the ledger", ref, l.repo, err),
+			Option: effect.Option{Name: "ledger"}, Step: "nothing was claimed: keep the ledger in a SQLite file or Postgres instead (%s)",
+		}
 	case parent != "" && status(err) == http.StatusUnprocessableEntity:
 		// "Reference does not exist": pruned or deleted meanwhile.
 		return nil, false, errMoved
@@ -370,12 +373,18 @@ func (l *Ledger) explain(what string, err error) error {
 	case http.StatusUnauthorized:
 		return fmt.Errorf("%s in %s: GitHub refused the token (%w): check GH_TOKEN or GITHUB_TOKEN", what, l.repo, err)
 	case http.StatusForbidden:
-		return fmt.Errorf("%s in %s: the token cannot write refs: grant contents: write (in a workflow: `permissions: contents: write`; for a fine-grained token: Contents, read and write); the repository ledger keeps its claims as refs under %s, and GitHub answered: %w", what, l.repo, l.ns, err)
+		return fmt.Errorf("%s in %s: the token cannot write refs: grant contents: write (%s); the ledger's claims are refs under %s, and GitHub answered: %w", what, l.repo, grantContentsWrite, l.ns, err)
 	case http.StatusNotFound:
-		return fmt.Errorf("%s in %s: GitHub answered 404 (%w): the repository does not exist or this token cannot see it; check %s, or the github://OWNER/REPO ledger location", what, l.repo, err, l.c.Words().Name(effect.Option{Name: "repo"}))
+		return &effect.AdviceError{
+			Err:    fmt.Errorf("%s in %s: GitHub answered 404 (%w): the repository does not exist or this token cannot see it", what, l.repo, err),
+			Option: effect.Option{Name: "repo"}, Step: "check %s, or the github://OWNER/REPO ledger location",
+		}
 	}
 	return fmt.Errorf("%w: %s in %s: %w", ledger.ErrUnavailable, what, l.repo, err)
 }
+
+// grantContentsWrite is where a token gets contents: write.
+const grantContentsWrite = "in a workflow: `permissions: contents: write`; for a fine-grained token: Contents, read and write"
 
 func clone(e *ledger.Entry) *ledger.Entry {
 	c := *e

@@ -46,7 +46,7 @@ func hint(err error) error {
 		return err
 	}
 	if strings.Contains(err.Error(), "server refused TLS connection") {
-		return &hintError{"the server does not offer TLS, and the URL requires it (sslmode=require or stricter); enable TLS on the server or, on a trusted network only, use sslmode=disable", err}
+		return &hintError{"the server does not offer TLS, which the URL requires (sslmode=require or stricter): enable TLS there or, on a trusted network only, sslmode=disable", err}
 	}
 	var ce *pgconn.ConnectError
 	if errors.As(err, &ce) {
@@ -95,13 +95,13 @@ func pgHint(pe *pgconn.PgError, err error) error {
 	case "3D000": // invalid_catalog_name
 		return msg("%s; create it (createdb) or fix the database name in the ledger URL", pe.Message)
 	case "57014": // query_canceled: statement_timeout, or a cancel request
-		return msg("postgres cancelled a ledger statement: %s; nothing of it was written; if another session holds the ledger's rows, end it, or raise statement_timeout (milliseconds) in the ledger URL", pe.Message)
+		return msg("postgres cancelled a ledger statement: %s; nothing of it was written: end a session holding its rows, or raise statement_timeout (ms) in the URL", pe.Message)
 	case "55P03": // lock_not_available: lock_timeout
 		return msg("postgres gave up waiting for a lock: %s; nothing of it was written; run again", pe.Message)
 	case "57P01", "57P02", "57P03": // admin_shutdown, crash_shutdown, cannot_connect_now
 		return lost(err)
 	case "42501": // insufficient_privilege
-		return msg("postgres denied a permission the ledger needs: %s; grant the user USAGE and CREATE on the ledger's schema (docs/guide/postgres.md: What a DBA needs to know)", pe.Message)
+		return msg("postgres denied the ledger a permission: %s; grant its user USAGE and CREATE on its schema (docs/guide/postgres.md: What a DBA needs to know)", pe.Message)
 	case "25006": // read_only_sql_transaction
 		return msg("the server is read-only (a standby?): %s; point the ledger URL at the primary", pe.Message)
 	case "53300": // too_many_connections

@@ -415,7 +415,7 @@ func inspectFile(path string) error {
 		// SQLite names the -wal and -shm files after the path it opened:
 		// two processes opening one file by two names each get their own
 		// and do not see each other's writes (nor their locks).
-		return fmt.Errorf("open ledger %s: the file has %d hard links; processes that open it by different names would each keep their own -wal and -shm files, miss each other's claims and act twice. Give every process the same path (a symbolic link is fine) and remove the other links", path, n)
+		return fmt.Errorf("open ledger %s: %d hard links: processes opening it by other names keep separate -wal/-shm and act twice; give all the same path (a symlink is fine)", path, n)
 	}
 	f, err := os.Open(path)
 	if err != nil {

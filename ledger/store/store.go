@@ -72,9 +72,6 @@ type Options struct {
 	// on many repositories: ghonce mcp). github://OWNER/REPO keeps every
 	// claim in that one repository all the same.
 	PerRepo bool
-	// Words names the options errors advise in the front's words (nil:
-	// effect.GoWords, these fields).
-	Words effect.Words
 	// Logf, for a repository ledger, reports a claim ref it skips because
 	// it holds no claim of its own key (ghledger.Options.Logf).
 	Logf func(format string, args ...any)
@@ -129,7 +126,11 @@ func openGitHub(ctx context.Context, location string, opts Options) (*Opened, er
 	}
 	r, err := ghcheck.ParseRepo(strings.TrimSuffix(repo, "/"))
 	if strings.TrimSpace(repo) == "" {
-		return nil, &badLocation{fmt.Errorf("open ledger: the ledger \"github\" lives in the repository the command acts on, and it names none: %s (in Actions GITHUB_REPOSITORY is read), or give the ledger as github://OWNER/REPO", effect.WordsOr(opts.Words).Set(effect.Option{Name: "repo", Value: "OWNER/REPO"}))}
+		return nil, &badLocation{&effect.AdviceError{
+			Err:    errors.New(`open ledger: the ledger "github" lives in the repository the command acts on, and it names none`),
+			Option: effect.Option{Name: "repo", Value: "OWNER/REPO"}, Set: true,
+			Step: "%s (in Actions GITHUB_REPOSITORY is read), or give the ledger as github://OWNER/REPO",
+		}}
 	}
 	if err != nil {
 		return nil, &badLocation{fmt.Errorf("open ledger %s: %w: write it github://OWNER/REPO", location, err)}
@@ -291,7 +292,7 @@ type readOnlyError struct {
 }
 
 func (e *readOnlyError) Error() string {
-	return fmt.Sprintf("open ledger %s: this user can write neither the ledger nor its directory, and SQLite needs to create %s-shm beside a ledger even to read it: run the command as the ledger's owner, or let this user write the directory", e.path, e.path)
+	return fmt.Sprintf("open ledger %s: this user can write neither the ledger nor its directory (SQLite creates %s-shm even to read): run as its owner, or grant write there", e.path, e.path)
 }
 func (e *readOnlyError) Unwrap() error { return e.err }
 
