@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/google/go-github/v66/github"
 )
@@ -23,6 +24,8 @@ type Event struct {
 	Actor string
 	// Label is a labeled event's label.
 	Label string
+	// Created is when it happened.
+	Created time.Time
 	// Source is a cross-referenced event's issue or pull request, and
 	// SourcePR whether it is a pull request, SourceAuthor its author.
 	Source       int
@@ -41,7 +44,7 @@ func (c *Client) Timeline(ctx context.Context, r Repo, number int) ([]Event, err
 		evs, resp, err := c.gh.Issues.ListIssueTimeline(ctx, r.Owner, r.Name, number, &github.ListOptions{Page: page, PerPage: 100})
 		if err == nil {
 			for _, ev := range evs {
-				e := Event{Kind: ev.GetEvent(), Actor: ev.GetActor().GetLogin(), Label: ev.GetLabel().GetName()}
+				e := Event{Kind: ev.GetEvent(), Actor: ev.GetActor().GetLogin(), Label: ev.GetLabel().GetName(), Created: ev.GetCreatedAt().Time}
 				if e.Actor == "" {
 					e.Actor = ev.GetUser().GetLogin() // reviewed events name the user only
 				}

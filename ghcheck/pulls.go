@@ -3,6 +3,7 @@ package ghcheck
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/go-github/v66/github"
@@ -218,21 +219,33 @@ func (c *Client) CreatePR(ctx context.Context, r Repo, key string, p NewPR) (Art
 // GitHub creates a label that does not exist yet (the key's label on a
 // first create) as it adds it, in KeyLabelColor: no request is spent on
 // making it first (see KeyLabelDescription for its description).
+//
+// The add is sent again only after a read shows labels missing: an answer
+// that may have been applied (a 5xx, a dropped connection) is followed by
+// GET .../issues/{n}, never by a blind second POST, which would apply again
+// a label a person removed meanwhile and fire its labeled workflows twice
+// (peter-evans/create-pull-request#4370).
 func (c *Client) addLabels(ctx context.Context, r Repo, n int, key string, labels []string) string {
-	var got []*github.Label
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		got, resp, err = c.gh.Issues.AddLabelsToIssue(ctx, r.Owner, r.Name, n, labels)
-		return resp, err
-	})
-	if err != nil {
+	missing := labels
+	for try := 0; ; try++ {
+		got, class, err := c.postLabels(ctx, r, n, missing)
+		if err == nil && !hasLabel(got, taskkey.Label(key)) {
+			return fmt.Sprintf("add labels to #%d: GitHub did not apply %s (the token may lack triage access); it was created, and ghonce still finds it by head branch and marker", n, taskkey.Label(key))
+		}
+		if err == nil {
+			return ""
+		}
+		if class == ClassMaybe && try < maxRetries {
+			if is, rerr := c.getIssue(ctx, r, n); rerr == nil {
+				missing = slices.DeleteFunc(slices.Clone(missing), func(l string) bool { return hasLabel(is.Labels, l) })
+				if len(missing) == 0 {
+					return ""
+				}
+				continue
+			}
+		}
 		return c.redact(fmt.Errorf("add labels %s to #%d: %w; it was created, and ghonce still finds it by head branch and marker", strings.Join(labels, ", "), n, err)).Error()
 	}
-	if !hasLabel(got, taskkey.Label(key)) {
-		return fmt.Sprintf("add labels to #%d: GitHub did not apply %s (the token may lack triage access); it was created, and ghonce still finds it by head branch and marker", n, taskkey.Label(key))
-	}
-	return ""
 }
 
 // head is one place a pull request's head may be.

@@ -171,10 +171,11 @@ func TestCreatePR(t *testing.T) {
 
 func TestCreatePRLabelFailureIsAWarning(t *testing.T) {
 	key := keyFor("pr")
-	var tries counter
-	c, s := newTest(t, Options{},
+	var posts, reads counter
+	c, _ := newTest(t, Options{},
 		route(mock.PostReposPullsByOwnerByRepo, reply(201, pull(12, me, "octo", "feature", "main", ""))),
-		route(mock.PostReposIssuesLabelsByOwnerByRepoByIssueNumber, tries.seq(reply(502, fixture(t, "server.502.json")))),
+		route(mock.PostReposIssuesLabelsByOwnerByRepoByIssueNumber, posts.seq(reply(502, fixture(t, "server.502.json")))),
+		route(mock.GetReposIssuesByOwnerByRepoByIssueNumber, reads.seq(reply(200, issue(12, me, "", true)))),
 	)
 	a, err := c.CreatePR(context.Background(), repo, key, NewPR{Base: "main", Head: "feature", Title: "t"})
 	if err != nil {
@@ -183,9 +184,32 @@ func TestCreatePRLabelFailureIsAWarning(t *testing.T) {
 	if a.Number != 12 || !strings.Contains(a.Warning, "add labels") {
 		t.Errorf("artifact = %+v", a)
 	}
-	// Adding labels is idempotent: retried.
-	if tries.count() != 1+maxRetries || len(s.waits()) != maxRetries {
-		t.Errorf("label tries = %d, waits = %v", tries.count(), s.waits())
+	// A 502 may have been applied: every POST after the first follows a
+	// read that shows the labels missing.
+	if posts.count() != 1+maxRetries || reads.count() != maxRetries {
+		t.Errorf("label posts = %d, reads = %d; want %d and %d", posts.count(), reads.count(), 1+maxRetries, maxRetries)
+	}
+}
+
+// A 5xx after the labels were applied (create-pull-request#4370): the next
+// request is a read that finds them, not a second POST that would fire the
+// labeled workflows again after a person removed one.
+func TestCreatePRLabelMaybeIsReadNotResent(t *testing.T) {
+	key := keyFor("pr")
+	var posts counter
+	labeled := issue(12, me, "", true)
+	labeled.Labels = []*github.Label{{Name: github.String(taskkey.Label(key))}, {Name: github.String("bug")}}
+	c, _ := newTest(t, Options{},
+		route(mock.PostReposPullsByOwnerByRepo, reply(201, pull(12, me, "octo", "feature", "main", ""))),
+		route(mock.PostReposIssuesLabelsByOwnerByRepoByIssueNumber, posts.seq(reply(502, fixture(t, "server.502.json")), reply(200, labeled.Labels))),
+		route(mock.GetReposIssuesByOwnerByRepoByIssueNumber, reply(200, labeled)),
+	)
+	a, err := c.CreatePR(context.Background(), repo, key, NewPR{Base: "main", Head: "feature", Title: "t", Labels: []string{"bug"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Warning != "" || posts.count() != 1 {
+		t.Errorf("warning %q after %d label posts; want none after 1", a.Warning, posts.count())
 	}
 }
 

@@ -24,8 +24,10 @@ import (
 //     as long as the waits of one operation add up to at most
 //     Options.MaxWait; otherwise fail with an error that says when the
 //     limit resets.
-//   - Idempotent requests (reads; adding labels) also retry 5xx and network
-//     errors, up to maxRetries times with a short backoff.
+//   - Idempotent requests (reads, a close, a label's description) also
+//     retry 5xx and network errors, up to maxRetries times with a short
+//     backoff. Adding labels is not one: a label a person removed in
+//     between would be applied, and its workflows fired, twice.
 //   - Creates retry only what proves nothing was created (a rate-limit
 //     answer, a request that was not sent); never a ClassMaybe.
 

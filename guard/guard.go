@@ -14,6 +14,7 @@
 //	POST repos/{owner}/{repo}/git/refs                  a branch       (default step "branch-create")
 //	PUT repos/{owner}/{repo}/contents/{path...}         a file         (default step "file-put")
 //	POST repos/{owner}/{repo}/releases                  a release      (default step "release-create")
+//	POST repos/{owner}/{repo}/issues/{number}/labels    labels added   (default step "add-labels")
 //
 // (each kind's reconcile.Face, which says which fields it carries)
 // and runs each through ghonce's engine (package reconcile) under the key

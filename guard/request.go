@@ -164,12 +164,17 @@ func (w *write) action(req *http.Request, task, stepName string) (reconcile.Acti
 
 // spec decodes body and the path's parameters into the kind's description:
 // a body field is the kind's field of the same name, or what the kind's
-// Face.Wire says it holds. Fields the kind cannot carry make the write a
-// notGuarded one: dropping them would create something other than what
-// the caller asked for.
+// Face.Wire says it holds; a bare JSON array is the value of the kind's
+// only body field (go-github sends labels so). Fields the kind cannot
+// carry make the write a notGuarded one: dropping them would create
+// something other than what the caller asked for.
 func (w *write) spec(body []byte) (reconcile.Spec, error) {
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(body, &m); err != nil {
+	if carried := reconcile.BodyFields(w.kind); len(carried) == 1 && bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")) {
+		// A bare array is the one field's value, as GitHub takes it
+		// (go-github sends labels so).
+		m = map[string]json.RawMessage{carried[0]: body}
+	} else if err := json.Unmarshal(body, &m); err != nil {
 		return nil, fmt.Errorf("decode request body: %w", err)
 	}
 	carried := reconcile.BodyFields(w.kind)

@@ -17,6 +17,7 @@ func TestKindPredicates(t *testing.T) {
 		"file": {true, false}, "issue": {true, true}, "pr": {true, true},
 		"tool-call": {false, false}, "close": {true, false}, "comment-delete": {true, false}, "branch-delete": {true, false},
 		"release": {true, false},
+		"labels":  {true, false},
 	}
 	all := kinds.All()
 	if len(all) != len(want) {

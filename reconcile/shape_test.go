@@ -83,6 +83,9 @@ func shapeCandidates() map[string]reconcile.Spec {
 		}
 		add(reconcile.Close{Number: n, PR: true})
 		add(reconcile.DeleteComment{ID: int64(n), Number: 1})
+		for _, l := range labels {
+			add(reconcile.Labels{Number: n, Labels: l})
+		}
 	}
 	return out
 }
@@ -107,6 +110,8 @@ func fmtSpec(s reconcile.Spec) string {
 		return v.Name + " " + v.SHA
 	case reconcile.Release:
 		return v.TagName + " " + v.TargetCommitish + " " + shortBody(v.Body)
+	case reconcile.Labels:
+		return strconv.Itoa(v.Number) + " " + strings.Join(v.Labels, ",")
 	}
 	return ""
 }

@@ -47,10 +47,20 @@ const (
 	KindComment = "comment"
 	KindBranch  = "branch"
 	KindRelease = "release"
+	// KindLabels groups a label our identity applied to one issue or pull
+	// request more than once (added again after a person removed it): its
+	// labeled workflows ran each time. Nothing can be undone, so it is
+	// reported only, and read only when asked for (--kind labels): it
+	// reads the timeline of every issue and pull request listed.
+	KindLabels = "labels"
 )
 
 // AllKinds lists the kinds in the order groups are reported.
-var AllKinds = []string{KindIssue, KindPR, KindComment, KindBranch, KindRelease}
+var AllKinds = []string{KindIssue, KindPR, KindComment, KindBranch, KindRelease, KindLabels}
+
+// defaultKinds are the kinds Find looks at when Options.Kinds is empty:
+// all but labels.
+var defaultKinds = AllKinds[:5]
 
 // Evidence, strongest first.
 const (
@@ -294,7 +304,7 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 	f.kinds = map[string]bool{}
 	kinds := opts.Kinds
 	if len(kinds) == 0 {
-		kinds = AllKinds
+		kinds = defaultKinds
 	}
 	for _, k := range kinds {
 		f.kinds[k] = true
@@ -412,10 +422,72 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 		rep.Groups = append(rep.Groups, g)
 		rep.OpenDuplicates += g.OpenDuplicates()
 	}
+	if f.kinds[KindLabels] {
+		gs, err := f.labelGroups(ctx, issues)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range gs {
+			if f.byAuthors(g) {
+				rep.Groups = append(rep.Groups, g)
+			}
+		}
+	}
 	if f.kinds[KindIssue] || f.kinds[KindPR] {
 		rep.LookAlikes = f.lookAlikes(all)
 	}
 	return rep, nil
+}
+
+// labelGroups reads the timeline of each listed issue and pull request
+// and groups, per label, the labeled events by our identity when there are
+// two or more: the first is kept, each later one is a duplicate that is
+// not open and Differs, so nothing acts on it.
+func (f *finder) labelGroups(ctx context.Context, listed []ghcheck.Listed) ([]Group, error) {
+	var out []Group
+	for _, l := range listed {
+		evs, err := f.gh.Timeline(ctx, f.opts.Repo, l.Number)
+		if err != nil {
+			return nil, err
+		}
+		order, byLabel := []string{}, map[string][]ghcheck.Event{}
+		for _, ev := range evs {
+			if ev.Kind != "labeled" {
+				continue
+			}
+			if ours, err := f.isOurs(ctx, ev.Actor); err != nil {
+				return nil, err
+			} else if !ours {
+				continue
+			}
+			k := strings.ToLower(ev.Label)
+			if byLabel[k] == nil {
+				order = append(order, k)
+			}
+			byLabel[k] = append(byLabel[k], ev)
+		}
+		for _, k := range order {
+			evs := byLabel[k]
+			if len(evs) < 2 {
+				continue
+			}
+			at := func(ev ghcheck.Event) Artifact {
+				return Artifact{Number: l.Number, URL: l.URL, Author: ev.Actor, Created: ev.Created, Ours: true}
+			}
+			g := Group{Kind: KindLabels, Evidence: EvidenceExact, Detail: fmt.Sprintf("label %q applied by us %d times", evs[0].Label, len(evs)),
+				Rule: "the first add", Keep: at(evs[0]), Duplicates: []Artifact{}, KeepListed: l}
+			for _, ev := range evs[1:] {
+				d := at(ev)
+				d.Differs = "an add already made: its workflows ran again; nothing to remove"
+				s := ev.Created.Sub(evs[0].Created).Seconds()
+				d.AfterSeconds = &s
+				g.Duplicates = append(g.Duplicates, d)
+			}
+			g.SpanSeconds = evs[len(evs)-1].Created.Sub(evs[0].Created).Seconds()
+			out = append(out, g)
+		}
+	}
+	return out, nil
 }
 
 func (f *finder) isOurs(ctx context.Context, login string) (bool, error) {

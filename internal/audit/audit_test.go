@@ -297,3 +297,42 @@ func TestFindReleases(t *testing.T) {
 		}
 	}
 }
+
+// A naive retry applied a label again after a person removed it: a labels
+// group (asked for by --kind labels), the first add kept and the second
+// reported, never open: a workflow that ran cannot be undone. A person's
+// own re-adds are not ours.
+func TestFindLabelsAppliedTwice(t *testing.T) {
+	s := fixtures.NewServer(fixtures.Options{})
+	t.Cleanup(s.Close)
+	s.AddUser(audittest.Agent, audittest.AgentToken)
+	s.AddUser(audittest.Human, audittest.HumanToken)
+	s.AddRepo("octo", "labels", "main")
+	n := s.SeedIssue("octo", "labels", audittest.Human, fixtures.SeedIssue{Title: "Crash on start"})
+	for range 2 {
+		s.SeedLabel("octo", "labels", n, audittest.Agent, "ready")
+		s.RemoveLabel("octo", "labels", n, audittest.Human, "ready")
+		s.SeedLabel("octo", "labels", n, audittest.Human, "bug")
+		s.RemoveLabel("octo", "labels", n, audittest.Human, "bug")
+	}
+	gh, err := ghcheck.New(ghcheck.Options{BaseURL: s.URL(), Token: audittest.AgentToken, HTTPClient: &http.Client{Timeout: 10 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ghcheck.Repo{Owner: "octo", Name: "labels"}
+	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: r})
+	if err != nil || len(rep.Groups) != 0 {
+		t.Fatalf("default kinds: %+v, %v; want no group (labels are asked for)", rep, err)
+	}
+	rep, err = audit.Find(context.Background(), gh, audit.Options{Repo: r, Kinds: []string{audit.KindLabels}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := findGroup(rep, audit.KindLabels, "#1")
+	if len(rep.Groups) != 1 || g == nil || len(g.Duplicates) != 1 || !strings.Contains(g.Detail, `"ready"`) {
+		t.Fatalf("groups %+v, want one for label ready on #1", rep.Groups)
+	}
+	if d := g.Duplicates[0]; d.Open || d.Differs == "" || rep.OpenDuplicates != 0 {
+		t.Errorf("duplicate %+v (open duplicates %d): want reported, not open, never acted on", d, rep.OpenDuplicates)
+	}
+}

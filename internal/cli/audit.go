@@ -99,7 +99,7 @@ open; acknowledged ones do not count), 1 error, 2 usage.`,
 	}
 	c.Flags().StringVar(&opts.Since, "since", "30d", "read issues, pull requests and comments updated since this long ago (30d, 12h, 2w) or this date (2026-11-01); 0 for all")
 	c.Flags().StringArrayVar(&opts.Authors, "author", nil, "only groups with an artifact by this login (repeatable)")
-	c.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only these kinds: issue, pr, comment, release (comma-separated; default all; branch is accepted and groups none)")
+	c.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only these kinds: issue, pr, comment, release, labels (comma-separated; default all but labels; branch groups none)")
 	c.Flags().StringVar(&opts.Summary, "summary", "", "also write the report as Markdown to FILE (e.g. $GITHUB_STEP_SUMMARY; appended to)")
 	c.Flags().BoolVar(&opts.Apply, "apply", false, "settle the duplicates (default: a dry run that says what it would do)")
 	c.Flags().BoolVar(&opts.HumanToo, "include-human", false, "with --apply, also settle duplicates a person acted on")

@@ -39,7 +39,9 @@ func TestEveryKindIsOnTheFrontsItClaims(t *testing.T) {
 		}
 		for _, verb := range f.Gh {
 			claimedGh[verb] = true
-			if got, _, ok := guardedGh(strings.Fields(verb)); !ok || got != verb {
+			// A verb whose hook guards only some command lines (an edit
+			// that adds labels) is known to the shim by its spelling.
+			if got, _, ok := guardedGh(strings.Fields(verb)); (!ok || got != verb) && (ghHooks[verb].guards == nil || ghVerbs[verb] != verb) {
 				t.Errorf("%s claims `gh %s`, which the shim hands to the real gh", kind, verb)
 			}
 		}

@@ -141,7 +141,31 @@ func guardedGh(args []string) (string, []string, bool) {
 			return "", nil, false
 		}
 	}
+	if h := ghHooks[verb]; h.guards != nil && !h.guards(rest) {
+		return "", nil, false
+	}
 	return verb, rest, true
+}
+
+// onlyAddLabel reports whether an edit's command line only adds labels
+// (--add-label, and -R/--repo): any other edit is the real gh's to run.
+func onlyAddLabel(rest []string) bool {
+	adds := false
+	for i := 0; i < len(rest); i++ {
+		name, _, inline := strings.Cut(rest[i], "=")
+		switch {
+		case rest[i] == "--":
+			return adds
+		case name == "--add-label", name == "-R", name == "--repo":
+			adds = adds || name == "--add-label"
+			if !inline {
+				i++
+			}
+		case strings.HasPrefix(rest[i], "-"):
+			return false
+		}
+	}
+	return adds
 }
 
 // ghFlags is what the shim reads of a guarded command line: the kind's
@@ -168,6 +192,10 @@ type ghHook struct {
 	alt       string
 	satisfied func(o *ghFlags) bool
 	infer     func(ctx context.Context, g *ghCall, p map[string]any) error
+	// guards, when set, says whether the command line is the kind's act
+	// at all; when not, the real gh runs it (an edit that does more than
+	// add labels).
+	guards func(rest []string) bool
 }
 
 // ghCall is a guarded command being run, for a hook's inference.
@@ -222,6 +250,8 @@ var ghHooks = map[string]ghHook{
 	}},
 	"issue comment": {flags: commentFlags},
 	"pr comment":    {flags: commentFlags, infers: []string{"number"}, infer: inferPRNumber},
+	"issue edit":    {guards: onlyAddLabel},
+	"pr edit":       {guards: onlyAddLabel, infers: []string{"number"}, infer: inferPRNumber},
 }
 
 func commentFlags(fs *pflag.FlagSet, _ *ghFlags) {

@@ -46,6 +46,12 @@ func TestGuardedGh(t *testing.T) {
 		{[]string{"pr", "create", "--dry-run"}, "", nil},
 		{[]string{"pr", "comment", "3", "--edit-last", "-b", "x"}, "", nil},
 		{[]string{"pr", "create", "-b", "x", "--", "--help"}, "pr create", nil},
+		{[]string{"issue", "edit", "3", "--add-label", "bug"}, "issue edit", nil},
+		{[]string{"issue", "edit", "3", "--add-label=bug", "-R", "o/r"}, "issue edit", nil},
+		{[]string{"pr", "edit", "--add-label", "bug,ci"}, "pr edit", nil},
+		{[]string{"issue", "edit", "3", "--add-label", "bug", "--title", "x"}, "", nil},
+		{[]string{"issue", "edit", "3", "--remove-label", "bug"}, "", nil},
+		{[]string{"pr", "edit", "3"}, "", nil},
 		{[]string{"pr", "list"}, "", nil},
 		{[]string{"api", "repos/o/r/pulls", "-X", "POST"}, "", nil},
 		{[]string{"--version"}, "", nil},
@@ -717,5 +723,26 @@ func TestGhTrustAuthorFromEnv(t *testing.T) {
 	again := w.gh("", env, args...)
 	if first.code != 0 || again.code != 0 || first.stdout != again.stdout || len(w.fake.Issues(testOwner, testName)) != 1 {
 		t.Fatalf("with GHONCE_TRUST_AUTHOR: exits %d, %d, stdout %q then %q, %d issues; want one issue, the same URL twice", first.code, again.code, first.stdout, again.stdout, len(w.fake.Issues(testOwner, testName)))
+	}
+}
+
+// gh issue edit --add-label through the shim adds once: a second run asks
+// GitHub nothing and a label a person removed in between stays removed;
+// gh's repeatable and comma-separated forms both count.
+func TestGhAddLabelOnce(t *testing.T) {
+	w := newGhCLIWorld(t)
+	n := w.fake.SeedIssue(testOwner, testName, testLogin, fixtures.SeedIssue{Title: "Flaky"})
+	args := []string{"issue", "edit", fmt.Sprint(n), "-R", testRepo, "--add-label", "bug,ci", "--add-label", "triage"}
+	if o := w.gh("", nil, args...); o.code != 0 {
+		t.Fatalf("first: exit %d, stderr %q", o.code, o.stderr)
+	}
+	w.fake.RemoveLabel(testOwner, testName, n, "someone", "ci")
+	if o := w.gh("", nil, args...); o.code != 0 || !strings.Contains(o.stderr, "skipped") {
+		t.Fatalf("second: exit %d, stderr %q; want skipped", o.code, o.stderr)
+	}
+	for _, l := range []string{"bug", "ci", "triage"} {
+		if got := w.fake.Labeled(testOwner, testName, n, l); got != 1 {
+			t.Errorf("%s: %d labeled events, want 1", l, got)
+		}
 	}
 }

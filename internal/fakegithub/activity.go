@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -172,8 +173,76 @@ func (s *Server) ForgetCommit(owner, repo, sha string) {
 }
 
 func (s *Server) labeledLocked(is *issue, actor, name string) {
+	s.labelEventLocked(is, "labeled", actor, name)
+}
+
+// labelEventLocked records a labeled or unlabeled event, as GitHub does
+// for each label an add newly applies and each one removed.
+func (s *Server) labelEventLocked(is *issue, kind, actor, name string) {
 	s.ids.comment++
-	is.events = append(is.events, &event{id: s.ids.comment, kind: "labeled", actor: s.userFor(actor).login, label: name, created: s.now()})
+	is.events = append(is.events, &event{id: s.ids.comment, kind: kind, actor: s.userFor(actor).login, label: name, created: s.now()})
+}
+
+// RemoveLabel takes label off issue or pull request number as login did
+// (a person undoing an add): the events show an unlabeled event by login.
+func (s *Server) RemoveLabel(owner, repo string, number int, login, label string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rp := s.repoLocked(owner, repo); rp != nil {
+		if is := rp.issueByNumber(int64(number)); is != nil {
+			s.removeIssueLabelLocked(is, login, label)
+		}
+	}
+}
+
+// Labeled counts the labeled events of issue or pull request number for
+// label (without case): how often its labeled workflows would have run.
+func (s *Server) Labeled(owner, repo string, number int, label string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	if rp := s.repoLocked(owner, repo); rp != nil {
+		if is := rp.issueByNumber(int64(number)); is != nil {
+			for _, ev := range is.events {
+				if ev.kind == "labeled" && strings.EqualFold(ev.label, label) {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// listIssueEvents serves GET /repos/{owner}/{repo}/issues/{number}/events:
+// the labeled and unlabeled events, with their actor, oldest first,
+// paginated (mentions are the timeline's only).
+func (s *Server) listIssueEvents(c *call, rp *repo) *reply {
+	is := issueByParam(c, rp)
+	if is == nil {
+		return notFound()
+	}
+	items := []timelineJSON{}
+	for _, ev := range is.events {
+		if ev.kind == "labeled" || ev.kind == "unlabeled" {
+			items = append(items, s.labelEventJSON(rp, ev))
+		}
+	}
+	return pageReply(s, c, repoLinkPath(c, rp), items)
+}
+
+func (s *Server) labelEventJSON(rp *repo, ev *event) timelineJSON {
+	t := timelineJSON{Event: ev.kind, ID: ev.id, Actor: s.userJSON(ev.actor), CreatedAt: stamp(ev.created), at: ev.created}
+	t.NodeID = nodeID(map[string]string{"labeled": "LabeledEvent", "unlabeled": "UnlabeledEvent"}[ev.kind], ev.id)
+	t.URL = s.api(fmt.Sprintf("%s/issues/events/%d", rp.path(), ev.id))
+	color := "ededed"
+	if l := rp.labelByName(ev.label); l != nil {
+		color = l.color
+	}
+	t.Label = &struct {
+		Name  string `json:"name"`
+		Color string `json:"color"`
+	}{ev.label, color}
+	return t
 }
 
 // forcePushedLocked records, on every open pull request whose head is
@@ -270,17 +339,8 @@ func (s *Server) listTimeline(c *call, rp *repo) *reply {
 	for _, ev := range is.events {
 		t := timelineJSON{Event: ev.kind, Actor: s.userJSON(ev.actor), CreatedAt: stamp(ev.created), at: ev.created}
 		switch ev.kind {
-		case "labeled":
-			t.ID, t.NodeID = ev.id, nodeID("LabeledEvent", ev.id)
-			t.URL = s.api(fmt.Sprintf("%s/issues/events/%d", rp.path(), ev.id))
-			color := "ededed"
-			if l := rp.labelByName(ev.label); l != nil {
-				color = l.color
-			}
-			t.Label = &struct {
-				Name  string `json:"name"`
-				Color string `json:"color"`
-			}{ev.label, color}
+		case "labeled", "unlabeled":
+			t = s.labelEventJSON(rp, ev)
 		case "cross-referenced":
 			t.UpdatedAt = t.CreatedAt
 			t.Source = &struct {

@@ -91,3 +91,34 @@ func TestPullCommitsAndForcePush(t *testing.T) {
 		t.Fatalf("timeline %v, %v: want one force-push by alice", evs, err)
 	}
 }
+
+// TestIssueEvents: adding a label records a labeled event by the adder,
+// only when the label is new; removing one an unlabeled event; the issue
+// events list shows them (mentions are the timeline's only).
+func TestIssueEvents(t *testing.T) {
+	s, gh := newTest(t, Options{})
+	ctx := context.Background()
+	n := s.SeedIssue(owner, name, owner, SeedIssue{Title: "Bug"})
+	for range 2 {
+		if _, _, err := gh.Issues.AddLabelsToIssue(ctx, owner, name, n, []string{"bug"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.RemoveLabel(owner, name, n, "alice", "BUG")
+	if _, _, err := gh.Issues.AddLabelsToIssue(ctx, owner, name, n, []string{"bug"}); err != nil {
+		t.Fatal(err)
+	}
+	s.SeedIssue(owner, name, "alice", SeedIssue{Title: "Seen", Body: fmt.Sprintf("Like #%d.", n)})
+	evs, _, err := gh.Issues.ListIssueEvents(ctx, owner, name, n, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range evs {
+		got = append(got, ev.GetEvent()+":"+ev.GetActor().GetLogin()+":"+ev.GetLabel().GetName())
+	}
+	want := fmt.Sprint([]string{"labeled:" + owner + ":bug", "unlabeled:alice:bug", "labeled:" + owner + ":bug"})
+	if fmt.Sprint(got) != want || s.Labeled(owner, name, n, "Bug") != 2 {
+		t.Fatalf("events %v (labeled %d), want %v", got, s.Labeled(owner, name, n, "bug"), want)
+	}
+}

@@ -207,8 +207,7 @@ func (s *Server) editIssue(c *call, rp *repo) *reply {
 		return rep
 	}
 	if in.Labels != nil {
-		is.labels = nil
-		s.addIssueLabelsLocked(rp, is, c.login, names)
+		s.replaceIssueLabelsLocked(rp, is, c.login, names)
 	}
 	if setMilestone {
 		is.milestone = ms
@@ -276,9 +275,10 @@ func (s *Server) setIssueLabels(c *call, rp *repo, replace bool) *reply {
 		return rep
 	}
 	if replace {
-		is.labels = nil
+		s.replaceIssueLabelsLocked(rp, is, c.login, names)
+	} else {
+		s.addIssueLabelsLocked(rp, is, c.login, names)
 	}
-	s.addIssueLabelsLocked(rp, is, c.login, names)
 	is.updated = s.now()
 	rep = jsonReply(http.StatusOK, s.labelsJSON(rp, is.labels))
 	rep.commit = &Commit{Kind: KindLabel, Number: is.number}
@@ -292,15 +292,36 @@ func (s *Server) removeIssueLabel(c *call, rp *repo) *reply {
 	if is == nil {
 		return notFound()
 	}
-	i := slices.IndexFunc(is.labels, func(l *label) bool { return strings.EqualFold(l.name, c.params["name"]) })
-	if i < 0 {
+	if !s.removeIssueLabelLocked(is, c.login, c.params["name"]) {
 		return errorReply(http.StatusNotFound, "Label does not exist")
 	}
-	is.labels = slices.Delete(is.labels, i, i+1)
-	is.updated = s.now()
 	rep := jsonReply(http.StatusOK, s.labelsJSON(rp, is.labels))
 	rep.commit = &Commit{Kind: KindLabel, Number: is.number}
 	return rep
+}
+
+// removeIssueLabelLocked takes label name off is as actor did, and reports
+// whether it was there.
+func (s *Server) removeIssueLabelLocked(is *issue, actor, name string) bool {
+	i := slices.IndexFunc(is.labels, func(l *label) bool { return strings.EqualFold(l.name, name) })
+	if i < 0 {
+		return false
+	}
+	s.labelEventLocked(is, "unlabeled", actor, is.labels[i].name)
+	is.labels = slices.Delete(is.labels, i, i+1)
+	is.updated = s.now()
+	return true
+}
+
+// replaceIssueLabelsLocked sets is's labels to names: an unlabeled event
+// for each one dropped, a labeled event for each one new.
+func (s *Server) replaceIssueLabelsLocked(rp *repo, is *issue, actor string, names []string) {
+	for _, l := range slices.Clone(is.labels) {
+		if !slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, l.name) }) {
+			s.removeIssueLabelLocked(is, actor, l.name)
+		}
+	}
+	s.addIssueLabelsLocked(rp, is, actor, names)
 }
 
 // listComments serves GET /repos/{owner}/{repo}/issues/{number}/comments,

@@ -60,6 +60,7 @@ func (s *Server) buildRoutes() []route {
 		r("POST /repos/{owner}/{repo}/issues/{number}/assignees", rp(s.addAssignees)),
 		r("GET /repos/{owner}/{repo}/issues/{number}/reactions", rp(s.listIssueReactions)),
 		r("GET /repos/{owner}/{repo}/issues/{number}/timeline", rp(s.listTimeline)),
+		r("GET /repos/{owner}/{repo}/issues/{number}/events", rp(s.listIssueEvents)),
 
 		r("GET /repos/{owner}/{repo}/milestones", rp(s.listMilestones)),
 		r("GET /repos/{owner}/{repo}/actions/runs/{id}/attempts/{n}", rp(s.getRunAttempt)),

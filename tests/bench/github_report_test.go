@@ -102,16 +102,18 @@ func (w *gworld) specs(i int) map[string]reconcile.Spec {
 		"branch":  reconcile.Branch{Name: "b" + head, SHA: w.Main},
 		"file":    reconcile.File{Branch: "main", Path: head + ".txt", Message: "m", Content: []byte("x")},
 		"release": reconcile.Release{TagName: "v" + head, Body: "b", Draft: true},
+		"labels":  reconcile.Labels{Number: w.thread, Labels: []string{"l" + head}},
 	}
 }
 
-var kinds = []string{"pr", "issue", "comment", "branch", "file", "release"}
+var kinds = []string{"pr", "issue", "comment", "branch", "file", "release", "labels"}
 
 // createOf matches the request that creates kind k's artifact.
 func createOf(k string, sp reconcile.Spec, thread int) func(*http.Request) bool {
 	method, suffix := http.MethodPost, map[string]string{
 		"pr": "/pulls", "issue": "/issues", "comment": fmt.Sprintf("/issues/%d/comments", thread), "branch": "/git/refs",
 		"release": "/releases",
+		"labels":  fmt.Sprintf("/issues/%d/labels", thread),
 	}[k]
 	if f, ok := sp.(reconcile.File); ok {
 		method, suffix = http.MethodPut, "/contents/"+f.Path

@@ -98,6 +98,12 @@ func (t *trial) filePath() string   { return "notes/" + slug(t.task) + ".md" }
 func (t *trial) content() []byte    { return []byte("Notes for " + t.task + "\n") }
 func (t *trial) tag() string        { return "matrix-" + slug(t.task) }
 
+// label is the trial's own label: its labeled events are its adds.
+func (t *trial) label() string {
+	l := []rune("m-" + slug(t.task))
+	return string(l[:min(len(l), taskkey.MaxLabel)])
+}
+
 func (t *trial) head(w *world, i int) string {
 	h := "agent/" + slug(t.task)
 	if t.newHeads {
@@ -360,6 +366,32 @@ var kindTable = []*kind{
 				}
 			}
 			return fmt.Errorf("reported release %d does not exist", r.ID)
+		},
+	},
+	{
+		// GitHub applies a label once while it is there: separate ledgers
+		// racing make one labeled event, so one run of its workflows.
+		name: "labels", step: "add-labels", github: true, githubUnique: true,
+		args: func(w *world, t *trial, i int) []string {
+			return []string{"issue", "edit", strconv.Itoa(commentOn), "--add-label", t.label()}
+		},
+		target: func(*trial) string { return strconv.Itoa(commentOn) },
+		isCreate: func(_ *world, _ *trial, m, p string) bool {
+			return isMethodPath("POST", repoPath(fmt.Sprintf("/issues/%d/labels", commentOn)))(m, p)
+		},
+		isCreated: func(_ *world, _ *trial, c *fixtures.Commit) bool {
+			return c.Kind == fixtures.KindLabel && c.Method == "POST" && c.Number == commentOn
+		},
+		count: func(w *world, t *trial, _ []fixtures.Commit) int {
+			return w.fake.Labeled(owner, repo, commentOn, t.label())
+		},
+		verify: func(w *world, t *trial, r *result) error {
+			for _, is := range w.fake.Issues(owner, repo) {
+				if is.Number == commentOn && slices.ContainsFunc(is.Labels, func(l string) bool { return strings.EqualFold(l, t.label()) }) && r.Number == commentOn {
+					return nil
+				}
+			}
+			return fmt.Errorf("reported #%d, and #%d does not carry %s", r.Number, commentOn, t.label())
 		},
 	},
 	execKind("exec", true),
