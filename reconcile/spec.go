@@ -84,6 +84,7 @@ var kinds = once.Kinds[Spec]{
 	Comment{}.Kind(): func() Spec { return &Comment{} },
 	Branch{}.Kind():  func() Spec { return &Branch{} },
 	File{}.Kind():    func() Spec { return &File{} },
+	Review{}.Kind():  func() Spec { return &Review{} },
 
 	Close{}.Kind():         func() Spec { return &Close{} },
 	DeleteComment{}.Kind(): func() Spec { return &DeleteComment{} },

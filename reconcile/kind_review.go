@@ -1,0 +1,114 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/ghcheck"
+)
+
+// Review reviews a pull request: its body, its event and its inline
+// comments in one request. GitHub keeps no uniqueness for reviews: the
+// marker on the body's first line (and the link line beside it, which
+// survives HTML-comment sanitizers), read back from every page of the pull
+// request's reviews by our identity, is the tag. Without an Event the
+// review stays pending (seen by its author only); a pending review of ours
+// for the key is settled by submitting it, never by making another.
+type Review struct {
+	Number   int                     `json:"number"`
+	Body     string                  `json:"body"`
+	Event    string                  `json:"event,omitempty"`
+	CommitID string                  `json:"commit_id,omitempty"`
+	Comments []ghcheck.ReviewComment `json:"comments,omitempty"`
+}
+
+func (Review) Kind() string { return "review" }
+
+// Face: see Face.
+func (Review) Face() Face {
+	return Face{
+		Write:    "POST repos/{owner}/{repo}/pulls/{number}/reviews",
+		Refuses:  []string{"node_id"},
+		ReadBack: []string{"repos/{owner}/{repo}/pulls/{number}/reviews/{id}"},
+	}
+}
+
+// DefaultStep: see DefaultStepper.
+func (Review) DefaultStep() string { return "pr-review" }
+func (r Review) Target() string    { return strconv.Itoa(r.Number) }
+
+func (Review) aim(number string) (Spec, error) {
+	n, err := issueNumber(number)
+	return Review{Number: n}, err
+}
+
+func (r Review) Validate(key string) error {
+	if err := ghcheck.CheckIssueNumber(r.Number); err != nil {
+		return err
+	}
+	switch r.Event {
+	case "", "APPROVE", "COMMENT", "REQUEST_CHANGES":
+	default:
+		return &InvalidError{Field: "event", Problem: fmt.Sprintf("is %q", r.Event), Want: "COMMENT, APPROVE or REQUEST_CHANGES"}
+	}
+	// GitHub requires a text to request changes or to comment; ghonce's
+	// marker is no text a person reads.
+	if blank(r.Body) && (r.Event == "REQUEST_CHANGES" || r.Event == "COMMENT" && len(r.Comments) == 0) {
+		return empty("body", "the review's text (white space and invisible characters such as U+200B are none)")
+	}
+	return ghcheck.CheckReview(key, r.Number, r.new())
+}
+
+func (r Review) new() ghcheck.NewReview {
+	return ghcheck.NewReview{Body: r.Body, Event: r.Event, CommitID: r.CommitID, Comments: r.Comments}
+}
+
+// reviewAPI is what the kind needs of GitHub, beyond the engine's GitHub.
+type reviewAPI interface {
+	FindReview(ctx context.Context, r ghcheck.Repo, number int, key, event string) effect.Result
+	CreateReview(ctx context.Context, r ghcheck.Repo, number int, key string, p ghcheck.NewReview) (effect.Artifact, error)
+}
+
+var _ reviewAPI = (*ghcheck.Client)(nil)
+
+// reviews returns env's GitHub as a reviewAPI.
+func reviews(env *Env) (reviewAPI, error) {
+	api, ok := env.GitHub.(reviewAPI)
+	if !ok {
+		return nil, fmt.Errorf("review: this GitHub client (%T) makes no pull request reviews", env.GitHub)
+	}
+	return api, nil
+}
+
+func (r Review) Find(ctx context.Context, env *Env, key string) effect.Result {
+	api, err := reviews(env)
+	if err != nil {
+		return effect.Result{State: effect.Unknown, Err: err}
+	}
+	return api.FindReview(ctx, env.Repo, r.Number, key, r.Event)
+}
+
+func (r Review) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
+	api, err := reviews(env)
+	if err != nil {
+		return effect.Artifact{}, &effect.CreateError{Class: effect.ClassNotSent, Err: err}
+	}
+	return api.CreateReview(ctx, env.Repo, r.Number, key, r.new())
+}
+
+var (
+	_ Spec      = Review{}
+	_ AsFounder = Review{}
+)
+
+// AsFound is the review as GitHub shows it: its body, less the marker.
+func (r Review) AsFound(key, _ string, art effect.Artifact) (Spec, bool) {
+	if art.Body == "" {
+		return nil, false
+	}
+	f := r
+	f.Body = withoutMarker(key, art.Body)
+	return f, true
+}
