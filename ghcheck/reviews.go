@@ -85,36 +85,32 @@ func checkReviewComment(cm ReviewComment) error {
 	return taskkey.CheckFilePath(cm.Path)
 }
 
-// FindReview looks for our review for key on pull request number: GET
-// /repos/{o}/{r}/pulls/{number}/reviews?per_page=100, every page (the list
-// is consistent right after a write; a pending review is listed to its
-// author only, which is us). A review counts only if its author is ours
-// and its body's first line is key's marker.
+// FindReview looks for our review for key on pull request number
+// (ListReviews: every page; the list is consistent right after a write,
+// and a pending review is listed to its author only, which is us). A
+// review counts only if its author is ours and its body's first line is
+// key's marker.
 //
 // Found: the oldest such review that is submitted, or, when event is ""
 // (a pending review is what is asked), pending. A pending one when event
 // is set is not the review asked for: Absent, and CreateReview submits it
-// instead of making another. A 404 (no such pull request, or repository
-// for this token) is Absent: CreateReview will be refused alike. Unknown:
-// a read failed.
-//
-// GitHub API docs: https://docs.github.com/rest/pulls/reviews#list-reviews-for-a-pull-request
+// instead of making another. No such pull request (or repository for this
+// token) is Absent: CreateReview will be refused alike. Unknown: a read
+// failed.
 func (c *Client) FindReview(ctx context.Context, r Repo, number int, key, event string) Result {
 	rv, err := c.ourReview(ctx, r, number, key)
 	switch {
-	case notFound(err):
-		return Result{State: Absent}
 	case err != nil:
 		return c.unknown(fmt.Errorf("find review: %w", err))
-	case rv == nil || rv.GetState() == "PENDING" && event != "":
+	case rv == nil || rv.State == "PENDING" && event != "":
 		return Result{State: Absent}
 	}
-	return Result{State: Found, Artifact: reviewArtifact(number, rv)}
+	return Result{State: Found, Artifact: reviewArtifact(number, *rv)}
 }
 
 // ourReview returns the oldest review of ours carrying key's marker on
-// pull request number, or nil.
-func (c *Client) ourReview(ctx context.Context, r Repo, number int, key string) (*github.PullRequestReview, error) {
+// pull request number (a submitted one before a pending one), or nil.
+func (c *Client) ourReview(ctx context.Context, r Repo, number int, key string) (*Review, error) {
 	if err := checkKey(key); err != nil {
 		return nil, err
 	}
@@ -125,22 +121,17 @@ func (c *Client) ourReview(ctx context.Context, r Repo, number int, key string) 
 	if err != nil {
 		return nil, err
 	}
-	var best *github.PullRequestReview
-	err = c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-		rvs, resp, err := c.gh.PullRequests.ListReviews(ctx, r.Owner, r.Name, number, &github.ListOptions{Page: page, PerPage: 100})
-		for _, rv := range rvs {
-			// Listed oldest first; a submitted one wins over a pending one.
-			if ours(rv.GetUser().GetLogin()) && taskkey.HasMarker(rv.GetBody(), key) &&
-				(best == nil || best.GetState() == "PENDING" && rv.GetState() != "PENDING") {
-				best = rv
-			}
-		}
-		return resp, err
-	})
-	if err != nil && !notFound(err) {
-		err = fmt.Errorf("list reviews of %s#%d: %w", r, number, err)
+	rvs, err := c.ListReviews(ctx, r, number)
+	if err != nil {
+		return nil, err
 	}
-	return best, err
+	var best *Review
+	for i, rv := range rvs { // oldest first
+		if ours(rv.Author) && taskkey.HasMarker(rv.Body, key) && (best == nil || best.State == "PENDING" && rv.State != "PENDING") {
+			best = &rvs[i]
+		}
+	}
+	return best, nil
 }
 
 // CreateReview reviews pull request number: POST
@@ -196,7 +187,7 @@ func (c *Client) CreateReview(ctx context.Context, r Repo, number int, key strin
 	if err != nil {
 		return Artifact{}, c.createErr(class, reviewRefused(err, r, number, did, p.Event))
 	}
-	return reviewArtifact(number, rv), nil
+	return reviewArtifact(number, listedReview(rv)), nil
 }
 
 // settlePendingReview answers a create GitHub refused because this
@@ -214,8 +205,8 @@ func (c *Client) settlePendingReview(ctx context.Context, r Repo, number int, ke
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("%s: %w", did, err))
 	case rv == nil:
 		return Artifact{}, c.createErr(ClassRefused, worded(refused, did, "this identity holds a pending review there that is not this key's (GitHub keeps one per user): submit or delete it, then run again"))
-	case rv.GetState() != "PENDING" || p.Event == "":
-		return reviewArtifact(number, rv), nil
+	case rv.State != "PENDING" || p.Event == "":
+		return reviewArtifact(number, *rv), nil
 	}
 	req := &github.PullRequestReviewRequest{Event: github.String(p.Event)}
 	if p.Body != "" {
@@ -225,13 +216,13 @@ func (c *Client) settlePendingReview(ctx context.Context, r Repo, number int, ke
 	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
 		var resp *github.Response
 		var err error
-		out, resp, err = c.gh.PullRequests.SubmitReview(ctx, r.Owner, r.Name, number, rv.GetID(), req)
+		out, resp, err = c.gh.PullRequests.SubmitReview(ctx, r.Owner, r.Name, number, rv.ID, req)
 		return resp, err
 	})
 	if err != nil {
-		return Artifact{}, c.createErr(class, reviewRefused(err, r, number, fmt.Sprintf("submit pending review %d on %s#%d", rv.GetID(), r, number), p.Event))
+		return Artifact{}, c.createErr(class, reviewRefused(err, r, number, fmt.Sprintf("submit pending review %d on %s#%d", rv.ID, r, number), p.Event))
 	}
-	return reviewArtifact(number, out), nil
+	return reviewArtifact(number, listedReview(out)), nil
 }
 
 // reviewRefused words a refused review: a 404 is the pull request, a 422
@@ -253,7 +244,10 @@ func reviewRefused(err error, r Repo, number int, did, event string) error {
 	return worded(err, did, "")
 }
 
-func reviewArtifact(number int, rv *github.PullRequestReview) Artifact {
-	return Artifact{Number: number, ID: rv.GetID(), URL: rv.GetHTMLURL(), Author: rv.GetUser().GetLogin(), Body: rv.GetBody(),
-		State: rv.GetState(), SHA: rv.GetCommitID(), Created: rv.GetSubmittedAt().Time}
+func listedReview(rv *github.PullRequestReview) Review {
+	return Review{ID: rv.GetID(), Author: rv.GetUser().GetLogin(), State: rv.GetState(), Body: rv.GetBody(), URL: rv.GetHTMLURL(), Submitted: rv.GetSubmittedAt().Time}
+}
+
+func reviewArtifact(number int, rv Review) Artifact {
+	return Artifact{Number: number, ID: rv.ID, URL: rv.URL, Author: rv.Author, Body: rv.Body, State: rv.State, Created: rv.Submitted}
 }

@@ -45,11 +45,12 @@ const (
 	KindIssue   = "issue"
 	KindPR      = "pr"
 	KindComment = "comment"
+	KindReview  = "review"
 	KindBranch  = "branch"
 )
 
 // AllKinds lists the kinds in the order groups are reported.
-var AllKinds = []string{KindIssue, KindPR, KindComment, KindBranch}
+var AllKinds = []string{KindIssue, KindPR, KindComment, KindReview, KindBranch}
 
 // Evidence, strongest first.
 const (
@@ -78,6 +79,7 @@ type GitHub interface {
 	Timeline(ctx context.Context, r ghcheck.Repo, number int) ([]ghcheck.Event, error)
 	Reactors(ctx context.Context, r ghcheck.Repo, number int, commentID int64) ([]string, error)
 	Reread(ctx context.Context, r ghcheck.Repo, number int, pr bool, id int64) (ghcheck.Listed, bool, error)
+	ListReviews(ctx context.Context, r ghcheck.Repo, number int) ([]ghcheck.Review, error)
 }
 
 var _ GitHub = (*ghcheck.Client)(nil)
@@ -107,11 +109,12 @@ type Options struct {
 // Artifact is one member of a group.
 type Artifact struct {
 	Number int    `json:"number,omitempty"` // issue or pull request
-	ID     int64  `json:"id,omitempty"`     // comment
+	ID     int64  `json:"id,omitempty"`     // comment or review
 	Name   string `json:"name,omitempty"`   // branch
 	URL    string `json:"url,omitempty"`
 	Author string `json:"author,omitempty"`
-	// Thread is a comment's issue or pull request number.
+	// Thread is a comment's issue or pull request number, a review's pull
+	// request.
 	Thread  int       `json:"thread,omitempty"`
 	SHA     string    `json:"sha,omitempty"` // a branch's or PR head's commit
 	Created time.Time `json:"created_at,omitzero"`
@@ -141,11 +144,12 @@ type Artifact struct {
 // HumanTouched reports whether a person acted on a.
 func (a Artifact) HumanTouched() bool { return a.Human != "" }
 
-// Ref names a for a person: #12, comment 2200000001 on #3, branch x.
+// Ref names a for a person: #12, comment 2200000001 on #3, review
+// 2200000002 on #4, branch x.
 func (a Artifact) Ref(kind string) string {
 	switch kind {
-	case KindComment:
-		return fmt.Sprintf("comment %d on #%d", a.ID, a.Thread)
+	case KindComment, KindReview:
+		return fmt.Sprintf("%s %d on #%d", kind, a.ID, a.Thread)
 	case KindBranch:
 		return "branch " + a.Name
 	}
@@ -193,6 +197,7 @@ type Listed struct {
 	Issues   int `json:"issues"`
 	PRs      int `json:"prs"`
 	Comments int `json:"comments"`
+	Reviews  int `json:"reviews,omitempty"`
 }
 
 // Report is what Find found.
@@ -253,7 +258,7 @@ func (it *item) artifact() Artifact {
 		if it.kind == KindPR {
 			a.SHA = it.l.HeadSHA
 		}
-	case KindComment:
+	case KindComment, KindReview:
 		a.ID, a.Thread, a.Open = it.l.ID, it.l.Number, true
 	}
 	return a
@@ -309,7 +314,7 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 		return nil, err
 	}
 	var pulls []ghcheck.Listed
-	if f.kinds[KindPR] {
+	if f.kinds[KindPR] || f.kinds[KindReview] {
 		if pulls, err = gh.ListPullsSince(ctx, opts.Repo, opts.Since, progress("pull requests")); err != nil {
 			return nil, err
 		}
@@ -352,6 +357,14 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 		all = append(all, it)
 		rep.Listed.Comments++
 	}
+	if f.kinds[KindReview] {
+		reviews, err := f.reviews(ctx, pulls)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, reviews...)
+		rep.Listed.Reviews = len(reviews)
+	}
 
 	// Candidates: sets of our artifacts that the evidence puts together,
 	// strongest first; each becomes a group once what people did to its
@@ -365,6 +378,7 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 	}
 	sets = append(sets, prSets...)
 	sets = append(sets, f.commentSets(all)...)
+	sets = append(sets, f.reviewSets(all)...)
 	var groups []Group
 	for _, c := range sets {
 		if !f.kinds[c.kind] {
@@ -420,7 +434,7 @@ func (f *finder) newItem(ctx context.Context, kind string, l ghcheck.Listed) (*i
 	}
 	if f.opts.Recorded != nil {
 		var k string
-		if kind == KindComment {
+		if kind == KindComment || kind == KindReview {
 			k = f.opts.Recorded(kind, 0, l.ID)
 		} else {
 			k = f.opts.Recorded(kind, l.Number, 0)
@@ -548,7 +562,7 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 		out = append(out, w)
 	}
 	it.human = strings.Join(out, "; ")
-	if it.kind == KindComment {
+	if it.kind == KindComment || it.kind == KindReview {
 		by, err := f.threadAck(ctx, it.l.Number)
 		if err != nil {
 			return err
@@ -733,7 +747,7 @@ func (f *finder) differs(ctx context.Context, keep, m *item) (string, error) {
 // same text: the same thread for comments, the same NormalizeTitle for
 // issues, the same NormalizeBody.
 func SameText(kind string, a, b ghcheck.Listed) bool {
-	if kind == KindComment && a.Number != b.Number || kind == KindIssue && NormalizeTitle(a.Title) != NormalizeTitle(b.Title) {
+	if (kind == KindComment || kind == KindReview) && (a.Number != b.Number || a.State != b.State) || kind == KindIssue && NormalizeTitle(a.Title) != NormalizeTitle(b.Title) {
 		return false
 	}
 	return NormalizeBody(a.Body) == NormalizeBody(b.Body)
@@ -788,7 +802,7 @@ func (f *finder) keySets(all []*item) []candidate {
 	}
 	order, byKey := buckets(all, func(it *item) (kk, bool) {
 		k := kk{kind: it.kind, key: it.key}
-		if it.kind == KindComment {
+		if it.kind == KindComment || it.kind == KindReview {
 			k.thread = it.l.Number
 		}
 		return k, it.ours && it.key != ""
@@ -820,6 +834,42 @@ func (f *finder) commentSets(all []*item) []candidate {
 	return f.exact(all, KindComment, "the same author, the same normalised body, on the same thread", func(it *item) string {
 		return strings.ToLower(it.l.Author) + "\x00" + strconv.Itoa(it.l.Number) + "\x00" + NormalizeBody(it.l.Body)
 	})
+}
+
+// reviewSets: the same author, the same event, the same normalised body,
+// on the same pull request.
+func (f *finder) reviewSets(all []*item) []candidate {
+	return f.exact(all, KindReview, "the same author, the same event, the same normalised body, on the same pull request", func(it *item) string {
+		return strings.ToLower(it.l.Author) + "\x00" + it.l.State + "\x00" + strconv.Itoa(it.l.Number) + "\x00" + NormalizeBody(it.l.Body)
+	})
+}
+
+// reviews lists the submitted reviews of each pull request listed, one
+// listing each (GitHub has no repository-wide one). A pending review is
+// its author's draft, one at most: never a duplicate.
+func (f *finder) reviews(ctx context.Context, pulls []ghcheck.Listed) ([]*item, error) {
+	var out []*item
+	for _, pr := range pulls {
+		rvs, err := f.gh.ListReviews(ctx, f.opts.Repo, pr.Number)
+		if err != nil {
+			return nil, err
+		}
+		for _, rv := range rvs {
+			if rv.State == "PENDING" {
+				continue
+			}
+			it, err := f.newItem(ctx, KindReview, ghcheck.Listed{Number: pr.Number, ID: rv.ID, Body: rv.Body, Author: rv.Author, URL: rv.URL,
+				State: rv.State, Created: rv.Submitted, Updated: rv.Submitted})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, it)
+		}
+		if f.opts.Progress != nil {
+			f.opts.Progress("reviews", len(out))
+		}
+	}
+	return out, nil
 }
 
 // exact groups our artifacts of kind by sig ("" for none), leaving alone

@@ -300,6 +300,8 @@ func planActions(rep *audit.Report, opts *auditOptions) []auditAction {
 				a.Do = "delete the comment (the kept comment holds the same text)"
 			}
 			switch {
+			case g.Kind == audit.KindReview:
+				a.Skipped = "GitHub deletes no submitted review: for a person (dismiss it, or edit its text)"
 			case !d.Ours: // Find groups only ours; never act on another's
 				a.Skipped = "written by " + d.Author + ", not this token's login"
 			case d.AckedBy != "":
