@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -192,4 +194,29 @@ func TestRequestsFirstReviewAndReplay(t *testing.T) {
 		}
 	})
 	atMost(t, "replay", reqs, 0)
+}
+
+// Racers on one ledger: one review, whichever worker makes it.
+func TestConcurrentReviewersOnOneLedgerReviewOnce(t *testing.T) {
+	w, n := reviewWorld(t)
+	const workers = 6
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for i := range workers {
+		e := w.engine(func(c *reconcile.Config) { c.Owner = reconcile.NewOwner(); c.Wait = time.Minute })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = do(w.ctx, e, reviewAction(n, "COMMENT", "Two notes."))
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("worker %d: %v", i, err)
+		}
+	}
+	if rvs := w.reviews(n); len(rvs) != 1 {
+		t.Fatalf("%d reviews, want 1", len(rvs))
+	}
 }
