@@ -190,19 +190,34 @@ func (c *Client) CreateReview(ctx context.Context, r Repo, number int, key strin
 	return reviewArtifact(number, listedReview(rv)), nil
 }
 
-// settlePendingReview answers a create GitHub refused because this
-// identity holds a pending review on the pull request (refused, the
-// create's error): when it is ours for key, it is submitted (or, for a
-// pending review asked for, found); otherwise nothing was made and the
-// person must settle theirs.
+// SubmitReview ends a pending flow: our pending review for key on pull
+// request number is submitted with p's event and body (POST
+// .../reviews/{id}/events; never retried once it may have been sent). Our
+// review for key already submitted is returned as it is, so a retry
+// submits nothing twice; with no review of ours for key, nothing is sent
+// (ClassRefused).
+func (c *Client) SubmitReview(ctx context.Context, r Repo, number int, key string, p NewReview) (Artifact, error) {
+	if err := CheckReview(key, number, p); err != nil {
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("submit review: %w", err))
+	}
+	return c.settlePendingReview(ctx, r, number, key, p, nil)
+}
+
+// settlePendingReview submits our pending review for key, or returns our
+// submitted one (or, for a pending review asked for, the pending one).
+// refused is the create GitHub refused because this identity holds a
+// pending review (nil from SubmitReview): when that review is not ours
+// for key, nothing was made and the person must settle theirs.
 func (c *Client) settlePendingReview(ctx context.Context, r Repo, number int, key string, p NewReview, refused error) (Artifact, error) {
 	did := fmt.Sprintf("review %s#%d", r, number)
 	rv, err := c.ourReview(ctx, r, number, key)
 	switch {
 	case err != nil:
-		// The create was refused: nothing was made by it, but whether the
-		// pending review is ours is unknown. A rerun reads again.
+		// Nothing was sent since the refusal, but whether the pending
+		// review is ours is unknown. A rerun reads again.
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("%s: %w", did, err))
+	case rv == nil && refused == nil:
+		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("%s: no pending review of this key to submit: create one first", did))
 	case rv == nil:
 		return Artifact{}, c.createErr(ClassRefused, worded(refused, did, "this identity holds a pending review there that is not this key's (GitHub keeps one per user): submit or delete it, then run again"))
 	case rv.State != "PENDING" || p.Event == "":
@@ -219,6 +234,12 @@ func (c *Client) settlePendingReview(ctx context.Context, r Repo, number int, ke
 		out, resp, err = c.gh.PullRequests.SubmitReview(ctx, r.Owner, r.Name, number, rv.ID, req)
 		return resp, err
 	})
+	if er := refusal(err); er != nil && statusOf(er) == http.StatusUnprocessableEntity {
+		// A racer may have submitted it first: then it is ours, submitted.
+		if again, rerr := c.ourReview(ctx, r, number, key); rerr == nil && again != nil && again.State != "PENDING" {
+			return reviewArtifact(number, *again), nil
+		}
+	}
 	if err != nil {
 		return Artifact{}, c.createErr(class, reviewRefused(err, r, number, fmt.Sprintf("submit pending review %d on %s#%d", rv.ID, r, number), p.Event))
 	}

@@ -169,3 +169,24 @@ func TestCheckReviewRefusesBeforeSending(t *testing.T) {
 		t.Errorf("a bare approval: %v", err)
 	}
 }
+
+// SubmitReview submits only our pending review for the key: with none,
+// nothing is sent; once submitted, a second call returns it.
+func TestSubmitReviewOnlyOurPendingOne(t *testing.T) {
+	s, c, n, _ := reviewWorld(t)
+	r, key := ghcheck.Repo{Owner: owner, Name: name}, reviewKey(n)
+	_, err := c.SubmitReview(context.Background(), r, n, key, ghcheck.NewReview{Event: "COMMENT", Body: "x"})
+	if createErrClass(t, err) != effect.ClassRefused || posts(s) != 0 {
+		t.Fatalf("no pending review: %v, writes %q; want refused, nothing sent", err, writesTo(s))
+	}
+	s.SeedReview(owner, name, n, bLogin, "PENDING", taskkey.WithMarker(key, "draft"))
+	for range 2 {
+		art, err := c.SubmitReview(context.Background(), r, n, key, ghcheck.NewReview{Event: "COMMENT", Body: "final"})
+		if err != nil || art.State != "COMMENTED" {
+			t.Fatalf("%+v %v", art, err)
+		}
+	}
+	if posts(s) != 1 || len(s.Reviews(owner, name, n)) != 1 {
+		t.Fatalf("writes %q: want one submit", writesTo(s))
+	}
+}

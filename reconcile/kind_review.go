@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/ghonce/ghonce/effect"
@@ -69,6 +70,7 @@ func (r Review) new() ghcheck.NewReview {
 type reviewAPI interface {
 	FindReview(ctx context.Context, r ghcheck.Repo, number int, key, event string) effect.Result
 	CreateReview(ctx context.Context, r ghcheck.Repo, number int, key string, p ghcheck.NewReview) (effect.Artifact, error)
+	SubmitReview(ctx context.Context, r ghcheck.Repo, number int, key string, p ghcheck.NewReview) (effect.Artifact, error)
 }
 
 var _ reviewAPI = (*ghcheck.Client)(nil)
@@ -98,9 +100,29 @@ func (r Review) Create(ctx context.Context, env *Env, key string) (effect.Artifa
 	return api.CreateReview(ctx, env.Repo, r.Number, key, r.new())
 }
 
+// Update ends a pending flow: the key made a pending review (no event),
+// and this run, under --on-change update, gives the event (and text) to
+// submit it with (github-mcp-server's submit_pending). Only the pending
+// review is submitted, never a new one made; one already submitted is
+// returned as it is, so a killed agent's retry submits nothing twice. Its
+// inline comments and commit cannot change.
+func (r Review) Update(ctx context.Context, env *Env, _ Updater, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
+	kept := slices.DeleteFunc(slices.Clone(changed), func(f string) bool { return f == "event" || f == "body" })
+	if r.Event == "" {
+		return art, changed, nil
+	}
+	api, err := reviews(env)
+	if err != nil {
+		return art, changed, err
+	}
+	got, err := api.SubmitReview(ctx, env.Repo, r.Number, key, r.new())
+	return got, kept, err
+}
+
 var (
 	_ Spec      = Review{}
 	_ AsFounder = Review{}
+	_ Updatable = Review{}
 )
 
 // AsFound is the review as GitHub shows it: its body, less the marker.

@@ -220,3 +220,31 @@ func TestConcurrentReviewersOnOneLedgerReviewOnce(t *testing.T) {
 		t.Fatalf("%d reviews, want 1", len(rvs))
 	}
 }
+
+// The pending flow (github-mcp-server's create without an event, then
+// submit_pending): the submit is the same key's act under --on-change
+// update, and submits the pending review. A killed agent that retries the
+// submit after GitHub stored it, and a replay, leave one review.
+func TestReviewPendingFlowEndsInOneSubmittedReview(t *testing.T) {
+	w, n := reviewWorld(t)
+	draft := reviewAction(n, "", "")
+	if r := mustDo(t, w.engine(), draft); r.Outcome != reconcile.Created || w.reviews(n)[0].State != "PENDING" {
+		t.Fatalf("pending create: %+v, reviews %+v", r, w.reviews(n))
+	}
+	submit := reviewAction(n, "APPROVE", "Good to go.")
+	submit.OnChange = reconcile.OnChangeUpdate
+	w.GitHub.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath("POST", fmt.Sprintf("/repos/%s/pulls/%d/reviews/%d/events", repo, n, w.reviews(n)[0].ID)),
+		Kind: fixtures.DropAfterCommit})
+	if _, err := do(w.ctx, w.engine(), submit); err == nil {
+		t.Fatal("the submit's answer was lost: want an error")
+	}
+	r := mustDo(t, w.engine(), submit) // the killed agent's retry
+	rvs := w.reviews(n)
+	if len(rvs) != 1 || rvs[0].State != "APPROVED" || rvs[0].Comments != 1 || !strings.Contains(rvs[0].Body, "Good to go.") || !r.Updated {
+		t.Fatalf("retry %+v, reviews %+v: want the one review, approved, its inline comment kept", r, rvs)
+	}
+	before := len(w.GitHub.Requests())
+	if r := mustDo(t, w.engine(), submit); r.Outcome != reconcile.Skipped || len(w.GitHub.Requests()) != before {
+		t.Fatalf("replay: %+v, want skipped with no request", r)
+	}
+}
