@@ -25,6 +25,8 @@ type Review struct {
 	Comments []ghcheck.ReviewComment `json:"comments,omitempty"`
 }
 
+func init() { register[Review]() }
+
 func (Review) Kind() string { return "review" }
 
 // Face: see Face.
@@ -66,38 +68,21 @@ func (r Review) new() ghcheck.NewReview {
 	return ghcheck.NewReview{Body: r.Body, Event: r.Event, CommitID: r.CommitID, Comments: r.Comments}
 }
 
-// reviewAPI is what the kind needs of GitHub, beyond the engine's GitHub.
+// reviewAPI is what a review asks of GitHub.
 type reviewAPI interface {
 	FindReview(ctx context.Context, r ghcheck.Repo, number int, key, event string) effect.Result
 	CreateReview(ctx context.Context, r ghcheck.Repo, number int, key string, p ghcheck.NewReview) (effect.Artifact, error)
 	SubmitReview(ctx context.Context, r ghcheck.Repo, number int, key string, p ghcheck.NewReview) (effect.Artifact, error)
 }
 
-var _ reviewAPI = (*ghcheck.Client)(nil)
-
-// reviews returns env's GitHub as a reviewAPI.
-func reviews(env *Env) (reviewAPI, error) {
-	api, ok := env.GitHub.(reviewAPI)
-	if !ok {
-		return nil, fmt.Errorf("review: this GitHub client (%T) makes no pull request reviews", env.GitHub)
-	}
-	return api, nil
-}
-
 func (r Review) Find(ctx context.Context, env *Env, key string) effect.Result {
-	api, err := reviews(env)
-	if err != nil {
-		return effect.Result{State: effect.Unknown, Err: err}
-	}
-	return api.FindReview(ctx, env.Repo, r.Number, key, r.Event)
+	return look(env, func(gh reviewAPI) effect.Result { return gh.FindReview(ctx, env.Repo, r.Number, key, r.Event) })
 }
 
 func (r Review) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
-	api, err := reviews(env)
-	if err != nil {
-		return effect.Artifact{}, &effect.CreateError{Class: effect.ClassNotSent, Err: err}
-	}
-	return api.CreateReview(ctx, env.Repo, r.Number, key, r.new())
+	return send(env, func(gh reviewAPI) (effect.Artifact, error) {
+		return gh.CreateReview(ctx, env.Repo, r.Number, key, r.new())
+	})
 }
 
 // Update ends a pending flow: the key made a pending review (no event),
@@ -106,20 +91,18 @@ func (r Review) Create(ctx context.Context, env *Env, key string) (effect.Artifa
 // review is submitted, never a new one made; one already submitted is
 // returned as it is, so a killed agent's retry submits nothing twice. Its
 // inline comments and commit cannot change.
-func (r Review) Update(ctx context.Context, env *Env, _ Updater, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
-	kept := slices.DeleteFunc(slices.Clone(changed), func(f string) bool { return f == "event" || f == "body" })
+func (r Review) Update(ctx context.Context, env *Env, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
 	if r.Event == "" {
 		return art, changed, nil
 	}
-	api, err := reviews(env)
-	if err != nil {
-		return art, changed, err
-	}
-	got, err := api.SubmitReview(ctx, env.Repo, r.Number, key, r.new())
-	return got, kept, err
+	got, err := send(env, func(gh reviewAPI) (effect.Artifact, error) {
+		return gh.SubmitReview(ctx, env.Repo, r.Number, key, r.new())
+	})
+	return got, slices.DeleteFunc(slices.Clone(changed), func(f string) bool { return f == "event" || f == "body" }), err
 }
 
 var (
+	_ reviewAPI = (*ghcheck.Client)(nil)
 	_ Spec      = Review{}
 	_ AsFounder = Review{}
 	_ Updatable = Review{}

@@ -16,9 +16,6 @@ import (
 	"github.com/ghonce/ghonce/taskkey"
 )
 
-// faultKinds are the kinds that talk to GitHub.
-var faultKinds = []string{"pr", "issue", "comment", "branch", "file"}
-
 // fault is one GitHub misbehaviour, injected into a fresh fake for the
 // first run of a trial.
 type fault struct {

@@ -148,8 +148,20 @@ func ours[T any](items []T, body, author func(T) string, key string) int {
 
 var kinds = map[string]*kind{}
 
-// kindOrder is the order of kinds in tables.
+// kindOrder is the order of kinds in tables: the one list of the kinds a
+// run covers, which the others are derived from. A kind added here and
+// given its row below is in every run.
 var kindOrder = []string{"pr", "issue", "comment", "branch", "file", "exec", "exec-nocheck"}
+
+var (
+	// randomKinds are the kinds of the randomised loop, and allKinds every
+	// kind a repository ledger's fault runs for (its claims are GitHub
+	// requests for a guarded command too): each kind with its check.
+	randomKinds = slices.DeleteFunc(slices.Clone(kindOrder), func(n string) bool { return n == "exec-nocheck" })
+	allKinds    = randomKinds
+	// faultKinds are the kinds that talk to GitHub (set by init).
+	faultKinds []string
+)
 
 func init() {
 	kinds["pr"] = &kind{
@@ -347,6 +359,11 @@ func init() {
 	}
 	kinds["exec"] = execKind("exec", true)
 	kinds["exec-nocheck"] = execKind("exec-nocheck", false)
+	for _, n := range kindOrder {
+		if kinds[n].github {
+			faultKinds = append(faultKinds, n)
+		}
+	}
 }
 
 func isBranchCreate(c *fixtures.Commit, t *trial) bool {

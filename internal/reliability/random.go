@@ -15,9 +15,6 @@ import (
 // latencies are the fake's answer delays the randomised loop draws from.
 var latencies = []time.Duration{0, 2 * time.Millisecond, 10 * time.Millisecond}
 
-// randomKinds are the kinds of the randomised loop.
-var randomKinds = []string{"pr", "issue", "comment", "branch", "file", "exec"}
-
 // randomKills is the randomised loop: per kind, trials whose first run is
 // killed at a random delay after its start, and whose reruns are killed
 // again with probability 1/2 (at most twice), then rerun until exit 0.

@@ -129,10 +129,6 @@ const (
 	atMostOne = -2
 )
 
-// allKinds is every kind a repository ledger's fault runs for: its claims
-// are GitHub requests for a guarded command too.
-var allKinds = []string{"pr", "issue", "comment", "branch", "file", "exec"}
-
 // faultList is the faults run against a shared ledger: for the repository
 // ledger, every lost or refused answer to its own writes (the claim's
 // create, each update of it), then, with all, every fault of the SQLite
