@@ -13,9 +13,9 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/audit"
-	"github.com/ghonce/ghonce/internal/audit/audittest"
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/tests/audittest"
 )
 
 // auditWorld is the audit corpus on the fake, and the CLI's environment

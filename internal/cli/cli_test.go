@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 // These tests run the CLI in process through the injected IO: buffers for

@@ -15,9 +15,9 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/mcp"
-	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 // changedCommentSchema is add_issue_comment as a newer github-mcp-server

@@ -21,6 +21,7 @@ var latencies = []time.Duration{0, 2 * time.Millisecond, 10 * time.Millisecond}
 // With sh the trials share that ledger on separate machines (randomKind),
 // and draw from other streams than the SQLite loop's, as reproducible.
 func (m *matrix) randomKills(ctx context.Context, seed int64, sh *sharedLedger) ([]*row, []string, error) {
+	randomKinds := kindNames(registered)
 	info := make([]string, len(randomKinds))
 	var mu sync.Mutex
 	rows, err := perKind(ctx, randomKinds, func(k *kind) ([]*row, error) {

@@ -230,10 +230,6 @@ func faultList() []fault {
 			between: func(f *faultRun) {
 				f.w.clock.Advance(time.Hour + time.Second)
 			}},
-		{name: "search index 10 minutes behind; killed after GitHub commits", first: -1, creates: 1,
-			setup: func(f *faultRun) {
-				f.w.fake.SetSearchLag(10 * time.Minute)
-			}},
 		{name: "labels differing only in case (needs-review vs Needs-Review; a stranger's issue with the key's label upper-cased); killed after GitHub commits the labels",
 			kinds: []string{"pr", "issue"}, first: -1, creates: 1,
 			killOn: func(f *faultRun, c *fixtures.Commit) bool {
@@ -324,13 +320,13 @@ func (m *matrix) faults(ctx context.Context, sh *sharedLedger) ([]*row, error) {
 	if sh != nil {
 		list = sh.faultList(m.prof.ghFaultsAll)
 	}
-	kindNames := faultKinds
-	if sh != nil {
-		kindNames = append(slices.Clone(faultKinds), "exec")
+	names := kindNames(onGitHub)
+	if sh != nil { // a shared ledger's claims are GitHub requests for every kind
+		names = kindNames(registered)
 	}
-	for _, name := range kindNames {
+	for _, name := range names {
 		for fi, fl := range list {
-			if fl.kinds == nil && name == "exec" || fl.kinds != nil && !slices.Contains(fl.kinds, name) {
+			if fl.kinds == nil && !kinds[name].github || fl.kinds != nil && !slices.Contains(fl.kinds, name) {
 				continue
 			}
 			what := fl.name
@@ -492,7 +488,7 @@ func (m *matrix) faultTrial(ctx context.Context, k *kind, fl fault, fi, n, reads
 // create on a clean run: the limit that leaves none for the create.
 func (m *matrix) readsBeforeCreate(ctx context.Context, sh *sharedLedger) (map[string]int, error) {
 	out := map[string]int{}
-	for _, name := range faultKinds {
+	for _, name := range kindNames(onGitHub) {
 		k := kinds[name]
 		w, err := m.newWorld(partPrefix(sh)+"calibrate-"+name, fixtures.Options{})
 		if err != nil {

@@ -35,18 +35,18 @@ func (m *matrix) ghPart(ctx context.Context, rep *Report) error {
 		rep.cfg.Logf("part gh, %s: %s", what, time.Since(t0).Round(time.Millisecond))
 		t0 = time.Now()
 	}
-	kill, err := perKind(ctx, kindOrder, func(k *kind) ([]*row, error) { return m.sharedKillPoints(ctx, k, "gh", ghLabel, "github") })
+	kill, err := perKind(ctx, kindNames(everyKind), func(k *kind) ([]*row, error) { return m.sharedKillPoints(ctx, k, "gh", ghLabel, "github") })
 	if err != nil {
 		return err
 	}
 	lap("kill points")
 	var race []*row
-	for _, rk := range raceKinds {
-		w, err := m.newWorld("gh-race-"+rk.name, fixtures.Options{})
+	for _, name := range kindNames(registered) {
+		w, err := m.newWorld("gh-race-"+name, fixtures.Options{})
 		if err != nil {
 			return err
 		}
-		r, err := w.raceRows(ctx, kinds[rk.name], ghLabel, rk.githubUnique)
+		r, err := w.raceRows(ctx, kinds[name], ghLabel)
 		w.close()
 		if err != nil {
 			return err
@@ -172,7 +172,7 @@ func claimUpdate(r *http.Request) bool {
 func ledgerFaults() []fault {
 	each := 1 << 20
 	mk := func(name string, match func(*http.Request) bool, kind fixtures.FaultKind, times int) fault {
-		return fault{name: name, kinds: allKinds, first: anyExit, creates: atMostOne,
+		return fault{name: name, kinds: kindNames(registered), first: anyExit, creates: atMostOne,
 			setup: func(f *faultRun) {
 				f.w.fake.Inject(fixtures.Fault{Match: match, Kind: kind, Times: times})
 			},

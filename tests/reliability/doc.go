@@ -25,7 +25,7 @@
 // those parts (sharedLedger), not a copy of them. TestMatrix runs it; its
 // profile sets the size:
 //
-//	go test ./internal/reliability                          # smoke: seconds, part of `make test`
+//	go test ./tests/reliability                          # smoke: seconds, part of `make test`
 //	make reliability-short                                  # CI: a few minutes
 //	make reliability                                        # full: writes docs/reliability.md
 //

@@ -10,10 +10,10 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/ledger"
 	ghledger "github.com/ghonce/ghonce/ledger/github"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 // leaseOptions are the leases the table weighs; the default (once.New's)

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 const (
@@ -38,7 +38,7 @@ type matrix struct {
 	token  string
 	root   string // work directory
 	prof   profile
-	// pgLedger is the shared Postgres ledger of the pg part (postgres.go).
+	// pgLedger is the shared Postgres ledger of the pg part (postgres_test.go).
 	pgLedger string
 	// shared maps the ledger label of rows whose runs share one ledger on
 	// separate machines (the pg and gh parts) to its location.
@@ -132,7 +132,7 @@ type killRule struct {
 	signal syscall.Signal
 	// hold, when set with write, is called instead of the kill: the
 	// process lives on, its request in flight until hold returns, and the
-	// fake then stores it (pidns.go).
+	// fake then stores it (pidns_test.go).
 	hold  func()
 	fired bool
 }

@@ -16,27 +16,18 @@ import (
 
 const racers = 16
 
-// raceKinds are the kinds raced, and whether GitHub itself keeps them
-// single when every process has its own ledger.
-var raceKinds = []struct {
-	name         string
-	githubUnique bool
-}{
-	{"pr", true}, {"issue", false}, {"comment", false}, {"branch", true}, {"file", true}, {"exec", false},
-}
-
 // races runs 16 processes on one key: on one ledger (new, and in use), and
 // on separate ledgers.
 func (m *matrix) races(ctx context.Context) ([]*row, error) {
 	// One kind at a time: 16 processes are enough for two cores.
 	var rows []*row
-	for _, rk := range raceKinds {
-		w, err := m.newWorld("race-"+rk.name, fixtures.Options{})
+	for _, name := range kindNames(registered) {
+		w, err := m.newWorld("race-"+name, fixtures.Options{})
 		if err != nil {
 			return nil, err
 		}
 		for _, mode := range []string{"one new ledger", "one ledger in use", "separate ledgers"} {
-			r, err := w.raceRows(ctx, kinds[rk.name], mode, rk.githubUnique)
+			r, err := w.raceRows(ctx, kinds[name], mode)
 			if err != nil {
 				w.close()
 				return nil, err
@@ -48,7 +39,7 @@ func (m *matrix) races(ctx context.Context) ([]*row, error) {
 	return rows, nil
 }
 
-func (w *world) raceRows(ctx context.Context, k *kind, mode string, githubUnique bool) (*row, error) {
+func (w *world) raceRows(ctx context.Context, k *kind, mode string) (*row, error) {
 	separate := mode == "separate ledgers"
 	sharedLoc, pg := w.m.shared[mode] // a shared ledger on separate machines
 	rounds := w.m.prof.raceRounds
@@ -154,7 +145,7 @@ func (w *world) raceRows(ctx context.Context, k *kind, mode string, githubUnique
 		r.errorf("%d lost", r.lost)
 	}
 	switch {
-	case !separate || githubUnique:
+	case !separate || k.githubUnique:
 		if r.dups != 0 {
 			r.errorf("%d duplicate(s)", r.dups)
 		}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 // wireReps is how many times each (kind, latency) is measured, through the

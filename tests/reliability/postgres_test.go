@@ -57,7 +57,7 @@ func (m *matrix) pgPart(ctx context.Context, rep *Report, seed int64, logf func(
 	m.pgLedger = loc
 	m.shareLedger(pgLabel, loc)
 
-	kill, err := perKind(ctx, kindOrder, func(k *kind) ([]*row, error) { return m.sharedKillPoints(ctx, k, "pg", pgLabel, loc) })
+	kill, err := perKind(ctx, kindNames(everyKind), func(k *kind) ([]*row, error) { return m.sharedKillPoints(ctx, k, "pg", pgLabel, loc) })
 	if err != nil {
 		return err
 	}
@@ -66,12 +66,12 @@ func (m *matrix) pgPart(ctx context.Context, rep *Report, seed int64, logf func(
 		return err
 	}
 	var race []*row
-	for _, rk := range raceKinds {
-		w, err := m.newWorld("pg-race-"+rk.name, fixtures.Options{})
+	for _, name := range kindNames(registered) {
+		w, err := m.newWorld("pg-race-"+name, fixtures.Options{})
 		if err != nil {
 			return err
 		}
-		r, err := w.raceRows(ctx, kinds[rk.name], pgLabel, rk.githubUnique)
+		r, err := w.raceRows(ctx, kinds[name], pgLabel)
 		w.close()
 		if err != nil {
 			return err

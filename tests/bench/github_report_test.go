@@ -17,12 +17,12 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/harness"
-	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
+	"github.com/ghonce/ghonce/tests/harness"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 // TestGitHubReport's flags. benchreport (make bench) runs it with

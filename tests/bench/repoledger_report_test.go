@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 var repoLedgerOut = flag.String("repoledger.out", "", "write the repository-ledger section alone to FILE (- for stdout)")

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -555,18 +556,15 @@ func (r *auditRow) add(fp, settled, want int, err error) {
 	r.want += want
 }
 
-func auditTable(b *strings.Builder, rows []*auditRow) {
-	b.WriteString("| case | runs | false positives | true duplicates settled | notes |\n|---|---|---|---|---|\n")
-	for _, r := range rows {
-		settled := "-"
-		if r.want > 0 {
-			settled = fmt.Sprintf("%d of %d", r.settled, r.want)
-		}
-		note := r.note
-		if len(r.errs) > 0 {
-			note = strings.TrimPrefix(note+"; **"+strings.Join(r.errs, "; ")+"**", "; ")
-		}
-		fmt.Fprintf(b, "| %s | %d | %d | %s | %s |\n", r.what, r.runs, r.fp, settled, note)
+// cells is r's line in the audit table.
+func (r *auditRow) cells() []string {
+	settled := "-"
+	if r.want > 0 {
+		settled = fmt.Sprintf("%d of %d", r.settled, r.want)
 	}
-	b.WriteString("\n")
+	note := r.note
+	if len(r.errs) > 0 {
+		note = strings.TrimPrefix(note+"; **"+strings.Join(r.errs, "; ")+"**", "; ")
+	}
+	return []string{r.what, strconv.Itoa(r.runs), strconv.Itoa(r.fp), settled, note}
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 // A test at the engine's layer, in the shared world: the agent pushes a

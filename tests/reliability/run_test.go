@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 // profile sizes the matrix.
@@ -25,10 +25,10 @@ type profile struct {
 	raceRounds  int // rounds of 16 processes per kind and mode
 	faultRuns   int // trials per fault and kind
 	maxAttempts int // runs a trial may take before it "needs a person"
-	// The shared-Postgres part (postgres.go), sized apart: it runs after
+	// The shared-Postgres part (postgres_test.go), sized apart: it runs after
 	// the SQLite parts and must keep the short profile within minutes.
 	pgKillRuns, pgRandomRuns, pgRaceRounds int
-	// The repository-ledger part (repoledger.go) shares the pg sizes for
+	// The repository-ledger part (repoledger_test.go) shares the pg sizes for
 	// its kill points and races; its randomised loop and faults are sized
 	// here: ghFaultsAll runs every fault (else the repository ledger's own
 	// and the dropped and 502 answers on the create).
@@ -62,9 +62,9 @@ type Report struct {
 	race    []*row
 	fault   []*row
 	bad     []*row
-	// audit is the audit --apply part (audit.go).
+	// audit is the audit --apply part (audit_test.go).
 	audit []*auditRow
-	// ns is the other-PID-namespace part (pidns.go); nsSkipped says why it
+	// ns is the other-PID-namespace part (pidns_test.go); nsSkipped says why it
 	// did not run, when it did not.
 	ns        []*row
 	nsSkipped string
@@ -149,7 +149,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil
 	}
 	if err := step("kill", func() error {
-		rows, err := perKind(ctx, kindOrder, func(k *kind) ([]*row, error) { return m.killPoints(ctx, k, cfg.Profile.killRuns) })
+		rows, err := perKind(ctx, kindNames(everyKind), func(k *kind) ([]*row, error) { return m.killPoints(ctx, k, cfg.Profile.killRuns) })
 		rep.kill = rows
 		return err
 	}); err != nil {

@@ -18,10 +18,10 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 // The repository and the users every World holds.

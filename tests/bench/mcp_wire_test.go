@@ -12,7 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 // The MCP servers a create is measured through, in the order of the

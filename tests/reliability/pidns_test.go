@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/internal/procid"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 // The other-PID-namespace part ("pidns"): the holder of a key runs in a PID

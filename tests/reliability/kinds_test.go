@@ -7,10 +7,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	registry "github.com/ghonce/ghonce/kinds"
+	_ "github.com/ghonce/ghonce/offgithub" // registers exec and tool-call, which the matrix runs through the binary
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -25,6 +28,12 @@ type kind struct {
 	// orphan every earlier key, shows as lost artifacts.
 	step   string
 	github bool // false for guarded commands
+	// githubUnique: GitHub itself keeps one of it when racers have
+	// separate ledgers (one open PR per head, one ref, one file content).
+	githubUnique bool
+	// variantOf names the registered kind a variant row runs (exec-nocheck
+	// is exec without --check): variants run in the kill-point parts only.
+	variantOf string
 	// args is the command line of attempt i of trial t (without --ledger,
 	// --repo, --task and --json, which run adds).
 	args func(w *world, t *trial, i int) []string
@@ -78,8 +87,8 @@ func (t *trial) key() string {
 }
 
 func kindOf(k *kind) string {
-	if k.name == "exec-nocheck" {
-		return "exec"
+	if k.variantOf != "" {
+		return k.variantOf
 	}
 	return k.name
 }
@@ -146,26 +155,14 @@ func ours[T any](items []T, body, author func(T) string, key string) int {
 	return n
 }
 
-var kinds = map[string]*kind{}
-
-// kindOrder is the order of kinds in tables: the one list of the kinds a
-// run covers, which the others are derived from. A kind added here and
-// given its row below is in every run.
-var kindOrder = []string{"pr", "issue", "comment", "branch", "file", "exec", "exec-nocheck"}
-
-var (
-	// randomKinds are the kinds of the randomised loop, and allKinds every
-	// kind a repository ledger's fault runs for (its claims are GitHub
-	// requests for a guarded command too): each kind with its check.
-	randomKinds = slices.DeleteFunc(slices.Clone(kindOrder), func(n string) bool { return n == "exec-nocheck" })
-	allKinds    = randomKinds
-	// faultKinds are the kinds that talk to GitHub (set by init).
-	faultKinds []string
-)
-
-func init() {
-	kinds["pr"] = &kind{
-		name: "pr", step: "pr-create", github: true,
+// kindTable is the matrix's one list of kinds, in the order of its tables.
+// Every part reads it: the kill points run every row; the randomised loop,
+// the races and the repository ledger's faults every row but a variant; the
+// GitHub faults every row on GitHub. A kind registered in reconcile or
+// offgithub has a row here or a reason in notRun (TestEveryKindHasARow).
+var kindTable = []*kind{
+	{
+		name: "pr", step: "pr-create", github: true, githubUnique: true,
 		args: func(w *world, t *trial, i int) []string {
 			title, body := t.wording(i)
 			a := append([]string{"pr", "create", "--base", "main", "--head", t.head(w, i), "--title", title}, t.bodyArgs(w, body)...)
@@ -205,8 +202,8 @@ func init() {
 			}
 			return ""
 		},
-	}
-	kinds["issue"] = &kind{
+	},
+	{
 		name: "issue", step: "issue-create", github: true,
 		args: func(w *world, t *trial, i int) []string {
 			title, body := t.wording(i)
@@ -239,9 +236,8 @@ func init() {
 			}
 			return fmt.Errorf("reported issue #%d does not exist", r.Number)
 		},
-	}
-	commentsPath := repoPath("/issues/" + strconv.Itoa(commentOn) + "/comments")
-	kinds["comment"] = &kind{
+	},
+	{
 		name: "comment", step: "issue-comment", github: true,
 		args: func(w *world, t *trial, i int) []string {
 			_, body := t.wording(i)
@@ -270,9 +266,9 @@ func init() {
 			}
 			return fmt.Errorf("reported comment %d does not exist", r.ID)
 		},
-	}
-	kinds["branch"] = &kind{
-		name: "branch", step: "branch-create", github: true,
+	},
+	{
+		name: "branch", step: "branch-create", github: true, githubUnique: true,
 		args: func(w *world, t *trial, i int) []string {
 			return []string{"branch", "create", t.branchName(), "--sha", w.main}
 		},
@@ -298,9 +294,9 @@ func init() {
 			}
 			return nil
 		},
-	}
-	kinds["file"] = &kind{
-		name: "file", step: "file-put", github: true,
+	},
+	{
+		name: "file", step: "file-put", github: true, githubUnique: true,
 		args: func(w *world, t *trial, i int) []string {
 			return []string{"file", "put", t.filePath(), "--branch", docsBranch, "-m", fmt.Sprintf("Notes for %s (attempt %d)", t.task, i+1), "--content", string(t.content())}
 		},
@@ -333,36 +329,73 @@ func init() {
 			}
 			return nil
 		},
+	},
+	execKind("exec", true),
+	execKind("exec-nocheck", false),
+}
+
+// notRun are the registered kinds without a row, and why.
+var notRun = map[string]string{
+	"close":          "acted only by `ghonce audit --apply`: the audit part runs it",
+	"branch-delete":  "acted only by `ghonce audit --apply`: the audit part runs it",
+	"comment-delete": "acted only by `ghonce audit --apply`: the audit part runs it",
+	"tool-call":      "acted only by `ghonce mcp --upstream`, not a CLI verb: internal/mcp's TestProxyGenericGuard runs it",
+}
+
+// kinds finds a row by name.
+var kinds = func() map[string]*kind {
+	m := map[string]*kind{}
+	for _, k := range kindTable {
+		m[k.name] = k
 	}
-	execArgs := func(check bool) func(w *world, t *trial, i int) []string {
-		return func(w *world, t *trial, i int) []string {
-			a := []string{"exec", "--step", "notify"}
-			if check {
-				a = append(a, "--check", shellQuote(w.m.helper)+" "+helperArg+" check")
+	return m
+}()
+
+// kindNames names the rows keep accepts, in the table's order.
+func kindNames(keep func(*kind) bool) []string {
+	var out []string
+	for _, k := range kindTable {
+		if keep(k) {
+			out = append(out, k.name)
+		}
+	}
+	return out
+}
+
+func everyKind(*kind) bool    { return true }
+func registered(k *kind) bool { return k.variantOf == "" }
+func onGitHub(k *kind) bool   { return k.github }
+
+var commentsPath = repoPath("/issues/" + strconv.Itoa(commentOn) + "/comments")
+
+func execArgs(check bool) func(w *world, t *trial, i int) []string {
+	return func(w *world, t *trial, i int) []string {
+		a := []string{"exec", "--step", "notify"}
+		if check {
+			a = append(a, "--check", shellQuote(w.m.helper)+" "+helperArg+" check")
+		}
+		return append(a, "--", w.m.helper, helperArg, "post")
+	}
+}
+
+// execKind is a guarded command's row: exec, and exec-nocheck, a variant
+// without --check.
+func execKind(name string, check bool) *kind {
+	variantOf := ""
+	if !check {
+		variantOf = "exec"
+	}
+	return &kind{
+		name: name, step: "notify", variantOf: variantOf,
+		args:   execArgs(check),
+		target: func(*trial) string { return "" },
+		count:  func(w *world, t *trial, _ []fixtures.Commit) int { return w.fx.count(t.key()) },
+		verify: func(w *world, t *trial, r *result) error {
+			if w.fx.count(t.key()) == 0 {
+				return fmt.Errorf("reported effect for %s was never recorded", t.key())
 			}
-			return append(a, "--", w.m.helper, helperArg, "post")
-		}
-	}
-	execKind := func(name string, check bool) *kind {
-		return &kind{
-			name: name, step: "notify",
-			args:   execArgs(check),
-			target: func(*trial) string { return "" },
-			count:  func(w *world, t *trial, _ []fixtures.Commit) int { return w.fx.count(t.key()) },
-			verify: func(w *world, t *trial, r *result) error {
-				if w.fx.count(t.key()) == 0 {
-					return fmt.Errorf("reported effect for %s was never recorded", t.key())
-				}
-				return nil
-			},
-		}
-	}
-	kinds["exec"] = execKind("exec", true)
-	kinds["exec-nocheck"] = execKind("exec-nocheck", false)
-	for _, n := range kindOrder {
-		if kinds[n].github {
-			faultKinds = append(faultKinds, n)
-		}
+			return nil
+		},
 	}
 }
 
@@ -408,4 +441,31 @@ func ledgerPath(w *world, parts ...string) string {
 	p := filepath.Join(append([]string{w.dir, "ledgers"}, parts...)...)
 	_ = os.MkdirAll(filepath.Dir(p), 0o755)
 	return p
+}
+
+// TestEveryKindHasARow holds kindTable to the kinds ghonce registers: a new
+// kind gets a row (or a reason in notRun), so the matrix cannot forget it.
+func TestEveryKindHasARow(t *testing.T) {
+	for _, name := range registry.All() {
+		_, skipped := notRun[name]
+		k, ok := kinds[name]
+		switch {
+		case ok && skipped:
+			t.Errorf("kind %q has a row and a reason in notRun: keep one", name)
+		case !ok && !skipped:
+			t.Errorf("kind %q is registered but has no row in kindTable (kinds_test.go) and no reason in notRun", name)
+		case ok && k.variantOf != "":
+			t.Errorf("row %q is a variant of %q, but %q is itself a registered kind", name, k.variantOf, name)
+		}
+	}
+	for name := range notRun {
+		if !slices.Contains(registry.All(), name) {
+			t.Errorf("notRun names %q, which no engine registers", name)
+		}
+	}
+	for _, k := range kindTable {
+		if !slices.Contains(registry.All(), kindOf(k)) {
+			t.Errorf("row %q runs kind %q, which no engine registers", k.name, kindOf(k))
+		}
+	}
 }
