@@ -35,6 +35,17 @@ func (Review) Face() Face {
 		Write:    "POST repos/{owner}/{repo}/pulls/{number}/reviews",
 		Refuses:  []string{"node_id"},
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/{number}/reviews/{id}"},
+		CLI:      []string{"pr review"}, Gh: []string{"pr review"},
+		Does: "Review a pull request",
+		Fields: []effect.Field{
+			{Name: "number", Arg: "NUMBER", MCP: "pullNumber", Help: "the pull request number", Required: true},
+			{Name: "event", Switches: map[string]string{"comment": "COMMENT", "approve": "APPROVE", "request-changes": "REQUEST_CHANGES"},
+				Input: "event", Help: "the review's event (required)", Required: true},
+			{Name: "body", Short: "b", Help: "the review's text (required to comment or request changes)", File: true, FileShort: "F"},
+			{Name: "commit_id", Flag: "-", MCP: "commitID", Input: "-", Help: "the commit reviewed (default: the head)"},
+			{Name: "comments", Gh: "-", MCP: "-", Input: "comments-file",
+				Help: `a JSON file of inline comments, [{"path", "line", "side"?, "start_line"?, "body"}] ("-" for standard input)`},
+		},
 	}
 }
 

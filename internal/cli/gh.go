@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"reflect"
@@ -223,6 +224,7 @@ var ghHooks = map[string]ghHook{
 	}},
 	"issue comment": {flags: commentFlags},
 	"pr comment":    {flags: commentFlags, infers: []string{"number"}, infer: inferPRNumber},
+	"pr review":     {infers: []string{"number"}, infer: inferPRNumber},
 }
 
 func commentFlags(fs *pflag.FlagSet, _ *ghFlags) {
@@ -306,6 +308,13 @@ func (o *ghFlags) field(name string) *fieldValue {
 // given reports whether v was given a value.
 func (o *ghFlags) given(v *fieldValue) bool {
 	switch {
+	case v.switches != nil:
+		for _, on := range v.switches {
+			if *on {
+				return true
+			}
+		}
+		return false
 	case v.field.File:
 		return o.set(v.field.Flag) || v.file != ""
 	case v.field.List:
@@ -332,7 +341,11 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	if hook.satisfied == nil || !hook.satisfied(o) {
 		var missing []string
 		for _, v := range o.fields {
-			if v.field.Required && !slices.Contains(hook.infers, v.field.Name) && !o.given(v) {
+			switch {
+			case !v.field.Required || slices.Contains(hook.infers, v.field.Name) || o.given(v):
+			case v.switches != nil:
+				missing = append(missing, "`--"+strings.Join(slices.Sorted(maps.Keys(v.switches)), "` or `--")+"`")
+			default:
 				missing = append(missing, "`--"+v.field.Flag+"`")
 			}
 		}
