@@ -224,7 +224,12 @@ var ghHooks = map[string]ghHook{
 	}},
 	"issue comment": {flags: commentFlags},
 	"pr comment":    {flags: commentFlags, infers: []string{"number"}, infer: inferPRNumber},
-	"pr review":     {infers: []string{"number"}, infer: inferPRNumber},
+	"pr review": {infers: []string{"number"}, infer: func(ctx context.Context, g *ghCall, p map[string]any) error {
+		if p["event"] == "" { // gh asks for one on a terminal, and refuses without
+			return usagef("gh pr review: must provide `--approve`, `--comment` or `--request-changes` when not running interactively")
+		}
+		return inferPRNumber(ctx, g, p)
+	}},
 }
 
 func commentFlags(fs *pflag.FlagSet, _ *ghFlags) {
