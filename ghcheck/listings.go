@@ -50,7 +50,11 @@ type Commit struct {
 type Review struct {
 	ID     int64
 	Author string
-	State  string
+	State  string // PENDING (listed to its author only), APPROVED, ...
+	Body   string
+	URL    string
+	// Submitted is when it was submitted; zero while pending.
+	Submitted time.Time
 }
 
 // OnPage, when not nil, is told after each page how many items a listing
@@ -252,7 +256,7 @@ func (c *Client) ListReviews(ctx context.Context, r Repo, number int) ([]Review,
 		rs, resp, err := c.gh.PullRequests.ListReviews(ctx, r.Owner, r.Name, number, &github.ListOptions{Page: page, PerPage: 100})
 		if err == nil {
 			for _, rv := range rs {
-				out = append(out, Review{ID: rv.GetID(), Author: rv.GetUser().GetLogin(), State: rv.GetState()})
+				out = append(out, listedReview(rv))
 			}
 		}
 		return resp, err

@@ -11,6 +11,7 @@
 //	POST repos/{owner}/{repo}/pulls                     a pull request (default step "pr-create")
 //	POST repos/{owner}/{repo}/issues                    an issue       (default step "issue-create")
 //	POST repos/{owner}/{repo}/issues/{number}/comments  a comment      (default step "issue-comment")
+//	POST repos/{owner}/{repo}/pulls/{number}/reviews    a review       (default step "pr-review")
 //	POST repos/{owner}/{repo}/git/refs                  a branch       (default step "branch-create")
 //	PUT repos/{owner}/{repo}/contents/{path...}         a file         (default step "file-put")
 //	POST repos/{owner}/{repo}/releases                  a release      (default step "release-create")
@@ -27,8 +28,9 @@
 // create (201 and the artifact), or, when an earlier attempt made it, the
 // artifact as GitHub returns it (201 and the same JSON shape), so
 // *github.PullRequest, *github.Issue, *github.IssueComment,
-// *github.Reference, *github.RepositoryContentResponse and
-// *github.RepositoryRelease decode as usual.
+// *github.PullRequestReview, *github.Reference,
+// *github.RepositoryContentResponse and *github.RepositoryRelease decode as
+// usual.
 // Every guarded answer carries X-Ghonce-Key and X-Ghonce-Outcome (created,
 // found or skipped; refused when GitHub refused the create, whose answer,
 // a 4xx, go-github then receives as GitHub gave it). A create that may

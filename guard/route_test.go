@@ -26,7 +26,7 @@ func TestEveryDeclaredWriteIsGuarded(t *testing.T) {
 		t.Fatal(err)
 	}
 	sample := map[string]string{"owner": "octo-org", "repo": "hello-world", "number": "42", "path...": "docs/CHANGE LOG.md", "path": "docs/CHANGE LOG.md"}
-	values := map[string]any{"draft": true, "prerelease": true, "labels": []string{"x"}, "content": "eA=="}
+	values := map[string]any{"draft": true, "prerelease": true, "labels": []string{"x"}, "content": "eA==", "comments": []map[string]any{{"path": "a.go", "line": 1, "body": "x"}}}
 	var guarded int
 	for _, kind := range reconcile.Kinds() {
 		f, _ := kinds.FaceOf(kind)
@@ -104,9 +104,10 @@ func lineHas(doc string, parts ...string) bool {
 // sends for its write: nothing go-github can send goes unexamined.
 func TestGoGithubsFieldsAreCarriedOrRefused(t *testing.T) {
 	for kind, req := range map[string]any{
-		"pr":    github.NewPullRequest{},
-		"issue": github.IssueRequest{},
-		"file":  github.RepositoryContentFileOptions{},
+		"pr":     github.NewPullRequest{},
+		"issue":  github.IssueRequest{},
+		"file":   github.RepositoryContentFileOptions{},
+		"review": github.PullRequestReviewRequest{},
 	} {
 		f, _ := kinds.FaceOf(kind)
 		known := append(reconcile.BodyFields(kind), f.Refuses...)

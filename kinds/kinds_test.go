@@ -14,7 +14,7 @@ func TestKindPredicates(t *testing.T) {
 	t.Parallel()
 	want := map[string][2]bool{ // OnGitHub, CarriesKeyLabel
 		"branch": {true, false}, "comment": {true, false}, "exec": {false, false},
-		"file": {true, false}, "issue": {true, true}, "pr": {true, true},
+		"file": {true, false}, "issue": {true, true}, "pr": {true, true}, "review": {true, false},
 		"tool-call": {false, false}, "close": {true, false}, "comment-delete": {true, false}, "branch-delete": {true, false},
 		"release": {true, false},
 		"labels":  {true, false},

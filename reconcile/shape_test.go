@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -77,6 +78,18 @@ func shapeCandidates() map[string]reconcile.Spec {
 			}
 		}
 	}
+	inline := [][]ghcheck.ReviewComment{nil, {{Path: "a.go", Line: 2, Body: "x"}}, {{Path: "a.go", Line: 2, StartLine: 3, Body: "x"}},
+		{{Path: "a.go", Line: 0, Body: "x"}}, {{Path: "../a.go", Line: 1, Body: "x"}}, {{Path: "a.go", Line: 1, Side: "up", Body: "x"}}}
+	for _, n := range numbers {
+		for _, ev := range []string{"COMMENT", "", "LGTM"} {
+			for _, cs := range inline {
+				for _, s := range []string{"", sha, "abc"} {
+					add(reconcile.Review{Number: n, Event: ev, Body: "b", CommitID: s, Comments: cs})
+				}
+			}
+		}
+		add(reconcile.Review{Number: n, Event: "APPROVE", Body: strings.Repeat("x", taskkey.MaxBody)})
+	}
 	for _, n := range numbers {
 		for _, reason := range []string{"", "duplicate", "wontfix"} {
 			add(reconcile.Close{Number: n, Reason: reason})
@@ -112,6 +125,8 @@ func fmtSpec(s reconcile.Spec) string {
 		return v.TagName + " " + v.TargetCommitish + " " + shortBody(v.Body)
 	case reconcile.Labels:
 		return strconv.Itoa(v.Number) + " " + strings.Join(v.Labels, ",")
+	case reconcile.Review:
+		return fmt.Sprintf("%d %s %s %v %s", v.Number, v.Event, v.CommitID, v.Comments, shortBody(v.Body))
 	}
 	return ""
 }

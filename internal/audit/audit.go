@@ -45,6 +45,7 @@ const (
 	KindIssue   = "issue"
 	KindPR      = "pr"
 	KindComment = "comment"
+	KindReview  = "review"
 	KindBranch  = "branch"
 	KindRelease = "release"
 	// KindLabels groups a label our identity applied to one issue or pull
@@ -56,11 +57,11 @@ const (
 )
 
 // AllKinds lists the kinds in the order groups are reported.
-var AllKinds = []string{KindIssue, KindPR, KindComment, KindBranch, KindRelease, KindLabels}
+var AllKinds = []string{KindIssue, KindPR, KindComment, KindReview, KindBranch, KindRelease, KindLabels}
 
 // defaultKinds are the kinds Find looks at when Options.Kinds is empty:
 // all but labels.
-var defaultKinds = AllKinds[:5]
+var defaultKinds = AllKinds[:6]
 
 // Evidence, strongest first.
 const (
@@ -89,6 +90,7 @@ type GitHub interface {
 	Timeline(ctx context.Context, r ghcheck.Repo, number int) ([]ghcheck.Event, error)
 	Reactors(ctx context.Context, r ghcheck.Repo, number int, commentID int64) ([]string, error)
 	Reread(ctx context.Context, r ghcheck.Repo, number int, pr bool, id int64) (ghcheck.Listed, bool, error)
+	ListReviews(ctx context.Context, r ghcheck.Repo, number int) ([]ghcheck.Review, error)
 }
 
 var _ GitHub = (*ghcheck.Client)(nil)
@@ -126,11 +128,12 @@ type Options struct {
 // Artifact is one member of a group.
 type Artifact struct {
 	Number int    `json:"number,omitempty"` // issue or pull request
-	ID     int64  `json:"id,omitempty"`     // comment
+	ID     int64  `json:"id,omitempty"`     // comment or review
 	Name   string `json:"name,omitempty"`   // branch
 	URL    string `json:"url,omitempty"`
 	Author string `json:"author,omitempty"`
-	// Thread is a comment's issue or pull request number.
+	// Thread is a comment's issue or pull request number, a review's pull
+	// request.
 	Thread  int       `json:"thread,omitempty"`
 	SHA     string    `json:"sha,omitempty"` // a branch's or PR head's commit
 	Created time.Time `json:"created_at,omitzero"`
@@ -160,11 +163,12 @@ type Artifact struct {
 // HumanTouched reports whether a person acted on a.
 func (a Artifact) HumanTouched() bool { return a.Human != "" }
 
-// Ref names a for a person: #12, comment 2200000001 on #3, branch x.
+// Ref names a for a person: #12, comment 2200000001 on #3, review
+// 2200000002 on #4, branch x.
 func (a Artifact) Ref(kind string) string {
 	switch kind {
-	case KindComment:
-		return fmt.Sprintf("comment %d on #%d", a.ID, a.Thread)
+	case KindComment, KindReview:
+		return fmt.Sprintf("%s %d on #%d", kind, a.ID, a.Thread)
 	case KindBranch:
 		return "branch " + a.Name
 	case KindRelease:
@@ -214,6 +218,7 @@ type Listed struct {
 	Issues   int `json:"issues"`
 	PRs      int `json:"prs"`
 	Comments int `json:"comments"`
+	Reviews  int `json:"reviews,omitempty"`
 	Releases int `json:"releases,omitempty"`
 }
 
@@ -275,7 +280,7 @@ func (it *item) artifact() Artifact {
 		if it.kind == KindPR {
 			a.SHA = it.l.HeadSHA
 		}
-	case KindComment:
+	case KindComment, KindReview:
 		a.ID, a.Thread, a.Open = it.l.ID, it.l.Number, true
 	case KindRelease:
 		a.ID, a.Name, a.Open = it.l.ID, it.l.Head, true
@@ -333,7 +338,7 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 		return nil, err
 	}
 	var pulls []ghcheck.Listed
-	if f.kinds[KindPR] {
+	if f.kinds[KindPR] || f.kinds[KindReview] {
 		if pulls, err = gh.ListPullsSince(ctx, opts.Repo, opts.Since, progress("pull requests")); err != nil {
 			return nil, err
 		}
@@ -376,6 +381,14 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 		all = append(all, it)
 		rep.Listed.Comments++
 	}
+	if f.kinds[KindReview] {
+		reviews, err := f.reviews(ctx, pulls)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, reviews...)
+		rep.Listed.Reviews = len(reviews)
+	}
 	if rl, ok := gh.(releaseLister); ok && f.kinds[KindRelease] {
 		releases, err := rl.ListReleases(ctx, opts.Repo)
 		if err != nil {
@@ -403,6 +416,7 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 	}
 	sets = append(sets, prSets...)
 	sets = append(sets, f.commentSets(all)...)
+	sets = append(sets, f.reviewSets(all)...)
 	sets = append(sets, f.releaseSets(all)...)
 	var groups []Group
 	for _, c := range sets {
@@ -521,7 +535,7 @@ func (f *finder) newItem(ctx context.Context, kind string, l ghcheck.Listed) (*i
 	}
 	if f.opts.Recorded != nil {
 		var k string
-		if kind == KindComment {
+		if kind == KindComment || kind == KindReview {
 			k = f.opts.Recorded(kind, 0, l.ID)
 		} else {
 			k = f.opts.Recorded(kind, l.Number, 0)
@@ -649,7 +663,7 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 		out = append(out, w)
 	}
 	it.human = strings.Join(out, "; ")
-	if it.kind == KindComment {
+	if it.kind == KindComment || it.kind == KindReview {
 		by, err := f.threadAck(ctx, it.l.Number)
 		if err != nil {
 			return err
@@ -834,7 +848,7 @@ func (f *finder) differs(ctx context.Context, keep, m *item) (string, error) {
 // same text: the same thread for comments, the same NormalizeTitle for
 // issues, the same NormalizeBody.
 func SameText(kind string, a, b ghcheck.Listed) bool {
-	if kind == KindComment && a.Number != b.Number || kind == KindIssue && NormalizeTitle(a.Title) != NormalizeTitle(b.Title) ||
+	if (kind == KindComment || kind == KindReview) && (a.Number != b.Number || a.State != b.State) || kind == KindIssue && NormalizeTitle(a.Title) != NormalizeTitle(b.Title) ||
 		kind == KindRelease && (a.Head != b.Head || NormalizeTitle(a.Title) != NormalizeTitle(b.Title)) {
 		return false
 	}
@@ -890,7 +904,7 @@ func (f *finder) keySets(all []*item) []candidate {
 	}
 	order, byKey := buckets(all, func(it *item) (kk, bool) {
 		k := kk{kind: it.kind, key: it.key}
-		if it.kind == KindComment {
+		if it.kind == KindComment || it.kind == KindReview {
 			k.thread = it.l.Number
 		}
 		return k, it.ours && it.key != ""
@@ -930,6 +944,42 @@ func (f *finder) releaseSets(all []*item) []candidate {
 	return f.exact(all, KindRelease, "the same author, tag, title and normalised notes", func(it *item) string {
 		return strings.ToLower(it.l.Author) + "\x00" + it.l.Head + "\x00" + NormalizeTitle(it.l.Title) + "\x00" + NormalizeBody(it.l.Body)
 	})
+}
+
+// reviewSets: the same author, the same event, the same normalised body,
+// on the same pull request.
+func (f *finder) reviewSets(all []*item) []candidate {
+	return f.exact(all, KindReview, "the same author, the same event, the same normalised body, on the same pull request", func(it *item) string {
+		return strings.ToLower(it.l.Author) + "\x00" + it.l.State + "\x00" + strconv.Itoa(it.l.Number) + "\x00" + NormalizeBody(it.l.Body)
+	})
+}
+
+// reviews lists the submitted reviews of each pull request listed, one
+// listing each (GitHub has no repository-wide one). A pending review is
+// its author's draft, one at most: never a duplicate.
+func (f *finder) reviews(ctx context.Context, pulls []ghcheck.Listed) ([]*item, error) {
+	var out []*item
+	for _, pr := range pulls {
+		rvs, err := f.gh.ListReviews(ctx, f.opts.Repo, pr.Number)
+		if err != nil {
+			return nil, err
+		}
+		for _, rv := range rvs {
+			if rv.State == "PENDING" {
+				continue
+			}
+			it, err := f.newItem(ctx, KindReview, ghcheck.Listed{Number: pr.Number, ID: rv.ID, Body: rv.Body, Author: rv.Author, URL: rv.URL,
+				State: rv.State, Created: rv.Submitted, Updated: rv.Submitted})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, it)
+		}
+		if f.opts.Progress != nil {
+			f.opts.Progress("reviews", len(out))
+		}
+	}
+	return out, nil
 }
 
 // exact groups our artifacts of kind by sig ("" for none), leaving alone

@@ -302,6 +302,8 @@ func planActions(rep *audit.Report, opts *auditOptions) []auditAction {
 			switch {
 			case g.Kind == audit.KindRelease:
 				a.Skipped = "ghonce does not delete releases: delete it on GitHub if it is not needed"
+			case g.Kind == audit.KindReview:
+				a.Skipped = "GitHub deletes no submitted review: for a person (dismiss it, or edit its text)"
 			case !d.Ours: // Find groups only ours; never act on another's
 				a.Skipped = "written by " + d.Author + ", not this token's login"
 			case d.AckedBy != "":

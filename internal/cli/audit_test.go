@@ -78,7 +78,7 @@ func TestAuditJSONShape(t *testing.T) {
 	if got.ExitCode != ExitDuplicates || got.Requests <= 0 || len(got.Groups) != len(w.corpus.Groups) {
 		t.Fatalf("exit_code %d, requests %d, %d groups (want %d): %s", got.ExitCode, got.Requests, len(got.Groups), len(w.corpus.Groups), r.stdout)
 	}
-	idField := map[string]string{"issue": "number", "pr": "number", "comment": "id", "branch": "name"}
+	idField := map[string]string{"issue": "number", "pr": "number", "comment": "id", "review": "id", "branch": "name"}
 	for _, g := range got.Groups {
 		f := idField[g.Kind]
 		if f == "" || (g.Evidence != "key" && g.Evidence != "exact") {
@@ -95,6 +95,11 @@ func TestAuditJSONShape(t *testing.T) {
 	}
 	if len(got.Actions) == 0 {
 		t.Error("a dry run lists no actions")
+	}
+	for _, a := range got.Actions {
+		if a["kind"] == "review" && a["skipped"] == nil { // GitHub deletes no submitted review
+			t.Errorf("--apply would act on a review: %v", a)
+		}
 	}
 	if w.fake.Writes() != 0 {
 		t.Fatalf("a dry run wrote %d times", w.fake.Writes())
@@ -269,7 +274,7 @@ func TestAuditApplyAdoptsTheKeptKey(t *testing.T) {
 // The ledger's entries are matched to the audit's groups by kind name:
 // an issue, a pull request and a comment are the same words to both.
 func TestAuditKindsAreTheEnginesKinds(t *testing.T) {
-	for _, k := range []string{audit.KindIssue, audit.KindPR, audit.KindComment} {
+	for _, k := range []string{audit.KindIssue, audit.KindPR, audit.KindComment, audit.KindReview} {
 		if _, ok := kinds.FaceOf(k); !ok {
 			t.Errorf("the audit's kind %q is no kind of the engine's (%v)", k, reconcile.Kinds())
 		}

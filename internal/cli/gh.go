@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"reflect"
@@ -252,6 +253,12 @@ var ghHooks = map[string]ghHook{
 	"pr comment":    {flags: commentFlags, infers: []string{"number"}, infer: inferPRNumber},
 	"issue edit":    {guards: onlyAddLabel},
 	"pr edit":       {guards: onlyAddLabel, infers: []string{"number"}, infer: inferPRNumber},
+	"pr review": {infers: []string{"number"}, infer: func(ctx context.Context, g *ghCall, p map[string]any) error {
+		if p["event"] == "" { // gh asks for one on a terminal, and refuses without
+			return usagef("gh pr review: must provide `--approve`, `--comment` or `--request-changes` when not running interactively")
+		}
+		return inferPRNumber(ctx, g, p)
+	}},
 }
 
 func commentFlags(fs *pflag.FlagSet, _ *ghFlags) {
@@ -335,6 +342,13 @@ func (o *ghFlags) field(name string) *fieldValue {
 // given reports whether v was given a value.
 func (o *ghFlags) given(v *fieldValue) bool {
 	switch {
+	case v.switches != nil:
+		for _, on := range v.switches {
+			if *on {
+				return true
+			}
+		}
+		return false
 	case v.field.File:
 		return o.set(v.field.Flag) || v.file != ""
 	case v.field.List:
@@ -361,7 +375,11 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	if hook.satisfied == nil || !hook.satisfied(o) {
 		var missing []string
 		for _, v := range o.fields {
-			if v.field.Required && !slices.Contains(hook.infers, v.field.Name) && !o.given(v) {
+			switch {
+			case !v.field.Required || slices.Contains(hook.infers, v.field.Name) || o.given(v):
+			case v.switches != nil:
+				missing = append(missing, "`--"+strings.Join(slices.Sorted(maps.Keys(v.switches)), "` or `--")+"`")
+			default:
 				missing = append(missing, "`--"+v.field.Flag+"`")
 			}
 		}

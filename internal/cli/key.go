@@ -28,8 +28,8 @@ func newCmdKey(f *factory, runF func(*keyOptions) error) *cobra.Command {
 		Use:   "key --task T [--step S] --kind K [--repo O/R] [--target X]",
 		Short: "Print the key of an action, for scripts",
 		Long: `Print the key ghonce derives for an action. The target is the kind's part of
-the identity: the base branch for pr, the issue number for comment, the branch
-name for branch, BRANCH:PATH for file (the default branch's name for a file
+the identity: the base branch for pr, the issue number for comment, the pull
+request number for review, the branch name for branch, BRANCH:PATH for file (the default branch's name for a file
 put without --branch), --target for exec, empty for issue.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {

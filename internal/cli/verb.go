@@ -59,6 +59,21 @@ updated.`},
 
 The issue carries the label ghonce:<key> (set when it is created) and a hidden
 marker with the key; both are looked for before filing.`},
+	"pr review": {long: `Review a pull request once per (task, step, repository, number).
+
+One request makes the review with its event, its text and its inline comments
+(--comments FILE, a JSON array as GitHub takes them). A hidden marker with the
+key opens its text; before reviewing, every page of the pull request's reviews
+is read for one by you that carries it. A pending review of yours for the key
+(left by a pending flow that was cut short) is submitted, never doubled. GitHub
+refuses --approve and --request-changes on your own pull request: exit 1,
+nothing made.`,
+		check: func(p map[string]any) error {
+			if p["event"] == "" {
+				return usagef("give --comment, --approve or --request-changes")
+			}
+			return nil
+		}},
 	"issue comment": {long: commentLong},
 	"pr comment":    {long: commentLong},
 	"branch create": {long: `Create a branch once per (task, step, repository, name).
@@ -203,6 +218,9 @@ func addFieldFlags(fs *pflag.FlagSet, kind string, fields []effect.Field, name f
 		case fl.List:
 			fs.StringArrayVarP(&v.strs, n, fl.Short, nil, fl.Help)
 			use = append(use, "[--"+n+" "+strings.ToUpper(n[:1])+"]...")
+		case records(v.typ):
+			fs.StringVarP(&v.file, n, fl.Short, "", fl.Help)
+			use = append(use, "[--"+n+" FILE]")
 		case fl.File:
 			fs.StringVarP(&v.str, n, fl.Short, "", fl.Help)
 			fs.StringVarP(&v.file, n+"-file", fl.FileShort, "", `read the `+strings.ReplaceAll(n, "-", " ")+` from a file ("-" for standard input)`)
@@ -279,6 +297,11 @@ func gatherPayload(changed func(string) bool, values []*fieldValue, args []strin
 		case v.typ != nil && v.typ.Kind() == reflect.Bool:
 			payload[fl.Name] = v.on
 			continue
+		case records(v.typ):
+			if v.file != "" {
+				files[fl.Name] = v.file
+			}
+			continue
 		case fl.File:
 			switch {
 			case given && v.file != "":
@@ -310,7 +333,11 @@ func gatherPayload(changed func(string) bool, values []*fieldValue, args []strin
 			continue
 		}
 		name := v.field.CLIFlag()
-		data, err := readPathOrStdin("--"+name+"-file", strings.ReplaceAll(name, "-", " "), path, sys.In)
+		flag := "--" + name + "-file"
+		if records(v.typ) {
+			flag = "--" + name
+		}
+		data, err := readPathOrStdin(flag, strings.ReplaceAll(name, "-", " "), path, sys.In)
 		if err != nil {
 			return nil, err
 		}
@@ -319,6 +346,13 @@ func gatherPayload(changed func(string) bool, values []*fieldValue, args []strin
 		}
 	}
 	return payload, nil
+}
+
+// records reports whether a field of Go type t is a list of objects (a
+// review's inline comments): its flag names a JSON file holding them ("-"
+// for standard input).
+func records(t reflect.Type) bool {
+	return t != nil && t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct
 }
 
 // typed is s as the kind's field v holds it.
@@ -337,6 +371,13 @@ func typed(v *fieldValue, s string) (any, error) {
 	case reflect.Slice:
 		if v.typ.Elem().Kind() == reflect.Uint8 {
 			return []byte(s), nil
+		}
+		if records(v.typ) {
+			var out []any
+			if err := json.Unmarshal([]byte(s), &out); err != nil {
+				return nil, usagef("invalid --%s: %v: want a JSON array of objects", v.field.CLIFlag(), err)
+			}
+			return out, nil
 		}
 	}
 	return s, nil

@@ -330,6 +330,9 @@ func (s *Server) listTimeline(c *call, rp *repo) *reply {
 	}
 	if is.pull != nil {
 		for _, rv := range is.pull.reviews {
+			if rv.state == "PENDING" {
+				continue // not on the timeline until submitted
+			}
 			body := rv.body
 			items = append(items, timelineJSON{Event: "reviewed", ID: rv.id, NodeID: nodeID("PullRequestReview", rv.id), User: s.userJSON(rv.author),
 				Body: &body, State: rv.state, SubmittedAt: stamp(rv.submitted), HTMLURL: s.web(fmt.Sprintf("%s#pullrequestreview-%d", s.issueWebPath(rp, is), rv.id)),

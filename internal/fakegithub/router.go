@@ -39,6 +39,9 @@ func (s *Server) buildRoutes() []route {
 		r("PATCH /repos/{owner}/{repo}/pulls/{number}", rp(s.editPull)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}/commits", rp(s.listPullCommits)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}/reviews", rp(s.listReviews)),
+		r("POST /repos/{owner}/{repo}/pulls/{number}/reviews", rp(s.createReview)),
+		r("GET /repos/{owner}/{repo}/pulls/{number}/reviews/{id}", rp(s.getReview)),
+		r("POST /repos/{owner}/{repo}/pulls/{number}/reviews/{id}/events", rp(s.submitReview)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}/requested_reviewers", rp(s.listRequestedReviewers)),
 		r("POST /repos/{owner}/{repo}/pulls/{number}/requested_reviewers", rp(s.requestReviewers)),
 

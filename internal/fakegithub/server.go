@@ -242,6 +242,7 @@ const (
 	KindRef     CommitKind = "ref"     // a git ref was created, moved or deleted
 	KindLabel   CommitKind = "label"   // labels were added to an issue/PR, or a repository label changed
 	KindContent CommitKind = "content" // a file was created or updated (a new commit on a branch)
+	KindReview  CommitKind = "review"  // a pull request review was created or submitted
 )
 
 // Commit describes one stored write, as Interceptor.Committed sees it.

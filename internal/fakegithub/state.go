@@ -88,7 +88,7 @@ type pull struct {
 	draft            bool
 	merged           time.Time
 	mergeSHA         string
-	reviews          []review // reviews.go
+	reviews          []*review // reviews.go
 	// requestedUsers and requestedTeams are the pending review requests:
 	// a review by one of the users answers its request.
 	requestedUsers, requestedTeams []string

@@ -93,6 +93,9 @@ type mcpHook struct {
 	// what names the artifact for the model, e.g. "PR #12"; nil: the
 	// kind and its number, else its target.
 	what func(spec reconcile.Spec, r *reconcile.Result) string
+	// onChange, when set, is the call's --on-change ("" for the
+	// server's): submit_pending edits (submits) what create made.
+	onChange func(args map[string]json.RawMessage) string
 }
 
 func numbered(noun string) func(reconcile.Spec, *reconcile.Result) string {
@@ -120,6 +123,27 @@ var mcpHooks = map[string]mcpHook{
 		onePer:   "issue or pull request",
 		what: func(s reconcile.Spec, _ *reconcile.Result) string {
 			return fmt.Sprintf("comment on #%d", s.(reconcile.Comment).Number)
+		},
+	},
+	// pull_request_review_write: create (with an event, or pending
+	// without one) and submit_pending, the same key's act: it submits the
+	// pending review create made, never another.
+	"pull_request_review_write": {
+		carries: []string{"method"},
+		pass: func(a map[string]json.RawMessage) bool {
+			m := stringArg(a, "method")
+			return m != "create" && m != "submit_pending"
+		},
+		passWhat: "a method other than create and submit_pending",
+		onePer:   "pull request",
+		onChange: func(a map[string]json.RawMessage) string {
+			if stringArg(a, "method") == "submit_pending" {
+				return reconcile.OnChangeUpdate
+			}
+			return ""
+		},
+		what: func(s reconcile.Spec, _ *reconcile.Result) string {
+			return fmt.Sprintf("review on #%d", s.(reconcile.Review).Number)
 		},
 	},
 	"create_branch": {onePer: "branch name", what: func(s reconcile.Spec, r *reconcile.Result) string {
@@ -202,6 +226,11 @@ func (g guard) call(ctx context.Context, s *Server, raw json.RawMessage) (reconc
 		return nil, nil, err
 	}
 	a.Spec, a.OnChange = spec, s.cfg.OnChange
+	if g.hook.onChange != nil {
+		var args map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &args) // decode read it already
+		a.OnChange = cmp.Or(g.hook.onChange(args), a.OnChange)
+	}
 	p, err := reconcile.Prepare(a)
 	if err != nil {
 		// Named by its key when what the key depends on is valid, as the

@@ -44,11 +44,12 @@ const (
 )
 
 // gworld is the shared test world (testworld) with a fake whose core
-// limit never runs out, and a thread to comment on.
+// limit never runs out, a thread to comment on and a pull request to
+// review.
 type gworld struct {
 	*testworld.World
-	t      *testing.T
-	thread int
+	t            *testing.T
+	thread, pull int
 }
 
 func newGWorld(t *testing.T) *gworld { return newGWorldOn(t, nil) }
@@ -57,7 +58,10 @@ func newGWorld(t *testing.T) *gworld { return newGWorldOn(t, nil) }
 // loopback port of its own).
 func newGWorldOn(t *testing.T, l net.Listener) *gworld {
 	tw := testworld.New(t, testworld.Fake(fixtures.Options{CoreLimit: 1 << 30, Listener: l}))
-	return &gworld{World: tw, t: t, thread: tw.GitHub.SeedIssue(gOwner, gName, "someone", fixtures.SeedIssue{Title: "thread"})}
+	w := &gworld{World: tw, t: t, thread: tw.GitHub.SeedIssue(gOwner, gName, "someone", fixtures.SeedIssue{Title: "thread"})}
+	tw.GitHub.SetRef(gOwner, gName, "feature", tw.GitHub.AddCommit(gOwner, gName, "main"))
+	w.pull = tw.GitHub.SeedPR(gOwner, gName, "someone", fixtures.SeedPR{Title: "to review", Head: "feature"})
+	return w
 }
 
 func (w *gworld) engine() (*reconcile.Engine, *ghcheck.Client, func()) {
@@ -103,10 +107,11 @@ func (w *gworld) specs(i int) map[string]reconcile.Spec {
 		"file":    reconcile.File{Branch: "main", Path: head + ".txt", Message: "m", Content: []byte("x")},
 		"release": reconcile.Release{TagName: "v" + head, Body: "b", Draft: true},
 		"labels":  reconcile.Labels{Number: w.thread, Labels: []string{"l" + head}},
+		"review":  reconcile.Review{Number: w.pull, Event: "COMMENT", Body: "b"},
 	}
 }
 
-var kinds = []string{"pr", "issue", "comment", "branch", "file", "release", "labels"}
+var kinds = []string{"pr", "issue", "comment", "branch", "file", "release", "labels", "review"}
 
 // createOf matches the request that creates kind k's artifact.
 func createOf(k string, sp reconcile.Spec, thread int) func(*http.Request) bool {
@@ -115,8 +120,11 @@ func createOf(k string, sp reconcile.Spec, thread int) func(*http.Request) bool 
 		"release": "/releases",
 		"labels":  fmt.Sprintf("/issues/%d/labels", thread),
 	}[k]
-	if f, ok := sp.(reconcile.File); ok {
-		method, suffix = http.MethodPut, "/contents/"+f.Path
+	switch sp := sp.(type) {
+	case reconcile.File:
+		method, suffix = http.MethodPut, "/contents/"+sp.Path
+	case reconcile.Review:
+		suffix = fmt.Sprintf("/pulls/%d/reviews", sp.Number)
 	}
 	return func(r *http.Request) bool {
 		return r.Method == method && strings.HasSuffix(r.URL.Path, "/repos/"+gRepo+suffix)

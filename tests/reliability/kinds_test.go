@@ -275,6 +275,38 @@ var kindTable = []*kind{
 		},
 	},
 	{
+		name: "review", step: "pr-review", github: true,
+		args: func(w *world, t *trial, i int) []string {
+			_, body := t.wording(i)
+			return append([]string{"pr", "review", strconv.Itoa(reviewOn), "--comment"}, t.bodyArgs(w, body)...)
+		},
+		stdinArgs: func(w *world, t *trial) ([]string, string) {
+			_, body := t.wording(0)
+			return []string{"pr", "review", strconv.Itoa(reviewOn), "--comment", "--body-file", "-"}, body
+		},
+		target: func(*trial) string { return strconv.Itoa(reviewOn) },
+		isCreate: func(_ *world, _ *trial, m, p string) bool {
+			return isMethodPath("POST", repoPath(fmt.Sprintf("/pulls/%d/reviews", reviewOn)))(m, p)
+		},
+		isCreated: func(_ *world, _ *trial, c *fixtures.Commit) bool {
+			return c.Kind == fixtures.KindReview && c.Method == "POST"
+		},
+		count: func(w *world, t *trial, _ []fixtures.Commit) int {
+			return ours(w.fake.Reviews(owner, repo, reviewOn), func(r fixtures.Review) string { return r.Body }, func(r fixtures.Review) string { return r.Author }, t.key())
+		},
+		verify: func(w *world, t *trial, r *result) error {
+			for _, rv := range w.fake.Reviews(owner, repo, reviewOn) {
+				if rv.ID == r.ID {
+					if !taskkey.HasMarker(rv.Body, t.key()) || rv.Author != login || rv.State != "COMMENTED" {
+						return fmt.Errorf("reported review %d is not ours for the key, submitted", r.ID)
+					}
+					return nil
+				}
+			}
+			return fmt.Errorf("reported review %d does not exist", r.ID)
+		},
+	},
+	{
 		name: "branch", step: "branch-create", github: true, githubUnique: true,
 		args: func(w *world, t *trial, i int) []string {
 			return []string{"branch", "create", t.branchName(), "--sha", w.main}

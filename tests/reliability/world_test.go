@@ -27,6 +27,9 @@ const (
 	// commentOn is the issue every comment trial comments on (seeded by
 	// someone else), so its thread grows to several pages.
 	commentOn = 1
+	// reviewOn is the pull request every review trial reviews (opened by
+	// someone else).
+	reviewOn = 2
 	// docsBranch is the branch file trials write to.
 	docsBranch = "docs"
 )
@@ -159,6 +162,9 @@ func (m *matrix) newWorld(name string, opts fixtures.Options) (*world, error) {
 	w.main = s.AddRepo(owner, repo, "main")
 	s.AddUser("someone", "")
 	s.SeedIssue(owner, repo, "someone", fixtures.SeedIssue{Title: "Tracking issue", Body: "Agents report here."})
+	s.SetRef(owner, repo, "feature", w.main)
+	s.AddCommitBy(owner, repo, "feature", "someone")
+	s.SeedPR(owner, repo, "someone", fixtures.SeedPR{Title: "A feature to review", Head: "feature"})
 	s.SetRef(owner, repo, docsBranch, w.main)
 	s.OnCommit(w.onCommit)
 	s.BeforeWrite(w.beforeWrite)
