@@ -38,10 +38,15 @@ func (s *Server) buildRoutes() []route {
 
 		r("GET /repos/{owner}/{repo}/pulls", rp(s.listPulls)),
 		r("POST /repos/{owner}/{repo}/pulls", rp(s.createPull)),
+		r("GET /repos/{owner}/{repo}/pulls/comments/{id}", rp(s.getReviewComment)),
+		r("DELETE /repos/{owner}/{repo}/pulls/comments/{id}", rp(s.deleteReviewComment)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}", rp(s.getPull)),
 		r("PATCH /repos/{owner}/{repo}/pulls/{number}", rp(s.editPull)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}/commits", rp(s.listPullCommits)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}/reviews", rp(s.listReviews)),
+		r("GET /repos/{owner}/{repo}/pulls/{number}/comments", rp(s.listReviewComments)),
+		r("POST /repos/{owner}/{repo}/pulls/{number}/comments", rp(s.createReviewComment)),
+		r("POST /repos/{owner}/{repo}/pulls/{number}/comments/{id}/replies", rp(s.replyToReviewComment)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}/requested_reviewers", rp(s.listRequestedReviewers)),
 		r("POST /repos/{owner}/{repo}/pulls/{number}/requested_reviewers", rp(s.requestReviewers)),
 
