@@ -79,6 +79,9 @@ func (c *Client) FindReviewComment(ctx context.Context, r Repo, number int, key 
 // not exist is a conflict (nothing can be made there: fix the number); a
 // failed read of the head is unknown.
 func (c *Client) FindReviewCommentAtHead(ctx context.Context, r Repo, number int, key string) (head string, res Result) {
+	if err := cmp.Or(checkKey(key), CheckIssueNumber(number)); err != nil {
+		return "", c.unknown(fmt.Errorf("find review comment: %w", err))
+	}
 	var pr *github.PullRequest
 	var prErr error
 	together(
@@ -114,7 +117,7 @@ func (c *Client) FindReviewCommentAtHead(ctx context.Context, r Repo, number int
 //
 // GitHub API docs: https://docs.github.com/rest/pulls/comments#create-a-review-comment-for-a-pull-request
 func (c *Client) CreateReviewComment(ctx context.Context, r Repo, number int, key string, p NewReviewComment) (Artifact, error) {
-	if err := CheckReviewComment(key, number, p); err != nil {
+	if err := cmp.Or(checkKey(key), CheckReviewComment(key, number, p)); err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create review comment: %w", err))
 	}
 	if p.InReplyTo == 0 && p.CommitID == "" {
@@ -178,16 +181,20 @@ func reviewCommentArtifact(cm *github.PullRequestComment, number int) Artifact {
 // no position (GitHub would ignore it, making something else than asked);
 // an inline comment names its path and line, its sides LEFT or RIGHT, a
 // start line before its line, and its commit as 40 hex digits or not at
-// all (the pull request's head is then chosen).
+// all (the pull request's head is then chosen). With key "", the key and
+// the body are not checked: the number and the position alone (a key's
+// target).
 func CheckReviewComment(key string, number int, p NewReviewComment) error {
-	if err := checkKey(key); err != nil {
-		return err
-	}
 	if err := CheckIssueNumber(number); err != nil {
 		return err
 	}
-	if err := taskkey.CheckBody(key, p.Body); err != nil {
-		return err
+	if key != "" {
+		if err := checkKey(key); err != nil {
+			return err
+		}
+		if err := taskkey.CheckBody(key, p.Body); err != nil {
+			return err
+		}
 	}
 	bad := func(field, problem, want string) error {
 		return &effect.InvalidError{Field: field, Problem: problem, Want: want}

@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -70,6 +71,21 @@ func shapeCandidates() map[string]reconcile.Spec {
 			add(reconcile.Comment{Number: n, Body: body})
 		}
 	}
+	rcs := []reconcile.ReviewComment{{Path: "a.go", Line: 1}, {Line: 1}, {Path: "/a.go", Line: 1}, {Path: "a.go"}, {Path: "a.go", Line: 2, Side: "middle"},
+		{Path: "a.go", Line: 2, StartLine: 2}, {Path: "a.go", Line: 2, StartSide: "LEFT"}, {InReplyTo: 5}, {InReplyTo: 5, Path: "a.go"}, {InReplyTo: -1}}
+	for _, n := range numbers {
+		for _, body := range bodies {
+			for _, rc := range rcs {
+				for _, s := range shas {
+					rc.Number, rc.Body = n, body
+					if rc.InReplyTo == 0 {
+						rc.CommitID = s
+					}
+					add(rc)
+				}
+			}
+		}
+	}
 	for _, n := range numbers {
 		for _, reason := range []string{"", "duplicate", "wontfix"} {
 			add(reconcile.Close{Number: n, Reason: reason})
@@ -98,6 +114,9 @@ func fmtSpec(s reconcile.Spec) string {
 		return strconv.FormatInt(v.ID, 10)
 	case reconcile.DeleteBranch:
 		return v.Name + " " + v.SHA
+	case reconcile.ReviewComment:
+		v.Body = shortBody(v.Body)
+		return fmt.Sprintf("%+v", v)
 	}
 	return ""
 }

@@ -85,6 +85,8 @@ var kinds = once.Kinds[Spec]{
 	Branch{}.Kind():  func() Spec { return &Branch{} },
 	File{}.Kind():    func() Spec { return &File{} },
 
+	ReviewComment{}.Kind(): func() Spec { return &ReviewComment{} },
+
 	Close{}.Kind():         func() Spec { return &Close{} },
 	DeleteComment{}.Kind(): func() Spec { return &DeleteComment{} },
 	DeleteBranch{}.Kind():  func() Spec { return &DeleteBranch{} },

@@ -298,3 +298,25 @@ func lineCount(b []byte) int {
 	}
 	return bytes.Count(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) + 1
 }
+
+// ReviewComments returns the inline comments on pull request number, oldest
+// first (Path and Line say where; InReplyTo the thread of a reply).
+func (s *Server) ReviewComments(owner, repo string, number int) []Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoLocked(owner, repo)
+	if rp == nil {
+		return nil
+	}
+	is := rp.issueByNumber(int64(number))
+	if is == nil || is.pull == nil {
+		return nil
+	}
+	var out []Comment
+	for _, rc := range is.pull.reviewComments {
+		if !rc.removed {
+			out = append(out, Comment{ID: rc.id, Body: rc.body, Author: rc.author, CreatedAt: rc.created, Path: rc.path, Line: rc.line, InReplyTo: rc.inReplyTo})
+		}
+	}
+	return out
+}
