@@ -13,6 +13,7 @@
 //	POST repos/{owner}/{repo}/issues/{number}/comments  a comment      (default step "issue-comment")
 //	POST repos/{owner}/{repo}/git/refs                  a branch       (default step "branch-create")
 //	PUT repos/{owner}/{repo}/contents/{path...}         a file         (default step "file-put")
+//	POST repos/{owner}/{repo}/pulls/{number}/comments   an inline comment or its reply (default step "review-comment")
 //
 // (each kind's reconcile.Face, which says which fields it carries)
 // and runs each through ghonce's engine (package reconcile) under the key
@@ -25,7 +26,8 @@
 // create (201 and the artifact), or, when an earlier attempt made it, the
 // artifact as GitHub returns it (201 and the same JSON shape), so
 // *github.PullRequest, *github.Issue, *github.IssueComment,
-// *github.Reference and *github.RepositoryContentResponse decode as usual.
+// *github.PullRequestComment, *github.Reference and
+// *github.RepositoryContentResponse decode as usual.
 // Every guarded answer carries X-Ghonce-Key and X-Ghonce-Outcome (created,
 // found or skipped; refused when GitHub refused the create, whose answer,
 // a 4xx, go-github then receives as GitHub gave it). A create that may

@@ -25,7 +25,7 @@ func TestEveryDeclaredWriteIsGuarded(t *testing.T) {
 		t.Fatal(err)
 	}
 	sample := map[string]string{"owner": "octo-org", "repo": "hello-world", "number": "42", "path...": "docs/CHANGE LOG.md", "path": "docs/CHANGE LOG.md"}
-	values := map[string]any{"draft": true, "labels": []string{"x"}, "content": "eA=="}
+	values := map[string]any{"draft": true, "labels": []string{"x"}, "content": "eA==", "line": 3, "start_line": 1, "in_reply_to": 7}
 	var guarded int
 	for _, kind := range reconcile.Kinds() {
 		f, _ := reconcile.FaceOf(kind)

@@ -14,6 +14,7 @@ func TestKindPredicates(t *testing.T) {
 		"branch": {true, false}, "comment": {true, false}, "exec": {false, false},
 		"file": {true, false}, "issue": {true, true}, "pr": {true, true},
 		"tool-call": {false, false}, "close": {true, false}, "comment-delete": {true, false}, "branch-delete": {true, false},
+		"review-comment": {true, false},
 	}
 	all := kinds.All()
 	if len(all) != len(want) {
