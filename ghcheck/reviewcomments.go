@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v66/github"
 
@@ -168,6 +170,45 @@ func reviewCommentRefused(err error, r Repo, number int, p NewReviewComment) err
 		return worded(err, did, "comment on a line the pull request's diff shows at that commit (side LEFT for a removed line)")
 	}
 	return worded(err, did, "")
+}
+
+// ListReviewCommentsSince reads every inline comment of r's pull requests
+// updated at or after since (zero: all): GET
+// /repos/{o}/{r}/pulls/comments?since=…&sort=created&direction=asc&per_page=100,
+// every page. Each Listed's Number is its pull request.
+//
+// GitHub API docs: https://docs.github.com/rest/pulls/comments#list-review-comments-in-a-repository
+func (c *Client) ListReviewCommentsSince(ctx context.Context, r Repo, since time.Time, onPage OnPage) ([]Listed, error) {
+	var out []Listed
+	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		opts := &github.PullRequestListCommentsOptions{Sort: "created", Direction: "asc", ListOptions: github.ListOptions{Page: page, PerPage: 100}}
+		if !since.IsZero() {
+			opts.Since = since
+		}
+		cs, resp, err := c.gh.PullRequests.ListComments(ctx, r.Owner, r.Name, 0, opts)
+		for _, cm := range cs {
+			pos := fmt.Sprintf("%s:%d:%s", cmp.Or(cm.GetSide(), "RIGHT"), cm.GetLine(), cm.GetPath())
+			if cm.GetInReplyTo() != 0 {
+				pos = fmt.Sprintf("reply:%d", cm.GetInReplyTo())
+			}
+			out = append(out, Listed{Number: pullNumberOf(cm.GetPullRequestURL()), ID: cm.GetID(), Body: cm.GetBody(),
+				Author: cm.GetUser().GetLogin(), URL: cm.GetHTMLURL(), Created: cm.GetCreatedAt().Time, Updated: cm.GetUpdatedAt().Time,
+				Reactions: cm.GetReactions().GetTotalCount(), Position: pos})
+		}
+		onPage.tell(len(out))
+		return resp, err
+	})
+	if err != nil {
+		return nil, c.redact(fmt.Errorf("list review comments of %s: %w", r, err))
+	}
+	return out, nil
+}
+
+// pullNumberOf is the number at the end of a pull request's API URL.
+func pullNumberOf(u string) int {
+	_, n, _ := strings.Cut(u[strings.LastIndex(u, "/pulls/")+1:], "/")
+	v, _ := strconv.Atoi(n)
+	return v
 }
 
 func reviewCommentArtifact(cm *github.PullRequestComment, number int) Artifact {

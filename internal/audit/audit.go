@@ -46,10 +46,13 @@ const (
 	KindPR      = "pr"
 	KindComment = "comment"
 	KindBranch  = "branch"
+	// KindReviewComment is an inline comment on a pull request's diff:
+	// its groups are reported, never acted on (--apply leaves them).
+	KindReviewComment = "review-comment"
 )
 
 // AllKinds lists the kinds in the order groups are reported.
-var AllKinds = []string{KindIssue, KindPR, KindComment, KindBranch}
+var AllKinds = []string{KindIssue, KindPR, KindComment, KindReviewComment, KindBranch}
 
 // Evidence, strongest first.
 const (
@@ -73,6 +76,7 @@ type GitHub interface {
 	ListIssuesSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
 	ListPullsSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
 	ListCommentsSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
+	ListReviewCommentsSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
 	GetCommitInfo(ctx context.Context, r ghcheck.Repo, sha string) (ghcheck.Commit, error)
 	PullCommits(ctx context.Context, r ghcheck.Repo, number int) ([]ghcheck.Commit, error)
 	Timeline(ctx context.Context, r ghcheck.Repo, number int) ([]ghcheck.Event, error)
@@ -146,6 +150,8 @@ func (a Artifact) Ref(kind string) string {
 	switch kind {
 	case KindComment:
 		return fmt.Sprintf("comment %d on #%d", a.ID, a.Thread)
+	case KindReviewComment:
+		return fmt.Sprintf("inline comment %d on #%d", a.ID, a.Thread)
 	case KindBranch:
 		return "branch " + a.Name
 	}
@@ -190,9 +196,10 @@ type LookAlike struct {
 
 // Listed counts what Find read.
 type Listed struct {
-	Issues   int `json:"issues"`
-	PRs      int `json:"prs"`
-	Comments int `json:"comments"`
+	Issues         int `json:"issues"`
+	PRs            int `json:"prs"`
+	Comments       int `json:"comments"`
+	ReviewComments int `json:"review_comments"`
 }
 
 // Report is what Find found.
@@ -253,7 +260,7 @@ func (it *item) artifact() Artifact {
 		if it.kind == KindPR {
 			a.SHA = it.l.HeadSHA
 		}
-	case KindComment:
+	case KindComment, KindReviewComment:
 		a.ID, a.Thread, a.Open = it.l.ID, it.l.Number, true
 	}
 	return a
@@ -352,6 +359,20 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 		all = append(all, it)
 		rep.Listed.Comments++
 	}
+	if f.kinds[KindReviewComment] {
+		inline, err := gh.ListReviewCommentsSince(ctx, opts.Repo, opts.Since, progress("inline comments"))
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range inline {
+			it, err := f.newItem(ctx, KindReviewComment, l)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, it)
+			rep.Listed.ReviewComments++
+		}
+	}
 
 	// Candidates: sets of our artifacts that the evidence puts together,
 	// strongest first; each becomes a group once what people did to its
@@ -365,6 +386,7 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 	}
 	sets = append(sets, prSets...)
 	sets = append(sets, f.commentSets(all)...)
+	sets = append(sets, f.reviewCommentSets(all)...)
 	var groups []Group
 	for _, c := range sets {
 		if !f.kinds[c.kind] {
@@ -420,7 +442,7 @@ func (f *finder) newItem(ctx context.Context, kind string, l ghcheck.Listed) (*i
 	}
 	if f.opts.Recorded != nil {
 		var k string
-		if kind == KindComment {
+		if kind == KindComment || kind == KindReviewComment {
 			k = f.opts.Recorded(kind, 0, l.ID)
 		} else {
 			k = f.opts.Recorded(kind, l.Number, 0)
@@ -523,7 +545,11 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 			why = append(why, "merged")
 		}
 	}
-	if it.l.Reactions > 0 {
+	if it.kind == KindReviewComment && it.l.Reactions > 0 {
+		// Reactors reads an issue comment's; who reacted here is not read,
+		// and the reactions count as a person's.
+		add(fmt.Sprintf("%d reactions", it.l.Reactions), "someone")
+	} else if it.l.Reactions > 0 {
 		var id int64
 		if it.kind == KindComment {
 			id = it.l.ID
@@ -548,7 +574,7 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 		out = append(out, w)
 	}
 	it.human = strings.Join(out, "; ")
-	if it.kind == KindComment {
+	if it.kind == KindComment || it.kind == KindReviewComment {
 		by, err := f.threadAck(ctx, it.l.Number)
 		if err != nil {
 			return err
@@ -733,7 +759,7 @@ func (f *finder) differs(ctx context.Context, keep, m *item) (string, error) {
 // same text: the same thread for comments, the same NormalizeTitle for
 // issues, the same NormalizeBody.
 func SameText(kind string, a, b ghcheck.Listed) bool {
-	if kind == KindComment && a.Number != b.Number || kind == KindIssue && NormalizeTitle(a.Title) != NormalizeTitle(b.Title) {
+	if (kind == KindComment || kind == KindReviewComment) && a.Number != b.Number || kind == KindReviewComment && a.Position != b.Position || kind == KindIssue && NormalizeTitle(a.Title) != NormalizeTitle(b.Title) {
 		return false
 	}
 	return NormalizeBody(a.Body) == NormalizeBody(b.Body)
@@ -788,7 +814,7 @@ func (f *finder) keySets(all []*item) []candidate {
 	}
 	order, byKey := buckets(all, func(it *item) (kk, bool) {
 		k := kk{kind: it.kind, key: it.key}
-		if it.kind == KindComment {
+		if it.kind == KindComment || it.kind == KindReviewComment {
 			k.thread = it.l.Number
 		}
 		return k, it.ours && it.key != ""
@@ -819,6 +845,15 @@ func (f *finder) issueSets(all []*item) []candidate {
 func (f *finder) commentSets(all []*item) []candidate {
 	return f.exact(all, KindComment, "the same author, the same normalised body, on the same thread", func(it *item) string {
 		return strings.ToLower(it.l.Author) + "\x00" + strconv.Itoa(it.l.Number) + "\x00" + NormalizeBody(it.l.Body)
+	})
+}
+
+// reviewCommentSets: the same author, the same normalised body, on the
+// same line of the same pull request (or in the same thread): what
+// claude-code-action #1405 left, every inline comment twice.
+func (f *finder) reviewCommentSets(all []*item) []candidate {
+	return f.exact(all, KindReviewComment, "the same author, the same normalised body, on the same line of the same pull request", func(it *item) string {
+		return strings.ToLower(it.l.Author) + "\x00" + strconv.Itoa(it.l.Number) + "\x00" + it.l.Position + "\x00" + NormalizeBody(it.l.Body)
 	})
 }
 

@@ -95,10 +95,10 @@ func bigRepoTimed(tb testing.TB, n int) (*fixtures.Server, *ghcheck.Client, ghch
 }
 
 // floor is ⌈items/100⌉ for each listing read whole (issues, comments),
-// plus one page for the pulls listing and GET /user: what any audit
-// reading every item 100 a page spends.
+// plus one page each for the pulls and inline comments listings and GET
+// /user: what any audit reading every item 100 a page spends.
 func floor(issues, comments int) int64 {
-	return int64((issues+99)/100 + (comments+99)/100 + 1 + 1)
+	return int64((issues+99)/100 + (comments+99)/100 + 1 + 1 + 1)
 }
 
 // TestAuditCost: reading a repository costs its pages and nothing per

@@ -2,6 +2,7 @@ package fakegithub
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -101,13 +102,34 @@ func (s *Server) listReviewComments(c *call, rp *repo) *reply {
 	return pageReply(s, c, repoLinkPath(c, rp), items)
 }
 
+// listRepoReviewComments serves GET /repos/{owner}/{repo}/pulls/comments:
+// every pull request's inline comments, oldest first, paginated; since
+// filters on updated_at.
+func (s *Server) listRepoReviewComments(c *call, rp *repo) *reply {
+	since, hasSince := parseSince(c.r.URL.Query().Get("since"))
+	var items []reviewCommentJSON
+	for _, is := range rp.issues {
+		for _, rc := range pullComments(is) {
+			if !rc.removed && !(hasSince && rc.updated.Before(since)) {
+				items = append(items, s.reviewCommentJSON(rp, is, rc))
+			}
+		}
+	}
+	slices.SortFunc(items, func(a, b reviewCommentJSON) int { return cmp.Compare(a.ID, b.ID) })
+	return pageReply(s, c, repoLinkPath(c, rp), append([]reviewCommentJSON{}, items...))
+}
+
+func pullComments(is *issue) []*reviewComment {
+	if is.pull == nil {
+		return nil
+	}
+	return is.pull.reviewComments
+}
+
 // reviewCommentByID finds an inline comment of rp by its id.
 func reviewCommentByID(rp *repo, id int64) (*issue, *reviewComment) {
 	for _, is := range rp.issues {
-		if is.pull == nil {
-			continue
-		}
-		for _, rc := range is.pull.reviewComments {
+		for _, rc := range pullComments(is) {
 			if rc.id == id && !rc.removed {
 				return is, rc
 			}

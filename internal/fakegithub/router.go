@@ -38,6 +38,7 @@ func (s *Server) buildRoutes() []route {
 
 		r("GET /repos/{owner}/{repo}/pulls", rp(s.listPulls)),
 		r("POST /repos/{owner}/{repo}/pulls", rp(s.createPull)),
+		r("GET /repos/{owner}/{repo}/pulls/comments", rp(s.listRepoReviewComments)),
 		r("GET /repos/{owner}/{repo}/pulls/comments/{id}", rp(s.getReviewComment)),
 		r("DELETE /repos/{owner}/{repo}/pulls/comments/{id}", rp(s.deleteReviewComment)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}", rp(s.getPull)),
