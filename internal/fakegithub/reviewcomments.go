@@ -10,32 +10,29 @@ import (
 	"time"
 )
 
-// KindReviewComment: an inline comment on a pull request was created or
-// deleted.
+// KindReviewComment: an inline comment on a pull request was created.
 const KindReviewComment CommitKind = "review-comment"
 
 // reviewComment is an inline comment on a pull request's diff: a thread's
 // first comment, or a reply (inReplyTo, the thread's first comment).
 type reviewComment struct {
-	id                 int64
-	author, body       string
-	path, commitID     string
-	side, startSide    string
-	line, startLine    int
-	inReplyTo          int64
-	created, updated   time.Time
-	pullNumber         int
-	fileLevel, removed bool
+	id               int64
+	author, body     string
+	path, commitID   string
+	side, startSide  string
+	line, startLine  int
+	inReplyTo        int64
+	created, updated time.Time
+	pullNumber       int
+	fileLevel        bool
 }
 
 type reviewCommentJSON struct {
 	URL               string    `json:"url"`
 	ID                int64     `json:"id"`
 	NodeID            string    `json:"node_id"`
-	PullRequestReview int64     `json:"pull_request_review_id"`
 	Path              string    `json:"path"`
 	CommitID          string    `json:"commit_id"`
-	OriginalCommitID  string    `json:"original_commit_id"`
 	InReplyToID       int64     `json:"in_reply_to_id,omitempty"`
 	User              *userJSON `json:"user"`
 	Body              string    `json:"body"`
@@ -45,10 +42,8 @@ type reviewCommentJSON struct {
 	PullRequestURL    string    `json:"pull_request_url"`
 	AuthorAssociation string    `json:"author_association"`
 	StartLine         *int      `json:"start_line"`
-	OriginalStartLine *int      `json:"original_start_line"`
 	StartSide         *string   `json:"start_side"`
 	Line              int       `json:"line"`
-	OriginalLine      int       `json:"original_line"`
 	Side              string    `json:"side"`
 	SubjectType       string    `json:"subject_type"`
 }
@@ -58,10 +53,8 @@ func (s *Server) reviewCommentJSON(rp *repo, is *issue, rc *reviewComment) revie
 		URL:               s.api(fmt.Sprintf("%s/pulls/comments/%d", rp.path(), rc.id)),
 		ID:                rc.id,
 		NodeID:            nodeID("PullRequestReviewComment", rc.id),
-		PullRequestReview: rc.id,
 		Path:              rc.path,
 		CommitID:          rc.commitID,
-		OriginalCommitID:  rc.commitID,
 		InReplyToID:       rc.inReplyTo,
 		User:              s.userJSON(rc.author),
 		Body:              rc.body,
@@ -71,7 +64,6 @@ func (s *Server) reviewCommentJSON(rp *repo, is *issue, rc *reviewComment) revie
 		PullRequestURL:    s.api(fmt.Sprintf("%s/pulls/%d", rp.path(), is.number)),
 		AuthorAssociation: association(rp, rc.author),
 		Line:              rc.line,
-		OriginalLine:      rc.line,
 		Side:              rc.side,
 		SubjectType:       "line",
 	}
@@ -79,7 +71,7 @@ func (s *Server) reviewCommentJSON(rp *repo, is *issue, rc *reviewComment) revie
 		out.SubjectType = "file"
 	}
 	if rc.startLine > 0 {
-		out.StartLine, out.OriginalStartLine, out.StartSide = &rc.startLine, &rc.startLine, &rc.startSide
+		out.StartLine, out.StartSide = &rc.startLine, &rc.startSide
 	}
 	return out
 }
@@ -95,7 +87,7 @@ func (s *Server) listReviewComments(c *call, rp *repo) *reply {
 	since, hasSince := parseSince(c.r.URL.Query().Get("since"))
 	items := []reviewCommentJSON{}
 	for _, rc := range is.pull.reviewComments {
-		if !rc.removed && !(hasSince && rc.updated.Before(since)) {
+		if !(hasSince && rc.updated.Before(since)) {
 			items = append(items, s.reviewCommentJSON(rp, is, rc))
 		}
 	}
@@ -110,7 +102,7 @@ func (s *Server) listRepoReviewComments(c *call, rp *repo) *reply {
 	var items []reviewCommentJSON
 	for _, is := range rp.issues {
 		for _, rc := range pullComments(is) {
-			if !rc.removed && !(hasSince && rc.updated.Before(since)) {
+			if !(hasSince && rc.updated.Before(since)) {
 				items = append(items, s.reviewCommentJSON(rp, is, rc))
 			}
 		}
@@ -130,7 +122,7 @@ func pullComments(is *issue) []*reviewComment {
 func reviewCommentByID(rp *repo, id int64) (*issue, *reviewComment) {
 	for _, is := range rp.issues {
 		for _, rc := range pullComments(is) {
-			if rc.id == id && !rc.removed {
+			if rc.id == id {
 				return is, rc
 			}
 		}
@@ -146,17 +138,6 @@ func (s *Server) getReviewComment(c *call, rp *repo) *reply {
 		return notFound()
 	}
 	return jsonReply(http.StatusOK, s.reviewCommentJSON(rp, is, rc))
-}
-
-// deleteReviewComment serves DELETE /repos/{owner}/{repo}/pulls/comments/{id}.
-func (s *Server) deleteReviewComment(c *call, rp *repo) *reply {
-	id, _ := intParam(c, "id")
-	is, rc := reviewCommentByID(rp, id)
-	if rc == nil {
-		return notFound()
-	}
-	rc.removed = true
-	return &reply{status: http.StatusNoContent, commit: &Commit{Kind: KindReviewComment, Number: is.number, ID: rc.id}}
 }
 
 // createReviewComment serves POST /repos/{owner}/{repo}/pulls/{number}/comments:
@@ -336,9 +317,7 @@ func (s *Server) ReviewComments(owner, repo string, number int) []Comment {
 	}
 	var out []Comment
 	for _, rc := range is.pull.reviewComments {
-		if !rc.removed {
-			out = append(out, Comment{ID: rc.id, Body: rc.body, Author: rc.author, CreatedAt: rc.created, Path: rc.path, Line: rc.line, InReplyTo: rc.inReplyTo})
-		}
+		out = append(out, Comment{ID: rc.id, Body: rc.body, Author: rc.author, CreatedAt: rc.created, Path: rc.path, Line: rc.line, InReplyTo: rc.inReplyTo})
 	}
 	return out
 }

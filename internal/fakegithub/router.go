@@ -40,7 +40,6 @@ func (s *Server) buildRoutes() []route {
 		r("POST /repos/{owner}/{repo}/pulls", rp(s.createPull)),
 		r("GET /repos/{owner}/{repo}/pulls/comments", rp(s.listRepoReviewComments)),
 		r("GET /repos/{owner}/{repo}/pulls/comments/{id}", rp(s.getReviewComment)),
-		r("DELETE /repos/{owner}/{repo}/pulls/comments/{id}", rp(s.deleteReviewComment)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}", rp(s.getPull)),
 		r("PATCH /repos/{owner}/{repo}/pulls/{number}", rp(s.editPull)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}/commits", rp(s.listPullCommits)),
