@@ -95,6 +95,7 @@ type Metrics struct {
 	values map[string]float64 // sample line's name and labels → value
 	gauges []func(set func(name string, v float64, labels ...string))
 	acted  uint64 // actions counted (Acted)
+	host   HostMeter
 }
 
 // NewMetrics returns an empty set of counters.
@@ -142,6 +143,7 @@ func (m *Metrics) add(name string, v float64, values ...string) {
 	m.mu.Lock()
 	m.values[s] += v
 	m.mu.Unlock()
+	m.forward(false, name, v, values)
 }
 
 // Action counts an action that ended with outcome after d.
@@ -151,6 +153,7 @@ func (m *Metrics) Action(kind, outcome string, d time.Duration) {
 	}
 	m.add(ActionsTotal, 1, kind, outcome)
 	secs := d.Seconds()
+	defer m.forward(true, ActionDuration, secs, []string{kind})
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.acted++

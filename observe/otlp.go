@@ -3,8 +3,6 @@ package observe
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,12 +16,12 @@ import (
 // Tracer records spans and exports them with OTLP over HTTP to an
 // OpenTelemetry collector, in batches. A nil *Tracer is tracing off.
 type Tracer struct {
+	host        HostTracer // NewHostTracer: the host program records the spans
 	now         func() time.Time
 	parentBased bool
 	ratio       float64
 
 	endpoint string
-	protobuf bool
 	headers  http.Header
 	client   *http.Client
 	resource []Attr
@@ -62,7 +60,7 @@ type TracerOptions struct {
 // otherwise it is on when OTEL_TRACES_EXPORTER=otlp or an OTLP endpoint
 // (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is
 // set. Also read: OTEL_EXPORTER_OTLP[_TRACES]_PROTOCOL (http/protobuf, the
-// default, or http/json; grpc is refused), _HEADERS, _TIMEOUT,
+// default; http/json is taken and sent as protobuf, which every receiver accepts; grpc is refused), _HEADERS, _TIMEOUT,
 // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER[_ARG],
 // OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_EXPORT_BATCH_SIZE and
 // OTEL_BSP_MAX_QUEUE_SIZE. The error says which variable is wrong.
@@ -107,8 +105,9 @@ func TracerFromEnv(getenv func(string) string, o TracerOptions) (*Tracer, error)
 	}
 	switch p := either("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"); p {
 	case "", "http/protobuf":
-		t.protobuf = true
 	case "http/json":
+		// One encoding path: every OTLP/HTTP receiver takes protobuf.
+		t.logf("OTEL_EXPORTER_OTLP_PROTOCOL=http/json: ghonce sends http/protobuf, which every OTLP/HTTP receiver accepts")
 	case "grpc":
 		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL=grpc: ghonce sends OTLP over HTTP only: set http/protobuf and the collector's HTTP port (4318)")
 	default:
@@ -299,10 +298,7 @@ func (t *Tracer) flush(ctx context.Context) {
 // export sends one batch. A failure is reported once, until an export
 // succeeds again; spans are never retried (the next batch may succeed).
 func (t *Tracer) export(ctx context.Context, batch []*Span) {
-	body, ctype := t.encodeJSON(batch), "application/json"
-	if t.protobuf {
-		body, ctype = t.encodeProto(batch), "application/x-protobuf"
-	}
+	body, ctype := t.encodeProto(batch), "application/x-protobuf"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.endpoint, bytes.NewReader(body))
 	if err == nil {
 		req.Header = t.headers.Clone()
@@ -342,7 +338,7 @@ func scrub(err error) string {
 // Shutdown exports what is queued and stops the exporter; spans ended
 // later are dropped. It returns when done or when ctx ends.
 func (t *Tracer) Shutdown(ctx context.Context) {
-	if t == nil {
+	if t == nil || t.host != nil {
 		return
 	}
 	t.once.Do(func() {
@@ -354,81 +350,7 @@ func (t *Tracer) Shutdown(ctx context.Context) {
 
 // ForceFlush exports what is queued now.
 func (t *Tracer) ForceFlush(ctx context.Context) {
-	if t != nil {
+	if t != nil && t.host == nil {
 		t.flush(ctx)
 	}
-}
-
-// The OTLP/JSON encoding (OTLP's JSON mapping of protobuf: ids in hex,
-// 64-bit integers as strings, enums as numbers).
-
-type jsonAny struct {
-	StringValue *string `json:"stringValue,omitempty"`
-	IntValue    *string `json:"intValue,omitempty"`
-	BoolValue   *bool   `json:"boolValue,omitempty"`
-}
-
-type jsonKV struct {
-	Key   string  `json:"key"`
-	Value jsonAny `json:"value"`
-}
-
-func jsonAttrs(attrs []Attr) []jsonKV {
-	out := make([]jsonKV, 0, len(attrs))
-	for _, a := range attrs {
-		kv := jsonKV{Key: a.Key}
-		switch v := a.Value.(type) {
-		case string:
-			kv.Value.StringValue = &v
-		case int64:
-			s := strconv.FormatInt(v, 10)
-			kv.Value.IntValue = &s
-		case bool:
-			kv.Value.BoolValue = &v
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
-func (t *Tracer) encodeJSON(batch []*Span) []byte {
-	type status struct {
-		Code    int    `json:"code,omitempty"`
-		Message string `json:"message,omitempty"`
-	}
-	type span struct {
-		TraceID      string   `json:"traceId"`
-		SpanID       string   `json:"spanId"`
-		ParentSpanID string   `json:"parentSpanId,omitempty"`
-		Name         string   `json:"name"`
-		Kind         int      `json:"kind"`
-		Start        string   `json:"startTimeUnixNano"`
-		End          string   `json:"endTimeUnixNano"`
-		Attributes   []jsonKV `json:"attributes,omitempty"`
-		Status       status   `json:"status"`
-	}
-	spans := make([]span, 0, len(batch))
-	for _, s := range batch {
-		s.mu.Lock()
-		js := span{TraceID: hex.EncodeToString(s.sc.TraceID[:]), SpanID: hex.EncodeToString(s.sc.SpanID[:]),
-			Name: s.name, Kind: int(s.kind), Start: strconv.FormatInt(s.start.UnixNano(), 10), End: strconv.FormatInt(s.end.UnixNano(), 10),
-			Attributes: jsonAttrs(s.attrs)}
-		if s.parent != [8]byte{} {
-			js.ParentSpanID = hex.EncodeToString(s.parent[:])
-		}
-		if s.errStatus {
-			js.Status = status{Code: 2, Message: s.errMsg}
-		}
-		s.mu.Unlock()
-		spans = append(spans, js)
-	}
-	doc := map[string]any{"resourceSpans": []any{map[string]any{
-		"resource": map[string]any{"attributes": jsonAttrs(t.resource)},
-		"scopeSpans": []any{map[string]any{
-			"scope": map[string]any{"name": t.scope, "version": t.version},
-			"spans": spans,
-		}},
-	}}}
-	b, _ := json.Marshal(doc)
-	return b
 }

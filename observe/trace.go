@@ -93,6 +93,7 @@ func Bool(k string, v bool) Attr { return Attr{k, v} }
 // trace not sampled) ignores every call.
 type Span struct {
 	t      *Tracer
+	host   HostSpan // the host's span (NewHostTracer), which records it all
 	sc     SpanContext
 	parent [8]byte
 	name   string
@@ -120,6 +121,10 @@ func (s *Span) Set(attrs ...Attr) {
 	if s == nil {
 		return
 	}
+	if s.host != nil {
+		s.host.Set(attrs...)
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, a := range attrs {
@@ -141,6 +146,10 @@ func (s *Span) Fail(errType, msg string) {
 	if s == nil {
 		return
 	}
+	if s.host != nil {
+		s.host.Fail(errType, msg)
+		return
+	}
 	s.Set(String("error.type", errType))
 	s.mu.Lock()
 	s.errStatus, s.errMsg = true, msg
@@ -150,6 +159,10 @@ func (s *Span) Fail(errType, msg string) {
 // End ends s and queues it for export; later calls do nothing.
 func (s *Span) End() {
 	if s == nil {
+		return
+	}
+	if s.host != nil {
+		s.host.End()
 		return
 	}
 	s.mu.Lock()
@@ -206,6 +219,11 @@ func parentOf(ctx context.Context) (SpanContext, bool) {
 func (t *Tracer) Start(ctx context.Context, name string, kind Kind, attrs ...Attr) (context.Context, *Span) {
 	if t == nil {
 		return ctx, nil
+	}
+	if t.host != nil {
+		ctx, hs := t.host.Start(ctx, name, kind, attrs...)
+		s := &Span{t: t, host: hs, sc: hs.Context(), name: name, kind: kind}
+		return context.WithValue(ctx, spanKey{}, s), s
 	}
 	parent, hasParent := parentOf(ctx)
 	s := &Span{t: t, name: name, kind: kind, start: t.now()}

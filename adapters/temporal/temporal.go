@@ -64,6 +64,21 @@
 // default policy retries without limit). A worker on the same machine proves
 // the holder gone and takes over at once.
 //
+// # Telemetry
+//
+// A worker that already traces with the SDK's OpenTelemetry interceptor
+// (go.temporal.io/sdk/contrib/opentelemetry) gives ghonce the same
+// providers, and one trace shows the workflow, the activity and ghonce's
+// look-up, create and GitHub requests; ghonce's counters (ghonce_actions_total
+// and the rest) go to the worker's meter under the same names:
+//
+//	tracer, metrics := ghoncetemporal.Telemetry(tp, mp)
+//	gh, _ := ghcheck.New(ghcheck.Options{Token: token, Tracer: tracer, Metrics: metrics})
+//	eng := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Tracer: tracer, Metrics: metrics})
+//
+// Another host (a Prometheus registry, another tracing system) implements
+// observe.HostTracer and observe.HostMeter the same way.
+//
 // # Depending on it
 //
 // This is a Go module of its own, so the core module (and the ghonce binary)

@@ -253,7 +253,7 @@ func tracing(t *testing.T) (*observe.Tracer, *otlptest.Receiver) {
 	t.Helper()
 	rcv := otlptest.New(t)
 	tr, err := observe.TracerFromEnv(func(k string) string {
-		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL(), "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}[k]
+		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL()}[k]
 	}, observe.TracerOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,16 +1,24 @@
 // Package otlptest is an OTLP/HTTP trace receiver on loopback, for tests
 // that read the spans a program exported, as a collector would receive
-// them (OTLP's JSON encoding: set OTEL_EXPORTER_OTLP_PROTOCOL=http/json).
+// them. It decodes with OpenTelemetry's generated OTLP types
+// (go.opentelemetry.io/proto/otlp), not with anything ghonce wrote, so a
+// test that reads a span here proves ghonce's hand-written encoder against
+// the protocol's own definition. Only tests import it: the ghonce binary
+// carries no protobuf runtime.
 package otlptest
 
 import (
-	"encoding/json"
+	"encoding/hex"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"sync"
 	"testing"
+
+	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	common "go.opentelemetry.io/proto/otlp/common/v1"
+	"google.golang.org/protobuf/proto"
 )
 
 // Span is one received span, flattened.
@@ -23,6 +31,7 @@ type Span struct {
 	StatusMessage                 string
 	Resource                      map[string]any
 	Scope                         string
+	Start, End                    uint64 // Unix nanoseconds
 }
 
 // Attr returns a's value as a string ("" when absent).
@@ -74,28 +83,16 @@ func (r *Receiver) Headers() []http.Header {
 	return append([]http.Header(nil), r.headers...)
 }
 
-type anyValue struct {
-	StringValue *string `json:"stringValue"`
-	IntValue    *string `json:"intValue"`
-	BoolValue   *bool   `json:"boolValue"`
-}
-
-type keyValue struct {
-	Key   string   `json:"key"`
-	Value anyValue `json:"value"`
-}
-
-func attrs(kvs []keyValue) map[string]any {
+func attrs(kvs []*common.KeyValue) map[string]any {
 	m := map[string]any{}
 	for _, kv := range kvs {
-		switch {
-		case kv.Value.StringValue != nil:
-			m[kv.Key] = *kv.Value.StringValue
-		case kv.Value.IntValue != nil:
-			n, _ := strconv.ParseInt(*kv.Value.IntValue, 10, 64)
-			m[kv.Key] = n
-		case kv.Value.BoolValue != nil:
-			m[kv.Key] = *kv.Value.BoolValue
+		switch v := kv.GetValue().GetValue().(type) {
+		case *common.AnyValue_StringValue:
+			m[kv.GetKey()] = v.StringValue
+		case *common.AnyValue_IntValue:
+			m[kv.GetKey()] = v.IntValue
+		case *common.AnyValue_BoolValue:
+			m[kv.GetKey()] = v.BoolValue
 		}
 	}
 	return m
@@ -106,8 +103,8 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		http.NotFound(w, req)
 		return
 	}
-	if req.Header.Get("Content-Type") != "application/json" {
-		http.Error(w, "this receiver reads OTLP/JSON only: set OTEL_EXPORTER_OTLP_PROTOCOL=http/json", http.StatusUnsupportedMediaType)
+	if req.Header.Get("Content-Type") != "application/x-protobuf" {
+		http.Error(w, "this receiver reads OTLP/HTTP protobuf", http.StatusUnsupportedMediaType)
 		return
 	}
 	body, err := io.ReadAll(req.Body)
@@ -115,47 +112,25 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	var doc struct {
-		ResourceSpans []struct {
-			Resource struct {
-				Attributes []keyValue `json:"attributes"`
-			} `json:"resource"`
-			ScopeSpans []struct {
-				Scope struct {
-					Name string `json:"name"`
-				} `json:"scope"`
-				Spans []struct {
-					TraceID      string     `json:"traceId"`
-					SpanID       string     `json:"spanId"`
-					ParentSpanID string     `json:"parentSpanId"`
-					Name         string     `json:"name"`
-					Kind         int        `json:"kind"`
-					Attributes   []keyValue `json:"attributes"`
-					Status       struct {
-						Code    int    `json:"code"`
-						Message string `json:"message"`
-					} `json:"status"`
-				} `json:"spans"`
-			} `json:"scopeSpans"`
-		} `json:"resourceSpans"`
-	}
-	if err := json.Unmarshal(body, &doc); err != nil {
+	var doc collectortrace.ExportTraceServiceRequest
+	if err := proto.Unmarshal(body, &doc); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.headers = append(r.headers, req.Header.Clone())
-	for _, rs := range doc.ResourceSpans {
-		res := attrs(rs.Resource.Attributes)
-		for _, ss := range rs.ScopeSpans {
-			for _, s := range ss.Spans {
-				r.spans = append(r.spans, Span{TraceID: s.TraceID, SpanID: s.SpanID, ParentSpanID: s.ParentSpanID,
-					Name: s.Name, Kind: s.Kind, Attrs: attrs(s.Attributes), StatusCode: s.Status.Code,
-					StatusMessage: s.Status.Message, Resource: res, Scope: ss.Scope.Name})
+	for _, rs := range doc.GetResourceSpans() {
+		res := attrs(rs.GetResource().GetAttributes())
+		for _, ss := range rs.GetScopeSpans() {
+			for _, s := range ss.GetSpans() {
+				r.spans = append(r.spans, Span{TraceID: hex.EncodeToString(s.GetTraceId()), SpanID: hex.EncodeToString(s.GetSpanId()),
+					ParentSpanID: hex.EncodeToString(s.GetParentSpanId()), Name: s.GetName(), Kind: int(s.GetKind()),
+					Attrs: attrs(s.GetAttributes()), StatusCode: int(s.GetStatus().GetCode()), StatusMessage: s.GetStatus().GetMessage(),
+					Resource: res, Scope: ss.GetScope().GetName(), Start: s.GetStartTimeUnixNano(), End: s.GetEndTimeUnixNano()})
 			}
 		}
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write([]byte(`{}`))
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write(nil)
 }
