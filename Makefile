@@ -102,7 +102,7 @@ lint:
 # kind, on the wire (the CLI beside a bare create, `ghonce mcp --upstream`
 # beside github-mcp-server's own create: it needs bin/github-mcp-server and
 # port 80 of a loopback address, so root) and reconcile at N = 40, 1,000
-# and 10,000 (internal/bench TestGitHubReport, on the fake), and last the
+# and 10,000 (tests/bench TestGitHubReport, on the fake), and last the
 # action's build step, cold (empty Go caches: minutes, mostly SQLite's C;
 # -action-cold=false skips it) and warm. Prints the figures and writes the
 # report. About 15 minutes on 2 cores (the first run also generates a
@@ -122,7 +122,7 @@ bench: $(GITHUB_MCP_SERVER)
 # About 5 minutes on 2 cores; GITHUB_FLAGS=-github.maxn=1000 for a faster one,
 # GITHUB_FLAGS='-github.only=wire -github.wirereps=1' for the On the wire tables alone.
 bench-github: $(GITHUB_MCP_SERVER)
-	$(GO) test -count=1 -timeout 20m -run '^TestGitHubReport$$' ./internal/bench -v -github.out=- $(GITHUB_FLAGS)
+	$(GO) test -count=1 -timeout 20m -run '^TestGitHubReport$$' ./tests/bench -v -github.out=- $(GITHUB_FLAGS)
 
 # Fuzz the key derivation and the marker parser for 30 s each. Their seed
 # corpus (taskkey/testdata/fuzz) runs as ordinary tests in `make test`.
@@ -130,12 +130,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzKey$$' -fuzztime 30s ./taskkey
 	$(GO) test -run '^$$' -fuzz '^FuzzParseMarker$$' -fuzztime 30s ./taskkey
 
-# The reliability matrix (internal/reliability/): the real binary, built with crash
+# The reliability matrix (tests/reliability/): the real binary, built with crash
 # points, killed, raced and faulted against the fake GitHub. The full run
 # writes docs/reliability.md; the short one is CI's (.ci/run). A smoke run
 # is part of `make test`. Add RELIABILITY_FLAGS=-reliability.seed=N to
 # replay a randomised loop.
-RELIABILITY = $(PG_TEST_ENV) $(GO) test -count=1 -run '^TestMatrix$$' ./internal/reliability -v
+RELIABILITY = $(PG_TEST_ENV) $(GO) test -count=1 -run '^TestMatrix$$' ./tests/reliability -v
 
 reliability:
 	$(RELIABILITY) -timeout 60m -reliability.profile=full -reliability.out=$(CURDIR)/docs/reliability.md $(RELIABILITY_FLAGS)

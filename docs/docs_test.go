@@ -29,10 +29,10 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/cli"
-	"github.com/ghonce/ghonce/internal/clidoc"
-	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/tests/harness"
+	"github.com/ghonce/ghonce/tools/clidoc"
 )
 
 // root is the module root: the tests run in docs/.
@@ -764,7 +764,7 @@ var envNameRe = regexp.MustCompile(`^(GHONCE|GITHUB|GH|RUNNER|XDG|PG)_[A-Z0-9_]+
 // generators) is not ghonce's interface and is left out.
 func TestConfigurationNamesEveryVariable(t *testing.T) {
 	page := read(t, "docs/reference/configuration.md")
-	machinery := regexp.MustCompile(`^(docs|fixtures|tools|internal/(harness|reliability|bench|crashpoint)|ledger/ledgertest)(/|$)|/(pgtest|sqlitetest)(/|$)`)
+	machinery := regexp.MustCompile(`^(docs|fixtures|tools|tests|internal/crashpoint|ledger/ledgertest)(/|$)|/(pgtest|sqlitetest)(/|$)`)
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err

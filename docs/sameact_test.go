@@ -22,9 +22,9 @@ import (
 	"github.com/ghonce/ghonce/guard"
 	"github.com/ghonce/ghonce/internal/cli"
 	"github.com/ghonce/ghonce/internal/mcp"
-	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 // actPair is one pair of reconcile/testdata/acts.json: two texts one task

@@ -45,6 +45,110 @@ type Face struct {
 	// gh command lines the gh shim guards, and MCP tools by
 	// github-mcp-server's names. Empty: that front does not carry it.
 	CLI, Gh, MCP []string
+
+	// Does is the verbs' one line of help: "Create a release".
+	Does string
+	// Fields are the kind's fields as the fronts spell them: the one
+	// place a flag, a gh flag, an MCP argument or an Action input is
+	// named. A front builds its verb or tool from them.
+	Fields []Field
+}
+
+// Field is one of a kind's fields on every front. A name left empty is
+// the field's JSON name (Name) on that front, with dashes for underscores
+// on the CLI and in the Action; "-" says the front does not take the
+// field.
+type Field struct {
+	// Name is the kind's field by its JSON name: "tag_name".
+	Name string
+	// Arg is the verb's positional argument, in capitals ("NUMBER",
+	// "TAG"), on the CLI and in gh; a field with an Arg has no Flag.
+	Arg string
+	// Flag is the CLI flag ("notes") and Short its one-letter form ("n"),
+	// both gh's too unless Gh says otherwise; Input is the Action's input
+	// where it differs from the flag, MCP the MCP tool's argument where it
+	// differs from Name.
+	Flag, Short, Gh, Input, MCP string
+	// Help is the flag's one line of help, as the CLI prints it.
+	Help string
+	// Default is the flag's default, as the CLI shows it.
+	Default string
+	// File: the CLI and gh also read the field from a file, --<Flag>-file
+	// F ("-" for standard input), FileShort its one-letter form, as gh
+	// does for bodies. An Input ending in "-file" is the Action's only
+	// input for the field, a file on the runner.
+	File      bool
+	FileShort string
+	// List: the flag repeats, and a comma list splits (gh's --label).
+	List bool
+	// Switches set the field from flags of their own: "approve":
+	// "APPROVE" makes --approve set the field to APPROVE. The field then
+	// has no Flag of its own.
+	Switches map[string]string
+	// Required: the verb refuses to run without the field (which may
+	// still be empty where the kind allows it: a body given as "").
+	Required bool
+}
+
+// CLIFlag is the field's CLI flag: Flag, or the JSON name with
+// underscores as dashes; "" when the field is an argument, is set by
+// switches, or is not on the CLI.
+func (f Field) CLIFlag() string {
+	switch {
+	case f.Arg != "" || f.Switches != nil || f.Flag == "-":
+		return ""
+	case f.Flag != "":
+		return f.Flag
+	}
+	return strings.ReplaceAll(f.Name, "_", "-")
+}
+
+// GhFlag is the field's gh flag: Gh, else the CLI's; "" as CLIFlag.
+func (f Field) GhFlag() string {
+	switch {
+	case f.Gh == "-":
+		return ""
+	case f.Gh != "":
+		return f.Gh
+	}
+	return f.CLIFlag()
+}
+
+// MCPArg is the field's MCP argument: MCP, else the JSON name; "" when
+// the MCP tools do not take it.
+func (f Field) MCPArg() string {
+	switch f.MCP {
+	case "-":
+		return ""
+	case "":
+		return f.Name
+	}
+	return f.MCP
+}
+
+// ActionInput is the field's input in action.yml: Input, else the CLI
+// flag, else (an argument) the JSON name with underscores as dashes; ""
+// when the Action does not take it.
+func (f Field) ActionInput() string {
+	switch {
+	case f.Input == "-":
+		return ""
+	case f.Input != "":
+		return f.Input
+	case f.CLIFlag() != "":
+		return f.CLIFlag()
+	}
+	return strings.ReplaceAll(f.Name, "_", "-")
+}
+
+// Field returns the kind's field named name (its JSON name).
+func (f Face) Field(name string) (Field, bool) {
+	for _, fl := range f.Fields {
+		if fl.Name == name {
+			return fl, true
+		}
+	}
+	return Field{}, false
 }
 
 // Params are the path parameters f's Write binds to the kind's fields

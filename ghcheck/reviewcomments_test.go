@@ -12,7 +12,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/testworld"
+	"github.com/ghonce/ghonce/tests/testworld"
 	"github.com/ghonce/ghonce/taskkey"
 )
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -25,7 +26,7 @@ type route struct {
 var routes = func() []route {
 	var out []route
 	for _, k := range reconcile.Kinds() {
-		f, _ := reconcile.FaceOf(k)
+		f, _ := kinds.FaceOf(k)
 		if method, path, ok := strings.Cut(f.Write, " "); ok {
 			out = append(out, route{kind: k, method: method, segs: strings.Split(path, "/"), face: f})
 		}

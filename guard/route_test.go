@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-github/v66/github"
 
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -28,7 +29,7 @@ func TestEveryDeclaredWriteIsGuarded(t *testing.T) {
 	values := map[string]any{"draft": true, "labels": []string{"x"}, "content": "eA==", "line": 3, "start_line": 1, "in_reply_to": 7}
 	var guarded int
 	for _, kind := range reconcile.Kinds() {
-		f, _ := reconcile.FaceOf(kind)
+		f, _ := kinds.FaceOf(kind)
 		if f.Write == "" {
 			continue
 		}
@@ -75,6 +76,9 @@ func TestEveryDeclaredWriteIsGuarded(t *testing.T) {
 			t.Errorf("guard.go's package doc does not name %s's write %q with its default step %q", kind, f.Write, step)
 		}
 	}
+	if n := strings.Count(string(doc), "\n//\tPOST ") + strings.Count(string(doc), "\n//\tPUT "); n != guarded {
+		t.Errorf("guard.go's package doc names %d writes, the kinds declare %d", n, guarded)
+	}
 	if guarded != len(routes) || guarded < 5 {
 		t.Errorf("%d kinds declare a REST write, %d routes", guarded, len(routes))
 	}
@@ -104,7 +108,7 @@ func TestGoGithubsFieldsAreCarriedOrRefused(t *testing.T) {
 		"issue": github.IssueRequest{},
 		"file":  github.RepositoryContentFileOptions{},
 	} {
-		f, _ := reconcile.FaceOf(kind)
+		f, _ := kinds.FaceOf(kind)
 		known := append(reconcile.BodyFields(kind), f.Refuses...)
 		rt := reflect.TypeOf(req)
 		for i := range rt.NumField() {

@@ -44,11 +44,23 @@ type Exec struct {
 	PassLedger bool `json:"-"`
 }
 
+func init() { register[Exec]() }
+
 func (Exec) Kind() string { return "exec" }
 
 // Face: see effect.Face. A command is not on GitHub: only `ghonce exec` runs one.
-func (Exec) Face() effect.Face { return effect.Face{CLI: []string{"exec"}} }
-func (x Exec) Target() string  { return x.Tgt }
+func (Exec) Face() effect.Face {
+	return effect.Face{
+		CLI: []string{"exec"}, Does: "Run a command with a side effect ghonce cannot see",
+		Fields: []effect.Field{
+			{Name: "argv", Arg: "COMMAND", List: true, Required: true},
+			{Name: "check", Help: "shell command that exits 0 if the effect already exists, 1 if not"},
+			{Name: "on_unconfirmed", Help: "what to do when an earlier attempt may have run: fail or retry", Default: OnUnconfirmedFail},
+			{Name: "target", Help: "narrow the key, e.g. a recipient"},
+		},
+	}
+}
+func (x Exec) Target() string { return x.Tgt }
 
 func (Exec) aim(target string) Spec { return Exec{Tgt: target} }
 

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 // execWorld is the shared test world (its ledger; a command needs no

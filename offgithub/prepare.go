@@ -1,11 +1,8 @@
 package offgithub
 
 import (
-	"fmt"
-	"strings"
-
-	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/internal/once"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -58,44 +55,29 @@ func Prepare(a Action) (*Prepared, error) {
 // target always give the same key.
 func (p *Prepared) Key() string { return p.key }
 
-// kinds maps each kind's name to a new, empty description of it: the list
-// of kinds off GitHub, used to read payloads back from the ledger.
-var kinds = once.Kinds[Spec]{
-	Exec{}.Kind():     func() Spec { return &Exec{} },
-	ToolCall{}.Kind(): func() Spec { return &ToolCall{} },
+// register adds K, a kind off GitHub, to the registry of kinds (package
+// kinds): its file calls it from its init function, func init() {
+// register[Exec]() }.
+func register[K any, P interface {
+	*K
+	Spec
+	aimer
+}]() {
+	s := P(new(K))
+	kinds.Register(kinds.Kind{
+		Name: s.Kind(), Face: s.Face(),
+		New: func() any { return P(new(K)) },
+		Key: func(task, step, repo, target string) (string, error) {
+			_, key, err := once.Key(task, step, s.Kind(), repo, s.aim(target).Target())
+			return key, err
+		},
+	})
 }
 
-// Kinds names every kind off GitHub, sorted.
-func Kinds() []string { return kinds.Names() }
-
-// IsKind reports whether kind is a kind off GitHub.
-func IsKind(kind string) bool {
-	_, ok := kinds[kind]
-	return ok
-}
-
-// FaceOf returns kind's Face; false for a kind that is not off GitHub.
-func FaceOf(kind string) (effect.Face, bool) {
-	mk, ok := kinds[kind]
-	if !ok {
-		return effect.Face{}, false
-	}
-	return mk().Face(), true
-}
-
-// DecodeSpec rebuilds the Spec of a kind from its stored payload.
-func DecodeSpec(kind string, payload []byte) (Spec, error) { return kinds.Decode(kind, payload) }
-
-// KeyOfTarget is the key of an action of kind on target (Spec.Target),
-// for a caller that has the target and not the description (`ghonce
-// key`). a.Spec is not read. Its error is an *effect.InvalidError.
-func KeyOfTarget(kind, target string, a Action) (string, error) {
-	mk, ok := kinds[kind]
-	if !ok {
-		return "", &effect.InvalidError{Field: "kind", Problem: fmt.Sprintf("%q is not a kind", kind), Want: "one of " + strings.Join(Kinds(), ", ")}
-	}
-	_, key, err := once.Key(a.Task, a.Step, kind, a.Repo, mk().(aimer).aim(target).Target())
-	return key, err
+// isKind reports whether kind is a kind off GitHub.
+func isKind(kind string) bool {
+	k, ok := kinds.Lookup(kind)
+	return ok && !k.OnGitHub
 }
 
 // aimer is every kind: aim is its description holding only target.

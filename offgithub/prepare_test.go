@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/ghonce/ghonce/internal/kinds"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -29,7 +29,7 @@ func TestKeysAreTheOnesRecordedBefore(t *testing.T) {
 		{"tool-call", args, "create_gist", "gk1_t4qo2eakkygzthsyg6lrqo7e62et5zrv"},
 		{"exec", "x", "s", "gk1_gumpgvtr7t4ekc3q465i4aku5yoflr5o"},
 	} {
-		if got, err := kinds.KeyOfTarget(tc.kind, tc.target, reconcile.Action{Task: "T-1", Step: tc.step}); err != nil || got != tc.want {
+		if got, err := kinds.KeyOfTarget(tc.kind, tc.target, "T-1", tc.step, ""); err != nil || got != tc.want {
 			t.Errorf("KeyOfTarget(%s, %s) = %s, %v; want %s", tc.kind, tc.target, got, err, tc.want)
 		}
 	}
@@ -47,7 +47,7 @@ func TestPrepareAGuardedCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a guarded command without a repository: %v", err)
 	}
-	if k, err := offgithub.KeyOfTarget("exec", "", a); err != nil || k != p.Key() {
+	if k, err := kinds.KeyOfTarget("exec", "", a.Task, a.Step, a.Repo); err != nil || k != p.Key() {
 		t.Fatalf("KeyOfTarget = %q, %v; want Prepare's key %q", k, err, p.Key())
 	}
 }

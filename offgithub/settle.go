@@ -35,7 +35,7 @@ func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) 
 	}
 	var entries []*ledger.Entry
 	for _, ent := range all {
-		if IsKind(ent.Kind) {
+		if isKind(ent.Kind) {
 			entries = append(entries, ent)
 		}
 	}

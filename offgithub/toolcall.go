@@ -36,6 +36,8 @@ type ToolCall struct {
 	Send func(ctx context.Context) (string, error) `json:"-"`
 }
 
+func init() { register[ToolCall]() }
+
 // ArgsHash is the hex SHA-256 of canonical arguments, ToolCall's ArgsSHA256.
 func ArgsHash(canonical []byte) string {
 	sum := sha256.Sum256(canonical)

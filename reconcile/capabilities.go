@@ -85,12 +85,13 @@ type BatchFinder interface {
 }
 
 // Updatable is a Spec whose artifact can be edited to match it, for
-// OnChangeUpdate. Update edits art (found or recorded for key) through u
-// and returns it; changed names the fields that differ from the stored
+// OnChangeUpdate. Update edits art (found or recorded for key) through
+// the kind's own editing interface of Env.GitHub (use) and returns it; changed names the fields that differ from the stored
 // description, and kept those of them it could not edit (a PR's head).
-// Without it, OnChangeUpdate falls back to a warning.
+// Without it, or when Env.GitHub cannot edit (an error wrapping
+// errLacks), OnChangeUpdate falls back to a warning.
 type Updatable interface {
-	Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (out effect.Artifact, kept []string, err error)
+	Update(ctx context.Context, env *Env, key string, art effect.Artifact, changed []string) (out effect.Artifact, kept []string, err error)
 }
 
 // KeyLabeled is a Spec whose artifact carries the key's label

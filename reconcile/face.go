@@ -6,32 +6,31 @@ import (
 	"strings"
 
 	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/kinds"
 )
 
 // Face is what every front needs to know of a kind (effect.Face).
 type Face = effect.Face
 
+// The fields several kinds share, as every front spells them.
+var (
+	titleField  = effect.Field{Name: "title", Short: "t", Help: "title (required)", Required: true}
+	bodyField   = effect.Field{Name: "body", Short: "b", Help: "body text", File: true, FileShort: "F", Required: true}
+	labelsField = effect.Field{Name: "labels", Flag: "label", Short: "l", Input: "labels", Help: "add a label (repeatable)", List: true}
+)
+
 // WireParam returns the field a Wire value or a path segment names
 // ("refs/heads/{name}": name).
 func WireParam(v string) (string, bool) { return effect.WireParam(v) }
 
-// FaceOf returns kind's Face; false for a kind this build does not know.
-func FaceOf(kind string) (Face, bool) {
-	mk, ok := kinds[kind]
-	if !ok {
-		return Face{}, false
-	}
-	return mk().Face(), true
-}
-
 // Fields lists kind's fields by JSON name, each true when it holds a
 // number; nil for a kind this build does not know.
 func Fields(kind string) map[string]bool {
-	mk, ok := kinds[kind]
+	k, ok := kinds.Lookup(kind)
 	if !ok {
 		return nil
 	}
-	t := reflect.TypeOf(mk()).Elem()
+	t := reflect.TypeOf(k.New()).Elem()
 	out := map[string]bool{}
 	for i := range t.NumField() {
 		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
@@ -51,7 +50,7 @@ func Fields(kind string) map[string]bool {
 // BodyFields are the body fields of kind's REST write the kind carries,
 // by GitHub's names, sorted: what a front maps its own names from.
 func BodyFields(kind string) []string {
-	f, ok := FaceOf(kind)
+	f, ok := kinds.FaceOf(kind)
 	if !ok || f.Write == "" {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -32,9 +33,37 @@ func TestFaceNamesTheWireFields(t *testing.T) {
 		{"branch", "name", "ref", false},
 		{"pr", "base", "base", false},
 	} {
-		f, _ := reconcile.FaceOf(c.kind)
+		f, _ := kinds.FaceOf(c.kind)
 		if got, inPath := f.WireName(c.field); got != c.want || inPath != c.inPath {
 			t.Errorf("%s's WireName(%s) = %s, %v; want %s, %v", c.kind, c.field, got, inPath, c.want, c.inPath)
+		}
+	}
+}
+
+// A kind that a front carries names every one of its fields on the fronts
+// (Face.Fields), once each, and names no field it does not have: a front
+// built from the declaration then takes all of the kind and nothing else.
+func TestFaceFieldsAreTheKindsFields(t *testing.T) {
+	for _, kind := range reconcile.Kinds() {
+		f, _ := kinds.FaceOf(kind)
+		if len(f.CLI)+len(f.Gh)+len(f.MCP) == 0 {
+			continue
+		}
+		if f.Does == "" {
+			t.Errorf("%s: no Does", kind)
+		}
+		var names []string
+		for _, fl := range f.Fields {
+			names = append(names, fl.Name)
+		}
+		slices.Sort(names)
+		var want []string
+		for name := range reconcile.Fields(kind) {
+			want = append(want, name)
+		}
+		slices.Sort(want)
+		if !slices.Equal(names, want) {
+			t.Errorf("%s: Face.Fields name %v, want the kind's fields %v", kind, names, want)
 		}
 	}
 }

@@ -17,14 +17,14 @@ import (
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// fakeGitHub implements reconcile.GitHub for issues without HTTP: find
-// answers find, create answers create and counts the calls.
+// fakeGitHub is a reconcile.GitHub that serves issues without HTTP: find
+// answers find, create answers create and counts the calls. It cannot
+// edit, and serves no other kind.
 type fakeGitHub struct {
-	reconcile.GitHub // the other kinds: a call panics, which fails the test
-	mu               sync.Mutex
-	find             effect.Result
-	create           func() (effect.Artifact, error)
-	creates          int
+	mu      sync.Mutex
+	find    effect.Result
+	create  func() (effect.Artifact, error)
+	creates int
 }
 
 func (g *fakeGitHub) Login(context.Context) (string, error) { return "agent-bot", nil }
@@ -101,6 +101,29 @@ func TestEngineAgainstAnInterfaceFake(t *testing.T) {
 			}
 			l.Close()
 		})
+	}
+}
+
+// A kind whose methods the engine's GitHub lacks ends with an error that
+// says so, nothing sent and no panic; the entry does not claim it failed.
+func TestKindTheGitHubCannotServe(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	gh := &fakeGitHub{}
+	e := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Wait: time.Second, Settle: -1})
+	a := reconcile.Action{Task: "T", Repo: "octo-org/hello-world", Spec: reconcile.Comment{Number: 1, Body: "b"}}
+	_, err = do(ctx, e, a)
+	var ns *reconcile.NotSentError
+	if !errors.As(err, &ns) || !strings.Contains(err.Error(), "lacks the methods") {
+		t.Fatalf("err %v, want a *NotSentError saying the GitHub lacks the kind's methods", err)
+	}
+	if gh.creates != 0 {
+		t.Errorf("%d creates, want none", gh.creates)
 	}
 }
 
@@ -198,8 +221,7 @@ func TestLedgerLostAfterCreateIsUnconfirmedAndTheRerunFinds(t *testing.T) {
 
 // --on-change through the engine, for a library caller: the changed fields
 // are named; fail stops with a *ChangedError; update on a GitHub that
-// cannot edit (no reconcile.Updater) falls back to a warning, touching
-// nothing.
+// cannot edit (no UpdateIssue) falls back to a warning, touching nothing.
 func TestOnChangeAgainstAnInterfaceFake(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -231,7 +253,7 @@ func TestOnChangeAgainstAnInterfaceFake(t *testing.T) {
 	}
 	a.OnChange = reconcile.OnChangeUpdate
 	if r, err := do(ctx, e, a); err != nil || r.Updated || r.Warning == "" {
-		t.Fatalf("update without an Updater: %+v, %v; want a warning, not updated", r, err)
+		t.Fatalf("update without UpdateIssue: %+v, %v; want a warning, not updated", r, err)
 	}
 	a.OnChange = "sometimes"
 	if _, err := reconcile.Prepare(a); err == nil {

@@ -2,56 +2,61 @@ package reconcile
 
 import (
 	"context"
-	"time"
+	"errors"
+	"fmt"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 )
 
-// GitHub is what the engine and the kinds need from GitHub. *ghcheck.Client
-// implements it; engine tests may pass a fake that makes no HTTP request.
+// GitHub is what the engine itself asks of GitHub: the token's identity.
+// *ghcheck.Client is one; engine tests may pass a fake that makes no HTTP
+// request. Login's error matching ghcheck.ErrCredentials means no rerun
+// can fix it.
 //
-// Find methods answer with exactly one of found, absent, unknown or
-// conflict, and must prove absence only with consistent reads; Create
-// methods return an *effect.CreateError whose Class says whether anything
-// may exist.
+// Each kind declares, in its own file, the narrow interface of the
+// ghcheck methods it calls (prAPI, ...) and reaches it through Env.GitHub
+// with use, so a kind adds no method here. Their Find methods answer with
+// exactly one of found, absent, unknown or conflict, proving absence only
+// with consistent reads; their Create methods return an
+// *effect.CreateError whose Class says whether anything may exist.
 type GitHub interface {
-	// Login returns the token's identity; an error matching
-	// ghcheck.ErrCredentials means no rerun can fix it.
 	Login(ctx context.Context) (string, error)
-
-	FindPR(ctx context.Context, r ghcheck.Repo, q ghcheck.PRQuery) effect.Result
-	CreatePR(ctx context.Context, r ghcheck.Repo, key string, p ghcheck.NewPR) (effect.Artifact, error)
-	// MendPRLabels adds labels a crash left off a found PR; it returns a
-	// warning, never an error.
-	MendPRLabels(ctx context.Context, r ghcheck.Repo, a effect.Artifact, key string, labels []string) string
-
-	FindIssue(ctx context.Context, r ghcheck.Repo, q ghcheck.IssueQuery) effect.Result
-	CreateIssue(ctx context.Context, r ghcheck.Repo, key string, p ghcheck.NewIssue) (effect.Artifact, error)
-
-	// FindCommentSince reads only comments updated at or after since
-	// (zero: the whole thread).
-	FindCommentSince(ctx context.Context, r ghcheck.Repo, number int, key string, since time.Time) effect.Result
-	CreateComment(ctx context.Context, r ghcheck.Repo, number int, key, body string) (effect.Artifact, error)
-
-	FindBranch(ctx context.Context, r ghcheck.Repo, name, sha string) effect.Result
-	// FindBranchFrom resolves ref to a commit while it reads the branch
-	// (one round trip) and judges the branch against that commit.
-	FindBranchFrom(ctx context.Context, r ghcheck.Repo, name, ref string) (sha string, res effect.Result)
-	CreateBranch(ctx context.Context, r ghcheck.Repo, name, sha string) (effect.Artifact, error)
-
-	FindFile(ctx context.Context, r ghcheck.Repo, branch, path string, content []byte) effect.Result
-	PutFile(ctx context.Context, r ghcheck.Repo, branch, path, message string, content []byte, replaces string) (effect.Artifact, error)
-
-	// The settling kinds (Close, DeleteComment, DeleteBranch): each Find
-	// answers found when the effect is in place already.
-	FindClosed(ctx context.Context, r ghcheck.Repo, number int) effect.Result
-	CloseIssue(ctx context.Context, r ghcheck.Repo, number int, reason string) (effect.Artifact, error)
-	ClosePR(ctx context.Context, r ghcheck.Repo, number int) (effect.Artifact, error)
-	FindCommentGone(ctx context.Context, r ghcheck.Repo, id int64) effect.Result
-	DeleteComment(ctx context.Context, r ghcheck.Repo, id int64) (effect.Artifact, error)
-	FindBranchGone(ctx context.Context, r ghcheck.Repo, name, sha string) effect.Result
-	DeleteBranch(ctx context.Context, r ghcheck.Repo, name, sha string) (effect.Artifact, error)
 }
 
 var _ GitHub = (*ghcheck.Client)(nil)
+
+// errLacks is the cause of use's error: the engine's GitHub does not have
+// the methods a kind calls (a test fake that serves other kinds).
+var errLacks = errors.New("lacks the methods")
+
+// use returns env's GitHub as T, the interface of the ghcheck methods a
+// kind calls. When it is not one, its error is a ClassNotSent
+// *effect.CreateError wrapping errLacks: nothing was sent.
+func use[T any](env *Env) (T, error) {
+	g, ok := env.GitHub.(T)
+	if !ok {
+		return g, &effect.CreateError{Class: effect.ClassNotSent, Err: fmt.Errorf("the engine's GitHub (%T) %w of %T", env.GitHub, errLacks, (*T)(nil))}
+	}
+	return g, nil
+}
+
+// look calls f with env's GitHub as T: unknown, with use's error, when it
+// is not one.
+func look[T any](env *Env, f func(T) effect.Result) effect.Result {
+	g, err := use[T](env)
+	if err != nil {
+		return effect.Result{State: effect.Unknown, Err: err}
+	}
+	return f(g)
+}
+
+// send calls f with env's GitHub as T: use's error, nothing sent, when it
+// is not one.
+func send[T any](env *Env, f func(T) (effect.Artifact, error)) (effect.Artifact, error) {
+	g, err := use[T](env)
+	if err != nil {
+		return effect.Artifact{}, err
+	}
+	return f(g)
+}

@@ -31,6 +31,8 @@ type Branch struct {
 	From string `json:"from,omitempty"`
 }
 
+func init() { register[Branch]() }
+
 func (Branch) Kind() string { return "branch" }
 
 // Face: see Face. From is ghonce's own: the transport and gh carry a
@@ -42,6 +44,12 @@ func (Branch) Face() Face {
 		Unwired:  []string{"from"},
 		ReadBack: []string{"repos/{owner}/{repo}/git/ref/heads/{name}"},
 		CLI:      []string{"branch create"}, MCP: []string{"create_branch"},
+		Does: "Create a branch",
+		Fields: []effect.Field{
+			{Name: "name", Arg: "NAME", MCP: "branch", Input: "branch", Required: true},
+			{Name: "sha", Help: "commit the branch points at", MCP: "-", Input: "-"},
+			{Name: "from", Help: "branch, tag or commit to start from (resolved on GitHub)", MCP: "from_branch"},
+		},
 	}
 }
 func (Branch) DefaultStep() string { return "branch-create" }
@@ -74,10 +82,10 @@ func (b Branch) Find(ctx context.Context, env *Env, key string) effect.Result {
 		_, res := b.Choose(ctx, env, key)
 		return res
 	}
-	return adoptBranch(b, env, env.GitHub.FindBranch(ctx, env.Repo, b.Name, b.SHA))
+	return b.find(ctx, env)
 }
 func (b Branch) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
-	return env.GitHub.CreateBranch(ctx, env.Repo, b.Name, b.SHA)
+	return send(env, func(gh branchAPI) (effect.Artifact, error) { return gh.CreateBranch(ctx, env.Repo, b.Name, b.SHA) })
 }
 
 // Chooses: a branch without its commit chooses it from From.
@@ -87,9 +95,13 @@ func (b Branch) Chooses() bool { return b.SHA == "" }
 // returns the description with the commit it chose.
 func (b Branch) Choose(ctx context.Context, env *Env, _ string) (Spec, effect.Result) {
 	if b.SHA != "" {
-		return b, adoptBranch(b, env, env.GitHub.FindBranch(ctx, env.Repo, b.Name, b.SHA))
+		return b, b.find(ctx, env)
 	}
-	sha, res := env.GitHub.FindBranchFrom(ctx, env.Repo, b.Name, b.From)
+	gh, err := use[branchAPI](env)
+	if err != nil {
+		return b, effect.Result{State: effect.Unknown, Err: err}
+	}
+	sha, res := gh.FindBranchFrom(ctx, env.Repo, b.Name, b.From)
 	if sha == "" {
 		if res.State == effect.Conflict {
 			res.Err = &refusal{res.Err} // From names no commit: fix it
@@ -114,9 +126,25 @@ func checkFrom(ref string) error {
 	return nil
 }
 
+func (b Branch) find(ctx context.Context, env *Env) effect.Result {
+	return look(env, func(gh branchAPI) effect.Result {
+		return adoptBranch(b, env, gh.FindBranch(ctx, env.Repo, b.Name, b.SHA))
+	})
+}
+
+// branchAPI is what a branch asks of GitHub. FindBranchFrom resolves ref
+// to a commit while it reads the branch (one round trip) and judges the
+// branch against that commit.
+type branchAPI interface {
+	FindBranch(ctx context.Context, r ghcheck.Repo, name, sha string) effect.Result
+	FindBranchFrom(ctx context.Context, r ghcheck.Repo, name, ref string) (sha string, res effect.Result)
+	CreateBranch(ctx context.Context, r ghcheck.Repo, name, sha string) (effect.Artifact, error)
+}
+
 var (
-	_ Spec    = Branch{}
-	_ Chooser = Branch{}
+	_ branchAPI = (*ghcheck.Client)(nil)
+	_ Spec      = Branch{}
+	_ Chooser   = Branch{}
 )
 
 // adoptBranch applies the rule for a branch found on GitHub (ghcheck's

@@ -27,6 +27,8 @@ type Close struct {
 	Guard Guard `json:"-"`
 }
 
+func init() { register[Close]() }
+
 func (Close) Kind() string { return "close" }
 
 // Face: see Face. Only `ghonce audit --apply` closes.
@@ -52,24 +54,38 @@ func (c Close) Validate(string) error {
 	return nil
 }
 func (c Close) Find(ctx context.Context, env *Env, _ string) effect.Result {
-	return env.GitHub.FindClosed(ctx, env.Repo, c.Number)
+	return look(env, func(gh closeAPI) effect.Result { return gh.FindClosed(ctx, env.Repo, c.Number) })
 }
 func (c Close) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
-	ctx, err := c.Guard.before(ctx)
+	gh, err := use[closeAPI](env)
 	if err != nil {
 		return effect.Artifact{}, err
 	}
+	if ctx, err = c.Guard.before(ctx); err != nil {
+		return effect.Artifact{}, err
+	}
 	if c.PR {
-		return env.GitHub.ClosePR(ctx, env.Repo, c.Number)
+		return gh.ClosePR(ctx, env.Repo, c.Number)
 	}
 	reason := c.Reason
 	if reason == "" {
 		reason = "duplicate"
 	}
-	return env.GitHub.CloseIssue(ctx, env.Repo, c.Number, reason)
+	return gh.CloseIssue(ctx, env.Repo, c.Number, reason)
 }
 
-var _ Spec = Close{}
+// closeAPI is what a close asks of GitHub. FindClosed answers found when
+// the issue or pull request is closed already.
+type closeAPI interface {
+	FindClosed(ctx context.Context, r ghcheck.Repo, number int) effect.Result
+	CloseIssue(ctx context.Context, r ghcheck.Repo, number int, reason string) (effect.Artifact, error)
+	ClosePR(ctx context.Context, r ghcheck.Repo, number int) (effect.Artifact, error)
+}
+
+var (
+	_ closeAPI = (*ghcheck.Client)(nil)
+	_ Spec     = Close{}
+)
 
 // Guard is a last check of a close or a delete, run inside Create after
 // every ledger write of the attempt, right before the request: it may wait

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/ghonce/ghonce/effect"
@@ -18,6 +19,8 @@ type Comment struct {
 	Body   string `json:"body"`
 }
 
+func init() { register[Comment]() }
+
 func (Comment) Kind() string { return "comment" }
 
 // Face: see Face. A pull request's comments are its issue's, so one REST
@@ -28,6 +31,11 @@ func (Comment) Face() Face {
 		Write:    "POST repos/{owner}/{repo}/issues/{number}/comments",
 		ReadBack: []string{"repos/{owner}/{repo}/issues/comments/{id}"},
 		CLI:      []string{"issue comment", "pr comment"}, Gh: []string{"issue comment", "pr comment"}, MCP: []string{"add_issue_comment"},
+		Does: "Comment on an issue or pull request",
+		Fields: []effect.Field{
+			{Name: "number", Arg: "NUMBER", MCP: "issue_number", Help: "the issue or pull request number", Required: true},
+			bodyField,
+		},
 	}
 }
 
@@ -56,15 +64,19 @@ func (c Comment) Validate(key string) error {
 	return ghcheck.CheckCreate(key, c.Body, nil)
 }
 func (c Comment) Find(ctx context.Context, env *Env, key string) effect.Result {
-	return env.GitHub.FindCommentSince(ctx, env.Repo, c.Number, key, env.Since)
+	return look(env, func(gh commentAPI) effect.Result { return gh.FindCommentSince(ctx, env.Repo, c.Number, key, env.Since) })
 }
 func (c Comment) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
-	return env.GitHub.CreateComment(ctx, env.Repo, c.Number, key, c.Body)
+	return send(env, func(gh commentAPI) (effect.Artifact, error) {
+		return gh.CreateComment(ctx, env.Repo, c.Number, key, c.Body)
+	})
 }
 
 // Update edits the comment's body.
-func (c Comment) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, _ []string) (effect.Artifact, []string, error) {
-	got, err := u.UpdateComment(ctx, env.Repo, art.ID, key, c.Body)
+func (c Comment) Update(ctx context.Context, env *Env, key string, art effect.Artifact, _ []string) (effect.Artifact, []string, error) {
+	got, err := send(env, func(gh commentEditor) (effect.Artifact, error) {
+		return gh.UpdateComment(ctx, env.Repo, art.ID, key, c.Body)
+	})
 	return got, nil, err
 }
 
@@ -74,10 +86,23 @@ func (c Comment) Lookup(key string) ghcheck.Lookup {
 	return ghcheck.Lookup{Kind: ghcheck.LookupComment, Key: key, Number: c.Number}
 }
 
+// commentAPI is what a comment asks of GitHub; commentEditor, what
+// --on-change update asks. FindCommentSince reads only comments updated at
+// or after since (zero: the whole thread).
+type commentAPI interface {
+	FindCommentSince(ctx context.Context, r ghcheck.Repo, number int, key string, since time.Time) effect.Result
+	CreateComment(ctx context.Context, r ghcheck.Repo, number int, key, body string) (effect.Artifact, error)
+}
+type commentEditor interface {
+	UpdateComment(ctx context.Context, r ghcheck.Repo, id int64, key, body string) (effect.Artifact, error)
+}
+
 var (
-	_ Spec        = Comment{}
-	_ BatchFinder = Comment{}
-	_ Updatable   = Comment{}
+	_ commentAPI    = (*ghcheck.Client)(nil)
+	_ commentEditor = (*ghcheck.Client)(nil)
+	_ Spec          = Comment{}
+	_ BatchFinder   = Comment{}
+	_ Updatable     = Comment{}
 )
 
 // AsFound is the comment as GitHub shows it: its body, less the marker.

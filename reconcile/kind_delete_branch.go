@@ -19,6 +19,8 @@ type DeleteBranch struct {
 	SHA  string `json:"sha"`
 }
 
+func init() { register[DeleteBranch]() }
+
 func (DeleteBranch) Kind() string { return "branch-delete" }
 
 // Face: see Face. Only `ghonce audit --apply` deletes.
@@ -30,10 +32,22 @@ func (DeleteBranch) aim(name string) (Spec, error) {
 }
 func (d DeleteBranch) Validate(string) error { return ghcheck.CheckBranch(d.Name, d.SHA) }
 func (d DeleteBranch) Find(ctx context.Context, env *Env, _ string) effect.Result {
-	return env.GitHub.FindBranchGone(ctx, env.Repo, d.Name, d.SHA)
+	return look(env, func(gh deleteBranchAPI) effect.Result { return gh.FindBranchGone(ctx, env.Repo, d.Name, d.SHA) })
 }
 func (d DeleteBranch) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
-	return env.GitHub.DeleteBranch(ctx, env.Repo, d.Name, d.SHA)
+	return send(env, func(gh deleteBranchAPI) (effect.Artifact, error) {
+		return gh.DeleteBranch(ctx, env.Repo, d.Name, d.SHA)
+	})
 }
 
-var _ Spec = DeleteBranch{}
+// deleteBranchAPI is what a branch's delete asks of GitHub.
+// FindBranchGone answers found when the branch is gone already.
+type deleteBranchAPI interface {
+	FindBranchGone(ctx context.Context, r ghcheck.Repo, name, sha string) effect.Result
+	DeleteBranch(ctx context.Context, r ghcheck.Repo, name, sha string) (effect.Artifact, error)
+}
+
+var (
+	_ deleteBranchAPI = (*ghcheck.Client)(nil)
+	_ Spec            = DeleteBranch{}
+)

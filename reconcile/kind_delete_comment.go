@@ -23,6 +23,8 @@ type DeleteComment struct {
 	Guard Guard `json:"-"`
 }
 
+func init() { register[DeleteComment]() }
+
 func (DeleteComment) Kind() string { return "comment-delete" }
 
 // Face: see Face. Only `ghonce audit --apply` deletes.
@@ -38,14 +40,27 @@ func (DeleteComment) aim(id string) (Spec, error) {
 }
 func (d DeleteComment) Validate(string) error { return ghcheck.CheckCommentID(d.ID) }
 func (d DeleteComment) Find(ctx context.Context, env *Env, _ string) effect.Result {
-	return env.GitHub.FindCommentGone(ctx, env.Repo, d.ID)
+	return look(env, func(gh deleteCommentAPI) effect.Result { return gh.FindCommentGone(ctx, env.Repo, d.ID) })
 }
 func (d DeleteComment) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
-	ctx, err := d.Guard.before(ctx)
+	gh, err := use[deleteCommentAPI](env)
 	if err != nil {
 		return effect.Artifact{}, err
 	}
-	return env.GitHub.DeleteComment(ctx, env.Repo, d.ID)
+	if ctx, err = d.Guard.before(ctx); err != nil {
+		return effect.Artifact{}, err
+	}
+	return gh.DeleteComment(ctx, env.Repo, d.ID)
 }
 
-var _ Spec = DeleteComment{}
+// deleteCommentAPI is what a comment's delete asks of GitHub.
+// FindCommentGone answers found when the comment is gone already.
+type deleteCommentAPI interface {
+	FindCommentGone(ctx context.Context, r ghcheck.Repo, id int64) effect.Result
+	DeleteComment(ctx context.Context, r ghcheck.Repo, id int64) (effect.Artifact, error)
+}
+
+var (
+	_ deleteCommentAPI = (*ghcheck.Client)(nil)
+	_ Spec             = DeleteComment{}
+)

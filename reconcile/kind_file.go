@@ -25,6 +25,8 @@ type File struct {
 	Replaces string `json:"replaces,omitempty"`
 }
 
+func init() { register[File]() }
+
 func (File) Kind() string { return "file" }
 
 // Face: see Face. GitHub's sha is the blob replaced.
@@ -35,6 +37,14 @@ func (File) Face() Face {
 		Refuses:  []string{"author", "committer"},
 		ReadBack: []string{"repos/{owner}/{repo}/contents/{path}?ref={branch}", "repos/{owner}/{repo}/commits/{branch}"},
 		CLI:      []string{"file put"}, MCP: []string{"create_or_update_file"},
+		Does: "Write a file on a branch through the contents API",
+		Fields: []effect.Field{
+			{Name: "path", Arg: "PATH", Required: true},
+			{Name: "branch", Help: "branch to commit to (default: the repository's default branch)"},
+			{Name: "message", Short: "m", Help: "commit message (required)", Required: true},
+			{Name: "content", Help: "file content", File: true, Input: "content-file", Required: true},
+			{Name: "replaces", Help: "blob SHA of the file as you read it: refuse to write if it has changed since (default: replace whatever is there)", MCP: "sha", Input: "-"},
+		},
 	}
 }
 
@@ -69,10 +79,21 @@ func (f File) Validate(string) error {
 	return nil
 }
 func (f File) Find(ctx context.Context, env *Env, _ string) effect.Result {
-	return env.GitHub.FindFile(ctx, env.Repo, f.Branch, f.Path, f.Content)
+	return look(env, func(gh fileAPI) effect.Result { return gh.FindFile(ctx, env.Repo, f.Branch, f.Path, f.Content) })
 }
 func (f File) Create(ctx context.Context, env *Env, _ string) (effect.Artifact, error) {
-	return env.GitHub.PutFile(ctx, env.Repo, f.Branch, f.Path, f.Message, f.Content, f.Replaces)
+	return send(env, func(gh fileAPI) (effect.Artifact, error) {
+		return gh.PutFile(ctx, env.Repo, f.Branch, f.Path, f.Message, f.Content, f.Replaces)
+	})
 }
 
-var _ Spec = File{}
+// fileAPI is what a file asks of GitHub.
+type fileAPI interface {
+	FindFile(ctx context.Context, r ghcheck.Repo, branch, path string, content []byte) effect.Result
+	PutFile(ctx context.Context, r ghcheck.Repo, branch, path, message string, content []byte, replaces string) (effect.Artifact, error)
+}
+
+var (
+	_ fileAPI = (*ghcheck.Client)(nil)
+	_ Spec    = File{}
+)

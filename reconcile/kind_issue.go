@@ -15,6 +15,8 @@ type Issue struct {
 	Labels []string `json:"labels,omitempty"`
 }
 
+func init() { register[Issue]() }
+
 func (Issue) Kind() string { return "issue" }
 
 // Face: see Face. issue_write is github-mcp-server's tool whose method
@@ -25,6 +27,8 @@ func (Issue) Face() Face {
 		Refuses:  []string{"assignee", "assignees", "milestone", "state", "state_reason", "type"},
 		ReadBack: []string{"repos/{owner}/{repo}/issues/{number}"},
 		CLI:      []string{"issue create"}, Gh: []string{"issue create"}, MCP: []string{"create_issue", "issue_write"},
+		Does:   "File an issue",
+		Fields: []effect.Field{titleField, bodyField, labelsField},
 	}
 }
 
@@ -45,19 +49,23 @@ func (i Issue) Validate(key string) error {
 	return ghcheck.CheckCreate(key, i.Body, i.Labels)
 }
 func (i Issue) Find(ctx context.Context, env *Env, key string) effect.Result {
-	return env.GitHub.FindIssue(ctx, env.Repo, ghcheck.IssueQuery{Key: key})
+	return look(env, func(gh issueAPI) effect.Result { return gh.FindIssue(ctx, env.Repo, ghcheck.IssueQuery{Key: key}) })
 }
 func (i Issue) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
-	return env.GitHub.CreateIssue(ctx, env.Repo, key, ghcheck.NewIssue{Title: i.Title, Body: i.Body, Labels: i.Labels})
+	return send(env, func(gh issueAPI) (effect.Artifact, error) {
+		return gh.CreateIssue(ctx, env.Repo, key, ghcheck.NewIssue{Title: i.Title, Body: i.Body, Labels: i.Labels})
+	})
 }
 
 // Update edits the issue's title and body.
-func (i Issue) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
+func (i Issue) Update(ctx context.Context, env *Env, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
 	kept := notTitleOrBody(changed)
 	if len(kept) == len(changed) {
 		return art, kept, nil
 	}
-	got, err := u.UpdateIssue(ctx, env.Repo, art.Number, key, i.Title, i.Body)
+	got, err := send(env, func(gh issueEditor) (effect.Artifact, error) {
+		return gh.UpdateIssue(ctx, env.Repo, art.Number, key, i.Title, i.Body)
+	})
 	return got, kept, err
 }
 
@@ -70,7 +78,19 @@ func (Issue) Lookup(key string) ghcheck.Lookup {
 // KeyLabeled: the key's label is one of an issue's tags.
 func (Issue) KeyLabeled() {}
 
+// issueAPI is what an issue asks of GitHub; issueEditor, what --on-change
+// update asks.
+type issueAPI interface {
+	FindIssue(ctx context.Context, r ghcheck.Repo, q ghcheck.IssueQuery) effect.Result
+	CreateIssue(ctx context.Context, r ghcheck.Repo, key string, p ghcheck.NewIssue) (effect.Artifact, error)
+}
+type issueEditor interface {
+	UpdateIssue(ctx context.Context, r ghcheck.Repo, number int, key, title, body string) (effect.Artifact, error)
+}
+
 var (
+	_ issueAPI    = (*ghcheck.Client)(nil)
+	_ issueEditor = (*ghcheck.Client)(nil)
 	_ Spec        = Issue{}
 	_ BatchFinder = Issue{}
 	_ Updatable   = Issue{}

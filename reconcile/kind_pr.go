@@ -19,16 +19,28 @@ type PR struct {
 	Labels []string `json:"labels,omitempty"`
 }
 
+func init() { register[PR]() }
+
 func (PR) Kind() string { return "pr" }
 
 // Face: see Face. GitHub's create takes no labels: Mend adds them.
 func (PR) Face() Face {
+	labels := labelsField
+	labels.MCP = "-" // create_pull_request takes none
 	return Face{
 		Write:    "POST repos/{owner}/{repo}/pulls",
 		Unwired:  []string{"labels"},
 		Refuses:  []string{"head_repo", "issue", "maintainer_can_modify"},
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/{number}"},
 		CLI:      []string{"pr create"}, Gh: []string{"pr create"}, MCP: []string{"create_pull_request"},
+		Does: "Open a pull request",
+		Fields: []effect.Field{
+			{Name: "base", Short: "B", Help: "branch to merge into (required)", Required: true},
+			{Name: "head", Short: "H", Help: "branch with the changes, or OWNER:BRANCH for a fork (required)", Required: true},
+			titleField, bodyField,
+			{Name: "draft", Short: "d", Help: "open as a draft"},
+			labels,
+		},
 	}
 }
 
@@ -67,10 +79,12 @@ func (p PR) FindWithPrior(ctx context.Context, env *Env, key string, prior Spec)
 	if old, ok := prior.(*PR); ok && old.Base == p.Base {
 		q.Heads = append(q.Heads, old.Head)
 	}
-	return env.GitHub.FindPR(ctx, env.Repo, q)
+	return look(env, func(gh prAPI) effect.Result { return gh.FindPR(ctx, env.Repo, q) })
 }
 func (p PR) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
-	return env.GitHub.CreatePR(ctx, env.Repo, key, ghcheck.NewPR{Base: p.Base, Head: p.Head, Title: p.Title, Body: p.Body, Draft: p.Draft, Labels: p.Labels, LabelLater: true})
+	return send(env, func(gh prAPI) (effect.Artifact, error) {
+		return gh.CreatePR(ctx, env.Repo, key, ghcheck.NewPR{Base: p.Base, Head: p.Head, Title: p.Title, Body: p.Body, Draft: p.Draft, Labels: p.Labels, LabelLater: true})
+	})
 }
 
 // Mend adds the PR's labels: after this run's create (GitHub's create
@@ -78,16 +92,22 @@ func (p PR) Create(ctx context.Context, env *Env, key string) (effect.Artifact, 
 // Config.AnswerBeforeTags), and on a PR found without them (a crash
 // between creating it and labelling it).
 func (p PR) Mend(ctx context.Context, env *Env, key string, art effect.Artifact) string {
-	return env.GitHub.MendPRLabels(ctx, env.Repo, art, key, p.Labels)
+	gh, err := use[prAPI](env)
+	if err != nil {
+		return err.Error()
+	}
+	return gh.MendPRLabels(ctx, env.Repo, art, key, p.Labels)
 }
 
 // Update edits the pull request's title and body; its head cannot move.
-func (p PR) Update(ctx context.Context, env *Env, u Updater, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
+func (p PR) Update(ctx context.Context, env *Env, key string, art effect.Artifact, changed []string) (effect.Artifact, []string, error) {
 	kept := notTitleOrBody(changed)
 	if len(kept) == len(changed) {
 		return art, kept, nil
 	}
-	got, err := u.UpdatePR(ctx, env.Repo, art.Number, key, p.Title, p.Body)
+	got, err := send(env, func(gh prEditor) (effect.Artifact, error) {
+		return gh.UpdatePR(ctx, env.Repo, art.Number, key, p.Title, p.Body)
+	})
 	return got, kept, err
 }
 
@@ -97,6 +117,23 @@ func (PR) Lookup(key string) ghcheck.Lookup { return ghcheck.Lookup{Kind: ghchec
 
 // KeyLabeled: the key's label is one of a pull request's tags.
 func (PR) KeyLabeled() {}
+
+// prAPI is what a PR asks of GitHub; prEditor, what --on-change update
+// asks. MendPRLabels adds labels a crash left off a found PR and returns a
+// warning, never an error.
+type prAPI interface {
+	FindPR(ctx context.Context, r ghcheck.Repo, q ghcheck.PRQuery) effect.Result
+	CreatePR(ctx context.Context, r ghcheck.Repo, key string, p ghcheck.NewPR) (effect.Artifact, error)
+	MendPRLabels(ctx context.Context, r ghcheck.Repo, a effect.Artifact, key string, labels []string) string
+}
+type prEditor interface {
+	UpdatePR(ctx context.Context, r ghcheck.Repo, number int, key, title, body string) (effect.Artifact, error)
+}
+
+var (
+	_ prAPI    = (*ghcheck.Client)(nil)
+	_ prEditor = (*ghcheck.Client)(nil)
+)
 
 var (
 	_ Spec        = PR{}

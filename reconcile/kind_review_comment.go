@@ -38,15 +38,35 @@ type ReviewComment struct {
 	InReplyTo int64  `json:"in_reply_to,omitempty"`
 }
 
+func init() { register[ReviewComment]() }
+
 func (ReviewComment) Kind() string { return "review-comment" }
 
-// Face: see Face. A comment on a file (subject_type) or by diff position
-// (GitHub's deprecated way) is not this kind's.
+// Face: see Face. `ghonce pr comment` with --path (or --reply-to) is this
+// kind, without it the top-level comment; MCP's tool only replies. A
+// comment on a file (subject_type) or by diff position (GitHub's deprecated
+// way) is not this kind's.
 func (ReviewComment) Face() Face {
+	num := func(name, flag, mcp, help string) effect.Field {
+		return effect.Field{Name: name, Flag: flag, MCP: mcp, Input: "-", Help: help}
+	}
 	return Face{
 		Write:    "POST repos/{owner}/{repo}/pulls/{number}/comments",
 		Refuses:  []string{"position", "subject_type"},
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/comments/{id}"},
+		CLI:      []string{"pr comment"}, MCP: []string{"add_reply_to_pull_request_comment"},
+		Does: "Comment on a line of a pull request's diff",
+		Fields: []effect.Field{
+			{Name: "number", Arg: "NUMBER", MCP: "pullNumber", Help: "the pull request number", Required: true},
+			bodyField,
+			{Name: "path", MCP: "-", Input: "-", Help: "the file to comment on, as the diff names it (an inline comment)"},
+			num("line", "", "-", "the line's number in the file (with --path)"),
+			{Name: "side", MCP: "-", Input: "-", Help: "RIGHT (the head's line, the default) or LEFT (the base's)"},
+			num("start_line", "", "-", "the first line of a comment on several lines"),
+			{Name: "start_side", Flag: "-", MCP: "-", Input: "-"},
+			{Name: "commit_id", Flag: "commit", MCP: "-", Input: "-", Help: "the commit whose diff to comment on (default: the pull request's head)"},
+			num("in_reply_to", "reply-to", "commentId", "reply in the thread of this inline comment (its id)"),
+		},
 	}
 }
 
@@ -112,33 +132,15 @@ type reviewCommentAPI interface {
 
 var _ reviewCommentAPI = (*ghcheck.Client)(nil)
 
-// reviewComments is env's GitHub as the kind's API; a GitHub without it is
-// a refusal (nothing can be made through it), never a panic.
-func reviewComments(env *Env) (reviewCommentAPI, error) {
-	if api, ok := env.GitHub.(reviewCommentAPI); ok {
-		return api, nil
-	}
-	return nil, &refusal{fmt.Errorf("this GitHub client (%T) cannot read or make review comments", env.GitHub)}
-}
-
 func (c ReviewComment) Find(ctx context.Context, env *Env, key string) effect.Result {
-	if c.Chooses() {
-		_, res := c.Choose(ctx, env, key)
-		return res
-	}
-	api, err := reviewComments(env)
-	if err != nil {
-		return effect.Result{State: effect.Conflict, Err: err}
-	}
-	return api.FindReviewComment(ctx, env.Repo, c.Number, key)
+	_, res := c.Choose(ctx, env, key)
+	return res
 }
 
 func (c ReviewComment) Create(ctx context.Context, env *Env, key string) (effect.Artifact, error) {
-	api, err := reviewComments(env)
-	if err != nil {
-		return effect.Artifact{}, &effect.CreateError{Class: ghcheck.ClassNotSent, Err: err}
-	}
-	return api.CreateReviewComment(ctx, env.Repo, c.Number, key, c.new())
+	return send(env, func(gh reviewCommentAPI) (effect.Artifact, error) {
+		return gh.CreateReviewComment(ctx, env.Repo, c.Number, key, c.new())
+	})
 }
 
 // Chooses: a comment on a line that names no commit is on the head.
@@ -147,18 +149,17 @@ func (c ReviewComment) Chooses() bool { return c.CommitID == "" && c.InReplyTo =
 // Choose reads the pull request's head while it looks for the comment (one
 // round trip) and returns the description on that head.
 func (c ReviewComment) Choose(ctx context.Context, env *Env, key string) (Spec, effect.Result) {
-	api, err := reviewComments(env)
-	if err != nil {
-		return c, effect.Result{State: effect.Conflict, Err: err}
-	}
 	if !c.Chooses() {
-		return c, api.FindReviewComment(ctx, env.Repo, c.Number, key)
+		return c, look(env, func(gh reviewCommentAPI) effect.Result { return gh.FindReviewComment(ctx, env.Repo, c.Number, key) })
 	}
-	head, res := api.FindReviewCommentAtHead(ctx, env.Repo, c.Number, key)
-	if res.State == effect.Conflict {
-		res.Err = &refusal{res.Err} // no such pull request: fix the number
-	}
-	c.CommitID = head
+	res := look(env, func(gh reviewCommentAPI) effect.Result {
+		head, res := gh.FindReviewCommentAtHead(ctx, env.Repo, c.Number, key)
+		if res.State == effect.Conflict {
+			res.Err = &refusal{res.Err} // no such pull request: fix the number
+		}
+		c.CommitID = head
+		return res
+	})
 	return c, res
 }
 

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/effect"
-	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/ledger"
 )
@@ -71,16 +70,6 @@ func describeResult(r *Result) string {
 	return r.Kind
 }
 
-// Updater is a GitHub that can edit what ghonce made (*ghcheck.Client is
-// one). A GitHub without it makes --on-change update fall back to warn.
-type Updater interface {
-	UpdatePR(ctx context.Context, r ghcheck.Repo, number int, key, title, body string) (effect.Artifact, error)
-	UpdateIssue(ctx context.Context, r ghcheck.Repo, number int, key, title, body string) (effect.Artifact, error)
-	UpdateComment(ctx context.Context, r ghcheck.Repo, id int64, key, body string) (effect.Artifact, error)
-}
-
-var _ Updater = (*ghcheck.Client)(nil)
-
 // onChange applies the action's OnChange to r, the done result of entry
 // (skipped, or found after claim c), when this run's payload differs from
 // the stored one.
@@ -137,18 +126,23 @@ func (e *Engine) sameAct(ctx context.Context, p *Prepared, c *ledger.Claim, entr
 }
 
 func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payload []byte, hash string, r *Result) (*Result, error) {
-	up, ok := a.Spec.(Updatable)
-	gu, gok := e.cfg.GitHub.(Updater)
-	if !ok || !gok {
+	cannot := func() (*Result, error) {
 		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s, and a %s cannot be edited: it was left as it is", once.Differ(r.Changed), r.Kind))
 		return r, nil
+	}
+	up, ok := a.Spec.(Updatable)
+	if !ok {
+		return cannot()
 	}
 	env, err := e.env(a.Repo, entry.Status)
 	if err != nil {
 		return nil, err
 	}
 	art := effect.Artifact{Number: r.Number, ID: r.ID, URL: r.URL, SHA: r.SHA, Text: r.Ref}
-	got, kept, err := up.Update(ctx, env, gu, r.Key, art, r.Changed)
+	got, kept, err := up.Update(ctx, env, r.Key, art, r.Changed)
+	if errors.Is(err, errLacks) {
+		return cannot()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("update %s: %w (the entry stays done and points at it)", describeResult(r), err)
 	}

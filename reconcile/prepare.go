@@ -144,26 +144,10 @@ type DefaultBrancher interface {
 	DefaultBranch(ctx context.Context, r ghcheck.Repo) (string, error)
 }
 
-// KeyOfTarget is KeyOf an action of kind on target (Spec.Target, e.g. a
-// pull request's base), for a caller that has the target and not the
-// description (`ghonce key`). The target is checked as the kind's
-// Validate checks it, so a target an acting verb refuses is refused here,
-// in the same words. a.Spec is not read. Its error is an *InvalidError.
-func KeyOfTarget(kind, target string, a Action) (string, error) {
-	mk, ok := kinds[kind]
-	if !ok {
-		return "", &InvalidError{Field: "kind", Problem: fmt.Sprintf("%q is not a kind", kind), Want: "one of " + strings.Join(Kinds(), ", ")}
-	}
-	spec, err := mk().(aimer).aim(target)
-	if err != nil {
-		return "", invalid(err)
-	}
-	a.Spec = spec
-	return KeyOf(a)
-}
-
-// aimer is every kind (TestEveryKindAims): aim is its description holding
-// only target (Spec.Target), or the error its Validate gives for target.
+// aimer is every kind (register requires it): aim is its description
+// holding only target (Spec.Target), or the error its Validate gives for
+// target, so `ghonce key` refuses a target the acting verbs refuse, in the
+// same words (kinds.KeyOfTarget).
 type aimer interface {
 	aim(target string) (Spec, error)
 }

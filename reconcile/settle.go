@@ -44,7 +44,7 @@ func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) 
 	}
 	settles := f.Kind
 	if settles == nil {
-		settles = func(kind string) bool { _, ok := kinds[kind]; return ok }
+		settles = isKind
 	}
 	entries = slices.DeleteFunc(entries, func(ent *ledger.Entry) bool { return !settles(ent.Kind) })
 	prog := e.cfg.Progress

@@ -2,11 +2,13 @@ package reconcile
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/once"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 )
 
@@ -68,43 +70,64 @@ type Action struct {
 	OnChange string
 }
 
-// kinds maps each kind's name to a new, empty description of it: the one
-// list of kinds on GitHub, used to read payloads back from the ledger (the
-// kinds off GitHub are package offgithub's).
-//
-// Each kind is a description in a file of its own (kind_pr.go, ...): its
-// fields are the payload stored in the ledger (so `ghonce
-// reconcile` can look for it later without the original command line),
-// Target is its part of the key, and Find/Create say how to look for and
-// make its artifact; its file holds every method it has, the optional
-// capabilities (capabilities.go) included.
-var kinds = once.Kinds[Spec]{
-	PR{}.Kind():      func() Spec { return &PR{} },
-	Issue{}.Kind():   func() Spec { return &Issue{} },
-	Comment{}.Kind(): func() Spec { return &Comment{} },
-	Branch{}.Kind():  func() Spec { return &Branch{} },
-	File{}.Kind():    func() Spec { return &File{} },
-
-	ReviewComment{}.Kind(): func() Spec { return &ReviewComment{} },
-
-	Close{}.Kind():         func() Spec { return &Close{} },
-	DeleteComment{}.Kind(): func() Spec { return &DeleteComment{} },
-	DeleteBranch{}.Kind():  func() Spec { return &DeleteBranch{} },
+// register adds K, a kind on GitHub, to the registry of kinds (package
+// kinds). Each kind is a description in a file of its own (kind_pr.go,
+// ...), which registers it in one line, func init() { register[PR]() }:
+// its fields are the payload stored in the ledger (so `ghonce reconcile`
+// can look for it later without the original command line), Target is its
+// part of the key, and Find/Create say how to look for and make its
+// artifact; its file holds every method it has, the optional capabilities
+// (capabilities.go) included.
+func register[K any, P interface {
+	*K
+	Spec
+	aimer
+}]() {
+	s := P(new(K))
+	kinds.Register(kinds.Kind{
+		Name: s.Kind(), OnGitHub: true, Face: s.Face(),
+		New: func() any { return P(new(K)) },
+		Key: func(task, step, repo, target string) (string, error) {
+			spec, err := s.aim(target)
+			if err != nil {
+				return "", invalid(err)
+			}
+			return KeyOf(Action{Task: task, Step: step, Repo: repo, Spec: spec})
+		},
+	})
 }
 
 // Kinds names every kind on GitHub, sorted.
-func Kinds() []string { return kinds.Names() }
+func Kinds() []string {
+	return slices.DeleteFunc(kinds.All(), func(k string) bool { return !isKind(k) })
+}
+
+// isKind reports whether kind is a kind on GitHub this program knows.
+func isKind(kind string) bool {
+	k, ok := kinds.Lookup(kind)
+	return ok && k.OnGitHub
+}
 
 // CarriesKeyLabel reports whether kind's artifact carries the key's label
 // (taskkey.Label) on GitHub: a pull request's or an issue's does.
 func CarriesKeyLabel(kind string) bool {
-	mk, ok := kinds[kind]
+	k, ok := kinds.Lookup(kind)
 	if !ok {
 		return false
 	}
-	_, l := mk().(KeyLabeled)
+	_, l := k.New().(KeyLabeled)
 	return l
 }
 
-// DecodeSpec rebuilds the Spec of a kind from its stored payload.
-func DecodeSpec(kind string, payload []byte) (Spec, error) { return kinds.Decode(kind, payload) }
+// DecodeSpec rebuilds the Spec of a kind on GitHub from its stored payload.
+func DecodeSpec(kind string, payload []byte) (Spec, error) {
+	s, err := kinds.Decode(kind, payload)
+	if err != nil {
+		return nil, err
+	}
+	spec, ok := s.(Spec)
+	if !ok {
+		return nil, fmt.Errorf("decode payload: kind %q is not on GitHub", kind)
+	}
+	return spec, nil
+}

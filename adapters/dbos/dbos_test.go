@@ -19,11 +19,11 @@ import (
 
 	ghoncedbos "github.com/ghonce/ghonce/adapters/dbos"
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/harness"
-	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
+	"github.com/ghonce/ghonce/tests/harness"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 // workerEnv, when set, makes the test binary an application process that

@@ -23,11 +23,11 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/guard"
-	"github.com/ghonce/ghonce/internal/harness"
-	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
+	"github.com/ghonce/ghonce/tests/harness"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 // workerEnv, when set, makes the test binary a worker process that runs one

@@ -21,8 +21,8 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/actions"
-	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/taskkey"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 // actionsToken stands for the job's GITHUB_TOKEN.

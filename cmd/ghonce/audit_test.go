@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/audit/audittest"
-	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/tests/audittest"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 // TestAuditApplyKilledThenRerun: `audit --apply` on the corpus, killed

@@ -10,8 +10,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/harness"
-	"github.com/ghonce/ghonce/internal/testworld"
+	"github.com/ghonce/ghonce/tests/harness"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 // timed is one command a benchmark runs once per iteration.

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 // Without --json: the URL (or SHA) alone on stdout, the status on stderr.

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/audit/audittest"
-	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/tests/audittest"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 // TestAuditGuideRecipesRun runs the sh blocks of docs/guide/audit.md, in

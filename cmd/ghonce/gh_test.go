@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/taskkey"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 // ghWorld is a world with ghonce installed as gh (`ghonce shim DIR`) in

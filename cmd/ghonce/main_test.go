@@ -22,9 +22,9 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/harness"
-	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/taskkey"
+	"github.com/ghonce/ghonce/tests/harness"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 const (

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/taskkey"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 // `ghonce mcp` answers a pull request once GitHub answered its create; the

@@ -13,7 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 // mcpServer is one `ghonce mcp` process with a client session over its

@@ -17,8 +17,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 const serviceBearer = "fleet-bearer-token-7b1e0c9d2f4a6e8b0c1d3f5a7b9c"

@@ -39,11 +39,11 @@ func TestShippedBinaryLinksNoTestKit(t *testing.T) {
 	}
 }
 
-// isTestKit reports whether the module's package at rel is test kit: one
-// of the named ones, under tools/, or any whose path has "test" in it.
+// isTestKit reports whether the module's package at rel is test kit:
+// fixtures, anything under tests/ (the laboratory) or tools/ (generators),
+// or any whose path has "test" in it.
 func isTestKit(rel string) bool {
-	for _, kit := range []string{"fixtures", "internal/harness", "internal/testworld", "internal/reliability",
-		"internal/bench", "internal/clidoc", "tools"} {
+	for _, kit := range []string{"fixtures", "tests", "tools"} {
 		if rel == kit || strings.HasPrefix(rel, kit+"/") {
 			return true
 		}
@@ -55,7 +55,7 @@ func isTestKit(rel string) bool {
 // above cannot pass by naming nothing.
 func TestIsTestKit(t *testing.T) {
 	t.Parallel()
-	for _, rel := range []string{"fixtures", "internal/harness", "internal/testworld", "internal/audit/audittest", "internal/reliability", "tools/docgen", "tools/benchreport", "tools/lintproject"} {
+	for _, rel := range []string{"fixtures", "tests/harness", "tests/testworld", "tests/audittest", "tests/reliability", "tests/bench", "tools/clidoc", "tools/docgen", "tools/benchreport", "tools/lintproject"} {
 		if !isTestKit(rel) {
 			t.Errorf("isTestKit(%q) = false, want true", rel)
 		}

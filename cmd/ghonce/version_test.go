@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghonce/ghonce/internal/harness"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 // The action's build names the commit it was built from, though the

@@ -15,7 +15,7 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/testworld"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 const appID = 123456

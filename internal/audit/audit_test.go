@@ -11,8 +11,8 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/audit"
-	"github.com/ghonce/ghonce/internal/audit/audittest"
 	"github.com/ghonce/ghonce/taskkey"
+	"github.com/ghonce/ghonce/tests/audittest"
 )
 
 func newCorpus(t testing.TB) (*fixtures.Server, audittest.Corpus, *ghcheck.Client) {

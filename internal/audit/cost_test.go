@@ -13,7 +13,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/audit"
-	"github.com/ghonce/ghonce/internal/audit/audittest"
+	"github.com/ghonce/ghonce/tests/audittest"
 )
 
 var costIssues = flag.Int("audit.issues", 300, "issues in TestAuditCost's repository (its comments are 5 per issue); the benchmark uses 10,000")

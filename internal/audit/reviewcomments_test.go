@@ -11,7 +11,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/audit"
-	"github.com/ghonce/ghonce/internal/audit/audittest"
+	"github.com/ghonce/ghonce/tests/audittest"
 )
 
 // What claude-code-action #1405 left: every inline comment twice, 20 s

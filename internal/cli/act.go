@@ -8,8 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -19,30 +17,6 @@ import (
 	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
 )
-
-// bodyFlags is --body / --body-file, as in gh.
-type bodyFlags struct {
-	body, file string
-	set        bool // --body was given (an empty --body is a body)
-	// onChange is --on-change, which the verbs with a body share: what
-	// to do when the key is done but this run's description differs.
-	onChange string
-}
-
-func (b *bodyFlags) read(in io.Reader, required bool, w effect.Words) (string, error) {
-	switch {
-	case b.set && b.file != "":
-		return "", usagef("give only one of %s or %s", w.Name(effect.Option{Name: "body"}), w.Name(effect.Option{Name: "body-file"}))
-	case b.set:
-		return b.body, nil
-	case b.file != "":
-		data, err := readPathOrStdin("--body-file", "body", b.file, in)
-		return string(data), err
-	case required:
-		return "", usagef("no body: %s", w.Set(effect.Option{Name: "body"}))
-	}
-	return "", nil
-}
 
 // readPathOrStdin reads the file a flag names, or standard input for "-".
 // A file that cannot be read is a usage error; what is the flag's subject
@@ -70,17 +44,6 @@ func runOr[T any](ctx context.Context, opts *T, runF func(*T) error, run func(co
 		return runF(opts)
 	}
 	return run(ctx, opts)
-}
-
-// actWithBody reads --body/--body-file (required) and runs, as o says, the
-// action on GitHub spec(body) makes.
-func actWithBody(ctx context.Context, o actOptions, b *bodyFlags, spec func(body string) reconcile.Spec) error {
-	body, err := b.read(o.f.sys.In, true, o.say())
-	if err != nil {
-		return err
-	}
-	o.spec, o.onChange = spec(body), b.onChange
-	return runAction(ctx, o)
 }
 
 // actOptions is what every acting verb hands to runAction.
@@ -378,10 +341,4 @@ func (f *factory) printResult(r *reconcile.Result, asJSON bool) error {
 		fmt.Fprintln(f.sys.Out, r.Ref)
 	}
 	return nil
-}
-
-func (b *bodyFlags) add(c *cobra.Command) {
-	c.Flags().StringVarP(&b.body, "body", "b", "", "body text")
-	c.Flags().StringVarP(&b.file, "body-file", "F", "", `read the body from a file ("-" for standard input)`)
-	c.Flags().StringVar(&b.onChange, "on-change", reconcile.OnChangeAuto, "when the key is done but this description differs (another --head, a new title or body): auto (the same text or a proven retry is warned of; another text exits 7 with the facts), warn, fail (exit 1) or update (edit it to match); GHONCE_ON_CHANGE sets the default")
 }

@@ -13,8 +13,9 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/audit"
-	"github.com/ghonce/ghonce/internal/audit/audittest"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/tests/audittest"
 )
 
 // auditWorld is the audit corpus on the fake, and the CLI's environment
@@ -269,7 +270,7 @@ func TestAuditApplyAdoptsTheKeptKey(t *testing.T) {
 // an issue, a pull request and a comment are the same words to both.
 func TestAuditKindsAreTheEnginesKinds(t *testing.T) {
 	for _, k := range []string{audit.KindIssue, audit.KindPR, audit.KindComment} {
-		if _, ok := reconcile.FaceOf(k); !ok {
+		if _, ok := kinds.FaceOf(k); !ok {
 			t.Errorf("the audit's kind %q is no kind of the engine's (%v)", k, reconcile.Kinds())
 		}
 	}

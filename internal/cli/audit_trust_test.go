@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/audit/audittest"
+	"github.com/ghonce/ghonce/tests/audittest"
 )
 
 // The cases issue 31 reproduced against `audit --apply`, each on a

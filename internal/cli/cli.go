@@ -164,8 +164,9 @@ Environment:
 	addVersion(root)
 
 	f := &factory{sys: sys}
+	root.AddCommand(newCmdNouns(f)...)
 	root.AddCommand(
-		newCmdPR(f), newCmdIssue(f), newCmdBranch(f), newCmdFile(f), newCmdExec(f, nil),
+		newCmdExec(f, nil),
 		newCmdInit(f, nil), newCmdReconcile(f, nil), newCmdResolve(f, nil), newCmdStatus(f, nil), newCmdKey(f, nil), newCmdDemo(f, nil),
 		newCmdMCP(f, nil), newCmdVersion(f, nil), newCmdLabels(f), newCmdAudit(f, nil), newCmdShim(f), newCmdPrune(f, nil),
 	)

@@ -8,17 +8,18 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 // These tests run the CLI in process through the injected IO: buffers for
@@ -233,32 +234,32 @@ func TestStatusKeyHistory(t *testing.T) {
 	}
 }
 
-// Each verb's constructor only parses flags into its options; runF sees them.
+// A kind's verb, built from its declaration, parses its command line into
+// the kind's description; runF sees it.
 func TestFlagsParseIntoOptions(t *testing.T) {
 	t.Parallel()
 	f := &factory{sys: IO{Getenv: func(string) string { return "" }}}
-	var got *prCreateOptions
-	c := newCmdPRCreate(f, func(o *prCreateOptions) error { got = o; return nil })
-	c.SetArgs([]string{"--base", "main", "--head", "fork:feat", "-t", "T", "-b", "", "-l", "x", "-l", "y", "--draft"})
+	var got *kindRun
+	c := newCmdKind(f, "pr", "pr create", func(r *kindRun) error { got = r; return nil })
+	c.SetArgs([]string{"--base", "main", "--head", "fork:feat", "-t", "T", "-b", "", "-l", "x", "-l", "y,z", "--draft", "--on-change", "warn"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	want := reconcile.PR{Base: "main", Head: "fork:feat", Title: "T", Draft: true, Labels: []string{"x", "y"}}
-	if got == nil || got.PR.Base != want.Base || got.PR.Head != want.Head || got.PR.Title != want.Title || !got.PR.Draft || strings.Join(got.PR.Labels, ",") != "x,y" {
-		t.Fatalf("options %+v, want %+v", got, want)
-	}
-	if !got.Body.set {
-		t.Error("an empty --body did not count as given")
+	want := reconcile.PR{Base: "main", Head: "fork:feat", Title: "T", Draft: true, Labels: []string{"x", "y", "z"}}
+	if got == nil || !reflect.DeepEqual(got.Spec, want) || got.OnChange != "warn" {
+		t.Fatalf("parsed %+v, want %+v", got, want)
 	}
 
-	var fp *filePutOptions
-	c = newCmdFilePut(f, func(o *filePutOptions) error { fp = o; return nil })
+	c = newCmdKind(f, "file", "file put", func(r *kindRun) error { got = r; return nil })
 	c.SetArgs([]string{"a/b.txt", "--branch", "main", "-m", "msg", "--content", ""})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if fp.File.Path != "a/b.txt" || fp.File.Branch != "main" || fp.File.Message != "msg" || !fp.ContentSet {
-		t.Errorf("file put options %+v", fp)
+	if fp, ok := got.Spec.(reconcile.File); !ok || fp.Path != "a/b.txt" || fp.Branch != "main" || fp.Message != "msg" || fp.Content == nil {
+		t.Errorf("file put parsed %#v (an empty --content is content)", got.Spec)
+	}
+	if c.Flags().Lookup("on-change") != nil {
+		t.Error("file put has --on-change, but a file is never edited to match")
 	}
 }
 

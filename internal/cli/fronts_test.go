@@ -1,15 +1,20 @@
 package cli
 
 import (
+	"context"
 	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
 
-	"github.com/ghonce/ghonce/internal/kinds"
 	"github.com/ghonce/ghonce/internal/mcp"
+	"github.com/ghonce/ghonce/kinds"
 )
 
 // Every kind is on every front its Face claims, and every
@@ -71,5 +76,106 @@ func TestEveryKindIsOnTheFrontsItClaims(t *testing.T) {
 		if !claimedMCP[tool] {
 			t.Errorf("ghonce mcp guards %s, which no kind's Face claims", tool)
 		}
+	}
+}
+
+// action.yml's command input, its dispatch and its list of commands carry
+// every acting verb of a kind on GitHub (Face.CLI, "pr create" as
+// pr-create), and nothing else but reconcile and status; each arm passes
+// only flags its verb takes. A new kind fails here until action.yml
+// carries it.
+func TestActionCarriesEveryKindsVerb(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	var action struct {
+		Inputs map[string]struct{ Description string } `yaml:"inputs"`
+	}
+	if err := yaml.Unmarshal(b, &action); err != nil {
+		t.Fatal(err)
+	}
+	start := strings.Index(text, `case "$IN_COMMAND" in`)
+	end := strings.Index(text[start:], "esac")
+	if start < 0 || end < 0 {
+		t.Fatal(`action.yml has no case "$IN_COMMAND" in ... esac`)
+	}
+	dispatch := text[start : start+end]
+	arms := map[string]string{} // command: the arm's script
+	armRE := regexp.MustCompile(`(?m)^\s*([a-z][a-z-]*(?: \| [a-z][a-z-]*)*)\)\s*$`)
+	locs := armRE.FindAllStringSubmatchIndex(dispatch, -1)
+	for i, l := range locs {
+		body := dispatch[l[1]:]
+		if i+1 < len(locs) {
+			body = dispatch[l[1]:locs[i+1][0]]
+		}
+		for _, c := range strings.Split(dispatch[l[2]:l[3]], " | ") {
+			arms[c] = body
+		}
+	}
+	unknown := regexp.MustCompile(`unknown command input: want ([^"]*)"`).FindStringSubmatch(dispatch)
+	if unknown == nil {
+		t.Fatal("action.yml's dispatch has no error for an unknown command")
+	}
+	root, _ := newRoot(IO{Getenv: func(string) string { return "" }})
+	want := map[string]bool{"reconcile": true, "status": true}
+	for _, kind := range kinds.All() {
+		f, _ := kinds.FaceOf(kind)
+		for _, verb := range f.CLI {
+			if !kinds.OnGitHub(kind) || !strings.Contains(verb, " ") {
+				continue
+			}
+			cmd := strings.ReplaceAll(verb, " ", "-")
+			want[cmd] = true
+			body, ok := arms[cmd]
+			if !ok {
+				t.Errorf("action.yml's dispatch has no arm for %s (`ghonce %s`, kind %s)", cmd, verb, kind)
+				continue
+			}
+			c, _, err := root.Find(strings.Fields(verb))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range regexp.MustCompile(`(?:^|[\s(])--([a-z][a-z-]*)`).FindAllStringSubmatch(body, -1) {
+				if c.Flags().Lookup(m[1]) == nil {
+					t.Errorf("action.yml's %s arm passes --%s, which `ghonce %s` does not take", cmd, m[1], verb)
+				}
+			}
+			if !regexp.MustCompile(`\b` + cmd + `\b`).MatchString(action.Inputs["command"].Description) {
+				t.Errorf("action.yml's command input does not list %s", cmd)
+			}
+			if !regexp.MustCompile(`\b` + cmd + `\b`).MatchString(unknown[1]) {
+				t.Errorf("action.yml's unknown-command error does not list %s", cmd)
+			}
+		}
+	}
+	for cmd := range arms {
+		if !want[cmd] && cmd != "*" {
+			t.Errorf("action.yml dispatches %s, which is no kind's verb (Face.CLI) nor reconcile or status", cmd)
+		}
+	}
+}
+
+// A verb is its kind's declaration and nothing more: a verb no hook or
+// file of the CLI names ("ticket open", of the issue kind) parses the
+// kind's fields, acts once, and finds its artifact on a rerun.
+func TestAVerbNeedsOnlyItsKindsFace(t *testing.T) {
+	t.Parallel()
+	w := newCLIWorld(t)
+	for i, want := range []string{"created issue", "already done; skipped"} {
+		sys, _, errb := w.io("from stdin", nil)
+		c := newCmdKind(&factory{sys: sys}, "issue", "ticket open", nil)
+		c.SetArgs([]string{"--task", "T-new", "--repo", testRepo, "-t", "Flaky", "--body-file", "-", "-l", "bug,ci"})
+		if err := c.ExecuteContext(context.Background()); err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("run %d: stderr %q, want %q", i, errb.String(), want)
+		}
+	}
+	owner, name, _ := strings.Cut(testRepo, "/")
+	if is := w.fake.Issues(owner, name); len(is) != 1 || is[0].Title != "Flaky" || !strings.Contains(is[0].Body, "from stdin") {
+		t.Fatalf("issues %+v, want one, titled Flaky, with the body from stdin", is)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +19,7 @@ import (
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/actions"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -81,8 +84,8 @@ func ghExit(getenv func(string) string, fail failure.Failure) int {
 // TestGhVerbsAreTheRealGhs holds the list to the installed gh.
 var ghVerbs = func() map[string]string {
 	m := map[string]string{}
-	for _, k := range reconcile.Kinds() {
-		f, _ := reconcile.FaceOf(k)
+	for _, k := range kinds.All() {
+		f, _ := kinds.FaceOf(k)
 		for _, verb := range f.Gh {
 			m[verb] = verb
 			if noun, ok := strings.CutSuffix(verb, " create"); ok {
@@ -142,15 +145,102 @@ func guardedGh(args []string) (string, []string, bool) {
 	return verb, rest, true
 }
 
-// ghFlags is what the shim reads of a guarded command line: gh's own flags.
+// ghFlags is what the shim reads of a guarded command line: the kind's
+// fields by their gh flags, and gh's own flags that are no field's.
 type ghFlags struct {
-	title, body, bodyFile, base, head, repo string
-	draft, fill, fillFirst, fillVerbose     bool
-	labels                                  []string
+	repo                         string
+	fill, fillFirst, fillVerbose bool
 	// meta is -a, -r and -m: set on the artifact once it is done.
 	meta ghcheck.Metadata
-	set  func(name string) bool
+	// fields are the kind's fields gh takes as flags, each Flag its gh
+	// name.
+	fields []*fieldValue
+	set    func(name string) bool
 }
+
+// ghHook is what a guarded gh command does beyond its kind's fields: gh's
+// own flags, and the inference gh makes (the current branch, the default
+// branch, --fill).
+type ghHook struct {
+	flags func(fs *pflag.FlagSet, o *ghFlags)
+	// infers are the required fields infer fills when not given; alt
+	// and satisfied are what else stands for the required ones.
+	infers    []string
+	alt       string
+	satisfied func(o *ghFlags) bool
+	infer     func(ctx context.Context, g *ghCall, p map[string]any) error
+}
+
+// ghCall is a guarded command being run, for a hook's inference.
+type ghCall struct {
+	verb string
+	o    *ghFlags
+	env  *ghEnv
+	f    *factory
+	a    actFlags
+	repo ghcheck.Repo
+	sys  IO
+}
+
+func (g *ghCall) client(ctx context.Context) (*ghcheck.Client, error) {
+	return g.f.github(ctx, g.a.GitHub, g.a.Repo)
+}
+
+// metaFlags are gh's -a, -r, -m (and -p, -T, --recover, refused).
+func metaFlags(reviewers bool) func(fs *pflag.FlagSet, o *ghFlags) {
+	return func(fs *pflag.FlagSet, o *ghFlags) {
+		fs.StringSliceVarP(&o.meta.Assignees, "assignee", "a", nil, "")
+		if reviewers {
+			fs.StringSliceVarP(&o.meta.Reviewers, "reviewer", "r", nil, "")
+		}
+		fs.StringVarP(&o.meta.Milestone, "milestone", "m", "", "")
+		fs.StringSliceP("project", "p", nil, "")
+		fs.StringP("template", "T", "", "")
+		fs.String("recover", "", "")
+	}
+}
+
+// ghHooks are the guarded commands' hooks, by verb.
+var ghHooks = map[string]ghHook{
+	"pr create": {
+		flags: func(fs *pflag.FlagSet, o *ghFlags) {
+			metaFlags(true)(fs, o)
+			fs.BoolVarP(&o.fill, "fill", "f", false, "")
+			fs.BoolVar(&o.fillFirst, "fill-first", false, "")
+			fs.BoolVar(&o.fillVerbose, "fill-verbose", false, "")
+			fs.Bool("no-maintainer-edit", false, "")
+		},
+		infers:    []string{"head", "base"},
+		alt:       " (or `--fill` or `--fill-first` or `--fill-verbose`)",
+		satisfied: func(o *ghFlags) bool { return o.fill || o.fillFirst || o.fillVerbose },
+		infer:     inferPR,
+	},
+	"issue create": {flags: metaFlags(false), infer: func(_ context.Context, g *ghCall, _ map[string]any) error {
+		if g.sys.isTerminal(g.sys.Out) {
+			fmt.Fprintf(g.sys.Err, "\nCreating issue in %s\n\n", g.repo)
+		}
+		return nil
+	}},
+	"issue comment": {flags: commentFlags},
+	"pr comment":    {flags: commentFlags, infers: []string{"number"}, infer: inferPRNumber},
+}
+
+func commentFlags(fs *pflag.FlagSet, _ *ghFlags) {
+	fs.Bool("create-if-none", false, "")
+	fs.Bool("yes", false, "")
+}
+
+// ghKinds maps a guarded command (Face.Gh) to its kind.
+var ghKinds = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range kinds.All() {
+		f, _ := kinds.FaceOf(k)
+		for _, verb := range f.Gh {
+			m[verb] = k
+		}
+	}
+	return m
+}()
 
 // refusedGhFlags are gh flags the shim cannot guard; each says why.
 var refusedGhFlags = map[string]string{
@@ -164,43 +254,24 @@ var refusedGhFlags = map[string]string{
 	"body-file-template": "is not guarded",
 }
 
-// parseGh parses args (after the verb) as gh does.
+// parseGh parses args (after the verb) as gh does: the kind's fields by
+// their gh names (Field.Gh, else the CLI flag), and the hook's flags.
 func parseGh(verb string, args []string) (*ghFlags, []string, error) {
 	fs := pflag.NewFlagSet("gh "+verb, pflag.ContinueOnError)
 	fs.SetOutput(discard{})
 	o := &ghFlags{}
-	fs.StringVarP(&o.body, "body", "b", "", "")
-	fs.StringVarP(&o.bodyFile, "body-file", "F", "", "")
 	fs.StringVarP(&o.repo, "repo", "R", "", "")
 	fs.BoolP("editor", "e", false, "")
-	switch verb {
-	case "pr create":
-		fs.StringVarP(&o.title, "title", "t", "", "")
-		fs.StringVarP(&o.base, "base", "B", "", "")
-		fs.StringVarP(&o.head, "head", "H", "", "")
-		fs.BoolVarP(&o.draft, "draft", "d", false, "")
-		fs.BoolVarP(&o.fill, "fill", "f", false, "")
-		fs.BoolVar(&o.fillFirst, "fill-first", false, "")
-		fs.BoolVar(&o.fillVerbose, "fill-verbose", false, "")
-		fs.StringSliceVarP(&o.labels, "label", "l", nil, "")
-		fs.StringSliceVarP(&o.meta.Assignees, "assignee", "a", nil, "")
-		fs.StringSliceVarP(&o.meta.Reviewers, "reviewer", "r", nil, "")
-		fs.StringVarP(&o.meta.Milestone, "milestone", "m", "", "")
-		fs.StringSliceP("project", "p", nil, "")
-		fs.StringP("template", "T", "", "")
-		fs.String("recover", "", "")
-		fs.Bool("no-maintainer-edit", false, "")
-	case "issue create":
-		fs.StringVarP(&o.title, "title", "t", "", "")
-		fs.StringSliceVarP(&o.labels, "label", "l", nil, "")
-		fs.StringSliceVarP(&o.meta.Assignees, "assignee", "a", nil, "")
-		fs.StringVarP(&o.meta.Milestone, "milestone", "m", "", "")
-		fs.StringSliceP("project", "p", nil, "")
-		fs.StringP("template", "T", "", "")
-		fs.String("recover", "", "")
-	default: // comments
-		fs.Bool("create-if-none", false, "")
-		fs.Bool("yes", false, "")
+	face, _ := kinds.FaceOf(ghKinds[verb])
+	var flags []effect.Field // the positional ones are ghRun's
+	for _, fl := range face.Fields {
+		if fl.Arg == "" {
+			flags = append(flags, fl)
+		}
+	}
+	o.fields, _ = addFieldFlags(fs, ghKinds[verb], flags, effect.Field.GhFlag)
+	if h := ghHooks[verb]; h.flags != nil {
+		h.flags(fs, o)
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, usage(fmt.Errorf("gh %s: %w", verb, err))
@@ -222,6 +293,29 @@ func parseGh(verb string, args []string) (*ghFlags, []string, error) {
 	return o, fs.Args(), nil
 }
 
+// field is the value of the kind's field name, nil when gh takes none.
+func (o *ghFlags) field(name string) *fieldValue {
+	for _, v := range o.fields {
+		if v.field.Name == name {
+			return v
+		}
+	}
+	return nil
+}
+
+// given reports whether v was given a value.
+func (o *ghFlags) given(v *fieldValue) bool {
+	switch {
+	case v.field.File:
+		return o.set(v.field.Flag) || v.file != ""
+	case v.field.List:
+		return len(v.strs) > 0
+	case v.typ != nil && v.typ.Kind() == reflect.Bool:
+		return true
+	}
+	return v.str != ""
+}
+
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
@@ -233,15 +327,18 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	if err != nil {
 		return err
 	}
-	bodyGiven := o.set("body") || o.bodyFile != ""
-	fill := o.fill || o.fillFirst || o.fillVerbose
-	switch {
-	case verb == "pr create" && !fill && (o.title == "" || !bodyGiven):
-		return usagef("gh pr create: must provide `--title` and `--body` (or `--fill` or `--fill-first` or `--fill-verbose`) when not running interactively")
-	case verb == "issue create" && (o.title == "" || !bodyGiven):
-		return usagef("gh issue create: must provide `--title` and `--body` when not running interactively")
-	case strings.HasSuffix(verb, "comment") && !bodyGiven:
-		return usagef("gh %s: the body is empty: pass --body or --body-file", verb)
+	kind, hook := ghKinds[verb], ghHooks[verb]
+	face, _ := kinds.FaceOf(kind)
+	if hook.satisfied == nil || !hook.satisfied(o) {
+		var missing []string
+		for _, v := range o.fields {
+			if v.field.Required && !slices.Contains(hook.infers, v.field.Name) && !o.given(v) {
+				missing = append(missing, "`--"+v.field.Flag+"`")
+			}
+		}
+		if len(missing) > 0 {
+			return usagef("gh %s: must provide %s%s when not running interactively", verb, strings.Join(missing, " and "), hook.alt)
+		}
 	}
 	env := newGhEnv(ctx, sys, self)
 	a := actFlags{Task: taskFlag(sys.Getenv("GHONCE_TASK")), Step: stepFlag(sys.Getenv("GHONCE_STEP")), Engine: newEngineFlags()}
@@ -263,19 +360,32 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	}
 	a.Task = taskFlag(task) // derived once: runAction does not report it again
 
-	// The target: gh's -R, a URL argument, GH_REPO, then the git remote.
-	var number int
+	// The positional arguments (a number or a URL, which also names the
+	// repository); the target's repository: gh's -R, a URL, GH_REPO,
+	// then the git remote.
+	positional := map[string]any{}
 	var fromURL string
-	switch {
-	case strings.HasSuffix(verb, "comment") && len(rest) == 1:
-		if number, fromURL, err = parseGhTarget(rest[0]); err != nil {
-			return err
+	for _, fl := range face.Fields {
+		if fl.Arg == "" {
+			continue
 		}
-	case verb == "pr comment" && len(rest) == 0:
-		// The pull request of the current branch, found below.
-	case verb == "issue comment" && len(rest) == 0:
-		return usagef("gh issue comment: pass the issue's number or URL")
-	case len(rest) > 0:
+		if len(rest) == 0 {
+			if !slices.Contains(hook.infers, fl.Name) {
+				return usagef("gh %s: pass the %s or its URL", verb, firstOf(fl.Help, strings.ToLower(fl.Arg)))
+			}
+			continue
+		}
+		positional[fl.Name] = rest[0]
+		if t := kinds.FieldTypes(kind)[fl.Name]; t != nil && t.Kind() == reflect.Int {
+			var n int
+			if n, fromURL, err = parseGhTarget(rest[0]); err != nil {
+				return err
+			}
+			positional[fl.Name] = n
+		}
+		rest = rest[1:]
+	}
+	if len(rest) > 0 {
 		return usagef("gh %s: unexpected argument %q", verb, rest[len(rest)-1])
 	}
 	repo, err := env.repo(firstOf(o.repo, fromURL))
@@ -284,69 +394,21 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	}
 	a.Repo = repoFlag(repo.String())
 	f := &factory{sys: env.sys, say: ghWords{}}
-	if verb == "pr comment" && number == 0 {
-		head, err := env.head(repo)
-		if err != nil {
-			return usagef("gh pr comment: pass the pull request's number or URL, or run it on the pull request's branch")
-		}
-		c, err := f.github(ctx, a.GitHub, a.Repo)
-		if err != nil {
-			return err
-		}
-		if number, err = c.OpenPRForHead(ctx, repo, head); errors.Is(err, ghcheck.ErrNoOpenPR) {
-			return usagef("gh pr comment: no open pull request found for branch %s: pass its number or URL", head)
-		} else if err != nil {
-			return err
-		}
-	}
-
-	body, err := (&bodyFlags{body: o.body, file: o.bodyFile, set: o.set("body")}).read(sys.In, false, ghWords{})
+	payload, err := gatherPayload(o.set, o.fields, nil, sys, nil, false)
 	if err != nil {
 		return err
 	}
-	var spec reconcile.Spec
-	switch verb {
-	case "pr create":
-		p := reconcile.PR{Title: o.title, Body: body, Base: o.base, Head: o.head, Draft: o.draft, Labels: o.labels}
-		if p.Head == "" {
-			if p.Head, err = env.head(repo); err != nil {
-				return err
-			}
+	for k, v := range positional {
+		payload[k] = v
+	}
+	if hook.infer != nil {
+		if err := hook.infer(ctx, &ghCall{verb: verb, o: o, env: env, f: f, a: a, repo: repo, sys: sys}, payload); err != nil {
+			return err
 		}
-		if p.Base == "" {
-			c, err := f.github(ctx, a.GitHub, a.Repo)
-			if err != nil {
-				return err
-			}
-			if p.Base, err = c.DefaultBranch(ctx, repo); err != nil {
-				return err
-			}
-		}
-		if fill {
-			title, fillBody, err := env.fill(repo, p.Base, p.Head, o.fillFirst, o.fillVerbose)
-			if err != nil {
-				return err
-			}
-			p.Title = firstOf(p.Title, title)
-			if !bodyGiven {
-				p.Body = fillBody
-			}
-		}
-		draft := ""
-		if p.Draft {
-			draft = "draft "
-		}
-		if canPrompt(sys) { // as gh: only where it could have asked
-			fmt.Fprintf(sys.Err, "\nCreating %spull request for %s into %s in %s\n\n", draft, p.Head, p.Base, repo)
-		}
-		spec = p
-	case "issue create":
-		if sys.isTerminal(sys.Out) {
-			fmt.Fprintf(sys.Err, "\nCreating issue in %s\n\n", repo)
-		}
-		spec = reconcile.Issue{Title: o.title, Body: body, Labels: o.labels}
-	default:
-		spec = reconcile.Comment{Number: number, Body: body}
+	}
+	spec, err := decodePayload(kind, payload)
+	if err != nil {
+		return err
 	}
 	act := actOptions{f: f, flags: a, spec: spec, onChange: onChange, names: ghName, words: ghWords{}}
 	if !o.meta.Empty() {
@@ -368,6 +430,70 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 		}
 	}
 	return runAction(ctx, act)
+}
+
+// inferPR is gh pr create's inference: the head is the current branch,
+// the base the default branch, and --fill takes the title and body from
+// the commits.
+func inferPR(ctx context.Context, g *ghCall, p map[string]any) error {
+	head, _ := p["head"].(string)
+	base, _ := p["base"].(string)
+	var err error
+	if head == "" {
+		if head, err = g.env.head(g.repo); err != nil {
+			return err
+		}
+	}
+	if base == "" {
+		c, err := g.client(ctx)
+		if err != nil {
+			return err
+		}
+		if base, err = c.DefaultBranch(ctx, g.repo); err != nil {
+			return err
+		}
+	}
+	p["head"], p["base"] = head, base
+	if o := g.o; o.fill || o.fillFirst || o.fillVerbose {
+		title, body, err := g.env.fill(g.repo, base, head, o.fillFirst, o.fillVerbose)
+		if err != nil {
+			return err
+		}
+		p["title"] = firstOf(p["title"].(string), title)
+		if !o.given(o.field("body")) {
+			p["body"] = body
+		}
+	}
+	draft := ""
+	if p["draft"] == true {
+		draft = "draft "
+	}
+	if canPrompt(g.sys) { // as gh: only where it could have asked
+		fmt.Fprintf(g.sys.Err, "\nCreating %spull request for %s into %s in %s\n\n", draft, head, base, g.repo)
+	}
+	return nil
+}
+
+// inferPRNumber is gh pr comment's: without a number, the open pull
+// request of the current branch.
+func inferPRNumber(ctx context.Context, g *ghCall, p map[string]any) error {
+	if _, ok := p["number"]; ok {
+		return nil
+	}
+	head, err := g.env.head(g.repo)
+	if err != nil {
+		return usagef("gh pr comment: pass the pull request's number or URL, or run it on the pull request's branch")
+	}
+	c, err := g.client(ctx)
+	if err != nil {
+		return err
+	}
+	n, err := c.OpenPRForHead(ctx, g.repo, head)
+	if errors.Is(err, ghcheck.ErrNoOpenPR) {
+		return usagef("gh pr comment: no open pull request found for branch %s: pass its number or URL", head)
+	}
+	p["number"] = n
+	return err
 }
 
 // inWords is an error in a front's own words, the original kept for

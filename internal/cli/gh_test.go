@@ -185,11 +185,15 @@ func TestParseGhFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.title != "T" || o.body != "B" || o.base != "dev" || o.head != "me:feat" || !o.draft || !slices.Equal(o.labels, []string{"bug", "help", "x"}) || o.repo != "o/r" || len(rest) != 0 || !o.set("body") {
+	str := func(o *ghFlags, field string) string { return o.field(field).str }
+	if str(o, "title") != "T" || str(o, "body") != "B" || str(o, "base") != "dev" || str(o, "head") != "me:feat" || !o.field("draft").on || o.repo != "o/r" || len(rest) != 0 || !o.set("body") {
 		t.Fatalf("parsed %+v, rest %q", o, rest)
 	}
+	if p, err := gatherPayload(o.set, o.fields, nil, IO{Getenv: func(string) string { return "" }}, nil, false); err != nil || !slices.Equal(p["labels"].([]string), []string{"bug", "help", "x"}) {
+		t.Fatalf("labels %v (%v), want gh's comma lists split", p["labels"], err)
+	}
 	o, _, err = parseGh("issue create", []string{"--title=T", "-F", "-"})
-	if err != nil || o.title != "T" || o.bodyFile != "-" || o.set("body") {
+	if err != nil || str(o, "title") != "T" || o.field("body").file != "-" || o.set("body") {
 		t.Fatalf("issue create: %+v, %v", o, err)
 	}
 	o, _, err = parseGh("pr create", []string{"-a", "@me,monalisa", "--assignee", "hubot", "-r", "octo-org/core", "-m", "v1"})

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/effect"
-	"github.com/ghonce/ghonce/internal/kinds"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -58,7 +58,7 @@ func keyRun(_ context.Context, opts *keyOptions) error {
 		}
 	}
 	// Through the acting verbs' door: a target they refuse is refused.
-	key, err := kinds.KeyOfTarget(opts.Kind, opts.Target, reconcile.Action{Task: task, Step: string(opts.Step), Repo: repo})
+	key, err := kinds.KeyOfTarget(opts.Kind, opts.Target, task, string(opts.Step), repo)
 	if err != nil {
 		return effect.Named(err, keyFlag)
 	}

@@ -24,9 +24,9 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/procid"
-	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 // ledgers are the ledgers each attack is tried on: the repository's (its

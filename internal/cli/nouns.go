@@ -7,27 +7,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// The nouns group their verbs; each verb lives in a file of its own.
-
-func newCmdPR(f *factory) *cobra.Command {
-	return noun(&cobra.Command{Use: "pr", Short: "Pull requests: create, comment"},
-		newCmdPRCreate(f, nil), newCmdComment(f, "pr", nil))
-}
-
-func newCmdIssue(f *factory) *cobra.Command {
-	return noun(&cobra.Command{Use: "issue", Short: "Issues: create, comment"},
-		newCmdIssueCreate(f, nil), newCmdComment(f, "issue", nil))
-}
-
-func newCmdBranch(f *factory) *cobra.Command {
-	return noun(&cobra.Command{Use: "branch", Short: "Branches: create, name"},
-		newCmdBranchCreate(f, nil), newCmdBranchName(f, nil))
-}
-
-func newCmdFile(f *factory) *cobra.Command {
-	return noun(&cobra.Command{Use: "file", Short: "Files: put"}, newCmdFilePut(f, nil))
-}
-
 // noun gives c its verbs. Alone, or followed by anything that is not one
 // of its verbs, it is a usage error (exit 2, one JSON object with --json),
 // as a misspelt top-level command is; `--help` shows its help. Cobra

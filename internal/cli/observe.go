@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/kinds"
 	"github.com/ghonce/ghonce/internal/once"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/observe"

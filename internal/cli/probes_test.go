@@ -19,8 +19,8 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/internal/human"
-	"github.com/ghonce/ghonce/internal/kinds"
 	"github.com/ghonce/ghonce/internal/once"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/observe"
 )

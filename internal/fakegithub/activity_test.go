@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-github/v66/github"
 
-	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
+	"github.com/ghonce/ghonce/tests/fgtest"
 )
 
 // TestActivity: reactions with who reacted (and counted in the issue's

@@ -13,7 +13,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
+	"github.com/ghonce/ghonce/tests/fgtest"
 )
 
 // The fake checks an App's JWT as GitHub does; each of these is refused

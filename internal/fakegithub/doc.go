@@ -2,7 +2,7 @@
 // the test kit that wraps it (package fixtures), for tests: a
 // stateful, in-memory fake of the GitHub REST endpoints ghonce uses (pull
 // requests, issues, labels, issue comments, git refs, compare, commits, file
-// contents and issue search). It is not a GitHub client and not API to build
+// contents). It is not a GitHub client and not API to build
 // on.
 //
 // It is shipped in the ghonce binary for `ghonce demo`, so it holds
@@ -16,8 +16,6 @@
 //     PRs and issues share one number space.
 //   - Lists are paginated (default 30, at most 100 per page) with RFC 5988
 //     Link headers that, like GitHub's, point at /repositories/{id}/...
-//   - Search is eventually consistent (see Server.SetSearchLag) and has its
-//     own rate limit (30 requests a minute per user).
 //   - Creating a ref that exists answers 422 "Reference already exists" with
 //     no errors array; creating a PR while an open one exists for the same
 //     head and base answers 422 with a "custom" error; issues and comments

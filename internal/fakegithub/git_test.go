@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-github/v66/github"
 
-	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
+	"github.com/ghonce/ghonce/tests/fgtest"
 )
 
 func TestGetRefIsExactMatchingRefsIsPrefix(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
+	"github.com/ghonce/ghonce/tests/fgtest"
 )
 
 // Interaction is one recorded request and GitHub's answer, as octokit/fixtures
@@ -77,10 +77,6 @@ func TestOctokitRecordedScenarios(t *testing.T) {
 			for i := 1; i <= 13; i++ {
 				r.s.SeedIssue(fixtureOrg, "paginate-issues", fixtureUserA, SeedIssue{Title: fmt.Sprintf("Test issue %d", i)})
 			}
-		},
-		"search-issues": func(r *replay) {
-			r.s.SeedIssue(fixtureOrg, "search-issues", fixtureUserA, SeedIssue{Title: "The doors don’t open", Body: `I tried "open sesame" as seen on Wikipedia but no luck!`})
-			r.s.SeedIssue(fixtureOrg, "search-issues", fixtureUserB, SeedIssue{Title: "Sesame seeds split without a pop!", Body: "I’ve waited all year long, but there was no pop 😭"})
 		},
 	}
 	for scenario, setup := range scenarios {

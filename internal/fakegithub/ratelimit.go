@@ -9,7 +9,7 @@ import (
 
 // Primary rate limits are counted per user and resource in fixed windows
 // that start with the window's first request, as GitHub's do: core (an
-// hour or Options.CoreWindow, Options.CoreLimit) and search (a minute, Options.SearchLimit).
+// hour or Options.CoreWindow, Options.CoreLimit); ghonce uses no other.
 // Unauthenticated requests (which only ever get 401 here) count against an
 // anonymous window of 60 an hour. Every response carries the window's
 // X-RateLimit-* headers, with the reset in epoch seconds.
@@ -23,10 +23,6 @@ type rateWindow struct {
 
 func (s *Server) limitFor(login, resource string) (int, time.Duration) {
 	switch {
-	case resource == "search" && login == "":
-		return 10, time.Minute
-	case resource == "search":
-		return s.searchLimit, time.Minute
 	case login == "":
 		return 60, time.Hour
 	}
@@ -127,7 +123,7 @@ func (s *Server) getRateLimit(c *call) *reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	res := map[string]rateJSON{}
-	for _, r := range []string{"core", "search"} {
+	for _, r := range []string{"core"} {
 		w, limit := s.windowLocked(c.login, r)
 		res[r] = rateJSON{Limit: limit, Used: w.used, Remaining: max(limit-w.used, 0), Reset: epochSeconds(w.reset), Resource: r}
 	}

@@ -12,7 +12,7 @@ import (
 type route struct {
 	method string
 	segs   []string
-	// resource is the rate-limit resource: "" (core), "search", or "none"
+	// resource is the rate-limit resource: "" (core) or "none"
 	// (not counted, like GET /rate_limit).
 	resource string
 	h        func(c *call) *reply
@@ -26,14 +26,11 @@ func (s *Server) buildRoutes() []route {
 		return route{method: method, segs: strings.Split(strings.TrimPrefix(path, "/"), "/"), h: h}
 	}
 	rp := s.repoHandler
-	search := r("GET /search/issues", s.searchIssues)
-	search.resource = "search"
 	rateLimit := r("GET /rate_limit", s.getRateLimit)
 	rateLimit.resource = "none"
 	return []route{
 		r("GET /user", s.getUser),
 		rateLimit,
-		search,
 		r("GET /repos/{owner}/{repo}", rp(s.getRepo)),
 
 		r("GET /repos/{owner}/{repo}/pulls", rp(s.listPulls)),

@@ -27,21 +27,15 @@ type Options struct {
 	// Prefix is the path the API is served under, with a leading and a
 	// trailing slash; default DefaultPrefix. Requests outside it get 404.
 	Prefix string
-	// Now is the clock for created_at and updated_at, rate-limit windows and
-	// the search lag. Default time.Now.
+	// Now is the clock for created_at and updated_at and rate-limit windows.
+	// Default time.Now.
 	Now func() time.Time
-	// CoreLimit is the primary rate limit per user and hour for everything
-	// but search; default 5000 (GitHub's for a personal token). Once spent,
+	// CoreLimit is the primary rate limit per user and hour; default 5000 (GitHub's for a personal token). Once spent,
 	// requests get 403 with x-ratelimit-remaining: 0 until the window resets.
 	CoreLimit int
 	// CoreWindow is the length of the primary rate limit's window; default
 	// an hour, as GitHub's. Tests shorten it to see a spent limit reset.
 	CoreWindow time.Duration
-	// SearchLimit is the search rate limit per user and minute; default 30.
-	// Note that go-github files a search rate under its core category when
-	// its base URL has a path (as here), so a spent search limit makes
-	// go-github refuse core requests locally too until the reset.
-	SearchLimit int
 	// ContentLimits are secondary limits on writes per user (see
 	// ContentLimit); none by default.
 	ContentLimits []ContentLimit
@@ -58,14 +52,13 @@ type Options struct {
 
 // Server is the fake. Create it with NewServer and Close it when done.
 type Server struct {
-	ts          *listener
-	prefix      string
-	now         func() time.Time
-	coreLimit   int
-	coreWindow  time.Duration
-	searchLimit int
-	routes      []route
-	intercept   Interceptor
+	ts         *listener
+	prefix     string
+	now        func() time.Time
+	coreLimit  int
+	coreWindow time.Duration
+	routes     []route
+	intercept  Interceptor
 
 	mu        sync.Mutex
 	tokens    map[string]string // token -> login
@@ -75,7 +68,6 @@ type Server struct {
 	ids       idCounters
 	requests  []Request
 	writes    int
-	searchLag time.Duration
 	rates     map[rateKey]*rateWindow
 	// active counts handlers running; idle is signalled when it drops to
 	// zero (WaitIdle).
@@ -147,7 +139,6 @@ func Start(opts Options) (*Server, error) {
 		now:           opts.Now,
 		coreLimit:     opts.CoreLimit,
 		coreWindow:    opts.CoreWindow,
-		searchLimit:   opts.SearchLimit,
 		tokens:        map[string]string{},
 		users:         map[string]*user{},
 		repos:         map[string]*repo{},
@@ -166,9 +157,6 @@ func Start(opts Options) (*Server, error) {
 	}
 	if s.coreWindow <= 0 {
 		s.coreWindow = time.Hour
-	}
-	if s.searchLimit <= 0 {
-		s.searchLimit = 30
 	}
 	s.idle = sync.NewCond(&s.mu)
 	s.routes = s.buildRoutes()
@@ -229,14 +217,6 @@ func (s *Server) Writes() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.writes
-}
-
-// SetSearchLag makes /search/issues show only items created at least d ago
-// by Options.Now, like GitHub's eventually consistent search index.
-func (s *Server) SetSearchLag(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.searchLag = d
 }
 
 // PendingWrite is a write request about to reach its endpoint, as

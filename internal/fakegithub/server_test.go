@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-github/v66/github"
 
-	"github.com/ghonce/ghonce/internal/fakegithub/fgtest"
+	"github.com/ghonce/ghonce/tests/fgtest"
 )
 
 func TestURLHasPrefixAndTrailingSlash(t *testing.T) {
@@ -127,16 +127,12 @@ func TestRateLimitHeadersOnEveryResponse(t *testing.T) {
 	if reset := r.Header.Get("X-RateLimit-Reset"); len(reset) != 10 {
 		t.Fatalf("x-ratelimit-reset = %q, want epoch seconds", reset)
 	}
-	r = fgtest.Do(t, s, token, "GET", "/search/issues?q=repo:octo/hello", "")
-	if r.Header.Get("X-RateLimit-Resource") != "search" || r.Header.Get("X-RateLimit-Limit") != "30" || r.Header.Get("X-RateLimit-Remaining") != "29" {
-		t.Fatalf("search rate headers = %v", r.Header)
-	}
 	r = fgtest.Do(t, s, "bad", "GET", "/user", "")
 	if r.Header.Get("X-RateLimit-Limit") != "60" {
 		t.Fatalf("401 rate headers = %v", r.Header)
 	}
 	rl, _, err := gh.RateLimit.Get(t.Context())
-	if err != nil || rl.Core.Remaining != 4998 || rl.Search.Remaining != 29 {
+	if err != nil || rl.Core.Remaining != 4998 {
 		t.Fatalf("GET /rate_limit = %+v %v", rl, err)
 	}
 }

@@ -13,8 +13,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/internal/mcp"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 var updateGHMCP = flag.Bool("update-ghmcp", false, "rewrite "+mcp.GitHubMCPToolsFile+" from the pinned github-mcp-server's tools/list")

@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ghonce/ghonce/failure"
 	"maps"
 	"slices"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ghonce/ghonce/effect"
 )
 
 // guard is how the proxy serves one of upstream's write tools through the
@@ -31,67 +32,14 @@ type guard struct {
 	pass func(args map[string]json.RawMessage) bool
 	// passWhat names what pass lets through, for ghonce alone to refuse.
 	passWhat string
-	// run performs the call through the engine.
-	run func(ctx context.Context, s *Server, args json.RawMessage) *sdk.CallToolResult
+	// tool is the tool's name, kind the kind it is, fields the kind's
+	// fields it takes, each MCP its argument's name.
+	tool, kind string
+	fields     []effect.Field
+	hook       mcpHook
 	// onePer is what the write tool makes one of per task by default
 	// (writeTool's).
 	onePer string
-}
-
-// guarded is g, run by t.
-func guarded[In writeArgs](t writeTool[In], g guard) guard {
-	g.run, g.onePer = runner(t), t.onePer
-	return g
-}
-
-// guards are the write tools of github-mcp-server v1.9.0 that go through
-// the engine, by name.
-var guards = map[string]guard{
-	"create_pull_request": guarded(prTool, guard{carries: []string{"title", "body", "head", "base", "draft"}, needs: []string{"title", "head", "base"}}),
-	"issue_write": guarded(issueTool, guard{
-		carries:  []string{"method", "title", "body", "labels"},
-		needs:    []string{"method", "title"},
-		pass:     func(a map[string]json.RawMessage) bool { return stringArg(a, "method") != "create" },
-		passWhat: "a method other than create",
-	}),
-	// create_issue: github-mcp-server's granular issue tool, kept as an
-	// alias. It lists no labels (issue_write does), so it carries none.
-	"create_issue": guarded(issueTool, guard{carries: []string{"title", "body"}, needs: []string{"title"}}),
-	"add_issue_comment": guarded(commentTool, guard{
-		carries: []string{"issue_number", "body"},
-		needs:   []string{"issue_number", "body"},
-		pass: func(a map[string]json.RawMessage) bool {
-			_, body := a["body"]
-			return !body
-		},
-		passWhat: "a reaction without a body",
-	}),
-	"create_branch":         guarded(branchTool, guard{carries: []string{"branch", "from_branch"}, needs: []string{"branch"}}),
-	"create_or_update_file": guarded(fileTool, guard{carries: []string{"path", "content", "message", "branch", "sha"}, needs: []string{"path", "content", "message", "branch"}}),
-}
-
-// runner decodes a call's arguments into t's and runs it.
-func runner[In writeArgs](t writeTool[In]) func(ctx context.Context, s *Server, args json.RawMessage) *sdk.CallToolResult {
-	return func(ctx context.Context, s *Server, args json.RawMessage) *sdk.CallToolResult {
-		var in In
-		if len(args) > 0 {
-			if err := json.Unmarshal(args, &in); err != nil {
-				// The key, when the arguments that fit still name one, as
-				// every other tool error gives it.
-				err = invalid(fmt.Errorf("%s: %w", t.name, err))
-				if key := s.keyOfRaw(ctx, t.name, args); key != "" {
-					err = &failure.Keyed{Key: key, Err: err}
-				}
-				return errorResult(toolError(err))
-			}
-		}
-		res, out, err := runWrite(ctx, s, t, in)
-		if err != nil {
-			return errorResult(err)
-		}
-		res.StructuredContent = out
-		return res
-	}
 }
 
 // invalidResult is bad input as a tool error, worded as toolError words it.

@@ -166,8 +166,10 @@ func argsOf(t *sdk.Tool) (toolArgs, error) {
 
 // defaultStep is the default step of the kind a write tool makes.
 func defaultStep(tool string) string {
-	if spec, ok := keyTargets[tool]; ok {
-		return reconcile.DefaultStep(spec(KeyArgs{}))
+	if g, ok := guards[tool]; ok {
+		if spec, err := reconcile.DecodeSpec(g.kind, []byte("{}")); err == nil {
+			return reconcile.DefaultStep(spec)
+		}
 	}
 	return ""
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ghonce/ghonce/kinds"
 )
 
 // Proxy is ghonce in front of an upstream MCP server (github-mcp-server):
@@ -204,19 +206,6 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 	return p, nil
 }
 
-// guardedKinds are the kinds ghonce guards, each with the upstream tools
-// that make it (github-mcp-server's names; any one of them will do).
-var guardedKinds = []struct {
-	what  string
-	tools []string
-}{
-	{"pull requests", []string{"create_pull_request"}},
-	{"issues", []string{"issue_write", "create_issue"}},
-	{"comments", []string{"add_issue_comment"}},
-	{"branches", []string{"create_branch"}},
-	{"files", []string{"create_or_update_file"}},
-}
-
 // missingGuards says which kinds ghonce guards the upstream lists no tool
 // for, or "" when it lists one for each: an upstream of another version
 // (or with those toolsets off) whose writes of that kind, under another
@@ -226,15 +215,16 @@ func (p *Proxy) missingGuards(upstream string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var missing []string
-	for _, k := range guardedKinds {
-		if !slices.ContainsFunc(k.tools, func(n string) bool { return containsTool(p.tools, n) }) {
-			missing = append(missing, fmt.Sprintf("%s (%s)", k.what, strings.Join(k.tools, ", ")))
+	for _, kind := range kinds.All() {
+		f, _ := kinds.FaceOf(kind)
+		if len(f.MCP) > 0 && !slices.ContainsFunc(f.MCP, func(n string) bool { return containsTool(p.tools, n) }) {
+			missing = append(missing, fmt.Sprintf("%s (%s)", kind, strings.Join(f.MCP, ", ")))
 		}
 	}
 	if len(missing) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("upstream %s lists none of the tools ghonce guards for %s: a write of that kind under another tool's name happens at most once per identical arguments, not once per (task, step). ghonce guards github-mcp-server's tools by name (v1.9.0's); check the upstream's version and toolsets (--toolsets)",
+	return fmt.Sprintf("upstream %s lists none of the tools ghonce guards for the kinds %s: a write of such a kind under another tool's name happens at most once per identical arguments, not once per (task, step). ghonce guards github-mcp-server's tools by name (v1.9.0's); check the upstream's version and toolsets (--toolsets)",
 		upstream, strings.Join(missing, "; "))
 }
 

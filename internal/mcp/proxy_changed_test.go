@@ -15,9 +15,9 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/mcp"
-	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 // changedCommentSchema is add_issue_comment as a newer github-mcp-server
@@ -93,7 +93,7 @@ func TestProxyFollowsItsUpstreamsSchemas(t *testing.T) {
 	logMu.Lock()
 	start := strings.Join(logged, "\n")
 	logMu.Unlock()
-	for _, want := range []string{"github-mcp-server lists none of the tools ghonce guards for", "issues (issue_write, create_issue)", "files (create_or_update_file)",
+	for _, want := range []string{"github-mcp-server lists none of the tools ghonce guards for the kinds", "issue (create_issue, issue_write)", "file (create_or_update_file)",
 		"upstream's create_branch has no argument branch, which ghonce needs", "it goes through the generic guard instead"} {
 		if !strings.Contains(start, want) {
 			t.Errorf("at start ghonce said %q; want it to say %q", start, want)

@@ -3,6 +3,7 @@ package mcp
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -151,34 +153,25 @@ func statusText(out StatusOutput) string {
 	return b.String()
 }
 
-// keyTargets maps each write tool to a spec holding only what the key
-// depends on.
-var keyTargets = map[string]func(KeyArgs) reconcile.Spec{
-	"create_pull_request":   func(in KeyArgs) reconcile.Spec { return reconcile.PR{Base: in.Base} },
-	"create_issue":          func(KeyArgs) reconcile.Spec { return reconcile.Issue{} },
-	"issue_write":           func(KeyArgs) reconcile.Spec { return reconcile.Issue{} },
-	"add_issue_comment":     func(in KeyArgs) reconcile.Spec { return reconcile.Comment{Number: int(in.IssueNumber)} },
-	"create_branch":         func(in KeyArgs) reconcile.Spec { return reconcile.Branch{Name: in.Branch} },
-	"create_or_update_file": func(in KeyArgs) reconcile.Spec { return reconcile.File{Branch: in.Branch, Path: in.Path} },
-}
-
 func (s *Server) key(ctx context.Context, in KeyArgs) (KeyOutput, error) {
-	spec, ok := keyTargets[in.Tool]
+	g, ok := guards[in.Tool]
 	if !ok {
-		return KeyOutput{}, invalid(fmt.Errorf("unknown tool %q: want create_pull_request, create_issue, add_issue_comment, create_branch or create_or_update_file", in.Tool))
+		return KeyOutput{}, invalid(fmt.Errorf("unknown tool %q: want one of %s", in.Tool, strings.Join(GuardedToolNames(), ", ")))
 	}
 	a, err := s.action(in.Where, in.Once)
 	if err != nil {
 		return KeyOutput{}, err
 	}
-	a.Spec = spec(in)
-	if in.Tool == "add_issue_comment" {
-		if _, err := issueNumber(in.IssueNumber); err != nil {
-			return KeyOutput{}, err
-		}
+	// What the key depends on, by the tool's own argument names.
+	raw, err := json.Marshal(in)
+	if err == nil {
+		a.Spec, err = g.decode(raw, &struct{}{})
+	}
+	if err != nil {
+		return KeyOutput{}, invalid(err)
 	}
 	// Through the write tools' door: a target they refuse is refused.
-	k, err := reconcile.KeyOfTarget(a.Spec.Kind(), a.Spec.Target(), a)
+	k, err := kinds.KeyOfTarget(a.Spec.Kind(), a.Spec.Target(), a.Task, a.Step, a.Repo)
 	if err != nil {
 		return KeyOutput{}, invalid(err)
 	}

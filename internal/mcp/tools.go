@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -16,6 +18,7 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -35,59 +38,11 @@ type Once struct {
 func (w Where) where() Where { return w }
 func (o Once) once() Once    { return o }
 
-// CreatePullRequestArgs are create_pull_request's arguments.
-type CreatePullRequestArgs struct {
-	Where
-	Title string `json:"title" jsonschema:"PR title"`
-	Body  string `json:"body,omitempty" jsonschema:"PR description"`
-	Head  string `json:"head" jsonschema:"Branch containing changes (OWNER:BRANCH for a fork)"`
-	Base  string `json:"base" jsonschema:"Branch to merge into"`
-	Draft bool   `json:"draft,omitempty" jsonschema:"Create as draft PR"`
-	Once
-}
-
-// CreateIssueArgs are create_issue's arguments.
-type CreateIssueArgs struct {
-	Where
-	Title  string   `json:"title" jsonschema:"Issue title"`
-	Body   string   `json:"body,omitempty" jsonschema:"Issue body content"`
-	Labels []string `json:"labels,omitempty" jsonschema:"Labels to apply to this issue"`
-	Once
-}
-
-// AddIssueCommentArgs are add_issue_comment's arguments. issue_number is a
-// JSON number, as in github-mcp-server.
-type AddIssueCommentArgs struct {
-	Where
-	IssueNumber float64 `json:"issue_number" jsonschema:"Issue (or pull request) number to comment on"`
-	Body        string  `json:"body" jsonschema:"Comment content"`
-	Once
-}
-
-// CreateBranchArgs are create_branch's arguments.
-type CreateBranchArgs struct {
-	Where
-	Branch     string `json:"branch" jsonschema:"Name for new branch"`
-	FromBranch string `json:"from_branch,omitempty" jsonschema:"Source branch (defaults to repo default)"`
-	Once
-}
-
-// CreateOrUpdateFileArgs are create_or_update_file's arguments.
-type CreateOrUpdateFileArgs struct {
-	Where
-	Path    string `json:"path" jsonschema:"Path where to create/update the file"`
-	Content string `json:"content" jsonschema:"Content of the file, exactly as it should appear once written (plain text, not base64)"`
-	Message string `json:"message" jsonschema:"Commit message"`
-	Branch  string `json:"branch" jsonschema:"Branch to create/update the file in"`
-	SHA     string `json:"sha,omitempty" jsonschema:"The blob SHA of the file being replaced, as read. If the file has changed since, the write is refused instead of overwriting that change. Omit it to replace whatever is there."`
-	Once
-}
-
 // Output is every write tool's structuredContent: the fields of the CLI's
 // --json output.
 type Output struct {
 	Key            string `json:"key" jsonschema:"The key this call's task and step map to"`
-	Kind           string `json:"kind" jsonschema:"pr, issue, comment, branch or file"`
+	Kind           string `json:"kind"` // its schema lists the kinds on MCP (kindsOnMCP)
 	Task           string `json:"task"`
 	Step           string `json:"step"`
 	Repo           string `json:"repo,omitempty" jsonschema:"OWNER/NAME"`
@@ -117,83 +72,204 @@ func outputOf(r *reconcile.Result) Output {
 	}
 }
 
-// writeArgs is what every write tool's arguments have.
-type writeArgs interface {
-	where() Where
-	once() Once
-}
+// The guarded write tools are built from the kinds' declarations: each
+// tool a kind's Face.MCP names takes the kind's fields by their MCP names
+// (Field.MCP, else the field's own), and one flow maps a call's arguments
+// to the kind's payload, decodes it with the registry and runs it. A kind
+// needs no MCP code of its own; mcpHooks hold what a tool has beyond it.
 
-// writeTool describes one write tool; the flow (task and step defaults,
-// validation, the engine, the result text, error mapping) is written once,
-// in call.
-type writeTool[In writeArgs] struct {
-	name, title, desc string
+// mcpHook is what one guarded tool has beyond its kind's fields.
+type mcpHook struct {
+	// carries are the tool's own arguments that are no field's, which
+	// it needs (issue_write's method).
+	carries []string
+	// pass and passWhat: see guard.
+	pass     func(args map[string]json.RawMessage) bool
+	passWhat string
 	// onePer is what the default step makes one of per task ("base
 	// branch": one PR per base branch), for the guide's table.
 	onePer string
-	// spec builds the action's description from the arguments.
-	spec func(in In) (reconcile.Spec, error)
-	// what names the artifact for the model, e.g. "PR #12".
-	what func(in In, r *reconcile.Result) string
+	// what names the artifact for the model, e.g. "PR #12"; nil: the
+	// kind and its number, else its target.
+	what func(spec reconcile.Spec, r *reconcile.Result) string
 }
 
-const onceNote = " Happens once per (task, step): ghonce records the call in a ledger and looks on GitHub before it creates, so calling again with the same task and step (after a timeout, an error or a restart, even with reworded text) returns what the first call made and creates nothing new. Retry freely; pass a new step only for a genuinely new "
+func numbered(noun string) func(reconcile.Spec, *reconcile.Result) string {
+	return func(_ reconcile.Spec, r *reconcile.Result) string { return fmt.Sprintf("%s #%d", noun, r.Number) }
+}
 
-// The write tools ghonce guards, by github-mcp-server's names; the proxy
-// serves them in place of upstream's (guarded.go).
-var (
-	prTool = writeTool[CreatePullRequestArgs]{
-		name: "create_pull_request", title: "Create pull request (once)", onePer: "base branch",
-		desc: "Create a new pull request in a GitHub repository." + onceNote + "pull request to the same base.",
-		spec: func(in CreatePullRequestArgs) (reconcile.Spec, error) {
-			return reconcile.PR{Base: in.Base, Head: in.Head, Title: in.Title, Body: in.Body, Draft: in.Draft}, nil
+// mcpHooks are the guarded tools' hooks, by github-mcp-server's names.
+var mcpHooks = map[string]mcpHook{
+	"create_pull_request": {onePer: "base branch", what: numbered("PR")},
+	"issue_write": {
+		carries:  []string{"method"},
+		pass:     func(a map[string]json.RawMessage) bool { return stringArg(a, "method") != "create" },
+		passWhat: "a method other than create",
+		onePer:   "repository", what: numbered("issue"),
+	},
+	// create_issue: github-mcp-server's granular issue tool, kept as an
+	// alias. Its schema lists no labels (issue_write's does).
+	"create_issue": {onePer: "repository", what: numbered("issue")},
+	"add_issue_comment": {
+		pass: func(a map[string]json.RawMessage) bool {
+			_, body := a["body"]
+			return !body
 		},
-		what: func(_ CreatePullRequestArgs, r *reconcile.Result) string { return fmt.Sprintf("PR #%d", r.Number) },
-	}
-	issueTool = writeTool[CreateIssueArgs]{
-		name: "create_issue", title: "Create issue (once)", onePer: "repository",
-		desc: "Create a new issue in a GitHub repository." + onceNote + "issue (by default a task files one issue per repository).",
-		spec: func(in CreateIssueArgs) (reconcile.Spec, error) {
-			return reconcile.Issue{Title: in.Title, Body: in.Body, Labels: in.Labels}, nil
+		passWhat: "a reaction without a body",
+		onePer:   "issue or pull request",
+		what: func(s reconcile.Spec, _ *reconcile.Result) string {
+			return fmt.Sprintf("comment on #%d", s.(reconcile.Comment).Number)
 		},
-		what: func(_ CreateIssueArgs, r *reconcile.Result) string { return fmt.Sprintf("issue #%d", r.Number) },
+	},
+	"create_branch": {onePer: "branch name", what: func(s reconcile.Spec, r *reconcile.Result) string {
+		return fmt.Sprintf("branch %s at %.12s", s.(reconcile.Branch).Name, r.SHA)
+	}},
+	"create_or_update_file": {onePer: "branch and path", what: func(s reconcile.Spec, _ *reconcile.Result) string {
+		f := s.(reconcile.File)
+		return fmt.Sprintf("file %s on branch %s", f.Path, f.Branch)
+	}},
+}
+
+// guards are the write tools that go through the engine, by name: every
+// tool a kind's Face.MCP names.
+var guards = func() map[string]guard {
+	m := map[string]guard{}
+	for _, kind := range kinds.All() {
+		face, _ := kinds.FaceOf(kind)
+		for _, tool := range face.MCP {
+			h := mcpHooks[tool]
+			g := guard{tool: tool, kind: kind, hook: h, pass: h.pass, passWhat: h.passWhat, onePer: cmp.Or(h.onePer, "target")}
+			g.carries = append(g.carries, h.carries...)
+			g.needs = append(g.needs, h.carries...)
+			for _, fl := range face.Fields {
+				if fl.MCP = fl.MCPArg(); fl.MCP == "" {
+					continue
+				}
+				g.fields = append(g.fields, fl)
+				g.carries = append(g.carries, fl.MCP)
+				if fl.Required {
+					g.needs = append(g.needs, fl.MCP)
+				}
+			}
+			m[tool] = g
+		}
 	}
-	commentTool = writeTool[AddIssueCommentArgs]{
-		name: "add_issue_comment", title: "Add issue comment (once)", onePer: "issue or pull request",
-		desc: "Add a comment to a specific issue or pull request in a GitHub repository." + onceNote + "comment on the same issue (by default a task posts one comment per issue).",
-		spec: func(in AddIssueCommentArgs) (reconcile.Spec, error) {
-			n, err := issueNumber(in.IssueNumber)
+	return m
+}()
+
+// run performs a guarded call through the engine: the call's arguments,
+// already checked against the tool's schema (serveGuarded).
+func (g guard) run(ctx context.Context, s *Server, raw json.RawMessage) *sdk.CallToolResult {
+	ctx, end := s.begin(ctx)
+	defer end()
+	spec, r, err := g.call(ctx, s, raw)
+	if err != nil {
+		err = toolError(err)
+		s.cfg.Logf("%s: %v", g.tool, err)
+		return errorResult(err)
+	}
+	what := strings.TrimSpace(r.Kind + " " + spec.Target())
+	switch {
+	case g.hook.what != nil:
+		what = g.hook.what(spec, r)
+	case r.Number != 0:
+		what = fmt.Sprintf("%s #%d", r.Kind, r.Number)
+	}
+	s.cfg.Logf("%s: %s %s (task %q, step %q, key %s)", g.tool, r.Outcome, what, r.Task, r.Step, r.Key)
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: resultText(what, r)}}, StructuredContent: outputOf(r)}
+}
+
+// call is the one flow every write tool goes through. Its errors are the
+// engine's and the arguments'; the tool handler words them (toolError).
+func (g guard) call(ctx context.Context, s *Server, raw json.RawMessage) (reconcile.Spec, *reconcile.Result, error) {
+	var in struct {
+		Where
+		Once
+	}
+	spec, err := g.decode(raw, &in)
+	if err != nil {
+		// The key, when the arguments that fit still name one, as
+		// every other tool error gives it.
+		err = invalid(fmt.Errorf("%s: %w", g.tool, err))
+		if key := s.keyOfRaw(ctx, g.tool, raw); key != "" {
+			err = &failure.Keyed{Key: key, Err: err}
+		}
+		return nil, nil, err
+	}
+	a, err := s.action(in.Where, in.Once)
+	if err != nil {
+		return nil, nil, err
+	}
+	a.Spec, a.OnChange = spec, s.cfg.OnChange
+	p, err := reconcile.Prepare(a)
+	if err != nil {
+		// Named by its key when what the key depends on is valid, as the
+		// documented last line of a tool error gives it.
+		if k, kerr := reconcile.KeyOf(a); kerr == nil {
+			return nil, nil, &failure.Keyed{Key: k, Err: invalid(err)}
+		}
+		return nil, nil, invalid(err)
+	}
+	r, err := s.cfg.Engine.Do(ctx, p)
+	return spec, r, err
+}
+
+// decode reads a call's arguments: where and once into in, the kind's
+// fields, by their MCP names, into the kind's description.
+func (g guard) decode(raw json.RawMessage, in any) (reconcile.Spec, error) {
+	args := map[string]json.RawMessage{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, in); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return nil, err
+		}
+	}
+	types := kinds.FieldTypes(g.kind)
+	payload := map[string]any{}
+	for _, fl := range g.fields {
+		v, ok := args[fl.MCP]
+		t := types[fl.Name]
+		if !ok && fl.Required && t != nil && t.Kind() == reflect.Int {
+			v, ok = json.RawMessage("0"), true // refused as the number it is not
+		}
+		if !ok {
+			continue
+		}
+		switch {
+		case t == nil:
+			payload[fl.Name] = v
+		case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
+			var n float64
+			if err := json.Unmarshal(v, &n); err != nil {
+				return nil, fmt.Errorf("%s: want a number: %w", fl.MCP, err)
+			}
+			i, err := wholeNumber(fl.MCP, n, cmp.Or(fl.Help, "a whole number"))
 			if err != nil {
 				return nil, err
 			}
-			return reconcile.Comment{Number: n, Body: in.Body}, nil
-		},
-		what: func(in AddIssueCommentArgs, _ *reconcile.Result) string {
-			return fmt.Sprintf("comment on #%d", int(in.IssueNumber))
-		},
+			payload[fl.Name] = i
+		case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+			var s string // plain text, not base64
+			if err := json.Unmarshal(v, &s); err != nil {
+				return nil, fmt.Errorf("%s: want a string: %w", fl.MCP, err)
+			}
+			payload[fl.Name] = []byte(s)
+		default:
+			payload[fl.Name] = v
+		}
 	}
-	branchTool = writeTool[CreateBranchArgs]{
-		name: "create_branch", title: "Create branch (once)", onePer: "branch name",
-		desc: "Create a new branch in a GitHub repository." + onceNote + "branch. A branch of that name at an unrelated commit is someone else's and is never adopted.",
-		spec: func(in CreateBranchArgs) (reconcile.Spec, error) {
-			// No from_branch: the kind starts from the default branch.
-			return reconcile.Branch{Name: in.Branch, From: in.FromBranch}, nil
-		},
-		what: func(in CreateBranchArgs, r *reconcile.Result) string {
-			return fmt.Sprintf("branch %s at %.12s", in.Branch, r.SHA)
-		},
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return nil, err
 	}
-	fileTool = writeTool[CreateOrUpdateFileArgs]{
-		name: "create_or_update_file", title: "Create or update file (once)", onePer: "branch and path",
-		desc: "Create or update a single file in a GitHub repository, on a branch." + onceNote + "write of the same file on the same branch (a second, different edit in the same task needs a new step).",
-		spec: func(in CreateOrUpdateFileArgs) (reconcile.Spec, error) {
-			return reconcile.File{Branch: in.Branch, Path: in.Path, Message: in.Message, Content: []byte(in.Content), Replaces: in.SHA}, nil
-		},
-		what: func(in CreateOrUpdateFileArgs, _ *reconcile.Result) string {
-			return fmt.Sprintf("file %s on branch %s", in.Path, in.Branch)
-		},
+	spec, err := kinds.DecodeValue(g.kind, b)
+	if err != nil {
+		return nil, err
 	}
-)
+	return spec.(reconcile.Spec), nil
+}
 
 // addWriteTools serves the guarded tools under github-mcp-server's names
 // and argument schemas (ghmcp_tools.json), plus optional task and step and
@@ -207,6 +283,7 @@ func (s *Server) addWriteTools() error {
 	if err != nil {
 		return fmt.Errorf("infer the output schema: %w", err)
 	}
+	out.Properties["kind"].Description = kindsOnMCP()
 	for _, t := range tools {
 		g, ok := guards[t.Name]
 		if !ok {
@@ -229,6 +306,21 @@ func (s *Server) addWriteTools() error {
 	return nil
 }
 
+// kindsOnMCP names the kinds an MCP tool makes, from their Faces: "branch,
+// comment, file, issue or pr".
+func kindsOnMCP() string {
+	var on []string
+	for _, k := range kinds.All() {
+		if f, _ := kinds.FaceOf(k); len(f.MCP) > 0 {
+			on = append(on, k)
+		}
+	}
+	if len(on) < 2 {
+		return strings.Join(on, "")
+	}
+	return strings.Join(on[:len(on)-1], ", ") + " or " + on[len(on)-1]
+}
+
 // GitHubMCPToolsFile holds the guarded tools as the pinned
 // github-mcp-server (tools/github-mcp-server/go.mod) lists them; a test
 // compares it with that server's tools/list.
@@ -243,50 +335,6 @@ func GuardedToolNames() []string { return slices.Sorted(maps.Keys(guards)) }
 
 var no = false
 
-// runWrite is a write tool's handler: the call, logged, and its result or
-// its error worded for the model.
-func runWrite[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) (*sdk.CallToolResult, Output, error) {
-	ctx, end := s.begin(ctx)
-	defer end()
-	r, err := call(ctx, s, t, in)
-	if err != nil {
-		err = toolError(err)
-		s.cfg.Logf("%s: %v", t.name, err)
-		return nil, Output{}, err
-	}
-	s.cfg.Logf("%s: %s %s (task %q, step %q, key %s)", t.name, r.Outcome, t.what(in, r), r.Task, r.Step, r.Key)
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: resultText(t.what(in, r), r)}}}, outputOf(r), nil
-}
-
-// call is the one flow every write tool goes through. Its errors are the
-// engine's and the arguments'; the tool handler words them (toolError).
-func call[In writeArgs](ctx context.Context, s *Server, t writeTool[In], in In) (*reconcile.Result, error) {
-	a, err := s.action(in.where(), in.once())
-	if err != nil {
-		return nil, err
-	}
-	spec, err := t.spec(in)
-	if err != nil {
-		return nil, err
-	}
-	a.Spec = spec
-	a.OnChange = s.cfg.OnChange
-	p, err := reconcile.Prepare(a)
-	if err != nil {
-		// Named by its key when what the key depends on is valid, as the
-		// documented last line of a tool error gives it.
-		if k, kerr := reconcile.KeyOf(a); kerr == nil {
-			return nil, &failure.Keyed{Key: k, Err: invalid(err)}
-		}
-		return nil, invalid(err)
-	}
-	r, err := s.cfg.Engine.Do(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
 // action is the Action of a call, without its Spec: the task's default
 // applied. An empty step is the kind's default, which the engine applies.
 func (s *Server) action(w Where, o Once) (reconcile.Action, error) {
@@ -299,10 +347,11 @@ func (s *Server) action(w Where, o Once) (reconcile.Action, error) {
 	return reconcile.Action{Task: task, Step: taskkey.CleanID(o.Step), Repo: repo}, nil
 }
 
-// issueNumber is a JSON number that names an issue or pull request.
-func issueNumber(n float64) (int, error) {
+// wholeNumber is n, the argument name, as a positive whole number
+// (an issue's, say).
+func wholeNumber(name string, n float64, want string) (int, error) {
 	if n != math.Trunc(n) || n <= 0 || n > math.MaxInt32 {
-		return 0, invalid(fmt.Errorf("issue_number %v: want the issue or pull request number, e.g. 42", n))
+		return 0, fmt.Errorf("%s %v: want %s, e.g. 42", name, n, want)
 	}
 	return int(n), nil
 }

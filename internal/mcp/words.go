@@ -13,21 +13,19 @@ import (
 	"github.com/ghonce/ghonce/failure"
 )
 
-// fieldArgs are the tools' arguments that carry a field of the action
-// under another name; every other argument is named as its field.
-var fieldArgs = map[string]string{
-	"repo":     "owner and repo",
-	"from":     "from_branch",
-	"number":   "issue_number",
-	"name":     "branch", // create_branch's branch is the kind's name
-	"replaces": "sha",
-}
-
 // argName is the tool argument that carries field, for an error that
-// names the field (effect.Named).
+// names the field (effect.Named): its MCP name in the kinds' Faces (the
+// same in every tool that takes it), else the field's own.
 func argName(field string) string {
-	if n, ok := fieldArgs[field]; ok {
-		return n
+	if field == "repo" {
+		return "owner and repo"
+	}
+	for _, g := range guards {
+		for _, fl := range g.fields {
+			if fl.Name == field {
+				return fl.MCP
+			}
+		}
 	}
 	return field
 }
@@ -92,7 +90,7 @@ func handled(ctx context.Context) {
 // keyOfRaw is the key a call of tool with raw arguments would use, as far
 // as the arguments that fit say; "" when they do not name one.
 func (s *Server) keyOfRaw(ctx context.Context, tool string, raw json.RawMessage) string {
-	if _, ok := keyTargets[tool]; !ok || len(raw) == 0 {
+	if _, ok := guards[tool]; !ok || len(raw) == 0 {
 		return ""
 	}
 	var in KeyArgs

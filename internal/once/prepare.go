@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -63,25 +61,4 @@ func Encode(kind string, spec any) ([]byte, string, error) {
 	}
 	sum := sha256.Sum256(b)
 	return b, hex.EncodeToString(sum[:]), nil
-}
-
-// Kinds is an engine's list of kinds: each kind's name to a new, empty
-// description of it (a pointer, which a payload decodes into).
-type Kinds[S any] map[string]func() S
-
-// Names names every kind, sorted.
-func (k Kinds[S]) Names() []string { return slices.Sorted(maps.Keys(k)) }
-
-// Decode rebuilds the description of a kind from its stored payload.
-func (k Kinds[S]) Decode(kind string, payload []byte) (S, error) {
-	var s S
-	mk, ok := k[kind]
-	if !ok {
-		return s, fmt.Errorf("decode payload: unknown kind %q (written by a newer ghonce?)", kind)
-	}
-	s = mk()
-	if err := json.Unmarshal(payload, s); err != nil {
-		return s, fmt.Errorf("decode %s payload: %w", kind, err)
-	}
-	return s, nil
 }

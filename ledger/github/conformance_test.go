@@ -6,10 +6,10 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
 	ghledger "github.com/ghonce/ghonce/ledger/github"
 	"github.com/ghonce/ghonce/ledger/ledgertest"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 // world is a fake GitHub with one repository and a client of it, and a

@@ -13,10 +13,10 @@ import (
 
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/procid"
-	"github.com/ghonce/ghonce/internal/testworld"
 	"github.com/ghonce/ghonce/ledger"
 	ghledger "github.com/ghonce/ghonce/ledger/github"
 	"github.com/ghonce/ghonce/ledger/ledgertest"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 // readAllClaims is what another account reads of the repository's

@@ -243,27 +243,6 @@ func gitArchive(ctx context.Context, root, dst string) error {
 	return nil
 }
 
-// renderAction writes the action's build step, inside "On the wire".
-func (r *report) renderAction(w func(string, ...any)) {
-	a := r.action
-	w("### The Action's build step\n\n")
-	if a.note != "" {
-		w("%s.\n\n", strings.TrimSuffix(a.note, "."))
-		return
-	}
-	w("`action.yml`'s own `Locate ghonce` and `Build ghonce` scripts, run on the tree as `git archive` gives it (the tarball a runner downloads), from no binary, in this run (%s in all). Actions cannot run here: setting Go up, and the Actions cache's download and upload, are not measured. A job whose `Restore ghonce` hits (every later job on the same commit of the action) builds nothing: it restores the %.1f MB binary alone.\n\n", a.took, float64(a.binBytes)/1e6)
-	w("| build | caches | time | target | met |\n| --- | --- | ---: | --- | --- |\n")
-	if a.cold > 0 {
-		w("| the first on a repository (cold) | %s | %s | (what the first costs) | |\n", a.coldNote, secs(a.cold))
-	} else {
-		w("| the first on a repository (cold) | %s | | | |\n", a.coldNote)
-	}
-	warm, up := medianDuration(a.warm), medianDuration(a.upgrade)
-	w("| a later job, caches of the same commit restored (warm) | %s | %s | ≤ %s | %s |\n", a.warmNote, secsRange(a.warm), secs(actionBuildTarget), met(warm > 0 && warm <= actionBuildTarget))
-	w("| a later job after an upgrade of the action: caches of the commit before | the same; `archival.txt` names another commit, so `internal/cli` compiles again and the binary links again | %s | ≤ %s | %s |\n\n", secsRange(a.upgrade), secs(actionBuildTarget), met(up > 0 && up <= actionBuildTarget))
-	w("Warm builds and builds after an upgrade in turn, %d of each: the median (the range).\n\n", len(a.warm))
-}
-
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
 // secsRange is the median of ds and their range.

@@ -27,8 +27,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ghonce/ghonce/internal/harness"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/tests/harness"
 )
 
 // defaultConcurrentBenchtime is -concurrent-benchtime's default, and what the
@@ -41,7 +41,7 @@ func main() {
 	peers := flag.String("peers", "", "directory of the peer ledgers (default: $GHONCE_BENCH_PEERS, else ../shared/bench-peers or ../../shared/bench-peers from the module root)")
 	peerN := flag.Int("peer-n", 1000, "actions per peer run (the JSON-file ledger at a million entries runs -peer-n-1m)")
 	peerN1M := flag.Int("peer-n-1m", 5, "actions of the JSON-file ledger at a million entries: each rewrites the whole file")
-	github := flag.String("github", "", "render the GitHub sections from this file (internal/bench TestGitHubReport -github.out) instead of running that test")
+	github := flag.String("github", "", "render the GitHub sections from this file (tests/bench TestGitHubReport -github.out) instead of running that test")
 	githubMaxN := flag.Int("github-maxn", 10000, "reconcile at N up to this only (TestGitHubReport -github.maxn; 40 for a quick check)")
 	concurrent := flag.String("concurrent-benchtime", defaultConcurrentBenchtime, "-test.benchtime of BenchmarkConcurrentClaimFinish (ledger/store), per backend and worker count")
 	actionCold := flag.Bool("action-cold", true, "measure the action's first build from empty Go caches (minutes on 2 cores, mostly SQLite's C); false: its warm builds alone")

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// The sections TestGitHubReport (internal/bench) writes, by heading.
+// The sections TestGitHubReport (tests/bench) writes, by heading.
 const (
 	githubRequestsSection = "GitHub requests per operation and per kind"
 	wireSection           = "On the wire"
@@ -18,13 +18,13 @@ const (
 	concurrentSection     = "Concurrent claims: SQLite vs Postgres"
 )
 
-// githubReport returns the sections of internal/bench's TestGitHubReport:
+// githubReport returns the sections of tests/bench's TestGitHubReport:
 // read from file when one is given, else from a run of that test. It never
 // fails the report; what went wrong is the note instead.
 func githubReport(ctx context.Context, e *env, root, file string, maxN int, peersDir string) (map[string]string, string) {
 	if file == "" {
-		fmt.Fprintln(e.log, "== GitHub requests and reconcile at N (internal/bench TestGitHubReport)")
-		bin, err := e.testBinary(ctx, "./internal/bench")
+		fmt.Fprintln(e.log, "== GitHub requests and reconcile at N (tests/bench TestGitHubReport)")
+		bin, err := e.testBinary(ctx, "./tests/bench")
 		if err != nil {
 			return nil, fmt.Sprintf("not run: %v", firstLine(err.Error()))
 		}
@@ -120,10 +120,10 @@ func postgresServer(ctx context.Context) string {
 
 // concurrentRow is one backend and worker count of BenchmarkConcurrentClaimFinish.
 type concurrentRow struct {
-	workers       int
-	ops, p50, p99 float64
-	found         bool
-	backendName   string
+	Workers       int
+	Ops, P50, P99 float64
+	Found         bool
+	Backend       string
 }
 
 // concurrentRows returns the figures of backend ("sqlite", "postgres") at
@@ -131,11 +131,11 @@ type concurrentRow struct {
 func (r *report) concurrentRows(backend string) []concurrentRow {
 	var rows []concurrentRow
 	for _, w := range []int{1, 8, 32} {
-		row := concurrentRow{workers: w, backendName: map[string]string{"sqlite": "SQLite", "postgres": "Postgres"}[backend]}
+		row := concurrentRow{Workers: w, Backend: map[string]string{"sqlite": "SQLite", "postgres": "Postgres"}[backend]}
 		want := fmt.Sprintf("ConcurrentClaimFinish/backend=%s/workers=%d", backend, w)
 		for _, c := range r.concurrent {
 			if c.name == want {
-				row.ops, row.p50, row.p99, row.found = c.metrics["ops/s"], c.metrics["p50-ms"], c.metrics["p99-ms"], true
+				row.Ops, row.P50, row.P99, row.Found = c.metrics["ops/s"], c.metrics["p50-ms"], c.metrics["p99-ms"], true
 			}
 		}
 		rows = append(rows, row)
@@ -166,79 +166,9 @@ func grows(a, b float64) string {
 	}
 }
 
-func (r *report) renderConcurrent(w func(string, ...any)) {
-	w("## %s\n\n", concurrentSection)
-	w("What one side effect costs in the ledger, and how that holds up when many runners act at once: claim of a fresh key + finish as done, from 1, 8 and 32 concurrent workers, each worker with its own ledger handle (its own SQLite connection to one file, or its own Postgres connection), as separate ghonce processes have (`BenchmarkConcurrentClaimFinish` in `ledger/store`, `-test.benchtime %s` per line, measured in this run after the ledger benchmarks above, on the machine and load named above). Alone:\n\n", r.concurrentBenchtimeOr())
-	w("```sh\nexport GHONCE_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/test?sslmode=disable'   # optional: without it only SQLite runs\ngo test -run '^$' -bench Concurrent -benchtime %s ./ledger/store/\n```\n\n", defaultConcurrentBenchtime)
-	if r.concurrentNote != "" {
-		w("%s.\n\n", strings.TrimSuffix(r.concurrentNote, "."))
-		return
-	}
-	sq, pg := r.concurrentRows("sqlite"), r.concurrentRows("postgres")
-	pgMeasured := pg[0].found || pg[1].found || pg[2].found
-	if pgMeasured {
-		server := "the server `GHONCE_TEST_POSTGRES` names"
-		if r.postgresServer != "" {
-			server += " (" + r.postgresServer + ")"
-		}
-		w("Postgres: %s; its data directory may or may not share the SQLite file's disk.\n\n", server)
-	} else {
-		w("**Postgres was not measured in this run**: `GHONCE_TEST_POSTGRES` was not set and no server answered on 127.0.0.1:5432 (`make bench` sets it when one does). The table has SQLite alone.\n\n")
-	}
-	w("| backend | workers | ops/s | p50 | p99 |\n| --- | ---: | ---: | ---: | ---: |\n")
-	for _, row := range append(sq, pg...) {
-		if !row.found {
-			continue
-		}
-		w("| %s | %d | %.0f | %s | %s |\n", row.backendName, row.workers, row.ops, ms(row.p50), ms(row.p99))
-	}
-	w("\nOne op is a claim (SQLite: a read, then one `BEGIN IMMEDIATE` transaction; Postgres: a read, then one `INSERT … ON CONFLICT DO NOTHING` statement) and a finish (one transaction each): two durable commits. What it shows:\n\n")
-	if sq[0].found && sq[2].found {
-		w("- **SQLite** is one writer at a time on one file, so adding workers cannot add write throughput: from 1 to 32 workers it %s (%.0f → %.0f ops/s). A connection that finds the file locked sleeps in SQLite's busy handler and retries, so the tail is where more workers show: p99 %s (%s → %s). Nothing fails below the 10 s busy timeout, but a fleet of writers waits.\n",
-			grows(sq[0].ops, sq[2].ops), sq[0].ops, sq[2].ops, grows(sq[0].p99, sq[2].p99), ms(sq[0].p99), ms(sq[2].p99))
-	}
-	if pg[0].found && pg[2].found {
-		w("- **Postgres** can commit many sessions' WAL in one flush (group commit), so its throughput is free to grow with workers until the cores or the disk are the limit: here from 1 to 8 workers it %s (%.0f → %.0f ops/s) and from 8 to 32 it %s (→ %.0f); p50 %s with the queue (%s → %s), p99 %s (%s → %s).",
-			grows(pg[0].ops, pg[1].ops), pg[0].ops, pg[1].ops, grows(pg[1].ops, pg[2].ops), pg[2].ops, grows(pg[0].p50, pg[2].p50), ms(pg[0].p50), ms(pg[2].p50), grows(pg[0].p99, pg[2].p99), ms(pg[0].p99), ms(pg[2].p99))
-		if sq[0].found {
-			w(" A single worker pays one TCP round trip per statement on loopback and one WAL flush per commit: %.0f ops/s against SQLite's %.0f (%.2f×).", pg[0].ops, sq[0].ops, ratio(pg[0].ops, sq[0].ops))
-		}
-		if sq[2].found {
-			w(" At 32 workers Postgres does %.2f× SQLite's throughput.", ratio(pg[2].ops, sq[2].ops))
-		}
-		w("\n")
-	}
-	w("- Either way the ledger's part is small next to a GitHub request (100 ms to seconds).\n\n")
-
-	w("Single-worker figures from this run (`ns/op`; SQLite's from the ledger benchmarks above, 1k entries, median of the rounds; Postgres's from `ledger/postgres`, run once):\n\n")
-	pgNS := func(name string) string {
-		for _, p := range r.postgres {
-			if p.name == name {
-				return dur(p.metrics["ns/op"])
-			}
-		}
-		return "not measured"
-	}
-	w("| benchmark | SQLite | Postgres |\n| --- | ---: | ---: |\n")
-	w("| `BenchmarkClaimFinish` (fresh key, claim forced; SQLite leaves the done record unforced) | %s | %s |\n", dur(r.med("ClaimFinish/entries=1k")), pgNS("ClaimFinish"))
-	w("| `BenchmarkClaimDone` (a rerun finds the step done: one read) | %s | %s |\n", dur(r.med("ClaimDone/entries=1k")), pgNS("ClaimDone"))
-	w("| `BenchmarkOpen` (Postgres: connect, no pool warm-up, read the schema version) | — | %s |\n\n", pgNS("Open"))
-	w("`BenchmarkOpen` is what each CLI run pays before its first claim on Postgres: the pool opens no connection ahead; the one connection a run uses is made on first use.\n")
-}
-
 func (r *report) concurrentBenchtimeOr() string {
 	if r.concurrentBenchtime == "" {
 		return defaultConcurrentBenchtime
 	}
 	return r.concurrentBenchtime
-}
-
-// renderGitHub writes TestGitHubReport's section heading, or why it is missing.
-func (r *report) renderGitHub(w func(string, ...any), heading string) {
-	w("## %s\n\n", heading)
-	if body, ok := r.github[heading]; ok {
-		w("Measured in this run by `internal/bench` `TestGitHubReport` (%s for the GitHub sections; alone: `make bench-github`).\n\n%s\n\n", r.githubTook, body)
-		return
-	}
-	w("**Not measured in this run**: %s. A replay sends %.0f requests (`BenchmarkCLIReplay` fails if it sends any).\n\n", strings.TrimSuffix(r.githubNote, "."), r.cliRequests)
 }

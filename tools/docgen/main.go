@@ -1,6 +1,6 @@
 // Command docgen writes the generated part of the documentation: the CLI
 // reference in docs/reference/cli, one page per command, and the guides'
-// generated sections, the MCP tool tables among them (internal/clidoc).
+// generated sections, the MCP tool tables among them (tools/clidoc).
 // `make docs` runs it; run it after changing a command, a flag or a help
 // text, and commit what it writes.
 package main
@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ghonce/ghonce/internal/clidoc"
+	"github.com/ghonce/ghonce/tools/clidoc"
 )
 
 func main() {
