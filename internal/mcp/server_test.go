@@ -345,6 +345,8 @@ func TestToolsSchemasAndAnnotations(t *testing.T) {
 		"add_issue_comment":     {"owner", "repo", "issue_number"},
 		"create_branch":         {"owner", "repo", "branch"},
 		"create_or_update_file": {"owner", "repo", "path", "content", "message", "branch"},
+
+		"add_reply_to_pull_request_comment": {"owner", "repo", "commentId"},
 	}
 	optional := map[string][]string{
 		"create_pull_request":   {"body", "draft"},
@@ -353,6 +355,8 @@ func TestToolsSchemasAndAnnotations(t *testing.T) {
 		"add_issue_comment":     {"body"},
 		"create_branch":         {"from_branch"},
 		"create_or_update_file": {"sha"},
+
+		"add_reply_to_pull_request_comment": {"body", "pullNumber"},
 	}
 	types := map[string]string{"issue_number": "number", "draft": "boolean", "labels": "array"}
 	seen := map[string]bool{}
