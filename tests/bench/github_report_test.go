@@ -44,11 +44,12 @@ const (
 )
 
 // gworld is the shared test world (testworld) with a fake whose core
-// limit never runs out, and a thread to comment on.
+// limit never runs out, a thread to comment on, and a pull request whose
+// head adds a file, to comment on its line 1.
 type gworld struct {
 	*testworld.World
-	t      *testing.T
-	thread int
+	t            *testing.T
+	thread, pull int
 }
 
 func newGWorld(t *testing.T) *gworld { return newGWorldOn(t, nil) }
@@ -57,7 +58,10 @@ func newGWorld(t *testing.T) *gworld { return newGWorldOn(t, nil) }
 // loopback port of its own).
 func newGWorldOn(t *testing.T, l net.Listener) *gworld {
 	tw := testworld.New(t, testworld.Fake(fixtures.Options{CoreLimit: 1 << 30, Listener: l}))
-	return &gworld{World: tw, t: t, thread: tw.GitHub.SeedIssue(gOwner, gName, "someone", fixtures.SeedIssue{Title: "thread"})}
+	w := &gworld{World: tw, t: t, thread: tw.GitHub.SeedIssue(gOwner, gName, "someone", fixtures.SeedIssue{Title: "thread"})}
+	tw.GitHub.SetRef(gOwner, gName, "review-me", tw.GitHub.AddCommitBy(gOwner, gName, "main", "someone"))
+	w.pull = tw.GitHub.SeedPR(gOwner, gName, "someone", fixtures.SeedPR{Head: "review-me", Title: "review me"})
+	return w
 }
 
 func (w *gworld) engine() (*reconcile.Engine, *ghcheck.Client, func()) {
@@ -101,10 +105,12 @@ func (w *gworld) specs(i int) map[string]reconcile.Spec {
 		"comment": reconcile.Comment{Number: w.thread, Body: "b"},
 		"branch":  reconcile.Branch{Name: "b" + head, SHA: w.Main},
 		"file":    reconcile.File{Branch: "main", Path: head + ".txt", Message: "m", Content: []byte("x")},
+
+		"review-comment": reconcile.ReviewComment{Number: w.pull, Path: "change-someone.txt", Line: 1, Body: "b"},
 	}
 }
 
-var kinds = []string{"pr", "issue", "comment", "branch", "file"}
+var kinds = []string{"pr", "issue", "comment", "branch", "file", "review-comment"}
 
 // createOf matches the request that creates kind k's artifact.
 func createOf(k string, sp reconcile.Spec, thread int) func(*http.Request) bool {
@@ -113,6 +119,9 @@ func createOf(k string, sp reconcile.Spec, thread int) func(*http.Request) bool 
 	}[k]
 	if f, ok := sp.(reconcile.File); ok {
 		method, suffix = http.MethodPut, "/contents/"+f.Path
+	}
+	if c, ok := sp.(reconcile.ReviewComment); ok {
+		suffix = fmt.Sprintf("/pulls/%d/comments", c.Number)
 	}
 	return func(r *http.Request) bool {
 		return r.Method == method && strings.HasSuffix(r.URL.Path, "/repos/"+gRepo+suffix)

@@ -29,6 +29,10 @@ const (
 	commentOn = 1
 	// docsBranch is the branch file trials write to.
 	docsBranch = "docs"
+	// reviewOn is the pull request every review-comment trial comments on
+	// (someone else's), on line 1 of reviewFile, which its head adds.
+	reviewOn   = 2
+	reviewFile = "change-someone.txt"
 )
 
 // matrix is what every part shares: the binary, the token, the outputs.
@@ -159,6 +163,8 @@ func (m *matrix) newWorld(name string, opts fixtures.Options) (*world, error) {
 	w.main = s.AddRepo(owner, repo, "main")
 	s.AddUser("someone", "")
 	s.SeedIssue(owner, repo, "someone", fixtures.SeedIssue{Title: "Tracking issue", Body: "Agents report here."})
+	s.SetRef(owner, repo, "review-me", s.AddCommitBy(owner, repo, "main", "someone"))
+	s.SeedPR(owner, repo, "someone", fixtures.SeedPR{Head: "review-me", Title: "Review me"})
 	s.SetRef(owner, repo, docsBranch, w.main)
 	s.OnCommit(w.onCommit)
 	s.BeforeWrite(w.beforeWrite)
