@@ -35,6 +35,10 @@ type Listed struct {
 	// Pull requests only (ListPullsSince).
 	Base, Head, HeadOwner, HeadSHA string
 	Merged                         bool
+
+	// Position is an inline comment's place (ListReviewCommentsSince): its
+	// review comment target ("RIGHT:12:path"; "reply:ID" for a reply).
+	Position string
 }
 
 // Commit is what GetCommitInfo reads of a commit.

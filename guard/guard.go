@@ -16,6 +16,7 @@
 //	PUT repos/{owner}/{repo}/contents/{path...}         a file         (default step "file-put")
 //	POST repos/{owner}/{repo}/releases                  a release      (default step "release-create")
 //	POST repos/{owner}/{repo}/issues/{number}/labels    labels added   (default step "add-labels")
+//	POST repos/{owner}/{repo}/pulls/{number}/comments   an inline comment or its reply (default step "review-comment")
 //
 // (each kind's reconcile.Face, which says which fields it carries)
 // and runs each through ghonce's engine (package reconcile) under the key
@@ -28,7 +29,7 @@
 // create (201 and the artifact), or, when an earlier attempt made it, the
 // artifact as GitHub returns it (201 and the same JSON shape), so
 // *github.PullRequest, *github.Issue, *github.IssueComment,
-// *github.PullRequestReview, *github.Reference,
+// *github.PullRequestReview, *github.PullRequestComment, *github.Reference,
 // *github.RepositoryContentResponse and *github.RepositoryRelease decode as
 // usual.
 // Every guarded answer carries X-Ghonce-Key and X-Ghonce-Outcome (created,

@@ -111,7 +111,7 @@ func TestFoundArtifactDecodesIntoGoGithubTypes(t *testing.T) {
 			// reworded one after an answered attempt would be the caller's
 			// to judge (docs/design/same-act.md).
 			again := "Fixes the crash on start (reworded)."
-			if kind == "comment" {
+			if kind == "comment" || kind == "review-comment" {
 				again = "Fix for the crash on start."
 			}
 			g, err := send(context.Background(), w.client(t, path, nil), w.job(kind, again))
@@ -137,6 +137,12 @@ func TestFoundArtifactDecodesIntoGoGithubTypes(t *testing.T) {
 				want = got{Number: is.GetNumber(), URL: is.GetHTMLURL()}
 			case "comment":
 				c, _, err := plain.Issues.GetComment(ctx, owner, name, ours(w.GitHub, w.job(kind, ""))[0].ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = got{ID: c.GetID(), URL: c.GetHTMLURL()}
+			case "review-comment":
+				c, _, err := plain.PullRequests.GetComment(ctx, owner, name, ours(w.GitHub, w.job(kind, ""))[0].ID)
 				if err != nil {
 					t.Fatal(err)
 				}

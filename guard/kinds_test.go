@@ -29,12 +29,16 @@ const (
 // job is one go-github write, as a bot makes it: every field the kind
 // needs, and a Text the rerun may reword.
 type job struct {
-	Kind   string // pr, issue, comment, branch, file
+	Kind   string // pr, issue, comment, branch, file, review-comment
 	Task   string
 	Text   string
-	Number int    // comment: the issue
-	SHA    string // branch: the commit
+	Number int    // comment: the issue; review-comment: the pull request
+	SHA    string // branch: the commit; review-comment: the head
+	Line   int    // review-comment: the line of changed (default 1)
 }
+
+// changed is the file newWorld's pull request adds (one line).
+const changed = "change-" + login + ".txt"
 
 // got is what go-github returned, decoded into its own types.
 type got struct {
@@ -80,6 +84,12 @@ func send(ctx context.Context, gh *github.Client, j job) (got, error) {
 			Message: github.String("changelog: " + j.Text), Content: []byte(fileContent), Branch: github.String("main"),
 		})
 		g.SHA, g.URL = c.GetContent().GetSHA(), c.GetContent().GetHTMLURL()
+	case "review-comment":
+		var c *github.PullRequestComment
+		c, resp, err = gh.PullRequests.CreateComment(ctx, owner, name, j.Number, &github.PullRequestComment{
+			Body: github.String(j.Text), CommitID: github.String(j.SHA), Path: github.String(changed), Line: github.Int(max(j.Line, 1)),
+		})
+		g.ID, g.URL = c.GetID(), c.GetHTMLURL()
 	default:
 		return g, fmt.Errorf("unknown kind %q", j.Kind)
 	}
@@ -114,6 +124,12 @@ func ours(fake *fixtures.Server, j job) []got {
 				out = append(out, got{ID: c.ID})
 			}
 		}
+	case "review-comment":
+		for _, c := range fake.ReviewComments(owner, name, j.Number) {
+			if c.Author == login {
+				out = append(out, got{ID: c.ID})
+			}
+		}
 	case "branch":
 		if sha, ok := fake.Branch(owner, name, "release-prep"); ok {
 			out = append(out, got{SHA: sha})
@@ -138,16 +154,18 @@ func ours(fake *fixtures.Server, j job) []got {
 // commitKind is the fake's commit a create of kind makes.
 var commitKind = map[string]fixtures.CommitKind{
 	"pr": fixtures.KindPull, "issue": fixtures.KindIssue, "comment": fixtures.KindComment,
-	"branch": fixtures.KindRef, "file": fixtures.KindContent,
+	"branch": fixtures.KindRef, "file": fixtures.KindContent, "review-comment": fixtures.KindReviewComment,
 }
 
-var kinds = []string{"pr", "issue", "comment", "branch", "file"}
+var kinds = []string{"pr", "issue", "comment", "branch", "file", "review-comment"}
 
 // world is the shared test world (testworld) set up for every kind: a
-// pushed branch fix-42 and a stranger's issue to comment on.
+// pushed branch fix-42, a stranger's issue to comment on and a stranger's
+// pull request whose head adds changed.
 type world struct {
 	*testworld.World
-	issue int
+	issue, pull int
+	head        string
 }
 
 func newWorld(t *testing.T) *world {
@@ -155,10 +173,16 @@ func newWorld(t *testing.T) *world {
 	w := &world{World: testworld.New(t)}
 	w.Push("fix-42")
 	w.issue = w.GitHub.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
+	w.head = w.GitHub.AddCommitBy(owner, name, "main", login)
+	w.GitHub.SetRef(owner, name, "review-me", w.head)
+	w.pull = w.GitHub.SeedPR(owner, name, stranger, fixtures.SeedPR{Head: "review-me", Title: "Review me"})
 	return w
 }
 
 func (w *world) job(kind, text string) job {
+	if kind == "review-comment" {
+		return job{Kind: kind, Task: "ISSUE-42", Text: text, Number: w.pull, SHA: w.head}
+	}
 	return job{Kind: kind, Task: "ISSUE-42", Text: text, Number: w.issue, SHA: w.Main}
 }
 

@@ -26,7 +26,8 @@ func TestEveryDeclaredWriteIsGuarded(t *testing.T) {
 		t.Fatal(err)
 	}
 	sample := map[string]string{"owner": "octo-org", "repo": "hello-world", "number": "42", "path...": "docs/CHANGE LOG.md", "path": "docs/CHANGE LOG.md"}
-	values := map[string]any{"draft": true, "prerelease": true, "labels": []string{"x"}, "content": "eA==", "comments": []map[string]any{{"path": "a.go", "line": 1, "body": "x"}}}
+	values := map[string]any{"draft": true, "prerelease": true, "labels": []string{"x"}, "content": "eA==", "comments": []map[string]any{{"path": "a.go", "line": 1, "body": "x"}},
+		"line": 3, "start_line": 1, "in_reply_to": 7}
 	var guarded int
 	for _, kind := range reconcile.Kinds() {
 		f, _ := kinds.FaceOf(kind)

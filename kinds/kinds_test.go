@@ -16,8 +16,9 @@ func TestKindPredicates(t *testing.T) {
 		"branch": {true, false}, "comment": {true, false}, "exec": {false, false},
 		"file": {true, false}, "issue": {true, true}, "pr": {true, true}, "review": {true, false},
 		"tool-call": {false, false}, "close": {true, false}, "comment-delete": {true, false}, "branch-delete": {true, false},
-		"release": {true, false},
-		"labels":  {true, false},
+		"release":        {true, false},
+		"labels":         {true, false},
+		"review-comment": {true, false},
 	}
 	all := kinds.All()
 	if len(all) != len(want) {

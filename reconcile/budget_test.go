@@ -140,6 +140,7 @@ func TestRequestsRerunAfterCrash(t *testing.T) {
 	mu.Unlock()
 	w.establish()
 	w.Push("feat")
+	pr, _ := w.reviewPR()
 	type rerunCase struct {
 		kind string
 		spec reconcile.Spec
@@ -184,6 +185,7 @@ func TestRequestsRerunAfterCrash(t *testing.T) {
 			{"comment", reconcile.Comment{Number: thread, Body: "b"}, fmt.Sprintf("/repos/%s/issues/%d/comments", repo, thread)},
 			{"branch", reconcile.Branch{Name: branch, SHA: w.Main}, "/repos/" + repo + "/git/refs"},
 			{"file", reconcile.File{Branch: "main", Path: file, Message: "m", Content: []byte("x")}, "/repos/" + repo + "/contents/" + file},
+			{"review-comment", reconcile.ReviewComment{Number: pr, Path: changedFile, Line: 1, Body: "b"}, fmt.Sprintf("/repos/%s/pulls/%d/comments", repo, pr)},
 		}
 	}
 	rerun("CRASH", fixtures.DropAfterCommit, reconcile.Found, "a crash after GitHub stored the create", cases("feat", "made", "f.txt"))

@@ -16,6 +16,7 @@ func TestEmptyStepIsTheKindsDefault(t *testing.T) {
 		{Comment{Number: 1, Body: "b"}, "issue-comment"},
 		{Branch{Name: "b", SHA: "0123456789abcdef0123456789abcdef01234567"}, "branch-create"},
 		{File{Branch: "main", Path: "a.md", Message: "m"}, "file-put"},
+		{ReviewComment{Number: 1, Path: "a.go", Line: 3, Body: "b"}, "review-comment"},
 	} {
 		a := Action{Task: "T", Repo: "o/r", Spec: tc.spec}
 		p, err := Prepare(a)

@@ -37,6 +37,10 @@ func TestLostDoneRecordIsFoundNotDuplicated(t *testing.T) {
 		{"release", func(w *world, _ string) (reconcile.Action, func() int) {
 			return releaseAction("v1", "Notes.", true), func() int { return len(w.releases()) }
 		}},
+		{"review-comment", func(w *world, _ string) (reconcile.Action, func() int) {
+			n, _ := w.reviewPR()
+			return inline("T-1", n, 1, "Off by one here."), func() int { return len(w.GitHub.ReviewComments(owner, name, n)) }
+		}},
 		{"branch", func(w *world, _ string) (reconcile.Action, func() int) {
 			return reconcile.Action{Task: "T-1", Step: "branch", Repo: repo, Spec: reconcile.Branch{Name: "release-prep", SHA: w.Main}}, nil
 		}},

@@ -90,6 +90,21 @@ func shapeCandidates() map[string]reconcile.Spec {
 		}
 		add(reconcile.Review{Number: n, Event: "APPROVE", Body: strings.Repeat("x", taskkey.MaxBody)})
 	}
+	rcs := []reconcile.ReviewComment{{Path: "a.go", Line: 1}, {Line: 1}, {Path: "/a.go", Line: 1}, {Path: "a.go"}, {Path: "a.go", Line: 2, Side: "middle"},
+		{Path: "a.go", Line: 2, StartLine: 2}, {Path: "a.go", Line: 2, StartSide: "LEFT"}, {InReplyTo: 5}, {InReplyTo: 5, Path: "a.go"}, {InReplyTo: -1}}
+	for _, n := range numbers {
+		for _, body := range bodies {
+			for _, rc := range rcs {
+				for _, s := range shas {
+					rc.Number, rc.Body = n, body
+					if rc.InReplyTo == 0 {
+						rc.CommitID = s
+					}
+					add(rc)
+				}
+			}
+		}
+	}
 	for _, n := range numbers {
 		for _, reason := range []string{"", "duplicate", "wontfix"} {
 			add(reconcile.Close{Number: n, Reason: reason})
@@ -127,6 +142,9 @@ func fmtSpec(s reconcile.Spec) string {
 		return strconv.Itoa(v.Number) + " " + strings.Join(v.Labels, ",")
 	case reconcile.Review:
 		return fmt.Sprintf("%d %s %s %v %s", v.Number, v.Event, v.CommitID, v.Comments, shortBody(v.Body))
+	case reconcile.ReviewComment:
+		v.Body = shortBody(v.Body)
+		return fmt.Sprintf("%+v", v)
 	}
 	return ""
 }

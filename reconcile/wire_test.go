@@ -73,6 +73,7 @@ func TestWireFirstCreate(t *testing.T) {
 	w.Push("wire-head-2")
 	w.Push("wire-head-3")
 	thread := w.issue()
+	pr, _ := w.reviewPR()
 	for _, tc := range []struct {
 		name            string
 		spec, lost      reconcile.Spec // lost: the rerun's description, when another
@@ -87,6 +88,8 @@ func TestWireFirstCreate(t *testing.T) {
 		{"branch", reconcile.Branch{Name: "wire-branch", SHA: w.Main}, nil, 1, 2, true, false},
 		{"branch from a ref", reconcile.Branch{Name: "wire-from", From: "main"}, nil, 1, 2, true, false},
 		{"file", reconcile.File{Branch: "main", Path: "wire.txt", Message: "m", Content: []byte("x")}, nil, 1, 2, true, false},
+		// The pull request's head is read beside the look-up.
+		{"review comment", reconcile.ReviewComment{Number: pr, Path: changedFile, Line: 1, Body: "b"}, nil, 1, 2, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := reconcile.Action{Task: "WIRE", Step: tc.name, Repo: repo, Spec: tc.spec}

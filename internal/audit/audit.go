@@ -54,14 +54,17 @@ const (
 	// reported only, and read only when asked for (--kind labels): it
 	// reads the timeline of every issue and pull request listed.
 	KindLabels = "labels"
+	// KindReviewComment is an inline comment on a pull request's diff:
+	// its groups are reported, never acted on (--apply leaves them).
+	KindReviewComment = "review-comment"
 )
 
 // AllKinds lists the kinds in the order groups are reported.
-var AllKinds = []string{KindIssue, KindPR, KindComment, KindReview, KindBranch, KindRelease, KindLabels}
+var AllKinds = []string{KindIssue, KindPR, KindComment, KindReviewComment, KindReview, KindBranch, KindRelease, KindLabels}
 
 // defaultKinds are the kinds Find looks at when Options.Kinds is empty:
 // all but labels.
-var defaultKinds = AllKinds[:6]
+var defaultKinds = AllKinds[:7]
 
 // Evidence, strongest first.
 const (
@@ -85,6 +88,7 @@ type GitHub interface {
 	ListIssuesSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
 	ListPullsSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
 	ListCommentsSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
+	ListReviewCommentsSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
 	GetCommitInfo(ctx context.Context, r ghcheck.Repo, sha string) (ghcheck.Commit, error)
 	PullCommits(ctx context.Context, r ghcheck.Repo, number int) ([]ghcheck.Commit, error)
 	Timeline(ctx context.Context, r ghcheck.Repo, number int) ([]ghcheck.Event, error)
@@ -169,6 +173,8 @@ func (a Artifact) Ref(kind string) string {
 	switch kind {
 	case KindComment, KindReview:
 		return fmt.Sprintf("%s %d on #%d", kind, a.ID, a.Thread)
+	case KindReviewComment:
+		return fmt.Sprintf("inline comment %d on #%d", a.ID, a.Thread)
 	case KindBranch:
 		return "branch " + a.Name
 	case KindRelease:
@@ -219,7 +225,9 @@ type Listed struct {
 	PRs      int `json:"prs"`
 	Comments int `json:"comments"`
 	Reviews  int `json:"reviews,omitempty"`
-	Releases int `json:"releases,omitempty"`
+	// ReviewComments are the inline comments listed.
+	ReviewComments int `json:"review_comments"`
+	Releases       int `json:"releases,omitempty"`
 }
 
 // Report is what Find found.
@@ -280,7 +288,7 @@ func (it *item) artifact() Artifact {
 		if it.kind == KindPR {
 			a.SHA = it.l.HeadSHA
 		}
-	case KindComment, KindReview:
+	case KindComment, KindReview, KindReviewComment:
 		a.ID, a.Thread, a.Open = it.l.ID, it.l.Number, true
 	case KindRelease:
 		a.ID, a.Name, a.Open = it.l.ID, it.l.Head, true
@@ -389,6 +397,20 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 		all = append(all, reviews...)
 		rep.Listed.Reviews = len(reviews)
 	}
+	if f.kinds[KindReviewComment] {
+		inline, err := gh.ListReviewCommentsSince(ctx, opts.Repo, opts.Since, progress("inline comments"))
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range inline {
+			it, err := f.newItem(ctx, KindReviewComment, l)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, it)
+			rep.Listed.ReviewComments++
+		}
+	}
 	if rl, ok := gh.(releaseLister); ok && f.kinds[KindRelease] {
 		releases, err := rl.ListReleases(ctx, opts.Repo)
 		if err != nil {
@@ -418,6 +440,7 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 	sets = append(sets, f.commentSets(all)...)
 	sets = append(sets, f.reviewSets(all)...)
 	sets = append(sets, f.releaseSets(all)...)
+	sets = append(sets, f.reviewCommentSets(all)...)
 	var groups []Group
 	for _, c := range sets {
 		if !f.kinds[c.kind] {
@@ -535,7 +558,7 @@ func (f *finder) newItem(ctx context.Context, kind string, l ghcheck.Listed) (*i
 	}
 	if f.opts.Recorded != nil {
 		var k string
-		if kind == KindComment || kind == KindReview {
+		if kind == KindComment || kind == KindReview || kind == KindReviewComment {
 			k = f.opts.Recorded(kind, 0, l.ID)
 		} else {
 			k = f.opts.Recorded(kind, l.Number, 0)
@@ -638,7 +661,11 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 			why = append(why, "merged")
 		}
 	}
-	if it.l.Reactions > 0 {
+	if it.kind == KindReviewComment && it.l.Reactions > 0 {
+		// Reactors reads an issue comment's; who reacted here is not read,
+		// and the reactions count as a person's.
+		add(fmt.Sprintf("%d reactions", it.l.Reactions), "someone")
+	} else if it.l.Reactions > 0 {
 		var id int64
 		if it.kind == KindComment {
 			id = it.l.ID
@@ -663,7 +690,7 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 		out = append(out, w)
 	}
 	it.human = strings.Join(out, "; ")
-	if it.kind == KindComment || it.kind == KindReview {
+	if it.kind == KindComment || it.kind == KindReview || it.kind == KindReviewComment {
 		by, err := f.threadAck(ctx, it.l.Number)
 		if err != nil {
 			return err
@@ -848,7 +875,8 @@ func (f *finder) differs(ctx context.Context, keep, m *item) (string, error) {
 // same text: the same thread for comments, the same NormalizeTitle for
 // issues, the same NormalizeBody.
 func SameText(kind string, a, b ghcheck.Listed) bool {
-	if (kind == KindComment || kind == KindReview) && (a.Number != b.Number || a.State != b.State) || kind == KindIssue && NormalizeTitle(a.Title) != NormalizeTitle(b.Title) ||
+	if (kind == KindComment || kind == KindReview || kind == KindReviewComment) && (a.Number != b.Number || a.State != b.State) ||
+		kind == KindReviewComment && a.Position != b.Position || kind == KindIssue && NormalizeTitle(a.Title) != NormalizeTitle(b.Title) ||
 		kind == KindRelease && (a.Head != b.Head || NormalizeTitle(a.Title) != NormalizeTitle(b.Title)) {
 		return false
 	}
@@ -904,7 +932,7 @@ func (f *finder) keySets(all []*item) []candidate {
 	}
 	order, byKey := buckets(all, func(it *item) (kk, bool) {
 		k := kk{kind: it.kind, key: it.key}
-		if it.kind == KindComment || it.kind == KindReview {
+		if it.kind == KindComment || it.kind == KindReview || it.kind == KindReviewComment {
 			k.thread = it.l.Number
 		}
 		return k, it.ours && it.key != ""
@@ -935,6 +963,15 @@ func (f *finder) issueSets(all []*item) []candidate {
 func (f *finder) commentSets(all []*item) []candidate {
 	return f.exact(all, KindComment, "the same author, the same normalised body, on the same thread", func(it *item) string {
 		return strings.ToLower(it.l.Author) + "\x00" + strconv.Itoa(it.l.Number) + "\x00" + NormalizeBody(it.l.Body)
+	})
+}
+
+// reviewCommentSets: the same author, the same normalised body, on the
+// same line of the same pull request (or in the same thread): what
+// claude-code-action #1405 left, every inline comment twice.
+func (f *finder) reviewCommentSets(all []*item) []candidate {
+	return f.exact(all, KindReviewComment, "the same author, the same normalised body, on the same line of the same pull request", func(it *item) string {
+		return strings.ToLower(it.l.Author) + "\x00" + strconv.Itoa(it.l.Number) + "\x00" + it.l.Position + "\x00" + NormalizeBody(it.l.Body)
 	})
 }
 

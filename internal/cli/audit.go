@@ -38,7 +38,7 @@ type auditOptions struct {
 func newCmdAudit(f *factory, runF func(*auditOptions) error) *cobra.Command {
 	opts := &auditOptions{f: f, Engine: newEngineFlags()}
 	c := &cobra.Command{
-		Use:   "audit [--repo O/R] [--since 30d] [--author LOGIN]... [--kind issue,pr,comment,release] [--json] [--summary FILE] [--apply]",
+		Use:   "audit [--repo O/R] [--since 30d] [--author LOGIN]... [--kind issue,pr,comment,review-comment,review,release,labels] [--json] [--summary FILE] [--apply]",
 		Short: "Find the duplicates earlier runs left on a repository, and settle them once with --apply",
 		Long: `Find the duplicates that runs without ghonce left on a repository: issues,
 pull requests and comments made twice. Only evidence groups them, strongest
@@ -176,7 +176,7 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 	for _, k := range opts.Kinds {
 		k = strings.TrimSpace(k)
 		if !slices.Contains(audit.AllKinds, k) {
-			return usagef("invalid --kind %q: want issue, pr, comment, release or branch", k)
+			return usagef("invalid --kind %q: want issue, pr, comment, review-comment, review, release, labels or branch", k)
 		}
 		kinds = append(kinds, k)
 	}
@@ -312,6 +312,8 @@ func planActions(rep *audit.Report, opts *auditOptions) []auditAction {
 				a.Skipped = d.Differs + ": for a person (label it " + audit.AckLabel + " to keep both)"
 			case d.HumanTouched() && !opts.HumanToo:
 				a.Skipped = "a person acted on it: " + d.Human + " (--include-human; or label it " + audit.AckLabel + " to keep both)"
+			case g.Kind == audit.KindReviewComment:
+				a.Skipped = "inline comments are reported, not deleted: delete it on GitHub"
 			}
 			out = append(out, a)
 		}

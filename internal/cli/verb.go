@@ -75,7 +75,14 @@ nothing made.`,
 			return nil
 		}},
 	"issue comment": {long: commentLong},
-	"pr comment":    {long: commentLong},
+	"pr comment": {long: commentLong + `
+
+With --path and --line, the comment is on that line of the pull request's
+diff (--side LEFT for the base's line, --start-line for several lines, on the
+head unless --commit names another commit), once per (task, step, repository,
+pull request, path, line, side): two lines are two comments without a step,
+and a reworded comment on the same line is the same act. --reply-to ID
+replies in the thread of inline comment ID, once per comment replied to.`},
 	"branch create": {long: `Create a branch once per (task, step, repository, name).
 
 The branch is found by an exact ref read. If it exists at the intended commit,
@@ -144,6 +151,7 @@ func newCmdKind(f *factory, kind, verb string, runF func(*kindRun) error) *cobra
 		Long:  firstOf(hook.long, face.Does+" once per (task, step).") + "\n\n" + exitCodesHelp,
 	}
 	values, use := addFieldFlags(c.Flags(), kind, face.Fields, effect.Field.CLIFlag)
+	sharers := sharedVerb(c, kind, verb, face, &use)
 	c.Use = verb[strings.LastIndex(verb, " ")+1:] + " " + strings.Join(use, " ")
 	nargs := 0
 	for _, v := range values {
@@ -153,6 +161,14 @@ func newCmdKind(f *factory, kind, verb string, runF func(*kindRun) error) *cobra
 	}
 	c.Args = cobra.ExactArgs(nargs)
 	c.RunE = func(c *cobra.Command, args []string) error {
+		kind, values := kind, values
+		for _, sh := range sharers {
+			if slices.ContainsFunc(sh.own, func(v *fieldValue) bool { return c.Flags().Changed(v.field.CLIFlag()) }) {
+				kind, r.Kind, r.names = sh.kind, sh.kind, sh.names
+				values = slices.Concat(slices.DeleteFunc(slices.Clone(values), func(v *fieldValue) bool { _, ok := sh.face.Field(v.field.Name); return !ok }), sh.own)
+				break
+			}
+		}
 		payload, err := gatherPayload(c.Flags().Changed, values, args, f.sys, hook.check, true)
 		if err != nil {
 			return err
@@ -169,6 +185,38 @@ func newCmdKind(f *factory, kind, verb string, runF func(*kindRun) error) *cobra
 	}
 	addActFlags(c, &r.Act)
 	return c
+}
+
+// sharer is another kind whose Face.CLI names a verb too: its fields the
+// verb's kind lacks (own) join the verb's flags, and a run that gives one
+// of them is that kind's (`pr comment --path`: an inline comment).
+type sharer struct {
+	kind  string
+	face  effect.Face
+	own   []*fieldValue
+	names func(string) string
+}
+
+// sharedVerb adds to c the flags of the kinds after kind (in kinds.All's
+// order) that share verb, and their words to use.
+func sharedVerb(c *cobra.Command, kind, verb string, face effect.Face, use *[]string) []sharer {
+	var out []sharer
+	for _, k := range kinds.All() {
+		f, _ := kinds.FaceOf(k)
+		if k <= kind || !slices.Contains(f.CLI, verb) {
+			continue
+		}
+		var fields []effect.Field
+		for _, fl := range f.Fields {
+			if _, dup := face.Field(fl.Name); !dup {
+				fields = append(fields, fl)
+			}
+		}
+		own, u := addFieldFlags(c.Flags(), k, fields, effect.Field.CLIFlag)
+		*use = append(*use, slices.DeleteFunc(u, func(w string) bool { return w == "--task T" })...)
+		out = append(out, sharer{kind: k, face: f, own: own, names: verbNames(f)})
+	}
+	return out
 }
 
 // decodePayload is kind's description from the values a front gathered.
@@ -362,6 +410,9 @@ func typed(v *fieldValue, s string) (any, error) {
 	}
 	switch v.typ.Kind() {
 	case reflect.Int, reflect.Int64:
+		if s == "" {
+			return 0, nil // not given: the kind's Validate says if it must be
+		}
 		n, err := strconv.Atoi(strings.TrimPrefix(s, "#"))
 		if err != nil { // a number Prepare refuses (0) is its to word
 			what := strings.ToLower(firstOf(v.field.Arg, "--"+v.field.CLIFlag()))
@@ -406,6 +457,17 @@ func verbNames(face effect.Face) func(string) string {
 	}
 }
 
+// verbOf reports whether kind is the one that builds verb: the first kind
+// (in kinds.All's order) whose Face.CLI names it; the others share it.
+func verbOf(kind, verb string) bool {
+	for _, k := range kinds.All() {
+		if f, _ := kinds.FaceOf(k); slices.Contains(f.CLI, verb) {
+			return k == kind
+		}
+	}
+	return false
+}
+
 // nounTitles name a noun's verbs in the root's help; another noun is its
 // name with an s.
 var nounTitles = map[string]string{"pr": "Pull requests", "branch": "Branches"}
@@ -418,7 +480,7 @@ func newCmdNouns(f *factory) []*cobra.Command {
 	for _, kind := range kinds.All() {
 		face, _ := kinds.FaceOf(kind)
 		for _, v := range face.CLI {
-			if noun, _, ok := strings.Cut(v, " "); ok {
+			if noun, _, ok := strings.Cut(v, " "); ok && verbOf(kind, v) {
 				verbs[noun] = append(verbs[noun], newCmdKind(f, kind, v, nil))
 			}
 		}

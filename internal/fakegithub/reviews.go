@@ -18,11 +18,12 @@ type review struct {
 	body      string
 	submitted time.Time
 	commitID  string
-	comments  []reviewComment
+	comments  []reviewDraftComment
 }
 
-// reviewComment is an inline comment made with its review.
-type reviewComment struct {
+// reviewDraftComment is an inline comment made with its review (the
+// review's own, not one of reviewcomments.go's).
+type reviewDraftComment struct {
 	Path      string `json:"path"`
 	Line      int    `json:"line"`
 	Side      string `json:"side,omitempty"`
@@ -149,7 +150,7 @@ func (s *Server) createReview(c *call, rp *repo) *reply {
 		Body     string          `json:"body"`
 		Event    string          `json:"event"`
 		CommitID string          `json:"commit_id"`
-		Comments []reviewComment `json:"comments"`
+		Comments []reviewDraftComment `json:"comments"`
 	}
 	if rep := decodeBody(c, &in); rep != nil {
 		return rep

@@ -35,6 +35,8 @@ func (s *Server) buildRoutes() []route {
 
 		r("GET /repos/{owner}/{repo}/pulls", rp(s.listPulls)),
 		r("POST /repos/{owner}/{repo}/pulls", rp(s.createPull)),
+		r("GET /repos/{owner}/{repo}/pulls/comments", rp(s.listRepoReviewComments)),
+		r("GET /repos/{owner}/{repo}/pulls/comments/{id}", rp(s.getReviewComment)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}", rp(s.getPull)),
 		r("PATCH /repos/{owner}/{repo}/pulls/{number}", rp(s.editPull)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}/commits", rp(s.listPullCommits)),
@@ -42,6 +44,9 @@ func (s *Server) buildRoutes() []route {
 		r("POST /repos/{owner}/{repo}/pulls/{number}/reviews", rp(s.createReview)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}/reviews/{id}", rp(s.getReview)),
 		r("POST /repos/{owner}/{repo}/pulls/{number}/reviews/{id}/events", rp(s.submitReview)),
+		r("GET /repos/{owner}/{repo}/pulls/{number}/comments", rp(s.listReviewComments)),
+		r("POST /repos/{owner}/{repo}/pulls/{number}/comments", rp(s.createReviewComment)),
+		r("POST /repos/{owner}/{repo}/pulls/{number}/comments/{id}/replies", rp(s.replyToReviewComment)),
 		r("GET /repos/{owner}/{repo}/pulls/{number}/requested_reviewers", rp(s.listRequestedReviewers)),
 		r("POST /repos/{owner}/{repo}/pulls/{number}/requested_reviewers", rp(s.requestReviewers)),
 

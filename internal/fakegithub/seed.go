@@ -236,6 +236,10 @@ type Comment struct {
 	Body      string
 	Author    string
 	CreatedAt time.Time
+	// Path, Line and InReplyTo are an inline comment's (ReviewComments).
+	Path      string
+	Line      int
+	InReplyTo int64
 }
 
 // Label is a repository label as Server.Labels reports it.

@@ -89,6 +89,8 @@ type pull struct {
 	merged           time.Time
 	mergeSHA         string
 	reviews          []*review // reviews.go
+	// reviewComments are its inline comments (reviewcomments.go).
+	reviewComments []*reviewComment
 	// requestedUsers and requestedTeams are the pending review requests:
 	// a review by one of the users answers its request.
 	requestedUsers, requestedTeams []string

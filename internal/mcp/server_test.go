@@ -339,22 +339,24 @@ func TestToolsSchemasAndAnnotations(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"create_pull_request":       {"owner", "repo", "title", "head", "base"},
-		"issue_write":               {"method", "owner", "repo"},
-		"create_issue":              {"owner", "repo", "title"},
-		"add_issue_comment":         {"owner", "repo", "issue_number"},
-		"create_branch":             {"owner", "repo", "branch"},
-		"create_or_update_file":     {"owner", "repo", "path", "content", "message", "branch"},
-		"pull_request_review_write": {"method", "owner", "repo", "pullNumber"},
+		"create_pull_request":               {"owner", "repo", "title", "head", "base"},
+		"issue_write":                       {"method", "owner", "repo"},
+		"create_issue":                      {"owner", "repo", "title"},
+		"add_issue_comment":                 {"owner", "repo", "issue_number"},
+		"create_branch":                     {"owner", "repo", "branch"},
+		"create_or_update_file":             {"owner", "repo", "path", "content", "message", "branch"},
+		"pull_request_review_write":         {"method", "owner", "repo", "pullNumber"},
+		"add_reply_to_pull_request_comment": {"owner", "repo", "commentId"},
 	}
 	optional := map[string][]string{
-		"create_pull_request":       {"body", "draft"},
-		"issue_write":               {"title", "body", "labels"},
-		"create_issue":              {"body"},
-		"add_issue_comment":         {"body"},
-		"create_branch":             {"from_branch"},
-		"create_or_update_file":     {"sha"},
-		"pull_request_review_write": {"body", "event", "commitID"},
+		"create_pull_request":               {"body", "draft"},
+		"issue_write":                       {"title", "body", "labels"},
+		"create_issue":                      {"body"},
+		"add_issue_comment":                 {"body"},
+		"create_branch":                     {"from_branch"},
+		"create_or_update_file":             {"sha"},
+		"pull_request_review_write":         {"body", "event", "commitID"},
+		"add_reply_to_pull_request_comment": {"body", "pullNumber"},
 	}
 	types := map[string]string{"issue_number": "number", "draft": "boolean", "labels": "array"}
 	seen := map[string]bool{}

@@ -146,6 +146,18 @@ var mcpHooks = map[string]mcpHook{
 			return fmt.Sprintf("review on #%d", s.(reconcile.Review).Number)
 		},
 	},
+	"add_reply_to_pull_request_comment": {
+		pass: func(a map[string]json.RawMessage) bool {
+			_, body := a["body"]
+			return !body
+		},
+		passWhat: "a reaction without a body",
+		onePer:   "inline comment replied to",
+		what: func(s reconcile.Spec, _ *reconcile.Result) string {
+			c := s.(reconcile.ReviewComment)
+			return fmt.Sprintf("reply to comment %d on PR #%d", c.InReplyTo, c.Number)
+		},
+	},
 	"create_branch": {onePer: "branch name", what: func(s reconcile.Spec, r *reconcile.Result) string {
 		return fmt.Sprintf("branch %s at %.12s", s.(reconcile.Branch).Name, r.SHA)
 	}},
@@ -275,7 +287,11 @@ func (g guard) decode(raw json.RawMessage, in any) (reconcile.Spec, error) {
 			if err := json.Unmarshal(v, &n); err != nil {
 				return nil, fmt.Errorf("%s: want a number: %w", fl.MCP, err)
 			}
-			i, err := wholeNumber(fl.MCP, n, cmp.Or(fl.Help, "a whole number"))
+			limit := float64(math.MaxInt32) // an issue's number
+			if t.Kind() == reflect.Int64 {
+				limit = 1 << 53 // an id: GitHub's pass 2^31, and JSON numbers are exact to 2^53
+			}
+			i, err := wholeNumber(fl.MCP, n, limit, cmp.Or(fl.Help, "a whole number"))
 			if err != nil {
 				return nil, err
 			}
@@ -379,8 +395,8 @@ func (s *Server) action(w Where, o Once) (reconcile.Action, error) {
 
 // wholeNumber is n, the argument name, as a positive whole number
 // (an issue's, say).
-func wholeNumber(name string, n float64, want string) (int, error) {
-	if n != math.Trunc(n) || n <= 0 || n > math.MaxInt32 {
+func wholeNumber(name string, n, limit float64, want string) (int, error) {
+	if n != math.Trunc(n) || n <= 0 || n > limit {
 		return 0, fmt.Errorf("%s %v: want %s, e.g. 42", name, n, want)
 	}
 	return int(n), nil

@@ -44,8 +44,9 @@ const (
 )
 
 // gworld is the shared test world (testworld) with a fake whose core
-// limit never runs out, a thread to comment on and a pull request to
-// review.
+// limit never runs out, a thread to comment on, and a pull request by
+// someone else whose head adds a file: to review, and to comment on its
+// line 1.
 type gworld struct {
 	*testworld.World
 	t            *testing.T
@@ -59,8 +60,8 @@ func newGWorld(t *testing.T) *gworld { return newGWorldOn(t, nil) }
 func newGWorldOn(t *testing.T, l net.Listener) *gworld {
 	tw := testworld.New(t, testworld.Fake(fixtures.Options{CoreLimit: 1 << 30, Listener: l}))
 	w := &gworld{World: tw, t: t, thread: tw.GitHub.SeedIssue(gOwner, gName, "someone", fixtures.SeedIssue{Title: "thread"})}
-	tw.GitHub.SetRef(gOwner, gName, "feature", tw.GitHub.AddCommit(gOwner, gName, "main"))
-	w.pull = tw.GitHub.SeedPR(gOwner, gName, "someone", fixtures.SeedPR{Title: "to review", Head: "feature"})
+	tw.GitHub.SetRef(gOwner, gName, "review-me", tw.GitHub.AddCommitBy(gOwner, gName, "main", "someone"))
+	w.pull = tw.GitHub.SeedPR(gOwner, gName, "someone", fixtures.SeedPR{Head: "review-me", Title: "review me"})
 	return w
 }
 
@@ -100,18 +101,19 @@ func (w *gworld) specs(i int) map[string]reconcile.Spec {
 	sha := w.GitHub.AddCommit(gOwner, gName, "main")
 	w.GitHub.SetRef(gOwner, gName, head, sha)
 	return map[string]reconcile.Spec{
-		"pr":      reconcile.PR{Base: "main", Head: head, Title: "t", Body: "b"},
-		"issue":   reconcile.Issue{Title: "t", Body: "b"},
-		"comment": reconcile.Comment{Number: w.thread, Body: "b"},
-		"branch":  reconcile.Branch{Name: "b" + head, SHA: w.Main},
-		"file":    reconcile.File{Branch: "main", Path: head + ".txt", Message: "m", Content: []byte("x")},
-		"release": reconcile.Release{TagName: "v" + head, Body: "b", Draft: true},
-		"labels":  reconcile.Labels{Number: w.thread, Labels: []string{"l" + head}},
-		"review":  reconcile.Review{Number: w.pull, Event: "COMMENT", Body: "b"},
+		"pr":             reconcile.PR{Base: "main", Head: head, Title: "t", Body: "b"},
+		"issue":          reconcile.Issue{Title: "t", Body: "b"},
+		"comment":        reconcile.Comment{Number: w.thread, Body: "b"},
+		"branch":         reconcile.Branch{Name: "b" + head, SHA: w.Main},
+		"file":           reconcile.File{Branch: "main", Path: head + ".txt", Message: "m", Content: []byte("x")},
+		"release":        reconcile.Release{TagName: "v" + head, Body: "b", Draft: true},
+		"labels":         reconcile.Labels{Number: w.thread, Labels: []string{"l" + head}},
+		"review":         reconcile.Review{Number: w.pull, Event: "COMMENT", Body: "b"},
+		"review-comment": reconcile.ReviewComment{Number: w.pull, Path: "change-someone.txt", Line: 1, Body: "b"},
 	}
 }
 
-var kinds = []string{"pr", "issue", "comment", "branch", "file", "release", "labels", "review"}
+var kinds = []string{"pr", "issue", "comment", "branch", "file", "release", "labels", "review", "review-comment"}
 
 // createOf matches the request that creates kind k's artifact.
 func createOf(k string, sp reconcile.Spec, thread int) func(*http.Request) bool {
@@ -125,6 +127,9 @@ func createOf(k string, sp reconcile.Spec, thread int) func(*http.Request) bool 
 		method, suffix = http.MethodPut, "/contents/"+sp.Path
 	case reconcile.Review:
 		suffix = fmt.Sprintf("/pulls/%d/reviews", sp.Number)
+	}
+	if c, ok := sp.(reconcile.ReviewComment); ok {
+		suffix = fmt.Sprintf("/pulls/%d/comments", c.Number)
 	}
 	return func(r *http.Request) bool {
 		return r.Method == method && strings.HasSuffix(r.URL.Path, "/repos/"+gRepo+suffix)

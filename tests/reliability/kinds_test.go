@@ -426,9 +426,41 @@ var kindTable = []*kind{
 			return fmt.Errorf("reported #%d, and #%d does not carry %s", r.Number, commentOn, t.label())
 		},
 	},
+	{
+		name: "review-comment", step: "review-comment", github: true,
+		args: func(w *world, t *trial, i int) []string {
+			_, body := t.wording(i)
+			return append([]string{"pr", "comment", strconv.Itoa(reviewOn), "--path", reviewFile, "--line", "1"}, t.bodyArgs(w, body)...)
+		},
+		stdinArgs: func(w *world, t *trial) ([]string, string) {
+			_, body := t.wording(0)
+			return []string{"pr", "comment", strconv.Itoa(reviewOn), "--path", reviewFile, "--line", "1", "--body-file", "-"}, body
+		},
+		target:   func(*trial) string { return strconv.Itoa(reviewOn) + ":RIGHT:1:" + reviewFile },
+		isCreate: func(_ *world, _ *trial, m, p string) bool { return isMethodPath("POST", reviewCommentsPath)(m, p) },
+		isCreated: func(_ *world, _ *trial, c *fixtures.Commit) bool {
+			return c.Kind == fixtures.KindReviewComment && c.Method == "POST"
+		},
+		count: func(w *world, t *trial, _ []fixtures.Commit) int {
+			return ours(w.fake.ReviewComments(owner, repo, reviewOn), func(c fixtures.Comment) string { return c.Body }, func(c fixtures.Comment) string { return c.Author }, t.key())
+		},
+		verify: func(w *world, t *trial, r *result) error {
+			for _, c := range w.fake.ReviewComments(owner, repo, reviewOn) {
+				if c.ID == r.ID {
+					if !taskkey.HasMarker(c.Body, t.key()) || c.Author != login || c.Path != reviewFile || c.Line != 1 {
+						return fmt.Errorf("reported inline comment %d is not ours for the key, on %s:1", r.ID, reviewFile)
+					}
+					return nil
+				}
+			}
+			return fmt.Errorf("reported inline comment %d does not exist", r.ID)
+		},
+	},
 	execKind("exec", true),
 	execKind("exec-nocheck", false),
 }
+
+var reviewCommentsPath = repoPath("/pulls/" + strconv.Itoa(reviewOn) + "/comments")
 
 // notRun are the registered kinds without a row, and why.
 var notRun = map[string]string{

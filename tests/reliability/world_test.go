@@ -27,11 +27,13 @@ const (
 	// commentOn is the issue every comment trial comments on (seeded by
 	// someone else), so its thread grows to several pages.
 	commentOn = 1
-	// reviewOn is the pull request every review trial reviews (opened by
-	// someone else).
-	reviewOn = 2
 	// docsBranch is the branch file trials write to.
 	docsBranch = "docs"
+	// reviewOn is the pull request (someone else's) every review trial
+	// reviews and every review-comment trial comments on, on line 1 of
+	// reviewFile, which its head adds.
+	reviewOn   = 2
+	reviewFile = "change-someone.txt"
 )
 
 // matrix is what every part shares: the binary, the token, the outputs.
@@ -162,9 +164,8 @@ func (m *matrix) newWorld(name string, opts fixtures.Options) (*world, error) {
 	w.main = s.AddRepo(owner, repo, "main")
 	s.AddUser("someone", "")
 	s.SeedIssue(owner, repo, "someone", fixtures.SeedIssue{Title: "Tracking issue", Body: "Agents report here."})
-	s.SetRef(owner, repo, "feature", w.main)
-	s.AddCommitBy(owner, repo, "feature", "someone")
-	s.SeedPR(owner, repo, "someone", fixtures.SeedPR{Title: "A feature to review", Head: "feature"})
+	s.SetRef(owner, repo, "review-me", s.AddCommitBy(owner, repo, "main", "someone"))
+	s.SeedPR(owner, repo, "someone", fixtures.SeedPR{Head: "review-me", Title: "Review me"})
 	s.SetRef(owner, repo, docsBranch, w.main)
 	s.OnCommit(w.onCommit)
 	s.BeforeWrite(w.beforeWrite)

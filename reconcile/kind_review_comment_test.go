@@ -1,0 +1,221 @@
+package reconcile_test
+
+import (
+	"errors"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/taskkey"
+)
+
+// changedFile is the file reviewPR's pull request adds, one line long.
+const changedFile = "change-" + login + ".txt"
+
+// reviewPR opens a pull request whose head adds changedFile and returns
+// its number and head.
+func (w *world) reviewPR() (int, string) {
+	w.t.Helper()
+	head := w.GitHub.AddCommitBy(owner, name, "main", login)
+	branch := "review-" + head[:8]
+	w.GitHub.SetRef(owner, name, branch, head)
+	return w.GitHub.SeedPR(owner, name, other, fixtures.SeedPR{Head: branch, Title: "feat"}), head
+}
+
+func inline(task string, n int, line int, body string) reconcile.Action {
+	return reconcile.Action{Task: task, Repo: repo, Spec: reconcile.ReviewComment{Number: n, Path: changedFile, Line: line, Body: body}}
+}
+
+// Made once, on the pull request's head (read with the look-up), tagged
+// with the key; a replay asks GitHub nothing. The key is the line's: two
+// lines of one task are two comments without a step.
+func TestReviewCommentOnce(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n, head := w.reviewPR()
+	a := inline("T-1", n, 1, "Off by one here.")
+	r := mustDo(t, w.engine(), a)
+	if r.Outcome != reconcile.Created || r.SHA != head || r.ID == 0 {
+		t.Fatalf("first run: %+v, want created on %s", r, head)
+	}
+	before := len(w.GitHub.Requests())
+	if r2 := mustDo(t, w.engine(), a); r2.Outcome != reconcile.Skipped || r2.ID != r.ID {
+		t.Fatalf("replay: %+v, want skipped", r2)
+	}
+	if n := len(w.GitHub.Requests()) - before; n != 0 {
+		t.Errorf("the replay sent %d requests, want 0", n)
+	}
+	cs := w.GitHub.ReviewComments(owner, name, n)
+	if len(cs) != 1 || !taskkey.HasMarker(cs[0].Body, r.Key) || cs[0].Line != 1 || cs[0].Path != changedFile {
+		t.Fatalf("comments %+v, want one tagged on %s:1", cs, changedFile)
+	}
+	// Another line of the same task: another key, another comment (the
+	// fake's diff holds only line 1 of the file, so LEFT's line 1 of a
+	// file the base lacks is refused: GitHub's word, nothing is made).
+	left := inline("T-1", n, 1, "Off by one here.")
+	left.Spec = reconcile.ReviewComment{Number: n, Path: changedFile, Line: 1, Side: "LEFT", Body: "Off by one here."}
+	if keyOf(t, left) == r.Key {
+		t.Fatal("LEFT and RIGHT of one line share a key")
+	}
+	if _, err := do(w.ctx, w.engine(), left); err == nil || !strings.Contains(err.Error(), "diff") {
+		t.Fatalf("a line the diff does not show: %v, want GitHub's refusal in words", err)
+	}
+	if keyOf(t, inline("T-1", n, 2, "x")) == r.Key {
+		t.Fatal("two lines share a key")
+	}
+	// RIGHT named is the RIGHT left out.
+	right := inline("T-1", n, 1, "Off by one here.")
+	right.Spec = reconcile.ReviewComment{Number: n, Path: changedFile, Line: 1, Side: "RIGHT", Body: "Off by one here."}
+	if keyOf(t, right) != r.Key {
+		t.Error("side RIGHT named is another key than side left out")
+	}
+}
+
+// A reworded comment on the same line is that line's key: it is never a
+// second comment; the same-act rule answers with the facts (exit 7), and
+// the same text set aside its markup is the first.
+func TestReviewCommentRewordedIsTheSameKey(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n, _ := w.reviewPR()
+	first := mustDo(t, w.engine(), inline("T-1", n, 1, "Off by one here."))
+	var so *reconcile.SameOrAnotherError
+	if _, err := do(w.ctx, w.engine(), inline("T-1", n, 1, "This index is off by one.")); !errors.As(err, &so) || so.Result.ID != first.ID || so.Field != "body" {
+		t.Fatalf("reworded: %v, want a *SameOrAnotherError naming comment %d", err, first.ID)
+	}
+	if r := mustDo(t, w.engine(), inline("T-1", n, 1, "**Off by one** here.")); r.Outcome != reconcile.Skipped || r.ID != first.ID {
+		t.Fatalf("the same text in markup: %+v, want the first skipped", r)
+	}
+	if cs := w.GitHub.ReviewComments(owner, name, n); len(cs) != 1 {
+		t.Fatalf("%d comments, want 1", len(cs))
+	}
+}
+
+// claude-code-action #1405: the same inline comment posted twice, 15–25
+// s apart, by a retry whose first answer was lost or whose process died
+// after GitHub stored it. The retry finds the first, with the ledger kept
+// or lost; a 502 before GitHub stored anything leaves the entry
+// unconfirmed until a look-up answers, then it is made once.
+func TestReviewCommentRetryAfterALostAnswer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		fault fixtures.FaultKind
+		lose  bool
+		want  reconcile.Outcome
+	}{
+		{"dropped, ledger kept", fixtures.DropAfterCommit, false, reconcile.Found},
+		{"dropped, ledger lost", fixtures.DropAfterCommit, true, reconcile.Found},
+		{"504 after the write", fixtures.Status504AfterCommit, false, reconcile.Found},
+		{"502 before the write", fixtures.Status502BeforeCommit, false, reconcile.Created},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			n, _ := w.reviewPR()
+			a := inline("PR-7", n, 1, "Off by one here.")
+			w.GitHub.Inject(fixtures.Fault{Match: fixtures.MatchMethod(http.MethodPost), Kind: tc.fault})
+			_, err := do(w.ctx, w.engine(), a)
+			var uc *reconcile.UnconfirmedError
+			if !errors.As(err, &uc) {
+				t.Fatalf("lost answer: %v, want *UnconfirmedError (a maybe is never a no)", err)
+			}
+			if tc.lose {
+				if err := os.RemoveAll(w.Ledger); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := mustDo(t, w.engine(), a)
+			if r.Outcome != tc.want {
+				t.Fatalf("retry: %s, want %s", r.Outcome, tc.want)
+			}
+			if cs := w.GitHub.ReviewComments(owner, name, n); len(cs) != 1 || cs[0].ID != r.ID {
+				t.Fatalf("comments %+v, want only #%d", cs, r.ID)
+			}
+		})
+	}
+}
+
+// A comment by another identity carrying our key's tags (a copy, a
+// forgery) is not ours: ours is made beside it, once.
+func TestReviewCommentIgnoresALookAlike(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n, head := w.reviewPR()
+	a := inline("T-1", n, 1, "Off by one here.")
+	gh := github.NewClient(nil).WithAuthToken(otherT)
+	gh, _ = gh.WithEnterpriseURLs(w.GitHub.URL(), w.GitHub.URL())
+	if _, _, err := gh.PullRequests.CreateComment(w.ctx, owner, name, n, &github.PullRequestComment{
+		Body: github.String(taskkey.WithMarker(keyOf(t, a), "Off by one here.")), CommitID: github.String(head),
+		Path: github.String(changedFile), Line: github.Int(1)}); err != nil {
+		t.Fatal(err)
+	}
+	r := mustDo(t, w.engine(), a)
+	if r.Outcome != reconcile.Created {
+		t.Fatalf("%+v, want ours created beside the look-alike", r)
+	}
+	if r := mustDo(t, w.engine(), a); r.Outcome != reconcile.Skipped {
+		t.Fatalf("replay: %s", r.Outcome)
+	}
+	if cs := w.GitHub.ReviewComments(owner, name, n); len(cs) != 2 {
+		t.Fatalf("%d comments, want the look-alike and ours", len(cs))
+	}
+}
+
+// A reply's key is the comment it answers: replied once, in its thread;
+// a reply to a comment that is not there, or on a pull request that is
+// not, is refused and makes nothing.
+func TestReviewCommentReply(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n, _ := w.reviewPR()
+	root := mustDo(t, w.engine(), inline("T-1", n, 1, "Off by one here."))
+	reply := reconcile.Action{Task: "T-1", Repo: repo, Spec: reconcile.ReviewComment{Number: n, InReplyTo: root.ID, Body: "Fixed in the next push."}}
+	r := mustDo(t, w.engine(), reply)
+	if r.Outcome != reconcile.Created || r.ID == root.ID {
+		t.Fatalf("reply: %+v", r)
+	}
+	if r2 := mustDo(t, w.engine(), reply); r2.Outcome != reconcile.Skipped || r2.ID != r.ID {
+		t.Fatalf("reply again: %+v", r2)
+	}
+	cs := w.GitHub.ReviewComments(owner, name, n)
+	if len(cs) != 2 || cs[1].InReplyTo != root.ID {
+		t.Fatalf("comments %+v, want the root and one reply in its thread", cs)
+	}
+	for _, spec := range []reconcile.ReviewComment{
+		{Number: n, InReplyTo: root.ID + 1000, Body: "x"},
+		{Number: n + 1000, Path: changedFile, Line: 1, Body: "x"},
+	} {
+		_, err := do(w.ctx, w.engine(), reconcile.Action{Task: "T-2", Repo: repo, Spec: spec})
+		if err == nil || errors.As(err, new(*reconcile.UnconfirmedError)) {
+			t.Errorf("%+v: %v, want a refusal", spec, err)
+		}
+	}
+	if cs := w.GitHub.ReviewComments(owner, name, n); len(cs) != 2 {
+		t.Fatalf("%d comments after the refusals, want 2", len(cs))
+	}
+}
+
+// The stored description holds the commit the look-up chose, and a done
+// key's entry names the kind.
+func TestReviewCommentRecordsTheChosenCommit(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n, head := w.reviewPR()
+	r := mustDo(t, w.engine(), inline("T-1", n, 1, "Off by one here."))
+	l := w.OpenLedger()
+	defer l.Close()
+	e, err := l.Get(w.ctx, r.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Status != ledger.Done || e.Kind != "review-comment" || !strings.Contains(string(e.Payload), head) {
+		t.Fatalf("entry %s %s %s, want done review-comment on %s", e.Status, e.Kind, e.Payload, head)
+	}
+}
