@@ -147,9 +147,9 @@ func (s *Server) createReview(c *call, rp *repo) *reply {
 		return notFound()
 	}
 	var in struct {
-		Body     string          `json:"body"`
-		Event    string          `json:"event"`
-		CommitID string          `json:"commit_id"`
+		Body     string               `json:"body"`
+		Event    string               `json:"event"`
+		CommitID string               `json:"commit_id"`
 		Comments []reviewDraftComment `json:"comments"`
 	}
 	if rep := decodeBody(c, &in); rep != nil {
