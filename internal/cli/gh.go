@@ -373,18 +373,26 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 	kind, hook := ghKinds[verb], ghHooks[verb]
 	face, _ := kinds.FaceOf(kind)
 	if hook.satisfied == nil || !hook.satisfied(o) {
-		var missing []string
+		// gh names every flag it needs when one is missing (`-t x` alone:
+		// "must provide `--title` and `--body`"), and so does the shim.
+		var required []string
+		missing := false
 		for _, v := range o.fields {
-			switch {
-			case !v.field.Required || slices.Contains(hook.infers, v.field.Name) || o.given(v):
-			case v.switches != nil:
-				missing = append(missing, "`--"+strings.Join(slices.Sorted(maps.Keys(v.switches)), "` or `--")+"`")
-			default:
-				missing = append(missing, "`--"+v.field.Flag+"`")
+			if !v.field.Required || slices.Contains(hook.infers, v.field.Name) {
+				continue
+			}
+			if v.field.Arg != "" { // a positional argument is asked for by its hook
+				continue
+			}
+			missing = missing || !o.given(v)
+			if v.switches != nil {
+				required = append(required, "`--"+strings.Join(slices.Sorted(maps.Keys(v.switches)), "` or `--")+"`")
+			} else {
+				required = append(required, "`--"+v.field.Flag+"`")
 			}
 		}
-		if len(missing) > 0 {
-			return usagef("gh %s: must provide %s%s when not running interactively", verb, strings.Join(missing, " and "), hook.alt)
+		if missing {
+			return usagef("gh %s: must provide %s%s when not running interactively", verb, strings.Join(required, " and "), hook.alt)
 		}
 	}
 	env := newGhEnv(ctx, sys, self)
