@@ -307,12 +307,8 @@ func lineCount(b []byte) int {
 func (s *Server) ReviewComments(owner, repo string, number int) []Comment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	is := rp.issueByNumber(int64(number))
-	if is == nil || is.pull == nil {
+	is := s.pullLocked(owner, repo, number)
+	if is == nil {
 		return nil
 	}
 	var out []Comment

@@ -240,16 +240,26 @@ type Review struct {
 	Comments            int // inline comments made with it
 }
 
-// Reviews returns pull request number's reviews, oldest first.
-func (s *Server) Reviews(owner, repo string, number int) []Review {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// pullLocked is pull request number of owner/repo (its issue, whose pull
+// is set), nil when either does not exist; s.mu is held.
+func (s *Server) pullLocked(owner, repo string, number int) *issue {
 	rp := s.repoLocked(owner, repo)
 	if rp == nil {
 		return nil
 	}
 	is := rp.issueByNumber(int64(number))
 	if is == nil || is.pull == nil {
+		return nil
+	}
+	return is
+}
+
+// Reviews returns pull request number's reviews, oldest first.
+func (s *Server) Reviews(owner, repo string, number int) []Review {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.pullLocked(owner, repo, number)
+	if is == nil {
 		return nil
 	}
 	var out []Review
@@ -265,12 +275,8 @@ func (s *Server) Reviews(owner, repo string, number int) []Review {
 func (s *Server) SeedReview(owner, repo string, number int, login, state, body string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return 0
-	}
-	is := rp.issueByNumber(int64(number))
-	if is == nil || is.pull == nil {
+	is := s.pullLocked(owner, repo, number)
+	if is == nil {
 		return 0
 	}
 	// Review ids share the comment counter's range, as on GitHub they are
