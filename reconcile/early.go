@@ -48,10 +48,7 @@ func (e *Engine) lookEarly(ctx context.Context, a Action, key string) *early {
 	if !e.cfg.DoneNeedsProof || e.cfg.GitHub == nil {
 		return nil
 	}
-	env, err := e.env(a.Repo, "")
-	if err != nil {
-		return nil
-	}
+	env := e.env(a.repo, "")
 	env.NeverAttempted = !e.cfg.LedgerNew // as dateEnv sets it for a created entry
 	x := &early{started: e.cfg.Now(), done: make(chan struct{})}
 	// Who we are decides what counts as ours, and look checks it first:

@@ -293,10 +293,7 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 // the key (the entry was written by someone else, or the artifact was
 // deleted) or cannot tell. It writes nothing.
 func (e *Engine) proveDone(ctx context.Context, a Action, entry *ledger.Entry) (*ledger.Entry, error) {
-	env, err := e.env(a.Repo, ledger.Done)
-	if err != nil {
-		return nil, err
-	}
+	env := e.env(a.repo, ledger.Done)
 	res := a.Spec.Find(ctx, env, entry.Key)
 	switch res.State {
 	case effect.Found:
@@ -379,10 +376,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, a Action, 
 			return release(err)
 		}
 	}
-	env, err := e.env(a.Repo, c.Prior)
-	if err != nil {
-		return release(err)
-	}
+	env := e.env(a.repo, c.Prior)
 	e.dateEnv(env, c, claimed)
 	// Who we are on GitHub decides what counts as ours; a token GitHub
 	// rejects is a configuration error, not an unknown outcome. Nothing was
@@ -423,6 +417,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, a Action, 
 	// that anyone who can push writes (DoneNeedsProof) keeps no payload.
 	var prior Spec
 	if entry.PayloadHash != hash && len(entry.Payload) > 0 && !e.cfg.DoneNeedsProof {
+		var err error
 		if prior, err = DecodeSpec(entry.Kind, entry.Payload); err != nil {
 			return release(err)
 		}
@@ -639,16 +634,8 @@ func (e *Engine) dateEnv(env *Env, c *ledger.Claim, claimed time.Time) {
 	env.Since = since.Add(-e.cfg.ClockSkew)
 }
 
-func (e *Engine) env(repo string, prior ledger.Status) (*Env, error) {
-	env := &Env{GitHub: e.cfg.GitHub, Prior: prior, LedgerNew: e.cfg.LedgerNew}
-	if repo != "" {
-		r, err := ghcheck.ParseRepo(repo)
-		if err != nil {
-			return nil, err
-		}
-		env.Repo = r
-	}
-	return env, nil
+func (e *Engine) env(repo ghcheck.Repo, prior ledger.Status) *Env {
+	return &Env{GitHub: e.cfg.GitHub, Prior: prior, LedgerNew: e.cfg.LedgerNew, Repo: repo}
 }
 
 func encodeSpec(s Spec) ([]byte, string, error) { return once.Encode(s.Kind(), s) }

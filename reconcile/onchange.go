@@ -137,10 +137,7 @@ func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payl
 	if !ok {
 		return cannot()
 	}
-	env, err := e.env(a.Repo, entry.Status)
-	if err != nil {
-		return nil, err
-	}
+	env := e.env(a.repo, entry.Status)
 	art := effect.Artifact{Number: r.Number, ID: r.ID, URL: r.URL, SHA: r.SHA, Text: r.Ref}
 	got, kept, err := up.Update(ctx, env, r.Key, art, r.Changed)
 	if errors.Is(err, errLacks) {

@@ -73,7 +73,7 @@ func Prepare(a Action) (*Prepared, error) {
 	if a.Repo == "" {
 		return nil, empty("repo", fmt.Sprintf("the repository a %s acts on, as OWNER/NAME", id.Kind))
 	}
-	if _, err := ghcheck.ParseRepo(a.Repo); err != nil {
+	if a.repo, err = ghcheck.ParseRepo(a.Repo); err != nil {
 		return nil, invalid(err)
 	}
 	if err := a.Spec.Validate(p.key); err != nil {

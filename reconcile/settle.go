@@ -122,12 +122,13 @@ func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pen
 		return nil, s, err
 	}
 	claimed := e.cfg.Now()
-	env, err := e.env(ent.Repo, ledger.Attempting)
+	r, err := ghcheck.ParseRepo(ent.Repo)
 	if err != nil {
 		e.core.Release(c, err.Error())
 		s.Why = err.Error()
 		return nil, s, nil
 	}
+	env := e.env(r, ledger.Attempting)
 	e.dateEnv(env, c, claimed)
 	return &pending{claim: c, claimed: claimed, spec: spec, env: env, s: s}, s, nil
 }

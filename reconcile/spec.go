@@ -64,6 +64,9 @@ type Action struct {
 	StepDerived bool
 	Repo        string // "owner/name"
 	Spec        Spec
+	// repo is Repo as Prepare parsed it, once: every request of the action
+	// reads it, not the string.
+	repo ghcheck.Repo
 	// OnChange says what to do when the key is done but this description
 	// differs from the stored one: OnChangeAuto (""), OnChangeWarn,
 	// OnChangeFail or OnChangeUpdate.
