@@ -222,11 +222,11 @@ func (e *Engine) proveDone(ctx context.Context, entry *ledger.Entry, spec Spec) 
 		done.Ref.Text = res.Artifact.Text
 		return once.ResultOf(&done, Skipped), nil
 	case effect.Absent:
-		return nil, &once.ConflictError{Key: entry.Key, DoneUnproven: true, Err: errors.New("the ledger records it as done, and this run's check says it did not happen: " +
+		return nil, &outcome.ConflictError{Key: entry.Key, DoneUnproven: true, Err: errors.New("the ledger records it as done, and this run's check says it did not happen: " +
 			"someone else who can push wrote the entry, or the effect was undone; nothing was run. " +
 			"Check, then force the entry back to failed so that the next run runs it")}
 	default:
-		return nil, &once.UnconfirmedError{Key: entry.Key, Err: fmt.Errorf("the ledger records it as done, and the check could not confirm it: %w", res.Err),
+		return nil, &outcome.UnconfirmedError{Key: entry.Key, Err: fmt.Errorf("the ledger records it as done, and the check could not confirm it: %w", res.Err),
 			Hint: "Nothing was run: rerun the same command once the check answers."}
 	}
 }
@@ -277,7 +277,7 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h once.Held, spec
 			hint = checkHint(key)
 		}
 		e.core.Release(c, errText(res.Err))
-		return nil, &once.UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: hint}
+		return nil, &outcome.UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: hint}
 	}
 	return e.create(ctx, env, entry, h, spec, p)
 }
@@ -305,7 +305,7 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h on
 		}
 		env.markSending = func(ctx context.Context, p ledger.Proc) error {
 			if err := e.core.MarkSending(ctx, key, entry.Fence, p); err != nil {
-				return &effect.CreateError{Class: effect.ClassNotSent, Err: &once.NotSentError{Key: key, Ledger: true, Err: err}}
+				return &effect.CreateError{Class: effect.ClassNotSent, Err: &outcome.NotSentError{Key: key, Ledger: true, Err: err}}
 			}
 			return nil
 		}

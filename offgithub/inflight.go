@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/internal/human"
-	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/internal/procid"
 	"github.com/ghonce/ghonce/internal/supervise"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // letInFlightLand waits, before looking, until what the attempt claim c
@@ -41,7 +41,7 @@ func (e *Engine) waitForProcesses(ctx context.Context, key string, sup ledger.Pr
 		}
 		waited := e.oc.Now().Sub(start)
 		if waited >= e.oc.Wait {
-			return "", &once.UnconfirmedError{Key: key, Err: fmt.Errorf("the earlier attempt's command still runs (%s) after waiting %s", supervise.Describe(sup), human.Duration(waited)),
+			return "", &outcome.UnconfirmedError{Key: key, Err: fmt.Errorf("the earlier attempt's command still runs (%s) after waiting %s", supervise.Describe(sup), human.Duration(waited)),
 				Hint: "Its effect may still happen: rerun once it has ended; `ghonce reconcile` settles it then."}
 		}
 		if !told {

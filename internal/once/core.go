@@ -27,6 +27,7 @@ import (
 	"github.com/ghonce/ghonce/internal/procid"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/observe"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // Config builds a Core. Ledger is required; New fills in the defaults of
@@ -183,7 +184,7 @@ func (o *Core) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger.Claim, 
 // when, and whether the holder runs here.
 func (o *Core) inProgress(ctx context.Context, c *ledger.Claim, here bool, waited time.Duration) error {
 	e := c.Entry
-	ip := &InProgressError{Key: e.Key, Holder: e.Owner, Waited: waited, Until: e.LeaseUntil, Here: here}
+	ip := &outcome.InProgressError{Key: e.Key, Holder: e.Owner, Waited: waited, Until: e.LeaseUntil, Here: here}
 	if !c.Now.IsZero() {
 		ip.Left = max(e.LeaseUntil.Sub(c.Now), 0)
 	}
@@ -270,7 +271,7 @@ func (o *Core) MarkFailed(key string, entry *ledger.Entry, err error) error {
 	if errors.Is(err, ledger.ErrUnavailable) {
 		return Unavailable(key, err)
 	}
-	return &UnconfirmedError{Key: key, Err: &NotSentError{Key: key, Ledger: true, Err: err}, Hint: RerunHint}
+	return &outcome.UnconfirmedError{Key: key, Err: &outcome.NotSentError{Key: key, Ledger: true, Err: err}, Hint: RerunHint}
 }
 
 // LetInFlightLand waits, before looking, until a request to GitHub that
@@ -325,7 +326,7 @@ func (o *Core) Record(p ledger.FinishParams) (*ledger.Entry, error) {
 	if err != nil {
 		if errors.Is(err, ledger.ErrFenced) && p.Status == ledger.Done {
 			// A newer attempt took over; it will find this artifact.
-			return nil, &UnconfirmedError{Key: key, Err: err, Hint: "A newer attempt owns this key now and will find what this one made."}
+			return nil, &outcome.UnconfirmedError{Key: key, Err: err, Hint: "A newer attempt owns this key now and will find what this one made."}
 		}
 		if p.Status == ledger.Done {
 			// The artifact exists on GitHub but the ledger could not say so
@@ -336,7 +337,7 @@ func (o *Core) Record(p ledger.FinishParams) (*ledger.Entry, error) {
 			// caller (the MCP server, a library user) can retry at once
 			// instead of waiting out its own lease.
 			_, _ = o.cfg.Ledger.Finish(ctx, FinishParams(key, p.Fence, ledger.Attempting, "", effect.Artifact{}, "the ledger could not record "+p.Outcome+": "+err.Error()))
-			return nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("%s on GitHub (%s), but the ledger could not record it: %w", p.Outcome, RefText(p.Ref), err), Hint: RerunHint}
+			return nil, &outcome.UnconfirmedError{Key: key, Err: fmt.Errorf("%s on GitHub (%s), but the ledger could not record it: %w", p.Outcome, RefText(p.Ref), err), Hint: RerunHint}
 		}
 		return nil, err
 	}

@@ -7,15 +7,6 @@ import (
 	"github.com/ghonce/ghonce/outcome"
 )
 
-// The errors of an attempt that did not end done: see package outcome.
-type (
-	UnconfirmedError       = outcome.UnconfirmedError
-	InProgressError        = outcome.InProgressError
-	ConflictError          = outcome.ConflictError
-	LedgerUnavailableError = outcome.LedgerUnavailableError
-	NotSentError           = outcome.NotSentError
-)
-
 // RerunHint is the next step of an attempt whose outcome is unknown.
 const RerunHint = "The entry stays \"attempting\": rerun the same command, or run `ghonce reconcile`, to settle it against GitHub before anything is created again."
 
@@ -26,5 +17,5 @@ func Unavailable(key string, err error) error {
 	if !errors.Is(err, ledger.ErrUnavailable) {
 		return err
 	}
-	return &UnconfirmedError{Key: key, Err: &LedgerUnavailableError{Key: key, Err: err}}
+	return &outcome.UnconfirmedError{Key: key, Err: &outcome.LedgerUnavailableError{Key: key, Err: err}}
 }

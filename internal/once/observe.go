@@ -9,6 +9,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/observe"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // Outcomes of an action that ended in an error, as metrics and traces name
@@ -21,15 +22,15 @@ const (
 )
 
 // Outcomes are every outcome an action is counted under.
-var Outcomes = []string{string(Created), string(Found), string(Skipped), OutcomeRefused, OutcomeUnconfirmed, OutcomeInProgress, OutcomeError}
+var Outcomes = []string{string(outcome.Created), string(outcome.Found), string(outcome.Skipped), OutcomeRefused, OutcomeUnconfirmed, OutcomeInProgress, OutcomeError}
 
 // ErrOutcome names how an action that returned err ended: one of the
 // error outcomes above.
 func ErrOutcome(err error) string {
 	var (
-		uc *UnconfirmedError
-		ip *InProgressError
-		cf *ConflictError
+		uc *outcome.UnconfirmedError
+		ip *outcome.InProgressError
+		cf *outcome.ConflictError
 		ce *effect.CreateError
 	)
 	switch {

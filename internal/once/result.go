@@ -12,21 +12,9 @@ import (
 	"github.com/ghonce/ghonce/taskkey"
 )
 
-// Outcome and its values: see outcome.Outcome.
-type Outcome = outcome.Outcome
-
-const (
-	Created = outcome.Created
-	Found   = outcome.Found
-	Skipped = outcome.Skipped
-)
-
-// Result: see outcome.Result.
-type Result = outcome.Result
-
 // ResultOf is the result of entry ent, which ended as o.
-func ResultOf(ent *ledger.Entry, o Outcome) *Result {
-	return &Result{
+func ResultOf(ent *ledger.Entry, o outcome.Outcome) *outcome.Result {
+	return &outcome.Result{
 		Key: ent.Key, Kind: ent.Kind, Task: ent.Task, Step: ent.Step, Repo: ent.Repo, Outcome: o,
 		Number: ent.Ref.Number, URL: ent.Ref.URL, ID: ent.Ref.ID, SHA: ent.Ref.SHA, Ref: ent.Ref.Text,
 		Attempts: ent.Attempts,
@@ -35,7 +23,7 @@ func ResultOf(ent *ledger.Entry, o Outcome) *Result {
 
 // OutcomeOf names how an action ended: its Result's outcome, or one of the
 // error outcomes (ErrOutcome).
-func OutcomeOf(r *Result, err error) string {
+func OutcomeOf(r *outcome.Result, err error) string {
 	if err == nil && r != nil {
 		return string(r.Outcome)
 	}
@@ -43,11 +31,11 @@ func OutcomeOf(r *Result, err error) string {
 }
 
 // Do runs do for action a, counted and traced by o.
-func (o *Observer) Do(ctx context.Context, a Action, do func(context.Context) (*Result, error)) (*Result, error) {
+func (o *Observer) Do(ctx context.Context, a Action, do func(context.Context) (*outcome.Result, error)) (*outcome.Result, error) {
 	if o.Off() {
 		return do(ctx)
 	}
-	var r *Result
+	var r *outcome.Result
 	err := o.Observe(ctx, a, func(ctx context.Context) (Ended, error) {
 		var err error
 		r, err = do(ctx)
@@ -109,7 +97,7 @@ func (o *Core) CreateFailed(key string, fence int64, kind string, err error, not
 		return fmt.Errorf("create %s: %w (%s)", kind, err, notSent)
 	}
 	_, _ = o.Finish(key, fence, ledger.Attempting, "", effect.Artifact{}, err.Error())
-	return &UnconfirmedError{Key: key, Err: fmt.Errorf("create %s may have taken effect: %w", kind, err), Hint: RerunHint}
+	return &outcome.UnconfirmedError{Key: key, Err: fmt.Errorf("create %s may have taken effect: %w", kind, err), Hint: RerunHint}
 }
 
 // WithPrior is res, the look-up of this run's description, completed by
@@ -126,18 +114,12 @@ func WithPrior(res, prior effect.Result) effect.Result {
 	return res
 }
 
-// Settlement and Progress: see package outcome.
-type (
-	Settlement = outcome.Settlement
-	Progress   = outcome.Progress
-)
-
 // ClaimToSettle claims ent for settling it (Reconcile). It does not wait
 // for a live holder: that one is settling the entry itself; it takes over
 // from one proven gone (the ledger judges the lease, on its own clock). It
 // returns the claim held, or nil and the settlement of an entry it cannot
 // or need not settle.
-func (o *Core) ClaimToSettle(ctx context.Context, ent *ledger.Entry) (*ledger.Claim, Settlement, error) {
+func (o *Core) ClaimToSettle(ctx context.Context, ent *ledger.Entry) (*ledger.Claim, outcome.Settlement, error) {
 	s := Reported(ent, "")
 	p := ledger.ClaimParams{
 		Key: ent.Key, Task: ent.Task, Step: ent.Step, Kind: ent.Kind, Repo: ent.Repo, Target: ent.Target,
@@ -184,6 +166,6 @@ func Forged(ent *ledger.Entry) string {
 }
 
 // Reported is the settlement of ent, left as it is, for the reason why.
-func Reported(ent *ledger.Entry, why string) Settlement {
-	return Settlement{Key: ent.Key, Kind: ent.Kind, Task: ent.Task, Step: ent.Step, Repo: ent.Repo, From: ledger.Attempting, To: ledger.Attempting, Why: why}
+func Reported(ent *ledger.Entry, why string) outcome.Settlement {
+	return outcome.Settlement{Key: ent.Key, Kind: ent.Kind, Task: ent.Task, Step: ent.Step, Repo: ent.Repo, From: ledger.Attempting, To: ledger.Attempting, Why: why}
 }
