@@ -114,7 +114,11 @@ func actionArm(root *cobra.Command, verb string) (string, []string, error) {
 				stmts = append(stmts, "args+=("+flag+"-file "+v+")")
 			case fl.File && !strings.HasSuffix(in, "-file"):
 				inputs = append(inputs, in+"-file")
-				stmts = append(stmts, "text "+flag+" "+v+` "$`+envName(in+"-file")+`"`+optional(!fl.Required, " opt"))
+				s := "text " + flag + " " + v + ` "$` + envName(in+"-file") + `"`
+				if !fl.Required {
+					s += " opt"
+				}
+				stmts = append(stmts, s)
 			default:
 				stmts = append(stmts, "opt "+flag+" "+v)
 			}
@@ -123,18 +127,9 @@ func actionArm(root *cobra.Command, verb string) (string, []string, error) {
 	if c.Flags().Lookup("on-change") != nil {
 		stmts = append(stmts, `opt --on-change "$IN_ON_CHANGE"`)
 	}
-	line := strings.Join(args, " ") + ")"
+	stmts = append([]string{strings.Join(args, " ") + ")"}, stmts...)
 	var b strings.Builder
-	fmt.Fprintf(&b, "          %s)\n", strings.ReplaceAll(verb, " ", "-"))
-	for _, s := range stmts {
-		if len(line)+len(s) > 86 {
-			b.WriteString("            " + line + "\n")
-			line = s
-		} else {
-			line += "; " + s
-		}
-	}
-	b.WriteString("            " + line + " ;;\n")
+	fmt.Fprintf(&b, "          %s)\n            %s ;;\n", strings.ReplaceAll(verb, " ", "-"), strings.Join(stmts, "\n            "))
 	return b.String(), inputs, nil
 }
 
@@ -151,14 +146,12 @@ func defaultStep(kind string) string {
 // envName is the variable action.yml's script reads input in from.
 func envName(in string) string { return "IN_" + strings.ToUpper(strings.ReplaceAll(in, "-", "_")) }
 
-func optional(on bool, s string) string {
-	if on {
-		return s
+func code(s string) string {
+	if s == "" {
+		return ""
 	}
-	return ""
+	return "`" + s + "`"
 }
-
-func code(s string) string { return optional(s != "", "`"+s+"`") }
 
 // codes is xs as code, each after prefix, comma-separated.
 func codes(prefix string, xs []string) string {
