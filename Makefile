@@ -67,11 +67,13 @@ demo: build
 	./$(BIN) demo
 
 # The generated documentation: the CLI reference in docs/reference/cli, one
-# page per command, from the cobra commands themselves, and the MCP guides'
-# tool tables, from what `ghonce mcp` serves in its tools/list
-# (tools/docgen). Run it after changing a command, a flag, a help text or
-# an MCP tool, and commit what it writes; `go test ./docs` fails while the
-# pages are stale.
+# page per command, from the cobra commands themselves; the MCP guides'
+# tool tables, from what `ghonce mcp` serves in its tools/list; and, from
+# the kinds' declarations (effect.Face), the table of kinds
+# (docs/reference/kinds.md) and action.yml's command input and dispatch
+# (tools/docgen). Run it after changing a command, a flag, a help text, an
+# MCP tool or a kind, and commit what it writes; `go test ./docs` fails
+# while the pages are stale.
 # (docs/performance.md and docs/reliability.md are `make bench` and
 # `make reliability`: measurements, not rendered text.)
 docs:

@@ -272,8 +272,9 @@ func TestCLIReferenceIsCurrent(t *testing.T) {
 	}
 }
 
-// The guides' generated sections (the MCP tool tables: what `ghonce mcp`
-// serves in its tools/list) are what is served today.
+// The generated sections (clidoc.GuideSections: the MCP tool tables, what
+// `ghonce mcp` serves in its tools/list; the table of kinds; action.yml's
+// command input and dispatch, from the kinds' Faces) are current.
 func TestGeneratedGuideSectionsAreCurrent(t *testing.T) {
 	want, err := clidoc.Guides(root)
 	if err != nil {
@@ -281,7 +282,7 @@ func TestGeneratedGuideSectionsAreCurrent(t *testing.T) {
 	}
 	for p, b := range want {
 		if got := read(t, p); got != string(b) {
-			t.Errorf("%s: a generated section differs from what is served; run `make docs` and commit the result", p)
+			t.Errorf("%s: a generated section differs from what the code declares; run `make docs` and commit the result", p)
 		}
 	}
 }

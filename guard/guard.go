@@ -6,19 +6,9 @@
 //	ctx = guard.WithStep(ctx, "ISSUE-42", "open-pr")
 //	pr, _, err := gh.PullRequests.Create(ctx, "octo-org", "hello-world", &github.NewPullRequest{...})
 //
-// The Transport recognises the writes of the kinds ghonce knows:
-//
-//	POST repos/{owner}/{repo}/pulls                     a pull request (default step "pr-create")
-//	POST repos/{owner}/{repo}/issues                    an issue       (default step "issue-create")
-//	POST repos/{owner}/{repo}/issues/{number}/comments  a comment      (default step "issue-comment")
-//	POST repos/{owner}/{repo}/pulls/{number}/reviews    a review       (default step "pr-review")
-//	POST repos/{owner}/{repo}/git/refs                  a branch       (default step "branch-create")
-//	PUT repos/{owner}/{repo}/contents/{path...}         a file         (default step "file-put")
-//	POST repos/{owner}/{repo}/releases                  a release      (default step "release-create")
-//	POST repos/{owner}/{repo}/issues/{number}/labels    labels added   (default step "add-labels")
-//	POST repos/{owner}/{repo}/pulls/{number}/comments   an inline comment or its reply (default step "review-comment")
-//
-// (each kind's reconcile.Face, which says which fields it carries)
+// The Transport recognises the REST writes ghonce's kinds declare (each
+// kind's effect.Face, which also says which fields it carries;
+// docs/reference/kinds.md lists them with their default steps)
 // and runs each through ghonce's engine (package reconcile) under the key
 // of the task and step its request's context carries: the same key
 // `ghonce pr create --task T` and the MCP tool use for the same task, step

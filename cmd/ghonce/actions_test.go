@@ -399,14 +399,16 @@ func TestActionStepCommandLines(t *testing.T) {
 		want   []string
 	}{
 		{map[string]string{"command": "pr-create", "base": "main", "head": "h", "title": "T", "body": "B", "labels": "a,b", "draft": "true", "step": "open"},
-			[]string{"pr", "create", "--base", "main", "--head", "h", "--title", "T", "--body", "B", "--label", "a", "--label", "b", "--draft", "--step", "open"}},
+			[]string{"pr", "create", "--base", "main", "--head", "h", "--title", "T", "--body", "B", "--draft", "--label", "a", "--label", "b", "--step", "open"}},
 		{map[string]string{"command": "issue-create", "title": "T", "body-file": "b.md", "trust-author": "x[bot]\ny[bot]"},
 			[]string{"issue", "create", "--title", "T", "--body-file", "b.md", "--trust-author", "x[bot]", "--trust-author", "y[bot]"}},
 		{map[string]string{"command": "issue-comment", "number": "7", "body": ""}, []string{"issue", "comment", "7", "--body", ""}},
 		{map[string]string{"command": "pr-comment", "number": "8", "body": "hi"}, []string{"pr", "comment", "8", "--body", "hi"}},
 		{map[string]string{"command": "branch-create", "branch": "b", "from": "main"}, []string{"branch", "create", "b", "--from", "main"}},
 		{map[string]string{"command": "file-put", "path": "p.md", "content-file": "c", "branch": "b", "message": "m"},
-			[]string{"file", "put", "p.md", "--content-file", "c", "--branch", "b", "--message", "m"}},
+			[]string{"file", "put", "p.md", "--branch", "b", "--message", "m", "--content-file", "c"}},
+		{map[string]string{"command": "pr-review", "number": "9", "event": "approve", "comments-file": "c.json"}, []string{"pr", "review", "9", "--approve", "--comments", "c.json"}},
+		{map[string]string{"command": "release-create", "tag": "v1", "body-file": "N.md", "prerelease": "true"}, []string{"release", "create", "v1", "--notes-file", "N.md", "--prerelease"}},
 		{map[string]string{"command": "issue-comment", "number": "7", "body": "b", "wait": "3m"}, []string{"issue", "comment", "7", "--body", "b", "--wait", "3m"}},
 		{map[string]string{"command": "reconcile", "wait": "3m"}, []string{"reconcile"}},
 		{map[string]string{"command": "status", "stale": "30m"}, []string{"status", "--stale", "30m"}},

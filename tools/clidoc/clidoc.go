@@ -1,7 +1,9 @@
 // Package clidoc renders ghonce's CLI reference (docs/reference/cli/) from
 // the cobra commands themselves, one Markdown page per command, so the
-// reference says what `ghonce VERB --help` says. `make docs` writes it
-// (tools/docgen); the docs tests fail when the committed pages differ.
+// reference says what `ghonce VERB --help` says, and the sections of the
+// guides and action.yml generated from the MCP server and the kinds'
+// declarations (GuideSections). `make docs` writes them (tools/docgen);
+// the docs tests fail when the committed pages differ.
 package clidoc
 
 import (
@@ -22,15 +24,7 @@ import (
 // Markdown. It is deterministic: no dates, no values from the machine it
 // runs on (the environment it reads is empty).
 func Pages() (map[string][]byte, error) {
-	sys := cli.IO{
-		In: strings.NewReader(""), Out: io.Discard, Err: io.Discard,
-		Getenv: func(string) string { return "" },
-		Now:    func() time.Time { return time.Unix(0, 0).UTC() },
-		Executable: func() (string, error) {
-			return "", fmt.Errorf("find executable: not available while rendering docs")
-		},
-	}
-	root := cli.Command(sys)
+	root := cli.Command(emptyIO())
 	root.InitDefaultCompletionCmd()
 	root.DisableAutoGenTag = true
 	pages := map[string][]byte{}
@@ -57,6 +51,19 @@ func Pages() (map[string][]byte, error) {
 	}
 	pages["README.md"] = index(root)
 	return pages, nil
+}
+
+// emptyIO is a world with nothing in it: no input, no environment, the
+// clock at 1970.
+func emptyIO() cli.IO {
+	return cli.IO{
+		In: strings.NewReader(""), Out: io.Discard, Err: io.Discard,
+		Getenv: func(string) string { return "" },
+		Now:    func() time.Time { return time.Unix(0, 0).UTC() },
+		Executable: func() (string, error) {
+			return "", fmt.Errorf("find executable: not available while rendering docs")
+		},
+	}
 }
 
 // fileName is cobra/doc's own name for c's page.

@@ -4,22 +4,27 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/ghonce/ghonce/internal/mcp"
 )
 
-// GuideSections are the generated sections of the guides, by page (a path
-// from the repository's root) and section name. A section sits between
+// GuideSections are the generated sections of the guides and of
+// action.yml, by page (a path from the repository's root) and section
+// name. A section sits between the lines that hold
 //
-//	<!-- generated: NAME (make docs; do not edit) -->
-//	<!-- end generated: NAME -->
+//	generated: NAME (make docs; do not edit)
+//	end generated: NAME
 //
-// lines in its page.
+// in its page's comments (<!-- --> in Markdown, # in YAML).
 var GuideSections = map[string][]string{
 	"docs/guide/mcp.md":       {mcp.GuideServerTools},
 	"docs/guide/mcp-proxy.md": {mcp.GuideProxyTools},
+	"docs/reference/kinds.md": {"kinds", "guard-writes"},
+	"action.yml":              {"action-command", "action-env", "action-dispatch"},
 }
 
 // Guides returns the guides with generated sections (GuideSections) as
@@ -29,6 +34,11 @@ func Guides(root string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	more, err := kindSections()
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(tables, more)
 	out := map[string][]byte{}
 	for page, names := range GuideSections {
 		b, err := os.ReadFile(filepath.Join(root, page))
@@ -45,18 +55,19 @@ func Guides(root string) (map[string][]byte, error) {
 	return out, nil
 }
 
-// splice replaces the body of page's section name with body.
+// splice replaces the body of page's section name, the lines between its
+// markers, with body.
 func splice(page []byte, name, body string) ([]byte, error) {
-	begin := []byte("<!-- generated: " + name + " (make docs; do not edit) -->\n")
-	end := []byte("<!-- end generated: " + name + " -->\n")
-	i := bytes.Index(page, begin)
-	j := bytes.Index(page, end)
-	if i < 0 || j < i {
-		return nil, fmt.Errorf("no section %s: want it between the lines %q and %q", name, bytes.TrimSpace(begin), bytes.TrimSpace(end))
+	begin := "generated: " + name + " (make docs; do not edit)"
+	end := "end generated: " + name
+	i, j := bytes.Index(page, []byte(begin)), -1
+	if i >= 0 {
+		i += bytes.IndexByte(page[i:], '\n') + 1
+		j = bytes.Index(page[i:], []byte(end))
 	}
-	var b bytes.Buffer
-	b.Write(page[:i+len(begin)])
-	b.WriteString(body)
-	b.Write(page[j:])
-	return b.Bytes(), nil
+	if j < 0 {
+		return nil, fmt.Errorf("no section %s: want it between lines that say %q and %q", name, begin, end)
+	}
+	j = i + bytes.LastIndexByte(page[i:i+j], '\n') + 1
+	return slices.Concat(page[:i], []byte(body), page[j:]), nil
 }

@@ -1,8 +1,9 @@
 // Command docgen writes the generated part of the documentation: the CLI
-// reference in docs/reference/cli, one page per command, and the guides'
-// generated sections, the MCP tool tables among them (tools/clidoc).
-// `make docs` runs it; run it after changing a command, a flag or a help
-// text, and commit what it writes.
+// reference in docs/reference/cli, one page per command, and the generated
+// sections of the guides and action.yml: the MCP tool tables, the table of
+// kinds, the Action's dispatch (tools/clidoc). `make docs` runs it; run it
+// after changing a command, a flag, a help text or a kind, and commit what
+// it writes.
 package main
 
 import (
