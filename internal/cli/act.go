@@ -325,3 +325,14 @@ func (f *factory) printResult(r *reconcile.Result, asJSON bool) error {
 	}
 	return nil
 }
+
+// inWords is an error in a front's own words, the original kept for
+// errors.As and the exit code.
+type inWords struct {
+	msg string
+	err error
+}
+
+func (e *inWords) Error() string { return e.msg }
+
+func (e *inWords) Unwrap() error { return e.err }

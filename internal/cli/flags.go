@@ -319,3 +319,17 @@ var flagsFile string
 
 // flagSays is the help flags.txt gives a flag that needs more than a line.
 var flagSays = human.Texts(flagsFile)
+
+// settleFromEnv is GHONCE_SETTLE, a Go duration ("0" waits not at all), as
+// the default of --settle; def when it is unset.
+func settleFromEnv(getenv func(string) string, def time.Duration) (time.Duration, error) {
+	v := strings.TrimSpace(getenv("GHONCE_SETTLE"))
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, usagef("GHONCE_SETTLE=%q is not a duration: want e.g. 15s, 500ms or 0 (no wait)", v)
+	}
+	return d, nil
+}

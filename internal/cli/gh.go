@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
@@ -551,16 +548,6 @@ func inferPRNumber(ctx context.Context, g *ghCall, p map[string]any) error {
 	return err
 }
 
-// inWords is an error in a front's own words, the original kept for
-// errors.As and the exit code.
-type inWords struct {
-	msg string
-	err error
-}
-
-func (e *inWords) Error() string { return e.msg }
-func (e *inWords) Unwrap() error { return e.err }
-
 // ghNames are the fields gh takes under another name than --FIELD, and the
 // two the shim reads from the environment.
 var ghNames = map[string]string{
@@ -642,30 +629,6 @@ func applyGhMetadata(ctx context.Context, c *ghcheck.Client, repo ghcheck.Repo, 
 // terminals and GH_PROMPT_DISABLED is unset.
 func canPrompt(sys IO) bool {
 	return sys.Getenv("GH_PROMPT_DISABLED") == "" && sys.isTerminal(sys.In) && sys.isTerminal(sys.Out)
-}
-
-// isTerminal reports whether stream (sys.In, sys.Out or sys.Err) is a
-// terminal.
-func (sys IO) isTerminal(stream any) bool {
-	if sys.IsTerminal != nil {
-		return sys.IsTerminal(stream)
-	}
-	f, ok := stream.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// settleFromEnv is GHONCE_SETTLE, a Go duration ("0" waits not at all), as
-// the default of --settle; def when it is unset.
-func settleFromEnv(getenv func(string) string, def time.Duration) (time.Duration, error) {
-	v := strings.TrimSpace(getenv("GHONCE_SETTLE"))
-	if v == "" {
-		return def, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, usagef("GHONCE_SETTLE=%q is not a duration: want e.g. 15s, 500ms or 0 (no wait)", v)
-	}
-	return d, nil
 }
 
 // parseGhTarget parses a comment's target: a number, or a pull request or

@@ -61,7 +61,7 @@ func initRun(ctx context.Context, opts *initOptions) error {
 		word = "created"
 	}
 	fmt.Fprintf(f.sys.Err, "ghonce: ledger %s%s\n", word, originNote(ctx, l))
-	if msg := f.recordLogin(ctx, l); msg != "" {
+	if msg := recordLogin(ctx, f, l); msg != "" {
 		fmt.Fprintln(f.sys.Err, "ghonce: "+msg)
 	}
 	if opts.JSON {
@@ -92,7 +92,7 @@ func originNote(ctx context.Context, l *store.Opened) string {
 // recordLogin caches the token's login in l, best effort, and says what it
 // did ("" when there is no token, or a GitHub App mints them: an App's
 // identity comes from GET /app, not from the cache).
-func (f *factory) recordLogin(ctx context.Context, l *store.Opened) string {
+func recordLogin(ctx context.Context, f *factory, l *store.Opened) string {
 	if _, err := f.token(); err != nil || l.InRepository {
 		return ""
 	}

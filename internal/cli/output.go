@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
 	"time"
 
 	"github.com/ghonce/ghonce/failure"
@@ -15,40 +12,6 @@ import (
 // reconcile.Result; the ledger verbs print these. Each starts with
 // outcomeJSON; a failed run prints a failure.Failure instead. Field names
 // are part of the interface scripts read: add fields, never rename them.
-
-// outcomeJSON opens every object: ok is exit_code == 0.
-type outcomeJSON struct {
-	OK       bool `json:"ok"`
-	ExitCode int  `json:"exit_code"`
-}
-
-func succeeded() outcomeJSON { return outcomeJSON{OK: true} }
-
-// resultJSON is what an acting verb prints: the engine's result, with the
-// entry's state (done).
-type resultJSON struct {
-	outcomeJSON
-	State ledger.Status `json:"state"`
-	*reconcile.Result
-}
-
-// writeJSON prints v as the run's one JSON object.
-func (f *factory) writeJSON(v any) error {
-	f.printedJSON = true
-	if err := encodeJSON(f.sys.Out, v); err != nil {
-		return fmt.Errorf("write JSON: %w", err)
-	}
-	return nil
-}
-
-// encodeJSON writes v as one line of JSON. Strings are written as they
-// are: "&", "<" and ">" stay themselves (encoding/json's default escapes
-// them for HTML, so a title "a & b" read by jq or a person shows \u0026).
-func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
 
 // entryJSON is one ledger entry (status, resolve).
 type entryJSON struct {

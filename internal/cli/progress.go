@@ -95,3 +95,17 @@ func summarize(t tally, c *ghcheck.Client) string {
 	}
 	return msg
 }
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -139,7 +139,7 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 	}
 	before := now.Add(-age)
 	keep := func(e *ledger.Entry) bool { return !kinds.OnGitHub(e.Kind) }
-	unlabeled, failed, err := f.pruneKeyLabels(ctx, gl, opts, ghledger.PruneParams{Before: before, DryRun: true, Keep: keep})
+	unlabeled, failed, err := pruneKeyLabels(ctx, f, gl, opts, ghledger.PruneParams{Before: before, DryRun: true, Keep: keep})
 	if err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 // ledger knows the label). It returns the keys whose label is gone (with
 // p.DryRun, would go) and how many GitHub refused, each said on stderr:
 // their claims stay, for the next prune.
-func (f *factory) pruneKeyLabels(ctx context.Context, gl *ghledger.Ledger, opts *pruneOptions, p ghledger.PruneParams) (map[string]bool, int, error) {
+func pruneKeyLabels(ctx context.Context, f *factory, gl *ghledger.Ledger, opts *pruneOptions, p ghledger.PruneParams) (map[string]bool, int, error) {
 	due, err := gl.Prune(ctx, p)
 	if err != nil {
 		return nil, 0, err

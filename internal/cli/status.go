@@ -444,17 +444,3 @@ func truncate(s string, n int) string {
 	}
 	return s
 }
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

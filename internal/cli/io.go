@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/ghonce/ghonce/failure"
+	"golang.org/x/term"
+)
+
+// Exit codes. Scripts depend on them; keep them stable. They live in
+// package failure, with the mapping from an error to its code.
+const (
+	ExitOK            = failure.ExitOK
+	ExitError         = failure.ExitError
+	ExitUsage         = failure.ExitUsage
+	ExitUnconfirmed   = failure.ExitUnconfirmed
+	ExitInProgress    = failure.ExitInProgress
+	ExitStale         = failure.ExitStale
+	ExitDuplicates    = failure.ExitDuplicates
+	ExitSameOrAnother = failure.ExitSameOrAnother
+)
+
+// IO is what a command may touch of the outside world.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+	Getenv   func(string) string
+	Now      func() time.Time
+	// Sleep, if set, is how the run waits on Now's clock: the write
+	// pacer's waits (nil: the wall clock). Tests inject it.
+	Sleep      func(ctx context.Context, d time.Duration) error
+	Executable func() (string, error) // for demo, which re-runs this binary
+	// IsTerminal reports whether one of the streams above is a terminal
+	// (nil: an *os.File on one); tests inject it.
+	IsTerminal func(stream any) bool
+}
+
+// System returns the process's real IO.
+func System() IO {
+	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Now: time.Now, Executable: os.Executable}
+}
+
+// usage marks err as bad input (exit 2).
+func usage(err error) error { return &failure.UsageError{Err: err} }
+
+func usagef(format string, args ...any) error { return failure.Usagef(format, args...) }
+
+// silentError carries an exit code for an outcome the verb has reported
+// itself, on stderr and (with --json) in its own object on stdout.
+type silentError struct{ code int }
+
+func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// isTerminal reports whether stream (sys.In, sys.Out or sys.Err) is a
+// terminal.
+func (sys IO) isTerminal(stream any) bool {
+	if sys.IsTerminal != nil {
+		return sys.IsTerminal(stream)
+	}
+	f, ok := stream.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
