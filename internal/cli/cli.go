@@ -116,7 +116,7 @@ Environment:
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usage(err) })
 	addVersion(root)
 
-	f := &factory{sys: sys}
+	f := &factory{sys: sys, version: readVersion().Version}
 	root.AddCommand(newCmdNouns(f)...)
 	root.AddCommand(
 		newCmdExec(f, nil),
@@ -146,4 +146,10 @@ Environment:
 		return settleDefault(c, sys.Getenv)
 	}
 	return root, f
+}
+
+// GhMain runs ghonce invoked as gh, through `ghonce shim DIR` (package
+// ghshim), and returns the exit code.
+func GhMain(ctx context.Context, argv []string, sys IO) int {
+	return ghMain(ctx, argv, sys, readVersion().Version)
 }

@@ -26,6 +26,9 @@ import (
 // use the ledger or GitHub never opens or calls them.
 type factory struct {
 	sys IO
+	// version is this build's (see readVersion): what a ledger it creates
+	// records of its maker and what its telemetry reports.
+	version string
 	// say, when set, is the front's words for options (the gh shim's);
 	// else wordsFor decides.
 	say effect.Words
@@ -170,7 +173,7 @@ func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.O
 			return f.github(ctx, gitHubFlags{}, repo)
 		}
 	}
-	o.Now, o.CreatedBy, o.Logf = f.sys.Now, createdBy(), f.logf
+	o.Now, o.CreatedBy, o.Logf = f.sys.Now, createdBy(f.version), f.logf
 	// The backends' errors name the ledger and say what to do.
 	l, err := store.Open(ctx, loc, o)
 	switch {
@@ -258,7 +261,7 @@ func zeroIsOff(d time.Duration) time.Duration {
 }
 
 // createdBy is what a ledger this process creates records as its maker.
-func createdBy() string {
+func createdBy(version string) string {
 	host, _ := os.Hostname()
-	return fmt.Sprintf("ghonce %s, pid %d on %s", buildVersion(), os.Getpid(), host)
+	return fmt.Sprintf("ghonce %s, pid %d on %s", version, os.Getpid(), host)
 }

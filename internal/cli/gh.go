@@ -35,7 +35,7 @@ With GHONCE_EXIT_CODES=ghonce: ghonce's own codes (2 usage or no token,
 // command line is handed, verbatim, to the real gh (see realGh); so are
 // the guarded verbs' --help, --web, --dry-run and --edit-last forms,
 // which create nothing. It returns the exit code (ghExitHelp).
-func GhMain(ctx context.Context, argv []string, sys IO) int {
+func ghMain(ctx context.Context, argv []string, sys IO, version string) int {
 	args := argv[1:]
 	verb, rest, ok := guardedGh(args)
 	if !ok {
@@ -48,7 +48,7 @@ func GhMain(ctx context.Context, argv []string, sys IO) int {
 	if !ok {
 		return handOff(argv, sys)
 	}
-	err := ghRun(ctx, verb, rest, argv[0], sys)
+	err := ghRun(ctx, verb, rest, argv[0], sys, version)
 	if err == nil {
 		return ExitOK
 	}
@@ -362,7 +362,7 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // ghRun runs a guarded verb: gh's command line after the verb, self being
 // argv[0]. Bad input is refused before git, the ledger or GitHub is asked.
-func ghRun(ctx context.Context, verb string, args []string, self string, sys IO) error {
+func ghRun(ctx context.Context, verb string, args []string, self string, sys IO, version string) error {
 	o, rest, err := parseGh(verb, args)
 	if err != nil {
 		return err
@@ -445,7 +445,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 		return err
 	}
 	a.Repo = repoFlag(repo.String())
-	f := &factory{sys: env.sys, say: ghWords{}}
+	f := &factory{sys: env.sys, version: version, say: ghWords{}}
 	payload, err := gatherPayload(o.set, o.fields, nil, sys, nil, false)
 	if err != nil {
 		return err

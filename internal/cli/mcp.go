@@ -191,7 +191,7 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	eng := f.engine(l, gh, opts.Engine, func(c *reconcile.Config) { c.AnswerBeforeTags = true })
 	defer eng.Wait()
 	cfg := mcp.Config{
-		Engine: eng, Off: f.offEngine(l, f.sys.Err, opts.Engine), Ledger: l, Task: task, OnChange: onChange, Version: buildVersion(),
+		Engine: eng, Off: f.offEngine(l, f.sys.Err, opts.Engine), Ledger: l, Task: task, OnChange: onChange, Version: f.version,
 		Logf:    func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce mcp: "+format+"\n", args...) },
 		Metrics: tel.metrics, Tracer: tel.tracer,
 	}
@@ -369,7 +369,3 @@ func hostOfAPIURL(api string) string {
 	}
 	return ""
 }
-
-// buildVersion is the version this binary reports (see readVersion), for
-// the MCP handshake; "dev" for a build from a working tree.
-func buildVersion() string { return readVersion().Version }

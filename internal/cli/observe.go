@@ -28,7 +28,7 @@ type telemetry struct {
 func (f *factory) telemetry(always bool) *telemetry {
 	if f.tel == nil {
 		f.tel = &telemetry{}
-		t, err := observe.TracerFromEnv(f.sys.Getenv, observe.TracerOptions{Version: buildVersion(), Logf: f.logf})
+		t, err := observe.TracerFromEnv(f.sys.Getenv, observe.TracerOptions{Version: f.version, Logf: f.logf})
 		if err != nil {
 			f.logf("traces are off: %v", err)
 		}
@@ -37,7 +37,7 @@ func (f *factory) telemetry(always bool) *telemetry {
 	if f.tel.metrics == nil && (always || f.sys.Getenv(MetricsFileEnv) != "") {
 		f.tel.metrics = observe.NewMetrics()
 		f.tel.metrics.Zero(kinds.All(), once.Outcomes)
-		v := buildVersion()
+		v := f.version
 		f.tel.metrics.Gauges(func(set func(string, float64, ...string)) { set(observe.BuildInfo, 1, v) })
 	}
 	return f.tel
