@@ -14,6 +14,11 @@ import (
 
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/internal/actions"
+	"github.com/ghonce/ghonce/internal/cli/auditcmd"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
+	"github.com/ghonce/ghonce/internal/cli/democmd"
+	"github.com/ghonce/ghonce/internal/cli/ghshim"
+	"github.com/ghonce/ghonce/internal/cli/mcpcmd"
 )
 
 const exitCodesHelp = `Exit codes:
@@ -29,40 +34,40 @@ const exitCodesHelp = `Exit codes:
 // stdout carries exactly one JSON object whatever the outcome: the verb's
 // on success (and on the exits a verb reports itself: status --stale,
 // reconcile with entries left unsettled), else a failure.Failure.
-func Main(ctx context.Context, args []string, sys IO) int {
+func Main(ctx context.Context, args []string, sys cmdutil.IO) int {
 	root, f := newRoot(sys)
 	root.SetArgs(args)
 	root.SetOut(sys.Out)
 	root.SetErr(sys.Err)
 	root.SetIn(sys.In)
 	cmd, err := root.ExecuteContextC(ctx)
-	f.closeTelemetry()
+	f.CloseTelemetry()
 	if err == nil {
-		return ExitOK
+		return cmdutil.ExitOK
 	}
 	err = lookupError(cmd, err)
-	var se *silentError
+	var se *cmdutil.SilentError
 	if errors.As(err, &se) {
-		annotateForActions(sys, se.code, err, nil, f.runSecrets())
-		return se.code
+		cmdutil.AnnotateForActions(sys, se.Code, err, nil, f.RunSecrets())
+		return se.Code
 	}
 	verb := ""
 	if cmd != nil && cmd != root {
 		verb = strings.TrimPrefix(cmd.CommandPath(), root.Name()+" ")
 	}
-	fail := failure.Describe(err, verb, wordsFor(sys.Getenv))
-	fail.Error.Message = actions.Scrub(fail.Error.Message, f.runSecrets())
+	fail := failure.Describe(err, verb, cmdutil.WordsFor(sys.Getenv))
+	fail.Error.Message = actions.Scrub(fail.Error.Message, f.RunSecrets())
 	fmt.Fprintln(sys.Err, "ghonce: "+fail.Error.Message)
 	if fail.Key != "" && !strings.Contains(fail.Error.Message, fail.Key) {
 		fmt.Fprintln(sys.Err, "ghonce: key "+fail.Key)
 	}
-	if (jsonGiven(cmd) || jsonRequested(args)) && takesJSON(cmd) && !f.printedJSON {
-		if jerr := encodeJSON(sys.Out, fail); jerr != nil {
+	if (cmdutil.JSONGiven(cmd) || jsonRequested(args)) && cmdutil.TakesJSON(cmd) && !f.PrintedJSON {
+		if jerr := cmdutil.EncodeJSON(sys.Out, fail); jerr != nil {
 			fmt.Fprintln(sys.Err, "ghonce: write JSON: "+jerr.Error())
 		}
 	}
-	annotateForActions(sys, fail.ExitCode, err, wordsFor(sys.Getenv), f.runSecrets())
-	if fail.ExitCode == ExitUsage && fail.Error.Kind == failure.Usage {
+	cmdutil.AnnotateForActions(sys, fail.ExitCode, err, cmdutil.WordsFor(sys.Getenv), f.RunSecrets())
+	if fail.ExitCode == cmdutil.ExitUsage && fail.Error.Kind == failure.Usage {
 		fmt.Fprintf(sys.Err, "Run '%s --help' for usage.\n", strings.TrimSpace("ghonce "+verb))
 	}
 	return fail.ExitCode
@@ -82,7 +87,7 @@ func jsonRequested(args []string) bool {
 	return false
 }
 
-func newRoot(sys IO) (*cobra.Command, *factory) {
+func newRoot(sys cmdutil.IO) (*cobra.Command, *cmdutil.Factory) {
 	root := &cobra.Command{
 		Use:   "ghonce",
 		Short: "Make an agent's side effects on GitHub happen once per (task, step)",
@@ -113,15 +118,15 @@ Environment:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usage(err) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return cmdutil.Usage(err) })
 	addVersion(root)
 
-	f := &factory{sys: sys, version: readVersion().Version}
+	f := &cmdutil.Factory{IO: sys, Version: readVersion().Version}
 	root.AddCommand(newCmdNouns(f)...)
 	root.AddCommand(
 		newCmdExec(f, nil),
-		newCmdInit(f, nil), newCmdReconcile(f, nil), newCmdResolve(f, nil), newCmdStatus(f, nil), newCmdKey(f, nil), newCmdDemo(f, nil),
-		newCmdMCP(f, nil), newCmdVersion(f, nil), newCmdLabels(f), newCmdAudit(f, nil), newCmdShim(f), newCmdPrune(f, nil),
+		newCmdInit(f, nil), newCmdReconcile(f, nil), newCmdResolve(f, nil), newCmdStatus(f, nil), newCmdKey(f, nil), democmd.NewCmdDemo(f, nil),
+		mcpcmd.NewCmdMCP(f, nil), newCmdVersion(f, nil), newCmdLabels(f), auditcmd.NewCmdAudit(f, nil), ghshim.NewCmdShim(f), newCmdPrune(f, nil),
 	)
 	// `ghonce` alone shows its help; given flags but no command (`ghonce
 	// --json`), it is a usage error, as a noun without a verb is.
@@ -132,24 +137,24 @@ Environment:
 		return noVerb(c, args)
 	}
 	typeArgErrors(root)
-	addWrapperFlags(root)
+	cmdutil.AddWrapperFlags(root)
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if !c.HasSubCommands() { // a group without its command is refused anyway (noVerb)
-			warnIgnored(root, c, sys.Err)
+			cmdutil.WarnIgnored(root, c, sys.Err)
 		}
-		if err := onChangeDefault(c, sys.Getenv); err != nil {
+		if err := cmdutil.OnChangeDefault(c, sys.Getenv); err != nil {
 			return err
 		}
-		if err := trustDefault(c, sys.Getenv); err != nil {
+		if err := cmdutil.TrustDefault(c, sys.Getenv); err != nil {
 			return err
 		}
-		return settleDefault(c, sys.Getenv)
+		return cmdutil.SettleDefault(c, sys.Getenv)
 	}
 	return root, f
 }
 
 // GhMain runs ghonce invoked as gh, through `ghonce shim DIR` (package
 // ghshim), and returns the exit code.
-func GhMain(ctx context.Context, argv []string, sys IO) int {
-	return ghMain(ctx, argv, sys, readVersion().Version)
+func GhMain(ctx context.Context, argv []string, sys cmdutil.IO) int {
+	return ghshim.Main(ctx, argv, sys, readVersion().Version)
 }

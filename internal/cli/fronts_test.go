@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/kinds"
 )
@@ -23,7 +24,7 @@ import (
 // from the Face itself; guard's TestEveryDeclaredWriteIsGuarded checks
 // it.)
 func TestEveryKindIsOnTheFrontsItClaims(t *testing.T) {
-	root, _ := newRoot(IO{Getenv: func(string) string { return "" }})
+	root, _ := newRoot(cmdutil.IO{Getenv: func(string) string { return "" }})
 	claimedCLI, claimedMCP := map[string]bool{}, map[string]bool{}
 	for _, kind := range kinds.All() {
 		f, _ := kinds.FaceOf(kind)
@@ -107,7 +108,7 @@ func TestActionCarriesEveryKindsVerb(t *testing.T) {
 	if unknown == nil {
 		t.Fatal("action.yml's dispatch has no error for an unknown command")
 	}
-	root, _ := newRoot(IO{Getenv: func(string) string { return "" }})
+	root, _ := newRoot(cmdutil.IO{Getenv: func(string) string { return "" }})
 	want := map[string]bool{"reconcile": true, "status": true}
 	for _, kind := range kinds.All() {
 		f, _ := kinds.FaceOf(kind)
@@ -154,7 +155,7 @@ func TestAVerbNeedsOnlyItsKindsFace(t *testing.T) {
 	w := newCLIWorld(t)
 	for i, want := range []string{"created issue", "already done; skipped"} {
 		sys, _, errb := w.io("from stdin", nil)
-		c := newCmdKind(&factory{sys: sys}, "issue", "ticket open", nil)
+		c := newCmdKind(&cmdutil.Factory{IO: sys}, "issue", "ticket open", nil)
 		c.SetArgs([]string{"--task", "T-new", "--repo", testRepo, "-t", "Flaky", "--body-file", "-", "-l", "bug,ci"})
 		if err := c.ExecuteContext(context.Background()); err != nil {
 			t.Fatalf("run %d: %v", i, err)

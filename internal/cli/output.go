@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/failure"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -68,7 +69,7 @@ type transitionJSON struct {
 
 // statusJSON is what `status --json` prints.
 type statusJSON struct {
-	outcomeJSON
+	cmdutil.OutcomeJSON
 	// Key and State are set by `status KEY`.
 	Key     string      `json:"key,omitempty"`
 	State   string      `json:"state,omitempty"`
@@ -85,7 +86,7 @@ type statusJSON struct {
 
 // reconcileJSON is what `reconcile --json` prints.
 type reconcileJSON struct {
-	outcomeJSON
+	cmdutil.OutcomeJSON
 	Settled   []reconcile.Settlement `json:"settled"`
 	Unsettled int                    `json:"unsettled"`
 	// Error and Next are set on exit 3.
@@ -95,26 +96,26 @@ type reconcileJSON struct {
 
 // resolveJSON is what `resolve --json` prints.
 type resolveJSON struct {
-	outcomeJSON
+	cmdutil.OutcomeJSON
 	State ledger.Status `json:"state"`
 	entryJSON
 }
 
 // keyJSON is what `key --json` prints.
 type keyJSON struct {
-	outcomeJSON
+	cmdutil.OutcomeJSON
 	Key string `json:"key"`
 }
 
 // branchNameJSON is what `branch name --json` prints.
 type branchNameJSON struct {
-	outcomeJSON
+	cmdutil.OutcomeJSON
 	Branch string `json:"branch"`
 }
 
 // initJSON is what `init --json` prints.
 type initJSON struct {
-	outcomeJSON
+	cmdutil.OutcomeJSON
 	Ledger  string `json:"ledger"`
 	Created bool   `json:"created"`
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/internal/actions"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -66,7 +67,7 @@ refuses --approve and --request-changes on your own pull request: exit 1,
 nothing made.`,
 		check: func(p map[string]any) error {
 			if p["event"] == "" {
-				return usagef("give --comment, --approve or --request-changes")
+				return cmdutil.Usagef("give --comment, --approve or --request-changes")
 			}
 			return nil
 		}},
@@ -94,7 +95,7 @@ head now.
 With neither --sha nor --from, the branch starts from the default branch.`,
 		check: func(p map[string]any) error {
 			if p["sha"] != "" && p["from"] != "" {
-				return usagef("give --sha SHA or --from REF, not both")
+				return cmdutil.Usagef("give --sha SHA or --from REF, not both")
 			}
 			return nil
 		}},
@@ -117,8 +118,8 @@ the first comment back.`
 
 // kindRun is an acting verb's command line, parsed and decoded.
 type kindRun struct {
-	f        *factory
-	Act      actFlags
+	f        *cmdutil.Factory
+	Act      cmdutil.ActFlags
 	Kind     string
 	Spec     reconcile.Spec
 	OnChange string // --on-change, for a kind that can be updated
@@ -127,20 +128,20 @@ type kindRun struct {
 
 // newCmdKind is `ghonce VERB` for kind, built from its Face. runF, when a
 // test gives one, gets the decoded command line instead of the run.
-func newCmdKind(f *factory, kind, verb string, runF func(*kindRun) error) *cobra.Command {
+func newCmdKind(f *cmdutil.Factory, kind, verb string, runF func(*kindRun) error) *cobra.Command {
 	face, _ := kinds.FaceOf(kind)
 	hook := verbHooks[verb]
 	r := &kindRun{f: f, Kind: kind, names: verbNames(face)}
 	c := &cobra.Command{
 		Short: face.Does + " once per (task, step)",
-		Long:  firstOf(hook.long, face.Does+" once per (task, step).") + "\n\n" + exitCodesHelp,
+		Long:  cmdutil.FirstOf(hook.long, face.Does+" once per (task, step).") + "\n\n" + exitCodesHelp,
 	}
-	values, use := addFieldFlags(c.Flags(), kind, face.Fields, effect.Field.CLIFlag)
+	values, use := cmdutil.AddFieldFlags(c.Flags(), kind, face.Fields, effect.Field.CLIFlag)
 	sharers := sharedVerb(c, kind, verb, face, &use)
 	c.Use = verb[strings.LastIndex(verb, " ")+1:] + " " + strings.Join(use, " ")
 	nargs := 0
 	for _, v := range values {
-		if v.field.Arg != "" {
+		if v.Field.Arg != "" {
 			nargs++
 		}
 	}
@@ -148,27 +149,27 @@ func newCmdKind(f *factory, kind, verb string, runF func(*kindRun) error) *cobra
 	c.RunE = func(c *cobra.Command, args []string) error {
 		kind, values := kind, values
 		for _, sh := range sharers {
-			if slices.ContainsFunc(sh.own, func(v *fieldValue) bool { return c.Flags().Changed(v.field.CLIFlag()) }) {
+			if slices.ContainsFunc(sh.own, func(v *cmdutil.FieldValue) bool { return c.Flags().Changed(v.Field.CLIFlag()) }) {
 				kind, r.Kind, r.names = sh.kind, sh.kind, sh.names
-				values = slices.Concat(slices.DeleteFunc(slices.Clone(values), func(v *fieldValue) bool { _, ok := sh.face.Field(v.field.Name); return !ok }), sh.own)
+				values = slices.Concat(slices.DeleteFunc(slices.Clone(values), func(v *cmdutil.FieldValue) bool { _, ok := sh.face.Field(v.Field.Name); return !ok }), sh.own)
 				break
 			}
 		}
-		payload, err := gatherPayload(c.Flags().Changed, values, args, f.sys, hook.check, true)
+		payload, err := cmdutil.GatherPayload(c.Flags().Changed, values, args, f.IO, hook.check, true)
 		if err != nil {
 			return err
 		}
-		if r.Spec, err = decodePayload(kind, payload); err != nil {
+		if r.Spec, err = cmdutil.DecodePayload(kind, payload); err != nil {
 			return err
 		}
-		return runOr(c.Context(), r, runF, runKind)
+		return cmdutil.RunOr(c.Context(), r, runF, runKind)
 	}
 	if blank, _ := kinds.DecodeValue(kind, []byte("{}")); blank != nil {
 		if _, ok := blank.(reconcile.Updatable); ok {
 			c.Flags().StringVar(&r.OnChange, "on-change", reconcile.OnChangeAuto, onChangeHelp)
 		}
 	}
-	addActFlags(c, &r.Act)
+	cmdutil.AddActFlags(c, &r.Act)
 	return c
 }
 
@@ -178,7 +179,7 @@ func newCmdKind(f *factory, kind, verb string, runF func(*kindRun) error) *cobra
 type sharer struct {
 	kind  string
 	face  effect.Face
-	own   []*fieldValue
+	own   []*cmdutil.FieldValue
 	names func(string) string
 }
 
@@ -197,7 +198,7 @@ func sharedVerb(c *cobra.Command, kind, verb string, face effect.Face, use *[]st
 				fields = append(fields, fl)
 			}
 		}
-		own, u := addFieldFlags(c.Flags(), k, fields, effect.Field.CLIFlag)
+		own, u := cmdutil.AddFieldFlags(c.Flags(), k, fields, effect.Field.CLIFlag)
 		*use = append(*use, slices.DeleteFunc(u, func(w string) bool { return w == "--task T" })...)
 		out = append(out, sharer{kind: k, face: f, own: own, names: verbNames(f)})
 	}
@@ -208,11 +209,11 @@ const onChangeHelp = "when the key is done but this description differs (another
 
 // runKind runs a verb's action.
 func runKind(ctx context.Context, r *kindRun) error {
-	o := actOptions{f: r.f, flags: r.Act, spec: r.Spec, onChange: r.OnChange}
-	if !actions.ViaAction(r.f.sys.Getenv) {
-		o.names = r.names
+	o := cmdutil.ActOptions{Factory: r.f, Flags: r.Act, Spec: r.Spec, OnChange: r.OnChange}
+	if !actions.ViaAction(r.f.IO.Getenv) {
+		o.Names = r.names
 	}
-	return runAction(ctx, o)
+	return cmdutil.RunAction(ctx, o)
 }
 
 // verbNames is how a verb of face calls a field of its action in an
@@ -220,13 +221,13 @@ func runKind(ctx context.Context, r *kindRun) error {
 // field's argument or flag.
 func verbNames(face effect.Face) func(string) string {
 	return func(field string) string {
-		if n, ok := flagNames[field]; ok {
+		if n, ok := cmdutil.FlagNames[field]; ok {
 			return n
 		}
 		fl, ok := face.Field(field)
 		switch {
 		case !ok:
-			return flagName(field)
+			return cmdutil.FlagName(field)
 		case fl.Arg != "":
 			return fl.Arg
 		case fl.File:
@@ -234,7 +235,7 @@ func verbNames(face effect.Face) func(string) string {
 		case fl.CLIFlag() != "":
 			return "--" + fl.CLIFlag()
 		}
-		return flagName(field)
+		return cmdutil.FlagName(field)
 	}
 }
 
@@ -256,7 +257,7 @@ var nounTitles = map[string]string{"pr": "Pull requests", "branch": "Branches"}
 // newCmdNouns are the nouns that group the kinds' verbs (Face.CLI of two
 // words) and the verbs of no kind (`branch name`). A verb of one word is
 // a command of its own (`ghonce exec`).
-func newCmdNouns(f *factory) []*cobra.Command {
+func newCmdNouns(f *cmdutil.Factory) []*cobra.Command {
 	verbs := map[string][]*cobra.Command{"branch": {newCmdBranchName(f, nil)}}
 	for _, kind := range kinds.All() {
 		face, _ := kinds.FaceOf(kind)

@@ -1,4 +1,4 @@
-package cli
+package ghshim
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/internal/actions"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 )
 
 // A typed advice is said once, where the front maps the failure: ghonce's
@@ -22,7 +23,7 @@ func TestTypedAdviceInEachFrontsWords(t *testing.T) {
 		w     effect.Words
 		want  string
 	}{
-		{"ghonce's verbs", flagWords{}, "create branch: the name is taken: use another --step"},
+		{"ghonce's verbs", cmdutil.FlagWords{}, "create branch: the name is taken: use another --step"},
 		{"the gh shim", ghWords{}, "create branch: the name is taken: use another GHONCE_STEP"},
 		{"the ghonce action", actions.Inputs{}, "create branch: the name is taken: use another step:"},
 	} {

@@ -1,4 +1,4 @@
-package cli
+package ghshim
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 )
 
 func TestGuardedGh(t *testing.T) {
@@ -186,15 +187,15 @@ func TestParseGhFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	str := func(o *ghFlags, field string) string { return o.field(field).str }
-	if str(o, "title") != "T" || str(o, "body") != "B" || str(o, "base") != "dev" || str(o, "head") != "me:feat" || !o.field("draft").on || o.repo != "o/r" || len(rest) != 0 || !o.set("body") {
+	str := func(o *ghFlags, field string) string { return o.field(field).Str }
+	if str(o, "title") != "T" || str(o, "body") != "B" || str(o, "base") != "dev" || str(o, "head") != "me:feat" || !o.field("draft").On || o.repo != "o/r" || len(rest) != 0 || !o.set("body") {
 		t.Fatalf("parsed %+v, rest %q", o, rest)
 	}
-	if p, err := gatherPayload(o.set, o.fields, nil, IO{Getenv: func(string) string { return "" }}, nil, false); err != nil || !slices.Equal(p["labels"].([]string), []string{"bug", "help", "x"}) {
+	if p, err := cmdutil.GatherPayload(o.set, o.fields, nil, cmdutil.IO{Getenv: func(string) string { return "" }}, nil, false); err != nil || !slices.Equal(p["labels"].([]string), []string{"bug", "help", "x"}) {
 		t.Fatalf("labels %v (%v), want gh's comma lists split", p["labels"], err)
 	}
 	o, _, err = parseGh("issue create", []string{"--title=T", "-F", "-"})
-	if err != nil || str(o, "title") != "T" || o.field("body").file != "-" || o.set("body") {
+	if err != nil || str(o, "title") != "T" || o.field("body").File != "-" || o.set("body") {
 		t.Fatalf("issue create: %+v, %v", o, err)
 	}
 	o, _, err = parseGh("pr create", []string{"-a", "@me,monalisa", "--assignee", "hubot", "-r", "octo-org/core", "-m", "v1"})
@@ -280,7 +281,7 @@ func TestGhEnvToken(t *testing.T) {
 	} {
 		t.Run(strings.Join(slices.Sorted(maps.Keys(tc.env)), " "), func(t *testing.T) {
 			tc.env["GHONCE_GH"] = "/nonexistent/gh" // no `gh auth token`
-			sys := IO{Getenv: func(k string) string { return tc.env[k] }}
+			sys := cmdutil.IO{Getenv: func(k string) string { return tc.env[k] }}
 			e := newGhEnv(context.Background(), sys, "gh")
 			if got := e.sys.Getenv("GH_TOKEN"); got != tc.token || e.sys.Getenv("GITHUB_TOKEN") != "" || e.sys.Getenv("GITHUB_API_URL") != tc.api || e.host != tc.host {
 				t.Errorf("env %v: token %q api %q host %q; want %q %q %q", tc.env, got, e.sys.Getenv("GITHUB_API_URL"), e.host, tc.token, tc.api, tc.host)
@@ -322,7 +323,7 @@ func gitCheckout(t *testing.T, branch string, remotes ...string) string {
 // base.
 func TestGhEnvInfersFromGit(t *testing.T) {
 	dir := gitCheckout(t, "fix-crash_on-start", "origin", "git@github.com:me/hello-world.git", "upstream", "https://github.com/octo-org/hello-world.git", "other", "https://gitlab.com/x/y.git")
-	e := newGhEnv(context.Background(), IO{Getenv: mapEnv{"GH_TOKEN": "t", "GHONCE_GH": "/nonexistent/gh"}.get}, "gh")
+	e := newGhEnv(context.Background(), cmdutil.IO{Getenv: mapEnv{"GH_TOKEN": "t", "GHONCE_GH": "/nonexistent/gh"}.get}, "gh")
 	repo, err := e.repo("")
 	if err != nil || repo.String() != "octo-org/hello-world" {
 		t.Fatalf("repo = %v, %v; want upstream's octo-org/hello-world", repo, err)

@@ -1,4 +1,4 @@
-package cli
+package mcpcmd
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/ledger/store"
@@ -19,12 +20,12 @@ import (
 )
 
 type mcpOptions struct {
-	f      *factory
-	Ledger ledgerFlag
-	Repo   repoFlag // finds a GitHub App's installation
-	Task   taskFlag // the default task of a call that passes none
-	Engine engineFlags
-	GitHub gitHubFlags
+	f      *cmdutil.Factory
+	Ledger cmdutil.LedgerFlag
+	Repo   cmdutil.RepoFlag // finds a GitHub App's installation
+	Task   cmdutil.TaskFlag // the default task of a call that passes none
+	Engine cmdutil.EngineFlags
+	GitHub cmdutil.GitHubFlags
 	HTTP   string // loopback address for Streamable HTTP; empty: stdio
 	// Upstream: serve in front of the MCP server the arguments start.
 	Upstream bool
@@ -44,8 +45,8 @@ type mcpOptions struct {
 	StaleAge time.Duration
 }
 
-func newCmdMCP(f *factory, runF func(*mcpOptions) error) *cobra.Command {
-	opts := &mcpOptions{f: f, Engine: newEngineFlags()}
+func NewCmdMCP(f *cmdutil.Factory, runF func(*mcpOptions) error) *cobra.Command {
+	opts := &mcpOptions{f: f, Engine: cmdutil.NewEngineFlags()}
 	c := &cobra.Command{
 		Use:   "mcp [--task T] [--http 127.0.0.1:PORT] [--upstream -- COMMAND [ARG...]]",
 		Short: "Serve MCP write tools (create_pull_request, add_issue_comment, ...) that happen once per (task, step)",
@@ -95,16 +96,16 @@ GITHUB_TOKEN) and GITHUB_PERSONAL_ACCESS_TOKEN is set it serves both, and
 GITHUB_HOST and GITHUB_API_URL likewise. See docs/guide/mcp-proxy.md.`, human.Duration(watchEvery), human.Duration(watchEveryInRepository)),
 		Args: func(c *cobra.Command, args []string) error {
 			if opts.Upstream && len(args) == 0 {
-				return usagef("ghonce mcp --upstream: no command: pass it after --, e.g. ghonce mcp --upstream -- github-mcp-server stdio")
+				return cmdutil.Usagef("ghonce mcp --upstream: no command: pass it after --, e.g. ghonce mcp --upstream -- github-mcp-server stdio")
 			}
 			if !opts.Upstream && len(args) > 0 {
-				return usagef("ghonce mcp: unexpected arguments %q: to serve in front of an MCP server, pass --upstream -- COMMAND [ARG...]", args)
+				return cmdutil.Usagef("ghonce mcp: unexpected arguments %q: to serve in front of an MCP server, pass --upstream -- COMMAND [ARG...]", args)
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Command = args
-			return runOr(c.Context(), opts, runF, mcpRun)
+			return cmdutil.RunOr(c.Context(), opts, runF, mcpRun)
 		},
 	}
 	c.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio; another than loopback needs --auth-token-file")
@@ -113,29 +114,29 @@ GITHUB_HOST and GITHUB_API_URL likewise. See docs/guide/mcp-proxy.md.`, human.Du
 	c.Flags().DurationVar(&opts.Grace, "shutdown-grace", 30*time.Second, "with --http: how long a stop (SIGTERM) lets calls in flight finish before it cancels them, left unconfirmed")
 	c.Flags().DurationVar(&opts.StaleAge, "stale-after", 15*time.Minute, "with --http: the age after which an attempting entry counts as stale in /metrics (ghonce_ledger_stale_entries)")
 	c.Flags().DurationVar(&opts.UpstreamTimeout, "upstream-timeout", mcp.DefaultStartTimeout, "with --upstream: how long the upstream may take to start and answer MCP's initialize")
-	c.Flags().StringVar(&opts.GitHubHost, "github-host", "", flagSays("github-host"))
+	c.Flags().StringVar(&opts.GitHubHost, "github-host", "", cmdutil.FlagSays("github-host"))
 	c.Flags().BoolVar(&opts.Upstream, "upstream", false, "serve in front of the MCP server that the command after -- starts (e.g. -- github-mcp-server stdio)")
-	addLedgerFlag(c, &opts.Ledger)
-	addRepoFlag(c, &opts.Repo)
-	addTaskFlag(c, &opts.Task)
-	addWaitFlag(c, &opts.Engine.Wait)
-	addSettleFlag(c, &opts.Engine.Settle)
-	addTrustLedgerFlag(c, &opts.Engine.TrustLedger)
-	addGitHubFlags(c, &opts.GitHub)
+	cmdutil.AddLedgerFlag(c, &opts.Ledger)
+	cmdutil.AddRepoFlag(c, &opts.Repo)
+	cmdutil.AddTaskFlag(c, &opts.Task)
+	cmdutil.AddWaitFlag(c, &opts.Engine.Wait)
+	cmdutil.AddSettleFlag(c, &opts.Engine.Settle)
+	cmdutil.AddTrustLedgerFlag(c, &opts.Engine.TrustLedger)
+	cmdutil.AddGitHubFlags(c, &opts.GitHub)
 	return c
 }
 
 // mcpTask is the default task of MCP calls: --task, else GHONCE_TASK, else
 // (inside GitHub Actions) the task derived from the workflow run, as for
 // the CLI's verbs. Empty is allowed: every call must then pass task.
-func mcpTask(task taskFlag, sys IO) (string, error) {
+func mcpTask(task cmdutil.TaskFlag, sys cmdutil.IO) (string, error) {
 	if strings.TrimSpace(string(task)) != "" {
 		return string(task), nil
 	}
 	if t := sys.Getenv("GHONCE_TASK"); strings.TrimSpace(t) != "" {
 		return t, nil
 	}
-	return actionsTask(sys.Getenv, sys.Err)
+	return cmdutil.ActionsTask(sys.Getenv, sys.Err)
 }
 
 func mcpRun(ctx context.Context, opts *mcpOptions) error {
@@ -147,31 +148,31 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 			return err
 		}
 		if err := mcp.CheckAddress(httpAddr, ho.Token != ""); err != nil {
-			return usage(err)
+			return cmdutil.Usage(err)
 		}
 		if host, _, _ := net.SplitHostPort(httpAddr); !mcpLoopback(host) && (host == "" || net.ParseIP(host).IsUnspecified()) && len(ho.Hosts) == 0 {
-			return usagef("ghonce mcp --http %s: on every interface, name the hosts clients reach it by with --allowed-host (e.g. ghonce.internal), so other names are refused", httpAddr)
+			return cmdutil.Usagef("ghonce mcp --http %s: on every interface, name the hosts clients reach it by with --allowed-host (e.g. ghonce.internal), so other names are refused", httpAddr)
 		}
 	} else if opts.TokenFile != "" || len(opts.AllowedHosts) > 0 {
-		return usagef("ghonce mcp: --auth-token-file and --allowed-host are for --http")
+		return cmdutil.Usagef("ghonce mcp: --auth-token-file and --allowed-host are for --http")
 	}
 	// Metrics are always counted (they cost a map update a call), served
 	// at /metrics with --http; the GitHub client and the engine share them.
-	tel := f.telemetry(true)
+	tel := f.Telemetry(true)
 	var childEnv []string
 	switch {
 	case opts.Upstream:
 		if childEnv, err = bridgeEnv(f, opts.GitHubHost); err != nil {
-			return usage(err)
+			return cmdutil.Usage(err)
 		}
 	case opts.GitHubHost != "":
-		return usagef("ghonce mcp: --github-host is for --upstream; alone, set GITHUB_API_URL")
+		return cmdutil.Usagef("ghonce mcp: --github-host is for --upstream; alone, set GITHUB_API_URL")
 	}
-	task, err := mcpTask(opts.Task, f.sys)
+	task, err := mcpTask(opts.Task, f.IO)
 	if err != nil {
 		return err
 	}
-	onChange, err := onChangeFromEnv(f.sys.Getenv)
+	onChange, err := cmdutil.OnChangeFromEnv(f.IO.Getenv)
 	if err != nil {
 		return err
 	}
@@ -179,7 +180,7 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	// With the ledger "github", each action's claim lives in the
 	// repository that action writes to (--repo or GH_REPO is only the
 	// default for one that names none); github://OWNER/REPO keeps all in one.
-	l, gh, err := f.ledgerAndGitHubWith(ctx, opts.Ledger, store.Options{Create: store.CreateForAction, PerRepo: true}, &opts.GitHub, opts.Repo)
+	l, gh, err := f.LedgerAndGitHubWith(ctx, opts.Ledger, store.Options{Create: store.CreateForAction, PerRepo: true}, &opts.GitHub, opts.Repo)
 	if err != nil {
 		return err
 	}
@@ -188,16 +189,16 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	// The server outlives its answers: a pull request is answered once
 	// GitHub answered its create, its labels and done record follow, and
 	// the server waits for them before it closes the ledger.
-	eng := f.engine(l, gh, opts.Engine, func(c *reconcile.Config) { c.AnswerBeforeTags = true })
+	eng := f.Engine(l, gh, opts.Engine, func(c *reconcile.Config) { c.AnswerBeforeTags = true })
 	defer eng.Wait()
 	cfg := mcp.Config{
-		Engine: eng, Off: f.offEngine(l, f.sys.Err, opts.Engine), Ledger: l, Task: task, OnChange: onChange, Version: f.version,
-		Logf:    func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce mcp: "+format+"\n", args...) },
-		Metrics: tel.metrics, Tracer: tel.tracer,
+		Engine: eng, Off: f.OffEngine(l, f.IO.Err, opts.Engine), Ledger: l, Task: task, OnChange: onChange, Version: f.Version,
+		Logf:    func(format string, args ...any) { fmt.Fprintf(f.IO.Err, "ghonce mcp: "+format+"\n", args...) },
+		Metrics: tel.Metrics, Tracer: tel.Tracer,
 	}
 	var srv server
 	if opts.Upstream {
-		p, err := mcp.NewProxy(ctx, cfg, mcp.Upstream{Command: opts.Command, Env: childEnv, Stderr: f.sys.Err, StartTimeout: opts.UpstreamTimeout})
+		p, err := mcp.NewProxy(ctx, cfg, mcp.Upstream{Command: opts.Command, Env: childEnv, Stderr: f.IO.Err, StartTimeout: opts.UpstreamTimeout})
 		if err != nil {
 			return err
 		}
@@ -211,26 +212,26 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 		srv = s
 	}
 	if httpAddr == "" {
-		fmt.Fprintln(f.sys.Err, "ghonce mcp: serving MCP on stdin/stdout")
-		return srv.ServeIO(ctx, f.sys.In, f.sys.Out)
+		fmt.Fprintln(f.IO.Err, "ghonce mcp: serving MCP on stdin/stdout")
+		return srv.ServeIO(ctx, f.IO.In, f.IO.Out)
 	}
 	ln, err := net.Listen("tcp", httpAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", httpAddr, err)
 	}
-	ho.Metrics = tel.metrics.Handler()
+	ho.Metrics = tel.Metrics.Handler()
 	// /healthz and /metrics answer from a read of the ledger at most every
 	// few seconds, never one per probe or scrape; the ledger closes after
 	// the last read ends.
-	watch := watchLedger(ctx, tel.metrics, l, opts.StaleAge, f.sys.Now, cfg.Logf)
+	watch := watchLedger(ctx, tel.Metrics, l, opts.StaleAge, f.IO.Now, cfg.Logf)
 	defer watch.wait()
 	ho.Ready = watch.Ready
 	auth := "no authentication: loopback clients only"
 	if ho.Token != "" {
 		auth = "a bearer token required"
 	}
-	fmt.Fprintf(f.sys.Err, "ghonce mcp: %s; /healthz and /metrics beside /mcp\n", auth)
-	fmt.Fprintf(f.sys.Err, "ghonce mcp: serving MCP (Streamable HTTP) at http://%s/mcp\n", ln.Addr())
+	fmt.Fprintf(f.IO.Err, "ghonce mcp: %s; /healthz and /metrics beside /mcp\n", auth)
+	fmt.Fprintf(f.IO.Err, "ghonce mcp: serving MCP (Streamable HTTP) at http://%s/mcp\n", ln.Addr())
 	return srv.ServeHTTP(ctx, ln, ho)
 }
 
@@ -243,27 +244,27 @@ type server interface {
 // httpOptions reads --http's authentication and hosts: the bearer token
 // from --auth-token-file, else GHONCE_MCP_AUTH_TOKEN. The token is never
 // printed; a bad one is refused before anything is opened.
-func httpOptions(f *factory, opts *mcpOptions) (mcp.HTTPOptions, error) {
+func httpOptions(f *cmdutil.Factory, opts *mcpOptions) (mcp.HTTPOptions, error) {
 	ho := mcp.HTTPOptions{Hosts: opts.AllowedHosts, Grace: opts.Grace}
 	from := "GHONCE_MCP_AUTH_TOKEN"
-	ho.Token = f.sys.Getenv(from)
+	ho.Token = f.IO.Getenv(from)
 	if opts.TokenFile != "" {
 		from = "--auth-token-file " + opts.TokenFile
 		b, err := os.ReadFile(opts.TokenFile)
 		if err != nil {
-			return ho, usagef("ghonce mcp: read the bearer token: %v: --auth-token-file names a file holding the token (e.g. made with `openssl rand -hex 32 > FILE`)", err)
+			return ho, cmdutil.Usagef("ghonce mcp: read the bearer token: %v: --auth-token-file names a file holding the token (e.g. made with `openssl rand -hex 32 > FILE`)", err)
 		}
 		ho.Token = string(b)
 	}
 	ho.Token = strings.TrimSpace(ho.Token)
 	if ho.Token == "" && opts.TokenFile != "" {
-		return ho, usagef("ghonce mcp: %s is empty: put the bearer token in it (e.g. `openssl rand -hex 32 > FILE`)", opts.TokenFile)
+		return ho, cmdutil.Usagef("ghonce mcp: %s is empty: put the bearer token in it (e.g. `openssl rand -hex 32 > FILE`)", opts.TokenFile)
 	}
 	if ho.Token != "" && (len(ho.Token) < mcp.MinTokenLength || strings.ContainsFunc(ho.Token, func(r rune) bool { return r <= ' ' || r == 0x7f })) {
-		return ho, usagef("ghonce mcp: the bearer token from %s must be at least %d characters without spaces or control characters (e.g. `openssl rand -hex 32`)", from, mcp.MinTokenLength)
+		return ho, cmdutil.Usagef("ghonce mcp: the bearer token from %s must be at least %d characters without spaces or control characters (e.g. `openssl rand -hex 32`)", from, mcp.MinTokenLength)
 	}
 	if opts.Grace <= 0 {
-		return ho, usagef("invalid --shutdown-grace %s: want a positive duration such as 30s", opts.Grace)
+		return ho, cmdutil.Usagef("invalid --shutdown-grace %s: want a positive duration such as 30s", opts.Grace)
 	}
 	return ho, nil
 }
@@ -281,8 +282,8 @@ func mcpLoopback(host string) bool {
 // own, with the other side added) gets it too.
 //
 // host, when set (--github-host), is the host both use.
-func bridgeEnv(f *factory, host string) ([]string, error) {
-	get := f.sys.Getenv
+func bridgeEnv(f *cmdutil.Factory, host string) ([]string, error) {
+	get := f.IO.Getenv
 	env := os.Environ()
 	tok := get("GH_TOKEN")
 	if tok == "" {
@@ -313,10 +314,10 @@ func bridgeEnv(f *factory, host string) ([]string, error) {
 		if h := hostOfAPIURL(api); h != "" {
 			env = append(env, "GITHUB_HOST="+h)
 		} else if u, err := url.Parse(api); err == nil && u.Hostname() != "api.github.com" {
-			fmt.Fprintf(f.sys.Err, "ghonce mcp: warning: GITHUB_API_URL %s is no GITHUB_HOST (no port, API at /api/v3): upstream goes to github.com; set GITHUB_HOST or --github-host\n", api)
+			fmt.Fprintf(f.IO.Err, "ghonce mcp: warning: GITHUB_API_URL %s is no GITHUB_HOST (no port, API at /api/v3): upstream goes to github.com; set GITHUB_HOST or --github-host\n", api)
 		}
 	}
-	f.sys.Getenv = func(k string) string {
+	f.IO.Getenv = func(k string) string {
 		switch k {
 		case "GH_TOKEN":
 			if v := get(k); v != "" {

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"encoding/json"
@@ -9,32 +9,33 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
-	"github.com/spf13/pflag"
 )
 
 // fieldValue holds one field's flags as cobra parses them.
-type fieldValue struct {
-	field    effect.Field
-	typ      reflect.Type
-	str      string
-	strs     []string
-	on       bool
-	file     string           // --FIELD-file
-	switches map[string]*bool // by flag
+type FieldValue struct {
+	Field    effect.Field
+	Type     reflect.Type
+	Str      string
+	Strs     []string
+	On       bool
+	File     string           // --FIELD-file
+	Switches map[string]*bool // by flag
 }
 
 // decodePayload is kind's description from the values a front gathered.
-func decodePayload(kind string, payload map[string]any) (reconcile.Spec, error) {
+func DecodePayload(kind string, payload map[string]any) (reconcile.Spec, error) {
 	b, err := json.Marshal(payload)
 	if err != nil {
 		return nil, err
 	}
 	spec, err := kinds.DecodeValue(kind, b)
 	if err != nil {
-		return nil, usage(err)
+		return nil, Usage(err)
 	}
 	return spec.(reconcile.Spec), nil
 }
@@ -42,46 +43,46 @@ func decodePayload(kind string, payload map[string]any) (reconcile.Spec, error) 
 // addFieldFlags adds to fs the flags of kind's fields, each named by name
 // (its CLI or gh flag; "": none), and returns what the command line is
 // parsed into (an argument's field too) and the usage line's words.
-func addFieldFlags(fs *pflag.FlagSet, kind string, fields []effect.Field, name func(effect.Field) string) ([]*fieldValue, []string) {
+func AddFieldFlags(fs *pflag.FlagSet, kind string, fields []effect.Field, name func(effect.Field) string) ([]*FieldValue, []string) {
 	types := kinds.FieldTypes(kind)
-	var values []*fieldValue
+	var values []*FieldValue
 	var args, use []string
 	for _, fl := range fields {
 		n := name(fl)
 		if fl.Arg != "" {
 			args = append(args, fl.Arg)
-			values = append(values, &fieldValue{field: fl, typ: types[fl.Name]})
+			values = append(values, &FieldValue{Field: fl, Type: types[fl.Name]})
 			continue
 		}
 		if n == "" && fl.Switches == nil {
 			continue
 		}
 		fl.Flag = n
-		v := &fieldValue{field: fl, typ: types[fl.Name]}
+		v := &FieldValue{Field: fl, Type: types[fl.Name]}
 		values = append(values, v)
 		switch {
 		case fl.Switches != nil:
-			v.switches = map[string]*bool{}
+			v.Switches = map[string]*bool{}
 			alts := slices.Sorted(maps.Keys(fl.Switches))
 			for _, sw := range alts {
-				v.switches[sw] = fs.Bool(sw, false, fmt.Sprintf("%s: %s", fl.Help, fl.Switches[sw]))
+				v.Switches[sw] = fs.Bool(sw, false, fmt.Sprintf("%s: %s", fl.Help, fl.Switches[sw]))
 			}
 			use = append(use, optional(fl.Required, "(--"+strings.Join(alts, " | --")+")"))
-		case v.typ != nil && v.typ.Kind() == reflect.Bool:
-			fs.BoolVarP(&v.on, n, fl.Short, false, fl.Help)
+		case v.Type != nil && v.Type.Kind() == reflect.Bool:
+			fs.BoolVarP(&v.On, n, fl.Short, false, fl.Help)
 			use = append(use, optional(fl.Required, "--"+n))
 		case fl.List:
-			fs.StringArrayVarP(&v.strs, n, fl.Short, nil, fl.Help)
+			fs.StringArrayVarP(&v.Strs, n, fl.Short, nil, fl.Help)
 			use = append(use, "[--"+n+" "+strings.ToUpper(n[:1])+"]...")
-		case records(v.typ):
-			fs.StringVarP(&v.file, n, fl.Short, "", fl.Help)
+		case records(v.Type):
+			fs.StringVarP(&v.File, n, fl.Short, "", fl.Help)
 			use = append(use, "[--"+n+" FILE]")
 		case fl.File:
-			fs.StringVarP(&v.str, n, fl.Short, "", fl.Help)
-			fs.StringVarP(&v.file, n+"-file", fl.FileShort, "", `read the `+strings.ReplaceAll(n, "-", " ")+` from a file ("-" for standard input)`)
+			fs.StringVarP(&v.Str, n, fl.Short, "", fl.Help)
+			fs.StringVarP(&v.File, n+"-file", fl.FileShort, "", `read the `+strings.ReplaceAll(n, "-", " ")+` from a file ("-" for standard input)`)
 			use = append(use, optional(fl.Required, fmt.Sprintf("(--%s TEXT | --%[1]s-file F)", n)))
 		default:
-			fs.StringVarP(&v.str, n, fl.Short, fl.Default, fl.Help)
+			fs.StringVarP(&v.Str, n, fl.Short, fl.Default, fl.Help)
 			use = append(use, optional(fl.Required, "--"+n+" "+strings.ToUpper(n[:1])))
 		}
 	}
@@ -104,24 +105,24 @@ func optional(required bool, s string) string {
 // changed reports whether a flag was given; required says whether a
 // required field read from a file is refused when absent (the gh shim
 // infers some instead).
-func gatherPayload(changed func(string) bool, values []*fieldValue, args []string, sys IO, check func(map[string]any) error, required bool) (map[string]any, error) {
-	w := wordsFor(sys.Getenv)
+func GatherPayload(changed func(string) bool, values []*FieldValue, args []string, sys IO, check func(map[string]any) error, required bool) (map[string]any, error) {
+	w := WordsFor(sys.Getenv)
 	payload := map[string]any{}
 	files := map[string]string{}
 	argi := 0
 	for _, v := range values {
-		fl := v.field
+		fl := v.Field
 		name := fl.CLIFlag()
-		s, given := v.str, changed(name)
+		s, given := v.Str, changed(name)
 		switch {
 		case fl.Arg != "":
 			s, given = args[argi], true
 			argi++
-		case v.switches != nil:
+		case v.Switches != nil:
 			given = false
-			for sw, on := range v.switches {
+			for sw, on := range v.Switches {
 				if *on && given {
-					return nil, usagef("give only one of --%s", strings.Join(slices.Sorted(maps.Keys(v.switches)), ", --"))
+					return nil, Usagef("give only one of --%s", strings.Join(slices.Sorted(maps.Keys(v.Switches)), ", --"))
 				}
 				if *on {
 					s, given = fl.Switches[sw], true
@@ -129,7 +130,7 @@ func gatherPayload(changed func(string) bool, values []*fieldValue, args []strin
 			}
 		case fl.List:
 			var items []string
-			for _, x := range v.strs {
+			for _, x := range v.Strs {
 				for _, it := range strings.Split(x, ",") {
 					if it = strings.TrimSpace(it); it != "" {
 						items = append(items, it)
@@ -138,23 +139,23 @@ func gatherPayload(changed func(string) bool, values []*fieldValue, args []strin
 			}
 			payload[fl.Name] = items
 			continue
-		case v.typ != nil && v.typ.Kind() == reflect.Bool:
-			payload[fl.Name] = v.on
+		case v.Type != nil && v.Type.Kind() == reflect.Bool:
+			payload[fl.Name] = v.On
 			continue
-		case records(v.typ):
-			if v.file != "" {
-				files[fl.Name] = v.file
+		case records(v.Type):
+			if v.File != "" {
+				files[fl.Name] = v.File
 			}
 			continue
 		case fl.File:
 			switch {
-			case given && v.file != "":
-				return nil, usagef("give only one of %s or %s", w.Name(effect.Option{Name: name}), w.Name(effect.Option{Name: name + "-file"}))
-			case v.file != "":
-				files[fl.Name] = v.file // read once the command line is checked
+			case given && v.File != "":
+				return nil, Usagef("give only one of %s or %s", w.Name(effect.Option{Name: name}), w.Name(effect.Option{Name: name + "-file"}))
+			case v.File != "":
+				files[fl.Name] = v.File // read once the command line is checked
 				continue
 			case !given && fl.Required && required:
-				return nil, usagef("no %s: %s", strings.ReplaceAll(name, "-", " "), w.Set(effect.Option{Name: name}))
+				return nil, Usagef("no %s: %s", strings.ReplaceAll(name, "-", " "), w.Set(effect.Option{Name: name}))
 			}
 		}
 		if !given && fl.Arg == "" {
@@ -172,20 +173,20 @@ func gatherPayload(changed func(string) bool, values []*fieldValue, args []strin
 		}
 	}
 	for _, v := range values {
-		path, ok := files[v.field.Name]
+		path, ok := files[v.Field.Name]
 		if !ok {
 			continue
 		}
-		name := v.field.CLIFlag()
+		name := v.Field.CLIFlag()
 		flag := "--" + name + "-file"
-		if records(v.typ) {
+		if records(v.Type) {
 			flag = "--" + name
 		}
 		data, err := readPathOrStdin(flag, strings.ReplaceAll(name, "-", " "), path, sys.In)
 		if err != nil {
 			return nil, err
 		}
-		if payload[v.field.Name], err = typed(v, string(data)); err != nil {
+		if payload[v.Field.Name], err = typed(v, string(data)); err != nil {
 			return nil, err
 		}
 	}
@@ -200,29 +201,29 @@ func records(t reflect.Type) bool {
 }
 
 // typed is s as the kind's field v holds it.
-func typed(v *fieldValue, s string) (any, error) {
-	if v.typ == nil {
+func typed(v *FieldValue, s string) (any, error) {
+	if v.Type == nil {
 		return s, nil
 	}
-	switch v.typ.Kind() {
+	switch v.Type.Kind() {
 	case reflect.Int, reflect.Int64:
 		if s == "" {
 			return 0, nil // not given: the kind's Validate says if it must be
 		}
 		n, err := strconv.Atoi(strings.TrimPrefix(s, "#"))
 		if err != nil { // a number Prepare refuses (0) is its to word
-			what := strings.ToLower(firstOf(v.field.Arg, "--"+v.field.CLIFlag()))
-			return nil, usagef("invalid %s %q: want %s, e.g. 42", what, s, firstOf(v.field.Help, "a whole number"))
+			what := strings.ToLower(FirstOf(v.Field.Arg, "--"+v.Field.CLIFlag()))
+			return nil, Usagef("invalid %s %q: want %s, e.g. 42", what, s, FirstOf(v.Field.Help, "a whole number"))
 		}
 		return n, nil
 	case reflect.Slice:
-		if v.typ.Elem().Kind() == reflect.Uint8 {
+		if v.Type.Elem().Kind() == reflect.Uint8 {
 			return []byte(s), nil
 		}
-		if records(v.typ) {
+		if records(v.Type) {
 			var out []any
 			if err := json.Unmarshal([]byte(s), &out); err != nil {
-				return nil, usagef("invalid --%s: %v: want a JSON array of objects", v.field.CLIFlag(), err)
+				return nil, Usagef("invalid --%s: %v: want a JSON array of objects", v.Field.CLIFlag(), err)
 			}
 			return out, nil
 		}

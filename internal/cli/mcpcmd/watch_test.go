@@ -1,4 +1,4 @@
-package cli
+package mcpcmd
 
 import (
 	"context"
@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/observe"
-	"github.com/google/go-github/v64/github"
 )
 
 // countedLedger is a ledger whose clock and listing a test controls.
@@ -126,7 +127,7 @@ func TestLedgerWatch(t *testing.T) {
 // The service guide says how often probes and scrapes read the ledger, as
 // the constants are.
 func TestServiceGuideSaysHowOftenTheLedgerIsRead(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "guide", "service.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "guide", "service.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

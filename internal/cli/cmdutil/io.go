@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"context"
@@ -7,8 +7,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/ghonce/ghonce/failure"
 	"golang.org/x/term"
+
+	"github.com/ghonce/ghonce/failure"
 )
 
 // Exit codes. Scripts depend on them; keep them stable. They live in
@@ -45,19 +46,19 @@ func System() IO {
 }
 
 // usage marks err as bad input (exit 2).
-func usage(err error) error { return &failure.UsageError{Err: err} }
+func Usage(err error) error { return &failure.UsageError{Err: err} }
 
-func usagef(format string, args ...any) error { return failure.Usagef(format, args...) }
+func Usagef(format string, args ...any) error { return failure.Usagef(format, args...) }
 
 // silentError carries an exit code for an outcome the verb has reported
 // itself, on stderr and (with --json) in its own object on stdout.
-type silentError struct{ code int }
+type SilentError struct{ Code int }
 
-func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+func (e *SilentError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
 
 // isTerminal reports whether stream (sys.In, sys.Out or sys.Err) is a
 // terminal.
-func (sys IO) isTerminal(stream any) bool {
+func (sys IO) OnTerminal(stream any) bool {
 	if sys.IsTerminal != nil {
 		return sys.IsTerminal(stream)
 	}

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"encoding/json"
@@ -10,25 +10,25 @@ import (
 )
 
 // outcomeJSON opens every object: ok is exit_code == 0.
-type outcomeJSON struct {
+type OutcomeJSON struct {
 	OK       bool `json:"ok"`
 	ExitCode int  `json:"exit_code"`
 }
 
-func succeeded() outcomeJSON { return outcomeJSON{OK: true} }
+func Succeeded() OutcomeJSON { return OutcomeJSON{OK: true} }
 
 // resultJSON is what an acting verb prints: the engine's result, with the
 // entry's state (done).
 type resultJSON struct {
-	outcomeJSON
+	OutcomeJSON
 	State ledger.Status `json:"state"`
 	*reconcile.Result
 }
 
 // writeJSON prints v as the run's one JSON object.
-func (f *factory) writeJSON(v any) error {
-	f.printedJSON = true
-	if err := encodeJSON(f.sys.Out, v); err != nil {
+func (f *Factory) WriteJSON(v any) error {
+	f.PrintedJSON = true
+	if err := EncodeJSON(f.IO.Out, v); err != nil {
 		return fmt.Errorf("write JSON: %w", err)
 	}
 	return nil
@@ -37,7 +37,7 @@ func (f *factory) writeJSON(v any) error {
 // encodeJSON writes v as one line of JSON. Strings are written as they
 // are: "&", "<" and ">" stay themselves (encoding/json's default escapes
 // them for HTML, so a title "a & b" read by jq or a person shows \u0026).
-func encodeJSON(w io.Writer, v any) error {
+func EncodeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 // progress draws a bar on stderr while reconcile settles entries, only
 // when stderr is a terminal and there are enough entries to be worth one;
 // in a pipe (CI logs, a runner capturing output) it stays silent.
-type progress struct {
+type Progress struct {
 	w    io.Writer
 	what string
 	bar  *progressbar.ProgressBar
@@ -25,15 +25,15 @@ type progress struct {
 // minBarEntries is how many entries it takes to draw a bar at all.
 const minBarEntries = 20
 
-func newProgress(w io.Writer, what string) *progress { return &progress{w: w, what: what} }
+func NewProgress(w io.Writer, what string) *Progress { return &Progress{w: w, what: what} }
 
-func isTerminal(w io.Writer) bool {
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-func (p *progress) Start(total int) {
-	if total < minBarEntries || !isTerminal(p.w) {
+func (p *Progress) Start(total int) {
+	if total < minBarEntries || !IsTerminal(p.w) {
 		return
 	}
 	p.bar = progressbar.NewOptions(total,
@@ -46,64 +46,64 @@ func (p *progress) Start(total int) {
 	)
 }
 
-func (p *progress) Settled(reconcile.Settlement) {
+func (p *Progress) Settled(reconcile.Settlement) {
 	if p.bar != nil {
 		_ = p.bar.Add(1)
 	}
 }
 
 // Finish removes the bar before the summary is printed.
-func (p *progress) Finish() {
+func (p *Progress) Finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
 	}
 }
 
 // tally counts what a reconcile settled, and what it left attempting.
-type tally struct{ done, failed, left int }
+type Tally struct{ Done, Failed, Left int }
 
-func tallyOf(out []reconcile.Settlement) tally {
-	var t tally
+func TallyOf(out []reconcile.Settlement) Tally {
+	var t Tally
 	for _, s := range out {
 		switch s.To {
 		case ledger.Done:
-			t.done++
+			t.Done++
 		case ledger.Failed:
-			t.failed++
+			t.Failed++
 		default:
-			t.left++
+			t.Left++
 		}
 	}
 	return t
 }
 
 // summarize is reconcile's last line: what was settled and what it cost.
-func summarize(t tally, c *ghcheck.Client) string {
-	done, failed, left := t.done, t.failed, t.left
+func Summarize(t Tally, c *ghcheck.Client) string {
+	done, failed, left := t.Done, t.Failed, t.Left
 	msg := fmt.Sprintf("settled %d done, %d failed, %d still attempting", done, failed, left)
 	var st ghcheck.Stats
 	if c != nil {
 		st = c.Stats()
 	}
-	plural := "s"
+	Plural := "s"
 	if st.Requests == 1 {
-		plural = ""
+		Plural = ""
 	}
-	msg += fmt.Sprintf("; %d GitHub request%s", st.Requests, plural)
+	msg += fmt.Sprintf("; %d GitHub request%s", st.Requests, Plural)
 	if st.NotModified > 0 {
 		msg += fmt.Sprintf(" (%d answered 304 Not Modified, free)", st.NotModified)
 	}
 	return msg
 }
 
-func orDash(s string) string {
+func OrDash(s string) string {
 	if s == "" {
 		return "-"
 	}
 	return s
 }
 
-func plural(n int, one, many string) string {
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}

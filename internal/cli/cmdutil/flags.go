@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	_ "embed"
@@ -23,61 +23,61 @@ import (
 // the environment behind it, is a method of the flag's small type.
 
 // repoFlag is --repo (-R): the repository an action is on.
-type repoFlag string
+type RepoFlag string
 
-func addRepoFlag(c *cobra.Command, r *repoFlag) {
+func AddRepoFlag(c *cobra.Command, r *RepoFlag) {
 	c.Flags().StringVarP((*string)(r), "repo", "R", "", "repository OWNER/NAME (default $GH_REPO, else $GITHUB_REPOSITORY)")
 }
 
 // addLedgerRepoFlag adds --repo to a verb that acts on no repository but
 // reads the ledger, which with the location "github" lives in one.
-func addLedgerRepoFlag(c *cobra.Command, r *repoFlag, what string) {
+func AddLedgerRepoFlag(c *cobra.Command, r *RepoFlag, what string) {
 	c.Flags().StringVarP((*string)(r), "repo", "R", "", "with --ledger github: the repository whose ledger "+what+" (default $GH_REPO, else $GITHUB_REPOSITORY)")
 }
 
 // orEnv resolves the repository from --repo, GH_REPO, GITHUB_REPOSITORY,
 // in any form gh takes (see repoRef), as OWNER/NAME.
-func (r repoFlag) orEnv(getenv func(string) string) (string, error) {
+func (r RepoFlag) OrEnv(getenv func(string) string) (string, error) {
 	for _, s := range []string{string(r), getenv("GH_REPO"), getenv("GITHUB_REPOSITORY")} {
 		if strings.TrimSpace(s) != "" {
 			return repoRef(s, getenv("GITHUB_API_URL"))
 		}
 	}
-	return "", usagef("no repository: %s", wordsFor(getenv).Set(effect.Option{Name: "repo", Value: "OWNER/NAME"}))
+	return "", Usagef("no repository: %s", WordsFor(getenv).Set(effect.Option{Name: "repo", Value: "OWNER/NAME"}))
 }
 
 // taskFlag is --task: the unit of work.
-type taskFlag string
+type TaskFlag string
 
-func addTaskFlag(c *cobra.Command, t *taskFlag) {
+func AddTaskFlag(c *cobra.Command, t *TaskFlag) {
 	c.Flags().StringVar((*string)(t), "task", "", "task id: the unit of work (default $GHONCE_TASK)")
 }
 
 // orEnv resolves the task from --task, GHONCE_TASK, else inside GitHub
 // Actions the task derived from the run (reported on errOut).
-func (t taskFlag) orEnv(getenv func(string) string, errOut io.Writer) (string, error) {
+func (t TaskFlag) OrEnv(getenv func(string) string, errOut io.Writer) (string, error) {
 	s := string(t)
 	if s == "" {
 		s = getenv("GHONCE_TASK")
 	}
 	if s == "" {
 		var err error
-		if s, err = actionsTask(getenv, errOut); err != nil {
+		if s, err = ActionsTask(getenv, errOut); err != nil {
 			return "", err
 		}
 	}
 	if strings.TrimSpace(s) == "" {
-		return "", usagef("no task: %s (an id that names the work, never a time or a random value)", wordsFor(getenv).Set(effect.Option{Name: "task", Value: "ID"}))
+		return "", Usagef("no task: %s (an id that names the work, never a time or a random value)", WordsFor(getenv).Set(effect.Option{Name: "task", Value: "ID"}))
 	}
 	return s, nil
 }
 
 // stepFlag is --step: the step within the task.
-type stepFlag string
+type StepFlag string
 
 // addStepFlag adds --step; def says in the help what a verb does without
 // it ("" for the acting verbs: their kind's default step).
-func addStepFlag(c *cobra.Command, s *stepFlag, def string) {
+func AddStepFlag(c *cobra.Command, s *StepFlag, def string) {
 	if def == "" {
 		def = "default: the kind's own, e.g. pr-create"
 	}
@@ -85,48 +85,48 @@ func addStepFlag(c *cobra.Command, s *stepFlag, def string) {
 }
 
 // or is the step, def when --step is not given.
-func (s stepFlag) or(def string) string {
+func (s StepFlag) Or(def string) string {
 	if s != "" {
 		return string(s)
 	}
 	return def
 }
 
-func addJSONFlag(c *cobra.Command, b *bool) {
+func AddJSONFlag(c *cobra.Command, b *bool) {
 	c.Flags().BoolVar(b, "json", false, "print one JSON object on stdout, whatever the outcome")
 }
 
 // engineFlags are how the engine waits and what it trusts: --wait,
 // --settle, --trust-ledger. A verb that registers only some of them runs
 // the others at their defaults (newEngineFlags).
-type engineFlags struct {
+type EngineFlags struct {
 	Wait, Settle time.Duration // 0 (or less): not at all
 	TrustLedger  bool
 }
 
 const defaultWait = 30 * time.Second
 
-func newEngineFlags() engineFlags {
-	return engineFlags{Wait: defaultWait, Settle: reconcile.DefaultSettle}
+func NewEngineFlags() EngineFlags {
+	return EngineFlags{Wait: defaultWait, Settle: reconcile.DefaultSettle}
 }
 
-func addWaitFlag(c *cobra.Command, d *time.Duration) {
+func AddWaitFlag(c *cobra.Command, d *time.Duration) {
 	c.Flags().DurationVar(d, "wait", defaultWait, "how long to wait for another process working on the same key")
 }
 
-func addSettleFlag(c *cobra.Command, d *time.Duration) {
-	c.Flags().DurationVar(d, "settle", reconcile.DefaultSettle, flagSays("settle"))
+func AddSettleFlag(c *cobra.Command, d *time.Duration) {
+	c.Flags().DurationVar(d, "settle", reconcile.DefaultSettle, FlagSays("settle"))
 }
 
 // settleDefault makes GHONCE_SETTLE the default of c's --settle, when c
 // reads one and it was not given: one variable sets it for the CLI, the
 // MCP server and the gh shim alike. A bad value is a usage error.
-func settleDefault(c *cobra.Command, getenv func(string) string) error {
+func SettleDefault(c *cobra.Command, getenv func(string) string) error {
 	fl := c.LocalFlags().Lookup("settle")
 	if fl == nil || fl.Changed {
 		return nil
 	}
-	d, err := settleFromEnv(getenv, -1)
+	d, err := SettleFromEnv(getenv, -1)
 	if err != nil || d < 0 {
 		return err
 	}
@@ -136,12 +136,12 @@ func settleDefault(c *cobra.Command, getenv func(string) string) error {
 // onChangeDefault makes GHONCE_ON_CHANGE the default of c's --on-change,
 // when c reads one and it was not given: one variable sets it for the CLI,
 // the gh shim and the MCP server alike. A bad value is a usage error.
-func onChangeDefault(c *cobra.Command, getenv func(string) string) error {
+func OnChangeDefault(c *cobra.Command, getenv func(string) string) error {
 	fl := c.LocalFlags().Lookup("on-change")
 	if fl == nil || fl.Changed {
 		return nil
 	}
-	v, err := onChangeFromEnv(getenv)
+	v, err := OnChangeFromEnv(getenv)
 	if err != nil || v == "" {
 		return err
 	}
@@ -149,27 +149,27 @@ func onChangeDefault(c *cobra.Command, getenv func(string) string) error {
 }
 
 // onChangeFromEnv is GHONCE_ON_CHANGE, checked; "" when unset.
-func onChangeFromEnv(getenv func(string) string) (string, error) {
+func OnChangeFromEnv(getenv func(string) string) (string, error) {
 	v := strings.TrimSpace(getenv("GHONCE_ON_CHANGE"))
 	switch v {
 	case "", reconcile.OnChangeAuto, reconcile.OnChangeWarn, reconcile.OnChangeFail, reconcile.OnChangeUpdate:
 		return v, nil
 	}
-	return "", usagef("GHONCE_ON_CHANGE=%q: want auto, warn, fail or update", v)
+	return "", Usagef("GHONCE_ON_CHANGE=%q: want auto, warn, fail or update", v)
 }
 
-func addTrustLedgerFlag(c *cobra.Command, b *bool) {
-	c.Flags().BoolVar(b, "trust-ledger", false, flagSays("trust-ledger"))
+func AddTrustLedgerFlag(c *cobra.Command, b *bool) {
+	c.Flags().BoolVar(b, "trust-ledger", false, FlagSays("trust-ledger"))
 }
 
 // gitHubFlags say who ghonce is on GitHub beyond the token: --trust-author
 // and the GitHub App's flags.
-type gitHubFlags struct {
+type GitHubFlags struct {
 	TrustAuthors []string
-	App          appFlags
+	App          AppFlags
 }
 
-func addGitHubFlags(c *cobra.Command, g *gitHubFlags) {
+func AddGitHubFlags(c *cobra.Command, g *GitHubFlags) {
 	addTrustFlag(c, &g.TrustAuthors)
 	addAppFlags(c, &g.App)
 }
@@ -181,18 +181,18 @@ func addTrustFlag(c *cobra.Command, logins *[]string) {
 // trustFromEnv is GHONCE_TRUST_AUTHOR: logins separated by commas or
 // spaces, the default of --trust-author, and the gh shim's (gh has no
 // such flag).
-func trustFromEnv(getenv func(string) string) []string {
+func TrustFromEnv(getenv func(string) string) []string {
 	return strings.FieldsFunc(getenv("GHONCE_TRUST_AUTHOR"), func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 }
 
 // trustDefault makes GHONCE_TRUST_AUTHOR the default of c's --trust-author,
 // when c reads one and it was not given.
-func trustDefault(c *cobra.Command, getenv func(string) string) error {
+func TrustDefault(c *cobra.Command, getenv func(string) string) error {
 	fl := c.LocalFlags().Lookup("trust-author")
 	if fl == nil || fl.Changed {
 		return nil
 	}
-	for _, login := range trustFromEnv(getenv) {
+	for _, login := range TrustFromEnv(getenv) {
 		if err := fl.Value.Set(login); err != nil {
 			return err
 		}
@@ -201,7 +201,7 @@ func trustDefault(c *cobra.Command, getenv func(string) string) error {
 }
 
 // filterHelp tells the ledger verbs' users where their filters come from.
-const filterHelp = `
+const FilterHelp = `
 Only --repo and --task narrow it. GH_REPO, GITHUB_REPOSITORY and GHONCE_TASK
 name the action an acting verb performs; they never narrow a view of the
 ledger, which would hide entries without a word (a guarded command's entry
@@ -213,20 +213,20 @@ repository whose ledger is read, and every entry in it is shown.
 // filterFlags are --repo and --task of the ledger verbs (status,
 // reconcile, labels prune): they narrow a view of the ledger, from the
 // flags only (see filterHelp).
-type filterFlags struct {
-	Repo repoFlag
-	Task taskFlag
+type FilterFlags struct {
+	Repo RepoFlag
+	Task TaskFlag
 }
 
 // addFilterFlags adds --repo and --task with what they mean here: neither
 // has a default from the environment.
-func addFilterFlags(c *cobra.Command, f *filterFlags) {
+func AddFilterFlags(c *cobra.Command, f *FilterFlags) {
 	c.Flags().StringVarP((*string)(&f.Repo), "repo", "R", "", "only entries of this repository OWNER/NAME")
 	c.Flags().StringVar((*string)(&f.Task), "task", "", "only entries of this task")
 }
 
 // filter is the entry filter the flags give.
-func (f filterFlags) filter(getenv func(string) string) (reconcile.Filter, error) {
+func (f FilterFlags) Filter(getenv func(string) string) (reconcile.Filter, error) {
 	repo := string(f.Repo)
 	if strings.TrimSpace(repo) != "" {
 		var err error
@@ -239,7 +239,7 @@ func (f filterFlags) filter(getenv func(string) string) (reconcile.Filter, error
 		// The one rule for ids: " T-1" and "T-1\n" narrow to T-1, as the
 		// ledger stores it; "T-1\nT-2" is a usage error.
 		if err := taskkey.CheckID("task", task); err != nil {
-			return reconcile.Filter{}, usage(effect.Named(err, func(string) string { return "--task" }))
+			return reconcile.Filter{}, Usage(effect.Named(err, func(string) string { return "--task" }))
 		}
 		task = taskkey.CleanID(task)
 	}
@@ -248,26 +248,26 @@ func (f filterFlags) filter(getenv func(string) string) (reconcile.Filter, error
 
 // actFlags are what every acting verb reads (exec all but --repo,
 // --trust-ledger and the GitHub flags, which it has no use for).
-type actFlags struct {
-	Ledger ledgerFlag
-	Repo   repoFlag
-	Task   taskFlag
-	Step   stepFlag
+type ActFlags struct {
+	Ledger LedgerFlag
+	Repo   RepoFlag
+	Task   TaskFlag
+	Step   StepFlag
 	JSON   bool
-	Engine engineFlags
-	GitHub gitHubFlags
+	Engine EngineFlags
+	GitHub GitHubFlags
 }
 
-func addActFlags(c *cobra.Command, a *actFlags) {
-	addLedgerFlag(c, &a.Ledger)
-	addRepoFlag(c, &a.Repo)
-	addTaskFlag(c, &a.Task)
-	addStepFlag(c, &a.Step, "")
-	addJSONFlag(c, &a.JSON)
-	addWaitFlag(c, &a.Engine.Wait)
-	addSettleFlag(c, &a.Engine.Settle)
-	addTrustLedgerFlag(c, &a.Engine.TrustLedger)
-	addGitHubFlags(c, &a.GitHub)
+func AddActFlags(c *cobra.Command, a *ActFlags) {
+	AddLedgerFlag(c, &a.Ledger)
+	AddRepoFlag(c, &a.Repo)
+	AddTaskFlag(c, &a.Task)
+	AddStepFlag(c, &a.Step, "")
+	AddJSONFlag(c, &a.JSON)
+	AddWaitFlag(c, &a.Engine.Wait)
+	AddSettleFlag(c, &a.Engine.Settle)
+	AddTrustLedgerFlag(c, &a.Engine.TrustLedger)
+	AddGitHubFlags(c, &a.GitHub)
 }
 
 // Wrappers pass the shared flags to every call (--repo to `ghonce exec`,
@@ -280,16 +280,16 @@ func addActFlags(c *cobra.Command, a *actFlags) {
 // line; a verb that does not inherits the root's, which parses it as the
 // verb that reads it would (a bad value is still a usage error), and
 // warnIgnored says on stderr that it does nothing.
-func addWrapperFlags(root *cobra.Command) {
+func AddWrapperFlags(root *cobra.Command) {
 	scratch := &cobra.Command{}
-	addActFlags(scratch, &actFlags{})
+	AddActFlags(scratch, &ActFlags{})
 	scratch.Flags().VisitAll(func(fl *pflag.Flag) { fl.Hidden = true })
 	root.PersistentFlags().AddFlagSet(scratch.Flags())
 }
 
 // warnIgnored says, for each flag given to c that is root's hidden copy
 // (c does not read it), that it has no effect.
-func warnIgnored(root, c *cobra.Command, w io.Writer) {
+func WarnIgnored(root, c *cobra.Command, w io.Writer) {
 	c.Flags().Visit(func(fl *pflag.Flag) {
 		if root.PersistentFlags().Lookup(fl.Name) == fl {
 			fmt.Fprintf(w, "ghonce: --%s has no effect on '%s'; ignored\n", fl.Name, c.CommandPath())
@@ -300,13 +300,13 @@ func warnIgnored(root, c *cobra.Command, w io.Writer) {
 // takesJSON reports whether c prints JSON with --json: it has a --json of
 // its own. A usage error before any verb was found (c the root, a noun, or
 // nil) does too.
-func takesJSON(c *cobra.Command) bool {
+func TakesJSON(c *cobra.Command) bool {
 	return c == nil || c.HasSubCommands() || c.LocalFlags().Lookup("json") != nil
 }
 
 // jsonGiven reports whether --json was given to c (its own, or root's
 // hidden copy).
-func jsonGiven(c *cobra.Command) bool {
+func JSONGiven(c *cobra.Command) bool {
 	if c == nil {
 		return false
 	}
@@ -318,18 +318,18 @@ func jsonGiven(c *cobra.Command) bool {
 var flagsFile string
 
 // flagSays is the help flags.txt gives a flag that needs more than a line.
-var flagSays = human.Texts(flagsFile)
+var FlagSays = human.Texts(flagsFile)
 
 // settleFromEnv is GHONCE_SETTLE, a Go duration ("0" waits not at all), as
 // the default of --settle; def when it is unset.
-func settleFromEnv(getenv func(string) string, def time.Duration) (time.Duration, error) {
+func SettleFromEnv(getenv func(string) string, def time.Duration) (time.Duration, error) {
 	v := strings.TrimSpace(getenv("GHONCE_SETTLE"))
 	if v == "" {
 		return def, nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		return 0, usagef("GHONCE_SETTLE=%q is not a duration: want e.g. 15s, 500ms or 0 (no wait)", v)
+		return 0, Usagef("GHONCE_SETTLE=%q is not a duration: want e.g. 15s, 500ms or 0 (no wait)", v)
 	}
 	return d, nil
 }
