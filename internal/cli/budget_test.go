@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 )
 
 // `ghonce init` records the token's login, so the first pr create on the
@@ -46,8 +46,8 @@ func TestReconcileSummaryInAPipe(t *testing.T) {
 	w.fake.Inject(fixtures.Fault{Match: func(r *http.Request) bool {
 		return r.Method == "POST" && strings.HasSuffix(r.URL.Path, "/repos/"+testRepo+"/issues")
 	}, Kind: fixtures.DropAfterCommit, Times: 1})
-	if o := w.run("", nil, "issue", "create", "--task", "T1", "--repo", testRepo, "--title", "t", "--body", "b"); o.code != cmdutil.ExitUnconfirmed {
-		t.Fatalf("dropped create: exit %d, want %d: %s", o.code, cmdutil.ExitUnconfirmed, o.stderr)
+	if o := w.run("", nil, "issue", "create", "--task", "T1", "--repo", testRepo, "--title", "t", "--body", "b"); o.code != failure.ExitUnconfirmed {
+		t.Fatalf("dropped create: exit %d, want %d: %s", o.code, failure.ExitUnconfirmed, o.stderr)
 	}
 	o := w.run("", nil, "reconcile", "--settle", "0")
 	if o.code != 0 {
@@ -65,7 +65,7 @@ func TestWritePacingFromTheEnvironment(t *testing.T) {
 	t.Parallel()
 	w := newCLIWorld(t)
 	o := w.run("", map[string]string{"GHONCE_WRITES_PER_MINUTE": "eighty"}, "issue", "create", "--task", "T1", "--repo", testRepo, "--title", "t", "--body", "b")
-	if o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, "invalid GHONCE_WRITES_PER_MINUTE") {
+	if o.code != failure.ExitUsage || !strings.Contains(o.stderr, "invalid GHONCE_WRITES_PER_MINUTE") {
 		t.Errorf("exit %d, stderr %q; want a usage error naming the variable", o.code, o.stderr)
 	}
 	if n := len(w.fake.Issues(testOwner, testName)); n != 0 {

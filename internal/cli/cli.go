@@ -1,7 +1,9 @@
-// Package cli is ghonce's command line: each verb parses flags into an
-// options struct and calls a run function that does the work through the
-// reconcile engine. Nothing here touches os.Stdout, the environment or the
-// clock directly; they come in through IO.
+// Package cli is ghonce's command line: the command tree, which wires the
+// programs (ghshim, mcpcmd, auditcmd, democmd) on the core they share
+// (cmdutil), and the acting verbs and ledger commands. Each verb parses
+// flags into an options struct and calls a run function that does the work
+// through the reconcile engine. Nothing here touches os.Stdout, the
+// environment or the clock directly; they come in through IO.
 package cli
 
 import (
@@ -30,11 +32,17 @@ const exitCodesHelp = `Exit codes:
   5  stale entries (status --stale)
   6  open duplicates (audit)`
 
+// IO is what a command may touch of the outside world.
+type IO = cmdutil.IO
+
+// System returns the process's real IO.
+func System() IO { return cmdutil.System() }
+
 // Main runs ghonce with args and returns the exit code. With --json,
 // stdout carries exactly one JSON object whatever the outcome: the verb's
 // on success (and on the exits a verb reports itself: status --stale,
 // reconcile with entries left unsettled), else a failure.Failure.
-func Main(ctx context.Context, args []string, sys cmdutil.IO) int {
+func Main(ctx context.Context, args []string, sys IO) int {
 	root, f := newRoot(sys)
 	root.SetArgs(args)
 	root.SetOut(sys.Out)
@@ -43,7 +51,7 @@ func Main(ctx context.Context, args []string, sys cmdutil.IO) int {
 	cmd, err := root.ExecuteContextC(ctx)
 	f.CloseTelemetry()
 	if err == nil {
-		return cmdutil.ExitOK
+		return failure.ExitOK
 	}
 	err = lookupError(cmd, err)
 	var se *cmdutil.SilentError
@@ -67,7 +75,7 @@ func Main(ctx context.Context, args []string, sys cmdutil.IO) int {
 		}
 	}
 	cmdutil.AnnotateForActions(sys, fail.ExitCode, err, cmdutil.WordsFor(sys.Getenv), f.RunSecrets())
-	if fail.ExitCode == cmdutil.ExitUsage && fail.Error.Kind == failure.Usage {
+	if fail.ExitCode == failure.ExitUsage && fail.Error.Kind == failure.Usage {
 		fmt.Fprintf(sys.Err, "Run '%s --help' for usage.\n", strings.TrimSpace("ghonce "+verb))
 	}
 	return fail.ExitCode
@@ -87,7 +95,7 @@ func jsonRequested(args []string) bool {
 	return false
 }
 
-func newRoot(sys cmdutil.IO) (*cobra.Command, *cmdutil.Factory) {
+func newRoot(sys IO) (*cobra.Command, *cmdutil.Factory) {
 	root := &cobra.Command{
 		Use:   "ghonce",
 		Short: "Make an agent's side effects on GitHub happen once per (task, step)",
@@ -155,6 +163,6 @@ Environment:
 
 // GhMain runs ghonce invoked as gh, through `ghonce shim DIR` (package
 // ghshim), and returns the exit code.
-func GhMain(ctx context.Context, argv []string, sys cmdutil.IO) int {
+func GhMain(ctx context.Context, argv []string, sys IO) int {
 	return ghshim.Main(ctx, argv, sys, readVersion().Version)
 }

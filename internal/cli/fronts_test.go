@@ -24,7 +24,7 @@ import (
 // from the Face itself; guard's TestEveryDeclaredWriteIsGuarded checks
 // it.)
 func TestEveryKindIsOnTheFrontsItClaims(t *testing.T) {
-	root, _ := newRoot(cmdutil.IO{Getenv: func(string) string { return "" }})
+	root, _ := newRoot(IO{Getenv: func(string) string { return "" }})
 	claimedCLI, claimedMCP := map[string]bool{}, map[string]bool{}
 	for _, kind := range kinds.All() {
 		f, _ := kinds.FaceOf(kind)
@@ -108,7 +108,7 @@ func TestActionCarriesEveryKindsVerb(t *testing.T) {
 	if unknown == nil {
 		t.Fatal("action.yml's dispatch has no error for an unknown command")
 	}
-	root, _ := newRoot(cmdutil.IO{Getenv: func(string) string { return "" }})
+	root, _ := newRoot(IO{Getenv: func(string) string { return "" }})
 	want := map[string]bool{"reconcile": true, "status": true}
 	for _, kind := range kinds.All() {
 		f, _ := kinds.FaceOf(kind)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/ledger"
@@ -235,7 +236,7 @@ func labelsPruneRun(ctx context.Context, opts *labelsPruneOptions) error {
 	}
 	fmt.Fprintf(f.IO.Err, "ghonce: %s %d key labels of pull requests and issues done before %s\n", verb, len(out.Labels)-failed, before.UTC().Format(time.RFC3339))
 	if failed > 0 {
-		return &cmdutil.SilentError{Code: cmdutil.ExitError}
+		return &cmdutil.SilentError{Code: failure.ExitError}
 	}
 	return nil
 }

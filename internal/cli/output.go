@@ -11,7 +11,7 @@ import (
 
 // The JSON objects the verbs print with --json. An acting verb prints a
 // reconcile.Result; the ledger verbs print these. Each starts with
-// outcomeJSON; a failed run prints a failure.Failure instead. Field names
+// OutcomeJSON; a failed run prints a failure.Failure instead. Field names
 // are part of the interface scripts read: add fields, never rename them.
 
 // entryJSON is one ledger entry (status, resolve).

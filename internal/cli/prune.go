@@ -173,7 +173,7 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 	fmt.Fprintf(f.IO.Err, "ghonce: %s %d claims done before %s in %s, and the key labels of %d pull requests and issues\n",
 		verb, len(gone), before.UTC().Format(time.RFC3339), l.Location, labels)
 	if failed > 0 {
-		return &cmdutil.SilentError{Code: cmdutil.ExitError}
+		return &cmdutil.SilentError{Code: failure.ExitError}
 	}
 	return nil
 }

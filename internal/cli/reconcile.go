@@ -18,7 +18,7 @@ import (
 )
 
 // reconcileOptions is `ghonce reconcile`. Its filters come from --repo and
-// --task only: see filterFlags.
+// --task only: see FilterFlags.
 type reconcileOptions struct {
 	f      *cmdutil.Factory
 	Ledger cmdutil.LedgerFlag
@@ -85,7 +85,7 @@ func reconcileRun(ctx context.Context, opts *reconcileOptions) error {
 			break
 		}
 	}
-	bar := cmdutil.NewProgress(f.IO.Err, "reconcile")
+	bar := newProgress(f.IO.Err, "reconcile")
 	// Each engine settles its own kinds: a command's entries by its
 	// --check, the rest on GitHub.
 	off, err := f.OffEngine(l, f.IO.Err, opts.Engine).Reconcile(ctx, offgithub.Filter{Repo: filter.Repo, Task: filter.Task})
@@ -99,15 +99,15 @@ func reconcileRun(ctx context.Context, opts *reconcileOptions) error {
 	if err != nil {
 		return err
 	}
-	t := cmdutil.TallyOf(out)
-	unsettled := t.Left
+	t := tallyOf(out)
+	unsettled := t.left
 	if opts.JSON {
 		res := reconcileJSON{OutcomeJSON: cmdutil.Succeeded(), Settled: out, Unsettled: unsettled}
 		if out == nil {
 			res.Settled = []reconcile.Settlement{}
 		}
 		if unsettled > 0 {
-			res.OutcomeJSON = cmdutil.OutcomeJSON{ExitCode: cmdutil.ExitUnconfirmed}
+			res.OutcomeJSON = cmdutil.OutcomeJSON{ExitCode: failure.ExitUnconfirmed}
 			res.Error = &failure.Error{Kind: failure.Unconfirmed, Message: fmt.Sprintf("%d %s could not be settled: GitHub could not answer, or another process holds %s", unsettled, cmdutil.Plural(unsettled, "entry", "entries"), cmdutil.Plural(unsettled, "it", "them"))}
 			res.Next = failure.Next(failure.Unconfirmed, "")
 		}
@@ -124,9 +124,9 @@ func reconcileRun(ctx context.Context, opts *reconcileOptions) error {
 		}
 		_ = w.Flush()
 	}
-	fmt.Fprintln(f.IO.Err, "ghonce: "+cmdutil.Summarize(t, client))
+	fmt.Fprintln(f.IO.Err, "ghonce: "+summarize(t, client))
 	if unsettled > 0 {
-		return &cmdutil.SilentError{Code: cmdutil.ExitUnconfirmed}
+		return &cmdutil.SilentError{Code: failure.ExitUnconfirmed}
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func TestShimVerb(t *testing.T) {
 	}
 	run := func(target string) (int, string, string) {
 		var out, errb bytes.Buffer
-		sys := cmdutil.IO{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }, Executable: func() (string, error) { return exe, nil }}
+		sys := IO{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }, Executable: func() (string, error) { return exe, nil }}
 		return Main(context.Background(), []string{"shim", target}, sys), out.String(), errb.String()
 	}
 	shim := filepath.Join(dir, "shim dir")
@@ -48,7 +48,7 @@ func TestShimVerb(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(other, "gh"), []byte("real gh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := run(other); code != cmdutil.ExitUsage || !strings.Contains(stderr, "never overwrites") {
+	if code, _, stderr := run(other); code != failure.ExitUsage || !strings.Contains(stderr, "never overwrites") {
 		t.Fatalf("over an existing gh: exit %d, stderr %q", code, stderr)
 	}
 	if b, _ := os.ReadFile(filepath.Join(other, "gh")); string(b) != "real gh" {
@@ -245,8 +245,8 @@ func TestGhSecondActIsNotTheFirst(t *testing.T) {
 				t.Errorf("%q: stderr does not say %q:\n%s", tc.title, says, o.stderr)
 			}
 		}
-		if o := w.gh("", map[string]string{"GHONCE_EXIT_CODES": "ghonce"}, "issue", "create", "-R", testRepo, "-t", tc.title, "-b", "b"); o.code != cmdutil.ExitSameOrAnother {
-			t.Errorf("%q with GHONCE_EXIT_CODES=ghonce: exit %d, want %d", tc.title, o.code, cmdutil.ExitSameOrAnother)
+		if o := w.gh("", map[string]string{"GHONCE_EXIT_CODES": "ghonce"}, "issue", "create", "-R", testRepo, "-t", tc.title, "-b", "b"); o.code != failure.ExitSameOrAnother {
+			t.Errorf("%q with GHONCE_EXIT_CODES=ghonce: exit %d, want %d", tc.title, o.code, failure.ExitSameOrAnother)
 		}
 	}
 	if n := len(w.fake.Issues(testOwner, testName)); n != 1 {
@@ -318,7 +318,7 @@ func TestKeyRefusesWhatTheVerbRefuses(t *testing.T) {
 		t.Helper()
 		o := w.run("", nil, append(args, "--task", "T", "--repo", testRepo, "--json")...)
 		var f failure.Failure
-		if err := json.Unmarshal([]byte(o.stdout), &f); err != nil || o.code != cmdutil.ExitUsage {
+		if err := json.Unmarshal([]byte(o.stdout), &f); err != nil || o.code != failure.ExitUsage {
 			t.Fatalf("%v: exit %d, stdout %q; want exit 2 and a failure", args, o.code, o.stdout)
 		}
 		return f.Error.Message
@@ -348,7 +348,7 @@ func TestBranchCreateStartsFromTheDefaultBranch(t *testing.T) {
 	if sha, ok := w.fake.Branch(testOwner, testName, "feature"); o.code != 0 || !ok || sha != head {
 		t.Fatalf("exit %d, stdout %q, stderr %q; branch at %q (%v), want main's head %s", o.code, o.stdout, o.stderr, sha, ok, head)
 	}
-	if o := w.run("", nil, "branch", "create", "other", "--task", "T", "--repo", testRepo, "--sha", head, "--from", "main"); o.code != cmdutil.ExitUsage {
+	if o := w.run("", nil, "branch", "create", "other", "--task", "T", "--repo", testRepo, "--sha", head, "--from", "main"); o.code != failure.ExitUsage {
 		t.Fatalf("--sha and --from: exit %d, stderr %q; want exit 2", o.code, o.stderr)
 	}
 }

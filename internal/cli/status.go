@@ -20,7 +20,7 @@ import (
 )
 
 // statusOptions is `ghonce status`. Its filters come from --repo and --task
-// only: see filterFlags.
+// only: see FilterFlags.
 type statusOptions struct {
 	f      *cmdutil.Factory
 	Ledger cmdutil.LedgerFlag
@@ -145,7 +145,7 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 	if stale > 0 {
 		fmt.Fprintf(f.IO.Err, "ghonce: %d attempting %s older than %s: %s\n",
 			stale, cmdutil.Plural(stale, "entry", "entries"), human.Duration(opts.Stale), failure.Next(failure.Stale, ""))
-		return &cmdutil.SilentError{Code: cmdutil.ExitStale}
+		return &cmdutil.SilentError{Code: failure.ExitStale}
 	}
 	return nil
 }
@@ -204,7 +204,7 @@ func printStatusJSON(f *cmdutil.Factory, opts *statusOptions, now time.Time, ent
 		}
 	}
 	if stale > 0 {
-		out.OutcomeJSON = cmdutil.OutcomeJSON{ExitCode: cmdutil.ExitStale}
+		out.OutcomeJSON = cmdutil.OutcomeJSON{ExitCode: failure.ExitStale}
 		out.Error = &failure.Error{Kind: failure.Stale, Message: fmt.Sprintf("%d attempting %s older than %s", stale, cmdutil.Plural(stale, "entry", "entries"), human.Duration(opts.Stale))}
 		out.Next = failure.Next(failure.Stale, "")
 	}

@@ -20,7 +20,7 @@ import (
 // its declaration: the positional argument and flags from Face.Fields, the
 // help from Face.Does, the shared act flags; the values make the kind's
 // JSON payload, which the registry decodes (reconcile.DecodeSpec), and the
-// action runs as every acting verb's does (runAction). A kind needs no CLI
+// action runs as every acting verb's does (RunAction). A kind needs no CLI
 // code of its own; what a verb says or checks beyond its declaration is a
 // verbHook.
 
@@ -217,7 +217,7 @@ func runKind(ctx context.Context, r *kindRun) error {
 }
 
 // verbNames is how a verb of face calls a field of its action in an
-// error: the words ghonce's flags always had (flagNames), else the
+// error: the words ghonce's flags always had (FlagNames), else the
 // field's argument or flag.
 func verbNames(face effect.Face) func(string) string {
 	return func(field string) string {

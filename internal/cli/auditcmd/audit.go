@@ -1,3 +1,5 @@
+// Package auditcmd is `ghonce audit`: the duplicates on GitHub, found
+// and, with --apply, settled through the engine.
 package auditcmd
 
 import (
@@ -13,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/internal/audit"
 	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/internal/human"
@@ -36,6 +39,8 @@ type auditOptions struct {
 	HumanToo bool
 }
 
+// NewCmdAudit is `ghonce audit`; runF, when a test gives one, gets the
+// parsed options instead of the run.
 func NewCmdAudit(f *cmdutil.Factory, runF func(*auditOptions) error) *cobra.Command {
 	opts := &auditOptions{f: f, Engine: cmdutil.NewEngineFlags()}
 	c := &cobra.Command{
@@ -241,9 +246,9 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 		}
 		switch {
 		case failed > 0:
-			out.OutcomeJSON = cmdutil.OutcomeJSON{ExitCode: cmdutil.ExitError}
+			out.OutcomeJSON = cmdutil.OutcomeJSON{ExitCode: failure.ExitError}
 		case left > 0:
-			out.OutcomeJSON = cmdutil.OutcomeJSON{ExitCode: cmdutil.ExitDuplicates}
+			out.OutcomeJSON = cmdutil.OutcomeJSON{ExitCode: failure.ExitDuplicates}
 		}
 		if err := f.WriteJSON(out); err != nil {
 			return err
@@ -260,10 +265,10 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 	}
 	if failed > 0 {
 		fmt.Fprintf(f.IO.Err, "ghonce: audit: %d %s failed; rerun 'ghonce audit --apply': what was done is not done again\n", failed, cmdutil.Plural(failed, "write", "writes"))
-		return &cmdutil.SilentError{Code: cmdutil.ExitError}
+		return &cmdutil.SilentError{Code: failure.ExitError}
 	}
 	if left > 0 {
-		return &cmdutil.SilentError{Code: cmdutil.ExitDuplicates}
+		return &cmdutil.SilentError{Code: failure.ExitDuplicates}
 	}
 	return nil
 }

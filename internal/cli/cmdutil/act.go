@@ -36,7 +36,7 @@ func readPathOrStdin(flag, what, path string, in io.Reader) ([]byte, error) {
 	return data, nil
 }
 
-// runOr calls runF when a test gave one, else run: a constructor parses
+// RunOr calls runF when a test gave one, else run: a constructor parses
 // flags into opts and hands them to one of the two. The context is the
 // command's, an argument of the run and never a field of opts.
 func RunOr[T any](ctx context.Context, opts *T, runF func(*T) error, run func(context.Context, *T) error) error {
@@ -46,27 +46,27 @@ func RunOr[T any](ctx context.Context, opts *T, runF func(*T) error, run func(co
 	return run(ctx, opts)
 }
 
-// actOptions is what every acting verb hands to runAction.
+// ActOptions is what every acting verb hands to RunAction.
 type ActOptions struct {
 	Factory *Factory
 	Flags   ActFlags
 	Spec    reconcile.Spec
-	// off, instead of spec, is an effect GitHub cannot see (a guarded
+	// Off, instead of spec, is an effect GitHub cannot see (a guarded
 	// command): offgithub's engine does it, with no repository or GitHub.
 	Off      offgithub.Spec
 	OnChange string // reconcile.OnChange*; "" is auto
-	// after, if set, runs once the artifact is done and its result
+	// After, if set, runs once the artifact is done and its result
 	// printed (created, found or skipped), with the GitHub client: gh's
 	// -a, -r and -m (see ghRun). Its error fails the run with the
 	// artifact recorded as done.
 	After func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error
-	// before, if set, runs with the GitHub client just before the action:
+	// Before, if set, runs with the GitHub client just before the action:
 	// it starts what after will need and may read beside the action's
 	// own requests (gh's milestones for -m). It must not block.
 	Before func(ctx context.Context, c *ghcheck.Client)
-	// names is how the front calls a field of the action in an error
+	// Names is how the front calls a field of the action in an error
 	// (effect.Named), and words an option; nil is ghonce's flags
-	// (flagName, flagWords), or the action's inputs in its step.
+	// (FlagName, FlagWords), or the action's inputs in its step.
 	Names func(field string) string
 	Words effect.Words
 }
@@ -79,7 +79,7 @@ func (o ActOptions) say() effect.Words {
 	return WordsFor(o.Factory.IO.Getenv)
 }
 
-// flagNames are the fields ghonce's verbs take under another name than
+// FlagNames are the fields ghonce's verbs take under another name than
 // --FIELD (an underscore a dash); every other field is its flag.
 var FlagNames = map[string]string{
 	"task":    "--task (or GHONCE_TASK)",
@@ -90,7 +90,7 @@ var FlagNames = map[string]string{
 	"path":    "PATH",
 }
 
-// flagName is the flag (or argument) that carries field.
+// FlagName is the flag (or argument) that carries field.
 func FlagName(field string) string {
 	if n, ok := FlagNames[field]; ok {
 		return n
@@ -98,7 +98,7 @@ func FlagName(field string) string {
 	return "--" + strings.ReplaceAll(field, "_", "-")
 }
 
-// flagWords says an option as ghonce's verbs take it: its flag, and the
+// FlagWords says an option as ghonce's verbs take it: its flag, and the
 // environment variable that sets it when there is one (optionEnv).
 type FlagWords struct{}
 
@@ -128,7 +128,7 @@ func (FlagWords) say(o effect.Option, verb, or string) string {
 	return s
 }
 
-// wordsFor is how the front that runs this process names options: the
+// WordsFor is how the front that runs this process names options: the
 // ghonce action's inputs in its own step (actions.ViaAction), else
 // ghonce's flags.
 func WordsFor(getenv func(string) string) effect.Words {
@@ -138,7 +138,7 @@ func WordsFor(getenv func(string) string) effect.Words {
 	return FlagWords{}
 }
 
-// runAction runs one action through the engine and prints its result. Bad
+// RunAction runs one action through the engine and prints its result. Bad
 // input is refused before the ledger is touched, and before GitHub is but
 // for reading what the action leaves to GitHub's default.
 func RunAction(ctx context.Context, o ActOptions) error {
@@ -326,7 +326,7 @@ func (f *Factory) printResult(r *reconcile.Result, asJSON bool) error {
 	return nil
 }
 
-// inWords is an error in a front's own words, the original kept for
+// InWords is an error in a front's own words, the original kept for
 // errors.As and the exit code.
 type InWords struct {
 	Msg string

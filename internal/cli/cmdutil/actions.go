@@ -24,7 +24,7 @@ import (
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// appFlags say which GitHub App to authenticate as.
+// AppFlags say which GitHub App to authenticate as.
 type AppFlags struct {
 	id, keyFile, installation string
 }
@@ -36,7 +36,7 @@ func addAppFlags(c *cobra.Command, a *AppFlags) {
 	pf.StringVar(&a.installation, "app-installation-id", "", "the App's installation (default $GHONCE_APP_INSTALLATION_ID, else the installation on --repo)")
 }
 
-// actionsTask is the task derived from the runner when neither --task nor
+// ActionsTask is the task derived from the runner when neither --task nor
 // GHONCE_TASK is given inside GitHub Actions ("" outside), printed so the
 // log shows which task a run used.
 func ActionsTask(getenv func(string) string, errOut io.Writer) (string, error) {
@@ -95,7 +95,7 @@ func (f *Factory) githubOptions(ctx context.Context, who GitHubFlags, repo RepoF
 	return opts, nil
 }
 
-// githubApp is the GitHub App the flags a or the environment configure,
+// GitHubApp is the GitHub App the flags a or the environment configure,
 // nil when none is; repo (--repo, else the environment's) finds its
 // installation when none is given.
 func (f *Factory) GitHubApp(a AppFlags, repo RepoFlag) (*appauth.App, error) {
@@ -156,6 +156,7 @@ func (f *Factory) mintedToken(tok string) {
 	}
 }
 
+// FirstOf is the first of ss that is not empty, else "".
 func FirstOf(ss ...string) string {
 	for _, s := range ss {
 		if s != "" {
@@ -183,22 +184,22 @@ func (f *Factory) reportToActions(r *reconcile.Result) error {
 	return actions.AppendSummary(env.Summary, res.SummaryLine())
 }
 
-// annotateForActions reports a failed run as a workflow command (::error::
+// AnnotateForActions reports a failed run as a workflow command (::error::
 // or ::warning:: with the hint to re-run) and a job-summary line, in w
 // (the words of the front that ran) and scrubbed of secrets (the run's:
-// runSecrets), when running inside GitHub Actions.
+// RunSecrets), when running inside GitHub Actions.
 func AnnotateForActions(sys IO, code int, err error, w effect.Words, secrets []string) {
 	env, ok := actions.Detect(sys.Getenv)
-	if !ok || code == ExitOK || err == nil {
+	if !ok || code == failure.ExitOK || err == nil {
 		return
 	}
 	msg := failure.Say(err, w)
 	var se *SilentError
 	if errors.As(err, &se) {
 		msg = map[int]string{
-			ExitUnconfirmed: "some entries could not be settled: GitHub could not answer, or another process holds them; the log above names them.",
-			ExitStale:       "ledger entries have been attempting longer than " + WordsFor(sys.Getenv).Name(effect.Option{Name: "stale"}) + ": a person is needed; run `ghonce status` to see them, then `ghonce resolve KEY --done` or `--retry`.",
-			ExitDuplicates:  "audit found open duplicates (in the job summary): `ghonce audit --apply` settles this token's own; label one `ghonce-audit:keep` to keep both.",
+			failure.ExitUnconfirmed: "some entries could not be settled: GitHub could not answer, or another process holds them; the log above names them.",
+			failure.ExitStale:       "ledger entries have been attempting longer than " + WordsFor(sys.Getenv).Name(effect.Option{Name: "stale"}) + ": a person is needed; run `ghonce status` to see them, then `ghonce resolve KEY --done` or `--retry`.",
+			failure.ExitDuplicates:  "audit found open duplicates (in the job summary): `ghonce audit --apply` settles this token's own; label one `ghonce-audit:keep` to keep both.",
 		}[code]
 		if msg == "" {
 			msg = fmt.Sprintf("ghonce exited %d; see the log above.", code)
@@ -211,7 +212,7 @@ func AnnotateForActions(sys IO, code int, err error, w effect.Words, secrets []s
 	}
 }
 
-// envSecrets are the secrets a run reads from its environment, which no
+// EnvSecrets are the secrets a run reads from its environment, which no
 // output may show: GitHub tokens, the App's key, the ledger's password,
 // the MCP server's bearer token.
 func EnvSecrets(getenv func(string) string) []string {
@@ -219,7 +220,7 @@ func EnvSecrets(getenv func(string) string) []string {
 		getenv("PGPASSWORD"), getenv(actions.JobTokenEnv), getenv("GHONCE_MCP_AUTH_TOKEN")}
 }
 
-// runSecrets are envSecrets and the installation tokens this run minted.
+// RunSecrets are EnvSecrets and the installation tokens this run minted.
 func (f *Factory) RunSecrets() []string {
 	return append(EnvSecrets(f.IO.Getenv), f.minted.Values()...)
 }

@@ -1,3 +1,8 @@
+// Package cmdutil is what ghonce's programs share, as gh CLI's cmdutil is
+// its commands': the Factory that opens the ledger, the GitHub client and
+// the engine only when a command asks; the flags several commands read;
+// the run of one action (RunAction); the --json envelope, usage errors and
+// exit codes; progress. It imports none of the programs.
 package cmdutil
 
 import (
@@ -22,17 +27,17 @@ import (
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// factory builds what commands need, lazily, so a command that does not
+// Factory builds what commands need, lazily, so a command that does not
 // use the ledger or GitHub never opens or calls them.
 type Factory struct {
 	IO IO
-	// version is this build's (see readVersion): what a ledger it creates
+	// Version is this build's (package cli's readVersion): what a ledger it creates
 	// records of its maker and what its telemetry reports.
 	Version string
-	// say, when set, is the front's words for options (the gh shim's);
-	// else wordsFor decides.
+	// Say, when set, is the front's words for options (the gh shim's);
+	// else WordsFor decides.
 	Say effect.Words
-	// printedJSON: the run's one JSON object is out, and a later failure
+	// PrintedJSON: the run's one JSON object is out, and a later failure
 	// adds none.
 	PrintedJSON bool
 	// gh is the client github made for ghFor (its arguments), kept so a
@@ -48,7 +53,7 @@ type Factory struct {
 	minted secret.Set
 }
 
-// token returns the GitHub token from GH_TOKEN or GITHUB_TOKEN.
+// Token returns the GitHub token from GH_TOKEN or GITHUB_TOKEN.
 func (f *Factory) Token() (string, error) {
 	for _, k := range []string{"GH_TOKEN", "GITHUB_TOKEN"} {
 		if t := f.IO.Getenv(k); t != "" {
@@ -58,7 +63,7 @@ func (f *Factory) Token() (string, error) {
 	return "", &failure.MissingCredentials{Err: errors.New("no GitHub token: set GH_TOKEN or GITHUB_TOKEN (try `ghonce demo` to see ghonce work without one)")}
 }
 
-// github returns a client authenticated with the token, or as the GitHub
+// GitHub returns a client authenticated with the token, or as the GitHub
 // App who or the environment configures; repo is the command's --repo, for
 // finding the App's installation.
 func (f *Factory) GitHub(ctx context.Context, who GitHubFlags, repo RepoFlag) (*ghcheck.Client, error) {
@@ -78,7 +83,7 @@ func (f *Factory) GitHub(ctx context.Context, who GitHubFlags, repo RepoFlag) (*
 	return c, nil
 }
 
-// githubOn is github with the token's login cached in l (by a fingerprint
+// GitHubOn is github with the token's login cached in l (by a fingerprint
 // of the token, never the token): only the first run on a ledger spends
 // GET /user.
 func (f *Factory) GitHubOn(ctx context.Context, who GitHubFlags, repo RepoFlag, l *store.Opened) (*ghcheck.Client, error) {
@@ -90,7 +95,7 @@ func (f *Factory) GitHubOn(ctx context.Context, who GitHubFlags, repo RepoFlag, 
 	return c, nil
 }
 
-// cacheLogin caches c's login in l, except in a repository ledger: there
+// CacheLogin caches c's login in l, except in a repository ledger: there
 // the cache would cost two writes to the repository to save one read, and
 // anyone who can push could plant a login in it.
 func CacheLogin(c *ghcheck.Client, l *store.Opened) {
@@ -107,7 +112,7 @@ func (f *Factory) ledgerAndGitHub(ctx context.Context, loc LedgerFlag, create st
 	return f.LedgerAndGitHubWith(ctx, loc, store.Options{Create: create}, who, repo)
 }
 
-// ledgerAndGitHubWith is ledgerAndGitHub with the ledger's options (a
+// LedgerAndGitHubWith is ledgerAndGitHub with the ledger's options (a
 // front on many repositories sets PerRepo).
 func (f *Factory) LedgerAndGitHubWith(ctx context.Context, loc LedgerFlag, o store.Options, who *GitHubFlags, repo RepoFlag) (l *store.Opened, c *ghcheck.Client, err error) {
 	if who != nil {
@@ -141,7 +146,7 @@ func (f *Factory) openLedger(ctx context.Context, loc LedgerFlag, create store.C
 	return f.OpenLedgerWith(ctx, loc, store.Options{Create: create}, "", nil)
 }
 
-// openLedgerToRead is openLedger for a verb that only reads (status): a
+// OpenLedgerToRead is openLedger for a verb that only reads (status): a
 // ledger this user may read but not write is opened read-only, with a
 // note on stderr, instead of failing.
 func (f *Factory) OpenLedgerToRead(ctx context.Context, loc LedgerFlag, repo RepoFlag) (*store.Opened, error) {
@@ -186,7 +191,7 @@ func (f *Factory) OpenLedgerWith(ctx context.Context, flag LedgerFlag, o store.O
 	return l, nil
 }
 
-// narrowIn is the repository filter of a ledger verb (status, reconcile)
+// NarrowIn is the repository filter of a ledger verb (status, reconcile)
 // on the ledger at loc: with the location "github", --repo chooses the
 // ledger, which is that repository's own, so every entry in it is shown (a
 // guarded command's has no repository); elsewhere repo narrows the view.
@@ -197,7 +202,7 @@ func (f *Factory) NarrowIn(loc LedgerFlag, repo string) string {
 	return repo
 }
 
-// engine returns an engine on the open ledger l, run as e says; gh is nil
+// Engine returns an engine on the open ledger l, run as e says; gh is nil
 // for `ghonce reconcile` with no entry on GitHub to settle.
 func (f *Factory) Engine(l *store.Opened, gh reconcile.GitHub, e EngineFlags, mod ...func(*reconcile.Config)) *reconcile.Engine {
 	cfg := reconcile.Config{
@@ -219,7 +224,7 @@ func (f *Factory) Engine(l *store.Opened, gh reconcile.GitHub, e EngineFlags, mo
 	return reconcile.New(cfg)
 }
 
-// offEngine is engine's counterpart for effects GitHub cannot see (package
+// OffEngine is engine's counterpart for effects GitHub cannot see (package
 // offgithub): a guarded command, whose output goes to stdout, or a tool call.
 func (f *Factory) OffEngine(l *store.Opened, stdout io.Writer, e EngineFlags) *offgithub.Engine {
 	tel := f.Telemetry(false)
@@ -230,7 +235,7 @@ func (f *Factory) OffEngine(l *store.Opened, stdout io.Writer, e EngineFlags) *o
 	})
 }
 
-// words is how the front that runs this process names options (wordsFor).
+// Words is how the front that runs this process names options (WordsFor).
 func (f *Factory) words() effect.Words {
 	if f.Say != nil {
 		return f.Say
@@ -238,12 +243,12 @@ func (f *Factory) words() effect.Words {
 	return WordsFor(f.IO.Getenv)
 }
 
-// logf reports progress and waits on stderr.
+// Logf reports progress and waits on stderr.
 func (f *Factory) Logf(format string, args ...any) {
 	fmt.Fprintf(f.IO.Err, "ghonce: "+format+"\n", args...)
 }
 
-// parseRepo parses --repo; a malformed one is a usage error.
+// ParseRepo parses --repo; a malformed one is a usage error.
 func ParseRepo(s string) (ghcheck.Repo, error) {
 	r, err := ghcheck.ParseRepo(s)
 	if err != nil {

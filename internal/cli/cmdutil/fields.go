@@ -16,7 +16,7 @@ import (
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// fieldValue holds one field's flags as cobra parses them.
+// FieldValue holds one field's flags as cobra parses them.
 type FieldValue struct {
 	Field    effect.Field
 	Type     reflect.Type
@@ -27,7 +27,7 @@ type FieldValue struct {
 	Switches map[string]*bool // by flag
 }
 
-// decodePayload is kind's description from the values a front gathered.
+// DecodePayload is kind's description from the values a front gathered.
 func DecodePayload(kind string, payload map[string]any) (reconcile.Spec, error) {
 	b, err := json.Marshal(payload)
 	if err != nil {
@@ -40,7 +40,7 @@ func DecodePayload(kind string, payload map[string]any) (reconcile.Spec, error) 
 	return spec.(reconcile.Spec), nil
 }
 
-// addFieldFlags adds to fs the flags of kind's fields, each named by name
+// AddFieldFlags adds to fs the flags of kind's fields, each named by name
 // (its CLI or gh flag; "": none), and returns what the command line is
 // parsed into (an argument's field too) and the usage line's words.
 func AddFieldFlags(fs *pflag.FlagSet, kind string, fields []effect.Field, name func(effect.Field) string) ([]*FieldValue, []string) {
@@ -96,7 +96,7 @@ func optional(required bool, s string) string {
 	return "[" + strings.TrimSuffix(strings.TrimPrefix(s, "("), ")") + "]"
 }
 
-// gatherPayload is the kind's payload the command line gives, by the
+// GatherPayload is the kind's payload the command line gives, by the
 // fields' JSON names. A field read from a file or standard input is read
 // here; a required one given neither way is a usage error, as is a number
 // that is none. Other required fields are the kind's Validate's to refuse,

@@ -18,24 +18,25 @@ import (
 )
 
 // The flags several commands read. Each command's options struct holds the
-// ones it reads, added by the helpers below (addRepoFlag(c, &opts.Repo),
+// ones it reads, added by the helpers below (AddRepoFlag(c, &opts.Repo),
 // ...), so its help lists exactly those; what a flag's value means, with
 // the environment behind it, is a method of the flag's small type.
 
-// repoFlag is --repo (-R): the repository an action is on.
+// RepoFlag is --repo (-R): the repository an action is on.
 type RepoFlag string
 
+// AddRepoFlag adds --repo (-R), the repository an action is on.
 func AddRepoFlag(c *cobra.Command, r *RepoFlag) {
 	c.Flags().StringVarP((*string)(r), "repo", "R", "", "repository OWNER/NAME (default $GH_REPO, else $GITHUB_REPOSITORY)")
 }
 
-// addLedgerRepoFlag adds --repo to a verb that acts on no repository but
+// AddLedgerRepoFlag adds --repo to a verb that acts on no repository but
 // reads the ledger, which with the location "github" lives in one.
 func AddLedgerRepoFlag(c *cobra.Command, r *RepoFlag, what string) {
 	c.Flags().StringVarP((*string)(r), "repo", "R", "", "with --ledger github: the repository whose ledger "+what+" (default $GH_REPO, else $GITHUB_REPOSITORY)")
 }
 
-// orEnv resolves the repository from --repo, GH_REPO, GITHUB_REPOSITORY,
+// OrEnv resolves the repository from --repo, GH_REPO, GITHUB_REPOSITORY,
 // in any form gh takes (see repoRef), as OWNER/NAME.
 func (r RepoFlag) OrEnv(getenv func(string) string) (string, error) {
 	for _, s := range []string{string(r), getenv("GH_REPO"), getenv("GITHUB_REPOSITORY")} {
@@ -46,14 +47,15 @@ func (r RepoFlag) OrEnv(getenv func(string) string) (string, error) {
 	return "", Usagef("no repository: %s", WordsFor(getenv).Set(effect.Option{Name: "repo", Value: "OWNER/NAME"}))
 }
 
-// taskFlag is --task: the unit of work.
+// TaskFlag is --task: the unit of work.
 type TaskFlag string
 
+// AddTaskFlag adds --task, the unit of work.
 func AddTaskFlag(c *cobra.Command, t *TaskFlag) {
 	c.Flags().StringVar((*string)(t), "task", "", "task id: the unit of work (default $GHONCE_TASK)")
 }
 
-// orEnv resolves the task from --task, GHONCE_TASK, else inside GitHub
+// OrEnv resolves the task from --task, GHONCE_TASK, else inside GitHub
 // Actions the task derived from the run (reported on errOut).
 func (t TaskFlag) OrEnv(getenv func(string) string, errOut io.Writer) (string, error) {
 	s := string(t)
@@ -72,10 +74,10 @@ func (t TaskFlag) OrEnv(getenv func(string) string, errOut io.Writer) (string, e
 	return s, nil
 }
 
-// stepFlag is --step: the step within the task.
+// StepFlag is --step: the step within the task.
 type StepFlag string
 
-// addStepFlag adds --step; def says in the help what a verb does without
+// AddStepFlag adds --step; def says in the help what a verb does without
 // it ("" for the acting verbs: their kind's default step).
 func AddStepFlag(c *cobra.Command, s *StepFlag, def string) {
 	if def == "" {
@@ -84,7 +86,7 @@ func AddStepFlag(c *cobra.Command, s *StepFlag, def string) {
 	c.Flags().StringVar((*string)(s), "step", "", "step within the task ("+def+")")
 }
 
-// or is the step, def when --step is not given.
+// Or is the step, def when --step is not given.
 func (s StepFlag) Or(def string) string {
 	if s != "" {
 		return string(s)
@@ -92,13 +94,14 @@ func (s StepFlag) Or(def string) string {
 	return def
 }
 
+// AddJSONFlag adds --json, one JSON object on stdout whatever the outcome.
 func AddJSONFlag(c *cobra.Command, b *bool) {
 	c.Flags().BoolVar(b, "json", false, "print one JSON object on stdout, whatever the outcome")
 }
 
-// engineFlags are how the engine waits and what it trusts: --wait,
+// EngineFlags are how the engine waits and what it trusts: --wait,
 // --settle, --trust-ledger. A verb that registers only some of them runs
-// the others at their defaults (newEngineFlags).
+// the others at their defaults (NewEngineFlags).
 type EngineFlags struct {
 	Wait, Settle time.Duration // 0 (or less): not at all
 	TrustLedger  bool
@@ -106,19 +109,22 @@ type EngineFlags struct {
 
 const defaultWait = 30 * time.Second
 
+// NewEngineFlags are the engine flags at their defaults.
 func NewEngineFlags() EngineFlags {
 	return EngineFlags{Wait: defaultWait, Settle: reconcile.DefaultSettle}
 }
 
+// AddWaitFlag adds --wait, how long to wait for another process on the same key.
 func AddWaitFlag(c *cobra.Command, d *time.Duration) {
 	c.Flags().DurationVar(d, "wait", defaultWait, "how long to wait for another process working on the same key")
 }
 
+// AddSettleFlag adds --settle (GHONCE_SETTLE: SettleDefault).
 func AddSettleFlag(c *cobra.Command, d *time.Duration) {
 	c.Flags().DurationVar(d, "settle", reconcile.DefaultSettle, FlagSays("settle"))
 }
 
-// settleDefault makes GHONCE_SETTLE the default of c's --settle, when c
+// SettleDefault makes GHONCE_SETTLE the default of c's --settle, when c
 // reads one and it was not given: one variable sets it for the CLI, the
 // MCP server and the gh shim alike. A bad value is a usage error.
 func SettleDefault(c *cobra.Command, getenv func(string) string) error {
@@ -133,7 +139,7 @@ func SettleDefault(c *cobra.Command, getenv func(string) string) error {
 	return fl.Value.Set(d.String())
 }
 
-// onChangeDefault makes GHONCE_ON_CHANGE the default of c's --on-change,
+// OnChangeDefault makes GHONCE_ON_CHANGE the default of c's --on-change,
 // when c reads one and it was not given: one variable sets it for the CLI,
 // the gh shim and the MCP server alike. A bad value is a usage error.
 func OnChangeDefault(c *cobra.Command, getenv func(string) string) error {
@@ -148,7 +154,7 @@ func OnChangeDefault(c *cobra.Command, getenv func(string) string) error {
 	return fl.Value.Set(v)
 }
 
-// onChangeFromEnv is GHONCE_ON_CHANGE, checked; "" when unset.
+// OnChangeFromEnv is GHONCE_ON_CHANGE, checked; "" when unset.
 func OnChangeFromEnv(getenv func(string) string) (string, error) {
 	v := strings.TrimSpace(getenv("GHONCE_ON_CHANGE"))
 	switch v {
@@ -158,17 +164,19 @@ func OnChangeFromEnv(getenv func(string) string) (string, error) {
 	return "", Usagef("GHONCE_ON_CHANGE=%q: want auto, warn, fail or update", v)
 }
 
+// AddTrustLedgerFlag adds --trust-ledger.
 func AddTrustLedgerFlag(c *cobra.Command, b *bool) {
 	c.Flags().BoolVar(b, "trust-ledger", false, FlagSays("trust-ledger"))
 }
 
-// gitHubFlags say who ghonce is on GitHub beyond the token: --trust-author
+// GitHubFlags say who ghonce is on GitHub beyond the token: --trust-author
 // and the GitHub App's flags.
 type GitHubFlags struct {
 	TrustAuthors []string
 	App          AppFlags
 }
 
+// AddGitHubFlags adds --trust-author and the GitHub App's flags.
 func AddGitHubFlags(c *cobra.Command, g *GitHubFlags) {
 	addTrustFlag(c, &g.TrustAuthors)
 	addAppFlags(c, &g.App)
@@ -178,14 +186,14 @@ func addTrustFlag(c *cobra.Command, logins *[]string) {
 	c.Flags().StringArrayVar(logins, "trust-author", nil, "also count artifacts by this login as ours (repeatable), e.g. my-app[bot] (default $GHONCE_TRUST_AUTHOR)")
 }
 
-// trustFromEnv is GHONCE_TRUST_AUTHOR: logins separated by commas or
+// TrustFromEnv is GHONCE_TRUST_AUTHOR: logins separated by commas or
 // spaces, the default of --trust-author, and the gh shim's (gh has no
 // such flag).
 func TrustFromEnv(getenv func(string) string) []string {
 	return strings.FieldsFunc(getenv("GHONCE_TRUST_AUTHOR"), func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 }
 
-// trustDefault makes GHONCE_TRUST_AUTHOR the default of c's --trust-author,
+// TrustDefault makes GHONCE_TRUST_AUTHOR the default of c's --trust-author,
 // when c reads one and it was not given.
 func TrustDefault(c *cobra.Command, getenv func(string) string) error {
 	fl := c.LocalFlags().Lookup("trust-author")
@@ -200,7 +208,7 @@ func TrustDefault(c *cobra.Command, getenv func(string) string) error {
 	return nil
 }
 
-// filterHelp tells the ledger verbs' users where their filters come from.
+// FilterHelp tells the ledger verbs' users where their filters come from.
 const FilterHelp = `
 Only --repo and --task narrow it. GH_REPO, GITHUB_REPOSITORY and GHONCE_TASK
 name the action an acting verb performs; they never narrow a view of the
@@ -210,22 +218,22 @@ With --ledger github (the repository's own ledger) --repo chooses the
 repository whose ledger is read, and every entry in it is shown.
 `
 
-// filterFlags are --repo and --task of the ledger verbs (status,
+// FilterFlags are --repo and --task of the ledger verbs (status,
 // reconcile, labels prune): they narrow a view of the ledger, from the
-// flags only (see filterHelp).
+// flags only (see FilterHelp).
 type FilterFlags struct {
 	Repo RepoFlag
 	Task TaskFlag
 }
 
-// addFilterFlags adds --repo and --task with what they mean here: neither
+// AddFilterFlags adds --repo and --task with what they mean here: neither
 // has a default from the environment.
 func AddFilterFlags(c *cobra.Command, f *FilterFlags) {
 	c.Flags().StringVarP((*string)(&f.Repo), "repo", "R", "", "only entries of this repository OWNER/NAME")
 	c.Flags().StringVar((*string)(&f.Task), "task", "", "only entries of this task")
 }
 
-// filter is the entry filter the flags give.
+// Filter is the entry filter the flags give.
 func (f FilterFlags) Filter(getenv func(string) string) (reconcile.Filter, error) {
 	repo := string(f.Repo)
 	if strings.TrimSpace(repo) != "" {
@@ -246,7 +254,7 @@ func (f FilterFlags) Filter(getenv func(string) string) (reconcile.Filter, error
 	return reconcile.Filter{Repo: repo, Task: task}, nil
 }
 
-// actFlags are what every acting verb reads (exec all but --repo,
+// ActFlags are what every acting verb reads (exec all but --repo,
 // --trust-ledger and the GitHub flags, which it has no use for).
 type ActFlags struct {
 	Ledger LedgerFlag
@@ -258,6 +266,7 @@ type ActFlags struct {
 	GitHub GitHubFlags
 }
 
+// AddActFlags adds the flags every acting verb reads (ActFlags).
 func AddActFlags(c *cobra.Command, a *ActFlags) {
 	AddLedgerFlag(c, &a.Ledger)
 	AddRepoFlag(c, &a.Repo)
@@ -273,13 +282,13 @@ func AddActFlags(c *cobra.Command, a *ActFlags) {
 // Wrappers pass the shared flags to every call (--repo to `ghonce exec`,
 // --json to `ghonce demo`), and earlier releases took them before the verb
 // too (`ghonce --json pr create`). So the root holds one more copy of each
-// flag addActFlags adds (--ledger, --repo/-R, --task, --step, --json,
+// flag AddActFlags adds (--ledger, --repo/-R, --task, --step, --json,
 // --wait, --settle, --trust-ledger, --trust-author, --app-id,
 // --app-private-key-file, --app-installation-id), hidden: a verb that reads
 // one defines its own, which takes the value wherever it is on the command
 // line; a verb that does not inherits the root's, which parses it as the
 // verb that reads it would (a bad value is still a usage error), and
-// warnIgnored says on stderr that it does nothing.
+// WarnIgnored says on stderr that it does nothing.
 func AddWrapperFlags(root *cobra.Command) {
 	scratch := &cobra.Command{}
 	AddActFlags(scratch, &ActFlags{})
@@ -287,7 +296,7 @@ func AddWrapperFlags(root *cobra.Command) {
 	root.PersistentFlags().AddFlagSet(scratch.Flags())
 }
 
-// warnIgnored says, for each flag given to c that is root's hidden copy
+// WarnIgnored says, for each flag given to c that is root's hidden copy
 // (c does not read it), that it has no effect.
 func WarnIgnored(root, c *cobra.Command, w io.Writer) {
 	c.Flags().Visit(func(fl *pflag.Flag) {
@@ -297,14 +306,14 @@ func WarnIgnored(root, c *cobra.Command, w io.Writer) {
 	})
 }
 
-// takesJSON reports whether c prints JSON with --json: it has a --json of
+// TakesJSON reports whether c prints JSON with --json: it has a --json of
 // its own. A usage error before any verb was found (c the root, a noun, or
 // nil) does too.
 func TakesJSON(c *cobra.Command) bool {
 	return c == nil || c.HasSubCommands() || c.LocalFlags().Lookup("json") != nil
 }
 
-// jsonGiven reports whether --json was given to c (its own, or root's
+// JSONGiven reports whether --json was given to c (its own, or root's
 // hidden copy).
 func JSONGiven(c *cobra.Command) bool {
 	if c == nil {
@@ -317,10 +326,10 @@ func JSONGiven(c *cobra.Command) bool {
 //go:embed flags.txt
 var flagsFile string
 
-// flagSays is the help flags.txt gives a flag that needs more than a line.
+// FlagSays is the help flags.txt gives a flag that needs more than a line.
 var FlagSays = human.Texts(flagsFile)
 
-// settleFromEnv is GHONCE_SETTLE, a Go duration ("0" waits not at all), as
+// SettleFromEnv is GHONCE_SETTLE, a Go duration ("0" waits not at all), as
 // the default of --settle; def when it is unset.
 func SettleFromEnv(getenv func(string) string, def time.Duration) (time.Duration, error) {
 	v := strings.TrimSpace(getenv("GHONCE_SETTLE"))

@@ -12,19 +12,6 @@ import (
 	"github.com/ghonce/ghonce/failure"
 )
 
-// Exit codes. Scripts depend on them; keep them stable. They live in
-// package failure, with the mapping from an error to its code.
-const (
-	ExitOK            = failure.ExitOK
-	ExitError         = failure.ExitError
-	ExitUsage         = failure.ExitUsage
-	ExitUnconfirmed   = failure.ExitUnconfirmed
-	ExitInProgress    = failure.ExitInProgress
-	ExitStale         = failure.ExitStale
-	ExitDuplicates    = failure.ExitDuplicates
-	ExitSameOrAnother = failure.ExitSameOrAnother
-)
-
 // IO is what a command may touch of the outside world.
 type IO struct {
 	In       io.Reader
@@ -45,23 +32,45 @@ func System() IO {
 	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Now: time.Now, Executable: os.Executable}
 }
 
-// usage marks err as bad input (exit 2).
+// Usage marks err as bad input (exit 2).
 func Usage(err error) error { return &failure.UsageError{Err: err} }
 
+// Usagef is a usage error (exit 2) worded as fmt.Errorf words it.
 func Usagef(format string, args ...any) error { return failure.Usagef(format, args...) }
 
-// silentError carries an exit code for an outcome the verb has reported
+// SilentError carries an exit code for an outcome the verb has reported
 // itself, on stderr and (with --json) in its own object on stdout.
 type SilentError struct{ Code int }
 
 func (e *SilentError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
 
-// isTerminal reports whether stream (sys.In, sys.Out or sys.Err) is a
+// OnTerminal reports whether stream (sys.In, sys.Out or sys.Err) is a
 // terminal.
 func (sys IO) OnTerminal(stream any) bool {
 	if sys.IsTerminal != nil {
 		return sys.IsTerminal(stream)
 	}
+	return IsTerminal(stream)
+}
+
+// IsTerminal reports whether stream is a terminal.
+func IsTerminal(stream any) bool {
 	f, ok := stream.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// OrDash is s, or "-" for an empty cell.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// Plural is one when n is 1, else many.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

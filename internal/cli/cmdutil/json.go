@@ -9,12 +9,13 @@ import (
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// outcomeJSON opens every object: ok is exit_code == 0.
+// OutcomeJSON opens every object: ok is exit_code == 0.
 type OutcomeJSON struct {
 	OK       bool `json:"ok"`
 	ExitCode int  `json:"exit_code"`
 }
 
+// Succeeded opens the object of a run that succeeded.
 func Succeeded() OutcomeJSON { return OutcomeJSON{OK: true} }
 
 // resultJSON is what an acting verb prints: the engine's result, with the
@@ -25,7 +26,7 @@ type resultJSON struct {
 	*reconcile.Result
 }
 
-// writeJSON prints v as the run's one JSON object.
+// WriteJSON prints v as the run's one JSON object.
 func (f *Factory) WriteJSON(v any) error {
 	f.PrintedJSON = true
 	if err := EncodeJSON(f.IO.Out, v); err != nil {
@@ -34,7 +35,7 @@ func (f *Factory) WriteJSON(v any) error {
 	return nil
 }
 
-// encodeJSON writes v as one line of JSON. Strings are written as they
+// EncodeJSON writes v as one line of JSON. Strings are written as they
 // are: "&", "<" and ">" stay themselves (encoding/json's default escapes
 // them for HTML, so a title "a & b" read by jq or a person shows \u0026).
 func EncodeJSON(w io.Writer, v any) error {

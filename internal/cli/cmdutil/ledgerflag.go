@@ -7,12 +7,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// ledgerFlag is --ledger: the ledger's location. An empty value is refused
+// LedgerFlag is --ledger: the ledger's location. An empty value is refused
 // when the flag is parsed (exit 2): an empty --ledger (an unset variable in
 // a script) must not quietly mean the default ledger, nor a file made in
 // the working tree.
 type LedgerFlag string
 
+// AddLedgerFlag adds --ledger, the ledger's location.
 func AddLedgerFlag(c *cobra.Command, l *LedgerFlag) {
 	c.Flags().Var(l, "ledger", "ledger file (default $GHONCE_LEDGER, else $XDG_STATE_HOME/ghonce/ledger.db)")
 }

@@ -13,7 +13,7 @@ import (
 // node_exporter's textfile collector.
 const MetricsFileEnv = "GHONCE_METRICS_FILE"
 
-// telemetry is what a run reports to an operator: counters (for a textfile
+// Telemetry is what a run reports to an operator: counters (for a textfile
 // or /metrics) and traces (OTLP, from the OTEL_* variables). Both are nil
 // when not asked for, and nil costs nothing.
 type Telemetry struct {
@@ -21,7 +21,7 @@ type Telemetry struct {
 	Tracer  *observe.Tracer
 }
 
-// telemetry builds the run's telemetry once: metrics when GHONCE_METRICS_FILE
+// Telemetry builds the run's telemetry once: metrics when GHONCE_METRICS_FILE
 // is set or always is (the MCP server's /metrics), traces when the OTEL_*
 // variables ask for them. A wrong OTEL_* setting is reported and traces
 // stay off, as OpenTelemetry's SDKs do: telemetry never stops the work.
@@ -43,7 +43,7 @@ func (f *Factory) Telemetry(always bool) *Telemetry {
 	return f.tel
 }
 
-// closeTelemetry, at the end of a run, exports the spans not yet sent and
+// CloseTelemetry, at the end of a run, exports the spans not yet sent and
 // adds the run's counters to GHONCE_METRICS_FILE. A failure is reported,
 // never the run's exit code.
 func (f *Factory) CloseTelemetry() {

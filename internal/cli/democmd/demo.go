@@ -1,3 +1,5 @@
+// Package democmd is `ghonce demo`: an agent that crashes, against a fake
+// GitHub in this process, without ghonce and with it.
 package democmd
 
 import (
@@ -40,6 +42,8 @@ type demoOptions struct {
 	Crashes int
 }
 
+// NewCmdDemo is `ghonce demo`; runF, when a test gives one, gets the
+// parsed options instead of the run.
 func NewCmdDemo(f *cmdutil.Factory, runF func(*demoOptions) error) *cobra.Command {
 	opts := &demoOptions{f: f}
 	c := &cobra.Command{

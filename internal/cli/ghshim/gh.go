@@ -1,3 +1,6 @@
+// Package ghshim is ghonce invoked as gh, through `ghonce shim DIR`: it
+// guards gh's command lines that create and hands every other to the real
+// gh.
 package ghshim
 
 import (
@@ -22,20 +25,21 @@ import (
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// ghExitHelp documents how the shim exits (see GhMain).
+// ghExitHelp documents how the shim exits (see Main).
 const ghExitHelp = `Exit codes as gh: 0 success (created, found or skipped), 4 authentication
 required (no token), 1 anything else, including a create ghonce could not
 confirm (rerun the same command) and another process holding the same key.
 With GHONCE_EXIT_CODES=ghonce: ghonce's own codes (2 usage or no token,
 3 unconfirmed, 4 in progress elsewhere, 7 done from another text).`
 
-// GhMain runs ghonce invoked as gh (argv[0]'s base name). It guards the
+// Main runs ghonce invoked as gh (argv[0]'s base name). It guards the
 // command lines that create: gh pr create, gh issue create, gh issue
 // comment and gh pr comment, with gh's flags, environment and inference,
 // keyed as `ghonce pr create --task $GHONCE_TASK` would be. Every other
 // command line is handed, verbatim, to the real gh (see realGh); so are
 // the guarded verbs' --help, --web, --dry-run and --edit-last forms,
-// which create nothing. It returns the exit code (ghExitHelp).
+// which create nothing. It returns the exit code (ghExitHelp); version
+// is the build's, as the factory carries it.
 func Main(ctx context.Context, argv []string, sys cmdutil.IO, version string) int {
 	args := argv[1:]
 	verb, rest, ok := guardedGh(args)
@@ -51,7 +55,7 @@ func Main(ctx context.Context, argv []string, sys cmdutil.IO, version string) in
 	}
 	err := ghRun(ctx, verb, rest, argv[0], sys, version)
 	if err == nil {
-		return cmdutil.ExitOK
+		return failure.ExitOK
 	}
 	fail := failure.Describe(err, verb, ghWords{})
 	fail.Error.Message = actions.Scrub(fail.Error.Message, cmdutil.EnvSecrets(sys.Getenv))

@@ -12,7 +12,7 @@ import (
 	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 )
 
-// newCmdShim is `ghonce shim DIR`: a gh symlink to this binary in DIR.
+// NewCmdShim is `ghonce shim DIR`: a gh symlink to this binary in DIR.
 func NewCmdShim(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "shim DIR",

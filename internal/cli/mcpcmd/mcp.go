@@ -1,3 +1,6 @@
+// Package mcpcmd is `ghonce mcp`: the MCP server of package internal/mcp
+// on the factory's ledger and GitHub, over stdio or Streamable HTTP, with
+// the probes and gauges that read the ledger.
 package mcpcmd
 
 import (
@@ -45,6 +48,8 @@ type mcpOptions struct {
 	StaleAge time.Duration
 }
 
+// NewCmdMCP is `ghonce mcp`, the MCP server; runF, when a test gives one,
+// gets the parsed options instead of the run.
 func NewCmdMCP(f *cmdutil.Factory, runF func(*mcpOptions) error) *cobra.Command {
 	opts := &mcpOptions{f: f, Engine: cmdutil.NewEngineFlags()}
 	c := &cobra.Command{

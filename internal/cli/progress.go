@@ -1,14 +1,13 @@
-package cmdutil
+package cli
 
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -16,7 +15,7 @@ import (
 // progress draws a bar on stderr while reconcile settles entries, only
 // when stderr is a terminal and there are enough entries to be worth one;
 // in a pipe (CI logs, a runner capturing output) it stays silent.
-type Progress struct {
+type progress struct {
 	w    io.Writer
 	what string
 	bar  *progressbar.ProgressBar
@@ -25,15 +24,10 @@ type Progress struct {
 // minBarEntries is how many entries it takes to draw a bar at all.
 const minBarEntries = 20
 
-func NewProgress(w io.Writer, what string) *Progress { return &Progress{w: w, what: what} }
+func newProgress(w io.Writer, what string) *progress { return &progress{w: w, what: what} }
 
-func IsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-func (p *Progress) Start(total int) {
-	if total < minBarEntries || !IsTerminal(p.w) {
+func (p *progress) Start(total int) {
+	if total < minBarEntries || !cmdutil.IsTerminal(p.w) {
 		return
 	}
 	p.bar = progressbar.NewOptions(total,
@@ -46,66 +40,52 @@ func (p *Progress) Start(total int) {
 	)
 }
 
-func (p *Progress) Settled(reconcile.Settlement) {
+func (p *progress) Settled(reconcile.Settlement) {
 	if p.bar != nil {
 		_ = p.bar.Add(1)
 	}
 }
 
 // Finish removes the bar before the summary is printed.
-func (p *Progress) Finish() {
+func (p *progress) Finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
 	}
 }
 
 // tally counts what a reconcile settled, and what it left attempting.
-type Tally struct{ Done, Failed, Left int }
+type tally struct{ done, failed, left int }
 
-func TallyOf(out []reconcile.Settlement) Tally {
-	var t Tally
+func tallyOf(out []reconcile.Settlement) tally {
+	var t tally
 	for _, s := range out {
 		switch s.To {
 		case ledger.Done:
-			t.Done++
+			t.done++
 		case ledger.Failed:
-			t.Failed++
+			t.failed++
 		default:
-			t.Left++
+			t.left++
 		}
 	}
 	return t
 }
 
 // summarize is reconcile's last line: what was settled and what it cost.
-func Summarize(t Tally, c *ghcheck.Client) string {
-	done, failed, left := t.Done, t.Failed, t.Left
+func summarize(t tally, c *ghcheck.Client) string {
+	done, failed, left := t.done, t.failed, t.left
 	msg := fmt.Sprintf("settled %d done, %d failed, %d still attempting", done, failed, left)
 	var st ghcheck.Stats
 	if c != nil {
 		st = c.Stats()
 	}
-	Plural := "s"
+	plural := "s"
 	if st.Requests == 1 {
-		Plural = ""
+		plural = ""
 	}
-	msg += fmt.Sprintf("; %d GitHub request%s", st.Requests, Plural)
+	msg += fmt.Sprintf("; %d GitHub request%s", st.Requests, plural)
 	if st.NotModified > 0 {
 		msg += fmt.Sprintf(" (%d answered 304 Not Modified, free)", st.NotModified)
 	}
 	return msg
-}
-
-func OrDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
