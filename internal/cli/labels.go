@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -162,7 +160,7 @@ func labelsPruneRun(ctx context.Context, opts *labelsPruneOptions) error {
 	if opts.OlderThan == "" {
 		return cmdutil.Usagef("labels prune: --older-than is required, e.g. --older-than 30d")
 	}
-	age, err := parseAge(opts.OlderThan)
+	age, err := cmdutil.ParseAge(opts.OlderThan)
 	if err != nil {
 		return cmdutil.Usage(err)
 	}
@@ -239,22 +237,4 @@ func labelsPruneRun(ctx context.Context, opts *labelsPruneOptions) error {
 		return &cmdutil.SilentError{Code: failure.ExitError}
 	}
 	return nil
-}
-
-// parseAge parses 30d, 2w, or a Go duration (12h, 90m).
-func parseAge(s string) (time.Duration, error) {
-	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
-	if n := len(s); n > 1 {
-		if u, ok := unit[s[n-1]]; ok {
-			v, err := strconv.ParseFloat(s[:n-1], 64)
-			if err == nil && v > 0 {
-				return time.Duration(v * float64(u)), nil
-			}
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("invalid --older-than %q: want a positive age such as 30d, 2w, 12h or 90m", strings.TrimSpace(s))
-	}
-	return d, nil
 }

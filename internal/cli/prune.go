@@ -113,7 +113,7 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 		return cmdutil.Usagef("prune: --older-than or the keys to delete is required, e.g. --older-than 30d")
 	default:
 		var err error
-		if age, err = parseAge(opts.OlderThan); err != nil {
+		if age, err = cmdutil.ParseAge(opts.OlderThan); err != nil {
 			return cmdutil.Usage(err)
 		}
 		if age < reconcile.MinPruneAge {

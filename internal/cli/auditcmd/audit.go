@@ -129,12 +129,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 			return t, nil
 		}
 	}
-	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
-	if u, ok := unit[s[len(s)-1]]; ok {
-		if n, err := strconv.Atoi(s[:len(s)-1]); err == nil && n > 0 {
-			return now.Add(-time.Duration(n) * u), nil
-		}
-	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
+	if d, err := cmdutil.ParseAge(s); err == nil {
 		return now.Add(-d), nil
 	}
 	return time.Time{}, cmdutil.Usagef("invalid --since %q: want a duration such as 30d, 12h or 2w, a date such as 2026-11-01, or 0 for all", s)

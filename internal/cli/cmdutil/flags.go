@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -339,6 +340,24 @@ func SettleFromEnv(getenv func(string) string, def time.Duration) (time.Duration
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
 		return 0, Usagef("GHONCE_SETTLE=%q is not a duration: want e.g. 15s, 500ms or 0 (no wait)", v)
+	}
+	return d, nil
+}
+
+// ParseAge parses --older-than: 30d, 2w, or a Go duration (12h, 90m).
+func ParseAge(s string) (time.Duration, error) {
+	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
+	if n := len(s); n > 1 {
+		if u, ok := unit[s[n-1]]; ok {
+			v, err := strconv.ParseFloat(s[:n-1], 64)
+			if err == nil && v > 0 {
+				return time.Duration(v * float64(u)), nil
+			}
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("invalid --older-than %q: want a positive age such as 30d, 2w, 12h or 90m", strings.TrimSpace(s))
 	}
 	return d, nil
 }
