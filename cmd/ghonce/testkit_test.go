@@ -14,7 +14,7 @@ import (
 // worlds, the reliability program, the audit's test corpus or the report
 // generators, nor the standard library's (testing, net/http/httptest: the
 // fake serves with net/http). `ghonce demo` plays its crash in front of the
-// fake itself (internal/cli's crashFront).
+// fake itself (internal/cli/democmd's crashFront).
 func TestShippedBinaryLinksNoTestKit(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", ".").Output()

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
@@ -72,8 +73,8 @@ func TestAuditApplyKeepsWhatDiffers(t *testing.T) {
 			if _, ok := w.comment(1, copyID); ok {
 				t.Errorf("the exact copy %d under one key was not deleted\n%s\n%s", copyID, r.stdout, r.stderr)
 			}
-			if r.code != ExitDuplicates || !strings.Contains(r.stdout, "left alone: its text differs from the kept one's") {
-				t.Fatalf("exit %d, want %d with the reason in the table\n%s\n%s", r.code, ExitDuplicates, r.stdout, r.stderr)
+			if r.code != failure.ExitDuplicates || !strings.Contains(r.stdout, "left alone: its text differs from the kept one's") {
+				t.Fatalf("exit %d, want %d with the reason in the table\n%s\n%s", r.code, failure.ExitDuplicates, r.stdout, r.stderr)
 			}
 		})
 	}
@@ -176,8 +177,8 @@ func TestAuditApplyPacesBeforeTheReread(t *testing.T) {
 			if deleted != len(ids)-1-len(edited) {
 				t.Errorf("%d copies deleted, want the %d nobody edited\n%s\n%s", deleted, len(ids)-1-len(edited), r.stdout, r.stderr)
 			}
-			if r.code != ExitDuplicates {
-				t.Errorf("exit %d, want %d: the edited copies are left for a person\n%s\n%s", r.code, ExitDuplicates, r.stdout, r.stderr)
+			if r.code != failure.ExitDuplicates {
+				t.Errorf("exit %d, want %d: the edited copies are left for a person\n%s\n%s", r.code, failure.ExitDuplicates, r.stdout, r.stderr)
 			}
 		})
 	}
@@ -236,7 +237,7 @@ func TestAuditApplyConfirmsLedgerEntries(t *testing.T) {
 	if st := w.issueState(unrelated); st != "open" {
 		t.Errorf("the unrelated issue #%d is %s\n%s\n%s", unrelated, st, r.stdout, r.stderr)
 	}
-	if r.code != ExitOK || strings.Contains(r.stdout, fmt.Sprintf("#%d ", unrelated)) || strings.Contains(r.stdout, fmt.Sprint(other)) {
+	if r.code != failure.ExitOK || strings.Contains(r.stdout, fmt.Sprintf("#%d ", unrelated)) || strings.Contains(r.stdout, fmt.Sprint(other)) {
 		t.Errorf("exit %d, or the report groups them; want 0 and neither in a group\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	if _, ok := w.comment(two, dup); ok {

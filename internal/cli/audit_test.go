@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/audit"
 	"github.com/ghonce/ghonce/kinds"
@@ -56,8 +57,8 @@ func (w *auditWorld) run(args ...string) cliRun {
 func TestAuditJSONShape(t *testing.T) {
 	w := newAuditWorld(t)
 	r := w.run("audit", "--json", "--since", "0")
-	if r.code != ExitDuplicates {
-		t.Fatalf("exit %d, want %d; stderr %s", r.code, ExitDuplicates, r.stderr)
+	if r.code != failure.ExitDuplicates {
+		t.Fatalf("exit %d, want %d; stderr %s", r.code, failure.ExitDuplicates, r.stderr)
 	}
 	var got struct {
 		OK       bool  `json:"ok"`
@@ -75,7 +76,7 @@ func TestAuditJSONShape(t *testing.T) {
 	if err := dec.Decode(&got); err != nil || dec.More() {
 		t.Fatalf("stdout is not one JSON object (%v): %s", err, r.stdout)
 	}
-	if got.ExitCode != ExitDuplicates || got.Requests <= 0 || len(got.Groups) != len(w.corpus.Groups) {
+	if got.ExitCode != failure.ExitDuplicates || got.Requests <= 0 || len(got.Groups) != len(w.corpus.Groups) {
 		t.Fatalf("exit_code %d, requests %d, %d groups (want %d): %s", got.ExitCode, got.Requests, len(got.Groups), len(w.corpus.Groups), r.stdout)
 	}
 	idField := map[string]string{"issue": "number", "pr": "number", "comment": "id", "review": "id", "branch": "name"}
@@ -113,7 +114,7 @@ func TestAuditTableAndSummary(t *testing.T) {
 	w := newAuditWorld(t)
 	sum := filepath.Join(t.TempDir(), "summary.md")
 	r := w.run("audit", "--since", "0", "--summary", sum)
-	if r.code != ExitDuplicates {
+	if r.code != failure.ExitDuplicates {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	for _, want := range []string{"KIND", "EVIDENCE", "would comment linking #1, close as a duplicate", "would delete the comment", "look-alike, not a duplicate"} {
@@ -133,15 +134,15 @@ func TestAuditTableAndSummary(t *testing.T) {
 	clean.env["GH_REPO"] = "octo/empty"
 	clean.fake.AddRepo("octo", "empty", "main")
 	clean.fake.SeedIssue("octo", "empty", "someone", fixtures.SeedIssue{Title: "One issue", Body: "b"})
-	if r := clean.run("audit"); r.code != ExitOK || !strings.Contains(r.stdout, "no duplicates found") {
+	if r := clean.run("audit"); r.code != failure.ExitOK || !strings.Contains(r.stdout, "no duplicates found") {
 		t.Fatalf("clean repository: exit %d, %s %s", r.code, r.stdout, r.stderr)
 	} else if !strings.Contains(r.stderr, "read 1 issue, 0 pull requests, 0 comments") {
 		t.Errorf("stderr does not count one issue in the singular: %s", r.stderr)
 	}
-	if r := clean.run("audit", "--since", "yesterday"); r.code != ExitUsage {
+	if r := clean.run("audit", "--since", "yesterday"); r.code != failure.ExitUsage {
 		t.Fatalf("bad --since: exit %d", r.code)
 	}
-	if r := clean.run("audit", "--kind", "wiki"); r.code != ExitUsage {
+	if r := clean.run("audit", "--kind", "wiki"); r.code != failure.ExitUsage {
 		t.Fatalf("bad --kind: exit %d", r.code)
 	}
 }
@@ -155,8 +156,8 @@ func TestAuditApplyTwice(t *testing.T) {
 	w := newAuditWorld(t)
 	before := w.fake.Branches("octo", "corpus")
 	r := w.run("audit", "--since", "0", "--apply", "--json")
-	if r.code != ExitDuplicates {
-		t.Fatalf("first --apply: exit %d, want %d (the duplicates whose text differs)\n%s\n%s", r.code, ExitDuplicates, r.stdout, r.stderr)
+	if r.code != failure.ExitDuplicates {
+		t.Fatalf("first --apply: exit %d, want %d (the duplicates whose text differs)\n%s\n%s", r.code, failure.ExitDuplicates, r.stdout, r.stderr)
 	}
 	writes := w.fake.Writes()
 	if writes == 0 {
@@ -235,7 +236,7 @@ func TestAuditApplyTwice(t *testing.T) {
 	}
 
 	again := w.run("audit", "--since", "0", "--apply")
-	if again.code != ExitDuplicates {
+	if again.code != failure.ExitDuplicates {
 		t.Fatalf("second --apply: exit %d\n%s", again.code, again.stderr)
 	}
 	if got := w.fake.Writes(); got != writes {
@@ -250,7 +251,7 @@ func fmtSscan(ref string, n *int) (int, error) { return fmt.Sscanf(ref, "#%d", n
 // the task's next run replays it without a write.
 func TestAuditApplyAdoptsTheKeptKey(t *testing.T) {
 	w := newAuditWorld(t)
-	if r := w.run("audit", "--since", "0", "--apply", "--kind", "issue"); r.code != ExitDuplicates {
+	if r := w.run("audit", "--since", "0", "--apply", "--kind", "issue"); r.code != failure.ExitDuplicates {
 		t.Fatalf("--apply: exit %d\n%s", r.code, r.stderr)
 	}
 	writes := w.fake.Writes()
@@ -260,7 +261,7 @@ func TestAuditApplyAdoptsTheKeptKey(t *testing.T) {
 		Number         int    `json:"number"`
 		PayloadChanged bool   `json:"payload_changed"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != ExitOK {
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != failure.ExitOK {
 		t.Fatalf("issue create: exit %d (%v)\n%s\n%s", r.code, err, r.stdout, r.stderr)
 	}
 	if res.Outcome != "skipped" || res.Number != 6 || res.PayloadChanged {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/tests/audittest"
 )
@@ -199,8 +200,8 @@ func TestAuditApplyRechecksBeforeWriting(t *testing.T) {
 			if bad := check(); bad != "" {
 				t.Fatalf("%s\n%s\n%s", bad, r.stdout, r.stderr)
 			}
-			if r.code != ExitDuplicates || !strings.Contains(r.stdout, "left alone") {
-				t.Fatalf("exit %d, want %d with the reason in the table\n%s\n%s", r.code, ExitDuplicates, r.stdout, r.stderr)
+			if r.code != failure.ExitDuplicates || !strings.Contains(r.stdout, "left alone") {
+				t.Fatalf("exit %d, want %d with the reason in the table\n%s\n%s", r.code, failure.ExitDuplicates, r.stdout, r.stderr)
 			}
 		})
 	}
@@ -249,7 +250,7 @@ func TestAuditApplyRepointsTheLedger(t *testing.T) {
 	if json.Unmarshal([]byte(first.stdout), &c) != nil || c.ID == 0 {
 		t.Fatalf("the agent's comment: %s %s", first.stdout, first.stderr)
 	}
-	if r := w.run("audit", "--since", "0", "--apply"); r.code != ExitOK {
+	if r := w.run("audit", "--since", "0", "--apply"); r.code != failure.ExitOK {
 		t.Fatalf("--apply: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	if _, ok := w.comment(1, c.ID); ok {
@@ -282,20 +283,20 @@ func TestAuditAcknowledgedStopsPaging(t *testing.T) {
 	w.fake.SeedComment("octo", "t", 1, audittest.Agent, "Done.")
 	w.fake.SeedComment("octo", "t", 1, audittest.Agent, "Done.")
 	r := w.run("audit", "--since", "0", "--apply")
-	if r.code != ExitDuplicates || !strings.Contains(r.stdout, "left alone: a person acted on it") {
-		t.Fatalf("exit %d, want %d, the person's pair left alone\n%s\n%s", r.code, ExitDuplicates, r.stdout, r.stderr)
+	if r.code != failure.ExitDuplicates || !strings.Contains(r.stdout, "left alone: a person acted on it") {
+		t.Fatalf("exit %d, want %d, the person's pair left alone\n%s\n%s", r.code, failure.ExitDuplicates, r.stdout, r.stderr)
 	}
 	if !strings.Contains(r.stdout, "  deleted") {
 		t.Errorf("the table does not name the comment's deletion:\n%s", r.stdout)
 	}
 	w.fake.SeedLabel("octo", "t", dup, audittest.Agent, "ghonce-audit:keep")
-	if r := w.run("audit", "--since", "0"); r.code != ExitDuplicates {
+	if r := w.run("audit", "--since", "0"); r.code != failure.ExitDuplicates {
 		t.Fatalf("the agent's own label acknowledged the pair: exit %d\n%s", r.code, r.stdout)
 	}
 	w.as("DELETE", fmt.Sprintf("/repos/octo/t/issues/%d/labels/ghonce-audit:keep", dup), nil)
 	w.as("POST", fmt.Sprintf("/repos/octo/t/issues/%d/labels", dup), map[string][]string{"labels": {"ghonce-audit:keep"}})
 	r = w.run("audit", "--since", "0")
-	if r.code != ExitOK || !strings.Contains(r.stdout, "acknowledged by alice") {
+	if r.code != failure.ExitOK || !strings.Contains(r.stdout, "acknowledged by alice") {
 		t.Fatalf("after alice's label: exit %d, want 0 with the acknowledgement\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -1,35 +1,26 @@
-// Package cli is ghonce's command line: each verb parses flags into an
-// options struct and calls a run function that does the work through the
-// reconcile engine. Nothing here touches os.Stdout, the environment or the
-// clock directly; they come in through IO.
+// Package cli is ghonce's command line: the command tree, which wires the
+// programs (ghshim, mcpcmd, auditcmd, democmd) on the core they share
+// (cmdutil), and the acting verbs and ledger commands. Each verb parses
+// flags into an options struct and calls a run function that does the work
+// through the reconcile engine. Nothing here touches os.Stdout, the
+// environment or the clock directly; they come in through IO.
 package cli
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/internal/actions"
-)
-
-// Exit codes. Scripts depend on them; keep them stable. They live in
-// package failure, with the mapping from an error to its code.
-const (
-	ExitOK            = failure.ExitOK
-	ExitError         = failure.ExitError
-	ExitUsage         = failure.ExitUsage
-	ExitUnconfirmed   = failure.ExitUnconfirmed
-	ExitInProgress    = failure.ExitInProgress
-	ExitStale         = failure.ExitStale
-	ExitDuplicates    = failure.ExitDuplicates
-	ExitSameOrAnother = failure.ExitSameOrAnother
+	"github.com/ghonce/ghonce/internal/cli/auditcmd"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
+	"github.com/ghonce/ghonce/internal/cli/democmd"
+	"github.com/ghonce/ghonce/internal/cli/ghshim"
+	"github.com/ghonce/ghonce/internal/cli/mcpcmd"
 )
 
 const exitCodesHelp = `Exit codes:
@@ -42,24 +33,10 @@ const exitCodesHelp = `Exit codes:
   6  open duplicates (audit)`
 
 // IO is what a command may touch of the outside world.
-type IO struct {
-	In       io.Reader
-	Out, Err io.Writer
-	Getenv   func(string) string
-	Now      func() time.Time
-	// Sleep, if set, is how the run waits on Now's clock: the write
-	// pacer's waits (nil: the wall clock). Tests inject it.
-	Sleep      func(ctx context.Context, d time.Duration) error
-	Executable func() (string, error) // for demo, which re-runs this binary
-	// IsTerminal reports whether one of the streams above is a terminal
-	// (nil: an *os.File on one); tests inject it.
-	IsTerminal func(stream any) bool
-}
+type IO = cmdutil.IO
 
 // System returns the process's real IO.
-func System() IO {
-	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Now: time.Now, Executable: os.Executable}
-}
+func System() IO { return cmdutil.System() }
 
 // Main runs ghonce with args and returns the exit code. With --json,
 // stdout carries exactly one JSON object whatever the outcome: the verb's
@@ -72,33 +49,33 @@ func Main(ctx context.Context, args []string, sys IO) int {
 	root.SetErr(sys.Err)
 	root.SetIn(sys.In)
 	cmd, err := root.ExecuteContextC(ctx)
-	f.closeTelemetry()
+	f.CloseTelemetry()
 	if err == nil {
-		return ExitOK
+		return failure.ExitOK
 	}
 	err = lookupError(cmd, err)
-	var se *silentError
+	var se *cmdutil.SilentError
 	if errors.As(err, &se) {
-		annotateForActions(sys, se.code, err, nil, f.runSecrets())
-		return se.code
+		cmdutil.AnnotateForActions(sys, se.Code, err, nil, f.RunSecrets())
+		return se.Code
 	}
 	verb := ""
 	if cmd != nil && cmd != root {
 		verb = strings.TrimPrefix(cmd.CommandPath(), root.Name()+" ")
 	}
-	fail := failure.Describe(err, verb, wordsFor(sys.Getenv))
-	fail.Error.Message = actions.Scrub(fail.Error.Message, f.runSecrets())
+	fail := failure.Describe(err, verb, cmdutil.WordsFor(sys.Getenv))
+	fail.Error.Message = actions.Scrub(fail.Error.Message, f.RunSecrets())
 	fmt.Fprintln(sys.Err, "ghonce: "+fail.Error.Message)
 	if fail.Key != "" && !strings.Contains(fail.Error.Message, fail.Key) {
 		fmt.Fprintln(sys.Err, "ghonce: key "+fail.Key)
 	}
-	if (jsonGiven(cmd) || jsonRequested(args)) && takesJSON(cmd) && !f.printedJSON {
-		if jerr := encodeJSON(sys.Out, fail); jerr != nil {
+	if (cmdutil.JSONGiven(cmd) || jsonRequested(args)) && cmdutil.TakesJSON(cmd) && !f.PrintedJSON {
+		if jerr := cmdutil.EncodeJSON(sys.Out, fail); jerr != nil {
 			fmt.Fprintln(sys.Err, "ghonce: write JSON: "+jerr.Error())
 		}
 	}
-	annotateForActions(sys, fail.ExitCode, err, wordsFor(sys.Getenv), f.runSecrets())
-	if fail.ExitCode == ExitUsage && fail.Error.Kind == failure.Usage {
+	cmdutil.AnnotateForActions(sys, fail.ExitCode, err, cmdutil.WordsFor(sys.Getenv), f.RunSecrets())
+	if fail.ExitCode == failure.ExitUsage && fail.Error.Kind == failure.Usage {
 		fmt.Fprintf(sys.Err, "Run '%s --help' for usage.\n", strings.TrimSpace("ghonce "+verb))
 	}
 	return fail.ExitCode
@@ -118,18 +95,7 @@ func jsonRequested(args []string) bool {
 	return false
 }
 
-// usage marks err as bad input (exit 2).
-func usage(err error) error { return &failure.UsageError{Err: err} }
-
-func usagef(format string, args ...any) error { return failure.Usagef(format, args...) }
-
-// silentError carries an exit code for an outcome the verb has reported
-// itself, on stderr and (with --json) in its own object on stdout.
-type silentError struct{ code int }
-
-func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
-
-func newRoot(sys IO) (*cobra.Command, *factory) {
+func newRoot(sys IO) (*cobra.Command, *cmdutil.Factory) {
 	root := &cobra.Command{
 		Use:   "ghonce",
 		Short: "Make an agent's side effects on GitHub happen once per (task, step)",
@@ -160,15 +126,15 @@ Environment:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usage(err) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return cmdutil.Usage(err) })
 	addVersion(root)
 
-	f := &factory{sys: sys}
+	f := &cmdutil.Factory{IO: sys, Version: readVersion().Version}
 	root.AddCommand(newCmdNouns(f)...)
 	root.AddCommand(
 		newCmdExec(f, nil),
-		newCmdInit(f, nil), newCmdReconcile(f, nil), newCmdResolve(f, nil), newCmdStatus(f, nil), newCmdKey(f, nil), newCmdDemo(f, nil),
-		newCmdMCP(f, nil), newCmdVersion(f, nil), newCmdLabels(f), newCmdAudit(f, nil), newCmdShim(f), newCmdPrune(f, nil),
+		newCmdInit(f, nil), newCmdReconcile(f, nil), newCmdResolve(f, nil), newCmdStatus(f, nil), newCmdKey(f, nil), democmd.NewCmdDemo(f, nil),
+		mcpcmd.NewCmdMCP(f, nil), newCmdVersion(f, nil), newCmdLabels(f), auditcmd.NewCmdAudit(f, nil), ghshim.NewCmdShim(f), newCmdPrune(f, nil),
 	)
 	// `ghonce` alone shows its help; given flags but no command (`ghonce
 	// --json`), it is a usage error, as a noun without a verb is.
@@ -179,18 +145,24 @@ Environment:
 		return noVerb(c, args)
 	}
 	typeArgErrors(root)
-	addWrapperFlags(root)
+	cmdutil.AddWrapperFlags(root)
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if !c.HasSubCommands() { // a group without its command is refused anyway (noVerb)
-			warnIgnored(root, c, sys.Err)
+			cmdutil.WarnIgnored(root, c, sys.Err)
 		}
-		if err := onChangeDefault(c, sys.Getenv); err != nil {
+		if err := cmdutil.OnChangeDefault(c, sys.Getenv); err != nil {
 			return err
 		}
-		if err := trustDefault(c, sys.Getenv); err != nil {
+		if err := cmdutil.TrustDefault(c, sys.Getenv); err != nil {
 			return err
 		}
-		return settleDefault(c, sys.Getenv)
+		return cmdutil.SettleDefault(c, sys.Getenv)
 	}
 	return root, f
+}
+
+// GhMain runs ghonce invoked as gh, through `ghonce shim DIR` (package
+// ghshim), and returns the exit code.
+func GhMain(ctx context.Context, argv []string, sys IO) int {
+	return ghshim.Main(ctx, argv, sys, readVersion().Version)
 }

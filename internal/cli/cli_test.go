@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
@@ -101,16 +103,16 @@ func TestActingVerbsInProcess(t *testing.T) {
 			args: []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json", "--repo", testRepo}, outcome: reconcile.Skipped, issues: 1},
 		{name: "body from stdin", stdin: "piped body", args: []string{"issue", "create", "--task", "T2", "--title", "t", "--body-file", "-", "--repo", testRepo}, stdout: "/issues/", stderr: "created issue", issues: 1},
 		{name: "body from a file", args: []string{"issue", "create", "--task", "T3", "--title", "t", "-F", bodyFile, "--repo", testRepo, "--json"}, outcome: reconcile.Created, issues: 1},
-		{name: "missing body file", args: []string{"issue", "create", "--task", "T4", "--title", "t", "-F", filepath.Join(dir, "nope"), "--repo", testRepo}, code: ExitUsage, stderr: "read --body-file"},
+		{name: "missing body file", args: []string{"issue", "create", "--task", "T4", "--title", "t", "-F", filepath.Join(dir, "nope"), "--repo", testRepo}, code: failure.ExitUsage, stderr: "read --body-file"},
 		{name: "task and repo from the environment", env: map[string]string{"GHONCE_TASK": "T5", "GH_REPO": testRepo}, args: []string{"issue", "create", "--title", "t", "--body", "b", "--json"}, outcome: reconcile.Created, issues: 1},
-		{name: "no task", args: []string{"issue", "create", "--title", "t", "--body", "b", "--repo", testRepo}, code: ExitUsage, stderr: "GHONCE_TASK"},
-		{name: "bad repo", args: []string{"issue", "create", "--task", "T6", "--title", "t", "--body", "b", "--repo", "not-a-repo"}, code: ExitUsage, stderr: "OWNER/NAME"},
-		{name: "no token", env: map[string]string{"GH_TOKEN": ""}, args: []string{"issue", "create", "--task", "T7", "--title", "t", "--body", "b", "--repo", testRepo}, code: ExitUsage, stderr: "GITHUB_TOKEN"},
+		{name: "no task", args: []string{"issue", "create", "--title", "t", "--body", "b", "--repo", testRepo}, code: failure.ExitUsage, stderr: "GHONCE_TASK"},
+		{name: "bad repo", args: []string{"issue", "create", "--task", "T6", "--title", "t", "--body", "b", "--repo", "not-a-repo"}, code: failure.ExitUsage, stderr: "OWNER/NAME"},
+		{name: "no token", env: map[string]string{"GH_TOKEN": ""}, args: []string{"issue", "create", "--task", "T7", "--title", "t", "--body", "b", "--repo", testRepo}, code: failure.ExitUsage, stderr: "GITHUB_TOKEN"},
 		{name: "file content from stdin", stdin: "hello\n", args: []string{"file", "put", "README.md", "--task", "T8", "--branch", "main", "-m", "add", "--content-file", "-", "--repo", testRepo, "--json"}, outcome: reconcile.Created},
-		{name: "file content from a missing file", args: []string{"file", "put", "README.md", "--task", "T9", "--branch", "main", "-m", "add", "--content-file", filepath.Join(dir, "nope"), "--repo", testRepo}, code: ExitUsage, stderr: "read --content-file"},
-		{name: "both content flags", args: []string{"file", "put", "README.md", "--task", "T10", "--branch", "main", "-m", "add", "--content", "x", "--content-file", bodyFile, "--repo", testRepo}, code: ExitUsage, stderr: "only one of"},
-		{name: "bad comment number", args: []string{"pr", "comment", "x", "--task", "T11", "--body", "b", "--repo", testRepo}, code: ExitUsage, stderr: "invalid number"},
-		{name: "upper-case sha is refused", args: []string{"branch", "create", "feature", "--task", "T12", "--sha", strings.Repeat("A", 40), "--repo", testRepo}, code: ExitUsage, stderr: "is not a commit SHA"},
+		{name: "file content from a missing file", args: []string{"file", "put", "README.md", "--task", "T9", "--branch", "main", "-m", "add", "--content-file", filepath.Join(dir, "nope"), "--repo", testRepo}, code: failure.ExitUsage, stderr: "read --content-file"},
+		{name: "both content flags", args: []string{"file", "put", "README.md", "--task", "T10", "--branch", "main", "-m", "add", "--content", "x", "--content-file", bodyFile, "--repo", testRepo}, code: failure.ExitUsage, stderr: "only one of"},
+		{name: "bad comment number", args: []string{"pr", "comment", "x", "--task", "T11", "--body", "b", "--repo", testRepo}, code: failure.ExitUsage, stderr: "invalid number"},
+		{name: "upper-case sha is refused", args: []string{"branch", "create", "feature", "--task", "T12", "--sha", strings.Repeat("A", 40), "--repo", testRepo}, code: failure.ExitUsage, stderr: "is not a commit SHA"},
 		{name: "exec needs no token or repo", env: map[string]string{"GH_TOKEN": ""}, args: []string{"exec", "--task", "T13", "--step", "s", "--check", "false", "--json", "--", "true"}, outcome: reconcile.Created},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -203,8 +205,8 @@ func TestLedgerVerbsIgnoreTheActionEnvironment(t *testing.T) {
 	if err := json.Unmarshal([]byte(o.stdout), &rc); err != nil || rc.Settled == nil || rc.Unsettled != 0 {
 		t.Errorf("reconcile --json = %q (%v), want an empty settled list and 0 unsettled", o.stdout, err)
 	}
-	if o := w.run("", env, "status", "--repo", "bad"); o.code != ExitUsage {
-		t.Errorf("status --repo bad: exit %d, want %d", o.code, ExitUsage)
+	if o := w.run("", env, "status", "--repo", "bad"); o.code != failure.ExitUsage {
+		t.Errorf("status --repo bad: exit %d, want %d", o.code, failure.ExitUsage)
 	}
 }
 
@@ -226,11 +228,11 @@ func TestStatusKeyHistory(t *testing.T) {
 	if h := st.Entries[0].History; len(h) < 2 || h[len(h)-1].To != "done" {
 		t.Errorf("history %+v, want at least a claim and the move to done", h)
 	}
-	if o := w.run("", nil, "status", taskkey.Prefix+strings.Repeat("a", 32)); o.code != ExitError || !strings.Contains(o.stderr, "no such entry") {
+	if o := w.run("", nil, "status", taskkey.Prefix+strings.Repeat("a", 32)); o.code != failure.ExitError || !strings.Contains(o.stderr, "no such entry") {
 		t.Errorf("status of a well-formed unknown key: exit %d, stderr %q; want exit 1, no such entry", o.code, o.stderr)
 	}
-	if o := w.run("", nil, "status", "nonsense"); o.code != ExitUsage {
-		t.Errorf("status nonsense: exit %d, want %d", o.code, ExitUsage)
+	if o := w.run("", nil, "status", "nonsense"); o.code != failure.ExitUsage {
+		t.Errorf("status nonsense: exit %d, want %d", o.code, failure.ExitUsage)
 	}
 }
 
@@ -238,7 +240,7 @@ func TestStatusKeyHistory(t *testing.T) {
 // the kind's description; runF sees it.
 func TestFlagsParseIntoOptions(t *testing.T) {
 	t.Parallel()
-	f := &factory{sys: IO{Getenv: func(string) string { return "" }}}
+	f := &cmdutil.Factory{IO: IO{Getenv: func(string) string { return "" }}}
 	var got *kindRun
 	c := newCmdKind(f, "pr", "pr create", func(r *kindRun) error { got = r; return nil })
 	c.SetArgs([]string{"--base", "main", "--head", "fork:feat", "-t", "T", "-b", "", "-l", "x", "-l", "y,z", "--draft", "--on-change", "warn"})
@@ -274,8 +276,8 @@ func TestFilePutOfADirectoryIsUsageAndRecordsNothing(t *testing.T) {
 	}
 	writes := w.fake.Writes()
 	o := w.run("", nil, "file", "put", "docs/", "--task", "T1", "--branch", "main", "-m", "add", "--content", "x", "--repo", testRepo, "--json")
-	if o.code != ExitUsage {
-		t.Fatalf("exit %d, want %d (usage); stderr: %s", o.code, ExitUsage, o.stderr)
+	if o.code != failure.ExitUsage {
+		t.Fatalf("exit %d, want %d (usage); stderr: %s", o.code, failure.ExitUsage, o.stderr)
 	}
 	var f struct {
 		Error struct{ Kind string } `json:"error"`

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
 )
 
@@ -22,15 +23,15 @@ func TestStaleAgesOnTheLedgersClock(t *testing.T) {
 	// An entry left attempting a moment ago (a command killed by a
 	// signal: maybe it did its work): not stale for 15 minutes, whatever
 	// the client's clock says.
-	if o := run(0, "exec", "--task", "T", "--step", "s", "--", "/bin/sh", "-c", "kill -9 $$"); o.code != ExitUnconfirmed {
-		t.Fatalf("exec: exit %d, want %d (left attempting): %s", o.code, ExitUnconfirmed, o.stderr)
+	if o := run(0, "exec", "--task", "T", "--step", "s", "--", "/bin/sh", "-c", "kill -9 $$"); o.code != failure.ExitUnconfirmed {
+		t.Fatalf("exec: exit %d, want %d (left attempting): %s", o.code, failure.ExitUnconfirmed, o.stderr)
 	}
 	for _, skew := range []time.Duration{0, 3 * time.Hour, -3 * time.Hour} {
 		if o := run(skew, "status", "--stale", "15m"); o.code != 0 {
 			t.Errorf("client clock %s off the server's: status --stale 15m exit %d, want 0 (the entry is seconds old): %s", skew, o.code, o.stderr)
 		}
-		if o := run(skew, "status", "--stale", "1ns"); o.code != ExitStale {
-			t.Errorf("client clock %s off the server's: status --stale 1ns exit %d, want %d (the entry is older than that): %s", skew, o.code, ExitStale, o.stderr)
+		if o := run(skew, "status", "--stale", "1ns"); o.code != failure.ExitStale {
+			t.Errorf("client clock %s off the server's: status --stale 1ns exit %d, want %d (the entry is older than that): %s", skew, o.code, failure.ExitStale, o.stderr)
 		}
 	}
 }

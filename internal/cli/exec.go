@@ -5,23 +5,24 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/offgithub"
 )
 
 // execOptions is `ghonce exec`.
 type execOptions struct {
-	f *factory
+	f *cmdutil.Factory
 	// Act holds the acting flags exec reads: not --trust-ledger or the
 	// GitHub flags (a guarded command does not touch GitHub); --repo only
 	// says where a repository ledger ("github") lives, never the key.
-	Act  actFlags
+	Act  cmdutil.ActFlags
 	Exec offgithub.Exec
 	// dashAt is where "--" was among the arguments (-1: absent).
 	dashAt int
 }
 
-func newCmdExec(f *factory, runF func(*execOptions) error) *cobra.Command {
-	opts := &execOptions{f: f, Act: actFlags{Engine: newEngineFlags()}}
+func newCmdExec(f *cmdutil.Factory, runF func(*execOptions) error) *cobra.Command {
+	opts := &execOptions{f: f, Act: cmdutil.ActFlags{Engine: cmdutil.NewEngineFlags()}}
 	c := &cobra.Command{
 		Use:   "exec --task T --step S [--check CMD] [--on-unconfirmed fail|retry] -- COMMAND [ARGS...]",
 		Short: "Run a command with a side effect ghonce cannot see, once per (task, step)",
@@ -52,26 +53,26 @@ by --on-unconfirmed: fail (default: exit 3 and say how to settle it with
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.dashAt = c.ArgsLenAtDash()
 			opts.Exec.Argv = args
-			return runOr(c.Context(), opts, runF, execRun)
+			return cmdutil.RunOr(c.Context(), opts, runF, execRun)
 		},
 	}
 	c.Flags().StringVar(&opts.Exec.Check, "check", "", "shell command that exits 0 if the effect already exists, 1 if not")
 	c.Flags().StringVar(&opts.Exec.OnUnconfirmed, "on-unconfirmed", offgithub.OnUnconfirmedFail, "what to do when an earlier attempt may have run: fail or retry")
 	c.Flags().StringVar(&opts.Exec.Tgt, "target", "", "narrow the key, e.g. a recipient")
 	c.Flags().BoolVar(&opts.Exec.PassLedger, "pass-ledger", false, "pass a GHONCE_LEDGER URL (and its password) on to COMMAND and --check")
-	addLedgerFlag(c, &opts.Act.Ledger)
+	cmdutil.AddLedgerFlag(c, &opts.Act.Ledger)
 	c.Flags().StringVarP((*string)(&opts.Act.Repo), "repo", "R", "", "with --ledger github: the repository that holds the claim (default $GH_REPO, else $GITHUB_REPOSITORY)")
-	addTaskFlag(c, &opts.Act.Task)
-	addStepFlag(c, &opts.Act.Step, "required")
-	addJSONFlag(c, &opts.Act.JSON)
-	addWaitFlag(c, &opts.Act.Engine.Wait)
-	addSettleFlag(c, &opts.Act.Engine.Settle)
+	cmdutil.AddTaskFlag(c, &opts.Act.Task)
+	cmdutil.AddStepFlag(c, &opts.Act.Step, "required")
+	cmdutil.AddJSONFlag(c, &opts.Act.JSON)
+	cmdutil.AddWaitFlag(c, &opts.Act.Engine.Wait)
+	cmdutil.AddSettleFlag(c, &opts.Act.Engine.Settle)
 	return c
 }
 
 func execRun(ctx context.Context, opts *execOptions) error {
 	if opts.dashAt != 0 {
-		return usagef("put the command after --, e.g. ghonce exec --task T --step S -- ./notify.sh")
+		return cmdutil.Usagef("put the command after --, e.g. ghonce exec --task T --step S -- ./notify.sh")
 	}
-	return runAction(ctx, actOptions{f: opts.f, flags: opts.Act, off: opts.Exec})
+	return cmdutil.RunAction(ctx, cmdutil.ActOptions{Factory: opts.f, Flags: opts.Act, Off: opts.Exec})
 }

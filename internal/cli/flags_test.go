@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -33,10 +34,10 @@ func TestASharedFlagAVerbIgnoresWarns(t *testing.T) {
 		{"version ignores --repo", []string{"version", "-R", testRepo}, 0, regexp.MustCompile(`^ghonce `), "--repo has no effect on 'ghonce version'"},
 		{"a flag the verb reads says nothing", key("--repo", testRepo), 0, keyLine, ""},
 		{"--json before the verb is the verb's", slices.Concat([]string{"--json"}, key()), 0, regexp.MustCompile(`^\{"ok":true,.*"key":"` + regexp.QuoteMeta(taskkey.Prefix)), ""},
-		{"an ignored --ledger may not be empty", key("--ledger", ""), ExitUsage, nil, ""},
-		{"an ignored --wait must be a duration", key("--wait", "soon"), ExitUsage, nil, ""},
+		{"an ignored --ledger may not be empty", key("--ledger", ""), failure.ExitUsage, nil, ""},
+		{"an ignored --wait must be a duration", key("--wait", "soon"), failure.ExitUsage, nil, ""},
 		// demo prints no JSON: its failure is words on stderr, not an object.
-		{"no JSON from a verb without --json", []string{"demo", "--json", "--crashes", "0"}, ExitUsage, nil, "--json has no effect on 'ghonce demo'"},
+		{"no JSON from a verb without --json", []string{"demo", "--json", "--crashes", "0"}, failure.ExitUsage, nil, "--json has no effect on 'ghonce demo'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := w.run("", nil, tc.args...)
@@ -98,8 +99,8 @@ func TestJSONFailureFromAVerbThatTakesIt(t *testing.T) {
 	t.Parallel()
 	w := newCLIWorld(t)
 	o := w.run("", nil, "key", "--json", "--bogus")
-	if o.code != ExitUsage {
-		t.Fatalf("exit %d, want %d; stderr: %s", o.code, ExitUsage, o.stderr)
+	if o.code != failure.ExitUsage {
+		t.Fatalf("exit %d, want %d; stderr: %s", o.code, failure.ExitUsage, o.stderr)
 	}
 	var f struct {
 		OK    bool                  `json:"ok"`
@@ -117,7 +118,7 @@ func TestKeyRefusesAnUnknownKind(t *testing.T) {
 	t.Parallel()
 	w := newCLIWorld(t)
 	o := w.run("", nil, "key", "--task", "T", "--step", "s", "--kind", "pull-request", "--repo", testRepo)
-	if o.code != ExitUsage || o.stdout != "" || !strings.Contains(o.stderr, `--kind "pull-request" is not a kind`) || !strings.Contains(o.stderr, "pr,") {
+	if o.code != failure.ExitUsage || o.stdout != "" || !strings.Contains(o.stderr, `--kind "pull-request" is not a kind`) || !strings.Contains(o.stderr, "pr,") {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 naming the kinds", o.code, o.stdout, o.stderr)
 	}
 }

@@ -7,19 +7,20 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 )
 
 // initOptions is `ghonce init`.
 type initOptions struct {
-	f      *factory
-	Ledger ledgerFlag
-	Repo   repoFlag // where the ledger "github" lives
+	f      *cmdutil.Factory
+	Ledger cmdutil.LedgerFlag
+	Repo   cmdutil.RepoFlag // where the ledger "github" lives
 	JSON   bool
 }
 
-func newCmdInit(f *factory, runF func(*initOptions) error) *cobra.Command {
+func newCmdInit(f *cmdutil.Factory, runF func(*initOptions) error) *cobra.Command {
 	opts := &initOptions{f: f}
 	c := &cobra.Command{
 		Use:   "init [--ledger PATH] [--repo O/R]",
@@ -40,18 +41,18 @@ the first action spends no request on GET /user. If GitHub cannot be asked
 now, init says so and succeeds: the first run asks instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runOr(c.Context(), opts, runF, initRun)
+			return cmdutil.RunOr(c.Context(), opts, runF, initRun)
 		},
 	}
-	addLedgerFlag(c, &opts.Ledger)
-	addLedgerRepoFlag(c, &opts.Repo, "to create")
-	addJSONFlag(c, &opts.JSON)
+	cmdutil.AddLedgerFlag(c, &opts.Ledger)
+	cmdutil.AddLedgerRepoFlag(c, &opts.Repo, "to create")
+	cmdutil.AddJSONFlag(c, &opts.JSON)
 	return c
 }
 
 func initRun(ctx context.Context, opts *initOptions) error {
 	f := opts.f
-	l, err := f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateForInit}, opts.Repo, nil)
+	l, err := f.OpenLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateForInit}, opts.Repo, nil)
 	if err != nil {
 		return err
 	}
@@ -60,14 +61,14 @@ func initRun(ctx context.Context, opts *initOptions) error {
 	if l.Created {
 		word = "created"
 	}
-	fmt.Fprintf(f.sys.Err, "ghonce: ledger %s%s\n", word, originNote(ctx, l))
-	if msg := f.recordLogin(ctx, l); msg != "" {
-		fmt.Fprintln(f.sys.Err, "ghonce: "+msg)
+	fmt.Fprintf(f.IO.Err, "ghonce: ledger %s%s\n", word, originNote(ctx, l))
+	if msg := recordLogin(ctx, f, l); msg != "" {
+		fmt.Fprintln(f.IO.Err, "ghonce: "+msg)
 	}
 	if opts.JSON {
-		return f.writeJSON(initJSON{outcomeJSON: succeeded(), Ledger: l.Location, Created: l.Created})
+		return f.WriteJSON(initJSON{OutcomeJSON: cmdutil.Succeeded(), Ledger: l.Location, Created: l.Created})
 	}
-	fmt.Fprintln(f.sys.Out, l.Location)
+	fmt.Fprintln(f.IO.Out, l.Location)
 	return nil
 }
 
@@ -92,14 +93,14 @@ func originNote(ctx context.Context, l *store.Opened) string {
 // recordLogin caches the token's login in l, best effort, and says what it
 // did ("" when there is no token, or a GitHub App mints them: an App's
 // identity comes from GET /app, not from the cache).
-func (f *factory) recordLogin(ctx context.Context, l *store.Opened) string {
-	if _, err := f.token(); err != nil || l.InRepository {
+func recordLogin(ctx context.Context, f *cmdutil.Factory, l *store.Opened) string {
+	if _, err := f.Token(); err != nil || l.InRepository {
 		return ""
 	}
-	if app, err := f.githubApp(appFlags{}, ""); err != nil || app != nil {
+	if app, err := f.GitHubApp(cmdutil.AppFlags{}, ""); err != nil || app != nil {
 		return ""
 	}
-	c, err := f.githubOn(ctx, gitHubFlags{}, "", l)
+	c, err := f.GitHubOn(ctx, cmdutil.GitHubFlags{}, "", l)
 	if err != nil {
 		return fmt.Sprintf("did not record the token's login: %v", err)
 	}

@@ -8,21 +8,22 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
 // keyOptions is `ghonce key`.
 type keyOptions struct {
-	f            *factory
-	Repo         repoFlag
-	Task         taskFlag
-	Step         stepFlag
+	f            *cmdutil.Factory
+	Repo         cmdutil.RepoFlag
+	Task         cmdutil.TaskFlag
+	Step         cmdutil.StepFlag
 	JSON         bool
 	Kind, Target string
 }
 
-func newCmdKey(f *factory, runF func(*keyOptions) error) *cobra.Command {
+func newCmdKey(f *cmdutil.Factory, runF func(*keyOptions) error) *cobra.Command {
 	opts := &keyOptions{f: f}
 	c := &cobra.Command{
 		Use:   "key --task T [--step S] --kind K [--repo O/R] [--target X]",
@@ -33,27 +34,27 @@ request number for review, the branch name for branch, BRANCH:PATH for file (the
 put without --branch), --target for exec, empty for issue.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runOr(c.Context(), opts, runF, keyRun)
+			return cmdutil.RunOr(c.Context(), opts, runF, keyRun)
 		},
 	}
 	c.Flags().StringVar(&opts.Kind, "kind", reconcile.PR{}.Kind(), "kind: "+strings.Join(kinds.All(), ", "))
 	c.Flags().StringVar(&opts.Target, "target", "", "the kind's target (see above)")
-	addRepoFlag(c, &opts.Repo)
-	addTaskFlag(c, &opts.Task)
-	addStepFlag(c, &opts.Step, "")
-	addJSONFlag(c, &opts.JSON)
+	cmdutil.AddRepoFlag(c, &opts.Repo)
+	cmdutil.AddTaskFlag(c, &opts.Task)
+	cmdutil.AddStepFlag(c, &opts.Step, "")
+	cmdutil.AddJSONFlag(c, &opts.JSON)
 	return c
 }
 
 func keyRun(_ context.Context, opts *keyOptions) error {
 	f := opts.f
-	task, err := opts.Task.orEnv(f.sys.Getenv, f.sys.Err)
+	task, err := opts.Task.OrEnv(f.IO.Getenv, f.IO.Err)
 	if err != nil {
 		return err
 	}
 	repo := ""
 	if kinds.OnGitHub(opts.Kind) {
-		if repo, err = opts.Repo.orEnv(f.sys.Getenv); err != nil {
+		if repo, err = opts.Repo.OrEnv(f.IO.Getenv); err != nil {
 			return err
 		}
 	}
@@ -63,9 +64,9 @@ func keyRun(_ context.Context, opts *keyOptions) error {
 		return effect.Named(err, keyFlag)
 	}
 	if opts.JSON {
-		return f.writeJSON(keyJSON{outcomeJSON: succeeded(), Key: key})
+		return f.WriteJSON(keyJSON{OutcomeJSON: cmdutil.Succeeded(), Key: key})
 	}
-	fmt.Fprintln(f.sys.Out, key)
+	fmt.Fprintln(f.IO.Out, key)
 	return nil
 }
 
@@ -74,7 +75,7 @@ func keyRun(_ context.Context, opts *keyOptions) error {
 func keyFlag(field string) string {
 	switch field {
 	case "task", "step", "repo", "kind":
-		return flagName(field)
+		return cmdutil.FlagName(field)
 	}
 	return "--target"
 }

@@ -3,33 +3,33 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
-func newCmdLabels(f *factory) *cobra.Command {
+func newCmdLabels(f *cmdutil.Factory) *cobra.Command {
 	return noun(&cobra.Command{Use: "labels", Short: "The ghonce:KEY labels on GitHub: describe, prune"},
 		newCmdLabelsDescribe(f, nil), newCmdLabelsPrune(f, nil))
 }
 
 // labelsDescribeOptions is `ghonce labels describe`.
 type labelsDescribeOptions struct {
-	f      *factory
-	Repo   repoFlag
+	f      *cmdutil.Factory
+	Repo   cmdutil.RepoFlag
 	JSON   bool
-	GitHub gitHubFlags
+	GitHub cmdutil.GitHubFlags
 }
 
-func newCmdLabelsDescribe(f *factory, runF func(*labelsDescribeOptions) error) *cobra.Command {
+func newCmdLabelsDescribe(f *cmdutil.Factory, runF func(*labelsDescribeOptions) error) *cobra.Command {
 	opts := &labelsDescribeOptions{f: f}
 	c := &cobra.Command{
 		Use:   "describe [--repo O/R] [--json]",
@@ -48,55 +48,55 @@ ghonce to work.
 Prints how many labels it changed on stderr; --json prints {"described": N}.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runOr(c.Context(), opts, runF, labelsDescribeRun)
+			return cmdutil.RunOr(c.Context(), opts, runF, labelsDescribeRun)
 		},
 	}
-	addRepoFlag(c, &opts.Repo)
-	addJSONFlag(c, &opts.JSON)
-	addGitHubFlags(c, &opts.GitHub)
+	cmdutil.AddRepoFlag(c, &opts.Repo)
+	cmdutil.AddJSONFlag(c, &opts.JSON)
+	cmdutil.AddGitHubFlags(c, &opts.GitHub)
 	return c
 }
 
 func labelsDescribeRun(ctx context.Context, opts *labelsDescribeOptions) error {
 	f := opts.f
-	name, err := opts.Repo.orEnv(f.sys.Getenv)
+	name, err := opts.Repo.OrEnv(f.IO.Getenv)
 	if err != nil {
 		return err
 	}
-	r, err := parseRepo(name)
+	r, err := cmdutil.ParseRepo(name)
 	if err != nil {
 		return err
 	}
-	gh, err := f.github(ctx, opts.GitHub, opts.Repo)
+	gh, err := f.GitHub(ctx, opts.GitHub, opts.Repo)
 	if err != nil {
 		return err
 	}
 	n, err := gh.DescribeKeyLabels(ctx, r)
-	fmt.Fprintf(f.sys.Err, "ghonce: described %d key labels in %s\n", n, r)
+	fmt.Fprintf(f.IO.Err, "ghonce: described %d key labels in %s\n", n, r)
 	if err != nil {
 		return fmt.Errorf("labels describe: %w", err)
 	}
 	if opts.JSON {
-		return f.writeJSON(struct {
-			outcomeJSON
+		return f.WriteJSON(struct {
+			cmdutil.OutcomeJSON
 			Described int `json:"described"`
-		}{succeeded(), n})
+		}{cmdutil.Succeeded(), n})
 	}
 	return nil
 }
 
 // labelsPruneOptions is `ghonce labels prune`.
 type labelsPruneOptions struct {
-	f         *factory
-	Ledger    ledgerFlag
-	Filter    filterFlags
+	f         *cmdutil.Factory
+	Ledger    cmdutil.LedgerFlag
+	Filter    cmdutil.FilterFlags
 	JSON      bool
-	GitHub    gitHubFlags
+	GitHub    cmdutil.GitHubFlags
 	OlderThan string
 	DryRun    bool
 }
 
-func newCmdLabelsPrune(f *factory, runF func(*labelsPruneOptions) error) *cobra.Command {
+func newCmdLabelsPrune(f *cmdutil.Factory, runF func(*labelsPruneOptions) error) *cobra.Command {
 	opts := &labelsPruneOptions{f: f}
 	c := &cobra.Command{
 		Use:   "prune --older-than AGE [--repo O/R] [--dry-run] [--json]",
@@ -114,20 +114,20 @@ a second one); a pull request is still found by its head branch, or among the
 100 most recent pull requests, and lost only when its head changed and more
 than 100 pull requests were opened since. Choose AGE longer than any rerun
 of that work can come.
-` + filterHelp + `
+` + cmdutil.FilterHelp + `
 Prints each label it deletes (with --dry-run: would delete) on stdout, one
 per line as REPO LABEL NUMBER; --json prints one object.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runOr(c.Context(), opts, runF, labelsPruneRun)
+			return cmdutil.RunOr(c.Context(), opts, runF, labelsPruneRun)
 		},
 	}
 	c.Flags().StringVar(&opts.OlderThan, "older-than", "", "prune keys done longer ago than this: 30d, 12h, 90m (required)")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "list what would be deleted, delete nothing")
-	addLedgerFlag(c, &opts.Ledger)
-	addFilterFlags(c, &opts.Filter)
-	addJSONFlag(c, &opts.JSON)
-	addGitHubFlags(c, &opts.GitHub)
+	cmdutil.AddLedgerFlag(c, &opts.Ledger)
+	cmdutil.AddFilterFlags(c, &opts.Filter)
+	cmdutil.AddJSONFlag(c, &opts.JSON)
+	cmdutil.AddGitHubFlags(c, &opts.GitHub)
 	return c
 }
 
@@ -158,17 +158,17 @@ func metaPruned(key string) string { return "label_pruned:" + key }
 func labelsPruneRun(ctx context.Context, opts *labelsPruneOptions) error {
 	f := opts.f
 	if opts.OlderThan == "" {
-		return usagef("labels prune: --older-than is required, e.g. --older-than 30d")
+		return cmdutil.Usagef("labels prune: --older-than is required, e.g. --older-than 30d")
 	}
-	age, err := parseAge(opts.OlderThan)
+	age, err := cmdutil.ParseAge(opts.OlderThan)
 	if err != nil {
-		return usage(err)
+		return cmdutil.Usage(err)
 	}
-	filter, err := opts.Filter.filter(f.sys.Getenv)
+	filter, err := opts.Filter.Filter(f.IO.Getenv)
 	if err != nil {
 		return err
 	}
-	l, err := f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateNever}, opts.Filter.Repo, nil)
+	l, err := f.OpenLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateNever}, opts.Filter.Repo, nil)
 	if err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ func labelsPruneRun(ctx context.Context, opts *labelsPruneOptions) error {
 		}
 		if !opts.DryRun {
 			if gh == nil {
-				if gh, err = f.github(ctx, opts.GitHub, opts.Filter.Repo); err != nil {
+				if gh, err = f.GitHub(ctx, opts.GitHub, opts.Filter.Repo); err != nil {
 					return err
 				}
 			}
@@ -213,18 +213,18 @@ func labelsPruneRun(ctx context.Context, opts *labelsPruneOptions) error {
 			if err != nil {
 				failed++
 				p.Error = err.Error()
-				fmt.Fprintf(f.sys.Err, "ghonce: %v\n", err)
-			} else if _, err := l.PutMeta(ctx, metaPruned(e.Key), f.sys.Now().UTC().Format(time.RFC3339), false); err != nil {
+				fmt.Fprintf(f.IO.Err, "ghonce: %v\n", err)
+			} else if _, err := l.PutMeta(ctx, metaPruned(e.Key), f.IO.Now().UTC().Format(time.RFC3339), false); err != nil {
 				return fmt.Errorf("labels prune: record %s as pruned: %w", p.Label, err)
 			}
 		}
 		out.Labels = append(out.Labels, p)
 		if !opts.JSON && p.Error == "" {
-			fmt.Fprintf(f.sys.Out, "%s %s %d\n", p.Repo, p.Label, p.Number)
+			fmt.Fprintf(f.IO.Out, "%s %s %d\n", p.Repo, p.Label, p.Number)
 		}
 	}
 	if opts.JSON {
-		if err := f.writeJSON(out); err != nil {
+		if err := f.WriteJSON(out); err != nil {
 			return err
 		}
 	}
@@ -232,27 +232,9 @@ func labelsPruneRun(ctx context.Context, opts *labelsPruneOptions) error {
 	if opts.DryRun {
 		verb = "would delete"
 	}
-	fmt.Fprintf(f.sys.Err, "ghonce: %s %d key labels of pull requests and issues done before %s\n", verb, len(out.Labels)-failed, before.UTC().Format(time.RFC3339))
+	fmt.Fprintf(f.IO.Err, "ghonce: %s %d key labels of pull requests and issues done before %s\n", verb, len(out.Labels)-failed, before.UTC().Format(time.RFC3339))
 	if failed > 0 {
-		return &silentError{code: ExitError}
+		return &cmdutil.SilentError{Code: failure.ExitError}
 	}
 	return nil
-}
-
-// parseAge parses 30d, 2w, or a Go duration (12h, 90m).
-func parseAge(s string) (time.Duration, error) {
-	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
-	if n := len(s); n > 1 {
-		if u, ok := unit[s[n-1]]; ok {
-			v, err := strconv.ParseFloat(s[:n-1], 64)
-			if err == nil && v > 0 {
-				return time.Duration(v * float64(u)), nil
-			}
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("invalid --older-than %q: want a positive age such as 30d, 2w, 12h or 90m", strings.TrimSpace(s))
-	}
-	return d, nil
 }

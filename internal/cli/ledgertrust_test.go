@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/procid"
@@ -194,7 +195,7 @@ func TestLedgerStoredCheckNeverRuns(t *testing.T) {
 					o.code, o.stderr, exists(pwned), lines(t, ran))
 			}
 			w.forge(name, r.Key, forged{status: ledger.Attempting, kind: "exec", marked: true, fields: stored})
-			if o = w.run("", fresh(), "reconcile", "--json"); exists(pwned) || o.code != ExitUnconfirmed || !strings.Contains(o.stdout, "rerun the same command") {
+			if o = w.run("", fresh(), "reconcile", "--json"); exists(pwned) || o.code != failure.ExitUnconfirmed || !strings.Contains(o.stdout, "rerun the same command") {
 				t.Fatalf("reconcile of a forged attempting exec: exit %d, %s %s; stored check ran: %v; want it left for the rerun, nothing run", o.code, o.stdout, o.stderr, exists(pwned))
 			}
 			if o = w.run("", fresh(), checked...); o.code != 0 || exists(pwned) || lines(t, ran) != 2 {
@@ -226,7 +227,7 @@ func TestLedgerRepositoryIsThisRunsOwn(t *testing.T) {
 			other := w.keyOf("--task", "T2", "--step", "issue-create", "--kind", "issue", "--repo", testRepo)
 			elsewhere["task"] = "T2"
 			w.forge(name, other, forged{status: ledger.Attempting, kind: "issue", marked: true, fields: elsewhere})
-			if o = w.run("", fresh(), "reconcile", "--json"); o.code != ExitUnconfirmed || !strings.Contains(o.stdout, other) {
+			if o = w.run("", fresh(), "reconcile", "--json"); o.code != failure.ExitUnconfirmed || !strings.Contains(o.stdout, other) {
 				t.Fatalf("reconcile of a claim naming another repository: exit %d, %s %s; want it reported, left as it is", o.code, o.stdout, o.stderr)
 			}
 			for _, r := range w.fake.Requests() {
@@ -306,7 +307,7 @@ func TestLedgerForgedLeaseIsCleared(t *testing.T) {
 	key2 := w.keyOf("--task", "T2", "--step", "issue-create", "--kind", "issue", "--repo", testRepo)
 	w.forge("repository", key2, forged{status: ledger.Attempting, kind: "issue", format: 2, fields: map[string]any{"lease_until": "c1800000", "updated_at": "c0"}})
 	args2 := []string{"issue", "create", "--task", "T2", "--title", "t", "--body", "b", "--wait", "0s"}
-	if o := w.run("", freshRunner(t), args2...); o.code != ExitInProgress {
+	if o := w.run("", freshRunner(t), args2...); o.code != failure.ExitInProgress {
 		t.Fatalf("issue create under a live forged lease: exit %d, %s; want 4", o.code, o.stderr)
 	}
 	if o := w.run("", freshRunner(t), "resolve", key2, "--retry", "--force"); o.code != 0 {
@@ -332,7 +333,7 @@ func TestLedgerForeignRefServesTheOthers(t *testing.T) {
 	if o.code != 0 || !strings.Contains(o.stdout, stale) || !strings.Contains(o.stderr, "skipped "+ref) {
 		t.Fatalf("status with a foreign ref: exit %d, %s %s; want the other key listed and the ref reported", o.code, o.stdout, o.stderr)
 	}
-	if o := w.run("", freshRunner(t), "status", "--stale", "1m"); o.code != ExitStale {
+	if o := w.run("", freshRunner(t), "status", "--stale", "1m"); o.code != failure.ExitStale {
 		t.Fatalf("status --stale with a foreign ref and a stale entry: exit %d, %s; want 5", o.code, o.stderr)
 	}
 	if o := w.run("", freshRunner(t), "reconcile", "--json"); o.code != 0 || !strings.Contains(o.stdout, `"to":"failed"`) {
@@ -419,7 +420,7 @@ func TestLedgerUnmarkedExecRunsNext(t *testing.T) {
 		return r.Method == http.MethodPatch && strings.Contains(r.URL.Path, "/git/refs/ghonce/claims/")
 	}})
 	o := w.run("", freshRunner(t), args...)
-	if o.code != ExitUnconfirmed || lines(t, out) != 0 || !strings.Contains(o.stderr, "nothing was sent") {
+	if o.code != failure.ExitUnconfirmed || lines(t, out) != 0 || !strings.Contains(o.stderr, "nothing was sent") {
 		t.Fatalf("exec whose mark GitHub refused twice: exit %d, %s; command ran %d times; want 3, nothing sent", o.code, o.stderr, lines(t, out))
 	}
 	w.fake.ClearFaults()
@@ -445,7 +446,7 @@ func TestLedgerDoneExecIsConfirmed(t *testing.T) {
 	w.forge("repository", key, forged{status: ledger.Done, kind: "exec", format: 2, fields: map[string]any{"outcome": "created", "ref": map[string]any{"url": "https://evil.example/x"}}})
 	cmd := []string{"--json", "--", "sh", "-c", "echo ran >> " + ran}
 	o := w.run("", freshRunner(t), append([]string{"exec", "--task", "T", "--step", "deploy", "--check", "grep -q ran " + ran + " 2>/dev/null || exit 1"}, cmd...)...)
-	if o.code != ExitError || lines(t, ran) != 0 || !strings.Contains(o.stdout, "resolve "+key+" --retry --force") {
+	if o.code != failure.ExitError || lines(t, ran) != 0 || !strings.Contains(o.stdout, "resolve "+key+" --retry --force") {
 		t.Fatalf("exec with a check over a forged done claim: exit %d, %s %s; command ran %d times; want exit 1, nothing run", o.code, o.stdout, o.stderr, lines(t, ran))
 	}
 	o = w.run("", freshRunner(t), append([]string{"exec", "--task", "T", "--step", "deploy"}, cmd...)...)

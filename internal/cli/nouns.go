@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 )
 
 // noun gives c its verbs. Alone, or followed by anything that is not one
@@ -24,7 +26,7 @@ func noun(c *cobra.Command, verbs ...*cobra.Command) *cobra.Command {
 		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
 			hint = fmt.Sprintf("did you mean %q?", s[0])
 		}
-		return usagef("unknown command %q for %q: %s", args[0], c.CommandPath(), hint)
+		return cmdutil.Usagef("unknown command %q for %q: %s", args[0], c.CommandPath(), hint)
 	}
 	c.RunE = noVerb
 	return c
@@ -33,7 +35,7 @@ func noun(c *cobra.Command, verbs ...*cobra.Command) *cobra.Command {
 // noVerb is the run of a command that only groups others (a noun, or the
 // root given flags and no command): a usage error naming its commands.
 func noVerb(c *cobra.Command, _ []string) error {
-	return usagef("%q needs a command: want one of: %s", c.CommandPath(), verbsOf(c))
+	return cmdutil.Usagef("%q needs a command: want one of: %s", c.CommandPath(), verbsOf(c))
 }
 
 // verbsOf names c's commands, for a usage error.

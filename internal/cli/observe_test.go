@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/observe/otlptest"
 )
 
@@ -17,7 +18,7 @@ func TestCLITelemetry(t *testing.T) {
 	w := newCLIWorld(t)
 	rcv := otlptest.New(t)
 	prom := filepath.Join(t.TempDir(), "ghonce.prom")
-	env := map[string]string{MetricsFileEnv: prom, "OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL(), "OTEL_SERVICE_NAME": "ci-agent"}
+	env := map[string]string{cmdutil.MetricsFileEnv: prom, "OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL(), "OTEL_SERVICE_NAME": "ci-agent"}
 	args := []string{"issue", "create", "--task", "T-1", "--title", "Flaky", "--body", "b", "--repo", testRepo}
 	for i := range 2 {
 		if o := w.run("", env, args...); o.code != 0 {

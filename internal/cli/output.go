@@ -1,54 +1,18 @@
 package cli
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
 	"time"
 
 	"github.com/ghonce/ghonce/failure"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
 // The JSON objects the verbs print with --json. An acting verb prints a
 // reconcile.Result; the ledger verbs print these. Each starts with
-// outcomeJSON; a failed run prints a failure.Failure instead. Field names
+// OutcomeJSON; a failed run prints a failure.Failure instead. Field names
 // are part of the interface scripts read: add fields, never rename them.
-
-// outcomeJSON opens every object: ok is exit_code == 0.
-type outcomeJSON struct {
-	OK       bool `json:"ok"`
-	ExitCode int  `json:"exit_code"`
-}
-
-func succeeded() outcomeJSON { return outcomeJSON{OK: true} }
-
-// resultJSON is what an acting verb prints: the engine's result, with the
-// entry's state (done).
-type resultJSON struct {
-	outcomeJSON
-	State ledger.Status `json:"state"`
-	*reconcile.Result
-}
-
-// writeJSON prints v as the run's one JSON object.
-func (f *factory) writeJSON(v any) error {
-	f.printedJSON = true
-	if err := encodeJSON(f.sys.Out, v); err != nil {
-		return fmt.Errorf("write JSON: %w", err)
-	}
-	return nil
-}
-
-// encodeJSON writes v as one line of JSON. Strings are written as they
-// are: "&", "<" and ">" stay themselves (encoding/json's default escapes
-// them for HTML, so a title "a & b" read by jq or a person shows \u0026).
-func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
 
 // entryJSON is one ledger entry (status, resolve).
 type entryJSON struct {
@@ -105,7 +69,7 @@ type transitionJSON struct {
 
 // statusJSON is what `status --json` prints.
 type statusJSON struct {
-	outcomeJSON
+	cmdutil.OutcomeJSON
 	// Key and State are set by `status KEY`.
 	Key     string      `json:"key,omitempty"`
 	State   string      `json:"state,omitempty"`
@@ -122,7 +86,7 @@ type statusJSON struct {
 
 // reconcileJSON is what `reconcile --json` prints.
 type reconcileJSON struct {
-	outcomeJSON
+	cmdutil.OutcomeJSON
 	Settled   []reconcile.Settlement `json:"settled"`
 	Unsettled int                    `json:"unsettled"`
 	// Error and Next are set on exit 3.
@@ -132,26 +96,26 @@ type reconcileJSON struct {
 
 // resolveJSON is what `resolve --json` prints.
 type resolveJSON struct {
-	outcomeJSON
+	cmdutil.OutcomeJSON
 	State ledger.Status `json:"state"`
 	entryJSON
 }
 
 // keyJSON is what `key --json` prints.
 type keyJSON struct {
-	outcomeJSON
+	cmdutil.OutcomeJSON
 	Key string `json:"key"`
 }
 
 // branchNameJSON is what `branch name --json` prints.
 type branchNameJSON struct {
-	outcomeJSON
+	cmdutil.OutcomeJSON
 	Branch string `json:"branch"`
 }
 
 // initJSON is what `init --json` prints.
 type initJSON struct {
-	outcomeJSON
+	cmdutil.OutcomeJSON
 	Ledger  string `json:"ledger"`
 	Created bool   `json:"created"`
 }

@@ -117,28 +117,28 @@ func TestJSONOnEveryExit(t *testing.T) {
 			key: issueKey, state: "done"},
 		{name: "0 key", args: []string{"key", "--task", "J0", "--step", "issue-create", "--kind", "issue", "--repo", testRepo}, key: issueKey},
 		{name: "1 refused", args: []string{"issue", "comment", "999", "--task", "J2", "--body", "b", "--repo", testRepo},
-			code: ExitError, kind: "refused", state: "failed", next: "nothing was created"},
-		{name: "1 ledger", given: notLedger, args: []string{"status", "--ledger", "NOT-A-LEDGER"}, code: ExitError, kind: "ledger", next: "ledger"},
-		{name: "2 usage", args: []string{"key", "--no-such-flag"}, code: ExitUsage, kind: "usage", next: "ghonce key --help"},
+			code: failure.ExitError, kind: "refused", state: "failed", next: "nothing was created"},
+		{name: "1 ledger", given: notLedger, args: []string{"status", "--ledger", "NOT-A-LEDGER"}, code: failure.ExitError, kind: "ledger", next: "ledger"},
+		{name: "2 usage", args: []string{"key", "--no-such-flag"}, code: failure.ExitUsage, kind: "usage", next: "ghonce key --help"},
 		{name: "2 usage, flag group", args: []string{"issue", "create", "--task", "J9", "--title", "t", "--body", "b", "-F", "x", "--repo", testRepo},
-			code: ExitUsage, kind: "usage", next: "ghonce issue create --help"},
+			code: failure.ExitUsage, kind: "usage", next: "ghonce issue create --help"},
 		{name: "2 credentials, key known", env: map[string]string{"GH_TOKEN": ""},
 			args: []string{"issue", "create", "--task", "J0", "--title", "t", "--body", "b", "--repo", testRepo},
-			code: ExitUsage, kind: "credentials", key: issueKey, next: "GH_TOKEN"},
+			code: failure.ExitUsage, kind: "credentials", key: issueKey, next: "GH_TOKEN"},
 		{name: "3 unconfirmed", given: dropsComment, args: []string{"issue", "comment", "1", "--task", "J3", "--body", "b", "--repo", testRepo, "--settle", "0"},
-			code: ExitUnconfirmed, kind: "unconfirmed", key: commentKey, state: "attempting", next: "ghonce resolve " + commentKey},
+			code: failure.ExitUnconfirmed, kind: "unconfirmed", key: commentKey, state: "attempting", next: "ghonce resolve " + commentKey},
 		{name: "4 in progress", given: held, args: []string{"exec", "--task", "HELD", "--step", "s", "--wait", "0", "--json", "--", "true"},
-			code: ExitInProgress, kind: "in_progress", key: heldKey, state: "attempting", next: "rerun"},
+			code: failure.ExitInProgress, kind: "in_progress", key: heldKey, state: "attempting", next: "rerun"},
 		{name: "0 init", args: []string{"init"}},
 		{name: "0 branch name", args: []string{"branch", "name", "--task", "J0", "--repo", testRepo}},
 		{name: "0 status KEY", given: issueDone, args: []string{"status", issueKey}, key: issueKey, state: "done"},
-		{name: "1 no such entry", given: issueDone, args: []string{"status", strings.Replace(issueKey, issueKey[5:9], "zzzz", 1)}, code: ExitError, kind: "ledger", next: "ghonce status"},
-		{name: "2 resolve, both ways", given: held, args: []string{"resolve", heldKey, "--done", "--retry"}, code: ExitUsage, kind: "usage", key: heldKey, next: "ghonce resolve --help"},
-		{name: "3 reconcile leaves one unsettled", given: held, args: []string{"reconcile"}, code: ExitUnconfirmed, kind: "unconfirmed", next: "ghonce reconcile"},
-		{name: "4 resolve of a held key", given: held, args: []string{"resolve", heldKey, "--retry"}, code: ExitInProgress, kind: "in_progress", key: heldKey, next: "rerun"},
-		{name: "5 stale", given: held, args: []string{"status", "--stale", "1ms"}, code: ExitStale, kind: "stale", next: "ghonce reconcile"},
+		{name: "1 no such entry", given: issueDone, args: []string{"status", strings.Replace(issueKey, issueKey[5:9], "zzzz", 1)}, code: failure.ExitError, kind: "ledger", next: "ghonce status"},
+		{name: "2 resolve, both ways", given: held, args: []string{"resolve", heldKey, "--done", "--retry"}, code: failure.ExitUsage, kind: "usage", key: heldKey, next: "ghonce resolve --help"},
+		{name: "3 reconcile leaves one unsettled", given: held, args: []string{"reconcile"}, code: failure.ExitUnconfirmed, kind: "unconfirmed", next: "ghonce reconcile"},
+		{name: "4 resolve of a held key", given: held, args: []string{"resolve", heldKey, "--retry"}, code: failure.ExitInProgress, kind: "in_progress", key: heldKey, next: "rerun"},
+		{name: "5 stale", given: held, args: []string{"status", "--stale", "1ms"}, code: failure.ExitStale, kind: "stale", next: "ghonce reconcile"},
 		{name: "7 same or another", given: issueDone, args: []string{"issue", "create", "--task", "J0", "--title", "t2", "--body", "b", "--repo", testRepo},
-			code: ExitSameOrAnother, kind: "same_or_another", key: issueKey, state: "done", next: "--step issue-create-t2"},
+			code: failure.ExitSameOrAnother, kind: "same_or_another", key: issueKey, state: "done", next: "--step issue-create-t2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -210,7 +210,7 @@ func TestUsageErrorsPointAtTheVerb(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			o := w.run("", nil, tc.args...)
-			if o.code != ExitUsage || o.stdout != "" {
+			if o.code != failure.ExitUsage || o.stdout != "" {
 				t.Errorf("%v: exit %d, stdout %q; want 2 and nothing on stdout", tc.args, o.code, o.stdout)
 			}
 			for _, s := range tc.stderr {
@@ -397,7 +397,7 @@ func TestStatusRendering(t *testing.T) {
 	}
 
 	stale := runAt(now, env, "status", "--stale", "2m", "--table")
-	if stale.code != ExitStale {
+	if stale.code != failure.ExitStale {
 		t.Fatalf("status --stale: exit %d, want 5: %s", stale.code, stale.stderr)
 	}
 	golden(t, "status_stale.golden", stale.stdout)
@@ -429,7 +429,7 @@ func TestWaitIsAnnouncedOnceInRoundedTime(t *testing.T) {
 	key := strings.TrimSpace(o.stdout)
 	holdKey(t, w.ledger, key, time.Now())
 	o = w.run("", nil, "exec", "--task", "HELD", "--step", "s", "--wait", "300ms", "--", "true")
-	if o.code != ExitInProgress {
+	if o.code != failure.ExitInProgress {
 		t.Fatalf("exit %d, want 4: %s", o.code, o.stderr)
 	}
 	if n := strings.Count(o.stderr, "waiting up to 300ms for it to finish"); n != 1 {
@@ -474,7 +474,7 @@ func TestUnknownVerbIsAUsageError(t *testing.T) {
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			o := w.run("", nil, args...)
-			if o.code != ExitUsage {
+			if o.code != failure.ExitUsage {
 				t.Fatalf("exit %d, want 2\nstdout %s\nstderr %s", o.code, o.stdout, o.stderr)
 			}
 			if !strings.Contains(o.stderr, fmt.Sprintf("unknown command %q for \"ghonce %s\"", args[1], args[0])) || !strings.Contains(o.stderr, "did you mean") {
@@ -487,7 +487,7 @@ func TestUnknownVerbIsAUsageError(t *testing.T) {
 				return
 			}
 			var f failure.Failure
-			if err := json.Unmarshal([]byte(o.stdout), &f); err != nil || f.Error.Kind != failure.Usage || f.ExitCode != ExitUsage {
+			if err := json.Unmarshal([]byte(o.stdout), &f); err != nil || f.Error.Kind != failure.Usage || f.ExitCode != failure.ExitUsage {
 				t.Errorf("stdout is not one usage failure (%v):\n%s", err, o.stdout)
 			}
 		})
@@ -495,7 +495,7 @@ func TestUnknownVerbIsAUsageError(t *testing.T) {
 	for _, args := range [][]string{{"pr"}, {"pr", "--json"}, {"issue", "--json"}, {"branch"}, {"file", "--json"}, {"labels", "--json"}, {"--json"}, {"--repo", testRepo}} {
 		t.Run("no verb "+strings.Join(args, " "), func(t *testing.T) {
 			o := w.run("", nil, args...)
-			if o.code != ExitUsage || !strings.Contains(o.stderr, "needs a command: want one of: ") || strings.Contains(o.stderr, "no effect") {
+			if o.code != failure.ExitUsage || !strings.Contains(o.stderr, "needs a command: want one of: ") || strings.Contains(o.stderr, "no effect") {
 				t.Fatalf("exit %d, want 2 naming the commands\nstdout %s\nstderr %s", o.code, o.stdout, o.stderr)
 			}
 			var f failure.Failure
@@ -503,13 +503,13 @@ func TestUnknownVerbIsAUsageError(t *testing.T) {
 				if o.stdout != "" {
 					t.Errorf("stdout %q, want nothing", o.stdout)
 				}
-			} else if err := json.Unmarshal([]byte(o.stdout), &f); err != nil || f.Error.Kind != failure.Usage || f.ExitCode != ExitUsage {
+			} else if err := json.Unmarshal([]byte(o.stdout), &f); err != nil || f.Error.Kind != failure.Usage || f.ExitCode != failure.ExitUsage {
 				t.Errorf("stdout is not one usage failure (%v):\n%s", err, o.stdout)
 			}
 		})
 	}
 	for _, args := range [][]string{{}, {"--help"}, {"pr", "--help"}} {
-		if o := w.run("", nil, args...); o.code != ExitOK || !strings.Contains(o.stdout, "Usage:") {
+		if o := w.run("", nil, args...); o.code != failure.ExitOK || !strings.Contains(o.stdout, "Usage:") {
 			t.Errorf("ghonce %v: exit %d, stdout %q; want the help and 0", args, o.code, o.stdout)
 		}
 	}
@@ -521,7 +521,7 @@ func TestNoLedgerLocationNamesTheFlag(t *testing.T) {
 	t.Parallel()
 	w := newCLIWorld(t)
 	o := w.run("", map[string]string{"GHONCE_LEDGER": "", "HOME": "", "XDG_STATE_HOME": ""}, "status")
-	if o.code != ExitUsage || !strings.Contains(o.stderr, "locate ledger: ") || strings.Count(o.stderr, "--ledger") != 1 {
+	if o.code != failure.ExitUsage || !strings.Contains(o.stderr, "locate ledger: ") || strings.Count(o.stderr, "--ledger") != 1 {
 		t.Errorf("exit %d, stderr %q; want 2, the ledger's words and --ledger once", o.code, o.stderr)
 	}
 }
@@ -537,8 +537,8 @@ func TestBadPolicyNamesItsFlag(t *testing.T) {
 		{[]string{"issue", "create", "--task", "T", "--repo", testRepo, "--title", "t", "--body", "b", "--on-change", "maybe"}, `--on-change "maybe" is not a policy: want auto, warn, fail or update`},
 	} {
 		o := runAt(time.Now(), map[string]string{}, c.args...)
-		if o.code != ExitUsage || !strings.Contains(o.stderr, c.want) {
-			t.Errorf("ghonce %s: exit %d, stderr %q; want exit %d and %q", strings.Join(c.args, " "), o.code, o.stderr, ExitUsage, c.want)
+		if o.code != failure.ExitUsage || !strings.Contains(o.stderr, c.want) {
+			t.Errorf("ghonce %s: exit %d, stderr %q; want exit %d and %q", strings.Join(c.args, " "), o.code, o.stderr, failure.ExitUsage, c.want)
 		}
 	}
 }

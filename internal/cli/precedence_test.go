@@ -19,7 +19,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -80,26 +82,26 @@ func TestFlagAndEnvironmentPrecedence(t *testing.T) {
 		{name: "--repo beats GH_REPO", env: map[string]string{"GH_REPO": testOwner + "/two", "GITHUB_REPOSITORY": testOwner + "/three"}, args: issue(slices.Concat([]string{"--repo", testOwner + "/one"}, task())...), what: "repo", want: testOwner + "/one"},
 		{name: "GH_REPO beats GITHUB_REPOSITORY", env: map[string]string{"GH_REPO": testOwner + "/two", "GITHUB_REPOSITORY": testOwner + "/three"}, args: issue(task()...), what: "repo", want: testOwner + "/two"},
 		{name: "GITHUB_REPOSITORY last", env: map[string]string{"GITHUB_REPOSITORY": testOwner + "/three"}, args: issue(task()...), what: "repo", want: testOwner + "/three"},
-		{name: "no repository", args: issue(task()...), code: ExitUsage, stderr: "pass --repo OWNER/NAME or set GH_REPO"},
+		{name: "no repository", args: issue(task()...), code: failure.ExitUsage, stderr: "pass --repo OWNER/NAME or set GH_REPO"},
 
 		{name: "--task beats GHONCE_TASK", env: map[string]string{"GHONCE_TASK": "FROM-ENV"}, args: issue("--repo", testRepo, "--task", "FROM-FLAG"), what: "task", want: "FROM-FLAG"},
 		{name: "GHONCE_TASK beats the Actions default", env: with(actions, "GHONCE_TASK", "FROM-ENV"), args: issue("--repo", testRepo), what: "task", want: "FROM-ENV"},
 		{name: "the Actions default last", env: actions, args: issue("--repo", testRepo), what: "task", want: "gha/ci/build/run-77"},
-		{name: "no task", args: issue("--repo", testRepo), code: ExitUsage, stderr: "pass --task ID or set GHONCE_TASK"},
-		{name: "an empty --task is none", args: issue("--repo", testRepo, "--task", ""), code: ExitUsage, stderr: "pass --task ID or set GHONCE_TASK"},
-		{name: "a blank GHONCE_TASK is none", env: map[string]string{"GHONCE_TASK": "   "}, args: issue("--repo", testRepo), code: ExitUsage, stderr: "pass --task ID or set GHONCE_TASK"},
+		{name: "no task", args: issue("--repo", testRepo), code: failure.ExitUsage, stderr: "pass --task ID or set GHONCE_TASK"},
+		{name: "an empty --task is none", args: issue("--repo", testRepo, "--task", ""), code: failure.ExitUsage, stderr: "pass --task ID or set GHONCE_TASK"},
+		{name: "a blank GHONCE_TASK is none", env: map[string]string{"GHONCE_TASK": "   "}, args: issue("--repo", testRepo), code: failure.ExitUsage, stderr: "pass --task ID or set GHONCE_TASK"},
 
 		{name: "GH_TOKEN beats GITHUB_TOKEN", env: map[string]string{"GITHUB_TOKEN": secondToken}, args: issue(repo()...), what: "author", want: testLogin},
 		{name: "GITHUB_TOKEN when GH_TOKEN is empty", env: map[string]string{"GH_TOKEN": "", "GITHUB_TOKEN": secondToken}, args: issue(repo()...), what: "author", want: second},
-		{name: "no token", env: map[string]string{"GH_TOKEN": ""}, args: issue(repo()...), code: ExitUsage, stderr: "set GH_TOKEN or GITHUB_TOKEN"},
+		{name: "no token", env: map[string]string{"GH_TOKEN": ""}, args: issue(repo()...), code: failure.ExitUsage, stderr: "set GH_TOKEN or GITHUB_TOKEN"},
 
 		{name: "--app-id beats GHONCE_APP_ID", env: asApp, args: issue(slices.Concat(repo(), []string{"--app-id", strconv.Itoa(flagApp)})...), what: "author", want: "flag-app[bot]"},
 		{name: "GHONCE_APP_ID", env: asApp, args: issue(repo()...), what: "author", want: "env-app[bot]"},
 		{name: "an App beats the token", env: with(asApp, "GH_TOKEN", testToken), args: issue(repo()...), what: "author", want: "env-app[bot]"},
 		{name: "--app-private-key-file beats GHONCE_APP_PRIVATE_KEY_FILE", env: with(asApp, "GHONCE_APP_PRIVATE_KEY_FILE", badKeyFile), args: issue(slices.Concat(repo(), []string{"--app-private-key-file", keyFile})...), what: "author", want: "env-app[bot]"},
-		{name: "GHONCE_APP_PRIVATE_KEY_FILE beats GHONCE_APP_PRIVATE_KEY", env: with(asApp, "GHONCE_APP_PRIVATE_KEY_FILE", badKeyFile), args: issue(repo()...), code: ExitUsage, stderr: "parse github app private key"},
+		{name: "GHONCE_APP_PRIVATE_KEY_FILE beats GHONCE_APP_PRIVATE_KEY", env: with(asApp, "GHONCE_APP_PRIVATE_KEY_FILE", badKeyFile), args: issue(repo()...), code: failure.ExitUsage, stderr: "parse github app private key"},
 		{name: "--app-installation-id beats GHONCE_APP_INSTALLATION_ID", env: with(with(asApp, "GHONCE_APP_ID", strconv.Itoa(flagApp)), "GHONCE_APP_INSTALLATION_ID", "x"), args: issue(slices.Concat(repo(), []string{"--app-installation-id", inst})...), what: "author", want: "flag-app[bot]"},
-		{name: "GHONCE_APP_INSTALLATION_ID beats the installation on --repo", env: with(asApp, "GHONCE_APP_INSTALLATION_ID", "x"), args: issue(repo()...), code: ExitUsage, stderr: `invalid GitHub App installation id "x"`},
+		{name: "GHONCE_APP_INSTALLATION_ID beats the installation on --repo", env: with(asApp, "GHONCE_APP_INSTALLATION_ID", "x"), args: issue(repo()...), code: failure.ExitUsage, stderr: `invalid GitHub App installation id "x"`},
 
 		{name: "--ledger beats GHONCE_LEDGER", env: map[string]string{"GHONCE_LEDGER": in("env.db")}, args: []string{"init", "--json", "--ledger", in("flag.db")}, what: "ledger", want: in("flag.db")},
 		{name: "GHONCE_LEDGER beats XDG_STATE_HOME", env: map[string]string{"GHONCE_LEDGER": in("env.db"), "XDG_STATE_HOME": in("xdg")}, args: []string{"init", "--json"}, what: "ledger", want: in("env.db")},
@@ -254,8 +256,8 @@ func TestStepDefaultsToTheVerb(t *testing.T) {
 		})
 	}
 	o := w.run("", nil, "exec", "--task", "ISSUE-42", "--", "true")
-	if o.code != ExitUsage || !strings.Contains(o.stderr, "--step") {
-		t.Errorf("exec without --step: exit %d, stderr %q; want %d asking for --step", o.code, o.stderr, ExitUsage)
+	if o.code != failure.ExitUsage || !strings.Contains(o.stderr, "--step") {
+		t.Errorf("exec without --step: exit %d, stderr %q; want %d asking for --step", o.code, o.stderr, failure.ExitUsage)
 	}
 }
 
@@ -273,20 +275,20 @@ func TestSettleFromFlagElseGhonceSettle(t *testing.T) {
 		{name: "env", env: "250ms", want: 250 * time.Millisecond},
 		{name: "env zero", env: "0", want: 0},
 		{name: "flag beats env", env: "250ms", args: []string{"--settle", "2s"}, want: 2 * time.Second},
-		{name: "bad env", env: "soon", code: ExitUsage},
-		{name: "negative env", env: "-1s", code: ExitUsage},
+		{name: "bad env", env: "soon", code: failure.ExitUsage},
+		{name: "negative env", env: "-1s", code: failure.ExitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got time.Duration
 			ran := false
-			c := newCmdReconcile(&factory{sys: IO{Getenv: mapEnv{"GHONCE_SETTLE": tc.env}.get}}, func(o *reconcileOptions) error {
+			c := newCmdReconcile(&cmdutil.Factory{IO: IO{Getenv: mapEnv{"GHONCE_SETTLE": tc.env}.get}}, func(o *reconcileOptions) error {
 				ran, got = true, o.Engine.Settle
 				return nil
 			})
 			root := &cobra.Command{Use: "ghonce", SilenceErrors: true, SilenceUsage: true}
 			root.AddCommand(c)
 			root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
-				return settleDefault(c, mapEnv{"GHONCE_SETTLE": tc.env}.get)
+				return cmdutil.SettleDefault(c, mapEnv{"GHONCE_SETTLE": tc.env}.get)
 			}
 			root.SetArgs(append([]string{"reconcile"}, tc.args...))
 			root.SetOut(io.Discard)
@@ -314,7 +316,7 @@ func TestBadGhonceSettleIsUsage(t *testing.T) {
 		In: strings.NewReader(""), Out: io.Discard, Err: &stderr,
 		Getenv: mapEnv{"GHONCE_SETTLE": "soon"}.get, Now: time.Now,
 	})
-	if code != ExitUsage || !strings.Contains(stderr.String(), "GHONCE_SETTLE") {
+	if code != failure.ExitUsage || !strings.Contains(stderr.String(), "GHONCE_SETTLE") {
 		t.Fatalf("exit %d, stderr %q; want exit 2 naming GHONCE_SETTLE", code, stderr.String())
 	}
 	if _, err := os.Stat(ledger); !os.IsNotExist(err) {
@@ -363,3 +365,9 @@ func mustAtoi(t *testing.T, s string) int {
 	}
 	return i
 }
+
+type mapEnv map[string]string
+
+func (m mapEnv) get(k string) string { return m[k] }
+
+func isUsageErr(err error) bool { u, ok := err.(interface{ Usage() bool }); return ok && u.Usage() }

@@ -3,12 +3,11 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -27,13 +26,8 @@ const minBarEntries = 20
 
 func newProgress(w io.Writer, what string) *progress { return &progress{w: w, what: what} }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
 func (p *progress) Start(total int) {
-	if total < minBarEntries || !isTerminal(p.w) {
+	if total < minBarEntries || !cmdutil.IsTerminal(p.w) {
 		return
 	}
 	p.bar = progressbar.NewOptions(total,

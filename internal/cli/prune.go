@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	ghledger "github.com/ghonce/ghonce/ledger/github"
@@ -20,16 +21,16 @@ import (
 
 // pruneOptions is `ghonce prune`.
 type pruneOptions struct {
-	f         *factory
-	Ledger    ledgerFlag
-	Repo      repoFlag
+	f         *cmdutil.Factory
+	Ledger    cmdutil.LedgerFlag
+	Repo      cmdutil.RepoFlag
 	JSON      bool
 	OlderThan string
 	DryRun    bool
 	Keys      []string
 }
 
-func newCmdPrune(f *factory, runF func(*pruneOptions) error) *cobra.Command {
+func newCmdPrune(f *cmdutil.Factory, runF func(*pruneOptions) error) *cobra.Command {
 	opts := &pruneOptions{f: f}
 	c := &cobra.Command{
 		Use:   "prune (--older-than AGE | KEY...) [--ledger github] [--repo O/R] [--dry-run] [--json]",
@@ -64,14 +65,14 @@ Prints each key it deletes (with --dry-run: would delete) on stdout, one per
 line; --json prints one object.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Keys = args
-			return runOr(c.Context(), opts, runF, pruneRun)
+			return cmdutil.RunOr(c.Context(), opts, runF, pruneRun)
 		},
 	}
 	c.Flags().StringVar(&opts.OlderThan, "older-than", "", "prune claims done longer ago than this: 30d, 12h, 90m (required)")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "list what would be deleted, delete nothing")
-	addLedgerFlag(c, &opts.Ledger)
-	addRepoFlag(c, &opts.Repo)
-	addJSONFlag(c, &opts.JSON)
+	cmdutil.AddLedgerFlag(c, &opts.Ledger)
+	cmdutil.AddRepoFlag(c, &opts.Repo)
+	cmdutil.AddJSONFlag(c, &opts.JSON)
 	return c
 }
 
@@ -101,7 +102,7 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 	var age time.Duration
 	switch {
 	case len(opts.Keys) > 0 && opts.OlderThan != "":
-		return usagef("prune: give the keys to delete or --older-than, not both")
+		return cmdutil.Usagef("prune: give the keys to delete or --older-than, not both")
 	case len(opts.Keys) > 0:
 		for _, key := range opts.Keys {
 			if err := checkKeyArg(key); err != nil {
@@ -109,26 +110,26 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 			}
 		}
 	case opts.OlderThan == "":
-		return usagef("prune: --older-than or the keys to delete is required, e.g. --older-than 30d")
+		return cmdutil.Usagef("prune: --older-than or the keys to delete is required, e.g. --older-than 30d")
 	default:
 		var err error
-		if age, err = parseAge(opts.OlderThan); err != nil {
-			return usage(err)
+		if age, err = cmdutil.ParseAge(opts.OlderThan); err != nil {
+			return cmdutil.Usage(err)
 		}
 		if age < reconcile.MinPruneAge {
 			// A first create's look-up runs beside its claim, trusting that no
 			// claim of its key lives and is removed meanwhile.
-			return usagef("prune: --older-than %s is younger than %s: a claim that young may belong to a create still in progress", opts.OlderThan, reconcile.MinPruneAge)
+			return cmdutil.Usagef("prune: --older-than %s is younger than %s: a claim that young may belong to a create still in progress", opts.OlderThan, reconcile.MinPruneAge)
 		}
 	}
-	l, err := f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateNever}, opts.Repo, nil)
+	l, err := f.OpenLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateNever}, opts.Repo, nil)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
 	gl, ok := l.Ledger.(*ghledger.Ledger)
 	if !ok {
-		return usagef("prune works on a repository ledger (--ledger github or github://OWNER/REPO); %s keeps its entries (`ghonce resolve KEY --retry --force` clears one)", l.Location)
+		return cmdutil.Usagef("prune works on a repository ledger (--ledger github or github://OWNER/REPO); %s keeps its entries (`ghonce resolve KEY --retry --force` clears one)", l.Location)
 	}
 	if len(opts.Keys) > 0 {
 		return pruneKeys(ctx, opts, l, gl)
@@ -139,7 +140,7 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 	}
 	before := now.Add(-age)
 	keep := func(e *ledger.Entry) bool { return !kinds.OnGitHub(e.Kind) }
-	unlabeled, failed, err := f.pruneKeyLabels(ctx, gl, opts, ghledger.PruneParams{Before: before, DryRun: true, Keep: keep})
+	unlabeled, failed, err := pruneKeyLabels(ctx, f, gl, opts, ghledger.PruneParams{Before: before, DryRun: true, Keep: keep})
 	if err != nil {
 		return err
 	}
@@ -154,14 +155,14 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 		}
 		out.Claims = append(out.Claims, c)
 		if !opts.JSON {
-			fmt.Fprintln(f.sys.Out, e.Key)
+			fmt.Fprintln(f.IO.Out, e.Key)
 		}
 	}
 	if err != nil {
 		return err
 	}
 	if opts.JSON {
-		if err := f.writeJSON(out); err != nil {
+		if err := f.WriteJSON(out); err != nil {
 			return err
 		}
 	}
@@ -169,10 +170,10 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 	if opts.DryRun {
 		verb = "would delete"
 	}
-	fmt.Fprintf(f.sys.Err, "ghonce: %s %d claims done before %s in %s, and the key labels of %d pull requests and issues\n",
+	fmt.Fprintf(f.IO.Err, "ghonce: %s %d claims done before %s in %s, and the key labels of %d pull requests and issues\n",
 		verb, len(gone), before.UTC().Format(time.RFC3339), l.Location, labels)
 	if failed > 0 {
-		return &silentError{code: ExitError}
+		return &cmdutil.SilentError{Code: failure.ExitError}
 	}
 	return nil
 }
@@ -182,7 +183,7 @@ func pruneRun(ctx context.Context, opts *pruneOptions) error {
 // ledger knows the label). It returns the keys whose label is gone (with
 // p.DryRun, would go) and how many GitHub refused, each said on stderr:
 // their claims stay, for the next prune.
-func (f *factory) pruneKeyLabels(ctx context.Context, gl *ghledger.Ledger, opts *pruneOptions, p ghledger.PruneParams) (map[string]bool, int, error) {
+func pruneKeyLabels(ctx context.Context, f *cmdutil.Factory, gl *ghledger.Ledger, opts *pruneOptions, p ghledger.PruneParams) (map[string]bool, int, error) {
 	due, err := gl.Prune(ctx, p)
 	if err != nil {
 		return nil, 0, err
@@ -193,7 +194,7 @@ func (f *factory) pruneKeyLabels(ctx context.Context, gl *ghledger.Ledger, opts 
 			continue
 		}
 		if !opts.DryRun {
-			gh, err := f.github(ctx, gitHubFlags{}, opts.Repo)
+			gh, err := f.GitHub(ctx, cmdutil.GitHubFlags{}, opts.Repo)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -208,7 +209,7 @@ func (f *factory) pruneKeyLabels(ctx context.Context, gl *ghledger.Ledger, opts 
 			}
 			if err != nil {
 				failed++
-				fmt.Fprintf(f.sys.Err, "ghonce: %v; its claim %s is kept\n", err, e.Key)
+				fmt.Fprintf(f.IO.Err, "ghonce: %v; its claim %s is kept\n", err, e.Key)
 				continue
 			}
 		}
@@ -240,12 +241,12 @@ func pruneKeys(ctx context.Context, opts *pruneOptions, l *store.Opened, gl *ghl
 		}
 		out.Claims = append(out.Claims, j)
 		if !opts.JSON {
-			fmt.Fprintln(f.sys.Out, key)
+			fmt.Fprintln(f.IO.Out, key)
 		}
-		fmt.Fprintf(f.sys.Err, "ghonce: %s the claim of %s: %s\n", verb, key, j.GivesUp)
+		fmt.Fprintf(f.IO.Err, "ghonce: %s the claim of %s: %s\n", verb, key, j.GivesUp)
 	}
 	if opts.JSON {
-		return f.writeJSON(out)
+		return f.WriteJSON(out)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
@@ -152,12 +153,12 @@ func TestRepositoryLedgerComparesTheTextItFound(t *testing.T) {
 	create := func(title string) []string {
 		return []string{"issue", "create", "--task", "T1", "--title", title, "--body", "b", "--settle", "200ms"}
 	}
-	if o := w.run("", freshRunner(t), create("Fix the flaky test")...); o.code != ExitUnconfirmed {
-		t.Fatalf("first run, answered with a 504 after GitHub stored it: exit %d, %s; want %d", o.code, o.stderr, ExitUnconfirmed)
+	if o := w.run("", freshRunner(t), create("Fix the flaky test")...); o.code != failure.ExitUnconfirmed {
+		t.Fatalf("first run, answered with a 504 after GitHub stored it: exit %d, %s; want %d", o.code, o.stderr, failure.ExitUnconfirmed)
 	}
 	o := w.run("", freshRunner(t), create("Fix the flaky login test")...)
-	if o.code != ExitSameOrAnother || !strings.Contains(o.stderr, `"Fix the flaky test"`) {
-		t.Fatalf("reworded run on another machine: exit %d, %s; want the facts (exit %d) naming the first title", o.code, o.stderr, ExitSameOrAnother)
+	if o.code != failure.ExitSameOrAnother || !strings.Contains(o.stderr, `"Fix the flaky test"`) {
+		t.Fatalf("reworded run on another machine: exit %d, %s; want the facts (exit %d) naming the first title", o.code, o.stderr, failure.ExitSameOrAnother)
 	}
 	if o := w.run("", freshRunner(t), create("Fix the flaky test")...); o.code != 0 {
 		t.Fatalf("the first text again: exit %d, %s; want 0", o.code, o.stderr)
@@ -173,7 +174,7 @@ func TestRepositoryLedgerNeedsARepository(t *testing.T) {
 	t.Parallel()
 	w := repoLedgerWorld(t)
 	o := w.run("", map[string]string{"GITHUB_REPOSITORY": ""}, "exec", "--task", "T", "--step", "s", "--", "true")
-	if o.code != ExitUsage || !strings.Contains(o.stderr, "github://OWNER/REPO") {
+	if o.code != failure.ExitUsage || !strings.Contains(o.stderr, "github://OWNER/REPO") {
 		t.Fatalf("exit %d, stderr %s", o.code, o.stderr)
 	}
 }
@@ -228,7 +229,7 @@ func TestPruneClaims(t *testing.T) {
 	if ex.code != 0 || json.Unmarshal([]byte(ex.stdout), &exec) != nil {
 		t.Fatalf("exec: %d %s", ex.code, ex.stderr)
 	}
-	if o := w.run("", freshRunner(t), "prune", "--older-than", "30s"); o.code != ExitUsage || !strings.Contains(o.stderr, "younger than 1m0s") {
+	if o := w.run("", freshRunner(t), "prune", "--older-than", "30s"); o.code != failure.ExitUsage || !strings.Contains(o.stderr, "younger than 1m0s") {
 		t.Fatalf("prune --older-than 30s: exit %d, stderr %s; want a usage error", o.code, o.stderr)
 	}
 	o := w.run("", freshRunner(t), "prune", "--older-than", "1h")
@@ -270,10 +271,10 @@ func TestPruneClaims(t *testing.T) {
 	if o.code != 0 || w.claimRefs() != claims-1 || !strings.Contains(o.stderr, "the only record that the command ran") || !strings.Contains(o.stdout, `"gives_up":"it was the only record`) {
 		t.Fatalf("prune KEY of an exec claim: %d %s %s", o.code, o.stdout, o.stderr)
 	}
-	if o := w.run("", freshRunner(t), "prune", exec.Key); o.code != ExitError || !strings.Contains(o.stderr, "holds no claim of it") {
+	if o := w.run("", freshRunner(t), "prune", exec.Key); o.code != failure.ExitError || !strings.Contains(o.stderr, "holds no claim of it") {
 		t.Fatalf("prune KEY of a key with no claim: %d %s", o.code, o.stderr)
 	}
-	if o := w.run("", freshRunner(t), "prune", exec.Key, "--older-than", "1h"); o.code != ExitUsage {
+	if o := w.run("", freshRunner(t), "prune", exec.Key, "--older-than", "1h"); o.code != failure.ExitUsage {
 		t.Fatalf("prune KEY --older-than: %d %s; want a usage error", o.code, o.stderr)
 	}
 	if o := w.run("", map[string]string{"GHONCE_LEDGER": filepath.Join(t.TempDir(), "l.db")}, "prune", "--older-than", "1d"); o.code == 0 {
@@ -295,7 +296,7 @@ func TestPruneKeepsTheClaimOfALabelItCouldNotDelete(t *testing.T) {
 		return r.Method == http.MethodDelete && strings.Contains(r.URL.Path, "/labels/")
 	}, Kind: fixtures.Status502BeforeCommit, Times: 1000})
 	o := w.run("", freshRunner(t), "prune", "--older-than", "1h")
-	if o.code != ExitError || w.claimRefs() != 1 || !strings.Contains(o.stderr, "is kept") {
+	if o.code != failure.ExitError || w.claimRefs() != 1 || !strings.Contains(o.stderr, "is kept") {
 		t.Fatalf("prune with the label's delete refused: exit %d, %d claims, %s; want exit 1 and the claim kept", o.code, w.claimRefs(), o.stderr)
 	}
 	w.fake.ClearFaults()
@@ -405,8 +406,8 @@ func TestRepositoryLedgerUnsentReleaseLeavesNoWait(t *testing.T) {
 		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/issues")
 	}})
 	args := []string{"issue", "create", "--task", "UNSENT", "--title", "t", "--body", "b", "--json"}
-	if o := w.run("", freshRunner(t), args...); o.code != ExitUnconfirmed {
-		t.Fatalf("look-up down: exit %d, stderr %s; want %d", o.code, o.stderr, ExitUnconfirmed)
+	if o := w.run("", freshRunner(t), args...); o.code != failure.ExitUnconfirmed {
+		t.Fatalf("look-up down: exit %d, stderr %s; want %d", o.code, o.stderr, failure.ExitUnconfirmed)
 	}
 	w.fake.ClearFaults()
 	o := w.run("", freshRunner(t), args...)
@@ -484,24 +485,24 @@ func TestRepositoryLedgerVerbsHonourRepo(t *testing.T) {
 	}
 	o := w.run("", env, "exec", "--repo", testRepo, "--task", "T1", "--step", "deploy", "--json", "--", "sh", "-c", "kill -9 $$")
 	var left struct{ Key string }
-	if err := json.Unmarshal([]byte(o.stdout), &left); o.code != ExitUnconfirmed || err != nil {
-		t.Fatalf("exec killed: exit %d, %s %s; want %d", o.code, o.stdout, o.stderr, ExitUnconfirmed)
+	if err := json.Unmarshal([]byte(o.stdout), &left); o.code != failure.ExitUnconfirmed || err != nil {
+		t.Fatalf("exec killed: exit %d, %s %s; want %d", o.code, o.stdout, o.stderr, failure.ExitUnconfirmed)
 	}
-	if o := w.run("", env, "status"); o.code != ExitUsage || !strings.Contains(o.stderr, "pass --repo OWNER/REPO") {
+	if o := w.run("", env, "status"); o.code != failure.ExitUsage || !strings.Contains(o.stderr, "pass --repo OWNER/REPO") {
 		t.Fatalf("status with no repository anywhere: exit %d, %s; want a usage error naming --repo", o.code, o.stderr)
 	}
 	if o := w.run("", env, "status", "--repo", testRepo, "--json"); o.code != 0 || !strings.Contains(o.stdout, left.Key) {
 		t.Errorf("status --repo: exit %d, %s %s; want the stuck claim %s", o.code, o.stdout, o.stderr, left.Key)
 	}
 	later.Store(int64(time.Hour))
-	if o := w.run("", env, "status", "--repo", testRepo, "--stale", "30m"); o.code != ExitStale {
-		t.Errorf("status --repo --stale 0s: exit %d, %s; want %d", o.code, o.stderr, ExitStale)
+	if o := w.run("", env, "status", "--repo", testRepo, "--stale", "30m"); o.code != failure.ExitStale {
+		t.Errorf("status --repo --stale 0s: exit %d, %s; want %d", o.code, o.stderr, failure.ExitStale)
 	}
-	if o := w.run("", env, "reconcile", "--repo", testRepo, "--json"); o.code != ExitUnconfirmed || !strings.Contains(o.stdout, `"unsettled":1`) {
-		t.Errorf("reconcile --repo: exit %d, %s %s; want the claim unsettled (no --check), exit %d", o.code, o.stdout, o.stderr, ExitUnconfirmed)
+	if o := w.run("", env, "reconcile", "--repo", testRepo, "--json"); o.code != failure.ExitUnconfirmed || !strings.Contains(o.stdout, `"unsettled":1`) {
+		t.Errorf("reconcile --repo: exit %d, %s %s; want the claim unsettled (no --check), exit %d", o.code, o.stdout, o.stderr, failure.ExitUnconfirmed)
 	}
-	if o := w.run("", env, "status", "--repo", testRepo, "--stale", "30m"); o.code != ExitStale {
-		t.Errorf("status --repo --stale 30m after reconcile: exit %d, %s; want %d (it kept its age)", o.code, o.stderr, ExitStale)
+	if o := w.run("", env, "status", "--repo", testRepo, "--stale", "30m"); o.code != failure.ExitStale {
+		t.Errorf("status --repo --stale 30m after reconcile: exit %d, %s; want %d (it kept its age)", o.code, o.stderr, failure.ExitStale)
 	}
 	if o := w.run("", env, "resolve", left.Key, "--retry", "--repo", testRepo); o.code != 0 || strings.Contains(o.stderr, "no effect") {
 		t.Errorf("resolve --repo: exit %d, %s", o.code, o.stderr)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/failure"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
@@ -19,9 +20,9 @@ import (
 
 // resolveOptions is `ghonce resolve`.
 type resolveOptions struct {
-	f           *factory
-	Ledger      ledgerFlag
-	Repo        repoFlag // where the ledger "github" lives
+	f           *cmdutil.Factory
+	Ledger      cmdutil.LedgerFlag
+	Repo        cmdutil.RepoFlag // where the ledger "github" lives
 	JSON        bool
 	Key         string
 	Done, Retry bool
@@ -29,7 +30,7 @@ type resolveOptions struct {
 	Ref, Note   string
 }
 
-func newCmdResolve(f *factory, runF func(*resolveOptions) error) *cobra.Command {
+func newCmdResolve(f *cmdutil.Factory, runF func(*resolveOptions) error) *cobra.Command {
 	opts := &resolveOptions{f: f}
 	c := &cobra.Command{
 		Use:   "resolve KEY (--done [--ref R] | --retry [--force]) [--note TEXT] [--repo O/R]",
@@ -53,7 +54,7 @@ longer record its outcome, and the next run looks before it acts.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Key = args[0]
-			return runOr(c.Context(), opts, runF, resolveRun)
+			return cmdutil.RunOr(c.Context(), opts, runF, resolveRun)
 		},
 	}
 	c.Flags().BoolVar(&opts.Done, "done", false, "it happened: mark the entry done")
@@ -61,9 +62,9 @@ longer record its outcome, and the next run looks before it acts.`,
 	c.Flags().BoolVar(&opts.Force, "force", false, "with --retry: send a done entry back too, or clear one a live attempt holds")
 	c.Flags().StringVar(&opts.Ref, "ref", "", "with --done: a reference to what was made (a URL, an id)")
 	c.Flags().StringVar(&opts.Note, "note", "", "why; kept in the history")
-	addLedgerFlag(c, &opts.Ledger)
-	addLedgerRepoFlag(c, &opts.Repo, "holds KEY")
-	addJSONFlag(c, &opts.JSON)
+	cmdutil.AddLedgerFlag(c, &opts.Ledger)
+	cmdutil.AddLedgerRepoFlag(c, &opts.Repo, "holds KEY")
+	cmdutil.AddJSONFlag(c, &opts.JSON)
 	return c
 }
 
@@ -74,18 +75,18 @@ func resolveRun(ctx context.Context, opts *resolveOptions) error {
 	}
 	switch {
 	case opts.Done == opts.Retry:
-		return &failure.Keyed{Key: key, Err: usagef("resolve: give exactly one of --done or --retry")}
+		return &failure.Keyed{Key: key, Err: cmdutil.Usagef("resolve: give exactly one of --done or --retry")}
 	case opts.Ref != "" && !opts.Done:
-		return &failure.Keyed{Key: key, Err: usagef("resolve: --ref goes with --done; a retried entry points at nothing")}
+		return &failure.Keyed{Key: key, Err: cmdutil.Usagef("resolve: --ref goes with --done; a retried entry points at nothing")}
 	case opts.Force && !opts.Retry:
-		return &failure.Keyed{Key: key, Err: usagef("resolve: --force goes with --retry")}
+		return &failure.Keyed{Key: key, Err: cmdutil.Usagef("resolve: --force goes with --retry")}
 	}
-	l, err := f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateNever}, opts.Repo, nil)
+	l, err := f.OpenLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateNever}, opts.Repo, nil)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	p := ledger.ResolveParams{Key: key, Status: ledger.Failed, Who: whoAmI(f.sys.Getenv), Note: opts.Note, Force: opts.Force}
+	p := ledger.ResolveParams{Key: key, Status: ledger.Failed, Who: whoAmI(f.IO.Getenv), Note: opts.Note, Force: opts.Force}
 	if opts.Done {
 		p.Status, p.Ref = ledger.Done, ledger.Ref{Text: opts.Ref}
 	}
@@ -102,19 +103,19 @@ func resolveRun(ctx context.Context, opts *resolveOptions) error {
 	case errors.Is(err, ledger.ErrBusy):
 		return &reconcile.InProgressError{Key: key}
 	case errors.Is(err, ledger.ErrDone):
-		return usagef("resolve %s: the entry is done (%s), and --retry would make the next run act again; if that artifact is gone, pass --force", key, describeRef(before))
+		return cmdutil.Usagef("resolve %s: the entry is done (%s), and --retry would make the next run act again; if that artifact is gone, pass --force", key, describeRef(before))
 	case err != nil:
 		return &failure.Keyed{Key: key, Err: fmt.Errorf("resolve %s: %w", key, err)}
 	}
-	fmt.Fprintf(f.sys.Err, "ghonce: %s is now %s\n", key, ent.Status)
+	fmt.Fprintf(f.IO.Err, "ghonce: %s is now %s\n", key, ent.Status)
 	switch {
 	case ent.Status == ledger.Done && !ent.Ref.IsZero():
-		fmt.Fprintf(f.sys.Err, "ghonce: its artifact: %s\n", describeRef(ent))
+		fmt.Fprintf(f.IO.Err, "ghonce: its artifact: %s\n", describeRef(ent))
 	case before.Status == ledger.Done:
-		fmt.Fprintf(f.sys.Err, "ghonce: it no longer points at %s. %s\n", describeRef(before), retryWillDo(before.Kind))
+		fmt.Fprintf(f.IO.Err, "ghonce: it no longer points at %s. %s\n", describeRef(before), retryWillDo(before.Kind))
 	}
 	if opts.JSON {
-		return f.writeJSON(resolveJSON{outcomeJSON: succeeded(), State: ent.Status, entryJSON: newEntryJSON(ent)})
+		return f.WriteJSON(resolveJSON{OutcomeJSON: cmdutil.Succeeded(), State: ent.Status, entryJSON: newEntryJSON(ent)})
 	}
 	return nil
 }
@@ -122,7 +123,7 @@ func resolveRun(ctx context.Context, opts *resolveOptions) error {
 // checkKeyArg refuses an argument that cannot be a key.
 func checkKeyArg(key string) error {
 	if !taskkey.Valid(key) {
-		return usagef("invalid key %q: keys look like %s…; see `ghonce status`", key, taskkey.Prefix)
+		return cmdutil.Usagef("invalid key %q: keys look like %s…; see `ghonce status`", key, taskkey.Prefix)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 )
 
@@ -22,7 +23,7 @@ func TestPRReviewVerb(t *testing.T) {
 	}
 	args := []string{"pr", "review", "1", "--task", "R1", "--repo", testRepo, "--request-changes", "--body", "Two notes.", "--comments", file, "--json"}
 	for i, want := range []string{`"outcome":"created"`, `"outcome":"skipped"`} {
-		if o := w.run("", nil, args...); o.code != ExitOK || !strings.Contains(o.stdout, want) {
+		if o := w.run("", nil, args...); o.code != failure.ExitOK || !strings.Contains(o.stdout, want) {
 			t.Fatalf("run %d: exit %d, stdout %s, stderr %s; want %s", i, o.code, o.stdout, o.stderr, want)
 		}
 	}
@@ -30,10 +31,10 @@ func TestPRReviewVerb(t *testing.T) {
 	if len(rvs) != 1 || rvs[0].State != "CHANGES_REQUESTED" || rvs[0].Comments != 2 {
 		t.Fatalf("reviews %+v, want one with its 2 inline comments", rvs)
 	}
-	if o := w.run("", nil, "pr", "review", "1", "--task", "R2", "--repo", testRepo, "--body", "x"); o.code != ExitUsage || !strings.Contains(o.stderr, "--approve") {
+	if o := w.run("", nil, "pr", "review", "1", "--task", "R2", "--repo", testRepo, "--body", "x"); o.code != failure.ExitUsage || !strings.Contains(o.stderr, "--approve") {
 		t.Fatalf("no event: exit %d, stderr %s; want a usage error naming the events", o.code, o.stderr)
 	}
-	if o := w.run("", nil, "pr", "review", "1", "--task", "R3", "--repo", testRepo, "--comment", "--body", "x", "--comments", file+".missing"); o.code != ExitUsage {
+	if o := w.run("", nil, "pr", "review", "1", "--task", "R3", "--repo", testRepo, "--comment", "--body", "x", "--comments", file+".missing"); o.code != failure.ExitUsage {
 		t.Fatalf("a missing comments file: exit %d, stderr %s; want usage", o.code, o.stderr)
 	}
 }
@@ -46,7 +47,7 @@ func TestGhPRReviewIsGuarded(t *testing.T) {
 	w.fake.SetRef(testOwner, testName, "feat", w.fake.AddCommit(testOwner, testName, "main"))
 	n := w.fake.SeedPR(testOwner, testName, "someone", fixtures.SeedPR{Title: "Feature", Head: "feat"})
 	for i := range 2 {
-		if o := w.gh("", nil, "pr", "review", "1", "-R", testRepo, "--approve", "-b", "Ship it."); o.code != ExitOK {
+		if o := w.gh("", nil, "pr", "review", "1", "-R", testRepo, "--approve", "-b", "Ship it."); o.code != failure.ExitOK {
 			t.Fatalf("run %d: exit %d, stderr %s", i, o.code, o.stderr)
 		}
 	}

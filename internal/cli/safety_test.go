@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
@@ -43,8 +44,8 @@ func TestLedgerVerbsNeverCreateALedger(t *testing.T) {
 	} {
 		o := w.run("", env, args...)
 		want := "no ledger at " + missing + "; `ghonce init` creates one"
-		if o.code != ExitError || !strings.Contains(o.stderr, want) {
-			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", args, o.code, o.stderr, ExitError, want)
+		if o.code != failure.ExitError || !strings.Contains(o.stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", args, o.code, o.stderr, failure.ExitError, want)
 		}
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
@@ -59,12 +60,12 @@ func TestLedgerVerbsNeverCreateALedger(t *testing.T) {
 func TestStatusAfterALostLedgerKeepsTheProtection(t *testing.T) {
 	t.Parallel()
 	w := newCLIWorld(t)
-	if o := w.run("", nil, "status"); o.code != ExitError {
-		t.Fatalf("status on a lost ledger: exit %d, want %d", o.code, ExitError)
+	if o := w.run("", nil, "status"); o.code != failure.ExitError {
+		t.Fatalf("status on a lost ledger: exit %d, want %d", o.code, failure.ExitError)
 	}
 	o := w.run("", nil, "exec", "--task", "T", "--step", "notify", "--", "echo", "RAN")
-	if o.code != ExitUnconfirmed || strings.Contains(o.stdout, "RAN") {
-		t.Fatalf("exec on a ledger this run created: exit %d, stdout %q; want exit %d and the command not run", o.code, o.stdout, ExitUnconfirmed)
+	if o.code != failure.ExitUnconfirmed || strings.Contains(o.stdout, "RAN") {
+		t.Fatalf("exec on a ledger this run created: exit %d, stdout %q; want exit %d and the command not run", o.code, o.stdout, failure.ExitUnconfirmed)
 	}
 
 	// init on it now says how it was made, and changes nothing.
@@ -102,8 +103,8 @@ func TestResolveKeepsTheArtifact(t *testing.T) {
 	}
 
 	o := w.run("", nil, "resolve", first.Key, "--retry")
-	if o.code != ExitUsage || !strings.Contains(o.stderr, "--force") || !strings.Contains(o.stderr, first.URL) {
-		t.Fatalf("resolve --retry on a done entry: exit %d, stderr %q; want %d naming the issue and --force", o.code, o.stderr, ExitUsage)
+	if o.code != failure.ExitUsage || !strings.Contains(o.stderr, "--force") || !strings.Contains(o.stderr, first.URL) {
+		t.Fatalf("resolve --retry on a done entry: exit %d, stderr %q; want %d naming the issue and --force", o.code, o.stderr, failure.ExitUsage)
 	}
 	if r := w.result(create...); r.Outcome != reconcile.Skipped || r.Number != first.Number {
 		t.Fatalf("a refused --retry changed the entry: %+v", r)
@@ -123,8 +124,8 @@ func TestResolveKeepsTheArtifact(t *testing.T) {
 		{"resolve", first.Key, "--retry", "--ref", "x"},
 		{"resolve", first.Key, "--done", "--force"},
 	} {
-		if o := w.run("", nil, args...); o.code != ExitUsage {
-			t.Errorf("%v: exit %d, want %d", args, o.code, ExitUsage)
+		if o := w.run("", nil, args...); o.code != failure.ExitUsage {
+			t.Errorf("%v: exit %d, want %d", args, o.code, failure.ExitUsage)
 		}
 	}
 }
@@ -169,8 +170,8 @@ func TestNotSentIsFailedNotMaybe(t *testing.T) {
 			w := newCLIWorld(t)
 			env := map[string]string{"GITHUB_API_URL": tc.api}
 			o := w.run("", env, "issue", "create", "--task", "NS", "--title", "t", "--body", "b", "--repo", testRepo)
-			if o.code != ExitError || !strings.Contains(o.stderr, tc.says) || !strings.Contains(o.stderr, "nothing was sent") {
-				t.Fatalf("exit %d, stderr %q; want exit %d saying %q and that nothing was sent", o.code, o.stderr, ExitError, tc.says)
+			if o.code != failure.ExitError || !strings.Contains(o.stderr, tc.says) || !strings.Contains(o.stderr, "nothing was sent") {
+				t.Fatalf("exit %d, stderr %q; want exit %d saying %q and that nothing was sent", o.code, o.stderr, failure.ExitError, tc.says)
 			}
 			st := w.run("", nil, "status", "--json")
 			var s statusJSON
@@ -214,8 +215,8 @@ func TestTaskAndStepIdsByOneRule(t *testing.T) {
 		{"status", "--task", "T-1\nT-2"},
 		{"reconcile", "--task", "T-1\nT-2"},
 	} {
-		if o := w.run("", nil, args...); o.code != ExitUsage || !strings.Contains(o.stderr, "control character") && !strings.Contains(o.stderr, "newline") {
-			t.Errorf("%q: exit %d, stderr %q; want %d naming the bad character", args, o.code, o.stderr, ExitUsage)
+		if o := w.run("", nil, args...); o.code != failure.ExitUsage || !strings.Contains(o.stderr, "control character") && !strings.Contains(o.stderr, "newline") {
+			t.Errorf("%q: exit %d, stderr %q; want %d naming the bad character", args, o.code, o.stderr, failure.ExitUsage)
 		}
 	}
 	if n := len(w.fake.Issues(testOwner, testName)); n != 0 {
@@ -251,8 +252,8 @@ func TestGitHubRefusalsInWords(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := w.run("", nil, tc.args...)
-			if o.code != ExitError {
-				t.Errorf("%s: exit %d, want %d; stderr %s", tc.name, o.code, ExitError, o.stderr)
+			if o.code != failure.ExitError {
+				t.Errorf("%s: exit %d, want %d; stderr %s", tc.name, o.code, failure.ExitError, o.stderr)
 			}
 			for _, s := range tc.says {
 				if !strings.Contains(o.stderr, s) {
@@ -271,7 +272,7 @@ func TestGitHubRefusalsInWords(t *testing.T) {
 	}
 	// Both body flags: ghonce's words, not cobra's flag-group text.
 	o := w.run("", nil, pr("F", "--base", "main", "--head", "feat", "--body-file", "-")...)
-	if o.code != ExitUsage || !strings.Contains(o.stderr, "only one of --body or --body-file") || strings.Contains(o.stderr, "group") {
+	if o.code != failure.ExitUsage || !strings.Contains(o.stderr, "only one of --body or --body-file") || strings.Contains(o.stderr, "group") {
 		t.Errorf("--body and --body-file: exit %d, stderr %q", o.code, o.stderr)
 	}
 }
@@ -299,7 +300,7 @@ func TestOnChange(t *testing.T) {
 	}
 
 	o := w.run("", nil, pr("two", "Second", "--on-change", "fail")...)
-	if o.code != ExitError || !strings.Contains(o.stderr, "body, head and title differ") || !strings.Contains(o.stderr, "another --step") {
+	if o.code != failure.ExitError || !strings.Contains(o.stderr, "body, head and title differ") || !strings.Contains(o.stderr, "another --step") {
 		t.Fatalf("--on-change fail: exit %d, stderr %q", o.code, o.stderr)
 	}
 	if got := w.fake.PullRequests(testOwner, testName); len(got) != 1 || got[0].Title != "First" {
@@ -328,8 +329,8 @@ func TestOnChange(t *testing.T) {
 	if r := w.result(pr("one", "Second", "--on-change", "update")...); r.Updated || strings.Join(r.Changed, ",") != "head" || !strings.Contains(r.Warning, "cannot be changed") || w.fake.Writes() != writes {
 		t.Fatalf("update with only the head changed: %+v, %d writes", r, w.fake.Writes()-writes)
 	}
-	if o := w.run("", nil, pr("two", "Second", "--on-change", "sometimes")...); o.code != ExitUsage {
-		t.Fatalf("--on-change sometimes: exit %d, want %d", o.code, ExitUsage)
+	if o := w.run("", nil, pr("two", "Second", "--on-change", "sometimes")...); o.code != failure.ExitUsage {
+		t.Fatalf("--on-change sometimes: exit %d, want %d", o.code, failure.ExitUsage)
 	}
 }
 
@@ -409,8 +410,8 @@ func TestKeyLabelsLookAndPrune(t *testing.T) {
 		t.Fatalf("after prune: %+v, want skipped", r)
 	}
 	for _, age := range []string{"", "soon", "-1d", "0"} {
-		if o := w.run("", nil, "labels", "prune", "--older-than", age); o.code != ExitUsage {
-			t.Errorf("--older-than %q: exit %d, want %d", age, o.code, ExitUsage)
+		if o := w.run("", nil, "labels", "prune", "--older-than", age); o.code != failure.ExitUsage {
+			t.Errorf("--older-than %q: exit %d, want %d", age, o.code, failure.ExitUsage)
 		}
 	}
 }
@@ -463,8 +464,8 @@ func TestNotSentKeepsAnEarlierAttempt(t *testing.T) {
 	api := "http://" + closed.Addr().String()
 	closed.Close()
 	o := w.run("", map[string]string{"GITHUB_API_URL": api}, append(args, "--settle", "0")...)
-	if o.code != ExitUnconfirmed || !strings.Contains(o.stderr, "nothing was sent") || !strings.Contains(o.stderr, "stays \"attempting\"") {
-		t.Fatalf("exit %d, stderr %q; want %d, nothing sent, the entry staying attempting", o.code, o.stderr, ExitUnconfirmed)
+	if o.code != failure.ExitUnconfirmed || !strings.Contains(o.stderr, "nothing was sent") || !strings.Contains(o.stderr, "stays \"attempting\"") {
+		t.Fatalf("exit %d, stderr %q; want %d, nothing sent, the entry staying attempting", o.code, o.stderr, failure.ExitUnconfirmed)
 	}
 	var s statusJSON
 	if err := json.Unmarshal([]byte(w.run("", nil, "status", "--json").stdout), &s); err != nil || len(s.Entries) != 1 || s.Entries[0].Status != "attempting" {

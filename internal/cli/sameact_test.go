@@ -25,8 +25,8 @@ func TestSameOrAnotherIsExitSevenWithTheFacts(t *testing.T) {
 	}
 	o := issue("Release v1.4.0", "--json")
 	var f failure.Failure
-	if err := json.Unmarshal([]byte(o.stdout), &f); err != nil || o.code != ExitSameOrAnother {
-		t.Fatalf("reworded: exit %d, %q (%v); want %d and one object", o.code, o.stdout, err, ExitSameOrAnother)
+	if err := json.Unmarshal([]byte(o.stdout), &f); err != nil || o.code != failure.ExitSameOrAnother {
+		t.Fatalf("reworded: exit %d, %q (%v); want %d and one object", o.code, o.stdout, err, failure.ExitSameOrAnother)
 	}
 	url := w.fake.WebURL() + testRepo + "/issues/1"
 	if e := f.Existing; f.Error.Kind != failure.SameOrAnother || e == nil || e.URL != url || e.Number != 1 || e.Text != "Release 1.4.0" ||
@@ -69,7 +69,7 @@ func TestActionsRerunWithARewordedTitleSucceeds(t *testing.T) {
 	}
 	made := w.fake.Issues(testOwner, testName)[0].CreatedAt
 	unknown := issue(actions("2"), "Nightly arm64 build is failing")
-	if unknown.code != ExitSameOrAnother || !strings.Contains(unknown.stderr, "::error title=ghonce (exit 7)::") || !strings.Contains(unknown.stderr, "nothing to do") {
+	if unknown.code != failure.ExitSameOrAnother || !strings.Contains(unknown.stderr, "::error title=ghonce (exit 7)::") || !strings.Contains(unknown.stderr, "nothing to do") {
 		t.Fatalf("attempt 2, GitHub silent on the run: exit %d: %s; want 7 and an annotation", unknown.code, unknown.stderr)
 	}
 	w.fake.SeedRunAttempt(testOwner, testName, 7, 1, made.Add(-time.Minute), made.Add(time.Minute))

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/internal/procid"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
@@ -27,24 +28,24 @@ func TestUnsettledEntryKeepsItsStalePage(t *testing.T) {
 		t.Fatalf("init: %d %s", o.code, o.stderr)
 	}
 	cmd := []string{"exec", "--task", "T", "--step", "deploy", "--", "/bin/sh", "-c", "kill -9 $$"}
-	if o := run(0, cmd...); o.code != ExitUnconfirmed {
-		t.Fatalf("exec: exit %d, want %d (left attempting): %s", o.code, ExitUnconfirmed, o.stderr)
+	if o := run(0, cmd...); o.code != failure.ExitUnconfirmed {
+		t.Fatalf("exec: exit %d, want %d (left attempting): %s", o.code, failure.ExitUnconfirmed, o.stderr)
 	}
 	stale := func(when string, later time.Duration) {
 		t.Helper()
-		if o := run(later, "status", "--stale", "30m"); o.code != ExitStale {
-			t.Fatalf("%s: status --stale 30m exit %d, want %d (the entry has waited an hour for a person): %s%s", when, o.code, ExitStale, o.stdout, o.stderr)
+		if o := run(later, "status", "--stale", "30m"); o.code != failure.ExitStale {
+			t.Fatalf("%s: status --stale 30m exit %d, want %d (the entry has waited an hour for a person): %s%s", when, o.code, failure.ExitStale, o.stdout, o.stderr)
 		}
 	}
 	stale("an hour later", time.Hour)
 	for i, later := range []time.Duration{time.Hour, time.Hour + time.Minute} {
-		if o := run(later, "reconcile"); o.code != ExitUnconfirmed {
-			t.Fatalf("reconcile %d: exit %d, want %d (no --check: it cannot settle): %s", i+1, o.code, ExitUnconfirmed, o.stderr)
+		if o := run(later, "reconcile"); o.code != failure.ExitUnconfirmed {
+			t.Fatalf("reconcile %d: exit %d, want %d (no --check: it cannot settle): %s", i+1, o.code, failure.ExitUnconfirmed, o.stderr)
 		}
 		stale("after reconcile", later+time.Second)
 	}
-	if o := run(time.Hour+2*time.Minute, cmd...); o.code != ExitUnconfirmed {
-		t.Fatalf("rerun: exit %d, want %d (it stops for a person): %s", o.code, ExitUnconfirmed, o.stderr)
+	if o := run(time.Hour+2*time.Minute, cmd...); o.code != failure.ExitUnconfirmed {
+		t.Fatalf("rerun: exit %d, want %d (it stops for a person): %s", o.code, failure.ExitUnconfirmed, o.stderr)
 	}
 	stale("after a rerun that stopped for a person", time.Hour+3*time.Minute)
 	// A person's decision settles it, and the page stops.

@@ -13,17 +13,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ghonce/ghonce/failure"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/internal/procid"
 	"github.com/ghonce/ghonce/ledger"
 )
 
 // statusOptions is `ghonce status`. Its filters come from --repo and --task
-// only: see filterFlags.
+// only: see FilterFlags.
 type statusOptions struct {
-	f      *factory
-	Ledger ledgerFlag
-	Filter filterFlags
+	f      *cmdutil.Factory
+	Ledger cmdutil.LedgerFlag
+	Filter cmdutil.FilterFlags
 	JSON   bool
 	Key    string // one entry and its history; empty: list
 	State  string
@@ -31,7 +32,7 @@ type statusOptions struct {
 	Table  bool // one line per entry instead of the summary per task
 }
 
-func newCmdStatus(f *factory, runF func(*statusOptions) error) *cobra.Command {
+func newCmdStatus(f *cmdutil.Factory, runF func(*statusOptions) error) *cobra.Command {
 	opts := &statusOptions{f: f}
 	c := &cobra.Command{
 		Use:   "status [KEY] [--task T] [--repo O/R] [--state S] [--stale DURATION] [--json]",
@@ -60,43 +61,43 @@ age, so it stays stale until a person settles it.
 
 With --json, one object: entries, counts per status, stale; with KEY also
 key, state and each entry's history.
-` + filterHelp,
+` + cmdutil.FilterHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Key = args[0]
 			}
-			return runOr(c.Context(), opts, runF, statusRun)
+			return cmdutil.RunOr(c.Context(), opts, runF, statusRun)
 		},
 	}
 	c.Flags().StringVar(&opts.State, "state", "", "only entries in this state: attempting, done or failed")
 	c.Flags().DurationVar(&opts.Stale, "stale", 0, "list only attempting entries older than this (e.g. 15m); exit 5 if there are any")
 	c.Flags().BoolVar(&opts.Table, "table", false, "one line per entry (key, status, kind, task, step, repo, ref, tries, age, last error) instead of the summary per task")
-	addLedgerFlag(c, &opts.Ledger)
-	addFilterFlags(c, &opts.Filter)
-	addJSONFlag(c, &opts.JSON)
+	cmdutil.AddLedgerFlag(c, &opts.Ledger)
+	cmdutil.AddFilterFlags(c, &opts.Filter)
+	cmdutil.AddJSONFlag(c, &opts.JSON)
 	return c
 }
 
 func statusRun(ctx context.Context, opts *statusOptions) error {
 	f := opts.f
-	filter, err := opts.Filter.filter(f.sys.Getenv)
+	filter, err := opts.Filter.Filter(f.IO.Getenv)
 	if err != nil {
 		return err
 	}
-	p := ledger.ListParams{Task: filter.Task, Repo: f.narrowIn(opts.Ledger, filter.Repo), Status: ledger.Status(opts.State)}
+	p := ledger.ListParams{Task: filter.Task, Repo: f.NarrowIn(opts.Ledger, filter.Repo), Status: ledger.Status(opts.State)}
 	if opts.State != "" && !p.Status.Valid() {
-		return usagef("invalid --state %q: want attempting, done or failed", opts.State)
+		return cmdutil.Usagef("invalid --state %q: want attempting, done or failed", opts.State)
 	}
 	if opts.Stale < 0 {
-		return usagef("invalid --stale %s: want a positive duration such as 15m", opts.Stale)
+		return cmdutil.Usagef("invalid --stale %s: want a positive duration such as 15m", opts.Stale)
 	}
 	if opts.Key != "" {
 		if err := checkKeyArg(opts.Key); err != nil {
 			return err
 		}
 	}
-	l, err := f.openLedgerToRead(ctx, opts.Ledger, opts.Filter.Repo)
+	l, err := f.OpenLedgerToRead(ctx, opts.Ledger, opts.Filter.Repo)
 	if err != nil {
 		return err
 	}
@@ -132,7 +133,7 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 	case opts.JSON:
 		err = printStatusJSON(f, opts, now, entries, history, stale)
 	case opts.Key != "" && len(entries) == 1:
-		printStatusRecord(f.sys.Out, now, entries[0], history)
+		printStatusRecord(f.IO.Out, now, entries[0], history)
 	case opts.Key == "" && opts.Table:
 		printStatusTable(f, now, entries)
 	case opts.Key == "":
@@ -142,9 +143,9 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 		return err
 	}
 	if stale > 0 {
-		fmt.Fprintf(f.sys.Err, "ghonce: %d attempting %s older than %s: %s\n",
-			stale, plural(stale, "entry", "entries"), human.Duration(opts.Stale), failure.Next(failure.Stale, ""))
-		return &silentError{ExitStale}
+		fmt.Fprintf(f.IO.Err, "ghonce: %d attempting %s older than %s: %s\n",
+			stale, cmdutil.Plural(stale, "entry", "entries"), human.Duration(opts.Stale), failure.Next(failure.Stale, ""))
+		return &cmdutil.SilentError{Code: failure.ExitStale}
 	}
 	return nil
 }
@@ -182,8 +183,8 @@ func countStatus(entries []*ledger.Entry) map[ledger.Status]int {
 	return n
 }
 
-func printStatusJSON(f *factory, opts *statusOptions, now time.Time, entries []*ledger.Entry, history []ledger.Transition, stale int) error {
-	out := statusJSON{outcomeJSON: succeeded(), Entries: make([]entryJSON, 0, len(entries)), Stale: stale, Counts: countStatus(entries)}
+func printStatusJSON(f *cmdutil.Factory, opts *statusOptions, now time.Time, entries []*ledger.Entry, history []ledger.Transition, stale int) error {
+	out := statusJSON{OutcomeJSON: cmdutil.Succeeded(), Entries: make([]entryJSON, 0, len(entries)), Stale: stale, Counts: countStatus(entries)}
 	for _, e := range entries {
 		j := newEntryJSON(e)
 		if e.LeaseLive(now) {
@@ -203,11 +204,11 @@ func printStatusJSON(f *factory, opts *statusOptions, now time.Time, entries []*
 		}
 	}
 	if stale > 0 {
-		out.outcomeJSON = outcomeJSON{ExitCode: ExitStale}
-		out.Error = &failure.Error{Kind: failure.Stale, Message: fmt.Sprintf("%d attempting %s older than %s", stale, plural(stale, "entry", "entries"), human.Duration(opts.Stale))}
+		out.OutcomeJSON = cmdutil.OutcomeJSON{ExitCode: failure.ExitStale}
+		out.Error = &failure.Error{Kind: failure.Stale, Message: fmt.Sprintf("%d attempting %s older than %s", stale, cmdutil.Plural(stale, "entry", "entries"), human.Duration(opts.Stale))}
 		out.Next = failure.Next(failure.Stale, "")
 	}
-	return f.writeJSON(out)
+	return f.WriteJSON(out)
 }
 
 // Widths of the table's free-text columns; longer values end in "…".
@@ -220,34 +221,34 @@ const (
 // printStatusTable prints entries as a table on stdout, one line each
 // (every field escaped so a newline or tab in it cannot break a line), and
 // the counts per status on stderr.
-func printStatusTable(f *factory, now time.Time, entries []*ledger.Entry) {
+func printStatusTable(f *cmdutil.Factory, now time.Time, entries []*ledger.Entry) {
 	n := countStatus(entries)
 	summary := fmt.Sprintf("ghonce: %d %s: %d attempting, %d done, %d failed",
-		len(entries), plural(len(entries), "entry", "entries"), n[ledger.Attempting], n[ledger.Done], n[ledger.Failed])
+		len(entries), cmdutil.Plural(len(entries), "entry", "entries"), n[ledger.Attempting], n[ledger.Done], n[ledger.Failed])
 	if len(entries) == 0 {
-		fmt.Fprintln(f.sys.Err, summary)
+		fmt.Fprintln(f.IO.Err, summary)
 		return
 	}
-	w := tabwriter.NewWriter(f.sys.Out, 0, 4, 2, ' ', 0)
+	w := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "KEY\tSTATUS\tKIND\tTASK\tSTEP\tREPO\tREF\tTRIES\tAGE\tLAST ERROR")
 	for _, e := range entries {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n",
 			escape(e.Key), e.Status, escape(e.Kind), truncate(escape(e.Task), taskWidth), truncate(escape(e.Step), stepWidth),
-			orDash(escape(e.Repo)), orDash(escape(refText(e.Ref))), e.Attempts, human.Age(now.Sub(e.UpdatedAt)),
-			orDash(truncate(escape(e.LastError), errorWidth)))
+			cmdutil.OrDash(escape(e.Repo)), cmdutil.OrDash(escape(refText(e.Ref))), e.Attempts, human.Age(now.Sub(e.UpdatedAt)),
+			cmdutil.OrDash(truncate(escape(e.LastError), errorWidth)))
 	}
 	_ = w.Flush()
-	fmt.Fprintln(f.sys.Err, summary)
+	fmt.Fprintln(f.IO.Err, summary)
 }
 
 // printStatusSummary prints, for a person, each task's summary line and
 // its steps (state, artifact link or last error, age), the tasks with
 // stuck steps first, then the most recently active; the counts per status
 // go to stderr as with the table.
-func printStatusSummary(f *factory, now time.Time, entries []*ledger.Entry) {
+func printStatusSummary(f *cmdutil.Factory, now time.Time, entries []*ledger.Entry) {
 	n := countStatus(entries)
 	counts := fmt.Sprintf("ghonce: %d %s: %d attempting, %d done, %d failed",
-		len(entries), plural(len(entries), "entry", "entries"), n[ledger.Attempting], n[ledger.Done], n[ledger.Failed])
+		len(entries), cmdutil.Plural(len(entries), "entry", "entries"), n[ledger.Attempting], n[ledger.Done], n[ledger.Failed])
 	type task struct {
 		name    string
 		steps   []*ledger.Entry
@@ -284,7 +285,7 @@ func printStatusSummary(f *factory, now time.Time, entries []*ledger.Entry) {
 		}
 		return b.latest.Compare(a.latest)
 	})
-	out := f.sys.Out
+	out := f.IO.Out
 	for i, t := range tasks {
 		if i > 0 {
 			fmt.Fprintln(out)
@@ -295,7 +296,7 @@ func printStatusSummary(f *factory, now time.Time, entries []*ledger.Entry) {
 				parts = append(parts, fmt.Sprintf("%d %s", k, st))
 			}
 		}
-		head := fmt.Sprintf("%s: %d %s, %s", escape(t.name), len(t.steps), plural(len(t.steps), "step", "steps"), strings.Join(parts, ", "))
+		head := fmt.Sprintf("%s: %d %s, %s", escape(t.name), len(t.steps), cmdutil.Plural(len(t.steps), "step", "steps"), strings.Join(parts, ", "))
 		if t.nStuck > 0 {
 			head += fmt.Sprintf("; %d stuck, the longest for %s: run `ghonce reconcile`", t.nStuck, human.Age(t.stuck))
 		}
@@ -303,14 +304,14 @@ func printStatusSummary(f *factory, now time.Time, entries []*ledger.Entry) {
 		slices.SortStableFunc(t.steps, func(a, b *ledger.Entry) int { return a.CreatedAt.Compare(b.CreatedAt) })
 		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 		for _, e := range t.steps {
-			state, what := string(e.Status), orDash(escape(artifactLink(e)))
+			state, what := string(e.Status), cmdutil.OrDash(escape(artifactLink(e)))
 			switch {
 			case stuck(e, now):
 				state = "attempting, stuck " + human.Age(now.Sub(e.UpdatedAt))
 				if e.LeaseLive(now) {
 					state += fmt.Sprintf(" (its process %d on %s is dead)", e.Owner.PID, escape(e.Owner.Host))
 				}
-				what = orDash(truncate(escape(e.LastError), errorWidth))
+				what = cmdutil.OrDash(truncate(escape(e.LastError), errorWidth))
 			case e.Status == ledger.Attempting && holderState(e) == holderUnknown:
 				holder := "a process on another machine" // a repository ledger's holder is opaque
 				if e.Owner.PID != 0 {
@@ -321,13 +322,13 @@ func printStatusSummary(f *factory, now time.Time, entries []*ledger.Entry) {
 			case e.Status == ledger.Attempting:
 				state = fmt.Sprintf("attempting, running (process %d on %s)", e.Owner.PID, escape(e.Owner.Host))
 			case e.Status == ledger.Failed:
-				what = orDash(truncate(escape(e.LastError), errorWidth))
+				what = cmdutil.OrDash(truncate(escape(e.LastError), errorWidth))
 			}
 			fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s ago\n", truncate(escape(e.Step), stepWidth), escape(e.Kind), state, what, human.Age(now.Sub(e.UpdatedAt)))
 		}
 		_ = w.Flush()
 	}
-	fmt.Fprintln(f.sys.Err, counts)
+	fmt.Fprintln(f.IO.Err, counts)
 }
 
 // stuck reports whether e is attempting with no live holder: a crash or
@@ -391,8 +392,8 @@ func printStatusRecord(out io.Writer, now time.Time, e *ledger.Entry, history []
 	}
 	for _, kv := range [][2]string{
 		{"key", e.Key}, {"status", string(e.Status)}, {"kind", e.Kind}, {"task", escape(e.Task)}, {"step", escape(e.Step)},
-		{"repo", orDash(e.Repo)}, {"target", orDash(escape(e.Target))}, {"outcome", orDash(e.Outcome)},
-		{"ref", orDash(escape(refText(e.Ref)))}, {"attempts", fmt.Sprint(e.Attempts)},
+		{"repo", cmdutil.OrDash(e.Repo)}, {"target", cmdutil.OrDash(escape(e.Target))}, {"outcome", cmdutil.OrDash(e.Outcome)},
+		{"ref", cmdutil.OrDash(escape(refText(e.Ref)))}, {"attempts", fmt.Sprint(e.Attempts)},
 		{"created", when(e.CreatedAt)}, {"updated", when(e.UpdatedAt)},
 	} {
 		fmt.Fprintf(w, "%s:\t%s\n", kv[0], kv[1])
@@ -443,18 +444,4 @@ func truncate(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

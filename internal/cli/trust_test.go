@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -23,8 +24,8 @@ func TestFilePutPathsEndToEnd(t *testing.T) {
 	w := newCLIWorld(t)
 	for _, p := range []string{"docs/", "a//b.md", "%2e%2e/x.md", "%2E%2e/x.md", "docs/../x.md", ".%2e/x.md", "./a.md", "zero\u200bwidth.md"} {
 		o := w.run("", nil, "file", "put", p, "--task", "T-refused", "--branch", "main", "-m", "add", "--content", "x", "--repo", testRepo)
-		if o.code != ExitUsage || !strings.Contains(o.stderr, "invalid path") || strings.Contains(o.stderr, "cannot reach") {
-			t.Errorf("file put %q: exit %d, stderr %q; want exit %d about the path", p, o.code, o.stderr, ExitUsage)
+		if o.code != failure.ExitUsage || !strings.Contains(o.stderr, "invalid path") || strings.Contains(o.stderr, "cannot reach") {
+			t.Errorf("file put %q: exit %d, stderr %q; want exit %d about the path", p, o.code, o.stderr, failure.ExitUsage)
 		}
 	}
 	if _, err := os.Stat(w.ledger); err == nil {
@@ -35,8 +36,8 @@ func TestFilePutPathsEndToEnd(t *testing.T) {
 		t.Fatalf("init: %d %s", o.code, o.stderr)
 	}
 	for _, p := range []string{"docs/", "a//b.md"} {
-		if o := w.run("", nil, "file", "put", p, "--task", "T-refused", "--branch", "main", "-m", "add", "--content", "x", "--repo", testRepo); o.code != ExitUsage {
-			t.Errorf("file put %q with a ledger: exit %d, want %d", p, o.code, ExitUsage)
+		if o := w.run("", nil, "file", "put", p, "--task", "T-refused", "--branch", "main", "-m", "add", "--content", "x", "--repo", testRepo); o.code != failure.ExitUsage {
+			t.Errorf("file put %q with a ledger: exit %d, want %d", p, o.code, failure.ExitUsage)
 		}
 	}
 	if st := w.run("", nil, "status", "--json"); st.code != 0 || strings.Contains(st.stdout, "gk1_") {
@@ -77,8 +78,8 @@ func TestLedgerLocationsRefused(t *testing.T) {
 			{"exec", "--task", "T", "--step", "s", "--ledger", tc.ledger, "--json", "--", "true"},
 		} {
 			o := w.run("", nil, args...)
-			if o.code != ExitUsage || !strings.Contains(o.stderr, tc.want) {
-				t.Errorf("%q: exit %d, stderr %q; want exit %d saying %q", args, o.code, o.stderr, ExitUsage, tc.want)
+			if o.code != failure.ExitUsage || !strings.Contains(o.stderr, tc.want) {
+				t.Errorf("%q: exit %d, stderr %q; want exit %d saying %q", args, o.code, o.stderr, failure.ExitUsage, tc.want)
 			}
 			if tc.secret != "" && strings.Contains(o.stdout+o.stderr, tc.secret) {
 				t.Errorf("%q printed the password: %s %s", args, o.stdout, o.stderr)
@@ -124,7 +125,7 @@ func TestRepoFormsAreOneRepository(t *testing.T) {
 		{"https://ghe.example.com/" + testRepo, "is on ghe.example.com, but GITHUB_API_URL is " + w.fake.URL() + ": for GitHub Enterprise Server, set GITHUB_API_URL=https://ghe.example.com/api/v3, or drop the host"},
 	} {
 		o := w.run("", nil, "issue", "create", "--task", "T", "--title", "t", "--body", "b", "--repo", c.repo)
-		if o.code != ExitUsage || !strings.Contains(o.stderr, c.want) || strings.Contains(o.stderr, "github.com/api/v3") {
+		if o.code != failure.ExitUsage || !strings.Contains(o.stderr, c.want) || strings.Contains(o.stderr, "github.com/api/v3") {
 			t.Errorf("--repo %s against another API: exit %d, %s\nwant exit 2 saying %q", c.repo, o.code, o.stderr, c.want)
 		}
 	}
@@ -142,7 +143,7 @@ func TestJSONDoesNotEscapeHTML(t *testing.T) {
 		t.Errorf("exit %d, stdout %s; want the task written as T<&>", o.code, o.stdout)
 	}
 	bad := w.run("", nil, "issue", "create", "--task", "T<&>", "--title", "t", "--body", "b", "--repo", "a&b", "--json")
-	if bad.code != ExitUsage || strings.Contains(bad.stdout, `\u0026`) || !strings.Contains(bad.stdout, `a&b`) {
+	if bad.code != failure.ExitUsage || strings.Contains(bad.stdout, `\u0026`) || !strings.Contains(bad.stdout, `a&b`) {
 		t.Errorf("a failure's JSON: exit %d, stdout %s; want a&b unescaped", bad.code, bad.stdout)
 	}
 }

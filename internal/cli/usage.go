@@ -1,6 +1,10 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
+)
 
 // Cobra's own errors carry no type. As gh does (cmdutil.FlagErrorf), ghonce
 // makes each a usage error where it arises, so the failure mapping never
@@ -22,7 +26,7 @@ func typeArgErrors(c *cobra.Command) {
 	if v := c.Args; v != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := v(cmd, args); err != nil {
-				return usage(err)
+				return cmdutil.Usage(err)
 			}
 			return nil
 		}
@@ -40,5 +44,5 @@ func lookupError(cmd *cobra.Command, err error) error {
 	if err == nil || cmd != nil && cmd.Runnable() && !cmd.HasSubCommands() {
 		return err
 	}
-	return usage(err)
+	return cmdutil.Usage(err)
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 )
 
 // version and commit override the module version and the VCS revision
@@ -30,7 +32,7 @@ var archival string
 
 // versionInfo is what `ghonce version --json` prints.
 type versionInfo struct {
-	outcomeJSON
+	cmdutil.OutcomeJSON
 	Version  string `json:"version"`
 	Revision string `json:"revision,omitempty"`
 	Dirty    bool   `json:"dirty,omitempty"`
@@ -45,7 +47,7 @@ type versionInfo struct {
 // action's build), else the one a pseudo-version names (go install
 // ...@main).
 func readVersion() versionInfo {
-	v := versionInfo{outcomeJSON: succeeded(), Version: version, Revision: commit, Go: runtime.Version()}
+	v := versionInfo{OutcomeJSON: cmdutil.Succeeded(), Version: version, Revision: commit, Go: runtime.Version()}
 	bi, ok := debug.ReadBuildInfo()
 	if ok {
 		if v.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
@@ -139,29 +141,29 @@ func addVersion(root *cobra.Command) {
 
 // versionOptions is `ghonce version`.
 type versionOptions struct {
-	f    *factory
+	f    *cmdutil.Factory
 	JSON bool
 }
 
-func newCmdVersion(f *factory, runF func(*versionOptions) error) *cobra.Command {
+func newCmdVersion(f *cmdutil.Factory, runF func(*versionOptions) error) *cobra.Command {
 	opts := &versionOptions{f: f}
 	c := &cobra.Command{
 		Use:   "version [--json]",
 		Short: "Print ghonce's version, commit and Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runOr(c.Context(), opts, runF, versionRun)
+			return cmdutil.RunOr(c.Context(), opts, runF, versionRun)
 		},
 	}
-	addJSONFlag(c, &opts.JSON)
+	cmdutil.AddJSONFlag(c, &opts.JSON)
 	return c
 }
 
 func versionRun(_ context.Context, opts *versionOptions) error {
 	v := readVersion()
 	if opts.JSON {
-		return opts.f.writeJSON(v)
+		return opts.f.WriteJSON(v)
 	}
-	fmt.Fprintln(opts.f.sys.Out, v.String())
+	fmt.Fprintln(opts.f.IO.Out, v.String())
 	return nil
 }

@@ -2,7 +2,7 @@
 // fixtures and kills them with SIGKILL at the moment the fake has committed a
 // write and before its answer leaves: the crash the seed articles describe.
 // The crash tests and the reliability matrix share it; `ghonce demo`, which
-// ships, plays its crash itself (internal/cli/demo.go).
+// ships, plays its crash itself (internal/cli/democmd/demo.go).
 package harness
 
 import (

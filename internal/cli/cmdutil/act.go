@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"context"
@@ -31,57 +31,57 @@ func readPathOrStdin(flag, what, path string, in io.Reader) ([]byte, error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, usagef("read %s: %v", flag, err)
+		return nil, Usagef("read %s: %v", flag, err)
 	}
 	return data, nil
 }
 
-// runOr calls runF when a test gave one, else run: a constructor parses
+// RunOr calls runF when a test gave one, else run: a constructor parses
 // flags into opts and hands them to one of the two. The context is the
 // command's, an argument of the run and never a field of opts.
-func runOr[T any](ctx context.Context, opts *T, runF func(*T) error, run func(context.Context, *T) error) error {
+func RunOr[T any](ctx context.Context, opts *T, runF func(*T) error, run func(context.Context, *T) error) error {
 	if runF != nil {
 		return runF(opts)
 	}
 	return run(ctx, opts)
 }
 
-// actOptions is what every acting verb hands to runAction.
-type actOptions struct {
-	f     *factory
-	flags actFlags
-	spec  reconcile.Spec
-	// off, instead of spec, is an effect GitHub cannot see (a guarded
+// ActOptions is what every acting verb hands to RunAction.
+type ActOptions struct {
+	Factory *Factory
+	Flags   ActFlags
+	Spec    reconcile.Spec
+	// Off, instead of spec, is an effect GitHub cannot see (a guarded
 	// command): offgithub's engine does it, with no repository or GitHub.
-	off      offgithub.Spec
-	onChange string // reconcile.OnChange*; "" is auto
-	// after, if set, runs once the artifact is done and its result
+	Off      offgithub.Spec
+	OnChange string // reconcile.OnChange*; "" is auto
+	// After, if set, runs once the artifact is done and its result
 	// printed (created, found or skipped), with the GitHub client: gh's
 	// -a, -r and -m (see ghRun). Its error fails the run with the
 	// artifact recorded as done.
-	after func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error
-	// before, if set, runs with the GitHub client just before the action:
+	After func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error
+	// Before, if set, runs with the GitHub client just before the action:
 	// it starts what after will need and may read beside the action's
 	// own requests (gh's milestones for -m). It must not block.
-	before func(ctx context.Context, c *ghcheck.Client)
-	// names is how the front calls a field of the action in an error
+	Before func(ctx context.Context, c *ghcheck.Client)
+	// Names is how the front calls a field of the action in an error
 	// (effect.Named), and words an option; nil is ghonce's flags
-	// (flagName, flagWords), or the action's inputs in its step.
-	names func(field string) string
-	words effect.Words
+	// (FlagName, FlagWords), or the action's inputs in its step.
+	Names func(field string) string
+	Words effect.Words
 }
 
 // say is how o's front names options.
-func (o actOptions) say() effect.Words {
-	if o.words != nil {
-		return o.words
+func (o ActOptions) say() effect.Words {
+	if o.Words != nil {
+		return o.Words
 	}
-	return wordsFor(o.f.sys.Getenv)
+	return WordsFor(o.Factory.IO.Getenv)
 }
 
-// flagNames are the fields ghonce's verbs take under another name than
+// FlagNames are the fields ghonce's verbs take under another name than
 // --FIELD (an underscore a dash); every other field is its flag.
-var flagNames = map[string]string{
+var FlagNames = map[string]string{
 	"task":    "--task (or GHONCE_TASK)",
 	"body":    "--body (or --body-file)",
 	"content": "--content (or --content-file)",
@@ -90,24 +90,24 @@ var flagNames = map[string]string{
 	"path":    "PATH",
 }
 
-// flagName is the flag (or argument) that carries field.
-func flagName(field string) string {
-	if n, ok := flagNames[field]; ok {
+// FlagName is the flag (or argument) that carries field.
+func FlagName(field string) string {
+	if n, ok := FlagNames[field]; ok {
 		return n
 	}
 	return "--" + strings.ReplaceAll(field, "_", "-")
 }
 
-// flagWords says an option as ghonce's verbs take it: its flag, and the
+// FlagWords says an option as ghonce's verbs take it: its flag, and the
 // environment variable that sets it when there is one (optionEnv).
-type flagWords struct{}
+type FlagWords struct{}
 
 // optionEnv are the environment variables that set an option.
 var optionEnv = map[string]string{"repo": "GH_REPO", "task": "GHONCE_TASK", "ledger": ledger.EnvPath, "app-id": "GHONCE_APP_ID", "app-installation-id": "GHONCE_APP_INSTALLATION_ID"}
 
-func (w flagWords) Name(o effect.Option) string { return w.say(o, "", " or ") }
+func (w FlagWords) Name(o effect.Option) string { return w.say(o, "", " or ") }
 
-func (w flagWords) Set(o effect.Option) string {
+func (w FlagWords) Set(o effect.Option) string {
 	switch o.Name {
 	case "trust-author":
 		return "start ghonce with --trust-author " + o.Value + " (or set GHONCE_TRUST_AUTHOR)"
@@ -120,7 +120,7 @@ func (w flagWords) Set(o effect.Option) string {
 }
 
 // say is verb, o's flag and its value, and or its variable if it has one.
-func (flagWords) say(o effect.Option, verb, or string) string {
+func (FlagWords) say(o effect.Option, verb, or string) string {
 	s := verb + strings.TrimSpace("--"+strings.Replace(o.Name, "private-key", "private-key-file", 1)+" "+o.Value)
 	if env := optionEnv[o.Name]; env != "" {
 		s += or + env
@@ -128,49 +128,49 @@ func (flagWords) say(o effect.Option, verb, or string) string {
 	return s
 }
 
-// wordsFor is how the front that runs this process names options: the
+// WordsFor is how the front that runs this process names options: the
 // ghonce action's inputs in its own step (actions.ViaAction), else
 // ghonce's flags.
-func wordsFor(getenv func(string) string) effect.Words {
+func WordsFor(getenv func(string) string) effect.Words {
 	if actions.ViaAction(getenv) {
 		return actions.Inputs{}
 	}
-	return flagWords{}
+	return FlagWords{}
 }
 
-// runAction runs one action through the engine and prints its result. Bad
+// RunAction runs one action through the engine and prints its result. Bad
 // input is refused before the ledger is touched, and before GitHub is but
 // for reading what the action leaves to GitHub's default.
-func runAction(ctx context.Context, o actOptions) error {
-	f := o.f
-	task, err := o.flags.Task.orEnv(f.sys.Getenv, f.sys.Err)
+func RunAction(ctx context.Context, o ActOptions) error {
+	f := o.Factory
+	task, err := o.Flags.Task.OrEnv(f.IO.Getenv, f.IO.Err)
 	if err != nil {
 		return err
 	}
 	repo := ""
-	if o.off == nil {
-		if repo, err = o.flags.Repo.orEnv(f.sys.Getenv); err != nil {
+	if o.Off == nil {
+		if repo, err = o.Flags.Repo.OrEnv(f.IO.Getenv); err != nil {
 			return err
 		}
 	}
-	names := o.names // how the front calls a field of the action
+	names := o.Names // how the front calls a field of the action
 	if names == nil {
-		names = flagName
-		if actions.ViaAction(f.sys.Getenv) {
+		names = FlagName
+		if actions.ViaAction(f.IO.Getenv) {
 			names = actions.InputName
 		}
 	}
 	// A *reconcile.InvalidError: exit 2, and nothing recorded.
 	var p interface{ Key() string }
-	if o.off != nil {
-		p, err = offgithub.Prepare(offgithub.Action{Task: task, Step: string(o.flags.Step), Spec: o.off})
+	if o.Off != nil {
+		p, err = offgithub.Prepare(offgithub.Action{Task: task, Step: string(o.Flags.Step), Spec: o.Off})
 	} else {
-		a := reconcile.Action{Task: task, Step: string(o.flags.Step), Repo: repo, Spec: o.spec, OnChange: o.onChange}
+		a := reconcile.Action{Task: task, Step: string(o.Flags.Step), Repo: repo, Spec: o.Spec, OnChange: o.OnChange}
 		// What the action leaves to GitHub's default (a file's branch),
 		// filled in as GitHub would and as its key must name it: one read,
 		// made only for such an action.
 		gh := defaultBranch{flag: names("branch"), client: func(ctx context.Context) (*ghcheck.Client, error) {
-			return f.github(ctx, o.flags.GitHub, o.flags.Repo)
+			return f.GitHub(ctx, o.Flags.GitHub, o.Flags.Repo)
 		}}
 		if a, err = reconcile.Complete(ctx, gh, a); err != nil {
 			return effect.Named(err, names)
@@ -184,7 +184,7 @@ func runAction(ctx context.Context, o actOptions) error {
 		// Every failure from here on names the key and, once the ledger
 		// is open, the entry's state: what a caller needs to settle it.
 		if cf := (*reconcile.ConflictError)(nil); errors.As(err, &cf) && cf.DoneUnproven {
-			err = &inWords{msg: err.Error() + ": `ghonce resolve " + cf.Key + " --retry --force`", err: err}
+			err = &InWords{Msg: err.Error() + ": `ghonce resolve " + cf.Key + " --retry --force`", Err: err}
 		}
 		return &failure.Keyed{Key: p.Key(), State: state, Err: err}
 	}
@@ -213,16 +213,16 @@ func (d defaultBranch) DefaultBranch(ctx context.Context, r ghcheck.Repo) (strin
 
 // act runs p; on failure it returns the status of p's entry after the run
 // ("" before the ledger is open or when there is no entry).
-func act(ctx context.Context, f *factory, o actOptions, p interface{ Key() string }) (ledger.Status, error) {
-	out := f.sys.Out
-	if o.flags.JSON {
-		out = f.sys.Err // a guarded command's output must not corrupt the JSON
+func act(ctx context.Context, f *Factory, o ActOptions, p interface{ Key() string }) (ledger.Status, error) {
+	out := f.IO.Out
+	if o.Flags.JSON {
+		out = f.IO.Err // a guarded command's output must not corrupt the JSON
 	}
-	var who *gitHubFlags
-	if o.off == nil {
-		who = &o.flags.GitHub
+	var who *GitHubFlags
+	if o.Off == nil {
+		who = &o.Flags.GitHub
 	}
-	l, c, err := f.ledgerAndGitHub(ctx, o.flags.Ledger, store.CreateForAction, who, o.flags.Repo)
+	l, c, err := f.ledgerAndGitHub(ctx, o.Flags.Ledger, store.CreateForAction, who, o.Flags.Repo)
 	if err != nil {
 		return "", err
 	}
@@ -235,16 +235,16 @@ func act(ctx context.Context, f *factory, o actOptions, p interface{ Key() strin
 	// reviewers and milestone), a pull request's labels go with it, not
 	// before it: the engine answers once the create is answered, and the
 	// labels and the done record follow beside o.after (WaitErr).
-	early := o.after != nil && c != nil
-	if o.before != nil && c != nil {
-		o.before(ctx, c)
+	early := o.After != nil && c != nil
+	if o.Before != nil && c != nil {
+		o.Before(ctx, c)
 	}
 	var eng *reconcile.Engine
 	var res *reconcile.Result
 	if op, ok := p.(*offgithub.Prepared); ok {
-		res, err = f.offEngine(l, out, o.flags.Engine).Do(ctx, op)
+		res, err = f.OffEngine(l, out, o.Flags.Engine).Do(ctx, op)
 	} else {
-		eng = f.engine(l, gh, o.flags.Engine, func(cfg *reconcile.Config) { cfg.AnswerBeforeTags = early })
+		eng = f.Engine(l, gh, o.Flags.Engine, func(cfg *reconcile.Config) { cfg.AnswerBeforeTags = early })
 		defer eng.Wait()
 		res, err = eng.Do(ctx, p.(*reconcile.Prepared))
 	}
@@ -255,14 +255,14 @@ func act(ctx context.Context, f *factory, o actOptions, p interface{ Key() strin
 		}
 		return state, err
 	}
-	if oc := o.onChange; res.PayloadChanged && !res.Updated && oc != reconcile.OnChangeFail {
+	if oc := o.OnChange; res.PayloadChanged && !res.Updated && oc != reconcile.OnChangeFail {
 		res.Warning += changeAdvice(o)
 	}
-	if err := f.printResult(res, o.flags.JSON); err != nil {
+	if err := f.printResult(res, o.Flags.JSON); err != nil {
 		return ledger.Done, err
 	}
 	if early {
-		err := o.after(ctx, c, res)
+		err := o.After(ctx, c, res)
 		if terr := eng.WaitErr(); terr != nil {
 			state := ledger.Status("")
 			if e, gerr := l.Get(ctx, p.Key()); gerr == nil {
@@ -281,17 +281,17 @@ func act(ctx context.Context, f *factory, o actOptions, p interface{ Key() strin
 // one's can do about it, in the words of o's front: of ghonce's own
 // verbs, only those with a body have --on-change; the gh shim reads
 // GHONCE_ON_CHANGE.
-func changeAdvice(o actOptions) string {
+func changeAdvice(o ActOptions) string {
 	w := o.say()
-	if o.onChange == "" && o.words == nil {
+	if o.OnChange == "" && o.Words == nil {
 		return " (use another " + w.Name(effect.Option{Name: "step"}) + " for a new one)"
 	}
 	return fmt.Sprintf(" (%s edits it, %s stops)", w.Name(effect.Option{Name: "on-change", Value: "update"}), w.Name(effect.Option{Name: "on-change", Value: "fail"}))
 }
 
-func (f *factory) printResult(r *reconcile.Result, asJSON bool) error {
+func (f *Factory) printResult(r *reconcile.Result, asJSON bool) error {
 	if asJSON {
-		return f.writeJSON(resultJSON{outcomeJSON: succeeded(), State: ledger.Done, Result: r})
+		return f.WriteJSON(resultJSON{OutcomeJSON: Succeeded(), State: ledger.Done, Result: r})
 	}
 	what := r.Kind
 	switch {
@@ -308,20 +308,31 @@ func (f *factory) printResult(r *reconcile.Result, asJSON bool) error {
 		reconcile.Found:   "found " + what + " made by an earlier attempt; recorded it as done",
 		reconcile.Skipped: what + " already done; skipped",
 	}[r.Outcome]
-	fmt.Fprintf(f.sys.Err, "ghonce: %s (key %s)\n", msg, r.Key)
+	fmt.Fprintf(f.IO.Err, "ghonce: %s (key %s)\n", msg, r.Key)
 	if r.PayloadChanged {
-		fmt.Fprintln(f.sys.Err, "ghonce: this run's payload differs from the one that made it; nothing new was created")
+		fmt.Fprintln(f.IO.Err, "ghonce: this run's payload differs from the one that made it; nothing new was created")
 	}
 	if r.Warning != "" {
 		f.warn(r.Warning)
 	}
 	switch {
 	case r.URL != "":
-		fmt.Fprintln(f.sys.Out, r.URL)
+		fmt.Fprintln(f.IO.Out, r.URL)
 	case r.SHA != "":
-		fmt.Fprintln(f.sys.Out, r.SHA)
+		fmt.Fprintln(f.IO.Out, r.SHA)
 	case r.Ref != "":
-		fmt.Fprintln(f.sys.Out, r.Ref)
+		fmt.Fprintln(f.IO.Out, r.Ref)
 	}
 	return nil
 }
+
+// InWords is an error in a front's own words, the original kept for
+// errors.As and the exit code.
+type InWords struct {
+	Msg string
+	Err error
+}
+
+func (e *InWords) Error() string { return e.Msg }
+
+func (e *InWords) Unwrap() error { return e.Err }

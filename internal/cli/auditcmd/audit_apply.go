@@ -1,4 +1,4 @@
-package cli
+package auditcmd
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/audit"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
@@ -234,8 +235,8 @@ func outcomeWord(kind string, o reconcile.Outcome) string {
 // writes failed; each failure is reported on stderr and in its action.
 func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *ghcheck.Client, r ghcheck.Repo, rep *audit.Report, actions []auditAction, la *ledgerArtifacts) (failed int, err error) {
 	f := opts.f
-	cacheLogin(gh, l)
-	eng := f.engine(l, gh, opts.Engine)
+	cmdutil.CacheLogin(gh, l)
+	eng := f.Engine(l, gh, opts.Engine)
 	repo := r.String()
 	// An --apply killed half-way left entries attempting, some for a
 	// duplicate it had closed or deleted (which this audit no longer
@@ -249,7 +250,7 @@ func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *
 			if spec := adoptSpec(repo, g); spec != nil {
 				art := effect.Artifact{Number: g.Keep.Number, ID: g.Keep.ID, URL: g.Keep.URL}
 				if _, err := eng.Adopt(ctx, reconcile.AdoptParams{Key: g.Keep.Key, Repo: repo, Spec: spec, Artifact: art, Why: "adopted by ghonce audit: kept from a duplicate group"}); err != nil {
-					fmt.Fprintf(f.sys.Err, "ghonce: audit: adopt %s %s: %v\n", g.Kind, g.Keep.Ref(g.Kind), err)
+					fmt.Fprintf(f.IO.Err, "ghonce: audit: adopt %s %s: %v\n", g.Kind, g.Keep.Ref(g.Kind), err)
 					failed++
 				}
 			}
@@ -265,7 +266,7 @@ func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *
 			if err != nil {
 				failed++
 				a.Outcome = "failed: " + err.Error()
-				fmt.Fprintf(f.sys.Err, "ghonce: audit: %s: %v\n", a.Target, err)
+				fmt.Fprintf(f.IO.Err, "ghonce: audit: %s: %v\n", a.Target, err)
 			}
 			stale := ""
 			for _, p := range prepared {
@@ -289,14 +290,14 @@ func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *
 				if err != nil {
 					failed++
 					a.Outcome = "failed: " + err.Error()
-					fmt.Fprintf(f.sys.Err, "ghonce: audit: %s %s: %v\n", kind, a.Target, err)
+					fmt.Fprintf(f.IO.Err, "ghonce: audit: %s %s: %v\n", kind, a.Target, err)
 					break
 				}
 				if kind == "comment" && res.Outcome == reconcile.Created {
 					if res, err = linkOnce(ctx, l, gh, r, d.Number, p.Key(), res); err != nil {
 						failed++
 						a.Outcome = "failed: " + err.Error()
-						fmt.Fprintf(f.sys.Err, "ghonce: audit: %s %s: %v\n", kind, a.Target, err)
+						fmt.Fprintf(f.IO.Err, "ghonce: audit: %s %s: %v\n", kind, a.Target, err)
 						break
 					}
 				}
@@ -311,13 +312,13 @@ func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *
 				if a.Outcome = "left alone: " + stale; len(outcomes) > 0 {
 					a.Outcome = strings.Join(outcomes, ", ") + ", then " + a.Outcome
 				}
-				fmt.Fprintf(f.sys.Err, "ghonce: audit: left %s alone: %s\n", a.Target, stale)
+				fmt.Fprintf(f.IO.Err, "ghonce: audit: left %s alone: %s\n", a.Target, stale)
 			default:
 				a.Outcome = strings.Join(outcomes, ", ")
 				a.settled = true
 				if err := la.repoint(ctx, l, g, d); err != nil {
 					failed++
-					fmt.Fprintf(f.sys.Err, "ghonce: audit: %v\n", err)
+					fmt.Fprintf(f.IO.Err, "ghonce: audit: %v\n", err)
 				}
 			}
 		}

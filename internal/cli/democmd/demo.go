@@ -1,4 +1,6 @@
-package cli
+// Package democmd is `ghonce demo`: an agent that crashes, against a fake
+// GitHub in this process, without ghonce and with it.
+package democmd
 
 import (
 	"bytes"
@@ -19,6 +21,7 @@ import (
 	"github.com/google/go-github/v66/github"
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/reconcile"
@@ -35,11 +38,13 @@ const (
 
 // demoOptions is `ghonce demo`.
 type demoOptions struct {
-	f       *factory
+	f       *cmdutil.Factory
 	Crashes int
 }
 
-func newCmdDemo(f *factory, runF func(*demoOptions) error) *cobra.Command {
+// NewCmdDemo is `ghonce demo`; runF, when a test gives one, gets the
+// parsed options instead of the run.
+func NewCmdDemo(f *cmdutil.Factory, runF func(*demoOptions) error) *cobra.Command {
 	opts := &demoOptions{f: f}
 	c := &cobra.Command{
 		Use:   "demo",
@@ -58,7 +63,7 @@ Last, 'ghonce audit' runs on what the run without ghonce left: it finds the
 duplicate pull requests, and 'ghonce audit --apply' closes them.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runOr(c.Context(), opts, runF, demoRun)
+			return cmdutil.RunOr(c.Context(), opts, runF, demoRun)
 		},
 	}
 	c.Flags().IntVar(&opts.Crashes, "crashes", 2, "how many times the agent is killed before a run completes")
@@ -66,9 +71,9 @@ duplicate pull requests, and 'ghonce audit --apply' closes them.`,
 }
 
 func demoRun(ctx context.Context, opts *demoOptions) error {
-	sys, crashes := opts.f.sys, opts.Crashes
+	sys, crashes := opts.f.IO, opts.Crashes
 	if crashes < 1 || crashes > 10 {
-		return usagef("invalid --crashes %d: want 1 to 10", crashes)
+		return cmdutil.Usagef("invalid --crashes %d: want 1 to 10", crashes)
 	}
 	out := sys.Out
 	fmt.Fprintf(out, "ghonce demo: an agent opens a PR for %s and is killed right after GitHub creates it, %d times.\n\n", demoTask, crashes)
@@ -121,7 +126,7 @@ func demoRun(ctx context.Context, opts *demoOptions) error {
 // demoAudit runs `ghonce audit`, then `ghonce audit --apply`, as real
 // processes on what the naive agent left, prints what they said, and
 // returns how many pull requests are left open.
-func demoAudit(ctx context.Context, sys IO, s *fakegithub.Server) (open int, err error) {
+func demoAudit(ctx context.Context, sys cmdutil.IO, s *fakegithub.Server) (open int, err error) {
 	out := sys.Out
 	self, err := sys.Executable()
 	if err != nil {
@@ -216,7 +221,7 @@ func demoNaive(ctx context.Context, s *fakegithub.Server, crashes int) ([]fakegi
 // demoGhonce runs the same agent as real `ghonce pr create` processes and
 // kills each of the first crashes runs with SIGKILL right after the fake
 // GitHub committed its pull request.
-func demoGhonce(ctx context.Context, sys IO, crashes int) ([]fakegithub.PR, []string, error) {
+func demoGhonce(ctx context.Context, sys cmdutil.IO, crashes int) ([]fakegithub.PR, []string, error) {
 	self, err := sys.Executable()
 	if err != nil {
 		return nil, nil, fmt.Errorf("find the ghonce binary to run: %w", err)

@@ -1,4 +1,4 @@
-package cli
+package ghshim
 
 import (
 	"bytes"
@@ -11,13 +11,14 @@ import (
 	"strings"
 
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 )
 
 // ghEnv is gh's environment as the shim reads it: the host, the token and
 // the git checkout the command runs in.
 type ghEnv struct {
 	ctx  context.Context
-	sys  IO // sys with GH_TOKEN and GITHUB_API_URL resolved as gh would
+	sys  cmdutil.IO // sys with GH_TOKEN and GITHUB_API_URL resolved as gh would
 	host string
 	self string // argv[0], to find the real gh after it
 }
@@ -27,8 +28,8 @@ type ghEnv struct {
 // GITHUB_ENTERPRISE_TOKEN (GH_HOST another host); else what the real
 // `gh auth token` prints. None is not an error here: the factory reports
 // it when GitHub is first needed.
-func newGhEnv(ctx context.Context, sys IO, self string) *ghEnv {
-	e := &ghEnv{ctx: ctx, host: firstOf(sys.Getenv("GH_HOST"), "github.com"), self: self}
+func newGhEnv(ctx context.Context, sys cmdutil.IO, self string) *ghEnv {
+	e := &ghEnv{ctx: ctx, host: cmdutil.FirstOf(sys.Getenv("GH_HOST"), "github.com"), self: self}
 	enterprise := !strings.EqualFold(e.host, "github.com")
 	names := []string{"GH_TOKEN", "GITHUB_TOKEN"}
 	if enterprise {
@@ -83,7 +84,7 @@ func (e *ghEnv) ghAuthToken(getenv func(string) string) string {
 // set-default` marked (remote.NAME.gh-resolved), then upstream, github,
 // origin, then any, of those on the host.
 func (e *ghEnv) repo(flag string) (ghcheck.Repo, error) {
-	if s := firstOf(flag, e.sys.Getenv("GH_REPO")); s != "" {
+	if s := cmdutil.FirstOf(flag, e.sys.Getenv("GH_REPO")); s != "" {
 		return parseGhRepo(s, e.host)
 	}
 	remotes, err := e.remotes()
@@ -91,7 +92,7 @@ func (e *ghEnv) repo(flag string) (ghcheck.Repo, error) {
 		return ghcheck.Repo{}, err
 	}
 	if len(remotes) == 0 {
-		return ghcheck.Repo{}, usagef("no repository: run inside a git checkout with a GitHub remote, pass -R OWNER/NAME or set GH_REPO")
+		return ghcheck.Repo{}, cmdutil.Usagef("no repository: run inside a git checkout with a GitHub remote, pass -R OWNER/NAME or set GH_REPO")
 	}
 	return remotes[0].repo, nil
 }
@@ -174,7 +175,7 @@ func (e *ghEnv) head(base ghcheck.Repo) (string, error) {
 	out, err := e.git("symbolic-ref", "--quiet", "--short", "HEAD")
 	branch := strings.TrimSpace(out)
 	if err != nil || branch == "" {
-		return "", usagef("no head: not on a branch of a git checkout; pass --head BRANCH")
+		return "", cmdutil.Usagef("no head: not on a branch of a git checkout; pass --head BRANCH")
 	}
 	for _, k := range []string{"branch." + branch + ".pushRemote", "remote.pushDefault", "branch." + branch + ".remote"} {
 		name, err := e.git("config", "--get", k)
@@ -211,7 +212,7 @@ func (e *ghEnv) fill(repo ghcheck.Repo, base, head string, first, verbose bool) 
 	}
 	out, err := e.git("log", "--reverse", "--format=%s%x1f%b%x1e", baseRef+"..HEAD")
 	if err != nil {
-		return "", "", usagef("gh pr create --fill: read the commits since %s: %v", baseRef, err)
+		return "", "", cmdutil.Usagef("gh pr create --fill: read the commits since %s: %v", baseRef, err)
 	}
 	type commit struct{ subject, body string }
 	var cs []commit
@@ -224,7 +225,7 @@ func (e *ghEnv) fill(repo ghcheck.Repo, base, head string, first, verbose bool) 
 		cs = append(cs, commit{strings.TrimSpace(s), strings.TrimSpace(b)})
 	}
 	if len(cs) == 0 {
-		return "", "", usagef("gh pr create --fill: no commits between %s and HEAD", baseRef)
+		return "", "", cmdutil.Usagef("gh pr create --fill: no commits between %s and HEAD", baseRef)
 	}
 	if first || len(cs) == 1 {
 		return cs[0].subject, cs[0].body, nil
@@ -313,7 +314,7 @@ func realGh(self string, getenv func(string) string) (string, error) {
 // handOff replaces this process with the real gh, with the same argv
 // (argv[0] too), environment, standard streams and so exit code. It
 // returns only when there is none to run.
-func handOff(argv []string, sys IO) int {
+func handOff(argv []string, sys cmdutil.IO) int {
 	gh, err := realGh(argv[0], sys.Getenv)
 	if err != nil && err != errNoRealGh {
 		fmt.Fprintf(sys.Err, "ghonce: %v\n", err)

@@ -1,4 +1,7 @@
-package cli
+// Package mcpcmd is `ghonce mcp`: the MCP server of package internal/mcp
+// on the factory's ledger and GitHub, over stdio or Streamable HTTP, with
+// the probes and gauges that read the ledger.
+package mcpcmd
 
 import (
 	"context"
@@ -8,23 +11,28 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/internal/mcp"
+	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
+	"github.com/ghonce/ghonce/observe"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
 type mcpOptions struct {
-	f      *factory
-	Ledger ledgerFlag
-	Repo   repoFlag // finds a GitHub App's installation
-	Task   taskFlag // the default task of a call that passes none
-	Engine engineFlags
-	GitHub gitHubFlags
+	f      *cmdutil.Factory
+	Ledger cmdutil.LedgerFlag
+	Repo   cmdutil.RepoFlag // finds a GitHub App's installation
+	Task   cmdutil.TaskFlag // the default task of a call that passes none
+	Engine cmdutil.EngineFlags
+	GitHub cmdutil.GitHubFlags
 	HTTP   string // loopback address for Streamable HTTP; empty: stdio
 	// Upstream: serve in front of the MCP server the arguments start.
 	Upstream bool
@@ -44,8 +52,10 @@ type mcpOptions struct {
 	StaleAge time.Duration
 }
 
-func newCmdMCP(f *factory, runF func(*mcpOptions) error) *cobra.Command {
-	opts := &mcpOptions{f: f, Engine: newEngineFlags()}
+// NewCmdMCP is `ghonce mcp`, the MCP server; runF, when a test gives one,
+// gets the parsed options instead of the run.
+func NewCmdMCP(f *cmdutil.Factory, runF func(*mcpOptions) error) *cobra.Command {
+	opts := &mcpOptions{f: f, Engine: cmdutil.NewEngineFlags()}
 	c := &cobra.Command{
 		Use:   "mcp [--task T] [--http 127.0.0.1:PORT] [--upstream -- COMMAND [ARG...]]",
 		Short: "Serve MCP write tools (create_pull_request, add_issue_comment, ...) that happen once per (task, step)",
@@ -95,16 +105,16 @@ GITHUB_TOKEN) and GITHUB_PERSONAL_ACCESS_TOKEN is set it serves both, and
 GITHUB_HOST and GITHUB_API_URL likewise. See docs/guide/mcp-proxy.md.`, human.Duration(watchEvery), human.Duration(watchEveryInRepository)),
 		Args: func(c *cobra.Command, args []string) error {
 			if opts.Upstream && len(args) == 0 {
-				return usagef("ghonce mcp --upstream: no command: pass it after --, e.g. ghonce mcp --upstream -- github-mcp-server stdio")
+				return cmdutil.Usagef("ghonce mcp --upstream: no command: pass it after --, e.g. ghonce mcp --upstream -- github-mcp-server stdio")
 			}
 			if !opts.Upstream && len(args) > 0 {
-				return usagef("ghonce mcp: unexpected arguments %q: to serve in front of an MCP server, pass --upstream -- COMMAND [ARG...]", args)
+				return cmdutil.Usagef("ghonce mcp: unexpected arguments %q: to serve in front of an MCP server, pass --upstream -- COMMAND [ARG...]", args)
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Command = args
-			return runOr(c.Context(), opts, runF, mcpRun)
+			return cmdutil.RunOr(c.Context(), opts, runF, mcpRun)
 		},
 	}
 	c.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio; another than loopback needs --auth-token-file")
@@ -113,29 +123,29 @@ GITHUB_HOST and GITHUB_API_URL likewise. See docs/guide/mcp-proxy.md.`, human.Du
 	c.Flags().DurationVar(&opts.Grace, "shutdown-grace", 30*time.Second, "with --http: how long a stop (SIGTERM) lets calls in flight finish before it cancels them, left unconfirmed")
 	c.Flags().DurationVar(&opts.StaleAge, "stale-after", 15*time.Minute, "with --http: the age after which an attempting entry counts as stale in /metrics (ghonce_ledger_stale_entries)")
 	c.Flags().DurationVar(&opts.UpstreamTimeout, "upstream-timeout", mcp.DefaultStartTimeout, "with --upstream: how long the upstream may take to start and answer MCP's initialize")
-	c.Flags().StringVar(&opts.GitHubHost, "github-host", "", flagSays("github-host"))
+	c.Flags().StringVar(&opts.GitHubHost, "github-host", "", cmdutil.FlagSays("github-host"))
 	c.Flags().BoolVar(&opts.Upstream, "upstream", false, "serve in front of the MCP server that the command after -- starts (e.g. -- github-mcp-server stdio)")
-	addLedgerFlag(c, &opts.Ledger)
-	addRepoFlag(c, &opts.Repo)
-	addTaskFlag(c, &opts.Task)
-	addWaitFlag(c, &opts.Engine.Wait)
-	addSettleFlag(c, &opts.Engine.Settle)
-	addTrustLedgerFlag(c, &opts.Engine.TrustLedger)
-	addGitHubFlags(c, &opts.GitHub)
+	cmdutil.AddLedgerFlag(c, &opts.Ledger)
+	cmdutil.AddRepoFlag(c, &opts.Repo)
+	cmdutil.AddTaskFlag(c, &opts.Task)
+	cmdutil.AddWaitFlag(c, &opts.Engine.Wait)
+	cmdutil.AddSettleFlag(c, &opts.Engine.Settle)
+	cmdutil.AddTrustLedgerFlag(c, &opts.Engine.TrustLedger)
+	cmdutil.AddGitHubFlags(c, &opts.GitHub)
 	return c
 }
 
 // mcpTask is the default task of MCP calls: --task, else GHONCE_TASK, else
 // (inside GitHub Actions) the task derived from the workflow run, as for
 // the CLI's verbs. Empty is allowed: every call must then pass task.
-func mcpTask(task taskFlag, sys IO) (string, error) {
+func mcpTask(task cmdutil.TaskFlag, sys cmdutil.IO) (string, error) {
 	if strings.TrimSpace(string(task)) != "" {
 		return string(task), nil
 	}
 	if t := sys.Getenv("GHONCE_TASK"); strings.TrimSpace(t) != "" {
 		return t, nil
 	}
-	return actionsTask(sys.Getenv, sys.Err)
+	return cmdutil.ActionsTask(sys.Getenv, sys.Err)
 }
 
 func mcpRun(ctx context.Context, opts *mcpOptions) error {
@@ -147,31 +157,31 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 			return err
 		}
 		if err := mcp.CheckAddress(httpAddr, ho.Token != ""); err != nil {
-			return usage(err)
+			return cmdutil.Usage(err)
 		}
 		if host, _, _ := net.SplitHostPort(httpAddr); !mcpLoopback(host) && (host == "" || net.ParseIP(host).IsUnspecified()) && len(ho.Hosts) == 0 {
-			return usagef("ghonce mcp --http %s: on every interface, name the hosts clients reach it by with --allowed-host (e.g. ghonce.internal), so other names are refused", httpAddr)
+			return cmdutil.Usagef("ghonce mcp --http %s: on every interface, name the hosts clients reach it by with --allowed-host (e.g. ghonce.internal), so other names are refused", httpAddr)
 		}
 	} else if opts.TokenFile != "" || len(opts.AllowedHosts) > 0 {
-		return usagef("ghonce mcp: --auth-token-file and --allowed-host are for --http")
+		return cmdutil.Usagef("ghonce mcp: --auth-token-file and --allowed-host are for --http")
 	}
 	// Metrics are always counted (they cost a map update a call), served
 	// at /metrics with --http; the GitHub client and the engine share them.
-	tel := f.telemetry(true)
+	tel := f.Telemetry(true)
 	var childEnv []string
 	switch {
 	case opts.Upstream:
 		if childEnv, err = bridgeEnv(f, opts.GitHubHost); err != nil {
-			return usage(err)
+			return cmdutil.Usage(err)
 		}
 	case opts.GitHubHost != "":
-		return usagef("ghonce mcp: --github-host is for --upstream; alone, set GITHUB_API_URL")
+		return cmdutil.Usagef("ghonce mcp: --github-host is for --upstream; alone, set GITHUB_API_URL")
 	}
-	task, err := mcpTask(opts.Task, f.sys)
+	task, err := mcpTask(opts.Task, f.IO)
 	if err != nil {
 		return err
 	}
-	onChange, err := onChangeFromEnv(f.sys.Getenv)
+	onChange, err := cmdutil.OnChangeFromEnv(f.IO.Getenv)
 	if err != nil {
 		return err
 	}
@@ -179,7 +189,7 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	// With the ledger "github", each action's claim lives in the
 	// repository that action writes to (--repo or GH_REPO is only the
 	// default for one that names none); github://OWNER/REPO keeps all in one.
-	l, gh, err := f.ledgerAndGitHubWith(ctx, opts.Ledger, store.Options{Create: store.CreateForAction, PerRepo: true}, &opts.GitHub, opts.Repo)
+	l, gh, err := f.LedgerAndGitHubWith(ctx, opts.Ledger, store.Options{Create: store.CreateForAction, PerRepo: true}, &opts.GitHub, opts.Repo)
 	if err != nil {
 		return err
 	}
@@ -188,16 +198,16 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	// The server outlives its answers: a pull request is answered once
 	// GitHub answered its create, its labels and done record follow, and
 	// the server waits for them before it closes the ledger.
-	eng := f.engine(l, gh, opts.Engine, func(c *reconcile.Config) { c.AnswerBeforeTags = true })
+	eng := f.Engine(l, gh, opts.Engine, func(c *reconcile.Config) { c.AnswerBeforeTags = true })
 	defer eng.Wait()
 	cfg := mcp.Config{
-		Engine: eng, Off: f.offEngine(l, f.sys.Err, opts.Engine), Ledger: l, Task: task, OnChange: onChange, Version: buildVersion(),
-		Logf:    func(format string, args ...any) { fmt.Fprintf(f.sys.Err, "ghonce mcp: "+format+"\n", args...) },
-		Metrics: tel.metrics, Tracer: tel.tracer,
+		Engine: eng, Off: f.OffEngine(l, f.IO.Err, opts.Engine), Ledger: l, Task: task, OnChange: onChange, Version: f.Version,
+		Logf:    func(format string, args ...any) { fmt.Fprintf(f.IO.Err, "ghonce mcp: "+format+"\n", args...) },
+		Metrics: tel.Metrics, Tracer: tel.Tracer,
 	}
 	var srv server
 	if opts.Upstream {
-		p, err := mcp.NewProxy(ctx, cfg, mcp.Upstream{Command: opts.Command, Env: childEnv, Stderr: f.sys.Err, StartTimeout: opts.UpstreamTimeout})
+		p, err := mcp.NewProxy(ctx, cfg, mcp.Upstream{Command: opts.Command, Env: childEnv, Stderr: f.IO.Err, StartTimeout: opts.UpstreamTimeout})
 		if err != nil {
 			return err
 		}
@@ -211,26 +221,26 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 		srv = s
 	}
 	if httpAddr == "" {
-		fmt.Fprintln(f.sys.Err, "ghonce mcp: serving MCP on stdin/stdout")
-		return srv.ServeIO(ctx, f.sys.In, f.sys.Out)
+		fmt.Fprintln(f.IO.Err, "ghonce mcp: serving MCP on stdin/stdout")
+		return srv.ServeIO(ctx, f.IO.In, f.IO.Out)
 	}
 	ln, err := net.Listen("tcp", httpAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", httpAddr, err)
 	}
-	ho.Metrics = tel.metrics.Handler()
+	ho.Metrics = tel.Metrics.Handler()
 	// /healthz and /metrics answer from a read of the ledger at most every
 	// few seconds, never one per probe or scrape; the ledger closes after
 	// the last read ends.
-	watch := watchLedger(ctx, tel.metrics, l, opts.StaleAge, f.sys.Now, cfg.Logf)
+	watch := watchLedger(ctx, tel.Metrics, l, opts.StaleAge, f.IO.Now, cfg.Logf)
 	defer watch.wait()
 	ho.Ready = watch.Ready
 	auth := "no authentication: loopback clients only"
 	if ho.Token != "" {
 		auth = "a bearer token required"
 	}
-	fmt.Fprintf(f.sys.Err, "ghonce mcp: %s; /healthz and /metrics beside /mcp\n", auth)
-	fmt.Fprintf(f.sys.Err, "ghonce mcp: serving MCP (Streamable HTTP) at http://%s/mcp\n", ln.Addr())
+	fmt.Fprintf(f.IO.Err, "ghonce mcp: %s; /healthz and /metrics beside /mcp\n", auth)
+	fmt.Fprintf(f.IO.Err, "ghonce mcp: serving MCP (Streamable HTTP) at http://%s/mcp\n", ln.Addr())
 	return srv.ServeHTTP(ctx, ln, ho)
 }
 
@@ -243,27 +253,27 @@ type server interface {
 // httpOptions reads --http's authentication and hosts: the bearer token
 // from --auth-token-file, else GHONCE_MCP_AUTH_TOKEN. The token is never
 // printed; a bad one is refused before anything is opened.
-func httpOptions(f *factory, opts *mcpOptions) (mcp.HTTPOptions, error) {
+func httpOptions(f *cmdutil.Factory, opts *mcpOptions) (mcp.HTTPOptions, error) {
 	ho := mcp.HTTPOptions{Hosts: opts.AllowedHosts, Grace: opts.Grace}
 	from := "GHONCE_MCP_AUTH_TOKEN"
-	ho.Token = f.sys.Getenv(from)
+	ho.Token = f.IO.Getenv(from)
 	if opts.TokenFile != "" {
 		from = "--auth-token-file " + opts.TokenFile
 		b, err := os.ReadFile(opts.TokenFile)
 		if err != nil {
-			return ho, usagef("ghonce mcp: read the bearer token: %v: --auth-token-file names a file holding the token (e.g. made with `openssl rand -hex 32 > FILE`)", err)
+			return ho, cmdutil.Usagef("ghonce mcp: read the bearer token: %v: --auth-token-file names a file holding the token (e.g. made with `openssl rand -hex 32 > FILE`)", err)
 		}
 		ho.Token = string(b)
 	}
 	ho.Token = strings.TrimSpace(ho.Token)
 	if ho.Token == "" && opts.TokenFile != "" {
-		return ho, usagef("ghonce mcp: %s is empty: put the bearer token in it (e.g. `openssl rand -hex 32 > FILE`)", opts.TokenFile)
+		return ho, cmdutil.Usagef("ghonce mcp: %s is empty: put the bearer token in it (e.g. `openssl rand -hex 32 > FILE`)", opts.TokenFile)
 	}
 	if ho.Token != "" && (len(ho.Token) < mcp.MinTokenLength || strings.ContainsFunc(ho.Token, func(r rune) bool { return r <= ' ' || r == 0x7f })) {
-		return ho, usagef("ghonce mcp: the bearer token from %s must be at least %d characters without spaces or control characters (e.g. `openssl rand -hex 32`)", from, mcp.MinTokenLength)
+		return ho, cmdutil.Usagef("ghonce mcp: the bearer token from %s must be at least %d characters without spaces or control characters (e.g. `openssl rand -hex 32`)", from, mcp.MinTokenLength)
 	}
 	if opts.Grace <= 0 {
-		return ho, usagef("invalid --shutdown-grace %s: want a positive duration such as 30s", opts.Grace)
+		return ho, cmdutil.Usagef("invalid --shutdown-grace %s: want a positive duration such as 30s", opts.Grace)
 	}
 	return ho, nil
 }
@@ -281,8 +291,8 @@ func mcpLoopback(host string) bool {
 // own, with the other side added) gets it too.
 //
 // host, when set (--github-host), is the host both use.
-func bridgeEnv(f *factory, host string) ([]string, error) {
-	get := f.sys.Getenv
+func bridgeEnv(f *cmdutil.Factory, host string) ([]string, error) {
+	get := f.IO.Getenv
 	env := os.Environ()
 	tok := get("GH_TOKEN")
 	if tok == "" {
@@ -313,10 +323,10 @@ func bridgeEnv(f *factory, host string) ([]string, error) {
 		if h := hostOfAPIURL(api); h != "" {
 			env = append(env, "GITHUB_HOST="+h)
 		} else if u, err := url.Parse(api); err == nil && u.Hostname() != "api.github.com" {
-			fmt.Fprintf(f.sys.Err, "ghonce mcp: warning: GITHUB_API_URL %s is no GITHUB_HOST (no port, API at /api/v3): upstream goes to github.com; set GITHUB_HOST or --github-host\n", api)
+			fmt.Fprintf(f.IO.Err, "ghonce mcp: warning: GITHUB_API_URL %s is no GITHUB_HOST (no port, API at /api/v3): upstream goes to github.com; set GITHUB_HOST or --github-host\n", api)
 		}
 	}
-	f.sys.Getenv = func(k string) string {
+	f.IO.Getenv = func(k string) string {
 		switch k {
 		case "GH_TOKEN":
 			if v := get(k); v != "" {
@@ -370,6 +380,150 @@ func hostOfAPIURL(api string) string {
 	return ""
 }
 
-// buildVersion is the version this binary reports (see readVersion), for
-// the MCP handshake; "dev" for a build from a working tree.
-func buildVersion() string { return readVersion().Version }
+// How often /healthz and /metrics may read the ledger, whatever the number
+// of probes and scrapes: a read of the repository ledger is a few GitHub
+// requests (its clock, the claims' refs, claims not read before), spent
+// from the agents' own limit, so it is rarer there.
+const (
+	watchEvery             = 15 * time.Second
+	watchEveryInRepository = time.Minute
+)
+
+// ledgerWatch is what /healthz and /metrics say of the ledger: the last
+// read of it (its clock and its attempting entries), made in the
+// background at most once every `every`, when a probe or a scrape finds the
+// last one older. No probe waits on the ledger, and no number of probes or
+// scrapes costs more than that one read. A GitHub rate limit is not the
+// ledger failing (it is every replica's at once, and it passes): the last
+// answer stands, and /healthz stays 200.
+//
+// This process's own actions change the ledger too: once one has ended
+// since the last read, a scrape of a database ledger (SQLite, Postgres: a
+// local query, no GitHub request) reads it again before it answers, so
+// the gauges show what the process did. The repository ledger keeps its
+// pace: each of its reads costs GitHub requests.
+type ledgerWatch struct {
+	l        ledger.Ledger
+	m        *observe.Metrics
+	local    bool   // a database ledger: a read costs no GitHub request
+	seen     uint64 // m.Acted() when the last read began
+	staleAge time.Duration
+	every    time.Duration
+	now      func() time.Time
+	logf     func(format string, args ...any)
+	ctx      context.Context // the server's: a read still running ends with it
+	reads    sync.WaitGroup
+
+	mu                sync.Mutex
+	began             time.Time // when the last read began; zero before the first
+	reading           bool
+	err               error // the last read's failure; nil once the ledger answered
+	counted           bool  // attempting and stale hold a read's counts
+	attempting, stale int
+}
+
+// watchLedger starts watching l for /healthz (Ready) and the ledger gauges
+// of m, reading it once now; wait, when the server is done, returns once
+// no read runs.
+func watchLedger(ctx context.Context, m *observe.Metrics, l *store.Opened, staleAge time.Duration, now func() time.Time, logf func(string, ...any)) (w *ledgerWatch) {
+	w = &ledgerWatch{l: l, m: m, local: !l.InRepository, staleAge: staleAge, every: watchEvery, now: now, logf: logf, ctx: ctx}
+	if l.InRepository {
+		w.every = watchEveryInRepository
+	}
+	m.Gauges(w.gauges)
+	w.poke()
+	return w
+}
+
+// Ready is /healthz's answer: the last read's failure, if it failed.
+func (w *ledgerWatch) Ready(context.Context) error {
+	w.poke()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+func (w *ledgerWatch) gauges(set func(string, float64, ...string)) {
+	if w.local && w.m.Acted() != w.seenNow() {
+		// An action of this process ended since the last read: read now.
+		w.reads.Add(1)
+		w.mu.Lock()
+		w.reading, w.began, w.seen = true, w.now(), w.m.Acted()
+		w.mu.Unlock()
+		w.read()
+	} else {
+		w.poke()
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.counted {
+		set(observe.LedgerAttempting, float64(w.attempting))
+		set(observe.StaleEntries, float64(w.stale))
+	}
+}
+
+func (w *ledgerWatch) seenNow() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seen
+}
+
+// wait returns once no read runs.
+func (w *ledgerWatch) wait() { w.reads.Wait() }
+
+// poke starts a read unless one runs or the last began less than every ago.
+func (w *ledgerWatch) poke() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.reading || !w.began.IsZero() && w.now().Sub(w.began) < w.every {
+		return
+	}
+	w.reading, w.began, w.seen = true, w.now(), w.m.Acted()
+	w.reads.Add(1)
+	go w.read()
+}
+
+func (w *ledgerWatch) read() {
+	defer w.reads.Done()
+	ctx, cancel := context.WithTimeout(w.ctx, 30*time.Second)
+	defer cancel()
+	attempting, stale, err := w.count(ctx)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.reading = false
+	switch {
+	case err == nil:
+		if w.err != nil {
+			w.logf("the ledger answers again: /healthz answers 200")
+		}
+		w.err, w.counted, w.attempting, w.stale = nil, true, attempting, stale
+	case w.ctx.Err() != nil:
+		// The server is stopping: this read says nothing of the ledger.
+	case ghcheck.IsRateLimit(err):
+		w.logf("GitHub's rate limit holds the ledger's read for /healthz and /metrics; both keep their last answer: %v", err)
+	default:
+		if w.err == nil {
+			w.logf("the ledger does not answer: %v; /healthz answers 503 until it does", err)
+		}
+		w.err = err
+	}
+}
+
+// count reads the ledger's attempting entries, and those of them last
+// written longer ago than staleAge (what `ghonce status --stale` lists).
+func (w *ledgerWatch) count(ctx context.Context) (attempting, stale int, err error) {
+	now, err := w.l.Now(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	es, err := w.l.List(ctx, ledger.ListParams{Status: ledger.Attempting})
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range es {
+		if now.Sub(e.UpdatedAt) > w.staleAge {
+			stale++
+		}
+	}
+	return len(es), stale, nil
+}

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"github.com/ghonce/ghonce/ghcheck"
@@ -13,14 +13,14 @@ import (
 func repoRef(s, apiBase string) (string, error) {
 	r, host, err := ghcheck.ParseRepoRef(s)
 	if err != nil {
-		return "", usage(err)
+		return "", Usage(err)
 	}
 	if host != "" && !ghcheck.SameHost(host, apiBase) {
 		api := apiBase
 		if api == "" {
 			api = "https://api.github.com (the default)"
 		}
-		return "", usagef("repository %s is on %s, but GITHUB_API_URL is %s: %s, or drop the host", r, host, api, apiRootAdvice(host))
+		return "", Usagef("repository %s is on %s, but GITHUB_API_URL is %s: %s, or drop the host", r, host, api, apiRootAdvice(host))
 	}
 	return r.String(), nil
 }

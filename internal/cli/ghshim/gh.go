@@ -1,4 +1,7 @@
-package cli
+// Package ghshim is ghonce invoked as gh, through `ghonce shim DIR`: it
+// guards gh's command lines that create and hands every other to the real
+// gh.
+package ghshim
 
 import (
 	"context"
@@ -6,39 +9,38 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/actions"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// ghExitHelp documents how the shim exits (see GhMain).
+// ghExitHelp documents how the shim exits (see Main).
 const ghExitHelp = `Exit codes as gh: 0 success (created, found or skipped), 4 authentication
 required (no token), 1 anything else, including a create ghonce could not
 confirm (rerun the same command) and another process holding the same key.
 With GHONCE_EXIT_CODES=ghonce: ghonce's own codes (2 usage or no token,
 3 unconfirmed, 4 in progress elsewhere, 7 done from another text).`
 
-// GhMain runs ghonce invoked as gh (argv[0]'s base name). It guards the
+// Main runs ghonce invoked as gh (argv[0]'s base name). It guards the
 // command lines that create: gh pr create, gh issue create, gh issue
 // comment and gh pr comment, with gh's flags, environment and inference,
 // keyed as `ghonce pr create --task $GHONCE_TASK` would be. Every other
 // command line is handed, verbatim, to the real gh (see realGh); so are
 // the guarded verbs' --help, --web, --dry-run and --edit-last forms,
-// which create nothing. It returns the exit code (ghExitHelp).
-func GhMain(ctx context.Context, argv []string, sys IO) int {
+// which create nothing. It returns the exit code (ghExitHelp); version
+// is the build's, as the factory carries it.
+func Main(ctx context.Context, argv []string, sys cmdutil.IO, version string) int {
 	args := argv[1:]
 	verb, rest, ok := guardedGh(args)
 	if !ok {
@@ -51,17 +53,17 @@ func GhMain(ctx context.Context, argv []string, sys IO) int {
 	if !ok {
 		return handOff(argv, sys)
 	}
-	err := ghRun(ctx, verb, rest, argv[0], sys)
+	err := ghRun(ctx, verb, rest, argv[0], sys, version)
 	if err == nil {
-		return ExitOK
+		return failure.ExitOK
 	}
 	fail := failure.Describe(err, verb, ghWords{})
-	fail.Error.Message = actions.Scrub(fail.Error.Message, envSecrets(sys.Getenv))
+	fail.Error.Message = actions.Scrub(fail.Error.Message, cmdutil.EnvSecrets(sys.Getenv))
 	fmt.Fprintln(sys.Err, "ghonce: "+fail.Error.Message)
 	if fail.Key != "" && !strings.Contains(fail.Error.Message, fail.Key) {
 		fmt.Fprintln(sys.Err, "ghonce: key "+fail.Key)
 	}
-	annotateForActions(sys, fail.ExitCode, err, ghWords{}, envSecrets(sys.Getenv))
+	cmdutil.AnnotateForActions(sys, fail.ExitCode, err, ghWords{}, cmdutil.EnvSecrets(sys.Getenv))
 	return ghExit(sys.Getenv, fail)
 }
 
@@ -178,7 +180,7 @@ type ghFlags struct {
 	meta ghcheck.Metadata
 	// fields are the kind's fields gh takes as flags, each Flag its gh
 	// name.
-	fields []*fieldValue
+	fields []*cmdutil.FieldValue
 	set    func(name string) bool
 }
 
@@ -204,14 +206,14 @@ type ghCall struct {
 	verb string
 	o    *ghFlags
 	env  *ghEnv
-	f    *factory
-	a    actFlags
+	f    *cmdutil.Factory
+	a    cmdutil.ActFlags
 	repo ghcheck.Repo
-	sys  IO
+	sys  cmdutil.IO
 }
 
 func (g *ghCall) client(ctx context.Context) (*ghcheck.Client, error) {
-	return g.f.github(ctx, g.a.GitHub, g.a.Repo)
+	return g.f.GitHub(ctx, g.a.GitHub, g.a.Repo)
 }
 
 // metaFlags are gh's -a, -r, -m (and -p, -T, --recover, refused).
@@ -244,7 +246,7 @@ var ghHooks = map[string]ghHook{
 		infer:     inferPR,
 	},
 	"issue create": {flags: metaFlags(false), infer: func(_ context.Context, g *ghCall, _ map[string]any) error {
-		if g.sys.isTerminal(g.sys.Out) {
+		if g.sys.OnTerminal(g.sys.Out) {
 			fmt.Fprintf(g.sys.Err, "\nCreating issue in %s\n\n", g.repo)
 		}
 		return nil
@@ -255,7 +257,7 @@ var ghHooks = map[string]ghHook{
 	"pr edit":       {guards: onlyAddLabel, infers: []string{"number"}, infer: inferPRNumber},
 	"pr review": {infers: []string{"number"}, infer: func(ctx context.Context, g *ghCall, p map[string]any) error {
 		if p["event"] == "" { // gh asks for one on a terminal, and refuses without
-			return usagef("gh pr review: must provide `--approve`, `--comment` or `--request-changes` when not running interactively")
+			return cmdutil.Usagef("gh pr review: must provide `--approve`, `--comment` or `--request-changes` when not running interactively")
 		}
 		return inferPRNumber(ctx, g, p)
 	}},
@@ -305,12 +307,12 @@ func parseGh(verb string, args []string) (*ghFlags, []string, error) {
 			flags = append(flags, fl)
 		}
 	}
-	o.fields, _ = addFieldFlags(fs, ghKinds[verb], flags, effect.Field.GhFlag)
+	o.fields, _ = cmdutil.AddFieldFlags(fs, ghKinds[verb], flags, effect.Field.GhFlag)
 	if h := ghHooks[verb]; h.flags != nil {
 		h.flags(fs, o)
 	}
 	if err := fs.Parse(args); err != nil {
-		return nil, nil, usage(fmt.Errorf("gh %s: %w", verb, err))
+		return nil, nil, cmdutil.Usage(fmt.Errorf("gh %s: %w", verb, err))
 	}
 	var refused error
 	fs.Visit(func(fl *pflag.Flag) {
@@ -319,7 +321,7 @@ func parseGh(verb string, args []string) (*ghFlags, []string, error) {
 			if fl.Shorthand != "" {
 				name = "-" + fl.Shorthand + "/--" + fl.Name
 			}
-			refused = usagef("gh %s: %s %s; nothing was created", verb, name, why)
+			refused = cmdutil.Usagef("gh %s: %s %s; nothing was created", verb, name, why)
 		}
 	})
 	if refused != nil {
@@ -330,9 +332,9 @@ func parseGh(verb string, args []string) (*ghFlags, []string, error) {
 }
 
 // field is the value of the kind's field name, nil when gh takes none.
-func (o *ghFlags) field(name string) *fieldValue {
+func (o *ghFlags) field(name string) *cmdutil.FieldValue {
 	for _, v := range o.fields {
-		if v.field.Name == name {
+		if v.Field.Name == name {
 			return v
 		}
 	}
@@ -340,23 +342,23 @@ func (o *ghFlags) field(name string) *fieldValue {
 }
 
 // given reports whether v was given a value.
-func (o *ghFlags) given(v *fieldValue) bool {
+func (o *ghFlags) given(v *cmdutil.FieldValue) bool {
 	switch {
-	case v.switches != nil:
-		for _, on := range v.switches {
+	case v.Switches != nil:
+		for _, on := range v.Switches {
 			if *on {
 				return true
 			}
 		}
 		return false
-	case v.field.File:
-		return o.set(v.field.Flag) || v.file != ""
-	case v.field.List:
-		return len(v.strs) > 0
-	case v.typ != nil && v.typ.Kind() == reflect.Bool:
+	case v.Field.File:
+		return o.set(v.Field.Flag) || v.File != ""
+	case v.Field.List:
+		return len(v.Strs) > 0
+	case v.Type != nil && v.Type.Kind() == reflect.Bool:
 		return true
 	}
-	return v.str != ""
+	return v.Str != ""
 }
 
 type discard struct{}
@@ -365,7 +367,7 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // ghRun runs a guarded verb: gh's command line after the verb, self being
 // argv[0]. Bad input is refused before git, the ledger or GitHub is asked.
-func ghRun(ctx context.Context, verb string, args []string, self string, sys IO) error {
+func ghRun(ctx context.Context, verb string, args []string, self string, sys cmdutil.IO, version string) error {
 	o, rest, err := parseGh(verb, args)
 	if err != nil {
 		return err
@@ -378,42 +380,42 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 		var required []string
 		missing := false
 		for _, v := range o.fields {
-			if !v.field.Required || slices.Contains(hook.infers, v.field.Name) {
+			if !v.Field.Required || slices.Contains(hook.infers, v.Field.Name) {
 				continue
 			}
-			if v.field.Arg != "" { // a positional argument is asked for by its hook
+			if v.Field.Arg != "" { // a positional argument is asked for by its hook
 				continue
 			}
 			missing = missing || !o.given(v)
-			if v.switches != nil {
-				required = append(required, "`--"+strings.Join(slices.Sorted(maps.Keys(v.switches)), "` or `--")+"`")
+			if v.Switches != nil {
+				required = append(required, "`--"+strings.Join(slices.Sorted(maps.Keys(v.Switches)), "` or `--")+"`")
 			} else {
-				required = append(required, "`--"+v.field.Flag+"`")
+				required = append(required, "`--"+v.Field.Flag+"`")
 			}
 		}
 		if missing {
-			return usagef("gh %s: must provide %s%s when not running interactively", verb, strings.Join(required, " and "), hook.alt)
+			return cmdutil.Usagef("gh %s: must provide %s%s when not running interactively", verb, strings.Join(required, " and "), hook.alt)
 		}
 	}
 	env := newGhEnv(ctx, sys, self)
-	a := actFlags{Task: taskFlag(sys.Getenv("GHONCE_TASK")), Step: stepFlag(sys.Getenv("GHONCE_STEP")), Engine: newEngineFlags()}
-	a.GitHub.TrustAuthors = trustFromEnv(sys.Getenv)
-	if a.Engine.Settle, err = settleFromEnv(sys.Getenv, a.Engine.Settle); err != nil {
+	a := cmdutil.ActFlags{Task: cmdutil.TaskFlag(sys.Getenv("GHONCE_TASK")), Step: cmdutil.StepFlag(sys.Getenv("GHONCE_STEP")), Engine: cmdutil.NewEngineFlags()}
+	a.GitHub.TrustAuthors = cmdutil.TrustFromEnv(sys.Getenv)
+	if a.Engine.Settle, err = cmdutil.SettleFromEnv(sys.Getenv, a.Engine.Settle); err != nil {
 		return err
 	}
-	onChange, err := onChangeFromEnv(sys.Getenv)
+	onChange, err := cmdutil.OnChangeFromEnv(sys.Getenv)
 	if err != nil {
 		return err
 	}
-	task, err := a.Task.orEnv(sys.Getenv, sys.Err)
+	task, err := a.Task.OrEnv(sys.Getenv, sys.Err)
 	switch {
 	case err != nil && a.Task == "" && sys.Getenv("GITHUB_ACTIONS") != "true":
 		// Never run it unguarded: a rerun would duplicate it.
-		return usagef("gh %s is guarded by ghonce and needs a task: set GHONCE_TASK to the id of the work (the issue, the job), the same on every rerun; nothing was created", verb)
+		return cmdutil.Usagef("gh %s is guarded by ghonce and needs a task: set GHONCE_TASK to the id of the work (the issue, the job), the same on every rerun; nothing was created", verb)
 	case err != nil:
 		return err
 	}
-	a.Task = taskFlag(task) // derived once: runAction does not report it again
+	a.Task = cmdutil.TaskFlag(task) // derived once: runAction does not report it again
 
 	// The positional arguments (a number or a URL, which also names the
 	// repository); the target's repository: gh's -R, a URL, GH_REPO,
@@ -426,7 +428,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 		}
 		if len(rest) == 0 {
 			if !slices.Contains(hook.infers, fl.Name) {
-				return usagef("gh %s: pass the %s or its URL", verb, firstOf(fl.Help, strings.ToLower(fl.Arg)))
+				return cmdutil.Usagef("gh %s: pass the %s or its URL", verb, cmdutil.FirstOf(fl.Help, strings.ToLower(fl.Arg)))
 			}
 			continue
 		}
@@ -441,15 +443,15 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 		rest = rest[1:]
 	}
 	if len(rest) > 0 {
-		return usagef("gh %s: unexpected argument %q", verb, rest[len(rest)-1])
+		return cmdutil.Usagef("gh %s: unexpected argument %q", verb, rest[len(rest)-1])
 	}
-	repo, err := env.repo(firstOf(o.repo, fromURL))
+	repo, err := env.repo(cmdutil.FirstOf(o.repo, fromURL))
 	if err != nil {
 		return err
 	}
-	a.Repo = repoFlag(repo.String())
-	f := &factory{sys: env.sys, say: ghWords{}}
-	payload, err := gatherPayload(o.set, o.fields, nil, sys, nil, false)
+	a.Repo = cmdutil.RepoFlag(repo.String())
+	f := &cmdutil.Factory{IO: env.sys, Version: version, Say: ghWords{}}
+	payload, err := cmdutil.GatherPayload(o.set, o.fields, nil, sys, nil, false)
 	if err != nil {
 		return err
 	}
@@ -461,22 +463,22 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 			return err
 		}
 	}
-	spec, err := decodePayload(kind, payload)
+	spec, err := cmdutil.DecodePayload(kind, payload)
 	if err != nil {
 		return err
 	}
-	act := actOptions{f: f, flags: a, spec: spec, onChange: onChange, names: ghName, words: ghWords{}}
+	act := cmdutil.ActOptions{Factory: f, Flags: a, Spec: spec, OnChange: onChange, Names: ghName, Words: ghWords{}}
 	if !o.meta.Empty() {
 		var milestones chan *ghcheck.Milestones
 		if o.meta.Milestone != "" {
 			// Read beside the look-up and the create: -m then costs no
 			// round trip of its own after them.
-			act.before = func(ctx context.Context, c *ghcheck.Client) {
+			act.Before = func(ctx context.Context, c *ghcheck.Client) {
 				milestones = make(chan *ghcheck.Milestones, 1)
 				go func() { milestones <- c.ReadMilestones(ctx, repo) }()
 			}
 		}
-		act.after = func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error {
+		act.After = func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error {
 			m := o.meta
 			if milestones != nil {
 				m.Milestones = <-milestones
@@ -484,7 +486,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys IO)
 			return applyGhMetadata(ctx, c, repo, verb, res, m)
 		}
 	}
-	return runAction(ctx, act)
+	return cmdutil.RunAction(ctx, act)
 }
 
 // inferPR is gh pr create's inference: the head is the current branch,
@@ -514,7 +516,7 @@ func inferPR(ctx context.Context, g *ghCall, p map[string]any) error {
 		if err != nil {
 			return err
 		}
-		p["title"] = firstOf(p["title"].(string), title)
+		p["title"] = cmdutil.FirstOf(p["title"].(string), title)
 		if !o.given(o.field("body")) {
 			p["body"] = body
 		}
@@ -537,7 +539,7 @@ func inferPRNumber(ctx context.Context, g *ghCall, p map[string]any) error {
 	}
 	head, err := g.env.head(g.repo)
 	if err != nil {
-		return usagef("gh pr comment: pass the pull request's number or URL, or run it on the pull request's branch")
+		return cmdutil.Usagef("gh pr comment: pass the pull request's number or URL, or run it on the pull request's branch")
 	}
 	c, err := g.client(ctx)
 	if err != nil {
@@ -545,21 +547,11 @@ func inferPRNumber(ctx context.Context, g *ghCall, p map[string]any) error {
 	}
 	n, err := c.OpenPRForHead(ctx, g.repo, head)
 	if errors.Is(err, ghcheck.ErrNoOpenPR) {
-		return usagef("gh pr comment: no open pull request found for branch %s: pass its number or URL", head)
+		return cmdutil.Usagef("gh pr comment: no open pull request found for branch %s: pass its number or URL", head)
 	}
 	p["number"] = n
 	return err
 }
-
-// inWords is an error in a front's own words, the original kept for
-// errors.As and the exit code.
-type inWords struct {
-	msg string
-	err error
-}
-
-func (e *inWords) Error() string { return e.msg }
-func (e *inWords) Unwrap() error { return e.err }
 
 // ghNames are the fields gh takes under another name than --FIELD, and the
 // two the shim reads from the environment.
@@ -581,14 +573,14 @@ func ghName(field string) string {
 // ghWords says the shim's options: gh's flags (-R), and the settings gh
 // has no flag for as the environment variables the shim reads
 // (GHONCE_STEP=NAME, GHONCE_TRUST_AUTHOR=LOGIN).
-type ghWords struct{ flagWords }
+type ghWords struct{ cmdutil.FlagWords }
 
 func (w ghWords) Name(o effect.Option) string {
 	if o.Name == "wait" {
 		return "" // gh has no such flag, and the shim reads no variable for it
 	}
 	if !ghEnvOnly[o.Name] {
-		return w.flagWords.Name(o)
+		return w.FlagWords.Name(o)
 	}
 	n := "GHONCE_" + strings.ToUpper(strings.ReplaceAll(o.Name, "-", "_"))
 	if o.Value != "" {
@@ -599,7 +591,7 @@ func (w ghWords) Name(o effect.Option) string {
 
 func (w ghWords) Set(o effect.Option) string {
 	if !ghEnvOnly[o.Name] {
-		return w.flagWords.Set(o)
+		return w.FlagWords.Set(o)
 	}
 	return "set " + w.Name(o)
 }
@@ -635,37 +627,13 @@ func applyGhMetadata(ctx context.Context, c *ghcheck.Client, repo ghcheck.Repo, 
 		b.WriteString("\n  " + line)
 	}
 	b.WriteString("\nfix that and rerun the same command: it creates nothing again and sends only what is missing")
-	return &inWords{msg: b.String(), err: err}
+	return &cmdutil.InWords{Msg: b.String(), Err: err}
 }
 
 // canPrompt is gh's IOStreams.CanPrompt: standard input and output are
 // terminals and GH_PROMPT_DISABLED is unset.
-func canPrompt(sys IO) bool {
-	return sys.Getenv("GH_PROMPT_DISABLED") == "" && sys.isTerminal(sys.In) && sys.isTerminal(sys.Out)
-}
-
-// isTerminal reports whether stream (sys.In, sys.Out or sys.Err) is a
-// terminal.
-func (sys IO) isTerminal(stream any) bool {
-	if sys.IsTerminal != nil {
-		return sys.IsTerminal(stream)
-	}
-	f, ok := stream.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// settleFromEnv is GHONCE_SETTLE, a Go duration ("0" waits not at all), as
-// the default of --settle; def when it is unset.
-func settleFromEnv(getenv func(string) string, def time.Duration) (time.Duration, error) {
-	v := strings.TrimSpace(getenv("GHONCE_SETTLE"))
-	if v == "" {
-		return def, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, usagef("GHONCE_SETTLE=%q is not a duration: want e.g. 15s, 500ms or 0 (no wait)", v)
-	}
-	return d, nil
+func canPrompt(sys cmdutil.IO) bool {
+	return sys.Getenv("GH_PROMPT_DISABLED") == "" && sys.OnTerminal(sys.In) && sys.OnTerminal(sys.Out)
 }
 
 // parseGhTarget parses a comment's target: a number, or a pull request or
@@ -684,7 +652,7 @@ func parseGhTarget(s string) (int, string, error) {
 			}
 		}
 	}
-	return 0, "", usagef("invalid number or URL %q: want e.g. 42 or https://github.com/OWNER/NAME/pull/42", s)
+	return 0, "", cmdutil.Usagef("invalid number or URL %q: want e.g. 42 or https://github.com/OWNER/NAME/pull/42", s)
 }
 
 // parseGhRepo parses gh's -R forms: OWNER/NAME, HOST/OWNER/NAME or a URL.
@@ -699,11 +667,11 @@ func parseGhRepo(s, host string) (ghcheck.Repo, error) {
 		named, t = parts[0], parts[1]+"/"+parts[2]
 	}
 	if named != "" && !strings.EqualFold(named, host) {
-		return ghcheck.Repo{}, usagef("repository %q is on %s, not %s: set GH_HOST=%s (and its token) to act there", s, named, host, named)
+		return ghcheck.Repo{}, cmdutil.Usagef("repository %q is on %s, not %s: set GH_HOST=%s (and its token) to act there", s, named, host, named)
 	}
 	r, err := ghcheck.ParseRepo(t)
 	if err != nil {
-		return r, usage(err)
+		return r, cmdutil.Usage(err)
 	}
 	return r, nil
 }

@@ -1,4 +1,6 @@
-package cli
+// Package auditcmd is `ghonce audit`: the duplicates on GitHub, found
+// and, with --apply, settled through the engine.
+package auditcmd
 
 import (
 	"context"
@@ -13,19 +15,21 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/internal/audit"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/ledger/store"
 )
 
 // auditOptions is `ghonce audit`.
 type auditOptions struct {
-	f       *factory
-	Ledger  ledgerFlag
-	Repo    repoFlag
+	f       *cmdutil.Factory
+	Ledger  cmdutil.LedgerFlag
+	Repo    cmdutil.RepoFlag
 	JSON    bool
-	Engine  engineFlags // --wait and --settle, for --apply's writes
-	GitHub  gitHubFlags
+	Engine  cmdutil.EngineFlags // --wait and --settle, for --apply's writes
+	GitHub  cmdutil.GitHubFlags
 	Since   string
 	Authors []string
 	Kinds   []string
@@ -35,8 +39,10 @@ type auditOptions struct {
 	HumanToo bool
 }
 
-func newCmdAudit(f *factory, runF func(*auditOptions) error) *cobra.Command {
-	opts := &auditOptions{f: f, Engine: newEngineFlags()}
+// NewCmdAudit is `ghonce audit`; runF, when a test gives one, gets the
+// parsed options instead of the run.
+func NewCmdAudit(f *cmdutil.Factory, runF func(*auditOptions) error) *cobra.Command {
+	opts := &auditOptions{f: f, Engine: cmdutil.NewEngineFlags()}
 	c := &cobra.Command{
 		Use:   "audit [--repo O/R] [--since 30d] [--author LOGIN]... [--kind issue,pr,comment,review-comment,review,release,labels] [--json] [--summary FILE] [--apply]",
 		Short: "Find the duplicates earlier runs left on a repository, and settle them once with --apply",
@@ -94,7 +100,7 @@ Exit codes: 0 no open duplicate, 6 open duplicates found (after --apply: left
 open; acknowledged ones do not count), 1 error, 2 usage.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runOr(c.Context(), opts, runF, auditRun)
+			return cmdutil.RunOr(c.Context(), opts, runF, auditRun)
 		},
 	}
 	c.Flags().StringVar(&opts.Since, "since", "30d", "read issues, pull requests and comments updated since this long ago (30d, 12h, 2w) or this date (2026-11-01); 0 for all")
@@ -103,12 +109,12 @@ open; acknowledged ones do not count), 1 error, 2 usage.`,
 	c.Flags().StringVar(&opts.Summary, "summary", "", "also write the report as Markdown to FILE (e.g. $GITHUB_STEP_SUMMARY; appended to)")
 	c.Flags().BoolVar(&opts.Apply, "apply", false, "settle the duplicates (default: a dry run that says what it would do)")
 	c.Flags().BoolVar(&opts.HumanToo, "include-human", false, "with --apply, also settle duplicates a person acted on")
-	addLedgerFlag(c, &opts.Ledger)
-	addRepoFlag(c, &opts.Repo)
-	addJSONFlag(c, &opts.JSON)
-	addWaitFlag(c, &opts.Engine.Wait)
-	addSettleFlag(c, &opts.Engine.Settle)
-	addGitHubFlags(c, &opts.GitHub)
+	cmdutil.AddLedgerFlag(c, &opts.Ledger)
+	cmdutil.AddRepoFlag(c, &opts.Repo)
+	cmdutil.AddJSONFlag(c, &opts.JSON)
+	cmdutil.AddWaitFlag(c, &opts.Engine.Wait)
+	cmdutil.AddSettleFlag(c, &opts.Engine.Settle)
+	cmdutil.AddGitHubFlags(c, &opts.GitHub)
 	return c
 }
 
@@ -123,20 +129,15 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 			return t, nil
 		}
 	}
-	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
-	if u, ok := unit[s[len(s)-1]]; ok {
-		if n, err := strconv.Atoi(s[:len(s)-1]); err == nil && n > 0 {
-			return now.Add(-time.Duration(n) * u), nil
-		}
-	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
+	if d, err := cmdutil.ParseAge(s); err == nil {
 		return now.Add(-d), nil
 	}
-	return time.Time{}, usagef("invalid --since %q: want a duration such as 30d, 12h or 2w, a date such as 2026-11-01, or 0 for all", s)
+	return time.Time{}, cmdutil.Usagef("invalid --since %q: want a duration such as 30d, 12h or 2w, a date such as 2026-11-01, or 0 for all", s)
 }
 
 // auditJSON is what audit prints with --json.
 type auditJSON struct {
-	outcomeJSON
+	cmdutil.OutcomeJSON
 	*audit.Report
 	Requests int64 `json:"requests"`
 	// Actions is what --apply did, or would do on a dry run.
@@ -160,15 +161,15 @@ type auditAction struct {
 
 func auditRun(ctx context.Context, opts *auditOptions) error {
 	f := opts.f
-	repoName, err := opts.Repo.orEnv(f.sys.Getenv)
+	repoName, err := opts.Repo.OrEnv(f.IO.Getenv)
 	if err != nil {
 		return err
 	}
-	r, err := parseRepo(repoName)
+	r, err := cmdutil.ParseRepo(repoName)
 	if err != nil {
 		return err
 	}
-	since, err := parseSince(opts.Since, f.sys.Now())
+	since, err := parseSince(opts.Since, f.IO.Now())
 	if err != nil {
 		return err
 	}
@@ -176,11 +177,11 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 	for _, k := range opts.Kinds {
 		k = strings.TrimSpace(k)
 		if !slices.Contains(audit.AllKinds, k) {
-			return usagef("invalid --kind %q: want issue, pr, comment, review-comment, review, release, labels or branch", k)
+			return cmdutil.Usagef("invalid --kind %q: want issue, pr, comment, review-comment, review, release, labels or branch", k)
 		}
 		kinds = append(kinds, k)
 	}
-	gh, err := f.github(ctx, opts.GitHub, opts.Repo)
+	gh, err := f.GitHub(ctx, opts.GitHub, opts.Repo)
 	if err != nil {
 		return err
 	}
@@ -188,9 +189,9 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 	// needs it (made when missing); a dry run reads it when there is one.
 	var l *store.Opened
 	if opts.Apply {
-		l, err = f.openLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateForAction}, opts.Repo, gh)
-	} else if l, err = f.openLedgerToRead(ctx, opts.Ledger, opts.Repo); err != nil {
-		f.logf("audit: no ledger to read (%v): the artifacts' own markers and labels alone say which keys are apart", err)
+		l, err = f.OpenLedgerWith(ctx, opts.Ledger, store.Options{Create: store.CreateForAction}, opts.Repo, gh)
+	} else if l, err = f.OpenLedgerToRead(ctx, opts.Ledger, opts.Repo); err != nil {
+		f.Logf("audit: no ledger to read (%v): the artifacts' own markers and labels alone say which keys are apart", err)
 		l, err = nil, nil
 	}
 	if err != nil {
@@ -203,7 +204,7 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 			return err
 		}
 	}
-	prog := newAuditProgress(f.sys.Err)
+	prog := newAuditProgress(f.IO.Err)
 	rep, err := audit.Find(ctx, gh, audit.Options{Repo: r, Since: since, Authors: opts.Authors, Kinds: kinds, Progress: prog.tell, Recorded: recorded.keyOf})
 	prog.done()
 	if err != nil {
@@ -234,35 +235,35 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 		}
 	}
 	if opts.JSON {
-		out := auditJSON{outcomeJSON: succeeded(), Report: rep, Requests: st.Requests, Actions: actions, Applied: opts.Apply}
+		out := auditJSON{OutcomeJSON: cmdutil.Succeeded(), Report: rep, Requests: st.Requests, Actions: actions, Applied: opts.Apply}
 		if out.Actions == nil {
 			out.Actions = []auditAction{}
 		}
 		switch {
 		case failed > 0:
-			out.outcomeJSON = outcomeJSON{ExitCode: ExitError}
+			out.OutcomeJSON = cmdutil.OutcomeJSON{ExitCode: failure.ExitError}
 		case left > 0:
-			out.outcomeJSON = outcomeJSON{ExitCode: ExitDuplicates}
+			out.OutcomeJSON = cmdutil.OutcomeJSON{ExitCode: failure.ExitDuplicates}
 		}
-		if err := f.writeJSON(out); err != nil {
+		if err := f.WriteJSON(out); err != nil {
 			return err
 		}
 	} else {
-		printAuditTable(f.sys.Out, rep, actions, opts.Apply)
+		printAuditTable(f.IO.Out, rep, actions, opts.Apply)
 	}
-	fmt.Fprintf(f.sys.Err, "ghonce: audit of %s: %d %s, %d open %s%s; read %d %s, %d %s, %d %s in %d GitHub %s\n",
-		r, len(rep.Groups), plural(len(rep.Groups), "group", "groups"), left, plural(left, "duplicate", "duplicates"), leftWord(opts.Apply),
-		rep.Listed.Issues, plural(rep.Listed.Issues, "issue", "issues"), rep.Listed.PRs, plural(rep.Listed.PRs, "pull request", "pull requests"),
-		rep.Listed.Comments, plural(rep.Listed.Comments, "comment", "comments"), st.Requests, plural(int(st.Requests), "request", "requests"))
+	fmt.Fprintf(f.IO.Err, "ghonce: audit of %s: %d %s, %d open %s%s; read %d %s, %d %s, %d %s in %d GitHub %s\n",
+		r, len(rep.Groups), cmdutil.Plural(len(rep.Groups), "group", "groups"), left, cmdutil.Plural(left, "duplicate", "duplicates"), leftWord(opts.Apply),
+		rep.Listed.Issues, cmdutil.Plural(rep.Listed.Issues, "issue", "issues"), rep.Listed.PRs, cmdutil.Plural(rep.Listed.PRs, "pull request", "pull requests"),
+		rep.Listed.Comments, cmdutil.Plural(rep.Listed.Comments, "comment", "comments"), st.Requests, cmdutil.Plural(int(st.Requests), "request", "requests"))
 	if !opts.Apply && len(actions) > 0 {
-		fmt.Fprintln(f.sys.Err, "ghonce: a dry run: nothing was changed; --apply makes the writes listed")
+		fmt.Fprintln(f.IO.Err, "ghonce: a dry run: nothing was changed; --apply makes the writes listed")
 	}
 	if failed > 0 {
-		fmt.Fprintf(f.sys.Err, "ghonce: audit: %d %s failed; rerun 'ghonce audit --apply': what was done is not done again\n", failed, plural(failed, "write", "writes"))
-		return &silentError{ExitError}
+		fmt.Fprintf(f.IO.Err, "ghonce: audit: %d %s failed; rerun 'ghonce audit --apply': what was done is not done again\n", failed, cmdutil.Plural(failed, "write", "writes"))
+		return &cmdutil.SilentError{Code: failure.ExitError}
 	}
 	if left > 0 {
-		return &silentError{ExitDuplicates}
+		return &cmdutil.SilentError{Code: failure.ExitDuplicates}
 	}
 	return nil
 }
@@ -331,7 +332,7 @@ func printAuditTable(w io.Writer, rep *audit.Report, actions []auditAction, appl
 			for _, d := range g.Duplicates {
 				after := apart(d)
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Kind, g.Evidence, g.Keep.Ref(g.Kind), d.Ref(g.Kind), after,
-					yesNo(d.Open), orDash(d.Human), d.Author, actionWord(actions, g.Kind, d, applied))
+					yesNo(d.Open), cmdutil.OrDash(d.Human), d.Author, actionWord(actions, g.Kind, d, applied))
 			}
 		}
 		_ = tw.Flush()
@@ -405,13 +406,13 @@ func writeAuditSummary(path string, rep *audit.Report, actions []auditAction, ap
 	var b strings.Builder
 	fmt.Fprintf(&b, "## ghonce audit of %s\n\n", rep.Repo)
 	open := rep.OpenDuplicates
-	fmt.Fprintf(&b, "%d %s, %d open %s; %d GitHub requests.\n\n", len(rep.Groups), plural(len(rep.Groups), "group", "groups"), open, plural(open, "duplicate", "duplicates"), requests)
+	fmt.Fprintf(&b, "%d %s, %d open %s; %d GitHub requests.\n\n", len(rep.Groups), cmdutil.Plural(len(rep.Groups), "group", "groups"), open, cmdutil.Plural(open, "duplicate", "duplicates"), requests)
 	if len(rep.Groups) > 0 {
 		b.WriteString("| kind | evidence | keep | duplicate | open | human | author | action |\n|---|---|---|---|---|---|---|---|\n")
 		for _, g := range rep.Groups {
 			for _, d := range g.Duplicates {
 				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", g.Kind, g.Evidence, mdLink(g.Keep.Ref(g.Kind), g.Keep.URL), mdLink(d.Ref(g.Kind), d.URL),
-					yesNo(d.Open), mdCell(orDash(d.Human)), mdCell(d.Author), mdCell(actionWord(actions, g.Kind, d, applied)))
+					yesNo(d.Open), mdCell(cmdutil.OrDash(d.Human)), mdCell(d.Author), mdCell(actionWord(actions, g.Kind, d, applied)))
 			}
 		}
 		b.WriteString("\n")
@@ -421,7 +422,7 @@ func writeAuditSummary(path string, rep *audit.Report, actions []auditAction, ap
 	}
 	fl, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return usagef("write --summary: %v", err)
+		return cmdutil.Usagef("write --summary: %v", err)
 	}
 	if _, err := fl.WriteString(b.String()); err != nil {
 		fl.Close()
@@ -451,7 +452,7 @@ type auditProgress struct {
 }
 
 func newAuditProgress(w io.Writer) *auditProgress {
-	return &auditProgress{w: w, on: isTerminal(w)}
+	return &auditProgress{w: w, on: cmdutil.IsTerminal(w)}
 }
 
 func (p *auditProgress) tell(what string, n int) {

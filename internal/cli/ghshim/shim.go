@@ -1,4 +1,4 @@
-package cli
+package ghshim
 
 import (
 	"errors"
@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 )
 
-// newCmdShim is `ghonce shim DIR`: a gh symlink to this binary in DIR.
-func newCmdShim(f *factory) *cobra.Command {
+// NewCmdShim is `ghonce shim DIR`: a gh symlink to this binary in DIR.
+func NewCmdShim(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "shim DIR",
 		Short: "Put a guarded gh in DIR (a symlink to ghonce) and print the PATH line",
@@ -38,8 +40,8 @@ GHONCE_TRUST_AUTHOR (logins, separated by commas) --trust-author.
 	}
 }
 
-func shimRun(f *factory, dir string) error {
-	exe, err := f.sys.Executable()
+func shimRun(f *cmdutil.Factory, dir string) error {
+	exe, err := f.IO.Executable()
 	if err != nil {
 		return fmt.Errorf("find ghonce's own path: %w", err)
 	}
@@ -48,7 +50,7 @@ func shimRun(f *factory, dir string) error {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return usagef("shim directory %q: %v", dir, err)
+		return cmdutil.Usagef("shim directory %q: %v", dir, err)
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return fmt.Errorf("create shim directory: %w", err)
@@ -58,14 +60,14 @@ func shimRun(f *factory, dir string) error {
 	case err == nil && cur == exe:
 		// Already in place.
 	case err == nil || !errors.Is(err, fs.ErrNotExist):
-		return usagef("%s exists and is not a link to %s: remove it or choose another directory (ghonce never overwrites a file)", link, exe)
+		return cmdutil.Usagef("%s exists and is not a link to %s: remove it or choose another directory (ghonce never overwrites a file)", link, exe)
 	default:
 		if err := os.Symlink(exe, link); err != nil {
 			return fmt.Errorf("create shim: %w", err)
 		}
 	}
-	fmt.Fprintf(f.sys.Err, "ghonce: %s -> %s; put %s first on PATH:\n", link, exe, abs)
-	fmt.Fprintf(f.sys.Out, "export PATH=%s:\"$PATH\"\n", shellQuote(abs))
+	fmt.Fprintf(f.IO.Err, "ghonce: %s -> %s; put %s first on PATH:\n", link, exe, abs)
+	fmt.Fprintf(f.IO.Out, "export PATH=%s:\"$PATH\"\n", shellQuote(abs))
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 // What ghonce does differently inside a GitHub Actions job and when it
 // authenticates as a GitHub App. The verbs call these with one line each;
@@ -24,28 +24,28 @@ import (
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// appFlags say which GitHub App to authenticate as.
-type appFlags struct {
+// AppFlags say which GitHub App to authenticate as.
+type AppFlags struct {
 	id, keyFile, installation string
 }
 
-func addAppFlags(c *cobra.Command, a *appFlags) {
+func addAppFlags(c *cobra.Command, a *AppFlags) {
 	pf := c.Flags()
 	pf.StringVar(&a.id, "app-id", "", "authenticate as the GitHub App with this App ID (default $GHONCE_APP_ID); its SLUG[bot] counts as ours")
 	pf.StringVar(&a.keyFile, "app-private-key-file", "", "the App's private key (.pem) (default $GHONCE_APP_PRIVATE_KEY_FILE, or the PEM text in $GHONCE_APP_PRIVATE_KEY)")
 	pf.StringVar(&a.installation, "app-installation-id", "", "the App's installation (default $GHONCE_APP_INSTALLATION_ID, else the installation on --repo)")
 }
 
-// actionsTask is the task derived from the runner when neither --task nor
+// ActionsTask is the task derived from the runner when neither --task nor
 // GHONCE_TASK is given inside GitHub Actions ("" outside), printed so the
 // log shows which task a run used.
-func actionsTask(getenv func(string) string, errOut io.Writer) (string, error) {
+func ActionsTask(getenv func(string) string, errOut io.Writer) (string, error) {
 	if _, ok := actions.Detect(getenv); !ok {
 		return "", nil
 	}
 	task, why, err := actions.DefaultTask(getenv, os.ReadFile)
 	if err != nil {
-		return "", usagef("%w: %s", err, wordsFor(getenv).Set(effect.Option{Name: "task", Value: "ID"}))
+		return "", Usagef("%w: %s", err, WordsFor(getenv).Set(effect.Option{Name: "task", Value: "ID"}))
 	}
 	if errOut != nil {
 		fmt.Fprintf(errOut, "ghonce: task %s (from the %s; set the task yourself in matrix jobs or when one job makes several of the same kind)\n", task, why)
@@ -56,26 +56,26 @@ func actionsTask(getenv func(string) string, errOut io.Writer) (string, error) {
 // githubOptions authenticate with the token, or as a GitHub App when one is
 // configured; inside Actions, github-actions[bot] counts as ours when the
 // token cannot read /user (the job's GITHUB_TOKEN).
-func (f *factory) githubOptions(ctx context.Context, who gitHubFlags, repo repoFlag) (ghcheck.Options, error) {
-	tel := f.telemetry(false)
-	opts := ghcheck.Options{BaseURL: f.sys.Getenv("GITHUB_API_URL"), TrustedAuthors: who.TrustAuthors, UserAgent: "ghonce", Logf: f.logf,
-		Metrics: tel.metrics, Tracer: tel.tracer}
+func (f *Factory) githubOptions(ctx context.Context, who GitHubFlags, repo RepoFlag) (ghcheck.Options, error) {
+	tel := f.Telemetry(false)
+	opts := ghcheck.Options{BaseURL: f.IO.Getenv("GITHUB_API_URL"), TrustedAuthors: who.TrustAuthors, UserAgent: "ghonce", Logf: f.Logf,
+		Metrics: tel.Metrics, Tracer: tel.Tracer}
 	var err error
-	if opts.Budget, err = budgetFromEnv(f.sys.Getenv); err != nil {
+	if opts.Budget, err = budgetFromEnv(f.IO.Getenv); err != nil {
 		return opts, err
 	}
-	if f.sys.Sleep != nil { // a test's clock: the pacer waits on it
-		opts.Budget.Now, opts.Budget.Sleep = f.sys.Now, f.sys.Sleep
+	if f.IO.Sleep != nil { // a test's clock: the pacer waits on it
+		opts.Budget.Now, opts.Budget.Sleep = f.IO.Now, f.IO.Sleep
 	}
-	app, err := f.githubApp(who.App, repo)
+	app, err := f.GitHubApp(who.App, repo)
 	if err != nil {
 		return opts, err
 	}
 	if app == nil {
-		if opts.Token, err = f.token(); err != nil {
+		if opts.Token, err = f.Token(); err != nil {
 			return opts, err
 		}
-		if actions.AssumeActionsBot(f.sys.Getenv, opts.Token) {
+		if actions.AssumeActionsBot(f.IO.Getenv, opts.Token) {
 			opts.InstallationAuthors = []string{actions.ActionsBot}
 		}
 		return opts, nil
@@ -91,47 +91,47 @@ func (f *factory) githubOptions(ctx context.Context, who gitHubFlags, repo repoF
 	}
 	opts.TrustedAuthors = append(slices.Clip(opts.TrustedAuthors), bot)
 	opts.TokenSource = app.TokenSource(ctx)
-	fmt.Fprintf(f.sys.Err, "ghonce: authenticated as GitHub App %s; artifacts by %s count as ours\n", strings.TrimSuffix(bot, "[bot]"), bot)
+	fmt.Fprintf(f.IO.Err, "ghonce: authenticated as GitHub App %s; artifacts by %s count as ours\n", strings.TrimSuffix(bot, "[bot]"), bot)
 	return opts, nil
 }
 
-// githubApp is the GitHub App the flags a or the environment configure,
+// GitHubApp is the GitHub App the flags a or the environment configure,
 // nil when none is; repo (--repo, else the environment's) finds its
 // installation when none is given.
-func (f *factory) githubApp(a appFlags, repo repoFlag) (*appauth.App, error) {
-	env, w := f.sys.Getenv, f.words()
-	id := firstOf(a.id, env("GHONCE_APP_ID"))
+func (f *Factory) GitHubApp(a AppFlags, repo RepoFlag) (*appauth.App, error) {
+	env, w := f.IO.Getenv, f.words()
+	id := FirstOf(a.id, env("GHONCE_APP_ID"))
 	if id == "" {
 		return nil, nil
 	}
 	appID, err := strconv.ParseInt(strings.TrimSpace(id), 10, 64)
 	if err != nil || appID <= 0 {
-		return nil, usagef("invalid GitHub App id %q: want the numeric App ID from the app's settings page (%s)", id, w.Name(effect.Option{Name: "app-id"}))
+		return nil, Usagef("invalid GitHub App id %q: want the numeric App ID from the app's settings page (%s)", id, w.Name(effect.Option{Name: "app-id"}))
 	}
 	var key []byte
-	switch file := firstOf(a.keyFile, env("GHONCE_APP_PRIVATE_KEY_FILE")); {
+	switch file := FirstOf(a.keyFile, env("GHONCE_APP_PRIVATE_KEY_FILE")); {
 	case file != "":
 		if key, err = os.ReadFile(file); err != nil {
-			return nil, usagef("read GitHub App private key: %v: check %s", err, w.Name(effect.Option{Name: "app-private-key"}))
+			return nil, Usagef("read GitHub App private key: %v: check %s", err, w.Name(effect.Option{Name: "app-private-key"}))
 		}
 	case env("GHONCE_APP_PRIVATE_KEY") != "":
 		key = []byte(env("GHONCE_APP_PRIVATE_KEY"))
 	default:
-		return nil, usagef("GitHub App %d has no private key: %s", appID, w.Set(effect.Option{Name: "app-private-key"}))
+		return nil, Usagef("GitHub App %d has no private key: %s", appID, w.Set(effect.Option{Name: "app-private-key"}))
 	}
 	var inst int64
-	if s := firstOf(a.installation, env("GHONCE_APP_INSTALLATION_ID")); s != "" {
+	if s := FirstOf(a.installation, env("GHONCE_APP_INSTALLATION_ID")); s != "" {
 		if inst, err = strconv.ParseInt(strings.TrimSpace(s), 10, 64); err != nil || inst <= 0 {
-			return nil, usagef("invalid GitHub App installation id %q: want a number (%s)", s, w.Name(effect.Option{Name: "app-installation-id"}))
+			return nil, Usagef("invalid GitHub App installation id %q: want a number (%s)", s, w.Name(effect.Option{Name: "app-installation-id"}))
 		}
 	}
-	cfg := appauth.Config{AppID: appID, PrivateKey: key, InstallationID: inst, BaseURL: env("GITHUB_API_URL"), Now: f.sys.Now, Minted: f.mintedToken}
+	cfg := appauth.Config{AppID: appID, PrivateKey: key, InstallationID: inst, BaseURL: env("GITHUB_API_URL"), Now: f.IO.Now, Minted: f.mintedToken}
 	if inst == 0 {
-		repo, err := repo.orEnv(env)
+		repo, err := repo.OrEnv(env)
 		if err != nil {
-			return nil, usagef("no installation for GitHub App %d and no repository to find it in: %s, or %s", appID, w.Set(effect.Option{Name: "app-installation-id"}), w.Set(effect.Option{Name: "repo", Value: "OWNER/NAME"}))
+			return nil, Usagef("no installation for GitHub App %d and no repository to find it in: %s, or %s", appID, w.Set(effect.Option{Name: "app-installation-id"}), w.Set(effect.Option{Name: "repo", Value: "OWNER/NAME"}))
 		}
-		r, err := parseRepo(repo)
+		r, err := ParseRepo(repo)
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +139,7 @@ func (f *factory) githubApp(a appFlags, repo repoFlag) (*appauth.App, error) {
 	}
 	app, err := appauth.New(cfg)
 	if errors.Is(err, appauth.ErrBadKey) {
-		return nil, usage(err)
+		return nil, Usage(err)
 	}
 	return app, err
 }
@@ -149,14 +149,15 @@ func (f *factory) githubApp(a appFlags, repo repoFlag) (*appauth.App, error) {
 // used. The gh shim does not ask: its output goes to whoever called gh (an
 // agent reading it, not the runner), and the request would show the token
 // to them.
-func (f *factory) mintedToken(tok string) {
+func (f *Factory) mintedToken(tok string) {
 	f.minted.Add(tok)
-	if _, ok := actions.Detect(f.sys.Getenv); ok && f.say == nil {
-		fmt.Fprintln(f.sys.Err, actions.Mask(tok))
+	if _, ok := actions.Detect(f.IO.Getenv); ok && f.Say == nil {
+		fmt.Fprintln(f.IO.Err, actions.Mask(tok))
 	}
 }
 
-func firstOf(ss ...string) string {
+// FirstOf is the first of ss that is not empty, else "".
+func FirstOf(ss ...string) string {
 	for _, s := range ss {
 		if s != "" {
 			return s
@@ -167,8 +168,8 @@ func firstOf(ss ...string) string {
 
 // reportToActions writes a successful action's step outputs and job
 // summary line when running inside GitHub Actions.
-func (f *factory) reportToActions(r *reconcile.Result) error {
-	env, ok := actions.Detect(f.sys.Getenv)
+func (f *Factory) reportToActions(r *reconcile.Result) error {
+	env, ok := actions.Detect(f.IO.Getenv)
 	if !ok {
 		return nil
 	}
@@ -183,22 +184,22 @@ func (f *factory) reportToActions(r *reconcile.Result) error {
 	return actions.AppendSummary(env.Summary, res.SummaryLine())
 }
 
-// annotateForActions reports a failed run as a workflow command (::error::
+// AnnotateForActions reports a failed run as a workflow command (::error::
 // or ::warning:: with the hint to re-run) and a job-summary line, in w
 // (the words of the front that ran) and scrubbed of secrets (the run's:
-// runSecrets), when running inside GitHub Actions.
-func annotateForActions(sys IO, code int, err error, w effect.Words, secrets []string) {
+// RunSecrets), when running inside GitHub Actions.
+func AnnotateForActions(sys IO, code int, err error, w effect.Words, secrets []string) {
 	env, ok := actions.Detect(sys.Getenv)
-	if !ok || code == ExitOK || err == nil {
+	if !ok || code == failure.ExitOK || err == nil {
 		return
 	}
 	msg := failure.Say(err, w)
-	var se *silentError
+	var se *SilentError
 	if errors.As(err, &se) {
 		msg = map[int]string{
-			ExitUnconfirmed: "some entries could not be settled: GitHub could not answer, or another process holds them; the log above names them.",
-			ExitStale:       "ledger entries have been attempting longer than " + wordsFor(sys.Getenv).Name(effect.Option{Name: "stale"}) + ": a person is needed; run `ghonce status` to see them, then `ghonce resolve KEY --done` or `--retry`.",
-			ExitDuplicates:  "audit found open duplicates (in the job summary): `ghonce audit --apply` settles this token's own; label one `ghonce-audit:keep` to keep both.",
+			failure.ExitUnconfirmed: "some entries could not be settled: GitHub could not answer, or another process holds them; the log above names them.",
+			failure.ExitStale:       "ledger entries have been attempting longer than " + WordsFor(sys.Getenv).Name(effect.Option{Name: "stale"}) + ": a person is needed; run `ghonce status` to see them, then `ghonce resolve KEY --done` or `--retry`.",
+			failure.ExitDuplicates:  "audit found open duplicates (in the job summary): `ghonce audit --apply` settles this token's own; label one `ghonce-audit:keep` to keep both.",
 		}[code]
 		if msg == "" {
 			msg = fmt.Sprintf("ghonce exited %d; see the log above.", code)
@@ -211,17 +212,17 @@ func annotateForActions(sys IO, code int, err error, w effect.Words, secrets []s
 	}
 }
 
-// envSecrets are the secrets a run reads from its environment, which no
+// EnvSecrets are the secrets a run reads from its environment, which no
 // output may show: GitHub tokens, the App's key, the ledger's password,
 // the MCP server's bearer token.
-func envSecrets(getenv func(string) string) []string {
+func EnvSecrets(getenv func(string) string) []string {
 	return []string{getenv("GH_TOKEN"), getenv("GITHUB_TOKEN"), getenv("GITHUB_PERSONAL_ACCESS_TOKEN"), getenv("GHONCE_APP_PRIVATE_KEY"),
 		getenv("PGPASSWORD"), getenv(actions.JobTokenEnv), getenv("GHONCE_MCP_AUTH_TOKEN")}
 }
 
-// runSecrets are envSecrets and the installation tokens this run minted.
-func (f *factory) runSecrets() []string {
-	return append(envSecrets(f.sys.Getenv), f.minted.Values()...)
+// RunSecrets are EnvSecrets and the installation tokens this run minted.
+func (f *Factory) RunSecrets() []string {
+	return append(EnvSecrets(f.IO.Getenv), f.minted.Values()...)
 }
 
 // warn tells the user of a run that succeeded with a warning: a line on
@@ -229,10 +230,10 @@ func (f *factory) runSecrets() []string {
 // run's page shows (a plain line is seen only by whoever opens the log),
 // its advice in the action's inputs' words when the ghonce action runs
 // this process ("on-change: update", not "--on-change update").
-func (f *factory) warn(msg string) {
-	if _, ok := actions.Detect(f.sys.Getenv); ok {
-		fmt.Fprintln(f.sys.Err, actions.Warn(msg, f.runSecrets()))
+func (f *Factory) warn(msg string) {
+	if _, ok := actions.Detect(f.IO.Getenv); ok {
+		fmt.Fprintln(f.IO.Err, actions.Warn(msg, f.RunSecrets()))
 		return
 	}
-	fmt.Fprintln(f.sys.Err, "ghonce: warning: "+msg)
+	fmt.Fprintln(f.IO.Err, "ghonce: warning: "+msg)
 }

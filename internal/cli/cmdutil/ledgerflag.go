@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"errors"
@@ -7,22 +7,23 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// ledgerFlag is --ledger: the ledger's location. An empty value is refused
+// LedgerFlag is --ledger: the ledger's location. An empty value is refused
 // when the flag is parsed (exit 2): an empty --ledger (an unset variable in
 // a script) must not quietly mean the default ledger, nor a file made in
 // the working tree.
-type ledgerFlag string
+type LedgerFlag string
 
-func addLedgerFlag(c *cobra.Command, l *ledgerFlag) {
+// AddLedgerFlag adds --ledger, the ledger's location.
+func AddLedgerFlag(c *cobra.Command, l *LedgerFlag) {
 	c.Flags().Var(l, "ledger", "ledger file (default $GHONCE_LEDGER, else $XDG_STATE_HOME/ghonce/ledger.db)")
 }
 
-func (l *ledgerFlag) String() string { return string(*l) }
-func (l *ledgerFlag) Type() string   { return "string" }
-func (l *ledgerFlag) Set(s string) error {
+func (l *LedgerFlag) String() string { return string(*l) }
+func (l *LedgerFlag) Type() string   { return "string" }
+func (l *LedgerFlag) Set(s string) error {
 	if strings.TrimSpace(s) == "" {
 		return errors.New("the ledger location is empty: give a file path or a postgres:// URL, or leave --ledger out for the default")
 	}
-	*l = ledgerFlag(s)
+	*l = LedgerFlag(s)
 	return nil
 }

@@ -1,4 +1,9 @@
-package cli
+// Package cmdutil is what ghonce's programs share, as gh CLI's cmdutil is
+// its commands': the Factory that opens the ledger, the GitHub client and
+// the engine only when a command asks; the flags several commands read;
+// the run of one action (RunAction); the --json envelope, usage errors and
+// exit codes; progress. It imports none of the programs.
+package cmdutil
 
 import (
 	"context"
@@ -22,16 +27,19 @@ import (
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// factory builds what commands need, lazily, so a command that does not
+// Factory builds what commands need, lazily, so a command that does not
 // use the ledger or GitHub never opens or calls them.
-type factory struct {
-	sys IO
-	// say, when set, is the front's words for options (the gh shim's);
-	// else wordsFor decides.
-	say effect.Words
-	// printedJSON: the run's one JSON object is out, and a later failure
+type Factory struct {
+	IO IO
+	// Version is this build's (package cli's readVersion): what a ledger it creates
+	// records of its maker and what its telemetry reports.
+	Version string
+	// Say, when set, is the front's words for options (the gh shim's);
+	// else WordsFor decides.
+	Say effect.Words
+	// PrintedJSON: the run's one JSON object is out, and a later failure
 	// adds none.
-	printedJSON bool
+	PrintedJSON bool
 	// gh is the client github made for ghFor (its arguments), kept so a
 	// run that reads GitHub before acting (branch create --from, the gh
 	// shim's default base) authenticates once: a GitHub App's handshake
@@ -39,26 +47,26 @@ type factory struct {
 	gh    *ghcheck.Client
 	ghFor string
 	// tel is the run's metrics and traces (observe.go); nil until asked.
-	tel *telemetry
+	tel *Telemetry
 	// minted are the installation tokens a GitHub App minted in this run
 	// (mintedToken), which no output may show.
 	minted secret.Set
 }
 
-// token returns the GitHub token from GH_TOKEN or GITHUB_TOKEN.
-func (f *factory) token() (string, error) {
+// Token returns the GitHub token from GH_TOKEN or GITHUB_TOKEN.
+func (f *Factory) Token() (string, error) {
 	for _, k := range []string{"GH_TOKEN", "GITHUB_TOKEN"} {
-		if t := f.sys.Getenv(k); t != "" {
+		if t := f.IO.Getenv(k); t != "" {
 			return t, nil
 		}
 	}
 	return "", &failure.MissingCredentials{Err: errors.New("no GitHub token: set GH_TOKEN or GITHUB_TOKEN (try `ghonce demo` to see ghonce work without one)")}
 }
 
-// github returns a client authenticated with the token, or as the GitHub
+// GitHub returns a client authenticated with the token, or as the GitHub
 // App who or the environment configures; repo is the command's --repo, for
 // finding the App's installation.
-func (f *factory) github(ctx context.Context, who gitHubFlags, repo repoFlag) (*ghcheck.Client, error) {
+func (f *Factory) GitHub(ctx context.Context, who GitHubFlags, repo RepoFlag) (*ghcheck.Client, error) {
 	key := fmt.Sprintf("%q %+v %q", who.TrustAuthors, who.App, repo)
 	if f.gh != nil && f.ghFor == key {
 		return f.gh, nil
@@ -75,22 +83,22 @@ func (f *factory) github(ctx context.Context, who gitHubFlags, repo repoFlag) (*
 	return c, nil
 }
 
-// githubOn is github with the token's login cached in l (by a fingerprint
+// GitHubOn is github with the token's login cached in l (by a fingerprint
 // of the token, never the token): only the first run on a ledger spends
 // GET /user.
-func (f *factory) githubOn(ctx context.Context, who gitHubFlags, repo repoFlag, l *store.Opened) (*ghcheck.Client, error) {
-	c, err := f.github(ctx, who, repo)
+func (f *Factory) GitHubOn(ctx context.Context, who GitHubFlags, repo RepoFlag, l *store.Opened) (*ghcheck.Client, error) {
+	c, err := f.GitHub(ctx, who, repo)
 	if err != nil {
 		return nil, err
 	}
-	cacheLogin(c, l)
+	CacheLogin(c, l)
 	return c, nil
 }
 
-// cacheLogin caches c's login in l, except in a repository ledger: there
+// CacheLogin caches c's login in l, except in a repository ledger: there
 // the cache would cost two writes to the repository to save one read, and
 // anyone who can push could plant a login in it.
-func cacheLogin(c *ghcheck.Client, l *store.Opened) {
+func CacheLogin(c *ghcheck.Client, l *store.Opened) {
 	if !l.InRepository {
 		c.UseLoginCache(reconcile.LoginCache(l))
 	}
@@ -100,23 +108,23 @@ func cacheLogin(c *ghcheck.Client, l *store.Opened) {
 // client (see github) whose login is cached in it (c is nil otherwise). The
 // client is made first, so a missing or malformed token or API root is
 // refused before a ledger can be created (New makes no request).
-func (f *factory) ledgerAndGitHub(ctx context.Context, loc ledgerFlag, create store.Create, who *gitHubFlags, repo repoFlag) (l *store.Opened, c *ghcheck.Client, err error) {
-	return f.ledgerAndGitHubWith(ctx, loc, store.Options{Create: create}, who, repo)
+func (f *Factory) ledgerAndGitHub(ctx context.Context, loc LedgerFlag, create store.Create, who *GitHubFlags, repo RepoFlag) (l *store.Opened, c *ghcheck.Client, err error) {
+	return f.LedgerAndGitHubWith(ctx, loc, store.Options{Create: create}, who, repo)
 }
 
-// ledgerAndGitHubWith is ledgerAndGitHub with the ledger's options (a
+// LedgerAndGitHubWith is ledgerAndGitHub with the ledger's options (a
 // front on many repositories sets PerRepo).
-func (f *factory) ledgerAndGitHubWith(ctx context.Context, loc ledgerFlag, o store.Options, who *gitHubFlags, repo repoFlag) (l *store.Opened, c *ghcheck.Client, err error) {
+func (f *Factory) LedgerAndGitHubWith(ctx context.Context, loc LedgerFlag, o store.Options, who *GitHubFlags, repo RepoFlag) (l *store.Opened, c *ghcheck.Client, err error) {
 	if who != nil {
-		if c, err = f.github(ctx, *who, repo); err != nil {
+		if c, err = f.GitHub(ctx, *who, repo); err != nil {
 			return nil, nil, err
 		}
 	}
-	if l, err = f.openLedgerWith(ctx, loc, o, repo, c); err != nil {
+	if l, err = f.OpenLedgerWith(ctx, loc, o, repo, c); err != nil {
 		return nil, nil, err
 	}
 	if c != nil {
-		cacheLogin(c, l)
+		CacheLogin(c, l)
 	}
 	return l, c, nil
 }
@@ -124,7 +132,7 @@ func (f *factory) ledgerAndGitHubWith(ctx context.Context, loc ledgerFlag, o sto
 func newGitHub(opts ghcheck.Options) (*ghcheck.Client, error) {
 	c, err := ghcheck.New(opts)
 	if err != nil {
-		return nil, usagef("%v", err)
+		return nil, Usagef("%v", err)
 	}
 	return c, nil
 }
@@ -134,17 +142,17 @@ func newGitHub(opts ghcheck.Options) (*ghcheck.Client, error) {
 // settle the ledger pass store.CreateNever, so a typo is an error (exit 1)
 // rather than a new, empty ledger. A location in a scheme this build does
 // not support is a usage error.
-func (f *factory) openLedger(ctx context.Context, loc ledgerFlag, create store.Create) (*store.Opened, error) {
-	return f.openLedgerWith(ctx, loc, store.Options{Create: create}, "", nil)
+func (f *Factory) openLedger(ctx context.Context, loc LedgerFlag, create store.Create) (*store.Opened, error) {
+	return f.OpenLedgerWith(ctx, loc, store.Options{Create: create}, "", nil)
 }
 
-// openLedgerToRead is openLedger for a verb that only reads (status): a
+// OpenLedgerToRead is openLedger for a verb that only reads (status): a
 // ledger this user may read but not write is opened read-only, with a
 // note on stderr, instead of failing.
-func (f *factory) openLedgerToRead(ctx context.Context, loc ledgerFlag, repo repoFlag) (*store.Opened, error) {
-	l, err := f.openLedgerWith(ctx, loc, store.Options{Create: store.CreateNever, ReadOnlyOK: true}, repo, nil)
+func (f *Factory) OpenLedgerToRead(ctx context.Context, loc LedgerFlag, repo RepoFlag) (*store.Opened, error) {
+	l, err := f.OpenLedgerWith(ctx, loc, store.Options{Create: store.CreateNever, ReadOnlyOK: true}, repo, nil)
 	if err == nil && l.ReadOnly {
-		f.logf("the ledger %s is read-only for this user: opened it read-only to show it (acting, reconcile and resolve need write access to it and its directory)", l.Location)
+		f.Logf("the ledger %s is read-only for this user: opened it read-only to show it (acting, reconcile and resolve need write access to it and its directory)", l.Location)
 	}
 	return l, err
 }
@@ -152,13 +160,13 @@ func (f *factory) openLedgerToRead(ctx context.Context, loc ledgerFlag, repo rep
 // A repository ledger ("github") lives in repo (--repo, else GH_REPO, else
 // GITHUB_REPOSITORY) and talks through c, or when c is nil through a
 // client made from the environment's token.
-func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.Options, repo repoFlag, c *ghcheck.Client) (*store.Opened, error) {
-	loc, err := ledger.ResolvePath(string(flag), f.sys.Getenv)
+func (f *Factory) OpenLedgerWith(ctx context.Context, flag LedgerFlag, o store.Options, repo RepoFlag, c *ghcheck.Client) (*store.Opened, error) {
+	loc, err := ledger.ResolvePath(string(flag), f.IO.Getenv)
 	if err != nil {
-		return nil, usagef("%v: %s", err, f.words().Set(effect.Option{Name: "ledger", Value: "PATH"}))
+		return nil, Usagef("%v: %s", err, f.words().Set(effect.Option{Name: "ledger", Value: "PATH"}))
 	}
 	if store.IsGitHub(loc) {
-		if r, rerr := repo.orEnv(f.sys.Getenv); rerr == nil {
+		if r, rerr := repo.OrEnv(f.IO.Getenv); rerr == nil {
 			o.Repo = r
 		} else if repo != "" {
 			return nil, rerr
@@ -167,15 +175,15 @@ func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.O
 			if c != nil {
 				return c, nil
 			}
-			return f.github(ctx, gitHubFlags{}, repo)
+			return f.GitHub(ctx, GitHubFlags{}, repo)
 		}
 	}
-	o.Now, o.CreatedBy, o.Logf = f.sys.Now, createdBy(), f.logf
+	o.Now, o.CreatedBy, o.Logf = f.IO.Now, createdBy(f.Version), f.Logf
 	// The backends' errors name the ledger and say what to do.
 	l, err := store.Open(ctx, loc, o)
 	switch {
 	case errors.Is(err, store.ErrUnsupported), errors.Is(err, store.ErrBadLocation):
-		return nil, usage(err)
+		return nil, Usage(err)
 	case err != nil:
 		// The ledger's own words name no flag: say how to choose another.
 		return nil, &failure.LedgerError{Err: fmt.Errorf("%w (%s chooses the ledger)", err, f.words().Name(effect.Option{Name: "ledger", Value: "PATH"}))}
@@ -183,68 +191,68 @@ func (f *factory) openLedgerWith(ctx context.Context, flag ledgerFlag, o store.O
 	return l, nil
 }
 
-// narrowIn is the repository filter of a ledger verb (status, reconcile)
+// NarrowIn is the repository filter of a ledger verb (status, reconcile)
 // on the ledger at loc: with the location "github", --repo chooses the
 // ledger, which is that repository's own, so every entry in it is shown (a
 // guarded command's has no repository); elsewhere repo narrows the view.
-func (f *factory) narrowIn(loc ledgerFlag, repo string) string {
-	if l, err := ledger.ResolvePath(string(loc), f.sys.Getenv); err == nil && strings.EqualFold(strings.TrimSpace(l), ghledger.Scheme) {
+func (f *Factory) NarrowIn(loc LedgerFlag, repo string) string {
+	if l, err := ledger.ResolvePath(string(loc), f.IO.Getenv); err == nil && strings.EqualFold(strings.TrimSpace(l), ghledger.Scheme) {
 		return ""
 	}
 	return repo
 }
 
-// engine returns an engine on the open ledger l, run as e says; gh is nil
+// Engine returns an engine on the open ledger l, run as e says; gh is nil
 // for `ghonce reconcile` with no entry on GitHub to settle.
-func (f *factory) engine(l *store.Opened, gh reconcile.GitHub, e engineFlags, mod ...func(*reconcile.Config)) *reconcile.Engine {
+func (f *Factory) Engine(l *store.Opened, gh reconcile.GitHub, e EngineFlags, mod ...func(*reconcile.Config)) *reconcile.Engine {
 	cfg := reconcile.Config{
 		// A flag's 0 means "not at all"; the engine reads 0 as its default.
 		Ledger: l, GitHub: gh, LedgerNew: l.CannotVouch(), Wait: zeroIsOff(e.Wait), Settle: zeroIsOff(e.Settle),
-		Now: f.sys.Now, TrustNeverAttempted: e.TrustLedger,
-		Logf: f.logf, DoneNeedsProof: l.InRepository, NoFormerKeys: l.InRepository,
+		Now: f.IO.Now, TrustNeverAttempted: e.TrustLedger,
+		Logf: f.Logf, DoneNeedsProof: l.InRepository, NoFormerKeys: l.InRepository,
 		// 0 (the default) except in the matrix's binary (crashpoint).
 		Lease: crashpoint.Lease(),
 	}
-	if repo, id, attempt, ok := actions.RunOf(f.sys.Getenv); ok {
+	if repo, id, attempt, ok := actions.RunOf(f.IO.Getenv); ok {
 		cfg.Run = reconcile.Run{Repo: repo, ID: id, Attempt: attempt}
 	}
-	tel := f.telemetry(false)
-	cfg.Metrics, cfg.Tracer = tel.metrics, tel.tracer
+	tel := f.Telemetry(false)
+	cfg.Metrics, cfg.Tracer = tel.Metrics, tel.Tracer
 	for _, m := range mod {
 		m(&cfg)
 	}
 	return reconcile.New(cfg)
 }
 
-// offEngine is engine's counterpart for effects GitHub cannot see (package
+// OffEngine is engine's counterpart for effects GitHub cannot see (package
 // offgithub): a guarded command, whose output goes to stdout, or a tool call.
-func (f *factory) offEngine(l *store.Opened, stdout io.Writer, e engineFlags) *offgithub.Engine {
-	tel := f.telemetry(false)
+func (f *Factory) OffEngine(l *store.Opened, stdout io.Writer, e EngineFlags) *offgithub.Engine {
+	tel := f.Telemetry(false)
 	return offgithub.New(offgithub.Config{
 		Ledger: l, LedgerNew: l.CannotVouch(), Wait: zeroIsOff(e.Wait), Settle: zeroIsOff(e.Settle),
-		Now: f.sys.Now, Stdout: stdout, Stderr: f.sys.Err, Logf: f.logf, NoFormerKeys: l.InRepository, DoneNeedsProof: l.InRepository,
-		Lease: crashpoint.Lease(), Metrics: tel.metrics, Tracer: tel.tracer,
+		Now: f.IO.Now, Stdout: stdout, Stderr: f.IO.Err, Logf: f.Logf, NoFormerKeys: l.InRepository, DoneNeedsProof: l.InRepository,
+		Lease: crashpoint.Lease(), Metrics: tel.Metrics, Tracer: tel.Tracer,
 	})
 }
 
-// words is how the front that runs this process names options (wordsFor).
-func (f *factory) words() effect.Words {
-	if f.say != nil {
-		return f.say
+// Words is how the front that runs this process names options (WordsFor).
+func (f *Factory) words() effect.Words {
+	if f.Say != nil {
+		return f.Say
 	}
-	return wordsFor(f.sys.Getenv)
+	return WordsFor(f.IO.Getenv)
 }
 
-// logf reports progress and waits on stderr.
-func (f *factory) logf(format string, args ...any) {
-	fmt.Fprintf(f.sys.Err, "ghonce: "+format+"\n", args...)
+// Logf reports progress and waits on stderr.
+func (f *Factory) Logf(format string, args ...any) {
+	fmt.Fprintf(f.IO.Err, "ghonce: "+format+"\n", args...)
 }
 
-// parseRepo parses --repo; a malformed one is a usage error.
-func parseRepo(s string) (ghcheck.Repo, error) {
+// ParseRepo parses --repo; a malformed one is a usage error.
+func ParseRepo(s string) (ghcheck.Repo, error) {
 	r, err := ghcheck.ParseRepo(s)
 	if err != nil {
-		return r, usage(err)
+		return r, Usage(err)
 	}
 	return r, nil
 }
@@ -258,7 +266,7 @@ func zeroIsOff(d time.Duration) time.Duration {
 }
 
 // createdBy is what a ledger this process creates records as its maker.
-func createdBy() string {
+func createdBy(version string) string {
 	host, _ := os.Hostname()
-	return fmt.Sprintf("ghonce %s, pid %d on %s", buildVersion(), os.Getpid(), host)
+	return fmt.Sprintf("ghonce %s, pid %d on %s", version, os.Getpid(), host)
 }

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"strconv"
@@ -24,7 +24,7 @@ func budgetFromEnv(getenv func(string) string) (ghcheck.Budget, error) {
 		if s := strings.TrimSpace(getenv(v.name)); s != "" {
 			var err error
 			if n, err = strconv.Atoi(s); err != nil || n <= 0 {
-				return b, usagef("invalid %s %q: want a whole number above 0 (default %d)", v.name, s, v.def)
+				return b, Usagef("invalid %s %q: want a whole number above 0 (default %d)", v.name, s, v.def)
 			}
 		}
 		limits = append(limits, ghcheck.Limit{N: n, Window: v.window})
