@@ -9,6 +9,15 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /issues/comments/{id}/reactions": (*Server).listCommentReactions,
+		"GET /issues/{number}/reactions":      (*Server).listIssueReactions,
+		"GET /issues/{number}/timeline":       (*Server).listTimeline,
+		"GET /issues/{number}/events":         (*Server).listIssueEvents,
+	})
+}
+
 // What people do to an issue, a pull request or a comment besides
 // commenting: reactions (with who reacted), labels added (with who added
 // them) and references from other issues and pull requests, as GitHub's

@@ -11,6 +11,13 @@ import (
 	"strings"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /contents/{path...}": (*Server).getContents,
+		"PUT /contents/{path...}": (*Server).putContents,
+	})
+}
+
 type contentLinksJSON struct {
 	Self string `json:"self"`
 	Git  string `json:"git"`

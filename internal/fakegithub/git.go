@@ -7,6 +7,20 @@ import (
 	"strings"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /git/ref/{ref...}":           (*Server).getRef,
+		"GET /git/refs/{ref...}":          (*Server).getRefsLegacy,
+		"GET /git/matching-refs/{ref...}": (*Server).listMatchingRefs,
+		"POST /git/refs":                  (*Server).createRef,
+		"PATCH /git/refs/{ref...}":        (*Server).updateRef,
+		"DELETE /git/refs/{ref...}":       (*Server).deleteRef,
+		"GET /branches/{branch...}":       (*Server).getBranch,
+		"GET /compare/{basehead...}":      (*Server).compare,
+		"GET /commits/{ref...}":           (*Server).getCommit,
+	})
+}
+
 // validRefName reports whether ref ("refs/heads/x") is a name git accepts
 // (git check-ref-format): at least two slashes after "refs", no "..", no
 // control characters, space, ~ ^ : ? * [ \, no component starting with "."

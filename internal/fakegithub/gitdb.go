@@ -7,6 +7,13 @@ import (
 	"strings"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"POST /git/commits":      (*Server).createGitCommit,
+		"GET /git/commits/{sha}": (*Server).getGitCommit,
+	})
+}
+
 // The git database API's commit objects, which the repository-as-ledger
 // builds on: POST /repos/{o}/{r}/git/commits makes a commit object that no
 // branch reaches (GitHub keeps it while a ref points at it), GET

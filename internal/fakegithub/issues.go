@@ -10,6 +10,24 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /issues":                           (*Server).listIssues,
+		"POST /issues":                          (*Server).createIssue,
+		"GET /issues/comments/{id}":             (*Server).getComment,
+		"PATCH /issues/comments/{id}":           (*Server).editComment,
+		"DELETE /issues/comments/{id}":          (*Server).deleteComment,
+		"GET /issues/{number}":                  (*Server).getIssue,
+		"PATCH /issues/{number}":                (*Server).editIssue,
+		"GET /issues/{number}/comments":         (*Server).listComments,
+		"POST /issues/{number}/comments":        (*Server).createComment,
+		"GET /issues/{number}/labels":           (*Server).listIssueLabels,
+		"POST /issues/{number}/labels":          (*Server).addIssueLabels,
+		"PUT /issues/{number}/labels":           (*Server).replaceIssueLabels,
+		"DELETE /issues/{number}/labels/{name}": (*Server).removeIssueLabel,
+	})
+}
+
 // issueByParam returns the issue or PR named by the {number} parameter.
 func issueByParam(c *call, rp *repo) *issue {
 	n, ok := intParam(c, "number")

@@ -6,6 +6,16 @@ import (
 	"strings"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /labels":           (*Server).listLabels,
+		"POST /labels":          (*Server).createLabel,
+		"GET /labels/{name}":    (*Server).getLabel,
+		"PATCH /labels/{name}":  (*Server).editLabel,
+		"DELETE /labels/{name}": (*Server).deleteLabel,
+	})
+}
+
 const maxLabelDescription = 100
 
 // labelByParam finds the label named by {name}, without case.

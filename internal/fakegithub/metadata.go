@@ -10,6 +10,15 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /pulls/{number}/requested_reviewers":  (*Server).listRequestedReviewers,
+		"POST /pulls/{number}/requested_reviewers": (*Server).requestReviewers,
+		"POST /issues/{number}/assignees":          (*Server).addAssignees,
+		"GET /milestones":                          (*Server).listMilestones,
+	})
+}
+
 // An issue's or pull request's metadata besides labels: assignees, review
 // requests and a milestone. Who may be assigned or asked for a review is the
 // repository's owner and its collaborators (AddCollaborator); teams are the

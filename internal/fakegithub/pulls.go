@@ -8,6 +8,16 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /pulls":                  (*Server).listPulls,
+		"POST /pulls":                 (*Server).createPull,
+		"GET /pulls/{number}":         (*Server).getPull,
+		"PATCH /pulls/{number}":       (*Server).editPull,
+		"GET /pulls/{number}/commits": (*Server).listPullCommits,
+	})
+}
+
 type branchJSON struct {
 	Label string    `json:"label"`
 	Ref   string    `json:"ref"`

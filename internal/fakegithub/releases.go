@@ -8,6 +8,15 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /releases":               (*Server).listReleases,
+		"POST /releases":              (*Server).createRelease,
+		"GET /releases/tags/{tag...}": (*Server).getReleaseByTag,
+		"GET /releases/{id}":          (*Server).getRelease,
+	})
+}
+
 // KindRelease: a release was created.
 const KindRelease CommitKind = "release"
 

@@ -10,6 +10,16 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /pulls/comments":                        (*Server).listRepoReviewComments,
+		"GET /pulls/comments/{id}":                   (*Server).getReviewComment,
+		"GET /pulls/{number}/comments":               (*Server).listReviewComments,
+		"POST /pulls/{number}/comments":              (*Server).createReviewComment,
+		"POST /pulls/{number}/comments/{id}/replies": (*Server).replyToReviewComment,
+	})
+}
+
 // KindReviewComment: an inline comment on a pull request was created.
 const KindReviewComment CommitKind = "review-comment"
 

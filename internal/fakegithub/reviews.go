@@ -8,6 +8,15 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /pulls/{number}/reviews":              (*Server).listReviews,
+		"POST /pulls/{number}/reviews":             (*Server).createReview,
+		"GET /pulls/{number}/reviews/{id}":         (*Server).getReview,
+		"POST /pulls/{number}/reviews/{id}/events": (*Server).submitReview,
+	})
+}
+
 // review is a pull request review: seeded (SeedReview) or made through
 // POST .../reviews. A PENDING review has no submitted time and is shown to
 // its author only.

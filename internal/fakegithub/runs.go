@@ -5,6 +5,12 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /actions/runs/{id}/attempts/{n}": (*Server).getRunAttempt,
+	})
+}
+
 // runAttempt is one attempt of an Actions run, as SeedRunAttempt made it.
 type runAttempt struct {
 	id              int64
