@@ -141,9 +141,9 @@ func (s *Server) SeedReaction(owner, repo string, number int, commentID int64, l
 			return r.id
 		}
 	}
-	s.ids.comment++ // reaction ids are large, like comment ids
-	*list = append(*list, &reaction{id: s.ids.comment, user: login, content: content, created: s.now()})
-	return s.ids.comment
+	r := &reaction{id: s.nextID(commentIDs), user: login, content: content, created: s.now()}
+	*list = append(*list, r)
+	return r.id
 }
 
 // SeedLabel adds label (made when the repository has none of that name)
@@ -188,8 +188,7 @@ func (s *Server) labeledLocked(is *issue, actor, name string) {
 // labelEventLocked records a labeled or unlabeled event, as GitHub does
 // for each label an add newly applies and each one removed.
 func (s *Server) labelEventLocked(is *issue, kind, actor, name string) {
-	s.ids.comment++
-	is.events = append(is.events, &event{id: s.ids.comment, kind: kind, actor: s.userFor(actor).login, label: name, created: s.now()})
+	is.events = append(is.events, &event{id: s.nextID(commentIDs), kind: kind, actor: s.userFor(actor).login, label: name, created: s.now()})
 }
 
 // RemoveLabel takes label off issue or pull request number as login did
@@ -260,8 +259,7 @@ func (s *Server) forcePushedLocked(rp *repo, branch, actor string) {
 	for _, r := range s.repos {
 		for _, is := range r.issues {
 			if p := is.pull; p != nil && is.state == "open" && p.headRepo == rp && p.headRef == branch {
-				s.ids.comment++
-				is.events = append(is.events, &event{id: s.ids.comment, kind: "head_ref_force_pushed", actor: s.userFor(actor).login, created: s.now()})
+				is.events = append(is.events, &event{id: s.nextID(commentIDs), kind: "head_ref_force_pushed", actor: s.userFor(actor).login, created: s.now()})
 			}
 		}
 	}
@@ -281,8 +279,7 @@ func (s *Server) crossReferenceLocked(rp *repo, is *issue, actor, body string) {
 		}
 		seen[n] = true
 		if to := rp.issueByNumber(n); to != nil {
-			s.ids.comment++
-			to.events = append(to.events, &event{id: s.ids.comment, kind: "cross-referenced", actor: s.userFor(actor).login, source: is, created: s.now()})
+			to.events = append(to.events, &event{id: s.nextID(commentIDs), kind: "cross-referenced", actor: s.userFor(actor).login, source: is, created: s.now()})
 		}
 	}
 }
@@ -338,7 +335,7 @@ func (s *Server) listTimeline(c *call, rp *repo) *reply {
 			AuthorAssociation: j.AuthorAssociation, Reactions: j.Reactions, at: cm.created})
 	}
 	if is.pull != nil {
-		for _, rv := range is.pull.reviews {
+		for _, rv := range storeOf[reviewStore](is.pull).all {
 			if rv.state == "PENDING" {
 				continue // not on the timeline until submitted
 			}

@@ -34,6 +34,14 @@ type milestone struct {
 	created time.Time
 }
 
+// metadataStore holds a repository's milestones (milestones[n-1].number ==
+// n), collaborators (logins that may be assigned and asked for reviews) and
+// teams (slugs of the owner's teams with access).
+type metadataStore struct {
+	milestones           []*milestone
+	collaborators, teams []string
+}
+
 type milestoneJSON struct {
 	URL          string    `json:"url"`
 	HTMLURL      string    `json:"html_url"`
@@ -95,7 +103,7 @@ func (s *Server) milestoneJSON(rp *repo, m *milestone) *milestoneJSON {
 }
 
 func (s *Server) teamJSON(rp *repo, slug string) teamJSON {
-	id := int64(7_000_000 + slices.Index(rp.teams, slug))
+	id := int64(7_000_000 + slices.Index(storeOf[metadataStore](rp).teams, slug))
 	return teamJSON{
 		ID: id, NodeID: nodeID("Team", id), URL: s.api(fmt.Sprintf("/orgs/%s/teams/%s", rp.owner, slug)),
 		HTMLURL: s.web(fmt.Sprintf("/orgs/%s/teams/%s", rp.owner, slug)), Name: slug, Slug: slug,
@@ -116,12 +124,12 @@ func (s *Server) usersJSON(logins []string) []*userJSON {
 // collaborator reports whether login may be assigned or asked for a review
 // on rp: its owner or a collaborator, compared without case.
 func (rp *repo) collaborator(login string) bool {
-	return strings.EqualFold(login, rp.owner) || slices.ContainsFunc(rp.collaborators, func(c string) bool { return strings.EqualFold(c, login) })
+	return strings.EqualFold(login, rp.owner) || slices.ContainsFunc(storeOf[metadataStore](rp).collaborators, func(c string) bool { return strings.EqualFold(c, login) })
 }
 
 // team returns the slug of rp's team slug (compared without case), or "".
 func (rp *repo) team(slug string) string {
-	for _, t := range rp.teams {
+	for _, t := range storeOf[metadataStore](rp).teams {
 		if strings.EqualFold(t, slug) {
 			return t
 		}
@@ -143,7 +151,8 @@ func (s *Server) AddCollaborator(owner, repo, login string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rp := s.repoLocked(owner, repo); rp != nil {
-		rp.collaborators = addFold(rp.collaborators, s.userFor(login).login)
+		st := storeOf[metadataStore](rp)
+		st.collaborators = addFold(st.collaborators, s.userFor(login).login)
 	}
 }
 
@@ -153,7 +162,8 @@ func (s *Server) AddTeam(owner, repo, slug string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rp := s.repoLocked(owner, repo); rp != nil {
-		rp.teams = addFold(rp.teams, slug)
+		st := storeOf[metadataStore](rp)
+		st.teams = addFold(st.teams, slug)
 	}
 }
 
@@ -169,9 +179,9 @@ func (s *Server) SeedMilestone(owner, repo, title, state string) int {
 	if state == "" {
 		state = "open"
 	}
-	s.ids.label++ // milestone ids share the label range: large, unrelated to numbers
-	m := &milestone{id: s.ids.label, number: len(rp.milestones) + 1, title: title, state: state, creator: rp.owner, created: s.now()}
-	rp.milestones = append(rp.milestones, m)
+	st := storeOf[metadataStore](rp)
+	m := &milestone{id: s.nextID(labelIDs), number: len(st.milestones) + 1, title: title, state: state, creator: rp.owner, created: s.now()}
+	st.milestones = append(st.milestones, m)
 	return m.number
 }
 
@@ -186,8 +196,9 @@ func (s *Server) listMilestones(c *call, rp *repo) *reply {
 	if state != "open" && state != "closed" && state != "all" {
 		return validationFailed(apiError{Value: state, Resource: "Milestone", Field: "state", Code: "invalid"})
 	}
-	items := make([]*milestoneJSON, 0, len(rp.milestones))
-	for _, m := range rp.milestones {
+	all := storeOf[metadataStore](rp).milestones
+	items := make([]*milestoneJSON, 0, len(all))
+	for _, m := range all {
 		if state == "all" || m.state == state {
 			items = append(items, s.milestoneJSON(rp, m))
 		}
@@ -211,11 +222,12 @@ func milestoneIn(rp *repo, raw json.RawMessage) (m *milestone, ok bool, rep *rep
 	if err := json.Unmarshal(raw, &n); err != nil {
 		return nil, true, invalidRequest("%s is not a number or null.", bytes.TrimSpace(raw))
 	}
+	all := storeOf[metadataStore](rp).milestones
 	i, err := n.Int64()
-	if err != nil || i < 1 || i > int64(len(rp.milestones)) {
+	if err != nil || i < 1 || i > int64(len(all)) {
 		return nil, true, validationFailed(apiError{Value: n.String(), Resource: "Issue", Field: "milestone", Code: "invalid"})
 	}
-	return rp.milestones[i-1], true, nil
+	return all[i-1], true, nil
 }
 
 // addAssignees serves POST /repos/{owner}/{repo}/issues/{number}/assignees

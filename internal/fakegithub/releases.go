@@ -31,6 +31,12 @@ type release struct {
 	created, published time.Time
 }
 
+// releaseStore holds a repository's releases, oldest first.
+type releaseStore struct{ all []*release }
+
+// releaseIDs numbers releases.
+const releaseIDs idSeq = 180_000_000
+
 // Release is a release as Server.Releases reports it.
 type Release struct {
 	ID                      int64
@@ -49,7 +55,7 @@ func (s *Server) Releases(owner, repo string) []Release {
 		return nil
 	}
 	var out []Release
-	for _, rl := range rp.releases {
+	for _, rl := range storeOf[releaseStore](rp).all {
 		out = append(out, Release{ID: rl.id, Tag: rl.tag, Target: rl.target, Name: rl.name, Body: rl.body,
 			Author: rl.author, Draft: rl.draft, Prerelease: rl.prerelease, CreatedAt: rl.created})
 	}
@@ -59,7 +65,7 @@ func (s *Server) Releases(owner, repo string) []Release {
 // publishedRelease is the published release of tag: GitHub keeps at most
 // one; drafts may share a tag with it and with each other.
 func (rp *repo) publishedRelease(tag string) *release {
-	for _, rl := range rp.releases {
+	for _, rl := range storeOf[releaseStore](rp).all {
 		if !rl.draft && rl.tag == tag {
 			return rl
 		}
@@ -114,14 +120,14 @@ func (s *Server) createRelease(c *call, rp *repo) *reply {
 		}
 		rp.refs["refs/tags/"+tag] = cm.sha
 	}
-	s.ids.release++
 	now := s.now()
-	rl := &release{id: s.ids.release, tag: tag, target: target, name: in.Name, body: in.Body,
+	rl := &release{id: s.nextID(releaseIDs), tag: tag, target: target, name: in.Name, body: in.Body,
 		author: s.userFor(c.login).login, draft: in.Draft, prerelease: in.Prerelease, created: now}
 	if !in.Draft {
 		rl.published = now
 	}
-	rp.releases = append(rp.releases, rl)
+	st := storeOf[releaseStore](rp)
+	st.all = append(st.all, rl)
 	rep := jsonReply(http.StatusCreated, s.releaseJSON(rp, rl))
 	rep.header = http.Header{"Location": {s.api(fmt.Sprintf("%s/releases/%d", rp.path(), rl.id))}}
 	rep.commit = &Commit{Kind: KindRelease, ID: rl.id, Ref: "refs/tags/" + tag}
@@ -132,7 +138,7 @@ func (s *Server) createRelease(c *call, rp *repo) *reply {
 // drafts included (the fake has no permissions: every user sees them, as
 // one who can push does on GitHub).
 func (s *Server) listReleases(c *call, rp *repo) *reply {
-	list := slices.Clone(rp.releases)
+	list := slices.Clone(storeOf[releaseStore](rp).all)
 	slices.Reverse(list)
 	return pageReplyOf(s, c, repoLinkPath(c, rp), len(list), func(i int) *releaseJSON { return s.releaseJSON(rp, list[i]) })
 }
@@ -153,7 +159,7 @@ func (s *Server) getRelease(c *call, rp *repo) *reply {
 	if !ok {
 		return notFound()
 	}
-	for _, rl := range rp.releases {
+	for _, rl := range storeOf[releaseStore](rp).all {
 		if rl.id == id {
 			return jsonReply(http.StatusOK, s.releaseJSON(rp, rl))
 		}

@@ -37,6 +37,9 @@ type reviewComment struct {
 	fileLevel        bool
 }
 
+// reviewCommentStore holds a pull request's inline comments, oldest first.
+type reviewCommentStore struct{ all []*reviewComment }
+
 type reviewCommentJSON struct {
 	URL               string    `json:"url"`
 	ID                int64     `json:"id"`
@@ -96,7 +99,7 @@ func (s *Server) listReviewComments(c *call, rp *repo) *reply {
 	}
 	since, hasSince := parseSince(c.r.URL.Query().Get("since"))
 	items := []reviewCommentJSON{}
-	for _, rc := range is.pull.reviewComments {
+	for _, rc := range storeOf[reviewCommentStore](is.pull).all {
 		if !(hasSince && rc.updated.Before(since)) {
 			items = append(items, s.reviewCommentJSON(rp, is, rc))
 		}
@@ -125,7 +128,7 @@ func pullComments(is *issue) []*reviewComment {
 	if is.pull == nil {
 		return nil
 	}
-	return is.pull.reviewComments
+	return storeOf[reviewCommentStore](is.pull).all
 }
 
 // reviewCommentByID finds an inline comment of rp by its id.
@@ -248,12 +251,11 @@ func reviewBodyIn(body *string) *reply {
 }
 
 func (s *Server) storeReviewComment(rp *repo, is *issue, rc *reviewComment) *reply {
-	// Ids share the comment counter's range, as reviews' do (SeedReview).
-	s.ids.comment++
-	rc.id, rc.pullNumber = s.ids.comment, is.number
+	rc.id, rc.pullNumber = s.nextID(commentIDs), is.number
 	rc.author = s.userFor(rc.author).login
 	rc.created, rc.updated = s.now(), s.now()
-	is.pull.reviewComments = append(is.pull.reviewComments, rc)
+	st := storeOf[reviewCommentStore](is.pull)
+	st.all = append(st.all, rc)
 	is.updated = rc.created
 	rep := jsonReply(http.StatusCreated, s.reviewCommentJSON(rp, is, rc))
 	rep.header = http.Header{"Location": {s.api(fmt.Sprintf("%s/pulls/comments/%d", rp.path(), rc.id))}}
@@ -322,7 +324,7 @@ func (s *Server) ReviewComments(owner, repo string, number int) []Comment {
 		return nil
 	}
 	var out []Comment
-	for _, rc := range is.pull.reviewComments {
+	for _, rc := range storeOf[reviewCommentStore](is.pull).all {
 		out = append(out, Comment{ID: rc.id, Body: rc.body, Author: rc.author, CreatedAt: rc.created, Path: rc.path, Line: rc.line, InReplyTo: rc.inReplyTo})
 	}
 	return out

@@ -17,6 +17,9 @@ func init() {
 	})
 }
 
+// KindReview: a pull request review was created or submitted.
+const KindReview CommitKind = "review"
+
 // review is a pull request review: seeded (SeedReview) or made through
 // POST .../reviews. A PENDING review has no submitted time and is shown to
 // its author only.
@@ -29,6 +32,9 @@ type review struct {
 	commitID  string
 	comments  []reviewDraftComment
 }
+
+// reviewStore holds a pull request's reviews, oldest first.
+type reviewStore struct{ all []*review }
 
 // reviewDraftComment is an inline comment made with its review (the
 // review's own, not one of reviewcomments.go's).
@@ -82,8 +88,9 @@ func (s *Server) listReviews(c *call, rp *repo) *reply {
 	if is == nil {
 		return notFound()
 	}
-	items := make([]reviewJSON, 0, len(is.pull.reviews))
-	for _, rv := range is.pull.reviews {
+	all := storeOf[reviewStore](is.pull).all
+	items := make([]reviewJSON, 0, len(all))
+	for _, rv := range all {
 		if rv.visibleTo(c.login) {
 			items = append(items, s.reviewJSON(rp, is, rv))
 		}
@@ -99,7 +106,7 @@ func reviewByParam(c *call, rp *repo) (*issue, *review) {
 	if is == nil || !ok {
 		return nil, nil
 	}
-	for _, rv := range is.pull.reviews {
+	for _, rv := range storeOf[reviewStore](is.pull).all {
 		if rv.id == id && rv.visibleTo(c.login) {
 			return is, rv
 		}
@@ -178,7 +185,7 @@ func (s *Server) createReview(c *call, rp *repo) *reply {
 			return unprocessable("Path, line and body are required for each comment")
 		}
 	}
-	for _, rv := range is.pull.reviews {
+	for _, rv := range storeOf[reviewStore](is.pull).all {
 		if rv.state == "PENDING" && strings.EqualFold(rv.author, c.login) {
 			return unprocessable("User can only have one pending review per pull request")
 		}
@@ -190,12 +197,12 @@ func (s *Server) createReview(c *call, rp *repo) *reply {
 	if commitID == "" {
 		commitID = s.liveHeadSHA(is.pull)
 	}
-	s.ids.comment++
-	rv := &review{id: s.ids.comment, author: s.userFor(c.login).login, state: state, body: in.Body, commitID: commitID, comments: in.Comments}
+	rv := &review{id: s.nextID(commentIDs), author: s.userFor(c.login).login, state: state, body: in.Body, commitID: commitID, comments: in.Comments}
 	if state != "PENDING" {
 		s.submitted(is, rv)
 	}
-	is.pull.reviews = append(is.pull.reviews, rv)
+	st := storeOf[reviewStore](is.pull)
+	st.all = append(st.all, rv)
 	rep := jsonReply(http.StatusOK, s.reviewJSON(rp, is, rv))
 	rep.commit = &Commit{Kind: KindReview, Number: is.number, ID: rv.id}
 	return rep
@@ -272,7 +279,7 @@ func (s *Server) Reviews(owner, repo string, number int) []Review {
 		return nil
 	}
 	var out []Review
-	for _, rv := range is.pull.reviews {
+	for _, rv := range storeOf[reviewStore](is.pull).all {
 		out = append(out, Review{ID: rv.id, Author: rv.author, State: rv.state, Body: rv.body, Comments: len(rv.comments)})
 	}
 	return out
@@ -288,15 +295,13 @@ func (s *Server) SeedReview(owner, repo string, number int, login, state, body s
 	if is == nil {
 		return 0
 	}
-	// Review ids share the comment counter's range, as on GitHub they are
-	// large and unrelated to issue numbers.
-	s.ids.comment++
-	rv := &review{id: s.ids.comment, author: s.userFor(login).login, state: state, body: body, commitID: s.liveHeadSHA(is.pull)}
+	rv := &review{id: s.nextID(commentIDs), author: s.userFor(login).login, state: state, body: body, commitID: s.liveHeadSHA(is.pull)}
 	if state != "PENDING" {
 		s.submitted(is, rv)
 	}
-	is.pull.reviews = append(is.pull.reviews, rv)
-	return s.ids.comment
+	st := storeOf[reviewStore](is.pull)
+	st.all = append(st.all, rv)
+	return rv.id
 }
 
 // AddCommitBy is AddCommit with the commit authored by login (GitHub links

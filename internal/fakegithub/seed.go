@@ -22,9 +22,8 @@ func (s *Server) AddRepo(owner, name, defaultBranch string) (headSHA string) {
 	if defaultBranch == "" {
 		defaultBranch = "main"
 	}
-	s.ids.repo++
 	rp := &repo{
-		id:            s.ids.repo,
+		id:            s.nextID(repoIDs),
 		owner:         s.userFor(owner).login,
 		name:          name,
 		defaultBranch: defaultBranch,
@@ -70,7 +69,7 @@ func (s *Server) addCommit(owner, repo, branch, login string) (sha string) {
 	files, msg, author := rp.commits[head].files, "Update "+branch, rp.owner
 	if login != "" {
 		files = maps.Clone(files)
-		files["change-"+login+".txt"] = []byte(fmt.Sprintf("a change by %s (%d)\n", login, s.ids.commit))
+		files["change-"+login+".txt"] = []byte(fmt.Sprintf("a change by %s (%d)\n", login, s.ids[commitSeq]))
 		msg, author = "Change by "+login, s.userFor(login).login
 	}
 	return s.newCommit(rp, []string{head}, files, msg, author).sha
