@@ -12,9 +12,9 @@ import (
 func init() {
 	handle(map[string]repoEndpoint{
 		"GET /issues/comments/{id}/reactions": (*Server).listCommentReactions,
-		"GET /issues/{number}/reactions":      (*Server).listIssueReactions,
-		"GET /issues/{number}/timeline":       (*Server).listTimeline,
-		"GET /issues/{number}/events":         (*Server).listIssueEvents,
+		"GET /issues/{number}/reactions":      onIssue((*Server).listIssueReactions),
+		"GET /issues/{number}/timeline":       onIssue((*Server).listTimeline),
+		"GET /issues/{number}/events":         onIssue((*Server).listIssueEvents),
 	})
 }
 
@@ -91,11 +91,7 @@ func (s *Server) reactionsList(c *call, rp *repo, rs []*reaction) *reply {
 }
 
 // listIssueReactions serves GET /repos/{owner}/{repo}/issues/{number}/reactions.
-func (s *Server) listIssueReactions(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listIssueReactions(c *call, rp *repo, is *issue) *reply {
 	return s.reactionsList(c, rp, is.reactions)
 }
 
@@ -117,23 +113,18 @@ func (s *Server) listCommentReactions(c *call, rp *repo) *reply {
 func (s *Server) SeedReaction(owner, repo string, number int, commentID int64, login, content string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
+	rp, is := s.issueLocked(owner, repo, number)
 	if rp == nil || !slices.Contains(reactionContents, content) {
 		return 0
 	}
 	var list *[]*reaction
-	if commentID != 0 {
-		cm := rp.comments[commentID]
-		if cm == nil {
-			return 0
-		}
+	switch cm := rp.comments[commentID]; {
+	case commentID != 0 && cm != nil:
 		list = &cm.reactions
-	} else {
-		is := rp.issueByNumber(int64(number))
-		if is == nil {
-			return 0
-		}
+	case commentID == 0 && is != nil:
 		list = &is.reactions
+	default:
+		return 0
 	}
 	login = s.userFor(login).login
 	for _, r := range *list {
@@ -152,11 +143,7 @@ func (s *Server) SeedReaction(owner, repo string, number int, commentID int64, l
 func (s *Server) SeedLabel(owner, repo string, number int, login, label string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return
-	}
-	if is := rp.issueByNumber(int64(number)); is != nil {
+	if rp, is := s.issueLocked(owner, repo, number); is != nil {
 		s.addIssueLabelsLocked(rp, is, login, []string{label})
 		is.updated = s.now()
 	}
@@ -196,10 +183,8 @@ func (s *Server) labelEventLocked(is *issue, kind, actor, name string) {
 func (s *Server) RemoveLabel(owner, repo string, number int, login, label string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if rp := s.repoLocked(owner, repo); rp != nil {
-		if is := rp.issueByNumber(int64(number)); is != nil {
-			s.removeIssueLabelLocked(is, login, label)
-		}
+	if _, is := s.issueLocked(owner, repo, number); is != nil {
+		s.removeIssueLabelLocked(is, login, label)
 	}
 }
 
@@ -209,12 +194,10 @@ func (s *Server) Labeled(owner, repo string, number int, label string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
-	if rp := s.repoLocked(owner, repo); rp != nil {
-		if is := rp.issueByNumber(int64(number)); is != nil {
-			for _, ev := range is.events {
-				if ev.kind == "labeled" && strings.EqualFold(ev.label, label) {
-					n++
-				}
+	if _, is := s.issueLocked(owner, repo, number); is != nil {
+		for _, ev := range is.events {
+			if ev.kind == "labeled" && strings.EqualFold(ev.label, label) {
+				n++
 			}
 		}
 	}
@@ -224,11 +207,7 @@ func (s *Server) Labeled(owner, repo string, number int, label string) int {
 // listIssueEvents serves GET /repos/{owner}/{repo}/issues/{number}/events:
 // the labeled and unlabeled events, with their actor, oldest first,
 // paginated (mentions are the timeline's only).
-func (s *Server) listIssueEvents(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listIssueEvents(c *call, rp *repo, is *issue) *reply {
 	items := []timelineJSON{}
 	for _, ev := range is.events {
 		if ev.kind == "labeled" || ev.kind == "unlabeled" {
@@ -321,11 +300,7 @@ type timelineJSON struct {
 // comments (commented), reviews (reviewed), labels added (labeled) and
 // mentions from other issues and pull requests (cross-referenced), oldest
 // first, paginated.
-func (s *Server) listTimeline(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listTimeline(c *call, rp *repo, is *issue) *reply {
 	var items []timelineJSON
 	for _, cm := range is.comments {
 		j := s.commentJSON(rp, cm)

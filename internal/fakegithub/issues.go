@@ -17,14 +17,14 @@ func init() {
 		"GET /issues/comments/{id}":             (*Server).getComment,
 		"PATCH /issues/comments/{id}":           (*Server).editComment,
 		"DELETE /issues/comments/{id}":          (*Server).deleteComment,
-		"GET /issues/{number}":                  (*Server).getIssue,
-		"PATCH /issues/{number}":                (*Server).editIssue,
-		"GET /issues/{number}/comments":         (*Server).listComments,
-		"POST /issues/{number}/comments":        (*Server).createComment,
-		"GET /issues/{number}/labels":           (*Server).listIssueLabels,
-		"POST /issues/{number}/labels":          (*Server).addIssueLabels,
-		"PUT /issues/{number}/labels":           (*Server).replaceIssueLabels,
-		"DELETE /issues/{number}/labels/{name}": (*Server).removeIssueLabel,
+		"GET /issues/{number}":                  onIssue((*Server).getIssue),
+		"PATCH /issues/{number}":                onIssue((*Server).editIssue),
+		"GET /issues/{number}/comments":         onIssue((*Server).listComments),
+		"POST /issues/{number}/comments":        onIssue((*Server).createComment),
+		"GET /issues/{number}/labels":           onIssue((*Server).listIssueLabels),
+		"POST /issues/{number}/labels":          onIssue((*Server).addIssueLabels),
+		"PUT /issues/{number}/labels":           onIssue((*Server).replaceIssueLabels),
+		"DELETE /issues/{number}/labels/{name}": onIssue((*Server).removeIssueLabel),
 	})
 }
 
@@ -105,11 +105,7 @@ func hasAllLabels(is *issue, names []string) bool {
 
 // getIssue serves GET /repos/{owner}/{repo}/issues/{number}; a PR's number
 // answers the PR's issue representation, with a "pull_request" key.
-func (s *Server) getIssue(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) getIssue(c *call, rp *repo, is *issue) *reply {
 	return jsonReply(http.StatusOK, s.issueFullJSON(rp, is))
 }
 
@@ -187,11 +183,7 @@ func (s *Server) createIssue(c *call, rp *repo) *reply {
 // editIssue serves PATCH /repos/{owner}/{repo}/issues/{number} (PRs too):
 // title, body, state, state_reason, labels (replacing them), milestone (a
 // number or null; an unknown number is 422 invalid).
-func (s *Server) editIssue(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) editIssue(c *call, rp *repo, is *issue) *reply {
 	var in struct {
 		Title       *string            `json:"title"`
 		Body        *string            `json:"body"`
@@ -264,30 +256,26 @@ func labelsIn(c *call) ([]string, *reply) {
 }
 
 // listIssueLabels serves GET /repos/{owner}/{repo}/issues/{number}/labels.
-func (s *Server) listIssueLabels(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listIssueLabels(c *call, rp *repo, is *issue) *reply {
 	return pageReply(s, c, repoLinkPath(c, rp), s.labelsJSON(rp, is.labels))
 }
 
 // addIssueLabels serves POST /repos/{owner}/{repo}/issues/{number}/labels
 // (issues and PRs): it adds the labels, creating unknown ones, and answers
 // every label the issue now has.
-func (s *Server) addIssueLabels(c *call, rp *repo) *reply { return s.setIssueLabels(c, rp, false) }
+func (s *Server) addIssueLabels(c *call, rp *repo, is *issue) *reply {
+	return s.setIssueLabels(c, rp, is, false)
+}
 
 // replaceIssueLabels serves PUT /repos/{owner}/{repo}/issues/{number}/labels.
-func (s *Server) replaceIssueLabels(c *call, rp *repo) *reply { return s.setIssueLabels(c, rp, true) }
+func (s *Server) replaceIssueLabels(c *call, rp *repo, is *issue) *reply {
+	return s.setIssueLabels(c, rp, is, true)
+}
 
 // setIssueLabels adds the request's labels to an issue or PR, after
 // dropping its current ones when replace is set, and answers with every
 // label it now has.
-func (s *Server) setIssueLabels(c *call, rp *repo, replace bool) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) setIssueLabels(c *call, rp *repo, is *issue, replace bool) *reply {
 	names, rep := labelsIn(c)
 	if rep != nil {
 		return rep
@@ -305,11 +293,7 @@ func (s *Server) setIssueLabels(c *call, rp *repo, replace bool) *reply {
 
 // removeIssueLabel serves DELETE
 // /repos/{owner}/{repo}/issues/{number}/labels/{name}.
-func (s *Server) removeIssueLabel(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) removeIssueLabel(c *call, rp *repo, is *issue) *reply {
 	if !s.removeIssueLabelLocked(is, c.login, c.params["name"]) {
 		return errorReply(http.StatusNotFound, "Label does not exist")
 	}
@@ -344,11 +328,7 @@ func (s *Server) replaceIssueLabelsLocked(rp *repo, is *issue, actor string, nam
 
 // listComments serves GET /repos/{owner}/{repo}/issues/{number}/comments,
 // oldest first, paginated; since filters on updated_at.
-func (s *Server) listComments(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listComments(c *call, rp *repo, is *issue) *reply {
 	since, hasSince := parseSince(c.r.URL.Query().Get("since"))
 	items := make([]*commentJSON, 0, len(is.comments))
 	for _, cm := range is.comments {
@@ -380,11 +360,7 @@ func commentBodyIn(c *call) (string, *reply) {
 
 // createComment serves POST /repos/{owner}/{repo}/issues/{number}/comments
 // (issues and PRs). Comments have no uniqueness.
-func (s *Server) createComment(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) createComment(c *call, rp *repo, is *issue) *reply {
 	body, rep := commentBodyIn(c)
 	if rep != nil {
 		return rep

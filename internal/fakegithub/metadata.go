@@ -12,9 +12,9 @@ import (
 
 func init() {
 	handle(map[string]repoEndpoint{
-		"GET /pulls/{number}/requested_reviewers":  (*Server).listRequestedReviewers,
-		"POST /pulls/{number}/requested_reviewers": (*Server).requestReviewers,
-		"POST /issues/{number}/assignees":          (*Server).addAssignees,
+		"GET /pulls/{number}/requested_reviewers":  onPull((*Server).listRequestedReviewers),
+		"POST /pulls/{number}/requested_reviewers": onPull((*Server).requestReviewers),
+		"POST /issues/{number}/assignees":          onIssue((*Server).addAssignees),
 		"GET /milestones":                          (*Server).listMilestones,
 	})
 }
@@ -233,11 +233,7 @@ func milestoneIn(rp *repo, raw json.RawMessage) (m *milestone, ok bool, rep *rep
 // addAssignees serves POST /repos/{owner}/{repo}/issues/{number}/assignees
 // (issues and PRs): it adds the logins that may be assigned and, as GitHub
 // does, silently drops the others; it answers 201 and the issue.
-func (s *Server) addAssignees(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) addAssignees(c *call, rp *repo, is *issue) *reply {
 	var in struct {
 		Assignees []string `json:"assignees"`
 	}
@@ -264,11 +260,7 @@ func (s *Server) addAssignees(c *call, rp *repo) *reply {
 // (422, a message and no errors array) when one of them is not a
 // collaborator or team of the repository, or is the PR's author; it answers
 // 201 and the pull request.
-func (s *Server) requestReviewers(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) requestReviewers(c *call, rp *repo, is *issue) *reply {
 	var in struct {
 		Reviewers     []string `json:"reviewers"`
 		TeamReviewers []string `json:"team_reviewers"`
@@ -313,11 +305,7 @@ func notCollaborator(rp *repo) *reply {
 
 // listRequestedReviewers serves GET
 // /repos/{owner}/{repo}/pulls/{number}/requested_reviewers: {users, teams}.
-func (s *Server) listRequestedReviewers(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listRequestedReviewers(c *call, rp *repo, is *issue) *reply {
 	teams := make([]teamJSON, 0, len(is.pull.requestedTeams))
 	for _, t := range is.pull.requestedTeams {
 		teams = append(teams, s.teamJSON(rp, t))

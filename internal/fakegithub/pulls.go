@@ -12,9 +12,9 @@ func init() {
 	handle(map[string]repoEndpoint{
 		"GET /pulls":                  (*Server).listPulls,
 		"POST /pulls":                 (*Server).createPull,
-		"GET /pulls/{number}":         (*Server).getPull,
-		"PATCH /pulls/{number}":       (*Server).editPull,
-		"GET /pulls/{number}/commits": (*Server).listPullCommits,
+		"GET /pulls/{number}":         onPull((*Server).getPull),
+		"PATCH /pulls/{number}":       onPull((*Server).editPull),
+		"GET /pulls/{number}/commits": onPull((*Server).listPullCommits),
 	})
 }
 
@@ -236,11 +236,7 @@ func (s *Server) listPulls(c *call, rp *repo) *reply {
 
 // getPull serves GET /repos/{owner}/{repo}/pulls/{number}; an issue's
 // number is 404 here.
-func (s *Server) getPull(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) getPull(c *call, rp *repo, is *issue) *reply {
 	return jsonReply(http.StatusOK, s.pullFullJSON(rp, is))
 }
 
@@ -248,11 +244,7 @@ func (s *Server) getPull(c *call, rp *repo) *reply {
 // the commits of the head that its base branch lacks, oldest first, each
 // with the logins of its author and committer. A head whose commit is
 // forgotten lists none.
-func (s *Server) listPullCommits(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listPullCommits(c *call, rp *repo, is *issue) *reply {
 	p, in := is.pull, rp
 	if p.headRepo != nil {
 		in = p.headRepo
@@ -376,11 +368,7 @@ func (s *Server) createPull(c *call, rp *repo) *reply {
 
 // editPull serves PATCH /repos/{owner}/{repo}/pulls/{number}: title, body,
 // state (open, closed) and base.
-func (s *Server) editPull(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) editPull(c *call, rp *repo, is *issue) *reply {
 	var in struct {
 		Title *string `json:"title"`
 		Body  *string `json:"body"`

@@ -14,7 +14,7 @@ func init() {
 	handle(map[string]repoEndpoint{
 		"GET /pulls/comments":                        (*Server).listRepoReviewComments,
 		"GET /pulls/comments/{id}":                   (*Server).getReviewComment,
-		"GET /pulls/{number}/comments":               (*Server).listReviewComments,
+		"GET /pulls/{number}/comments":               onPull((*Server).listReviewComments),
 		"POST /pulls/{number}/comments":              (*Server).createReviewComment,
 		"POST /pulls/{number}/comments/{id}/replies": (*Server).replyToReviewComment,
 	})
@@ -92,11 +92,7 @@ func (s *Server) reviewCommentJSON(rp *repo, is *issue, rc *reviewComment) revie
 // listReviewComments serves GET /repos/{owner}/{repo}/pulls/{number}/comments:
 // the pull request's inline comments, oldest first, paginated; since
 // filters on updated_at. An issue's number is 404, as on GitHub.
-func (s *Server) listReviewComments(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listReviewComments(c *call, rp *repo, is *issue) *reply {
 	since, hasSince := parseSince(c.r.URL.Query().Get("since"))
 	items := []reviewCommentJSON{}
 	for _, rc := range storeOf[reviewCommentStore](is.pull).all {

@@ -10,8 +10,8 @@ import (
 
 func init() {
 	handle(map[string]repoEndpoint{
-		"GET /pulls/{number}/reviews":              (*Server).listReviews,
-		"POST /pulls/{number}/reviews":             (*Server).createReview,
+		"GET /pulls/{number}/reviews":              onPull((*Server).listReviews),
+		"POST /pulls/{number}/reviews":             onPull((*Server).createReview),
 		"GET /pulls/{number}/reviews/{id}":         (*Server).getReview,
 		"POST /pulls/{number}/reviews/{id}/events": (*Server).submitReview,
 	})
@@ -83,11 +83,7 @@ func (rv *review) visibleTo(login string) bool {
 
 // listReviews serves GET /repos/{owner}/{repo}/pulls/{number}/reviews,
 // oldest first, paginated; an issue's number is 404, as on GitHub.
-func (s *Server) listReviews(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listReviews(c *call, rp *repo, is *issue) *reply {
 	all := storeOf[reviewStore](is.pull).all
 	items := make([]reviewJSON, 0, len(all))
 	for _, rv := range all {
@@ -157,11 +153,7 @@ func ownPullRefusal(is *issue, login, event string) *reply {
 // request, and any create (pending or submitted) is refused while one is
 // there. GitHub refuses APPROVE and REQUEST_CHANGES by the pull request's
 // author.
-func (s *Server) createReview(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) createReview(c *call, rp *repo, is *issue) *reply {
 	var in struct {
 		Body     string               `json:"body"`
 		Event    string               `json:"event"`
@@ -254,20 +246,6 @@ type Review struct {
 	ID                  int64
 	Author, State, Body string
 	Comments            int // inline comments made with it
-}
-
-// pullLocked is pull request number of owner/repo (its issue, whose pull
-// is set), nil when either does not exist; s.mu is held.
-func (s *Server) pullLocked(owner, repo string, number int) *issue {
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	is := rp.issueByNumber(int64(number))
-	if is == nil || is.pull == nil {
-		return nil
-	}
-	return is
 }
 
 // Reviews returns pull request number's reviews, oldest first.

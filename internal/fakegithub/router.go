@@ -39,6 +39,26 @@ func handle(eps map[string]repoEndpoint) {
 	}
 }
 
+// onIssue and onPull adapt an endpoint of issue (or pull request) {number}
+// to a repoEndpoint: an unknown number, or an issue's for onPull, is 404.
+func onIssue(h func(s *Server, c *call, rp *repo, is *issue) *reply) repoEndpoint {
+	return func(s *Server, c *call, rp *repo) *reply {
+		if is := issueByParam(c, rp); is != nil {
+			return h(s, c, rp, is)
+		}
+		return notFound()
+	}
+}
+
+func onPull(h func(s *Server, c *call, rp *repo, is *issue) *reply) repoEndpoint {
+	return func(s *Server, c *call, rp *repo) *reply {
+		if is := pullByNumber(c, rp); is != nil {
+			return h(s, c, rp, is)
+		}
+		return notFound()
+	}
+}
+
 func init() { handle(map[string]repoEndpoint{"GET ": (*Server).getRepo}) }
 
 // buildRoutes lists every endpoint, the most specific first: where two

@@ -185,11 +185,7 @@ func (s *Server) SeedIssue(owner, repo, login string, is SeedIssue) int {
 func (s *Server) SeedComment(owner, repo string, number int, login, body string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return 0
-	}
-	is := rp.issueByNumber(int64(number))
+	rp, is := s.issueLocked(owner, repo, number)
 	if is == nil {
 		return 0
 	}
@@ -297,11 +293,7 @@ func (s *Server) Issues(owner, repo string) []Issue {
 func (s *Server) Comments(owner, repo string, number int) []Comment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	is := rp.issueByNumber(int64(number))
+	_, is := s.issueLocked(owner, repo, number)
 	if is == nil {
 		return nil
 	}

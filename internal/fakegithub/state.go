@@ -179,6 +179,25 @@ func (s *Server) repoLocked(owner, name string) *repo {
 	return s.repos[strings.ToLower(owner+"/"+name)]
 }
 
+// issueLocked is issue or pull request number of owner/repo and its
+// repository, nil when either does not exist. The caller holds s.mu.
+func (s *Server) issueLocked(owner, name string, number int) (*repo, *issue) {
+	rp := s.repoLocked(owner, name)
+	if rp == nil {
+		return nil, nil
+	}
+	return rp, rp.issueByNumber(int64(number))
+}
+
+// pullLocked is pull request number of owner/repo (its issue, whose pull
+// is set), nil when either does not exist. The caller holds s.mu.
+func (s *Server) pullLocked(owner, name string, number int) *issue {
+	if _, is := s.issueLocked(owner, name, number); is != nil && is.pull != nil {
+		return is
+	}
+	return nil
+}
+
 // newCommit stores a commit in rp. The sha is unique: it hashes the
 // repository, a counter, the parents and the tree. The caller holds s.mu.
 func (s *Server) newCommit(rp *repo, parents []string, files map[string][]byte, message, author string) *commit {
