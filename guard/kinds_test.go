@@ -13,7 +13,9 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/fixtures"
+
 	"github.com/ghonce/ghonce/guard"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/tests/testworld"
 )
@@ -152,9 +154,9 @@ func ours(fake *fixtures.Server, j job) []got {
 }
 
 // commitKind is the fake's commit a create of kind makes.
-var commitKind = map[string]fixtures.CommitKind{
-	"pr": fixtures.KindPull, "issue": fixtures.KindIssue, "comment": fixtures.KindComment,
-	"branch": fixtures.KindRef, "file": fixtures.KindContent, "review-comment": fixtures.KindReviewComment,
+var commitKind = map[string]fakegithub.CommitKind{
+	"pr": fakegithub.KindPull, "issue": fakegithub.KindIssue, "comment": fakegithub.KindComment,
+	"branch": fakegithub.KindRef, "file": fakegithub.KindContent, "review-comment": fakegithub.KindReviewComment,
 }
 
 var kinds = []string{"pr", "issue", "comment", "branch", "file", "review-comment"}
@@ -172,10 +174,10 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	w := &world{World: testworld.New(t)}
 	w.Push("fix-42")
-	w.issue = w.GitHub.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
+	w.issue = w.GitHub.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
 	w.head = w.GitHub.AddCommitBy(owner, name, "main", login)
 	w.GitHub.SetRef(owner, name, "review-me", w.head)
-	w.pull = w.GitHub.SeedPR(owner, name, stranger, fixtures.SeedPR{Head: "review-me", Title: "Review me"})
+	w.pull = w.GitHub.SeedPR(owner, name, stranger, fakegithub.SeedPR{Head: "review-me", Title: "Review me"})
 	return w
 }
 

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -20,7 +22,7 @@ func reviewWorld(t *testing.T) (*world, int) {
 	t.Helper()
 	w := newWorld(t)
 	w.Push("feat")
-	return w, w.GitHub.SeedPR(owner, name, "someone", fixtures.SeedPR{Title: "Feature", Head: "feat"})
+	return w, w.GitHub.SeedPR(owner, name, "someone", fakegithub.SeedPR{Title: "Feature", Head: "feat"})
 }
 
 func reviewAction(n int, event, body string) reconcile.Action {
@@ -28,7 +30,7 @@ func reviewAction(n int, event, body string) reconcile.Action {
 		Comments: []ghcheck.ReviewComment{{Path: "main.go", Line: 4, Body: "this can be shorter"}}}}
 }
 
-func (w *world) reviews(n int) []fixtures.Review { return w.GitHub.Reviews(owner, name, n) }
+func (w *world) reviews(n int) []fakegithub.Review { return w.GitHub.Reviews(owner, name, n) }
 
 func postReviews(n int, kind fixtures.FaultKind) fixtures.Fault {
 	return fixtures.Fault{Match: fixtures.MatchMethodPath("POST", fmt.Sprintf("/repos/%s/pulls/%d/reviews", repo, n)), Kind: kind}
@@ -136,7 +138,7 @@ func TestReviewSettlesPendingReviewACrashLeft(t *testing.T) {
 func TestReviewOfOwnPullRequestIsRefused(t *testing.T) {
 	w := newWorld(t)
 	w.Push("mine")
-	n := w.GitHub.SeedPR(owner, name, login, fixtures.SeedPR{Title: "Mine", Head: "mine"})
+	n := w.GitHub.SeedPR(owner, name, login, fakegithub.SeedPR{Title: "Mine", Head: "mine"})
 	_, err := do(w.ctx, w.engine(), reviewAction(n, "APPROVE", "LGTM"))
 	var uc *reconcile.UnconfirmedError
 	if err == nil || errors.As(err, &uc) || !strings.Contains(err.Error(), "their own pull request") {

@@ -20,7 +20,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ghonce/ghonce/fixtures"
+
 	"github.com/ghonce/ghonce/internal/actions"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/taskkey"
 	"github.com/ghonce/ghonce/tests/harness"
 )
@@ -111,7 +113,7 @@ func (j *job) run(killOn func(*fixtures.Commit) bool, args ...string) harness.Ou
 	return j.w.execEnv(killOn, j.freshRunner(), args...)
 }
 
-func killAt(k fixtures.CommitKind) func(*fixtures.Commit) bool {
+func killAt(k fakegithub.CommitKind) func(*fixtures.Commit) bool {
 	return func(c *fixtures.Commit) bool { return c.Kind == k }
 }
 
@@ -141,11 +143,11 @@ func TestActionsRerunFindsThePR(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	w.push("fix-42")
-	w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
+	w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
 	j := newJob(w, `{"action":"labeled","issue":{"number":1,"title":"It crashes"},"label":{"name":"agent"}}`)
 	const task = "gha/agent/fix/#1"
 
-	o := j.run(killAt(fixtures.KindPull), "pr", "create", "--base", "main", "--head", "fix-42", "--title", "Fix the crash", "--body", "First wording.")
+	o := j.run(killAt(fakegithub.KindPull), "pr", "create", "--base", "main", "--head", "fix-42", "--title", "Fix the crash", "--body", "First wording.")
 	if !o.Killed {
 		t.Fatalf("attempt 1 not killed at the PR: exit %d\n%s", o.Exit, o.Stderr)
 	}
@@ -175,19 +177,19 @@ func TestActionsRerunFindsThePR(t *testing.T) {
 func TestActionsRerunFindsTheComment(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	n := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
+	n := w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
 	j := newJob(w, fmt.Sprintf(`{"action":"created","issue":{"number":%d},"comment":{"id":1,"body":"/agent"}}`, n))
 	task := fmt.Sprintf("gha/agent/fix/#%d", n)
 	key := w.key(task, "issue-comment", "comment", strconv.Itoa(n))
 	w.fake.SeedComment(owner, name, n, stranger, taskkey.WithMarker(key, "Looks like ghonce's, is not."))
 
-	o := j.run(killAt(fixtures.KindComment), "issue", "comment", strconv.Itoa(n), "--body", "Working on it.")
+	o := j.run(killAt(fakegithub.KindComment), "issue", "comment", strconv.Itoa(n), "--body", "Working on it.")
 	if !o.Killed {
 		t.Fatalf("attempt 1 not killed at the comment: exit %d\n%s", o.Exit, o.Stderr)
 	}
 	for _, body := range []string{"Still working on it.", "Working on a fix."} {
 		out := j.checkFoundOnRerun(j.run(nil, "issue", "comment", strconv.Itoa(n), "--body", body), task)
-		var ours []fixtures.Comment
+		var ours []fakegithub.Comment
 		for _, c := range w.fake.Comments(owner, name, n) {
 			if c.Author == actionsBot {
 				ours = append(ours, c)
@@ -346,7 +348,7 @@ func TestActionStepIsRerunSafeAndInjectionProof(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	w.push("agent/fix-1")
-	n := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
+	n := w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
 	j := newJob(w, fmt.Sprintf(`{"issue":{"number":%d}}`, n))
 	a := readAction(t)
 	canary := filepath.Join(w.dir, "pwned")
@@ -356,7 +358,7 @@ func TestActionStepIsRerunSafeAndInjectionProof(t *testing.T) {
 		"command": "pr-create", "base": "main", "head": "agent/fix-1", "title": title, "body": body,
 		"labels": "bug, agent\nneeds review", "token": actionsToken,
 	}
-	o := j.actionStep(a, inputs, killAt(fixtures.KindPull))
+	o := j.actionStep(a, inputs, killAt(fakegithub.KindPull))
 	if !o.Killed {
 		t.Fatalf("attempt 1 through the action not killed at the PR: exit %d\n%s", o.Exit, o.Stderr)
 	}
@@ -448,7 +450,7 @@ func TestActionStepCommandLines(t *testing.T) {
 func TestActionStepDoesNotAssumeActionsBotForAnotherToken(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	n := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
+	n := w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
 	j := newJob(w, fmt.Sprintf(`{"issue":{"number":%d}}`, n))
 	const appToken = otherAppToken
 	w.fake.AddInstallationToken("other-app[bot]", appToken)
@@ -477,7 +479,7 @@ func TestActionStepDoesNotAssumeActionsBotForAnotherToken(t *testing.T) {
 func TestActionsAdviceNamesTheActionsInputs(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	n := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
+	n := w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
 	j := newJob(w, fmt.Sprintf(`{"issue":{"number":%d}}`, n))
 	a := readAction(t)
 	inputs := map[string]string{"command": "issue-create", "title": "Crash on start", "body": "First wording.", "token": actionsToken}

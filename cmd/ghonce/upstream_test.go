@@ -21,7 +21,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/fixtures"
+
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/kinds"
 	_ "github.com/ghonce/ghonce/reconcile" // registers the kinds whose tools the proxy guards
 	"github.com/ghonce/ghonce/tests/harness"
@@ -397,14 +399,14 @@ func creates(w *world, method, path string) int {
 func TestMCPProxyKilledAtCommitThenReissued(t *testing.T) {
 	cases := []struct {
 		tool            string
-		kill            fixtures.CommitKind
+		kill            fakegithub.CommitKind
 		setup           func(w *world)
 		method, path    func(w *world) string
 		first, reworded func(w *world) map[string]any
 		// unique: GitHub itself refuses the second (a branch).
 		unique bool
 	}{
-		{tool: "create_pull_request", kill: fixtures.KindPull,
+		{tool: "create_pull_request", kill: fakegithub.KindPull,
 			setup:  func(w *world) { w.push("fix-42"); w.push("fix-42-retry") },
 			method: func(*world) string { return "POST" }, path: func(*world) string { return "/repos/" + repo + "/pulls" },
 			first: func(*world) map[string]any {
@@ -413,7 +415,7 @@ func TestMCPProxyKilledAtCommitThenReissued(t *testing.T) {
 			reworded: func(*world) map[string]any {
 				return mcpArgs("title", "Fix issue 42", "head", "fix-42-retry", "base", "main", "body", "A reworded body.")
 			}},
-		{tool: "issue_write", kill: fixtures.KindIssue,
+		{tool: "issue_write", kill: fakegithub.KindIssue,
 			setup:  func(*world) {},
 			method: func(*world) string { return "POST" }, path: func(*world) string { return "/repos/" + repo + "/issues" },
 			first: func(*world) map[string]any {
@@ -422,9 +424,9 @@ func TestMCPProxyKilledAtCommitThenReissued(t *testing.T) {
 			reworded: func(*world) map[string]any {
 				return mcpArgs("method", "create", "title", "Flaky test, follow-up", "body", "Seen again.")
 			}},
-		{tool: "add_issue_comment", kill: fixtures.KindComment,
+		{tool: "add_issue_comment", kill: fakegithub.KindComment,
 			setup: func(w *world) {
-				w.number = w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
+				w.number = w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
 			},
 			method: func(*world) string { return "POST" },
 			path:   func(w *world) string { return fmt.Sprintf("/repos/%s/issues/%d/comments", repo, w.number) },
@@ -432,14 +434,14 @@ func TestMCPProxyKilledAtCommitThenReissued(t *testing.T) {
 			reworded: func(w *world) map[string]any {
 				return mcpArgs("issue_number", w.number, "body", "I have opened a fix.")
 			}},
-		{tool: "create_branch", kill: fixtures.KindRef, unique: true,
+		{tool: "create_branch", kill: fakegithub.KindRef, unique: true,
 			setup:  func(*world) {},
 			method: func(*world) string { return "POST" }, path: func(*world) string { return "/repos/" + repo + "/git/refs" },
 			first: func(*world) map[string]any { return mcpArgs("branch", "release-prep") },
 			reworded: func(*world) map[string]any {
 				return mcpArgs("branch", "release-prep", "from_branch", "main")
 			}},
-		{tool: "create_or_update_file", kill: fixtures.KindContent,
+		{tool: "create_or_update_file", kill: fakegithub.KindContent,
 			setup:  func(*world) {},
 			method: func(*world) string { return "PUT" }, path: func(*world) string { return "/repos/" + repo + "/contents/docs/CHANGELOG.md" },
 			first: func(*world) map[string]any {

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+
 	"github.com/ghonce/ghonce/internal/audit"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/tests/audittest"
@@ -132,7 +134,7 @@ func TestAuditTableAndSummary(t *testing.T) {
 	clean := newAuditWorld(t)
 	clean.env["GH_REPO"] = "octo/empty"
 	clean.fake.AddRepo("octo", "empty", "main")
-	clean.fake.SeedIssue("octo", "empty", "someone", fixtures.SeedIssue{Title: "One issue", Body: "b"})
+	clean.fake.SeedIssue("octo", "empty", "someone", fakegithub.SeedIssue{Title: "One issue", Body: "b"})
 	if r := clean.run("audit"); r.code != ExitOK || !strings.Contains(r.stdout, "no duplicates found") {
 		t.Fatalf("clean repository: exit %d, %s %s", r.code, r.stdout, r.stderr)
 	} else if !strings.Contains(r.stderr, "read 1 issue, 0 pull requests, 0 comments") {
@@ -162,11 +164,11 @@ func TestAuditApplyTwice(t *testing.T) {
 	if writes == 0 {
 		t.Fatal("--apply wrote nothing")
 	}
-	issues := map[int]fixtures.Issue{}
+	issues := map[int]fakegithub.Issue{}
 	for _, is := range w.fake.Issues("octo", "corpus") {
 		issues[is.Number] = is
 	}
-	prs := map[int]fixtures.PR{}
+	prs := map[int]fakegithub.PR{}
 	for _, p := range w.fake.PullRequests("octo", "corpus") {
 		prs[p.Number] = p
 	}

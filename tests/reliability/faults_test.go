@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/taskkey"
@@ -234,12 +236,12 @@ func faultList() []fault {
 			kinds: []string{"pr", "issue"}, first: -1, creates: 1,
 			killOn: func(f *faultRun, c *fixtures.Commit) bool {
 				if f.k.name == "pr" {
-					return c.Kind == fixtures.KindLabel && c.Method == "POST" && c.Number != 0 // added to the PR
+					return c.Kind == fakegithub.KindLabel && c.Method == "POST" && c.Number != 0 // added to the PR
 				}
 				return f.k.isCreated(f.w, f.t, c)
 			},
 			setup: func(f *faultRun) {
-				f.w.fake.SeedIssue(owner, repo, "someone", fixtures.SeedIssue{Title: "Look-alike", Body: taskkey.WithMarker(f.t.key(), "not ours"),
+				f.w.fake.SeedIssue(owner, repo, "someone", fakegithub.SeedIssue{Title: "Look-alike", Body: taskkey.WithMarker(f.t.key(), "not ours"),
 					Labels: []string{"Needs-Review", strings.ToUpper(taskkey.Label(f.t.key()))}})
 				f.t.labels = []string{"needs-review"}
 			},

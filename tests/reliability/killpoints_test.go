@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 )
 
 // point is a precise kill point.
@@ -60,7 +62,7 @@ func points(k *kind) []point {
 			// Number: labels added to the PR, not the repository's key label
 			// that ghonce creates first.
 			p.rule = &killRule{commit: func(c *fixtures.Commit) bool {
-				return c.Kind == fixtures.KindLabel && c.Method == "POST" && c.Number != 0
+				return c.Kind == fakegithub.KindLabel && c.Method == "POST" && c.Number != 0
 			}}
 		}})
 	}
@@ -162,14 +164,14 @@ func (m *matrix) killPoints(ctx context.Context, k *kind, runs int) ([]*row, err
 				t.after = func(i int, _ *out) error {
 					if i == 0 {
 						for j := range between {
-							w.fake.SeedPR(owner, repo, "someone", fixtures.SeedPR{Title: fmt.Sprintf("Someone's change %d", j), Head: fmt.Sprintf("someone/%s-%d", slug(t.task), j)})
+							w.fake.SeedPR(owner, repo, "someone", fakegithub.SeedPR{Title: fmt.Sprintf("Someone's change %d", j), Head: fmt.Sprintf("someone/%s-%d", slug(t.task), j)})
 						}
 					}
 					return nil
 				}
 				to, err := w.runTrial(ctx, t, func(i int, p *proc) {
 					if i == 0 {
-						p.rule = &killRule{commit: func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindPull }}
+						p.rule = &killRule{commit: func(c *fixtures.Commit) bool { return c.Kind == fakegithub.KindPull }}
 					}
 				}, true, m.prof.maxAttempts)
 				if err != nil {
