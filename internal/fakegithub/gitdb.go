@@ -136,25 +136,17 @@ func (s *Server) getGitCommit(c *call, rp *repo) *reply {
 
 // Refs returns every ref of a repository (full names, sorted), nil for an
 // unknown repository.
-func (s *Server) Refs(owner, repo string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	return sortedRefs(rp, "refs/")
+func (s *Server) Refs(owner, name string) []string {
+	return inRepo(s, owner, name, func(rp *repo) []string {
+		return sortedRefs(rp, "refs/")
+	})
 }
 
 // CommitSHAs returns every commit object a repository holds, whether a
 // ref reaches it or not (sorted), nil for an unknown repository: what a
 // reader who knows a SHA can fetch.
-func (s *Server) CommitSHAs(owner, repo string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	return slices.Sorted(maps.Keys(rp.commits))
+func (s *Server) CommitSHAs(owner, name string) []string {
+	return inRepo(s, owner, name, func(rp *repo) []string {
+		return slices.Sorted(maps.Keys(rp.commits))
+	})
 }

@@ -169,20 +169,16 @@ func (s *Server) AddTeam(owner, repo, slug string) {
 
 // SeedMilestone stores a milestone (state "open" or "closed"; "" is open)
 // and returns its number, or 0 when the repository does not exist.
-func (s *Server) SeedMilestone(owner, repo, title, state string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return 0
-	}
-	if state == "" {
-		state = "open"
-	}
-	st := storeOf[metadataStore](rp)
-	m := &milestone{id: s.nextID(labelIDs), number: len(st.milestones) + 1, title: title, state: state, creator: rp.owner, created: s.now()}
-	st.milestones = append(st.milestones, m)
-	return m.number
+func (s *Server) SeedMilestone(owner, name, title, state string) int {
+	return inRepo(s, owner, name, func(rp *repo) int {
+		if state == "" {
+			state = "open"
+		}
+		st := storeOf[metadataStore](rp)
+		m := &milestone{id: s.nextID(labelIDs), number: len(st.milestones) + 1, title: title, state: state, creator: rp.owner, created: s.now()}
+		st.milestones = append(st.milestones, m)
+		return m.number
+	})
 }
 
 // listMilestones serves GET /repos/{owner}/{repo}/milestones: state open

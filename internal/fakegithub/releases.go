@@ -47,19 +47,14 @@ type Release struct {
 }
 
 // Releases returns the repository's releases, drafts included, oldest first.
-func (s *Server) Releases(owner, repo string) []Release {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	var out []Release
-	for _, rl := range storeOf[releaseStore](rp).all {
-		out = append(out, Release{ID: rl.id, Tag: rl.tag, Target: rl.target, Name: rl.name, Body: rl.body,
-			Author: rl.author, Draft: rl.draft, Prerelease: rl.prerelease, CreatedAt: rl.created})
-	}
-	return out
+func (s *Server) Releases(owner, name string) []Release {
+	return inRepo(s, owner, name, func(rp *repo) (out []Release) {
+		for _, rl := range storeOf[releaseStore](rp).all {
+			out = append(out, Release{ID: rl.id, Tag: rl.tag, Target: rl.target, Name: rl.name, Body: rl.body,
+				Author: rl.author, Draft: rl.draft, Prerelease: rl.prerelease, CreatedAt: rl.created})
+		}
+		return out
+	})
 }
 
 // publishedRelease is the published release of tag: GitHub keeps at most

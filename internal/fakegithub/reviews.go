@@ -293,16 +293,12 @@ func (s *Server) AddCommitBy(owner, repo, branch, login string) (sha string) {
 // as commit sha but another identity (a rebase or an amended message): two
 // heads with the same tree. It returns "" when the repository or the
 // commit does not exist.
-func (s *Server) AddCommitSameTree(owner, repo, sha, login string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return ""
-	}
-	c, ok := rp.commits[sha]
-	if !ok {
-		return ""
-	}
-	return s.newCommit(rp, c.parents, c.files, c.message+" (again)", s.userFor(login).login).sha
+func (s *Server) AddCommitSameTree(owner, name, sha, login string) string {
+	return inRepo(s, owner, name, func(rp *repo) string {
+		c, ok := rp.commits[sha]
+		if !ok {
+			return ""
+		}
+		return s.newCommit(rp, c.parents, c.files, c.message+" (again)", s.userFor(login).login).sha
+	})
 }

@@ -179,6 +179,18 @@ func (s *Server) repoLocked(owner, name string) *repo {
 	return s.repos[strings.ToLower(owner+"/"+name)]
 }
 
+// inRepo runs f on owner/repo with s.mu held and returns its answer, or
+// T's zero value when the repository does not exist.
+func inRepo[T any](s *Server, owner, name string, f func(rp *repo) T) T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rp := s.repoLocked(owner, name); rp != nil {
+		return f(rp)
+	}
+	var zero T
+	return zero
+}
+
 // issueLocked is issue or pull request number of owner/repo and its
 // repository, nil when either does not exist. The caller holds s.mu.
 func (s *Server) issueLocked(owner, name string, number int) (*repo, *issue) {
