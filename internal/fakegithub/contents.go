@@ -213,7 +213,5 @@ func (s *Server) putContents(c *call, rp *repo) *reply {
 		status = http.StatusOK
 	}
 	entry := s.contentEntry(rp, cm, p, branch, false)
-	rep := jsonReply(status, map[string]any{"content": entry, "commit": s.gitCommitJSON(rp, cm)})
-	rep.commit = &Commit{Kind: KindContent, Ref: branch, SHA: cm.sha}
-	return rep
+	return stored(status, map[string]any{"content": entry, "commit": s.gitCommitJSON(rp, cm)}, &Commit{Kind: KindContent, Ref: branch, SHA: cm.sha})
 }

@@ -118,10 +118,7 @@ func (s *Server) createGitCommit(c *call, rp *repo) *reply {
 	}
 	cm := s.newCommit(rp, parents, files, *in.Message, c.login)
 	body := s.gitCommitJSON(rp, cm)
-	rep := jsonReply(http.StatusCreated, body)
-	rep.header = http.Header{"Location": {body.URL}}
-	rep.commit = &Commit{Kind: KindGitObject, SHA: cm.sha}
-	return rep
+	return created(body.URL, body, &Commit{Kind: KindGitObject, SHA: cm.sha})
 }
 
 // getGitCommit serves GET /repos/{owner}/{repo}/git/commits/{commit_sha}:

@@ -174,10 +174,7 @@ func (s *Server) createIssue(c *call, rp *repo) *reply {
 	}
 	is := s.newIssue(rp, c.login, *in.Title, body, in.Body != nil, nil)
 	s.addIssueLabelsLocked(rp, is, c.login, names)
-	rep = jsonReply(http.StatusCreated, s.issueFullJSON(rp, is))
-	rep.header = http.Header{"Location": {s.api(fmt.Sprintf("%s/issues/%d", rp.path(), is.number))}}
-	rep.commit = &Commit{Kind: KindIssue, Number: is.number}
-	return rep
+	return created(s.api(fmt.Sprintf("%s/issues/%d", rp.path(), is.number)), s.issueFullJSON(rp, is), &Commit{Kind: KindIssue, Number: is.number})
 }
 
 // editIssue serves PATCH /repos/{owner}/{repo}/issues/{number} (PRs too):
@@ -222,8 +219,7 @@ func (s *Server) editIssue(c *call, rp *repo, is *issue) *reply {
 	if setMilestone {
 		is.milestone = ms
 	}
-	rep = jsonReply(http.StatusOK, s.issueFullJSON(rp, is))
-	rep.commit = &Commit{Kind: KindIssue, Number: is.number}
+	rep = stored(http.StatusOK, s.issueFullJSON(rp, is), &Commit{Kind: KindIssue, Number: is.number})
 	if is.pull != nil {
 		rep.commit.Kind = KindPull
 	}
@@ -286,9 +282,7 @@ func (s *Server) setIssueLabels(c *call, rp *repo, is *issue, replace bool) *rep
 		s.addIssueLabelsLocked(rp, is, c.login, names)
 	}
 	is.updated = s.now()
-	rep = jsonReply(http.StatusOK, s.labelsJSON(rp, is.labels))
-	rep.commit = &Commit{Kind: KindLabel, Number: is.number}
-	return rep
+	return stored(http.StatusOK, s.labelsJSON(rp, is.labels), &Commit{Kind: KindLabel, Number: is.number})
 }
 
 // removeIssueLabel serves DELETE
@@ -297,9 +291,7 @@ func (s *Server) removeIssueLabel(c *call, rp *repo, is *issue) *reply {
 	if !s.removeIssueLabelLocked(is, c.login, c.params["name"]) {
 		return errorReply(http.StatusNotFound, "Label does not exist")
 	}
-	rep := jsonReply(http.StatusOK, s.labelsJSON(rp, is.labels))
-	rep.commit = &Commit{Kind: KindLabel, Number: is.number}
-	return rep
+	return stored(http.StatusOK, s.labelsJSON(rp, is.labels), &Commit{Kind: KindLabel, Number: is.number})
 }
 
 // removeIssueLabelLocked takes label name off is as actor did, and reports
@@ -367,10 +359,8 @@ func (s *Server) createComment(c *call, rp *repo, is *issue) *reply {
 	}
 	cm := s.newComment(rp, is, c.login, body)
 	is.updated = cm.created
-	rep = jsonReply(http.StatusCreated, s.commentJSON(rp, cm))
-	rep.header = http.Header{"Location": {s.api(fmt.Sprintf("%s/issues/comments/%d", rp.path(), cm.id))}}
-	rep.commit = &Commit{Kind: KindComment, Number: is.number, ID: cm.id}
-	return rep
+	return created(s.api(fmt.Sprintf("%s/issues/comments/%d", rp.path(), cm.id)), s.commentJSON(rp, cm),
+		&Commit{Kind: KindComment, Number: is.number, ID: cm.id})
 }
 
 func commentByParam(c *call, rp *repo) *comment {
@@ -402,9 +392,7 @@ func (s *Server) editComment(c *call, rp *repo) *reply {
 	}
 	cm.body = body
 	cm.updated = s.now()
-	rep = jsonReply(http.StatusOK, s.commentJSON(rp, cm))
-	rep.commit = &Commit{Kind: KindComment, Number: cm.issue.number, ID: cm.id}
-	return rep
+	return stored(http.StatusOK, s.commentJSON(rp, cm), &Commit{Kind: KindComment, Number: cm.issue.number, ID: cm.id})
 }
 
 // deleteComment serves DELETE /repos/{owner}/{repo}/issues/comments/{id}.

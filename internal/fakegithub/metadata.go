@@ -242,8 +242,7 @@ func (s *Server) addAssignees(c *call, rp *repo, is *issue) *reply {
 		}
 	}
 	is.updated = s.now()
-	rep := jsonReply(http.StatusCreated, s.issueFullJSON(rp, is))
-	rep.commit = &Commit{Kind: KindIssue, Number: is.number}
+	rep := stored(http.StatusCreated, s.issueFullJSON(rp, is), &Commit{Kind: KindIssue, Number: is.number})
 	if is.pull != nil {
 		rep.commit.Kind = KindPull
 	}
@@ -290,9 +289,7 @@ func (s *Server) requestReviewers(c *call, rp *repo, is *issue) *reply {
 		p.requestedTeams = addFold(p.requestedTeams, t)
 	}
 	is.updated = s.now()
-	rep := jsonReply(http.StatusCreated, s.pullJSON(rp, is))
-	rep.commit = &Commit{Kind: KindPull, Number: is.number}
-	return rep
+	return stored(http.StatusCreated, s.pullJSON(rp, is), &Commit{Kind: KindPull, Number: is.number})
 }
 
 func notCollaborator(rp *repo) *reply {

@@ -360,10 +360,7 @@ func (s *Server) createPull(c *call, rp *repo) *reply {
 		body = *in.Body
 	}
 	is := s.newIssue(rp, c.login, *in.Title, body, in.Body != nil, p)
-	rep := jsonReply(http.StatusCreated, s.pullFullJSON(rp, is))
-	rep.header = http.Header{"Location": {s.api(fmt.Sprintf("%s/pulls/%d", rp.path(), is.number))}}
-	rep.commit = &Commit{Kind: KindPull, Number: is.number}
-	return rep
+	return created(s.api(fmt.Sprintf("%s/pulls/%d", rp.path(), is.number)), s.pullFullJSON(rp, is), &Commit{Kind: KindPull, Number: is.number})
 }
 
 // editPull serves PATCH /repos/{owner}/{repo}/pulls/{number}: title, body,
@@ -390,9 +387,7 @@ func (s *Server) editPull(c *call, rp *repo, is *issue) *reply {
 	if in.Base != nil {
 		p.baseRef = *in.Base
 	}
-	rep := jsonReply(http.StatusOK, s.pullFullJSON(rp, is))
-	rep.commit = &Commit{Kind: KindPull, Number: is.number}
-	return rep
+	return stored(http.StatusOK, s.pullFullJSON(rp, is), &Commit{Kind: KindPull, Number: is.number})
 }
 
 // applyIssueEdit validates and applies an edit of an issue or PR. It

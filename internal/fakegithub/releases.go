@@ -123,10 +123,8 @@ func (s *Server) createRelease(c *call, rp *repo) *reply {
 	}
 	st := storeOf[releaseStore](rp)
 	st.all = append(st.all, rl)
-	rep := jsonReply(http.StatusCreated, s.releaseJSON(rp, rl))
-	rep.header = http.Header{"Location": {s.api(fmt.Sprintf("%s/releases/%d", rp.path(), rl.id))}}
-	rep.commit = &Commit{Kind: KindRelease, ID: rl.id, Ref: "refs/tags/" + tag}
-	return rep
+	return created(s.api(fmt.Sprintf("%s/releases/%d", rp.path(), rl.id)), s.releaseJSON(rp, rl),
+		&Commit{Kind: KindRelease, ID: rl.id, Ref: "refs/tags/" + tag})
 }
 
 // listReleases serves GET /repos/{owner}/{repo}/releases, newest first,

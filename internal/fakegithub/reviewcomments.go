@@ -253,10 +253,8 @@ func (s *Server) storeReviewComment(rp *repo, is *issue, rc *reviewComment) *rep
 	st := storeOf[reviewCommentStore](is.pull)
 	st.all = append(st.all, rc)
 	is.updated = rc.created
-	rep := jsonReply(http.StatusCreated, s.reviewCommentJSON(rp, is, rc))
-	rep.header = http.Header{"Location": {s.api(fmt.Sprintf("%s/pulls/comments/%d", rp.path(), rc.id))}}
-	rep.commit = &Commit{Kind: KindReviewComment, Number: is.number, ID: rc.id}
-	return rep
+	return created(s.api(fmt.Sprintf("%s/pulls/comments/%d", rp.path(), rc.id)), s.reviewCommentJSON(rp, is, rc),
+		&Commit{Kind: KindReviewComment, Number: is.number, ID: rc.id})
 }
 
 // onDiff refuses a comment the pull request's diff at its commit cannot

@@ -195,9 +195,7 @@ func (s *Server) createReview(c *call, rp *repo, is *issue) *reply {
 	}
 	st := storeOf[reviewStore](is.pull)
 	st.all = append(st.all, rv)
-	rep := jsonReply(http.StatusOK, s.reviewJSON(rp, is, rv))
-	rep.commit = &Commit{Kind: KindReview, Number: is.number, ID: rv.id}
-	return rep
+	return stored(http.StatusOK, s.reviewJSON(rp, is, rv), &Commit{Kind: KindReview, Number: is.number, ID: rv.id})
 }
 
 // submitReview serves POST /repos/{owner}/{repo}/pulls/{number}/reviews/{id}/events:
@@ -229,9 +227,7 @@ func (s *Server) submitReview(c *call, rp *repo) *reply {
 	}
 	rv.state = state
 	s.submitted(is, rv)
-	rep := jsonReply(http.StatusOK, s.reviewJSON(rp, is, rv))
-	rep.commit = &Commit{Kind: KindReview, Number: is.number, ID: rv.id}
-	return rep
+	return stored(http.StatusOK, s.reviewJSON(rp, is, rv), &Commit{Kind: KindReview, Number: is.number, ID: rv.id})
 }
 
 // submitted stamps rv as submitted now: it answers its author's pending

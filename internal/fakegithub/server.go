@@ -537,6 +537,19 @@ func jsonReply(status int, v any) *reply {
 	return &reply{status: status, body: marshal(v)}
 }
 
+// stored answers a write that stored commit with status and body.
+func stored(status int, body any, commit *Commit) *reply {
+	return &reply{status: status, body: marshal(body), commit: commit}
+}
+
+// created answers a write that made the resource at url: 201, with its
+// URL in Location.
+func created(url string, body any, commit *Commit) *reply {
+	rep := stored(http.StatusCreated, body, commit)
+	rep.header = http.Header{"Location": {url}}
+	return rep
+}
+
 const docURL = "https://docs.github.com/rest"
 
 type errorBody struct {
