@@ -28,9 +28,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/internal/cli"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/tests/harness"
@@ -478,7 +476,7 @@ func newWorld(t *testing.T) (*fixtures.Server, string, []string) {
 	gh.SetRef("o", "r", "my-branch", gh.AddCommit("o", "r", "main"))
 	gh.SetRef("o", "r", "fix-42", gh.AddCommit("o", "r", "main"))
 	for n := 0; n < 42; {
-		n = gh.SeedIssue("o", "r", "reporter", fakegithub.SeedIssue{Title: "an issue"})
+		n = gh.SeedIssue("o", "r", "reporter", fixtures.SeedIssue{Title: "an issue"})
 	}
 	work := t.TempDir()
 	files := map[string]string{

@@ -17,10 +17,10 @@ import (
 	"github.com/google/go-github/v66/github"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/guard"
 	"github.com/ghonce/ghonce/internal/cli"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
@@ -246,7 +246,7 @@ type actWorld struct {
 
 func newActWorld(t *testing.T) *actWorld {
 	w := &actWorld{World: testworld.New(t), pushed: map[string]bool{}}
-	w.issue = w.GitHub.SeedIssue(testworld.Owner, testworld.Name, testworld.Stranger, fakegithub.SeedIssue{Title: "Thread", Body: "Comments go here."})
+	w.issue = w.GitHub.SeedIssue(testworld.Owner, testworld.Name, testworld.Stranger, fixtures.SeedIssue{Title: "Thread", Body: "Comments go here."})
 	return w
 }
 

@@ -8,9 +8,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/taskkey"
 	"github.com/ghonce/ghonce/tests/testworld"
 )
@@ -189,11 +187,11 @@ func TestFindMany(t *testing.T) {
 		return taskkey.Key(taskkey.Identity{Task: "T", Step: s, Kind: "x", Repo: repo})
 	}
 	since := time.Now().Add(-time.Hour)
-	thread := s.SeedIssue(owner, name, "mallory", fakegithub.SeedIssue{Title: "thread"})
-	other := s.SeedIssue(owner, name, "mallory", fakegithub.SeedIssue{Title: "other"})
-	s.SeedIssue(owner, name, bLogin, fakegithub.SeedIssue{Title: "ours", Body: taskkey.WithMarker(key("issue"), "b")})
-	s.SeedPR(owner, name, bLogin, fakegithub.SeedPR{Head: "main", Title: "pr", Body: taskkey.WithMarker(key("pr"), "b")})
-	s.SeedIssue(owner, name, "mallory", fakegithub.SeedIssue{Title: "look-alike", Body: taskkey.WithMarker(key("stranger"), "b")})
+	thread := s.SeedIssue(owner, name, "mallory", fixtures.SeedIssue{Title: "thread"})
+	other := s.SeedIssue(owner, name, "mallory", fixtures.SeedIssue{Title: "other"})
+	s.SeedIssue(owner, name, bLogin, fixtures.SeedIssue{Title: "ours", Body: taskkey.WithMarker(key("issue"), "b")})
+	s.SeedPR(owner, name, bLogin, fixtures.SeedPR{Head: "main", Title: "pr", Body: taskkey.WithMarker(key("pr"), "b")})
+	s.SeedIssue(owner, name, "mallory", fixtures.SeedIssue{Title: "look-alike", Body: taskkey.WithMarker(key("stranger"), "b")})
 	s.SeedComment(owner, name, thread, bLogin, taskkey.WithMarker(key("comment"), "b"))
 	s.SeedComment(owner, name, other, bLogin, taskkey.WithMarker(key("elsewhere"), "b"))
 	ls := []ghcheck.Lookup{
@@ -243,9 +241,9 @@ func TestFindPRSinceFallsBackOnABusyRepository(t *testing.T) {
 	key := taskkey.Key(taskkey.Identity{Task: "T", Step: "pr", Kind: "pr", Repo: repo})
 	sha := s.AddCommit(owner, name, "main")
 	s.SetRef(owner, name, "ours", sha)
-	n := s.SeedPR(owner, name, bLogin, fakegithub.SeedPR{Head: "ours", Base: "main", Title: "t", Body: taskkey.WithMarker(key, "b")})
+	n := s.SeedPR(owner, name, bLogin, fixtures.SeedPR{Head: "ours", Base: "main", Title: "t", Body: taskkey.WithMarker(key, "b")})
 	for i := range 350 {
-		s.SeedPR(owner, name, "mallory", fakegithub.SeedPR{Head: "main", Base: "main", Title: "noise " + string(rune('a'+i%26))})
+		s.SeedPR(owner, name, "mallory", fixtures.SeedPR{Head: "main", Base: "main", Title: "noise " + string(rune('a'+i%26))})
 	}
 	c, err := ghcheck.New(ghcheck.Options{BaseURL: s.URL(), Token: bToken})
 	if err != nil {
@@ -291,7 +289,7 @@ func TestPaceBeforeTheRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := ghcheck.Repo{Owner: owner, Name: name}
-	n := s.SeedIssue(owner, name, bLogin, fakegithub.SeedIssue{Title: "t", Body: "b"})
+	n := s.SeedIssue(owner, name, bLogin, fixtures.SeedIssue{Title: "t", Body: "b"})
 	del := func(ctx context.Context) {
 		id := s.SeedComment(owner, name, n, bLogin, "x")
 		if _, err := c.DeleteComment(ctx, r, id); err != nil {

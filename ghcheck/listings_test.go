@@ -8,9 +8,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 )
 
 func listingClient(t *testing.T, s *fixtures.Server) *ghcheck.Client {
@@ -30,7 +28,7 @@ func TestListingsArePagedRepositoryWide(t *testing.T) {
 	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	s := budgetFake(t, fixtures.Options{Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
 	for range 250 {
-		s.SeedComment(owner, name, s.SeedIssue(owner, name, bLogin, fakegithub.SeedIssue{Title: "t", Body: "b"}), bLogin, "c")
+		s.SeedComment(owner, name, s.SeedIssue(owner, name, bLogin, fixtures.SeedIssue{Title: "t", Body: "b"}), bLogin, "c")
 	}
 	c := listingClient(t, s)
 	r := ghcheck.Repo{Owner: owner, Name: name}
@@ -61,7 +59,7 @@ func TestListPullsSinceStopsAtSince(t *testing.T) {
 	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	s := budgetFake(t, fixtures.Options{Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
 	for range 250 {
-		s.SeedPR(owner, name, bLogin, fakegithub.SeedPR{Title: "p", Head: "main"})
+		s.SeedPR(owner, name, bLogin, fixtures.SeedPR{Title: "p", Head: "main"})
 	}
 	c := listingClient(t, s)
 	r := ghcheck.Repo{Owner: owner, Name: name}

@@ -8,9 +8,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 )
 
 // metadataWorld is a fake with a pull request by bLogin, collaborators
@@ -25,7 +23,7 @@ func metadataWorld(t *testing.T) (*fixtures.Server, *ghcheck.Client, int) {
 	s.SeedMilestone(owner, name, "v1", "closed")
 	s.SeedMilestone(owner, name, "v2", "open")
 	s.SetRef(owner, name, "fix", s.AddCommit(owner, name, "main"))
-	n := s.SeedPR(owner, name, "someone", fakegithub.SeedPR{Title: "Fix", Head: "fix"})
+	n := s.SeedPR(owner, name, "someone", fixtures.SeedPR{Title: "Fix", Head: "fix"})
 	return s, listingClient(t, s), n
 }
 

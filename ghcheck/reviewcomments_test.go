@@ -12,7 +12,6 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/taskkey"
 	"github.com/ghonce/ghonce/tests/testworld"
 )
@@ -28,7 +27,7 @@ func reviewPR(t *testing.T) (*testworld.World, *ghcheck.Client, int, string) {
 	w := testworld.New(t)
 	head := w.GitHub.AddCommitBy(owner, name, "main", bLogin)
 	w.GitHub.SetRef(owner, name, "feat", head)
-	n := w.GitHub.SeedPR(owner, name, bLogin, fakegithub.SeedPR{Head: "feat", Title: "feat"})
+	n := w.GitHub.SeedPR(owner, name, bLogin, fixtures.SeedPR{Head: "feat", Title: "feat"})
 	return w, w.Client(ghcheck.Options{}), n, head
 }
 

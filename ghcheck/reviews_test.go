@@ -10,7 +10,6 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -21,8 +20,8 @@ func reviewWorld(t *testing.T) (s *fixtures.Server, c *ghcheck.Client, theirs, o
 	s = budgetFake(t)
 	s.SetRef(owner, name, "fix", s.AddCommit(owner, name, "main"))
 	s.SetRef(owner, name, "mine", s.AddCommit(owner, name, "main"))
-	theirs = s.SeedPR(owner, name, "someone", fakegithub.SeedPR{Title: "Fix", Head: "fix"})
-	ours = s.SeedPR(owner, name, bLogin, fakegithub.SeedPR{Title: "Mine", Head: "mine"})
+	theirs = s.SeedPR(owner, name, "someone", fixtures.SeedPR{Title: "Fix", Head: "fix"})
+	ours = s.SeedPR(owner, name, bLogin, fixtures.SeedPR{Title: "Mine", Head: "mine"})
 	return s, listingClient(t, s), theirs, ours
 }
 

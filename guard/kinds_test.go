@@ -154,7 +154,7 @@ func ours(fake *fixtures.Server, j job) []got {
 }
 
 // commitKind is the fake's commit a create of kind makes.
-var commitKind = map[string]fakegithub.CommitKind{
+var commitKind = map[string]fixtures.CommitKind{
 	"pr": fakegithub.KindPull, "issue": fakegithub.KindIssue, "comment": fakegithub.KindComment,
 	"branch": fakegithub.KindRef, "file": fakegithub.KindContent, "review-comment": fakegithub.KindReviewComment,
 }
@@ -174,10 +174,10 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	w := &world{World: testworld.New(t)}
 	w.Push("fix-42")
-	w.issue = w.GitHub.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
+	w.issue = w.GitHub.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 	w.head = w.GitHub.AddCommitBy(owner, name, "main", login)
 	w.GitHub.SetRef(owner, name, "review-me", w.head)
-	w.pull = w.GitHub.SeedPR(owner, name, stranger, fakegithub.SeedPR{Head: "review-me", Title: "Review me"})
+	w.pull = w.GitHub.SeedPR(owner, name, stranger, fixtures.SeedPR{Head: "review-me", Title: "Review me"})
 	return w
 }
 

@@ -11,9 +11,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -85,7 +83,7 @@ func (w *world) issue() int {
 	if is := w.GitHub.Issues(owner, name); len(is) > 0 {
 		return is[0].Number
 	}
-	return w.GitHub.SeedIssue(owner, name, other, fakegithub.SeedIssue{Title: "bug"})
+	return w.GitHub.SeedIssue(owner, name, other, fixtures.SeedIssue{Title: "bug"})
 }
 
 func TestRequestsFirstPRCreateAndReplay(t *testing.T) {
@@ -133,7 +131,7 @@ func TestRequestsRerunAfterCrash(t *testing.T) {
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 	w := newWorld(t, testworld.Fake(fixtures.Options{Now: now}))
 	s := w.GitHub
-	thread := s.SeedIssue(owner, name, other, fakegithub.SeedIssue{Title: "long thread"})
+	thread := s.SeedIssue(owner, name, other, fixtures.SeedIssue{Title: "long thread"})
 	for i := range 3000 {
 		s.SeedComment(owner, name, thread, other, fmt.Sprintf("comment %d", i))
 	}
@@ -235,9 +233,9 @@ func seedAttempting(t *testing.T, w *world, l ledger.Ledger, n int) map[string]b
 		switch i % 3 {
 		case 0:
 			w.Push(fmt.Sprintf("h%d", i))
-			w.GitHub.SeedPR(owner, name, login, fakegithub.SeedPR{Head: fmt.Sprintf("h%d", i), Base: "main", Title: "t", Body: body})
+			w.GitHub.SeedPR(owner, name, login, fixtures.SeedPR{Head: fmt.Sprintf("h%d", i), Base: "main", Title: "t", Body: body})
 		case 1:
-			w.GitHub.SeedIssue(owner, name, login, fakegithub.SeedIssue{Title: "t", Body: body})
+			w.GitHub.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "t", Body: body})
 		default:
 			w.GitHub.SeedComment(owner, name, thread, login, body)
 		}
@@ -301,7 +299,7 @@ func mustList(t *testing.T, l ledger.Ledger) []*ledger.Entry {
 // of milliseconds).
 func TestBurstIsPacedUnderSecondaryLimits(t *testing.T) {
 	t.Parallel()
-	limits := []fakegithub.ContentLimit{{N: 10, Window: 100 * time.Millisecond}, {N: 30, Window: 500 * time.Millisecond}}
+	limits := []fixtures.ContentLimit{{N: 10, Window: 100 * time.Millisecond}, {N: 30, Window: 500 * time.Millisecond}}
 	w := newWorld(t, testworld.Fake(fixtures.Options{ContentLimits: limits}))
 	s := w.GitHub
 	thread := w.issue()
@@ -337,7 +335,7 @@ func TestBurstIsPacedUnderSecondaryLimits(t *testing.T) {
 	// a busy machine sends them.
 	frozen := time.Now()
 	s2 := testworld.New(t, testworld.Fake(fixtures.Options{ContentLimits: limits, Now: func() time.Time { return frozen }})).GitHub
-	thread = s2.SeedIssue(owner, name, login, fakegithub.SeedIssue{Title: "bug"})
+	thread = s2.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "bug"})
 	c, err := ghcheck.New(ghcheck.Options{BaseURL: s2.URL(), Token: token, Budget: ghcheck.Budget{NoPacing: true}, MaxWait: time.Nanosecond,
 		Sleep: func(context.Context, time.Duration) error { return nil }})
 	if err != nil {

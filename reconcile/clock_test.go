@@ -5,9 +5,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
@@ -38,7 +36,7 @@ func TestCommentLookupSinceOnGitHubsClock(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer l.Close()
-			thread := fake.SeedIssue(owner, name, other, fakegithub.SeedIssue{Title: "bug"})
+			thread := fake.SeedIssue(owner, name, other, fixtures.SeedIssue{Title: "bug"})
 			a := reconcile.Action{Task: "T-1", Step: "comment", Repo: repo, Spec: reconcile.Comment{Number: thread, Body: "Fixed."}}
 			key := keyOf(t, a)
 			// The earlier attempt: claimed, created the comment, died.

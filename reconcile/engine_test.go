@@ -12,9 +12,7 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/ledgertest"
 	"github.com/ghonce/ghonce/ledger/sqlite"
@@ -150,7 +148,7 @@ func TestStrangersLookAlikePRIsNotAdopted(t *testing.T) {
 	key := keyOf(t, a)
 	// Another user's PR carries our marker and label; the bare-branch head
 	// trap would return it for any head.
-	stranger := w.GitHub.SeedPR(owner, name, other, fakegithub.SeedPR{Title: "Fix", Body: taskkey.WithMarker(key, "mine now"), Head: "fix-42-copy", Labels: []string{taskkey.Label(key)}})
+	stranger := w.GitHub.SeedPR(owner, name, other, fixtures.SeedPR{Title: "Fix", Body: taskkey.WithMarker(key, "mine now"), Head: "fix-42-copy", Labels: []string{taskkey.Label(key)}})
 	w.Push("fix-42")
 	r := mustDo(t, w.engine(), a)
 	if r.Outcome != reconcile.Created || r.Number == stranger {
@@ -198,7 +196,7 @@ func TestAlreadyExistsButNotTaggedIsAConflict(t *testing.T) {
 	w := newWorld(t)
 	w.Push("fix-42")
 	// Our own identity opened a PR for the same head by hand, without a marker.
-	w.GitHub.SeedPR(owner, name, login, fakegithub.SeedPR{Title: "by hand", Head: "fix-42"})
+	w.GitHub.SeedPR(owner, name, login, fixtures.SeedPR{Title: "by hand", Head: "fix-42"})
 	_, err := do(w.ctx, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
 	var ce *reconcile.ConflictError
 	if !errors.As(err, &ce) {

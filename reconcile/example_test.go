@@ -10,9 +10,7 @@ import (
 	"strings"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
@@ -32,7 +30,7 @@ func Example() {
 	gh.AddUser("agent-bot", "example-token")
 	gh.AddRepo("octo-org", "hello-world", "main")
 	gh.SetRef("octo-org", "hello-world", "fix-42", gh.AddCommit("octo-org", "hello-world", "main")) // the agent's git push
-	issue := gh.SeedIssue("octo-org", "hello-world", "reporter", fakegithub.SeedIssue{Title: "Crash on start"})
+	issue := gh.SeedIssue("octo-org", "hello-world", "reporter", fixtures.SeedIssue{Title: "Crash on start"})
 
 	dir, err := os.MkdirTemp("", "ghonce-example-")
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/ghonce/ghonce/effect"
-	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -15,9 +15,9 @@ import (
 // skipped, and a lost ledger finds the state reached and writes nothing.
 func TestSettlingKindsHappenOnce(t *testing.T) {
 	w := newWorld(t)
-	issue := w.GitHub.SeedIssue(owner, name, login, fakegithub.SeedIssue{Title: "dup", Body: "x"})
+	issue := w.GitHub.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "dup", Body: "x"})
 	w.Push("agent/pr-head")
-	pr := w.GitHub.SeedPR(owner, name, login, fakegithub.SeedPR{Title: "dup", Head: "agent/pr-head"})
+	pr := w.GitHub.SeedPR(owner, name, login, fixtures.SeedPR{Title: "dup", Head: "agent/pr-head"})
 	comment := w.GitHub.SeedComment(owner, name, issue, login, "twice")
 	stray := w.Push("agent/stray")
 	acts := []reconcile.Action{
@@ -68,7 +68,7 @@ func TestSettlingKindsRefuseWhatChanged(t *testing.T) {
 	old := w.Push("agent/moved")
 	w.GitHub.SetRef(owner, name, "agent/moved", w.GitHub.AddCommit(owner, name, "main"))
 	used := w.Push("agent/used")
-	w.GitHub.SeedPR(owner, name, other, fakegithub.SeedPR{Title: "theirs", Head: "agent/used"})
+	w.GitHub.SeedPR(owner, name, other, fixtures.SeedPR{Title: "theirs", Head: "agent/used"})
 	e := w.engine()
 	for _, a := range []reconcile.Action{
 		{Task: "audit", Step: "s", Repo: repo, Spec: reconcile.DeleteBranch{Name: "agent/moved", SHA: old}},

@@ -10,8 +10,6 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/fixtures"
-
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -27,7 +25,7 @@ func (w *world) reviewPR() (int, string) {
 	head := w.GitHub.AddCommitBy(owner, name, "main", login)
 	branch := "review-" + head[:8]
 	w.GitHub.SetRef(owner, name, branch, head)
-	return w.GitHub.SeedPR(owner, name, other, fakegithub.SeedPR{Head: branch, Title: "feat"}), head
+	return w.GitHub.SeedPR(owner, name, other, fixtures.SeedPR{Head: branch, Title: "feat"}), head
 }
 
 func inline(task string, n int, line int, body string) reconcile.Action {

@@ -22,7 +22,7 @@ func reviewWorld(t *testing.T) (*world, int) {
 	t.Helper()
 	w := newWorld(t)
 	w.Push("feat")
-	return w, w.GitHub.SeedPR(owner, name, "someone", fakegithub.SeedPR{Title: "Feature", Head: "feat"})
+	return w, w.GitHub.SeedPR(owner, name, "someone", fixtures.SeedPR{Title: "Feature", Head: "feat"})
 }
 
 func reviewAction(n int, event, body string) reconcile.Action {
@@ -138,7 +138,7 @@ func TestReviewSettlesPendingReviewACrashLeft(t *testing.T) {
 func TestReviewOfOwnPullRequestIsRefused(t *testing.T) {
 	w := newWorld(t)
 	w.Push("mine")
-	n := w.GitHub.SeedPR(owner, name, login, fakegithub.SeedPR{Title: "Mine", Head: "mine"})
+	n := w.GitHub.SeedPR(owner, name, login, fixtures.SeedPR{Title: "Mine", Head: "mine"})
 	_, err := do(w.ctx, w.engine(), reviewAction(n, "APPROVE", "LGTM"))
 	var uc *reconcile.UnconfirmedError
 	if err == nil || errors.As(err, &uc) || !strings.Contains(err.Error(), "their own pull request") {

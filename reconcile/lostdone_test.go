@@ -3,7 +3,7 @@ package reconcile_test
 import (
 	"testing"
 
-	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite/sqlitetest"
 	"github.com/ghonce/ghonce/reconcile"
@@ -30,7 +30,7 @@ func TestLostDoneRecordIsFoundNotDuplicated(t *testing.T) {
 				func() int { return len(w.GitHub.Issues(owner, name)) }
 		}},
 		{"comment", func(w *world, _ string) (reconcile.Action, func() int) {
-			n := w.GitHub.SeedIssue(owner, name, other, fakegithub.SeedIssue{Title: "Bug"})
+			n := w.GitHub.SeedIssue(owner, name, other, fixtures.SeedIssue{Title: "Bug"})
 			return reconcile.Action{Task: "T-1", Step: "comment", Repo: repo, Spec: reconcile.Comment{Number: n, Body: "Fixed."}},
 				func() int { return len(w.GitHub.Comments(owner, name, n)) }
 		}},

@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-github/v66/github"
 
+	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -49,7 +49,7 @@ func TestMarkerWithoutHTMLCommentsIsFound(t *testing.T) {
 	for _, when := range []string{"stripped after creation", "stripped on the way"} {
 		t.Run(when, func(t *testing.T) {
 			w := newWorld(t)
-			is := w.GitHub.SeedIssue(owner, name, other, fakegithub.SeedIssue{Title: "It crashes"})
+			is := w.GitHub.SeedIssue(owner, name, other, fixtures.SeedIssue{Title: "It crashes"})
 			comment := reconcile.Action{Task: "ISSUE-9", Step: "handoff", Repo: repo, Spec: reconcile.Comment{Number: is, Body: "Handing off to the release job."}}
 			eng := w.engine()
 			if when == "stripped on the way" {

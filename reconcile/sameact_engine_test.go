@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
@@ -55,7 +55,7 @@ func TestAnUnansweredAttemptsRetryIsTheSameAct(t *testing.T) {
 				t.Fatal(err)
 			}
 			// What its create made before it ended.
-			n := w.GitHub.SeedIssue(owner, name, login, fakegithub.SeedIssue{Title: "Release 1.4.0", Body: taskkey.WithMarker(key, "b"), Labels: []string{taskkey.Label(key)}})
+			n := w.GitHub.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "Release 1.4.0", Body: taskkey.WithMarker(key, "b"), Labels: []string{taskkey.Label(key)}})
 			tc.end(l, c)
 			e := w.engine(func(cfg *reconcile.Config) { cfg.Gone = func(p ledger.Proc) bool { return p.PID == 999999 } })
 			r, err := do(w.ctx, e, issueAction("Release v1.4.0"))

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/tests/harness"
 )
 
@@ -26,7 +24,7 @@ func (w *world) claimRefs() int { return w.claimRefsIn(name) }
 func TestActionRepositoryLedgerOverlappingRunsCreateOneIssue(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	n := w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
+	n := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 	payload := fmt.Sprintf(`{"issue":{"number":%d}}`, n)
 	first, second := newJob(w, payload), newJob(w, payload)
 	second.attempt = 1 // runner-2: a re-run beside a late original
@@ -111,7 +109,7 @@ func TestActionRepositoryLedgerOverlappingRunsCreateOneIssue(t *testing.T) {
 func TestActionRepositoryLedgerWithoutContentsWrite(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	n := w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
+	n := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 	j := newJob(w, fmt.Sprintf(`{"issue":{"number":%d}}`, n))
 	w.fake.SetReadOnly(actionsBot)
 	o := j.actionStep(readAction(t), map[string]string{"command": "issue-create", "title": "Follow-up", "body": "Tracked here.", "token": actionsToken, "ledger": "github"}, nil)

@@ -113,7 +113,7 @@ func (j *job) run(killOn func(*fixtures.Commit) bool, args ...string) harness.Ou
 	return j.w.execEnv(killOn, j.freshRunner(), args...)
 }
 
-func killAt(k fakegithub.CommitKind) func(*fixtures.Commit) bool {
+func killAt(k fixtures.CommitKind) func(*fixtures.Commit) bool {
 	return func(c *fixtures.Commit) bool { return c.Kind == k }
 }
 
@@ -143,7 +143,7 @@ func TestActionsRerunFindsThePR(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	w.push("fix-42")
-	w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
+	w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 	j := newJob(w, `{"action":"labeled","issue":{"number":1,"title":"It crashes"},"label":{"name":"agent"}}`)
 	const task = "gha/agent/fix/#1"
 
@@ -177,7 +177,7 @@ func TestActionsRerunFindsThePR(t *testing.T) {
 func TestActionsRerunFindsTheComment(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	n := w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
+	n := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 	j := newJob(w, fmt.Sprintf(`{"action":"created","issue":{"number":%d},"comment":{"id":1,"body":"/agent"}}`, n))
 	task := fmt.Sprintf("gha/agent/fix/#%d", n)
 	key := w.key(task, "issue-comment", "comment", strconv.Itoa(n))
@@ -348,7 +348,7 @@ func TestActionStepIsRerunSafeAndInjectionProof(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	w.push("agent/fix-1")
-	n := w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
+	n := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 	j := newJob(w, fmt.Sprintf(`{"issue":{"number":%d}}`, n))
 	a := readAction(t)
 	canary := filepath.Join(w.dir, "pwned")
@@ -450,7 +450,7 @@ func TestActionStepCommandLines(t *testing.T) {
 func TestActionStepDoesNotAssumeActionsBotForAnotherToken(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	n := w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
+	n := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 	j := newJob(w, fmt.Sprintf(`{"issue":{"number":%d}}`, n))
 	const appToken = otherAppToken
 	w.fake.AddInstallationToken("other-app[bot]", appToken)
@@ -479,7 +479,7 @@ func TestActionStepDoesNotAssumeActionsBotForAnotherToken(t *testing.T) {
 func TestActionsAdviceNamesTheActionsInputs(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	n := w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
+	n := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 	j := newJob(w, fmt.Sprintf(`{"issue":{"number":%d}}`, n))
 	a := readAction(t)
 	inputs := map[string]string{"command": "issue-create", "title": "Crash on start", "body": "First wording.", "token": actionsToken}

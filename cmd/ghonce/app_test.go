@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghonce/ghonce/fixtures"
+
 	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -29,7 +31,7 @@ func appWorld(t *testing.T) (*world, []string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.fake.AddApp(fakegithub.App{ID: testAppID, Slug: "ghonce-agent", PublicKey: &k.PublicKey})
+	w.fake.AddApp(fixtures.App{ID: testAppID, Slug: "ghonce-agent", PublicKey: &k.PublicKey})
 	w.fake.InstallApp(testAppID, owner, name)
 	keyPEM := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}))
 	env := w.envWithout([]string{"GH_TOKEN"}, "GHONCE_APP_ID="+strconv.Itoa(testAppID), "GHONCE_APP_PRIVATE_KEY="+keyPEM)
@@ -41,7 +43,7 @@ func appWorld(t *testing.T) (*world, []string, string) {
 func TestGitHubAppIdentity(t *testing.T) {
 	t.Parallel()
 	w, env, _ := appWorld(t)
-	n := w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
+	n := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 	key := w.key("ISSUE-1", "issue-comment", "comment", strconv.Itoa(n))
 	w.fake.SeedComment(owner, name, n, stranger, taskkey.WithMarker(key, "A look-alike."))
 	args := []string{"issue", "comment", strconv.Itoa(n), "--task", "ISSUE-1", "--body", "On it.", "--json", "--ledger", w.ledger, "--repo", repo}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghonce/ghonce/fixtures"
+
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/fakegithub"
 )
@@ -25,7 +27,7 @@ type artifact struct {
 type kindCase struct {
 	name string
 	// kill is the write at which the first run is killed.
-	kill fakegithub.CommitKind
+	kill fixtures.CommitKind
 	// setup prepares the fake and returns the command (with --task).
 	setup func(w *world) []string
 	// mine lists our artifacts of this kind on the fake.
@@ -86,7 +88,7 @@ func kindCases() []kindCase {
 		{
 			name: "issue comment", kill: fakegithub.KindComment,
 			setup: func(w *world) []string {
-				w.number = w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
+				w.number = w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 				return []string{"issue", "comment", strconv.Itoa(w.number), "--task", "ISSUE-42", "--body", "Opened a fix."}
 			},
 			mine: comments,
@@ -96,7 +98,7 @@ func kindCases() []kindCase {
 			name: "pr comment", kill: fakegithub.KindComment,
 			setup: func(w *world) []string {
 				w.push("their-branch")
-				w.number = w.fake.SeedPR(owner, name, stranger, fakegithub.SeedPR{Title: "Their change", Head: "their-branch"})
+				w.number = w.fake.SeedPR(owner, name, stranger, fixtures.SeedPR{Title: "Their change", Head: "their-branch"})
 				return []string{"pr", "comment", strconv.Itoa(w.number), "--task", "ISSUE-42", "--body", "Reviewed: looks good."}
 			},
 			mine: comments,

@@ -108,7 +108,7 @@ func (w *ghWorld) gh(killOn func(*fixtures.Commit) bool, env []string, args ...s
 func TestGhShimKilledAfterCommitRerunMakesOne(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
-		kill        fakegithub.CommitKind
+		kill        fixtures.CommitKind
 		first, then func(w *ghWorld) []string
 		step, kind  string
 		target      func(w *ghWorld) string
@@ -153,7 +153,7 @@ func TestGhShimKilledAfterCommitRerunMakesOne(t *testing.T) {
 		{
 			name: "issue comment", kill: fakegithub.KindComment, step: "issue-comment", kind: "comment",
 			first: func(w *ghWorld) []string {
-				w.number = w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes"})
+				w.number = w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes"})
 				return []string{"issue", "comment", strconv.Itoa(w.number), "--body", "Opened a fix."}
 			},
 			then: func(w *ghWorld) []string {
@@ -174,7 +174,7 @@ func TestGhShimKilledAfterCommitRerunMakesOne(t *testing.T) {
 			// No number: the open pull request of the current branch, as gh.
 			name: "pr comment", kill: fakegithub.KindComment, step: "issue-comment", kind: "comment",
 			first: func(w *ghWorld) []string {
-				w.number = w.fake.SeedPR(owner, name, login, fakegithub.SeedPR{Title: "Fix #42", Head: "fix-42"})
+				w.number = w.fake.SeedPR(owner, name, login, fixtures.SeedPR{Title: "Fix #42", Head: "fix-42"})
 				return []string{"pr", "comment", "--body", "CI is green."}
 			},
 			then:   func(w *ghWorld) []string { return []string{"pr", "comment", "-b", "CI is green (rerun)."} },

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghonce/ghonce/fixtures"
+
 	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -31,7 +33,7 @@ func (w *world) ourPRs() []fakegithub.PR {
 func TestPRRetryOnAnotherHeadWithRewordedBody(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		kill fakegithub.CommitKind
+		kill fixtures.CommitKind
 		lose bool
 	}{
 		{"killed after create, ledger kept", fakegithub.KindPull, false},
@@ -82,7 +84,7 @@ func TestStrangersPRWithOurMarkerAndLabelIsNotAdopted(t *testing.T) {
 	w := newWorld(t)
 	key := w.key("ISSUE-42", "pr-create", "pr", "main")
 	w.push("mallory/lookalike")
-	theirs := w.fake.SeedPR(owner, name, stranger, fakegithub.SeedPR{
+	theirs := w.fake.SeedPR(owner, name, stranger, fixtures.SeedPR{
 		Title: "Fix #42", Head: "mallory/lookalike", Body: taskkey.WithMarker(key, "Copied."),
 		Labels: []string{taskkey.Label(key)},
 	})
@@ -109,7 +111,7 @@ func TestStrangersPRWithOurMarkerAndLabelIsNotAdopted(t *testing.T) {
 // seedThread makes an issue with n earlier comments: ours without a
 // marker, a stranger's, and ours carrying other keys' markers.
 func (w *world) seedThread(n int) int {
-	number := w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "Long discussion", Body: "Let's talk."})
+	number := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "Long discussion", Body: "Let's talk."})
 	other := w.key("ISSUE-7", "issue-comment", "comment", strconv.Itoa(number))
 	for i := range n {
 		switch i % 3 {

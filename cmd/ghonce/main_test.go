@@ -222,7 +222,7 @@ func (w *world) run(args ...string) harness.Outcome {
 // crash runs ghonce args (with --ledger and --repo) and kills it right
 // after the fake commits a write of kind k; it fails the test if no such
 // write happened.
-func (w *world) crash(k fakegithub.CommitKind, args ...string) {
+func (w *world) crash(k fixtures.CommitKind, args ...string) {
 	w.t.Helper()
 	// A label commit means labels added to the issue or PR (Number set),
 	// not the repository label ghonce creates first.

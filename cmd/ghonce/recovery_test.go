@@ -47,7 +47,7 @@ func TestReconcileSettlesCrashedTasksWithoutWriting(t *testing.T) {
 	x := newExecWorld(t)
 	w := x.world
 	w.push("fix-1")
-	issue := w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "Bug"})
+	issue := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "Bug"})
 
 	w.crash(fakegithub.KindPull, "pr", "create", "--task", "T-PR", "--base", "main", "--head", "fix-1", "--title", "Fix", "--body", "b")
 	w.crash(fakegithub.KindIssue, "issue", "create", "--task", "T-ISSUE", "--title", "Follow-up", "--body", "b")

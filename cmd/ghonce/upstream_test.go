@@ -399,7 +399,7 @@ func creates(w *world, method, path string) int {
 func TestMCPProxyKilledAtCommitThenReissued(t *testing.T) {
 	cases := []struct {
 		tool            string
-		kill            fakegithub.CommitKind
+		kill            fixtures.CommitKind
 		setup           func(w *world)
 		method, path    func(w *world) string
 		first, reworded func(w *world) map[string]any
@@ -426,7 +426,7 @@ func TestMCPProxyKilledAtCommitThenReissued(t *testing.T) {
 			}},
 		{tool: "add_issue_comment", kill: fakegithub.KindComment,
 			setup: func(w *world) {
-				w.number = w.fake.SeedIssue(owner, name, stranger, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
+				w.number = w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 			},
 			method: func(*world) string { return "POST" },
 			path:   func(w *world) string { return fmt.Sprintf("/repos/%s/issues/%d/comments", repo, w.number) },

@@ -16,7 +16,6 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/tests/testworld"
 )
 
@@ -57,7 +56,7 @@ func newWorld(t *testing.T) *world {
 	fake := testworld.New(t, testworld.Fake(fixtures.Options{Now: clk.now})).GitHub // holds testworld.Repo, octo-org/hello-world
 	fake.AddRepo("octo-org", "elsewhere", "main")
 	k, p := newKey(t)
-	fake.AddApp(fakegithub.App{ID: appID, Slug: "ghonce-agent", PublicKey: &k.PublicKey})
+	fake.AddApp(fixtures.App{ID: appID, Slug: "ghonce-agent", PublicKey: &k.PublicKey})
 	fake.InstallApp(appID, "octo-org", "hello-world")
 	return &world{fake: fake, clk: clk, pem: p}
 }

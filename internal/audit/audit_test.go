@@ -11,10 +11,8 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/audit"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/taskkey"
 	"github.com/ghonce/ghonce/tests/audittest"
 )
@@ -199,16 +197,16 @@ func TestFindGroupsOnlyWhatCarriesTheKey(t *testing.T) {
 	s, _, gh := newCorpus(t)
 	const o, n = "octo", "forged"
 	s.AddRepo(o, n, "main")
-	one := s.SeedIssue(o, n, audittest.Agent, fakegithub.SeedIssue{Title: "Deploy", Body: "v2"})
-	two := s.SeedIssue(o, n, audittest.Agent, fakegithub.SeedIssue{Title: "Deploy staging", Body: "v2 first"})
+	one := s.SeedIssue(o, n, audittest.Agent, fixtures.SeedIssue{Title: "Deploy", Body: "v2"})
+	two := s.SeedIssue(o, n, audittest.Agent, fixtures.SeedIssue{Title: "Deploy staging", Body: "v2 first"})
 	k := audittest.Key(o, n, "deployed", "comment", "1")
 	s.SeedComment(o, n, one, audittest.Agent, taskkey.WithMarker(k, "Deployed."))
 	same := s.SeedComment(o, n, one, audittest.Agent, "Deployed, with notes.")
 	other := s.SeedComment(o, n, two, audittest.Agent, "Deployed.")
 	s.SeedComment(o, n, two, audittest.Agent, taskkey.WithMarker(k, "Deployed to staging."))
 	ik := audittest.Key(o, n, "tracking", "issue", "")
-	s.SeedIssue(o, n, audittest.Agent, fakegithub.SeedIssue{Title: "Track", Body: taskkey.WithMarker(ik, "Rollout."), Labels: []string{taskkey.Label(ik)}})
-	unrelated := s.SeedIssue(o, n, audittest.Agent, fakegithub.SeedIssue{Title: "Rotate the key", Body: "It expires."})
+	s.SeedIssue(o, n, audittest.Agent, fixtures.SeedIssue{Title: "Track", Body: taskkey.WithMarker(ik, "Rollout."), Labels: []string{taskkey.Label(ik)}})
+	unrelated := s.SeedIssue(o, n, audittest.Agent, fixtures.SeedIssue{Title: "Rotate the key", Body: "It expires."})
 	forged := func(kind string, number int, id int64) string {
 		switch {
 		case kind == audit.KindComment && (id == same || id == other):
@@ -239,8 +237,8 @@ func TestFindPeoplesCommits(t *testing.T) {
 	for _, b := range []string{"a", "b"} {
 		s.SetRef(o, n, b, feat)
 	}
-	s.SeedPR(o, n, audittest.Agent, fakegithub.SeedPR{Title: "Cache", Body: "x", Head: "a", Labels: []string{taskkey.Label(k)}})
-	theirs := s.SeedPR(o, n, audittest.Agent, fakegithub.SeedPR{Title: "Cache", Body: "x", Head: "b", Labels: []string{taskkey.Label(k)}})
+	s.SeedPR(o, n, audittest.Agent, fixtures.SeedPR{Title: "Cache", Body: "x", Head: "a", Labels: []string{taskkey.Label(k)}})
+	theirs := s.SeedPR(o, n, audittest.Agent, fixtures.SeedPR{Title: "Cache", Body: "x", Head: "b", Labels: []string{taskkey.Label(k)}})
 	s.SetRef(o, n, "b", s.AddCommitBy(o, n, "b", audittest.Human))
 	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: ghcheck.Repo{Owner: o, Name: n}})
 	if err != nil {
@@ -310,7 +308,7 @@ func TestFindLabelsAppliedTwice(t *testing.T) {
 	s.AddUser(audittest.Agent, audittest.AgentToken)
 	s.AddUser(audittest.Human, audittest.HumanToken)
 	s.AddRepo("octo", "labels", "main")
-	n := s.SeedIssue("octo", "labels", audittest.Human, fakegithub.SeedIssue{Title: "Crash on start"})
+	n := s.SeedIssue("octo", "labels", audittest.Human, fixtures.SeedIssue{Title: "Crash on start"})
 	for range 2 {
 		s.SeedLabel("octo", "labels", n, audittest.Agent, "ready")
 		s.RemoveLabel("octo", "labels", n, audittest.Human, "ready")

@@ -11,10 +11,8 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/audit"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/tests/audittest"
 )
 
@@ -81,7 +79,7 @@ func bigRepoTimed(tb testing.TB, n int) (*fixtures.Server, *ghcheck.Client, ghch
 	s.AddUser(audittest.Agent, audittest.AgentToken)
 	s.AddRepo("octo", "big", "main")
 	for i := range n {
-		num := s.SeedIssue("octo", "big", audittest.Agent, fakegithub.SeedIssue{Title: fmt.Sprintf("Issue %d", i), Body: fmt.Sprintf("Body of issue %d.", i)})
+		num := s.SeedIssue("octo", "big", audittest.Agent, fixtures.SeedIssue{Title: fmt.Sprintf("Issue %d", i), Body: fmt.Sprintf("Body of issue %d.", i)})
 		for j := range 4 {
 			s.SeedComment("octo", "big", num, audittest.Agent, fmt.Sprintf("Comment %d on issue %d.", j, i))
 		}

@@ -9,10 +9,8 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/audit"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/tests/audittest"
 )
 
@@ -29,7 +27,7 @@ func TestInlineCommentsPostedTwice(t *testing.T) {
 	s.AddRepo("octo", "inline", "main")
 	head := s.AddCommitBy("octo", "inline", "main", audittest.Agent)
 	s.SetRef("octo", "inline", "feat", head)
-	n := s.SeedPR("octo", "inline", audittest.Human, fakegithub.SeedPR{Head: "feat", Title: "feat"})
+	n := s.SeedPR("octo", "inline", audittest.Human, fixtures.SeedPR{Head: "feat", Title: "feat"})
 	file := "change-" + audittest.Agent + ".txt"
 	post := func(tok, body, side string) int64 {
 		t.Helper()

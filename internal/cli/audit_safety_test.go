@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/taskkey"
@@ -215,15 +213,15 @@ func (w *auditWorld) forge(k, kind string, ref ledger.Ref) {
 func TestAuditApplyConfirmsLedgerEntries(t *testing.T) {
 	w := newAuditWorld(t)
 	trustRepo(t, w)
-	two := w.fake.SeedIssue("octo", "t", audittest.Agent, fakegithub.SeedIssue{Title: "Deploy staging", Body: "Staging first."})
+	two := w.fake.SeedIssue("octo", "t", audittest.Agent, fixtures.SeedIssue{Title: "Deploy staging", Body: "Staging first."})
 	k := naiveKey("deployed", "comment", 1)
 	w.fake.SeedComment("octo", "t", 1, audittest.Agent, taskkey.WithMarker(k, "Deployed."))
 	other := w.fake.SeedComment("octo", "t", two, audittest.Agent, "Deployed.")
 	w.forge(k, "comment", ledger.Ref{Number: two, ID: other})
 
 	ik := naiveKey("tracking", "issue", 0)
-	w.fake.SeedIssue("octo", "t", audittest.Agent, fakegithub.SeedIssue{Title: "Track the rollout", Body: taskkey.WithMarker(ik, "Rollout of v2."), Labels: []string{taskkey.Label(ik)}})
-	unrelated := w.fake.SeedIssue("octo", "t", audittest.Agent, fakegithub.SeedIssue{Title: "Rotate the signing key", Body: "It expires in May."})
+	w.fake.SeedIssue("octo", "t", audittest.Agent, fixtures.SeedIssue{Title: "Track the rollout", Body: taskkey.WithMarker(ik, "Rollout of v2."), Labels: []string{taskkey.Label(ik)}})
+	unrelated := w.fake.SeedIssue("octo", "t", audittest.Agent, fixtures.SeedIssue{Title: "Rotate the signing key", Body: "It expires in May."})
 	w.forge(ik, "issue", ledger.Ref{Number: unrelated})
 
 	kept := w.fake.SeedComment("octo", "t", two, audittest.Agent, "Staging is green.")
@@ -258,7 +256,7 @@ func TestAuditApplyConfirmsLedgerEntries(t *testing.T) {
 // (by the agent) ahead of main, carrying key k when it is not "".
 func (w *auditWorld) agentPR(branch, k string) int {
 	w.fake.SetRef("octo", "t", branch, w.fake.AddCommitBy("octo", "t", "main", audittest.Agent))
-	pr := fakegithub.SeedPR{Title: "Add the cache", Body: "Caches the login lookup.", Head: branch}
+	pr := fixtures.SeedPR{Title: "Add the cache", Body: "Caches the login lookup.", Head: branch}
 	if k != "" {
 		pr.Body, pr.Labels = taskkey.WithMarker(k, pr.Body), []string{taskkey.Label(k)}
 	}

@@ -134,7 +134,7 @@ func TestAuditTableAndSummary(t *testing.T) {
 	clean := newAuditWorld(t)
 	clean.env["GH_REPO"] = "octo/empty"
 	clean.fake.AddRepo("octo", "empty", "main")
-	clean.fake.SeedIssue("octo", "empty", "someone", fakegithub.SeedIssue{Title: "One issue", Body: "b"})
+	clean.fake.SeedIssue("octo", "empty", "someone", fixtures.SeedIssue{Title: "One issue", Body: "b"})
 	if r := clean.run("audit"); r.code != ExitOK || !strings.Contains(r.stdout, "no duplicates found") {
 		t.Fatalf("clean repository: exit %d, %s %s", r.code, r.stdout, r.stderr)
 	} else if !strings.Contains(r.stderr, "read 1 issue, 0 pull requests, 0 comments") {

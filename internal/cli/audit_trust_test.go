@@ -27,7 +27,7 @@ func trustRepo(t *testing.T, w *auditWorld) {
 	t.Helper()
 	w.fake.AddRepo("octo", "t", "main")
 	w.env["GH_REPO"] = "octo/t"
-	w.fake.SeedIssue("octo", "t", audittest.Agent, fakegithub.SeedIssue{Title: "Deploy", Body: "Deploy v2."})
+	w.fake.SeedIssue("octo", "t", audittest.Agent, fixtures.SeedIssue{Title: "Deploy", Body: "Deploy v2."})
 }
 
 // as sends one request to the fake as the person (alice), as a
@@ -121,7 +121,7 @@ func TestAuditApplyNeverActsOnAnotherAuthorsMarker(t *testing.T) {
 			body = x.Body
 		}
 	}
-	copied := w.fake.SeedIssue("octo", "t", audittest.Human, fakegithub.SeedIssue{Title: "Status", Body: body})
+	copied := w.fake.SeedIssue("octo", "t", audittest.Human, fixtures.SeedIssue{Title: "Status", Body: body})
 	w.fake.SeedReaction("octo", "t", copied, 0, audittest.Human, "heart")
 
 	r := w.run("audit", "--since", "0", "--apply")
@@ -180,8 +180,8 @@ func TestAuditApplyRechecksBeforeWriting(t *testing.T) {
 			}
 		}},
 		{"person comments on the duplicate issue", func(w *auditWorld) func() string {
-			w.fake.SeedIssue("octo", "t", audittest.Agent, fakegithub.SeedIssue{Title: "Flaky", Body: "TestX fails."})
-			dup := w.fake.SeedIssue("octo", "t", audittest.Agent, fakegithub.SeedIssue{Title: "Flaky", Body: "TestX fails."})
+			w.fake.SeedIssue("octo", "t", audittest.Agent, fixtures.SeedIssue{Title: "Flaky", Body: "TestX fails."})
+			dup := w.fake.SeedIssue("octo", "t", audittest.Agent, fixtures.SeedIssue{Title: "Flaky", Body: "TestX fails."})
 			w.onFirstRead(fmt.Sprintf("/repos/octo/t/issues/%d", dup), func() {
 				w.as("POST", fmt.Sprintf("/repos/octo/t/issues/%d/comments", dup), map[string]string{"body": "I am on this one."})
 			})
@@ -220,8 +220,8 @@ func TestAuditApplyReadsPeopleWhateverSince(t *testing.T) {
 	w := &auditWorld{t: t, fake: fake, now: clock.Now, env: map[string]string{
 		"GH_TOKEN": audittest.AgentToken, "GITHUB_API_URL": fake.URL(), "GHONCE_LEDGER": t.TempDir() + "/ledger.db"}}
 	trustRepo(t, w)
-	old := fake.SeedIssue("octo", "t", audittest.Agent, fakegithub.SeedIssue{Title: "Upgrade Go", Body: "1.26 is out."})
-	newer := fake.SeedIssue("octo", "t", audittest.Agent, fakegithub.SeedIssue{Title: "Upgrade Go", Body: "1.26 is out."})
+	old := fake.SeedIssue("octo", "t", audittest.Agent, fixtures.SeedIssue{Title: "Upgrade Go", Body: "1.26 is out."})
+	newer := fake.SeedIssue("octo", "t", audittest.Agent, fixtures.SeedIssue{Title: "Upgrade Go", Body: "1.26 is out."})
 	fake.SeedComment("octo", "t", newer, audittest.Human, "I'll do it this week.")
 	clock.Add(40 * 24 * time.Hour)
 	fake.SeedLabel("octo", "t", old, audittest.Agent, "chore") // both updated since
@@ -277,8 +277,8 @@ func TestAuditApplyRepointsTheLedger(t *testing.T) {
 func TestAuditAcknowledgedStopsPaging(t *testing.T) {
 	w := newAuditWorld(t)
 	trustRepo(t, w)
-	w.fake.SeedIssue("octo", "t", audittest.Agent, fakegithub.SeedIssue{Title: "Flaky", Body: "TestX fails."})
-	dup := w.fake.SeedIssue("octo", "t", audittest.Agent, fakegithub.SeedIssue{Title: "Flaky", Body: "TestX fails."})
+	w.fake.SeedIssue("octo", "t", audittest.Agent, fixtures.SeedIssue{Title: "Flaky", Body: "TestX fails."})
+	dup := w.fake.SeedIssue("octo", "t", audittest.Agent, fixtures.SeedIssue{Title: "Flaky", Body: "TestX fails."})
 	w.fake.SeedReaction("octo", "t", dup-1, 0, audittest.Human, "eyes") // the older is kept for it
 	w.fake.SeedComment("octo", "t", dup, audittest.Human, "Different stack trace here.")
 	w.fake.SeedComment("octo", "t", 1, audittest.Agent, "Done.")
@@ -309,8 +309,8 @@ func TestAuditAcknowledgedStopsPaging(t *testing.T) {
 func TestAuditTwoAuditsLinkOnce(t *testing.T) {
 	w := newAuditWorld(t)
 	trustRepo(t, w)
-	w.fake.SeedIssue("octo", "t", audittest.Agent, fakegithub.SeedIssue{Title: "Flaky", Body: "TestX fails."})
-	dup := w.fake.SeedIssue("octo", "t", audittest.Agent, fakegithub.SeedIssue{Title: "Flaky", Body: "TestX fails."})
+	w.fake.SeedIssue("octo", "t", audittest.Agent, fixtures.SeedIssue{Title: "Flaky", Body: "TestX fails."})
+	dup := w.fake.SeedIssue("octo", "t", audittest.Agent, fixtures.SeedIssue{Title: "Flaky", Body: "TestX fails."})
 	post := fmt.Sprintf("/repos/octo/t/issues/%d/comments", dup)
 	var mu sync.Mutex
 	arrived := 0

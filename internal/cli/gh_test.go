@@ -17,7 +17,6 @@ import (
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 )
 
 func TestGuardedGh(t *testing.T) {
@@ -732,7 +731,7 @@ func TestGhTrustAuthorFromEnv(t *testing.T) {
 // gh's repeatable and comma-separated forms both count.
 func TestGhAddLabelOnce(t *testing.T) {
 	w := newGhCLIWorld(t)
-	n := w.fake.SeedIssue(testOwner, testName, testLogin, fakegithub.SeedIssue{Title: "Flaky"})
+	n := w.fake.SeedIssue(testOwner, testName, testLogin, fixtures.SeedIssue{Title: "Flaky"})
 	args := []string{"issue", "edit", fmt.Sprint(n), "-R", testRepo, "--add-label", "bug,ci", "--add-label", "triage"}
 	if o := w.gh("", nil, args...); o.code != 0 {
 		t.Fatalf("first: exit %d, stderr %q", o.code, o.stderr)

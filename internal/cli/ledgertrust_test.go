@@ -22,9 +22,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/internal/procid"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
@@ -270,7 +268,7 @@ func TestLedgerTimesAreGitHubs(t *testing.T) {
 		t.Run("format "+strconv.Itoa(format), func(t *testing.T) {
 			t.Parallel()
 			w := repoLedgerWorld(t)
-			n := w.fake.SeedIssue(testworld.Owner, testworld.Name, testworld.Stranger, fakegithub.SeedIssue{Title: "Bug"})
+			n := w.fake.SeedIssue(testworld.Owner, testworld.Name, testworld.Stranger, fixtures.SeedIssue{Title: "Bug"})
 			args := []string{"issue", "comment", strconv.Itoa(n), "--task", "T", "--body", "On it.", "--json"}
 			var r struct {
 				Key string `json:"key"`

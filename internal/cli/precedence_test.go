@@ -19,7 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -52,8 +52,8 @@ func TestFlagAndEnvironmentPrecedence(t *testing.T) {
 		}
 	}
 	const flagApp, envApp = 101, 102
-	w.fake.AddApp(fakegithub.App{ID: flagApp, Slug: "flag-app", PublicKey: &k.PublicKey})
-	w.fake.AddApp(fakegithub.App{ID: envApp, Slug: "env-app", PublicKey: &k.PublicKey})
+	w.fake.AddApp(fixtures.App{ID: flagApp, Slug: "flag-app", PublicKey: &k.PublicKey})
+	w.fake.AddApp(fixtures.App{ID: envApp, Slug: "env-app", PublicKey: &k.PublicKey})
 	w.fake.InstallApp(envApp, testOwner, testName)
 	inst := strconv.FormatInt(w.fake.InstallApp(flagApp, testOwner, testName), 10)
 	asApp := map[string]string{"GH_TOKEN": "", "GHONCE_APP_ID": strconv.Itoa(envApp), "GHONCE_APP_PRIVATE_KEY": keyPEM}
@@ -219,7 +219,7 @@ func TestStepDefaultsToTheVerb(t *testing.T) {
 	w := newCLIWorld(t)
 	w.fake.SetRef(testOwner, testName, "fix-42", w.fake.AddCommit(testOwner, testName, "main"))
 	mainSHA := w.fake.AddCommit(testOwner, testName, "main")
-	n := strconv.Itoa(w.fake.SeedIssue(testOwner, testName, "mallory", fakegithub.SeedIssue{Title: "Bug"}))
+	n := strconv.Itoa(w.fake.SeedIssue(testOwner, testName, "mallory", fixtures.SeedIssue{Title: "Bug"}))
 	key := func(step, kind, target string) string {
 		o := w.run("", nil, "key", "--task", "ISSUE-42", "--step", step, "--kind", kind, "--repo", testRepo, "--target", target)
 		if o.code != 0 {
@@ -329,7 +329,7 @@ func TestBadGhonceSettleIsUsage(t *testing.T) {
 func TestOneDefaultStepPerKind(t *testing.T) {
 	t.Parallel()
 	w := newCLIWorld(t)
-	n := strconv.Itoa(w.fake.SeedPR(testOwner, testName, "mallory", fakegithub.SeedPR{Title: "Fix", Head: "fix-1"}))
+	n := strconv.Itoa(w.fake.SeedPR(testOwner, testName, "mallory", fixtures.SeedPR{Title: "Fix", Head: "fix-1"}))
 	run := func(task string, args ...string) reconcile.Result {
 		t.Helper()
 		o := w.run("", nil, slices.Concat(args, []string{"--body", "b", "--task", task, "--repo", testRepo, "--json"})...)

@@ -13,9 +13,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger"
 	ghledger "github.com/ghonce/ghonce/ledger/github"
 	"github.com/ghonce/ghonce/ledger/ledgertest"
@@ -359,7 +357,7 @@ func TestRepositoryLedgerCost(t *testing.T) {
 	// A comment costs the same: no read for a key derived the way
 	// earlier versions did (a comment's former default step), which no
 	// version wrote to this ledger.
-	thread := w.fake.SeedIssue(testworld.Owner, testworld.Name, testworld.Stranger, fakegithub.SeedIssue{Title: "x", Body: "y"})
+	thread := w.fake.SeedIssue(testworld.Owner, testworld.Name, testworld.Stranger, fixtures.SeedIssue{Title: "x", Body: "y"})
 	comment := []string{"issue", "comment", fmt.Sprint(thread), "--task", "COST", "--body", "b", "--json"}
 	if got := run("created", comment...); got != first {
 		t.Errorf("first comment: %+v, want %+v", got, first)
@@ -429,7 +427,7 @@ func TestRepositoryLedgerUnsentReleaseLeavesNoWait(t *testing.T) {
 func TestRepositoryLedgerDeletedArtifactIsNotMadeAgain(t *testing.T) {
 	t.Parallel()
 	w := repoLedgerWorld(t)
-	thread := w.fake.SeedIssue(testworld.Owner, testworld.Name, testworld.Stranger, fakegithub.SeedIssue{Title: "x", Body: "y"})
+	thread := w.fake.SeedIssue(testworld.Owner, testworld.Name, testworld.Stranger, fixtures.SeedIssue{Title: "x", Body: "y"})
 	args := []string{"issue", "comment", fmt.Sprint(thread), "--task", "DEL", "--body", "b", "--json"}
 	o := w.run("", freshRunner(t), args...)
 	var first struct {

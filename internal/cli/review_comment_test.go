@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/tests/testworld"
 )
@@ -19,7 +19,7 @@ func TestPRCommentInline(t *testing.T) {
 	w := newCLIWorld(t)
 	head := w.fake.AddCommitBy(testOwner, testName, "main", testLogin)
 	w.fake.SetRef(testOwner, testName, "feat", head)
-	n := w.fake.SeedPR(testOwner, testName, testworld.Stranger, fakegithub.SeedPR{Head: "feat", Title: "feat"})
+	n := w.fake.SeedPR(testOwner, testName, testworld.Stranger, fixtures.SeedPR{Head: "feat", Title: "feat"})
 	file := "change-" + testLogin + ".txt"
 	pr := strconv.Itoa(n)
 	result := func(args ...string) reconcile.Result {

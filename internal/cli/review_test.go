@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/fixtures"
 )
 
 // `ghonce pr review` makes the review with its inline comments from a
@@ -15,7 +15,7 @@ func TestPRReviewVerb(t *testing.T) {
 	t.Parallel()
 	w := newCLIWorld(t)
 	w.fake.SetRef(testOwner, testName, "feat", w.fake.AddCommit(testOwner, testName, "main"))
-	n := w.fake.SeedPR(testOwner, testName, "someone", fakegithub.SeedPR{Title: "Feature", Head: "feat"})
+	n := w.fake.SeedPR(testOwner, testName, "someone", fixtures.SeedPR{Title: "Feature", Head: "feat"})
 	file := filepath.Join(t.TempDir(), "comments.json")
 	if err := os.WriteFile(file, []byte(`[{"path": "main.go", "line": 3, "body": "shorter?"}, {"path": "a.go", "line": 9, "start_line": 7, "side": "RIGHT", "body": "why?"}]`), 0o600); err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestGhPRReviewIsGuarded(t *testing.T) {
 	w := newCLIWorld(t)
 	w.env["GHONCE_TASK"] = "ISSUE-7"
 	w.fake.SetRef(testOwner, testName, "feat", w.fake.AddCommit(testOwner, testName, "main"))
-	n := w.fake.SeedPR(testOwner, testName, "someone", fakegithub.SeedPR{Title: "Feature", Head: "feat"})
+	n := w.fake.SeedPR(testOwner, testName, "someone", fixtures.SeedPR{Title: "Feature", Head: "feat"})
 	for i := range 2 {
 		if o := w.gh("", nil, "pr", "review", "1", "-R", testRepo, "--approve", "-b", "Ship it."); o.code != ExitOK {
 			t.Fatalf("run %d: exit %d, stderr %s", i, o.code, o.stderr)

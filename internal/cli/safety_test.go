@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/fixtures"
+
 	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
@@ -234,7 +236,7 @@ func TestGitHubRefusalsInWords(t *testing.T) {
 		w.fake.SetRef(testOwner, testName, b, w.fake.AddCommit(testOwner, testName, "main"))
 	}
 	w.fake.AddUser("alice", "tok-alice")
-	alices := w.fake.SeedPR(testOwner, testName, "alice", fakegithub.SeedPR{Title: "Alice's", Head: "taken", Base: "main"})
+	alices := w.fake.SeedPR(testOwner, testName, "alice", fixtures.SeedPR{Title: "Alice's", Head: "taken", Base: "main"})
 	pr := func(task string, extra ...string) []string {
 		return append([]string{"pr", "create", "--task", task, "--title", "t", "--body", "b", "--repo", testRepo}, extra...)
 	}
@@ -344,7 +346,7 @@ func TestKeyLabelsLookAndPrune(t *testing.T) {
 	w.fake.SetRef(testOwner, testName, "feat", w.fake.AddCommit(testOwner, testName, "main"))
 	pr := w.result("pr", "create", "--task", "L", "--base", "main", "--head", "feat", "--title", "t", "--body", "b", "--repo", testRepo, "--json")
 	is := w.result("issue", "create", "--task", "L", "--title", "t", "--body", "b", "--repo", testRepo, "--json")
-	w.fake.SeedIssue(testOwner, testName, "alice", fakegithub.SeedIssue{Title: "x", Labels: []string{"ghonce:gk1_" + strings.Repeat("a", 32)}})
+	w.fake.SeedIssue(testOwner, testName, "alice", fixtures.SeedIssue{Title: "x", Labels: []string{"ghonce:gk1_" + strings.Repeat("a", 32)}})
 	labels := func() map[string]fakegithub.Label {
 		m := map[string]fakegithub.Label{}
 		for _, l := range w.fake.Labels(testOwner, testName) {

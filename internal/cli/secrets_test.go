@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/actions"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 )
 
 // A token ghonce mints from a GitHub App's key, in the stateless format
@@ -28,7 +28,7 @@ func TestMintedTokensAreMaskedBeforeUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	const appID = 31337
-	w.fake.AddApp(fakegithub.App{ID: appID, Slug: "mask-app", PublicKey: &k.PublicKey})
+	w.fake.AddApp(fixtures.App{ID: appID, Slug: "mask-app", PublicKey: &k.PublicKey})
 	w.fake.InstallApp(appID, testOwner, testName)
 	keyPEM := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}))
 	asApp := map[string]string{"GH_TOKEN": "", "GHONCE_APP_ID": strconv.Itoa(appID), "GHONCE_APP_PRIVATE_KEY": keyPEM}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -220,7 +220,7 @@ func TestLostLedgerComparesWithTheArtifact(t *testing.T) {
 	// A closed issue of ours: found, and the words and JSON say closed.
 	k := w.run("", nil, "key", "--task", "T-closed", "--step", "issue-create", "--kind", "issue", "--repo", testRepo)
 	key := strings.TrimSpace(k.stdout)
-	n := w.fake.SeedIssue(testOwner, testName, testLogin, fakegithub.SeedIssue{Title: "Old", Body: taskkey.WithMarker(key, "b"), Labels: []string{taskkey.Label(key)}, State: "closed"})
+	n := w.fake.SeedIssue(testOwner, testName, testLogin, fixtures.SeedIssue{Title: "Old", Body: taskkey.WithMarker(key, "b"), Labels: []string{taskkey.Label(key)}, State: "closed"})
 	o = w.run("", fresh(), "issue", "create", "--task", "T-closed", "--title", "Old", "--body", "b", "--repo", testRepo)
 	if o.code != 0 || !strings.Contains(o.stderr, fmt.Sprintf("found issue #%d (closed)", n)) {
 		t.Errorf("a closed issue: exit %d, stderr %q; want it found and called closed", o.code, o.stderr)

@@ -12,8 +12,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/offgithub"
 	"github.com/ghonce/ghonce/reconcile"
@@ -74,7 +74,7 @@ func TestProxyFollowsItsUpstreamsSchemas(t *testing.T) {
 	t.Cleanup(func() { _ = os.Remove(calls) })
 	tw := testworld.New(t)
 	l := tw.OpenLedger()
-	issue := tw.GitHub.SeedIssue(testworld.Owner, testworld.Name, testworld.Login, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
+	issue := tw.GitHub.SeedIssue(testworld.Owner, testworld.Name, testworld.Login, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 	eng := reconcile.New(reconcile.Config{Ledger: l, GitHub: tw.Client(ghcheck.Options{}), Settle: -1})
 	argv, env := fakeUpstreamCommand(t)
 	env = append(env, fakeUpstreamEnv+"=changed") // the last one wins

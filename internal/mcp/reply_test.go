@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-github/v66/github"
 
-	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/tests/testworld"
 )
 
@@ -16,7 +16,7 @@ func TestReplyToInlineCommentOnce(t *testing.T) {
 	w := newWorld(t, opts{})
 	head := w.fake.AddCommitBy(testworld.Owner, testworld.Name, "main", testworld.Login)
 	w.fake.SetRef(testworld.Owner, testworld.Name, "feat", head)
-	n := w.fake.SeedPR(testworld.Owner, testworld.Name, testworld.Stranger, fakegithub.SeedPR{Head: "feat", Title: "feat"})
+	n := w.fake.SeedPR(testworld.Owner, testworld.Name, testworld.Stranger, fixtures.SeedPR{Head: "feat", Title: "feat"})
 	gh := github.NewClient(nil).WithAuthToken(testworld.StrangerToken)
 	gh, _ = gh.WithEnterpriseURLs(w.fake.URL(), w.fake.URL())
 	root, _, err := gh.PullRequests.CreateComment(context.Background(), testworld.Owner, testworld.Name, n, &github.PullRequestComment{

@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/ghonce/ghonce/fixtures"
-
-	"github.com/ghonce/ghonce/internal/fakegithub"
 )
 
 // github-mcp-server's pending flow through ghonce: create without an
@@ -16,7 +14,7 @@ import (
 func TestPullRequestReviewWritePendingFlow(t *testing.T) {
 	w := newWorld(t, opts{})
 	w.fake.SetRef(owner, name, "feat", w.fake.AddCommit(owner, name, "main"))
-	n := w.fake.SeedPR(owner, name, "someone", fakegithub.SeedPR{Title: "Feature", Head: "feat"})
+	n := w.fake.SeedPR(owner, name, "someone", fixtures.SeedPR{Title: "Feature", Head: "feat"})
 	w.ok("pull_request_review_write", args("method", "create", "pullNumber", n, "body", "Looking."))
 	if rvs := w.fake.Reviews(owner, name, n); len(rvs) != 1 || rvs[0].State != "PENDING" {
 		t.Fatalf("after create: %+v, want one pending review", rvs)

@@ -274,7 +274,7 @@ func TestEveryWriteToolHappensOnce(t *testing.T) {
 	for _, c := range toolCases() {
 		t.Run(c.tool, func(t *testing.T) {
 			w := newWorld(t, opts{})
-			w.fake.SeedIssue(owner, name, login, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
+			w.fake.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 			first, reworded := c.setup(w)
 			out, msg := w.ok(c.tool, first)
 			if out.Outcome != "created" || out.Kind != c.kind || out.Task != task || !strings.HasPrefix(msg, "created ") {
@@ -531,7 +531,7 @@ func TestConcurrentIdenticalCallsMakeOnePR(t *testing.T) {
 // would use and its status.
 func TestStatusAndKey(t *testing.T) {
 	w := newWorld(t, opts{})
-	w.fake.SeedIssue(owner, name, login, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
+	w.fake.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 	k := w.call("ghonce_key", args("tool", "add_issue_comment", "issue_number", 1))
 	var ko mcp.KeyOutput
 	b, _ := json.Marshal(k.StructuredContent)
@@ -692,7 +692,7 @@ func TestIssueWriteAndItsAliasShareTheKey(t *testing.T) {
 // second act: a retry stops, another act passes the step and is created.
 func TestAChangedTextGetsTheFacts(t *testing.T) {
 	w := newWorld(t, opts{})
-	w.fake.SeedIssue(owner, name, login, fakegithub.SeedIssue{Title: "It crashes", Body: "On start."})
+	w.fake.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 	first, _ := w.ok("create_issue", args("title", "Release 1.4.0", "body", "Notes."))
 	for _, session := range []string{"the same session", "a new session"} {
 		msg := w.fails("create_issue", args("title", "Release v1.4.0", "body", "Notes."), first.URL, `title "Release 1.4.0"`, `title is "Release v1.4.0"`,

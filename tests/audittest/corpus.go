@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -87,7 +85,7 @@ func Seed(s *fixtures.Server, owner, name string) Corpus {
 	c := Corpus{Owner: owner, Name: name}
 	num := func(n int) string { return fmt.Sprintf("#%d", n) }
 	issue := func(login, title, body string, labels ...string) int {
-		return s.SeedIssue(owner, name, login, fakegithub.SeedIssue{Title: title, Body: body, Labels: labels})
+		return s.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: title, Body: body, Labels: labels})
 	}
 	cref := func(id int64, n int) string { return fmt.Sprintf("comment %d on #%d", id, n) }
 
@@ -140,7 +138,7 @@ func Seed(s *fixtures.Server, owner, name string) Corpus {
 	s.SetRef(owner, name, "agent/other", s.AddCommitBy(owner, name, "main", Agent))
 	s.SetRef(owner, name, "alice/feature", s.AddCommitBy(owner, name, "main", Human))
 	pr := func(login, head, title string) int {
-		return s.SeedPR(owner, name, login, fakegithub.SeedPR{Title: title, Body: "Adds the feature.", Head: head})
+		return s.SeedPR(owner, name, login, fixtures.SeedPR{Title: title, Body: "Adds the feature.", Head: head})
 	}
 	p1 := pr(Agent, "agent/feature-1", "Add the feature")
 	p2 := pr(Agent, "agent/feature-2", "Add the feature")
@@ -207,7 +205,7 @@ func trust(s *fixtures.Server, owner, name string, c *Corpus, feat string) {
 	num := func(n int) string { return fmt.Sprintf("#%d", n) }
 	cref := func(id int64, n int) string { return fmt.Sprintf("comment %d on #%d", id, n) }
 	issue := func(login, title, body string, labels ...string) int {
-		return s.SeedIssue(owner, name, login, fakegithub.SeedIssue{Title: title, Body: body, Labels: labels})
+		return s.SeedIssue(owner, name, login, fixtures.SeedIssue{Title: title, Body: body, Labels: labels})
 	}
 
 	// Another author's marker: a person copies the marker of the agent's
@@ -238,7 +236,7 @@ func trust(s *fixtures.Server, owner, name string, c *Corpus, feat string) {
 	n1, n2 := night("nightly-2026-11-01"), night("nightly-2026-11-02")
 	c.NotDuplicates = append(c.NotDuplicates, num(n1), num(n2))
 	c.Never["one text for two tasks"] = []string{num(n1), num(n2)}
-	r1 := s.SeedIssue(owner, name, Agent, fakegithub.SeedIssue{Title: "Disk almost full on runner-3", Body: "95% used.", State: "closed"})
+	r1 := s.SeedIssue(owner, name, Agent, fixtures.SeedIssue{Title: "Disk almost full on runner-3", Body: "95% used.", State: "closed"})
 	r2 := issue(Agent, "Disk almost full on runner-3", "95% used.")
 	c.NotDuplicates = append(c.NotDuplicates, num(r1), num(r2))
 	c.Never["a recurrence after a close as completed"] = []string{num(r1), num(r2)}
@@ -248,8 +246,8 @@ func trust(s *fixtures.Server, owner, name string, c *Corpus, feat string) {
 	for _, b := range []string{"agent/gone-1", "agent/gone-2"} {
 		s.SetRef(owner, name, b, s.AddCommitBy(owner, name, "main", Agent))
 	}
-	g1 := s.SeedPR(owner, name, Agent, fakegithub.SeedPR{Title: "Refactor", Body: "Same change.", Head: "agent/gone-1"})
-	g2 := s.SeedPR(owner, name, Agent, fakegithub.SeedPR{Title: "Refactor", Body: "Same change.", Head: "agent/gone-2"})
+	g1 := s.SeedPR(owner, name, Agent, fixtures.SeedPR{Title: "Refactor", Body: "Same change.", Head: "agent/gone-1"})
+	g2 := s.SeedPR(owner, name, Agent, fixtures.SeedPR{Title: "Refactor", Body: "Same change.", Head: "agent/gone-2"})
 	for _, pr := range s.PullRequests(owner, name) {
 		if pr.Number == g1 || pr.Number == g2 {
 			s.ForgetCommit(owner, name, pr.HeadSHA)

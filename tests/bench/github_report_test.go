@@ -16,9 +16,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
@@ -61,9 +59,9 @@ func newGWorld(t *testing.T) *gworld { return newGWorldOn(t, nil) }
 // loopback port of its own).
 func newGWorldOn(t *testing.T, l net.Listener) *gworld {
 	tw := testworld.New(t, testworld.Fake(fixtures.Options{CoreLimit: 1 << 30, Listener: l}))
-	w := &gworld{World: tw, t: t, thread: tw.GitHub.SeedIssue(gOwner, gName, "someone", fakegithub.SeedIssue{Title: "thread"})}
+	w := &gworld{World: tw, t: t, thread: tw.GitHub.SeedIssue(gOwner, gName, "someone", fixtures.SeedIssue{Title: "thread"})}
 	tw.GitHub.SetRef(gOwner, gName, "review-me", tw.GitHub.AddCommitBy(gOwner, gName, "main", "someone"))
-	w.pull = tw.GitHub.SeedPR(gOwner, gName, "someone", fakegithub.SeedPR{Head: "review-me", Title: "review me"})
+	w.pull = tw.GitHub.SeedPR(gOwner, gName, "someone", fixtures.SeedPR{Head: "review-me", Title: "review me"})
 	return w
 }
 
@@ -173,9 +171,9 @@ func (w *gworld) seedAttempting(n int) {
 		body := taskkey.WithMarker(key, "b")
 		switch i % 3 {
 		case 0:
-			w.GitHub.SeedPR(gOwner, gName, gLogin, fakegithub.SeedPR{Head: fmt.Sprintf("r%d", i), Base: "main", Title: "t", Body: body})
+			w.GitHub.SeedPR(gOwner, gName, gLogin, fixtures.SeedPR{Head: fmt.Sprintf("r%d", i), Base: "main", Title: "t", Body: body})
 		case 1:
-			w.GitHub.SeedIssue(gOwner, gName, gLogin, fakegithub.SeedIssue{Title: "t", Body: body})
+			w.GitHub.SeedIssue(gOwner, gName, gLogin, fixtures.SeedIssue{Title: "t", Body: body})
 		default:
 			w.GitHub.SeedComment(gOwner, gName, w.thread, gLogin, body)
 		}

@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/taskkey"
@@ -175,7 +173,7 @@ func (a *auditRun) forge(ctx context.Context, k, kind string, ref ledger.Ref) er
 // its own ahead of main, carrying key k unless it is "".
 func (a *auditRun) agentPR(branch, k string) int {
 	a.w.fake.SetRef(owner, repo, branch, a.w.fake.AddCommitBy(owner, repo, "main", login))
-	pr := fakegithub.SeedPR{Title: "Add the cache", Body: "Caches the login lookup.", Head: branch}
+	pr := fixtures.SeedPR{Title: "Add the cache", Body: "Caches the login lookup.", Head: branch}
 	if k != "" {
 		pr.Body, pr.Labels = taskkey.WithMarker(k, pr.Body), []string{taskkey.Label(k)}
 	}
@@ -194,7 +192,7 @@ func (a *auditRun) closedPRs(ns ...int) int {
 }
 
 func (a *auditRun) seedIssue(login, title, body string) int {
-	return a.w.fake.SeedIssue(owner, repo, login, fakegithub.SeedIssue{Title: title, Body: body})
+	return a.w.fake.SeedIssue(owner, repo, login, fixtures.SeedIssue{Title: title, Body: body})
 }
 
 // closedOf counts the issues of ns that are not open.
@@ -285,7 +283,7 @@ func auditCases() []auditCase {
 		}},
 		{what: "a ledger entry naming an unrelated issue for an issue's key", run: func(ctx context.Context, a *auditRun) (int, int, int, error) {
 			k := auditKey("tracking", "issue", "")
-			a.w.fake.SeedIssue(owner, repo, login, fakegithub.SeedIssue{Title: "Track the rollout", Body: taskkey.WithMarker(k, "Rollout of v2."), Labels: []string{taskkey.Label(k)}})
+			a.w.fake.SeedIssue(owner, repo, login, fixtures.SeedIssue{Title: "Track the rollout", Body: taskkey.WithMarker(k, "Rollout of v2."), Labels: []string{taskkey.Label(k)}})
 			unrelated := a.seedIssue(login, "Rotate the signing key", "It expires in May.")
 			if err := a.forge(ctx, k, "issue", ledger.Ref{Number: unrelated}); err != nil {
 				return 0, 0, 0, err
@@ -453,7 +451,7 @@ func auditCases() []auditCase {
 			var ns []int
 			for _, b := range []string{"agent/gone-1", "agent/gone-2"} {
 				a.w.fake.SetRef(owner, repo, b, a.w.fake.AddCommitBy(owner, repo, "main", login))
-				ns = append(ns, a.w.fake.SeedPR(owner, repo, login, fakegithub.SeedPR{Title: "Refactor", Body: "Same change.", Head: b}))
+				ns = append(ns, a.w.fake.SeedPR(owner, repo, login, fixtures.SeedPR{Title: "Refactor", Body: "Same change.", Head: b}))
 			}
 			for _, pr := range a.w.fake.PullRequests(owner, repo) {
 				a.w.fake.ForgetCommit(owner, repo, pr.HeadSHA)

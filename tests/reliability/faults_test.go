@@ -241,7 +241,7 @@ func faultList() []fault {
 				return f.k.isCreated(f.w, f.t, c)
 			},
 			setup: func(f *faultRun) {
-				f.w.fake.SeedIssue(owner, repo, "someone", fakegithub.SeedIssue{Title: "Look-alike", Body: taskkey.WithMarker(f.t.key(), "not ours"),
+				f.w.fake.SeedIssue(owner, repo, "someone", fixtures.SeedIssue{Title: "Look-alike", Body: taskkey.WithMarker(f.t.key(), "not ours"),
 					Labels: []string{"Needs-Review", strings.ToUpper(taskkey.Label(f.t.key()))}})
 				f.t.labels = []string{"needs-review"}
 			},

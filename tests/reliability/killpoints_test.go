@@ -164,7 +164,7 @@ func (m *matrix) killPoints(ctx context.Context, k *kind, runs int) ([]*row, err
 				t.after = func(i int, _ *out) error {
 					if i == 0 {
 						for j := range between {
-							w.fake.SeedPR(owner, repo, "someone", fakegithub.SeedPR{Title: fmt.Sprintf("Someone's change %d", j), Head: fmt.Sprintf("someone/%s-%d", slug(t.task), j)})
+							w.fake.SeedPR(owner, repo, "someone", fixtures.SeedPR{Title: fmt.Sprintf("Someone's change %d", j), Head: fmt.Sprintf("someone/%s-%d", slug(t.task), j)})
 						}
 					}
 					return nil

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/ghonce/ghonce/failure"
+	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -69,7 +69,7 @@ func (m *matrix) pruneRows(ctx context.Context, w *world, k *kind, runs int) ([]
 				continue
 			}
 			for j := range v.between {
-				w.fake.SeedPR(owner, repo, "someone", fakegithub.SeedPR{Title: fmt.Sprintf("Someone's change %d", j), Head: fmt.Sprintf("someone/%s-%d", slug(t.task), j)})
+				w.fake.SeedPR(owner, repo, "someone", fixtures.SeedPR{Title: fmt.Sprintf("Someone's change %d", j), Head: fmt.Sprintf("someone/%s-%d", slug(t.task), j)})
 			}
 			if err := removeLedger(t.ledger); err != nil {
 				return nil, err

@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/tests/harness"
 )
@@ -165,9 +163,9 @@ func (m *matrix) newWorld(name string, opts fixtures.Options) (*world, error) {
 	w := &world{m: m, name: name, fake: s, clock: c, dir: dir}
 	w.main = s.AddRepo(owner, repo, "main")
 	s.AddUser("someone", "")
-	s.SeedIssue(owner, repo, "someone", fakegithub.SeedIssue{Title: "Tracking issue", Body: "Agents report here."})
+	s.SeedIssue(owner, repo, "someone", fixtures.SeedIssue{Title: "Tracking issue", Body: "Agents report here."})
 	s.SetRef(owner, repo, "review-me", s.AddCommitBy(owner, repo, "main", "someone"))
-	s.SeedPR(owner, repo, "someone", fakegithub.SeedPR{Head: "review-me", Title: "Review me"})
+	s.SeedPR(owner, repo, "someone", fixtures.SeedPR{Head: "review-me", Title: "Review me"})
 	s.SetRef(owner, repo, docsBranch, w.main)
 	s.OnCommit(w.onCommit)
 	s.BeforeWrite(w.beforeWrite)
