@@ -168,10 +168,6 @@ func (s *Server) ForgetCommit(owner, repo, sha string) {
 	}
 }
 
-func (s *Server) labeledLocked(is *issue, actor, name string) {
-	s.labelEventLocked(is, "labeled", actor, name)
-}
-
 // labelEventLocked records a labeled or unlabeled event, as GitHub does
 // for each label an add newly applies and each one removed.
 func (s *Server) labelEventLocked(is *issue, kind, actor, name string) {

@@ -466,7 +466,7 @@ func (s *Server) addIssueLabelsLocked(rp *repo, is *issue, actor string, names [
 		}
 		if !slices.Contains(is.labels, l) {
 			is.labels = append(is.labels, l)
-			s.labeledLocked(is, actor, l.name)
+			s.labelEventLocked(is, "labeled", actor, l.name)
 		}
 	}
 }
