@@ -21,7 +21,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/guard"
 	"github.com/ghonce/ghonce/internal/fakegithub"

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/tests/audittest"
 	"github.com/ghonce/ghonce/tests/harness"

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/ghonce/ghonce/fixtures"
-
 	"github.com/ghonce/ghonce/internal/fakegithub"
 )
 
