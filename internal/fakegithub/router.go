@@ -59,8 +59,6 @@ func onPull(h func(s *Server, c *call, rp *repo, is *issue) *reply) repoEndpoint
 	}
 }
 
-func init() { handle(map[string]repoEndpoint{"GET ": (*Server).getRepo}) }
-
 // buildRoutes lists every endpoint, the most specific first: where two
 // patterns match a path, the one with a literal segment where the other
 // has a wildcard wins, so the order resources are added in does not matter.
