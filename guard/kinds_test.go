@@ -14,6 +14,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/guard"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/tests/testworld"
 )
@@ -153,8 +154,8 @@ func ours(fake *fixtures.Server, j job) []got {
 
 // commitKind is the fake's commit a create of kind makes.
 var commitKind = map[string]fixtures.CommitKind{
-	"pr": fixtures.KindPull, "issue": fixtures.KindIssue, "comment": fixtures.KindComment,
-	"branch": fixtures.KindRef, "file": fixtures.KindContent, "review-comment": fixtures.KindReviewComment,
+	"pr": fakegithub.KindPull, "issue": fakegithub.KindIssue, "comment": fakegithub.KindComment,
+	"branch": fakegithub.KindRef, "file": fakegithub.KindContent, "review-comment": fakegithub.KindReviewComment,
 }
 
 var kinds = []string{"pr", "issue", "comment", "branch", "file", "review-comment"}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -28,7 +29,7 @@ func reviewAction(n int, event, body string) reconcile.Action {
 		Comments: []ghcheck.ReviewComment{{Path: "main.go", Line: 4, Body: "this can be shorter"}}}}
 }
 
-func (w *world) reviews(n int) []fixtures.Review { return w.GitHub.Reviews(owner, name, n) }
+func (w *world) reviews(n int) []fakegithub.Review { return w.GitHub.Reviews(owner, name, n) }
 
 func postReviews(n int, kind fixtures.FaultKind) fixtures.Fault {
 	return fixtures.Fault{Match: fixtures.MatchMethodPath("POST", fmt.Sprintf("/repos/%s/pulls/%d/reviews", repo, n)), Kind: kind}

@@ -11,6 +11,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 	"github.com/ghonce/ghonce/tests/testworld"
@@ -22,7 +23,7 @@ func releaseAction(tag, notes string, draft bool) reconcile.Action {
 	return reconcile.Action{Task: "RELEASE-1", Repo: repo, Spec: reconcile.Release{TagName: tag, Name: "Release " + tag, Body: notes, Draft: draft}}
 }
 
-func (w *world) releases() []fixtures.Release { return w.GitHub.Releases(owner, name) }
+func (w *world) releases() []fakegithub.Release { return w.GitHub.Releases(owner, name) }
 
 // Created once, its tag made at the default branch; a replay sends
 // nothing; a first create costs two round trips and one write.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/tests/testworld"
 )
@@ -56,7 +56,7 @@ func (w *world) engine(mod ...func(*reconcile.Config)) *reconcile.Engine {
 	}}, mod...)...)
 }
 
-func (w *world) prs() []fixtures.PR { return w.GitHub.PullRequests(owner, name) }
+func (w *world) prs() []fakegithub.PR { return w.GitHub.PullRequests(owner, name) }
 
 // writes counts the requests that reached GitHub with a method other than GET.
 func (w *world) writes() int { return w.GitHub.Writes() }

@@ -19,6 +19,7 @@ import (
 
 	ghoncedbos "github.com/ghonce/ghonce/adapters/dbos"
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -166,7 +167,7 @@ func TestRecoveryAfterTheProcessDiedMidCreateOpensOnePR(t *testing.T) {
 	}
 	env := append(tw.Env(), "GHONCE_LEDGER="+tw.Ledger, workerEnv+"="+string(job))
 	out, err := harness.NewRunner(gh).Run(context.Background(), os.Args[0], []string{"-test.run=^$"}, env,
-		func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindPull })
+		func(c *fixtures.Commit) bool { return c.Kind == fakegithub.KindPull })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/guard"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -160,7 +161,7 @@ func (w *lossyWorker) dyingAttempt(ctx context.Context, info activity.Info, titl
 		return err
 	}
 	out, err := w.runner.Run(ctx, os.Args[0], []string{"-test.run=^$"}, append(os.Environ(), workerEnv+"="+string(job)),
-		func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindPull })
+		func(c *fixtures.Commit) bool { return c.Kind == fakegithub.KindPull })
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/actions"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/taskkey"
 	"github.com/ghonce/ghonce/tests/harness"
 )
@@ -145,7 +146,7 @@ func TestActionsRerunFindsThePR(t *testing.T) {
 	j := newJob(w, `{"action":"labeled","issue":{"number":1,"title":"It crashes"},"label":{"name":"agent"}}`)
 	const task = "gha/agent/fix/#1"
 
-	o := j.run(killAt(fixtures.KindPull), "pr", "create", "--base", "main", "--head", "fix-42", "--title", "Fix the crash", "--body", "First wording.")
+	o := j.run(killAt(fakegithub.KindPull), "pr", "create", "--base", "main", "--head", "fix-42", "--title", "Fix the crash", "--body", "First wording.")
 	if !o.Killed {
 		t.Fatalf("attempt 1 not killed at the PR: exit %d\n%s", o.Exit, o.Stderr)
 	}
@@ -181,13 +182,13 @@ func TestActionsRerunFindsTheComment(t *testing.T) {
 	key := w.key(task, "issue-comment", "comment", strconv.Itoa(n))
 	w.fake.SeedComment(owner, name, n, stranger, taskkey.WithMarker(key, "Looks like ghonce's, is not."))
 
-	o := j.run(killAt(fixtures.KindComment), "issue", "comment", strconv.Itoa(n), "--body", "Working on it.")
+	o := j.run(killAt(fakegithub.KindComment), "issue", "comment", strconv.Itoa(n), "--body", "Working on it.")
 	if !o.Killed {
 		t.Fatalf("attempt 1 not killed at the comment: exit %d\n%s", o.Exit, o.Stderr)
 	}
 	for _, body := range []string{"Still working on it.", "Working on a fix."} {
 		out := j.checkFoundOnRerun(j.run(nil, "issue", "comment", strconv.Itoa(n), "--body", body), task)
-		var ours []fixtures.Comment
+		var ours []fakegithub.Comment
 		for _, c := range w.fake.Comments(owner, name, n) {
 			if c.Author == actionsBot {
 				ours = append(ours, c)
@@ -356,7 +357,7 @@ func TestActionStepIsRerunSafeAndInjectionProof(t *testing.T) {
 		"command": "pr-create", "base": "main", "head": "agent/fix-1", "title": title, "body": body,
 		"labels": "bug, agent\nneeds review", "token": actionsToken,
 	}
-	o := j.actionStep(a, inputs, killAt(fixtures.KindPull))
+	o := j.actionStep(a, inputs, killAt(fakegithub.KindPull))
 	if !o.Killed {
 		t.Fatalf("attempt 1 through the action not killed at the PR: exit %d\n%s", o.Exit, o.Stderr)
 	}

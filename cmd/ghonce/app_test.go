@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -46,8 +47,8 @@ func TestGitHubAppIdentity(t *testing.T) {
 	w.fake.SeedComment(owner, name, n, stranger, taskkey.WithMarker(key, "A look-alike."))
 	args := []string{"issue", "comment", strconv.Itoa(n), "--task", "ISSUE-1", "--body", "On it.", "--json", "--ledger", w.ledger, "--repo", repo}
 
-	ours := func() []fixtures.Comment {
-		var out []fixtures.Comment
+	ours := func() []fakegithub.Comment {
+		var out []fakegithub.Comment
 		for _, c := range w.fake.Comments(owner, name, n) {
 			if c.Author == appBot {
 				out = append(out, c)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/tests/audittest"
 	"github.com/ghonce/ghonce/tests/harness"
 )
@@ -25,10 +26,10 @@ func TestAuditApplyKilledThenRerun(t *testing.T) {
 		name string
 		at   func(c *fixtures.Commit) bool
 	}{
-		{"link comment", func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindComment && c.Method == "POST" }},
-		{"issue close", func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindIssue }},
-		{"pr close", func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindPull }},
-		{"comment delete", func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindComment && c.Method == "DELETE" }},
+		{"link comment", func(c *fixtures.Commit) bool { return c.Kind == fakegithub.KindComment && c.Method == "POST" }},
+		{"issue close", func(c *fixtures.Commit) bool { return c.Kind == fakegithub.KindIssue }},
+		{"pr close", func(c *fixtures.Commit) bool { return c.Kind == fakegithub.KindPull }},
+		{"comment delete", func(c *fixtures.Commit) bool { return c.Kind == fakegithub.KindComment && c.Method == "DELETE" }},
 	} {
 		t.Run(kill.name, func(t *testing.T) {
 			fake := fixtures.NewServer(fixtures.Options{})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 )
 
 // `branch create --from REF` resolves REF while it looks for the branch,
@@ -26,7 +27,7 @@ func TestBranchFromRefRerunAdoptsTheFirstCommit(t *testing.T) {
 			first, _ := w.fake.Branch(owner, name, "main")
 			args := []string{"branch", "create", "from-ref", "--task", "ISSUE-42", "--from", "main"}
 			if tc.kill {
-				w.crash(fixtures.KindRef, args...)
+				w.crash(fakegithub.KindRef, args...)
 			} else {
 				w.fake.BeforeWrite(func(pw *fixtures.PendingWrite) bool { return !strings.HasSuffix(pw.Path, "/git/refs") })
 				if o := w.run(args...); o.Exit != 3 {

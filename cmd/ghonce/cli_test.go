@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/tests/harness"
 )
 
@@ -150,7 +151,7 @@ func blockFirstPR(fake *fixtures.Server) (committed, release chan struct{}) {
 	committed, release = make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	fake.OnCommit(func(c *fixtures.Commit) {
-		if c.Kind != fixtures.KindPull {
+		if c.Kind != fakegithub.KindPull {
 			return
 		}
 		once.Do(func() {

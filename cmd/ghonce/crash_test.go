@@ -11,6 +11,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 )
 
 // artifact is one of our artifacts on the fake, as a kind case sees it.
@@ -51,7 +52,7 @@ func kindCases() []kindCase {
 	}
 	return []kindCase{
 		{
-			name: "pr create", kill: fixtures.KindPull,
+			name: "pr create", kill: fakegithub.KindPull,
 			setup: func(w *world) []string {
 				w.push("fix-42")
 				return []string{"pr", "create", "--task", "ISSUE-42", "--base", "main", "--head", "fix-42", "--title", "Fix #42", "--body", "Generated fix."}
@@ -68,7 +69,7 @@ func kindCases() []kindCase {
 			same: byNumber,
 		},
 		{
-			name: "issue create", kill: fixtures.KindIssue,
+			name: "issue create", kill: fakegithub.KindIssue,
 			setup: func(w *world) []string {
 				return []string{"issue", "create", "--task", "ISSUE-42", "--title", "Follow-up: flaky test", "--body", "Seen twice today."}
 			},
@@ -84,7 +85,7 @@ func kindCases() []kindCase {
 			same: byNumber,
 		},
 		{
-			name: "issue comment", kill: fixtures.KindComment,
+			name: "issue comment", kill: fakegithub.KindComment,
 			setup: func(w *world) []string {
 				w.number = w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 				return []string{"issue", "comment", strconv.Itoa(w.number), "--task", "ISSUE-42", "--body", "Opened a fix."}
@@ -93,7 +94,7 @@ func kindCases() []kindCase {
 			same: byID,
 		},
 		{
-			name: "pr comment", kill: fixtures.KindComment,
+			name: "pr comment", kill: fakegithub.KindComment,
 			setup: func(w *world) []string {
 				w.push("their-branch")
 				w.number = w.fake.SeedPR(owner, name, stranger, fixtures.SeedPR{Title: "Their change", Head: "their-branch"})
@@ -103,7 +104,7 @@ func kindCases() []kindCase {
 			same: byID,
 		},
 		{
-			name: "branch create", kill: fixtures.KindRef,
+			name: "branch create", kill: fakegithub.KindRef,
 			setup: func(w *world) []string {
 				return []string{"branch", "create", "release-prep", "--task", "ISSUE-42", "--sha", w.main}
 			},
@@ -116,7 +117,7 @@ func kindCases() []kindCase {
 			same: bySHA,
 		},
 		{
-			name: "file put", kill: fixtures.KindContent,
+			name: "file put", kill: fakegithub.KindContent,
 			setup: func(w *world) []string {
 				return []string{"file", "put", "docs/CHANGELOG.md", "--task", "ISSUE-42", "--branch", "main", "--message", "changelog", "--content", fileContent}
 			},
@@ -193,7 +194,7 @@ func TestCrashAtCommitThenRerunFindsIt(t *testing.T) {
 					}
 					// Mending creates the key label (its colour and
 					// description), then adds the labels.
-					if c.kill == fixtures.KindPull && q.Method == "POST" && (q.Path == fmt.Sprintf("/repos/%s/issues/%d/labels", repo, r.Number) || q.Path == fmt.Sprintf("/repos/%s/labels", repo)) {
+					if c.kill == fakegithub.KindPull && q.Method == "POST" && (q.Path == fmt.Sprintf("/repos/%s/issues/%d/labels", repo, r.Number) || q.Path == fmt.Sprintf("/repos/%s/labels", repo)) {
 						mended = true
 						continue
 					}
@@ -202,7 +203,7 @@ func TestCrashAtCommitThenRerunFindsIt(t *testing.T) {
 				if w2, _ := w.counts(); w2 != writes && !mended {
 					t.Fatalf("rerun that found the artifact sent %d write requests, want 0", w2-writes)
 				}
-				if c.kill == fixtures.KindPull {
+				if c.kill == fakegithub.KindPull {
 					prs := w.fake.PullRequests(owner, name)
 					if len(prs) != 1 || !slices.Contains(prs[0].Labels, "ghonce:"+r.Key) {
 						t.Fatalf("PR after the rerun: %+v, want it labelled ghonce:%s (the label the kill left off)", prs, r.Key)

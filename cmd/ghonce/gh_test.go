@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/taskkey"
 	"github.com/ghonce/ghonce/tests/harness"
 )
@@ -113,7 +114,7 @@ func TestGhShimKilledAfterCommitRerunMakesOne(t *testing.T) {
 		urls        func(w *ghWorld) []string // our artifacts' URLs on the fake
 	}{
 		{
-			name: "pr create", kill: fixtures.KindPull, step: "pr-create", kind: "pr",
+			name: "pr create", kill: fakegithub.KindPull, step: "pr-create", kind: "pr",
 			first: func(*ghWorld) []string {
 				return []string{"pr", "create", "--title", "Fix #42", "--body", "Generated fix."}
 			},
@@ -132,7 +133,7 @@ func TestGhShimKilledAfterCommitRerunMakesOne(t *testing.T) {
 			},
 		},
 		{
-			name: "issue create", kill: fixtures.KindIssue, step: "issue-create", kind: "issue",
+			name: "issue create", kill: fakegithub.KindIssue, step: "issue-create", kind: "issue",
 			first: func(*ghWorld) []string {
 				return []string{"issue", "create", "--title", "Flaky test", "--body", "Seen twice."}
 			},
@@ -149,7 +150,7 @@ func TestGhShimKilledAfterCommitRerunMakesOne(t *testing.T) {
 			},
 		},
 		{
-			name: "issue comment", kill: fixtures.KindComment, step: "issue-comment", kind: "comment",
+			name: "issue comment", kill: fakegithub.KindComment, step: "issue-comment", kind: "comment",
 			first: func(w *ghWorld) []string {
 				w.number = w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes"})
 				return []string{"issue", "comment", strconv.Itoa(w.number), "--body", "Opened a fix."}
@@ -170,7 +171,7 @@ func TestGhShimKilledAfterCommitRerunMakesOne(t *testing.T) {
 		},
 		{
 			// No number: the open pull request of the current branch, as gh.
-			name: "pr comment", kill: fixtures.KindComment, step: "issue-comment", kind: "comment",
+			name: "pr comment", kill: fakegithub.KindComment, step: "issue-comment", kind: "comment",
 			first: func(w *ghWorld) []string {
 				w.number = w.fake.SeedPR(owner, name, login, fixtures.SeedPR{Title: "Fix #42", Head: "fix-42"})
 				return []string{"pr", "comment", "--body", "CI is green."}
@@ -432,11 +433,11 @@ func TestGhShimKilledBeforeTheEditsRerunFinishesThem(t *testing.T) {
 	var cases []killCase
 	for _, tc := range []killCase{
 		{name: "at the create", kill: func(c *fixtures.Commit) bool {
-			return c.Kind == fixtures.KindPull && c.Method == "POST" && strings.HasSuffix(c.Path, "/pulls")
+			return c.Kind == fakegithub.KindPull && c.Method == "POST" && strings.HasSuffix(c.Path, "/pulls")
 		}},
 		{name: "at the assignee", kill: func(c *fixtures.Commit) bool { return strings.HasSuffix(c.Path, "/assignees") }},
 		{name: "at the review request", kill: func(c *fixtures.Commit) bool { return strings.HasSuffix(c.Path, "/requested_reviewers") }},
-		{name: "at the labels", kill: func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindLabel && c.Number != 0 }},
+		{name: "at the labels", kill: func(c *fixtures.Commit) bool { return c.Kind == fakegithub.KindLabel && c.Number != 0 }},
 	} {
 		cases = append(cases, tc)
 		tc.lose, tc.name = true, tc.name+" with the ledger lost"
@@ -458,7 +459,7 @@ func TestGhShimKilledBeforeTheEditsRerunFinishesThem(t *testing.T) {
 			}
 			o := w.gh(nil, w.ghEnv(), args...)
 			wantExit(t, o, 0, "rerun gh "+strings.Join(args, " "))
-			var ours []fixtures.PR
+			var ours []fakegithub.PR
 			for _, p := range w.fake.PullRequests(owner, name) {
 				if p.Author == login {
 					ours = append(ours, p)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -14,8 +15,8 @@ func prArgs(head, title, body string) []string {
 	return []string{"pr", "create", "--task", "ISSUE-42", "--base", "main", "--head", head, "--title", title, "--body", body}
 }
 
-func (w *world) ourPRs() []fixtures.PR {
-	var out []fixtures.PR
+func (w *world) ourPRs() []fakegithub.PR {
+	var out []fakegithub.PR
 	for _, p := range w.fake.PullRequests(owner, name) {
 		if p.Author == login {
 			out = append(out, p)
@@ -34,8 +35,8 @@ func TestPRRetryOnAnotherHeadWithRewordedBody(t *testing.T) {
 		kill fixtures.CommitKind
 		lose bool
 	}{
-		{"killed after create, ledger kept", fixtures.KindPull, false},
-		{"killed after labelling, ledger deleted", fixtures.KindLabel, true},
+		{"killed after create, ledger kept", fakegithub.KindPull, false},
+		{"killed after labelling, ledger deleted", fakegithub.KindLabel, true},
 	} {
 		tc := tc
 		t.Run(tc.name, func(t *testing.T) {
@@ -138,7 +139,7 @@ func TestCommentPastTheFirstPageIsFound(t *testing.T) {
 			w := newWorld(t)
 			number := w.seedThread(150)
 			key := w.key("ISSUE-42", "issue-comment", "comment", strconv.Itoa(number))
-			w.crash(fixtures.KindComment, commentArgs(number, "Opened a fix.")...)
+			w.crash(fakegithub.KindComment, commentArgs(number, "Opened a fix.")...)
 			mine := w.ourComments(number, key)
 			if len(mine) != 1 || len(w.fake.Comments(owner, name, number)) != 151 {
 				t.Fatalf("after the kill: %d comments of ours, %d in all; want 1 and 151", len(mine), len(w.fake.Comments(owner, name, number)))
@@ -199,7 +200,7 @@ func TestRewordedCommentRetryFindsTheFirst(t *testing.T) {
 	w := newWorld(t)
 	number := w.seedThread(3)
 	key := w.key("ISSUE-42", "issue-comment", "comment", strconv.Itoa(number))
-	w.crash(fixtures.KindComment, commentArgs(number, "Opened a fix in a PR.")...)
+	w.crash(fakegithub.KindComment, commentArgs(number, "Opened a fix in a PR.")...)
 	r := w.ok(commentArgs(number, "I have opened a pull request that fixes this.")...)
 	mine := w.ourComments(number, key)
 	if r.Outcome != "found" || !r.PayloadChanged || len(mine) != 1 || r.ID != mine[0].ID {

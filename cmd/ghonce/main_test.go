@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/taskkey"
 	"github.com/ghonce/ghonce/tests/harness"
 	"github.com/ghonce/ghonce/tests/testworld"
@@ -224,7 +225,7 @@ func (w *world) crash(k fixtures.CommitKind, args ...string) {
 	w.t.Helper()
 	// A label commit means labels added to the issue or PR (Number set),
 	// not the repository label ghonce creates first.
-	o := w.exec(func(c *fixtures.Commit) bool { return c.Kind == k && (k != fixtures.KindLabel || c.Number != 0) }, nil, withFlags(args, "--ledger", w.ledger, "--repo", repo)...)
+	o := w.exec(func(c *fixtures.Commit) bool { return c.Kind == k && (k != fakegithub.KindLabel || c.Number != 0) }, nil, withFlags(args, "--ledger", w.ledger, "--repo", repo)...)
 	if !o.Killed {
 		w.t.Fatalf("ghonce %s: want it killed at a %s commit, but it ended with exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), k, o.Exit, o.Stdout, o.Stderr)
 	}
@@ -359,8 +360,8 @@ func (w *world) key(task, step, kind, target string) string {
 }
 
 // ourComments returns the comments on number by login that carry key's marker.
-func (w *world) ourComments(number int, key string) []fixtures.Comment {
-	var out []fixtures.Comment
+func (w *world) ourComments(number int, key string) []fakegithub.Comment {
+	var out []fakegithub.Comment
 	for _, c := range w.fake.Comments(owner, name, number) {
 		if c.Author == login && taskkey.HasMarker(c.Body, key) {
 			out = append(out, c)

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/tests/harness"
 )
 
@@ -179,7 +180,7 @@ func TestMCPKilledAtCommitThenTheSameCallFindsIt(t *testing.T) {
 				if q.Method != "GET" {
 					// Mending creates the key label (its colour and
 					// description), then adds the labels.
-					if c.kill == fixtures.KindPull && q.Method == "POST" && (q.Path == fmt.Sprintf("/repos/%s/issues/%d/labels", repo, r.Number) || q.Path == fmt.Sprintf("/repos/%s/labels", repo)) {
+					if c.kill == fakegithub.KindPull && q.Method == "POST" && (q.Path == fmt.Sprintf("/repos/%s/issues/%d/labels", repo, r.Number) || q.Path == fmt.Sprintf("/repos/%s/labels", repo)) {
 						mended++
 						continue
 					}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 )
 
 // reconcileOut is `ghonce reconcile --json`.
@@ -47,11 +48,11 @@ func TestReconcileSettlesCrashedTasksWithoutWriting(t *testing.T) {
 	w.push("fix-1")
 	issue := w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "Bug"})
 
-	w.crash(fixtures.KindPull, "pr", "create", "--task", "T-PR", "--base", "main", "--head", "fix-1", "--title", "Fix", "--body", "b")
-	w.crash(fixtures.KindIssue, "issue", "create", "--task", "T-ISSUE", "--title", "Follow-up", "--body", "b")
-	w.crash(fixtures.KindComment, "issue", "comment", strconv.Itoa(issue), "--task", "T-COMMENT", "--body", "On it.")
-	w.crash(fixtures.KindRef, "branch", "create", "release", "--task", "T-BRANCH", "--sha", w.main)
-	w.crash(fixtures.KindContent, "file", "put", "NOTES.md", "--task", "T-FILE", "--branch", "main", "-m", "notes", "--content", "n\n")
+	w.crash(fakegithub.KindPull, "pr", "create", "--task", "T-PR", "--base", "main", "--head", "fix-1", "--title", "Fix", "--body", "b")
+	w.crash(fakegithub.KindIssue, "issue", "create", "--task", "T-ISSUE", "--title", "Follow-up", "--body", "b")
+	w.crash(fakegithub.KindComment, "issue", "comment", strconv.Itoa(issue), "--task", "T-COMMENT", "--body", "On it.")
+	w.crash(fakegithub.KindRef, "branch", "create", "release", "--task", "T-BRANCH", "--sha", w.main)
+	w.crash(fakegithub.KindContent, "file", "put", "NOTES.md", "--task", "T-FILE", "--branch", "main", "-m", "notes", "--content", "n\n")
 	x.crash(true)
 	// The create is sent and the connection drops before GitHub stores
 	// anything: ghonce cannot know, so the entry stays attempting.
@@ -121,7 +122,7 @@ func TestReconcileWhenGitHubCannotAnswer(t *testing.T) {
 	w := newWorld(t)
 	w.push("fix-1")
 	prArgs := []string{"pr", "create", "--task", "T-PR", "--base", "main", "--head", "fix-1", "--title", "Fix", "--body", "b"}
-	w.crash(fixtures.KindPull, prArgs...)
+	w.crash(fakegithub.KindPull, prArgs...)
 	w.fake.Inject(fixtures.Fault{Match: fixtures.MatchMethod("GET"), Kind: fixtures.Status502BeforeCommit, Times: 10000})
 
 	writes, _ := w.counts()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 )
 
 // TestRepositoryLedgerCrashWindows: on the repository ledger a first
@@ -23,19 +24,19 @@ import (
 // every racer answering it, and a replay writes nothing.
 func TestRepositoryLedgerCrashWindows(t *testing.T) {
 	claimRef := func(c *fixtures.Commit) bool {
-		return c.Kind == fixtures.KindRef && c.Method == http.MethodPost && strings.HasPrefix(c.Ref, "refs/ghonce/claims/")
+		return c.Kind == fakegithub.KindRef && c.Method == http.MethodPost && strings.HasPrefix(c.Ref, "refs/ghonce/claims/")
 	}
 	for _, tc := range []struct {
 		window string
 		kill   func(c *fixtures.Commit) bool
 	}{
 		// Nothing is in effect: a commit no ref points at.
-		{"after the claim's commit object", func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindGitObject }},
+		{"after the claim's commit object", func(c *fixtures.Commit) bool { return c.Kind == fakegithub.KindGitObject }},
 		// The claim is held by a dead process, its mark dated by the
 		// claim: a taker waits out GitHub's window from it, then looks.
 		{"after the claim's ref", claimRef},
 		// The issue exists; the claim says only that a create was sent.
-		{"after the create", func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindIssue }},
+		{"after the create", func(c *fixtures.Commit) bool { return c.Kind == fakegithub.KindIssue }},
 	} {
 		t.Run(tc.window, func(t *testing.T) {
 			t.Parallel()
@@ -102,7 +103,7 @@ func TestExecKilledBeforeItsStartMark(t *testing.T) {
 	out := filepath.Join(w.dir, "deploys")
 	args := []string{"exec", "--task", "RL-EXEC", "--step", "deploy", "--json", "--", "/bin/sh", "-c", "echo deployed >> " + out}
 	claimed := func(c *fixtures.Commit) bool {
-		return c.Kind == fixtures.KindRef && c.Method == http.MethodPost && strings.HasPrefix(c.Ref, "refs/ghonce/claims/")
+		return c.Kind == fakegithub.KindRef && c.Method == http.MethodPost && strings.HasPrefix(c.Ref, "refs/ghonce/claims/")
 	}
 	if o := w.execEnv(claimed, runner(), args...); !o.Killed {
 		t.Fatalf("want the first run killed after its claim; it ended with exit %d\nstderr: %s", o.Exit, o.Stderr)

@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
 	"github.com/ghonce/ghonce/tests/harness"
 )
@@ -98,7 +99,7 @@ func TestTwoReplicasOneLedgerRetryOnTheOther(t *testing.T) {
 
 	var killed atomic.Bool
 	w.fake.OnCommit(func(c *fixtures.Commit) {
-		if c.Kind == fixtures.KindPull && killed.CompareAndSwap(false, true) {
+		if c.Kind == fakegithub.KindPull && killed.CompareAndSwap(false, true) {
 			harness.KillAndWaitDead(a.cmd.Process)
 		}
 	})

@@ -22,6 +22,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/kinds"
 	_ "github.com/ghonce/ghonce/reconcile" // registers the kinds whose tools the proxy guards
 	"github.com/ghonce/ghonce/tests/harness"
@@ -404,7 +405,7 @@ func TestMCPProxyKilledAtCommitThenReissued(t *testing.T) {
 		// unique: GitHub itself refuses the second (a branch).
 		unique bool
 	}{
-		{tool: "create_pull_request", kill: fixtures.KindPull,
+		{tool: "create_pull_request", kill: fakegithub.KindPull,
 			setup:  func(w *world) { w.push("fix-42"); w.push("fix-42-retry") },
 			method: func(*world) string { return "POST" }, path: func(*world) string { return "/repos/" + repo + "/pulls" },
 			first: func(*world) map[string]any {
@@ -413,7 +414,7 @@ func TestMCPProxyKilledAtCommitThenReissued(t *testing.T) {
 			reworded: func(*world) map[string]any {
 				return mcpArgs("title", "Fix issue 42", "head", "fix-42-retry", "base", "main", "body", "A reworded body.")
 			}},
-		{tool: "issue_write", kill: fixtures.KindIssue,
+		{tool: "issue_write", kill: fakegithub.KindIssue,
 			setup:  func(*world) {},
 			method: func(*world) string { return "POST" }, path: func(*world) string { return "/repos/" + repo + "/issues" },
 			first: func(*world) map[string]any {
@@ -422,7 +423,7 @@ func TestMCPProxyKilledAtCommitThenReissued(t *testing.T) {
 			reworded: func(*world) map[string]any {
 				return mcpArgs("method", "create", "title", "Flaky test, follow-up", "body", "Seen again.")
 			}},
-		{tool: "add_issue_comment", kill: fixtures.KindComment,
+		{tool: "add_issue_comment", kill: fakegithub.KindComment,
 			setup: func(w *world) {
 				w.number = w.fake.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
 			},
@@ -432,14 +433,14 @@ func TestMCPProxyKilledAtCommitThenReissued(t *testing.T) {
 			reworded: func(w *world) map[string]any {
 				return mcpArgs("issue_number", w.number, "body", "I have opened a fix.")
 			}},
-		{tool: "create_branch", kill: fixtures.KindRef, unique: true,
+		{tool: "create_branch", kill: fakegithub.KindRef, unique: true,
 			setup:  func(*world) {},
 			method: func(*world) string { return "POST" }, path: func(*world) string { return "/repos/" + repo + "/git/refs" },
 			first: func(*world) map[string]any { return mcpArgs("branch", "release-prep") },
 			reworded: func(*world) map[string]any {
 				return mcpArgs("branch", "release-prep", "from_branch", "main")
 			}},
-		{tool: "create_or_update_file", kill: fixtures.KindContent,
+		{tool: "create_or_update_file", kill: fakegithub.KindContent,
 			setup:  func(*world) {},
 			method: func(*world) string { return "PUT" }, path: func(*world) string { return "/repos/" + repo + "/contents/docs/CHANGELOG.md" },
 			first: func(*world) map[string]any {

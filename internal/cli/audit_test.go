@@ -14,6 +14,7 @@ import (
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/audit"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/tests/audittest"
@@ -163,11 +164,11 @@ func TestAuditApplyTwice(t *testing.T) {
 	if writes == 0 {
 		t.Fatal("--apply wrote nothing")
 	}
-	issues := map[int]fixtures.Issue{}
+	issues := map[int]fakegithub.Issue{}
 	for _, is := range w.fake.Issues("octo", "corpus") {
 		issues[is.Number] = is
 	}
-	prs := map[int]fixtures.PR{}
+	prs := map[int]fakegithub.PR{}
 	for _, p := range w.fake.PullRequests("octo", "corpus") {
 		prs[p.Number] = p
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/tests/audittest"
 )
 
@@ -70,13 +71,13 @@ func (w *auditWorld) onFirstRead(path string, fn func()) {
 	}})
 }
 
-func (w *auditWorld) comment(n int, id int64) (fixtures.Comment, bool) {
+func (w *auditWorld) comment(n int, id int64) (fakegithub.Comment, bool) {
 	for _, c := range w.fake.Comments("octo", "t", n) {
 		if c.ID == id {
 			return c, true
 		}
 	}
-	return fixtures.Comment{}, false
+	return fakegithub.Comment{}, false
 }
 
 // issueState is issue or pull request n's state.

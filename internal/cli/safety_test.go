@@ -20,6 +20,7 @@ import (
 
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
@@ -346,8 +347,8 @@ func TestKeyLabelsLookAndPrune(t *testing.T) {
 	pr := w.result("pr", "create", "--task", "L", "--base", "main", "--head", "feat", "--title", "t", "--body", "b", "--repo", testRepo, "--json")
 	is := w.result("issue", "create", "--task", "L", "--title", "t", "--body", "b", "--repo", testRepo, "--json")
 	w.fake.SeedIssue(testOwner, testName, "alice", fixtures.SeedIssue{Title: "x", Labels: []string{"ghonce:gk1_" + strings.Repeat("a", 32)}})
-	labels := func() map[string]fixtures.Label {
-		m := map[string]fixtures.Label{}
+	labels := func() map[string]fakegithub.Label {
+		m := map[string]fakegithub.Label{}
 		for _, l := range w.fake.Labels(testOwner, testName) {
 			m[l.Name] = l
 		}

@@ -9,6 +9,15 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /issues/comments/{id}/reactions": (*Server).listCommentReactions,
+		"GET /issues/{number}/reactions":      onIssue((*Server).listIssueReactions),
+		"GET /issues/{number}/timeline":       onIssue((*Server).listTimeline),
+		"GET /issues/{number}/events":         onIssue((*Server).listIssueEvents),
+	})
+}
+
 // What people do to an issue, a pull request or a comment besides
 // commenting: reactions (with who reacted), labels added (with who added
 // them) and references from other issues and pull requests, as GitHub's
@@ -82,11 +91,7 @@ func (s *Server) reactionsList(c *call, rp *repo, rs []*reaction) *reply {
 }
 
 // listIssueReactions serves GET /repos/{owner}/{repo}/issues/{number}/reactions.
-func (s *Server) listIssueReactions(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listIssueReactions(c *call, rp *repo, is *issue) *reply {
 	return s.reactionsList(c, rp, is.reactions)
 }
 
@@ -108,23 +113,18 @@ func (s *Server) listCommentReactions(c *call, rp *repo) *reply {
 func (s *Server) SeedReaction(owner, repo string, number int, commentID int64, login, content string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
+	rp, is := s.issueLocked(owner, repo, number)
 	if rp == nil || !slices.Contains(reactionContents, content) {
 		return 0
 	}
 	var list *[]*reaction
-	if commentID != 0 {
-		cm := rp.comments[commentID]
-		if cm == nil {
-			return 0
-		}
+	switch cm := rp.comments[commentID]; {
+	case commentID != 0 && cm != nil:
 		list = &cm.reactions
-	} else {
-		is := rp.issueByNumber(int64(number))
-		if is == nil {
-			return 0
-		}
+	case commentID == 0 && is != nil:
 		list = &is.reactions
+	default:
+		return 0
 	}
 	login = s.userFor(login).login
 	for _, r := range *list {
@@ -132,9 +132,9 @@ func (s *Server) SeedReaction(owner, repo string, number int, commentID int64, l
 			return r.id
 		}
 	}
-	s.ids.comment++ // reaction ids are large, like comment ids
-	*list = append(*list, &reaction{id: s.ids.comment, user: login, content: content, created: s.now()})
-	return s.ids.comment
+	r := &reaction{id: s.nextID(commentIDs), user: login, content: content, created: s.now()}
+	*list = append(*list, r)
+	return r.id
 }
 
 // SeedLabel adds label (made when the repository has none of that name)
@@ -143,11 +143,7 @@ func (s *Server) SeedReaction(owner, repo string, number int, commentID int64, l
 func (s *Server) SeedLabel(owner, repo string, number int, login, label string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return
-	}
-	if is := rp.issueByNumber(int64(number)); is != nil {
+	if rp, is := s.issueLocked(owner, repo, number); is != nil {
 		s.addIssueLabelsLocked(rp, is, login, []string{label})
 		is.updated = s.now()
 	}
@@ -172,15 +168,10 @@ func (s *Server) ForgetCommit(owner, repo, sha string) {
 	}
 }
 
-func (s *Server) labeledLocked(is *issue, actor, name string) {
-	s.labelEventLocked(is, "labeled", actor, name)
-}
-
 // labelEventLocked records a labeled or unlabeled event, as GitHub does
 // for each label an add newly applies and each one removed.
 func (s *Server) labelEventLocked(is *issue, kind, actor, name string) {
-	s.ids.comment++
-	is.events = append(is.events, &event{id: s.ids.comment, kind: kind, actor: s.userFor(actor).login, label: name, created: s.now()})
+	is.events = append(is.events, &event{id: s.nextID(commentIDs), kind: kind, actor: s.userFor(actor).login, label: name, created: s.now()})
 }
 
 // RemoveLabel takes label off issue or pull request number as login did
@@ -188,10 +179,8 @@ func (s *Server) labelEventLocked(is *issue, kind, actor, name string) {
 func (s *Server) RemoveLabel(owner, repo string, number int, login, label string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if rp := s.repoLocked(owner, repo); rp != nil {
-		if is := rp.issueByNumber(int64(number)); is != nil {
-			s.removeIssueLabelLocked(is, login, label)
-		}
+	if _, is := s.issueLocked(owner, repo, number); is != nil {
+		s.removeIssueLabelLocked(is, login, label)
 	}
 }
 
@@ -201,12 +190,10 @@ func (s *Server) Labeled(owner, repo string, number int, label string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
-	if rp := s.repoLocked(owner, repo); rp != nil {
-		if is := rp.issueByNumber(int64(number)); is != nil {
-			for _, ev := range is.events {
-				if ev.kind == "labeled" && strings.EqualFold(ev.label, label) {
-					n++
-				}
+	if _, is := s.issueLocked(owner, repo, number); is != nil {
+		for _, ev := range is.events {
+			if ev.kind == "labeled" && strings.EqualFold(ev.label, label) {
+				n++
 			}
 		}
 	}
@@ -216,11 +203,7 @@ func (s *Server) Labeled(owner, repo string, number int, label string) int {
 // listIssueEvents serves GET /repos/{owner}/{repo}/issues/{number}/events:
 // the labeled and unlabeled events, with their actor, oldest first,
 // paginated (mentions are the timeline's only).
-func (s *Server) listIssueEvents(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listIssueEvents(c *call, rp *repo, is *issue) *reply {
 	items := []timelineJSON{}
 	for _, ev := range is.events {
 		if ev.kind == "labeled" || ev.kind == "unlabeled" {
@@ -251,8 +234,7 @@ func (s *Server) forcePushedLocked(rp *repo, branch, actor string) {
 	for _, r := range s.repos {
 		for _, is := range r.issues {
 			if p := is.pull; p != nil && is.state == "open" && p.headRepo == rp && p.headRef == branch {
-				s.ids.comment++
-				is.events = append(is.events, &event{id: s.ids.comment, kind: "head_ref_force_pushed", actor: s.userFor(actor).login, created: s.now()})
+				is.events = append(is.events, &event{id: s.nextID(commentIDs), kind: "head_ref_force_pushed", actor: s.userFor(actor).login, created: s.now()})
 			}
 		}
 	}
@@ -272,8 +254,7 @@ func (s *Server) crossReferenceLocked(rp *repo, is *issue, actor, body string) {
 		}
 		seen[n] = true
 		if to := rp.issueByNumber(n); to != nil {
-			s.ids.comment++
-			to.events = append(to.events, &event{id: s.ids.comment, kind: "cross-referenced", actor: s.userFor(actor).login, source: is, created: s.now()})
+			to.events = append(to.events, &event{id: s.nextID(commentIDs), kind: "cross-referenced", actor: s.userFor(actor).login, source: is, created: s.now()})
 		}
 	}
 }
@@ -315,11 +296,7 @@ type timelineJSON struct {
 // comments (commented), reviews (reviewed), labels added (labeled) and
 // mentions from other issues and pull requests (cross-referenced), oldest
 // first, paginated.
-func (s *Server) listTimeline(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listTimeline(c *call, rp *repo, is *issue) *reply {
 	var items []timelineJSON
 	for _, cm := range is.comments {
 		j := s.commentJSON(rp, cm)
@@ -329,7 +306,7 @@ func (s *Server) listTimeline(c *call, rp *repo) *reply {
 			AuthorAssociation: j.AuthorAssociation, Reactions: j.Reactions, at: cm.created})
 	}
 	if is.pull != nil {
-		for _, rv := range is.pull.reviews {
+		for _, rv := range storeOf[reviewStore](is.pull).all {
 			if rv.state == "PENDING" {
 				continue // not on the timeline until submitted
 			}

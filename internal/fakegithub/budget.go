@@ -12,6 +12,12 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /issues/comments": (*Server).listRepoComments,
+	})
+}
+
 // ContentLimit is a secondary rate limit on content creation: at most N
 // writes (POST, PATCH, PUT, DELETE) per user in any Window. GitHub
 // documents 80 a minute and 500 an hour; the fake enforces none unless

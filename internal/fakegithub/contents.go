@@ -11,6 +11,13 @@ import (
 	"strings"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /contents/{path...}": (*Server).getContents,
+		"PUT /contents/{path...}": (*Server).putContents,
+	})
+}
+
 type contentLinksJSON struct {
 	Self string `json:"self"`
 	Git  string `json:"git"`
@@ -206,7 +213,5 @@ func (s *Server) putContents(c *call, rp *repo) *reply {
 		status = http.StatusOK
 	}
 	entry := s.contentEntry(rp, cm, p, branch, false)
-	rep := jsonReply(status, map[string]any{"content": entry, "commit": s.gitCommitJSON(rp, cm)})
-	rep.commit = &Commit{Kind: KindContent, Ref: branch, SHA: cm.sha}
-	return rep
+	return stored(status, map[string]any{"content": entry, "commit": s.gitCommitJSON(rp, cm)}, &Commit{Kind: KindContent, Ref: branch, SHA: cm.sha})
 }

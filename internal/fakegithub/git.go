@@ -7,6 +7,20 @@ import (
 	"strings"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /git/ref/{ref...}":           (*Server).getRef,
+		"GET /git/refs/{ref...}":          (*Server).getRefsLegacy,
+		"GET /git/matching-refs/{ref...}": (*Server).listMatchingRefs,
+		"POST /git/refs":                  (*Server).createRef,
+		"PATCH /git/refs/{ref...}":        (*Server).updateRef,
+		"DELETE /git/refs/{ref...}":       (*Server).deleteRef,
+		"GET /branches/{branch...}":       (*Server).getBranch,
+		"GET /compare/{basehead...}":      (*Server).compare,
+		"GET /commits/{ref...}":           (*Server).getCommit,
+	})
+}
+
 // validRefName reports whether ref ("refs/heads/x") is a name git accepts
 // (git check-ref-format): at least two slashes after "refs", no "..", no
 // control characters, space, ~ ^ : ? * [ \, no component starting with "."
@@ -134,10 +148,7 @@ func (s *Server) createRef(c *call, rp *repo) *reply {
 	}
 	rp.refs[ref] = sha
 	body := s.refJSON(rp, ref, sha)
-	rep := jsonReply(http.StatusCreated, body)
-	rep.header = http.Header{"Location": {body.URL}}
-	rep.commit = &Commit{Kind: KindRef, Ref: ref, SHA: sha}
-	return rep
+	return created(body.URL, body, &Commit{Kind: KindRef, Ref: ref, SHA: sha})
 }
 
 // updateRef serves PATCH .../git/refs/{ref} {sha, force}: 422 "Reference
@@ -171,9 +182,7 @@ func (s *Server) updateRef(c *call, rp *repo) *reply {
 	if branch, ok := strings.CutPrefix(ref, "refs/heads/"); ok && !forward {
 		s.forcePushedLocked(rp, branch, c.login)
 	}
-	rep := jsonReply(http.StatusOK, s.refJSON(rp, ref, sha))
-	rep.commit = &Commit{Kind: KindRef, Ref: ref, SHA: sha}
-	return rep
+	return stored(http.StatusOK, s.refJSON(rp, ref, sha), &Commit{Kind: KindRef, Ref: ref, SHA: sha})
 }
 
 // deleteRef serves DELETE .../git/refs/{ref}. Deleting a branch closes the

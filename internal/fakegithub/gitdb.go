@@ -7,6 +7,13 @@ import (
 	"strings"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"POST /git/commits":      (*Server).createGitCommit,
+		"GET /git/commits/{sha}": (*Server).getGitCommit,
+	})
+}
+
 // The git database API's commit objects, which the repository-as-ledger
 // builds on: POST /repos/{o}/{r}/git/commits makes a commit object that no
 // branch reaches (GitHub keeps it while a ref points at it), GET
@@ -111,10 +118,7 @@ func (s *Server) createGitCommit(c *call, rp *repo) *reply {
 	}
 	cm := s.newCommit(rp, parents, files, *in.Message, c.login)
 	body := s.gitCommitJSON(rp, cm)
-	rep := jsonReply(http.StatusCreated, body)
-	rep.header = http.Header{"Location": {body.URL}}
-	rep.commit = &Commit{Kind: KindGitObject, SHA: cm.sha}
-	return rep
+	return created(body.URL, body, &Commit{Kind: KindGitObject, SHA: cm.sha})
 }
 
 // getGitCommit serves GET /repos/{owner}/{repo}/git/commits/{commit_sha}:
@@ -129,25 +133,17 @@ func (s *Server) getGitCommit(c *call, rp *repo) *reply {
 
 // Refs returns every ref of a repository (full names, sorted), nil for an
 // unknown repository.
-func (s *Server) Refs(owner, repo string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	return sortedRefs(rp, "refs/")
+func (s *Server) Refs(owner, name string) []string {
+	return inRepo(s, owner, name, func(rp *repo) []string {
+		return sortedRefs(rp, "refs/")
+	})
 }
 
 // CommitSHAs returns every commit object a repository holds, whether a
 // ref reaches it or not (sorted), nil for an unknown repository: what a
 // reader who knows a SHA can fetch.
-func (s *Server) CommitSHAs(owner, repo string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	return slices.Sorted(maps.Keys(rp.commits))
+func (s *Server) CommitSHAs(owner, name string) []string {
+	return inRepo(s, owner, name, func(rp *repo) []string {
+		return slices.Sorted(maps.Keys(rp.commits))
+	})
 }

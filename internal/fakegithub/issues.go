@@ -10,6 +10,24 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /issues":                           (*Server).listIssues,
+		"POST /issues":                          (*Server).createIssue,
+		"GET /issues/comments/{id}":             (*Server).getComment,
+		"PATCH /issues/comments/{id}":           (*Server).editComment,
+		"DELETE /issues/comments/{id}":          (*Server).deleteComment,
+		"GET /issues/{number}":                  onIssue((*Server).getIssue),
+		"PATCH /issues/{number}":                onIssue((*Server).editIssue),
+		"GET /issues/{number}/comments":         onIssue((*Server).listComments),
+		"POST /issues/{number}/comments":        onIssue((*Server).createComment),
+		"GET /issues/{number}/labels":           onIssue((*Server).listIssueLabels),
+		"POST /issues/{number}/labels":          onIssue((*Server).addIssueLabels),
+		"PUT /issues/{number}/labels":           onIssue((*Server).replaceIssueLabels),
+		"DELETE /issues/{number}/labels/{name}": onIssue((*Server).removeIssueLabel),
+	})
+}
+
 // issueByParam returns the issue or PR named by the {number} parameter.
 func issueByParam(c *call, rp *repo) *issue {
 	n, ok := intParam(c, "number")
@@ -87,11 +105,7 @@ func hasAllLabels(is *issue, names []string) bool {
 
 // getIssue serves GET /repos/{owner}/{repo}/issues/{number}; a PR's number
 // answers the PR's issue representation, with a "pull_request" key.
-func (s *Server) getIssue(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) getIssue(c *call, rp *repo, is *issue) *reply {
 	return jsonReply(http.StatusOK, s.issueFullJSON(rp, is))
 }
 
@@ -160,20 +174,13 @@ func (s *Server) createIssue(c *call, rp *repo) *reply {
 	}
 	is := s.newIssue(rp, c.login, *in.Title, body, in.Body != nil, nil)
 	s.addIssueLabelsLocked(rp, is, c.login, names)
-	rep = jsonReply(http.StatusCreated, s.issueFullJSON(rp, is))
-	rep.header = http.Header{"Location": {s.api(fmt.Sprintf("%s/issues/%d", rp.path(), is.number))}}
-	rep.commit = &Commit{Kind: KindIssue, Number: is.number}
-	return rep
+	return created(s.api(fmt.Sprintf("%s/issues/%d", rp.path(), is.number)), s.issueFullJSON(rp, is), &Commit{Kind: KindIssue, Number: is.number})
 }
 
 // editIssue serves PATCH /repos/{owner}/{repo}/issues/{number} (PRs too):
 // title, body, state, state_reason, labels (replacing them), milestone (a
 // number or null; an unknown number is 422 invalid).
-func (s *Server) editIssue(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) editIssue(c *call, rp *repo, is *issue) *reply {
 	var in struct {
 		Title       *string            `json:"title"`
 		Body        *string            `json:"body"`
@@ -212,8 +219,7 @@ func (s *Server) editIssue(c *call, rp *repo) *reply {
 	if setMilestone {
 		is.milestone = ms
 	}
-	rep = jsonReply(http.StatusOK, s.issueFullJSON(rp, is))
-	rep.commit = &Commit{Kind: KindIssue, Number: is.number}
+	rep = stored(http.StatusOK, s.issueFullJSON(rp, is), &Commit{Kind: KindIssue, Number: is.number})
 	if is.pull != nil {
 		rep.commit.Kind = KindPull
 	}
@@ -246,30 +252,26 @@ func labelsIn(c *call) ([]string, *reply) {
 }
 
 // listIssueLabels serves GET /repos/{owner}/{repo}/issues/{number}/labels.
-func (s *Server) listIssueLabels(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listIssueLabels(c *call, rp *repo, is *issue) *reply {
 	return pageReply(s, c, repoLinkPath(c, rp), s.labelsJSON(rp, is.labels))
 }
 
 // addIssueLabels serves POST /repos/{owner}/{repo}/issues/{number}/labels
 // (issues and PRs): it adds the labels, creating unknown ones, and answers
 // every label the issue now has.
-func (s *Server) addIssueLabels(c *call, rp *repo) *reply { return s.setIssueLabels(c, rp, false) }
+func (s *Server) addIssueLabels(c *call, rp *repo, is *issue) *reply {
+	return s.setIssueLabels(c, rp, is, false)
+}
 
 // replaceIssueLabels serves PUT /repos/{owner}/{repo}/issues/{number}/labels.
-func (s *Server) replaceIssueLabels(c *call, rp *repo) *reply { return s.setIssueLabels(c, rp, true) }
+func (s *Server) replaceIssueLabels(c *call, rp *repo, is *issue) *reply {
+	return s.setIssueLabels(c, rp, is, true)
+}
 
 // setIssueLabels adds the request's labels to an issue or PR, after
 // dropping its current ones when replace is set, and answers with every
 // label it now has.
-func (s *Server) setIssueLabels(c *call, rp *repo, replace bool) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) setIssueLabels(c *call, rp *repo, is *issue, replace bool) *reply {
 	names, rep := labelsIn(c)
 	if rep != nil {
 		return rep
@@ -280,24 +282,16 @@ func (s *Server) setIssueLabels(c *call, rp *repo, replace bool) *reply {
 		s.addIssueLabelsLocked(rp, is, c.login, names)
 	}
 	is.updated = s.now()
-	rep = jsonReply(http.StatusOK, s.labelsJSON(rp, is.labels))
-	rep.commit = &Commit{Kind: KindLabel, Number: is.number}
-	return rep
+	return stored(http.StatusOK, s.labelsJSON(rp, is.labels), &Commit{Kind: KindLabel, Number: is.number})
 }
 
 // removeIssueLabel serves DELETE
 // /repos/{owner}/{repo}/issues/{number}/labels/{name}.
-func (s *Server) removeIssueLabel(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) removeIssueLabel(c *call, rp *repo, is *issue) *reply {
 	if !s.removeIssueLabelLocked(is, c.login, c.params["name"]) {
 		return errorReply(http.StatusNotFound, "Label does not exist")
 	}
-	rep := jsonReply(http.StatusOK, s.labelsJSON(rp, is.labels))
-	rep.commit = &Commit{Kind: KindLabel, Number: is.number}
-	return rep
+	return stored(http.StatusOK, s.labelsJSON(rp, is.labels), &Commit{Kind: KindLabel, Number: is.number})
 }
 
 // removeIssueLabelLocked takes label name off is as actor did, and reports
@@ -326,11 +320,7 @@ func (s *Server) replaceIssueLabelsLocked(rp *repo, is *issue, actor string, nam
 
 // listComments serves GET /repos/{owner}/{repo}/issues/{number}/comments,
 // oldest first, paginated; since filters on updated_at.
-func (s *Server) listComments(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listComments(c *call, rp *repo, is *issue) *reply {
 	since, hasSince := parseSince(c.r.URL.Query().Get("since"))
 	items := make([]*commentJSON, 0, len(is.comments))
 	for _, cm := range is.comments {
@@ -362,21 +352,15 @@ func commentBodyIn(c *call) (string, *reply) {
 
 // createComment serves POST /repos/{owner}/{repo}/issues/{number}/comments
 // (issues and PRs). Comments have no uniqueness.
-func (s *Server) createComment(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) createComment(c *call, rp *repo, is *issue) *reply {
 	body, rep := commentBodyIn(c)
 	if rep != nil {
 		return rep
 	}
 	cm := s.newComment(rp, is, c.login, body)
 	is.updated = cm.created
-	rep = jsonReply(http.StatusCreated, s.commentJSON(rp, cm))
-	rep.header = http.Header{"Location": {s.api(fmt.Sprintf("%s/issues/comments/%d", rp.path(), cm.id))}}
-	rep.commit = &Commit{Kind: KindComment, Number: is.number, ID: cm.id}
-	return rep
+	return created(s.api(fmt.Sprintf("%s/issues/comments/%d", rp.path(), cm.id)), s.commentJSON(rp, cm),
+		&Commit{Kind: KindComment, Number: is.number, ID: cm.id})
 }
 
 func commentByParam(c *call, rp *repo) *comment {
@@ -408,9 +392,7 @@ func (s *Server) editComment(c *call, rp *repo) *reply {
 	}
 	cm.body = body
 	cm.updated = s.now()
-	rep = jsonReply(http.StatusOK, s.commentJSON(rp, cm))
-	rep.commit = &Commit{Kind: KindComment, Number: cm.issue.number, ID: cm.id}
-	return rep
+	return stored(http.StatusOK, s.commentJSON(rp, cm), &Commit{Kind: KindComment, Number: cm.issue.number, ID: cm.id})
 }
 
 // deleteComment serves DELETE /repos/{owner}/{repo}/issues/comments/{id}.

@@ -6,6 +6,16 @@ import (
 	"strings"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /labels":           (*Server).listLabels,
+		"POST /labels":          (*Server).createLabel,
+		"GET /labels/{name}":    (*Server).getLabel,
+		"PATCH /labels/{name}":  (*Server).editLabel,
+		"DELETE /labels/{name}": (*Server).deleteLabel,
+	})
+}
+
 const maxLabelDescription = 100
 
 // labelByParam finds the label named by {name}, without case.
@@ -78,10 +88,7 @@ func (s *Server) createLabel(c *call, rp *repo) *reply {
 	}
 	l := s.addLabel(rp, *in.Name, color, desc, false)
 	body := s.labelJSON(rp, l)
-	rep := jsonReply(http.StatusCreated, body)
-	rep.header = http.Header{"Location": {body.URL}}
-	rep.commit = &Commit{Kind: KindLabel, ID: l.id}
-	return rep
+	return created(body.URL, body, &Commit{Kind: KindLabel, ID: l.id})
 }
 
 // editLabel serves PATCH /repos/{owner}/{repo}/labels/{name}: new_name,
@@ -114,9 +121,7 @@ func (s *Server) editLabel(c *call, rp *repo) *reply {
 	if in.Description != nil {
 		l.description = *in.Description
 	}
-	rep := jsonReply(http.StatusOK, s.labelJSON(rp, l))
-	rep.commit = &Commit{Kind: KindLabel, ID: l.id}
-	return rep
+	return stored(http.StatusOK, s.labelJSON(rp, l), &Commit{Kind: KindLabel, ID: l.id})
 }
 
 // deleteLabel serves DELETE /repos/{owner}/{repo}/labels/{name}; the label

@@ -10,6 +10,15 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /pulls/{number}/requested_reviewers":  onPull((*Server).listRequestedReviewers),
+		"POST /pulls/{number}/requested_reviewers": onPull((*Server).requestReviewers),
+		"POST /issues/{number}/assignees":          onIssue((*Server).addAssignees),
+		"GET /milestones":                          (*Server).listMilestones,
+	})
+}
+
 // An issue's or pull request's metadata besides labels: assignees, review
 // requests and a milestone. Who may be assigned or asked for a review is the
 // repository's owner and its collaborators (AddCollaborator); teams are the
@@ -23,6 +32,14 @@ type milestone struct {
 	state   string // open, closed
 	creator string
 	created time.Time
+}
+
+// metadataStore holds a repository's milestones (milestones[n-1].number ==
+// n), collaborators (logins that may be assigned and asked for reviews) and
+// teams (slugs of the owner's teams with access).
+type metadataStore struct {
+	milestones           []*milestone
+	collaborators, teams []string
 }
 
 type milestoneJSON struct {
@@ -86,7 +103,7 @@ func (s *Server) milestoneJSON(rp *repo, m *milestone) *milestoneJSON {
 }
 
 func (s *Server) teamJSON(rp *repo, slug string) teamJSON {
-	id := int64(7_000_000 + slices.Index(rp.teams, slug))
+	id := int64(7_000_000 + slices.Index(storeOf[metadataStore](rp).teams, slug))
 	return teamJSON{
 		ID: id, NodeID: nodeID("Team", id), URL: s.api(fmt.Sprintf("/orgs/%s/teams/%s", rp.owner, slug)),
 		HTMLURL: s.web(fmt.Sprintf("/orgs/%s/teams/%s", rp.owner, slug)), Name: slug, Slug: slug,
@@ -107,12 +124,12 @@ func (s *Server) usersJSON(logins []string) []*userJSON {
 // collaborator reports whether login may be assigned or asked for a review
 // on rp: its owner or a collaborator, compared without case.
 func (rp *repo) collaborator(login string) bool {
-	return strings.EqualFold(login, rp.owner) || slices.ContainsFunc(rp.collaborators, func(c string) bool { return strings.EqualFold(c, login) })
+	return strings.EqualFold(login, rp.owner) || slices.ContainsFunc(storeOf[metadataStore](rp).collaborators, func(c string) bool { return strings.EqualFold(c, login) })
 }
 
 // team returns the slug of rp's team slug (compared without case), or "".
 func (rp *repo) team(slug string) string {
-	for _, t := range rp.teams {
+	for _, t := range storeOf[metadataStore](rp).teams {
 		if strings.EqualFold(t, slug) {
 			return t
 		}
@@ -134,7 +151,8 @@ func (s *Server) AddCollaborator(owner, repo, login string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rp := s.repoLocked(owner, repo); rp != nil {
-		rp.collaborators = addFold(rp.collaborators, s.userFor(login).login)
+		st := storeOf[metadataStore](rp)
+		st.collaborators = addFold(st.collaborators, s.userFor(login).login)
 	}
 }
 
@@ -144,26 +162,23 @@ func (s *Server) AddTeam(owner, repo, slug string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rp := s.repoLocked(owner, repo); rp != nil {
-		rp.teams = addFold(rp.teams, slug)
+		st := storeOf[metadataStore](rp)
+		st.teams = addFold(st.teams, slug)
 	}
 }
 
 // SeedMilestone stores a milestone (state "open" or "closed"; "" is open)
 // and returns its number, or 0 when the repository does not exist.
-func (s *Server) SeedMilestone(owner, repo, title, state string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return 0
-	}
-	if state == "" {
-		state = "open"
-	}
-	s.ids.label++ // milestone ids share the label range: large, unrelated to numbers
-	m := &milestone{id: s.ids.label, number: len(rp.milestones) + 1, title: title, state: state, creator: rp.owner, created: s.now()}
-	rp.milestones = append(rp.milestones, m)
-	return m.number
+func (s *Server) SeedMilestone(owner, name, title, state string) int {
+	return inRepo(s, owner, name, func(rp *repo) int {
+		if state == "" {
+			state = "open"
+		}
+		st := storeOf[metadataStore](rp)
+		m := &milestone{id: s.nextID(labelIDs), number: len(st.milestones) + 1, title: title, state: state, creator: rp.owner, created: s.now()}
+		st.milestones = append(st.milestones, m)
+		return m.number
+	})
 }
 
 // listMilestones serves GET /repos/{owner}/{repo}/milestones: state open
@@ -177,8 +192,9 @@ func (s *Server) listMilestones(c *call, rp *repo) *reply {
 	if state != "open" && state != "closed" && state != "all" {
 		return validationFailed(apiError{Value: state, Resource: "Milestone", Field: "state", Code: "invalid"})
 	}
-	items := make([]*milestoneJSON, 0, len(rp.milestones))
-	for _, m := range rp.milestones {
+	all := storeOf[metadataStore](rp).milestones
+	items := make([]*milestoneJSON, 0, len(all))
+	for _, m := range all {
 		if state == "all" || m.state == state {
 			items = append(items, s.milestoneJSON(rp, m))
 		}
@@ -202,21 +218,18 @@ func milestoneIn(rp *repo, raw json.RawMessage) (m *milestone, ok bool, rep *rep
 	if err := json.Unmarshal(raw, &n); err != nil {
 		return nil, true, invalidRequest("%s is not a number or null.", bytes.TrimSpace(raw))
 	}
+	all := storeOf[metadataStore](rp).milestones
 	i, err := n.Int64()
-	if err != nil || i < 1 || i > int64(len(rp.milestones)) {
+	if err != nil || i < 1 || i > int64(len(all)) {
 		return nil, true, validationFailed(apiError{Value: n.String(), Resource: "Issue", Field: "milestone", Code: "invalid"})
 	}
-	return rp.milestones[i-1], true, nil
+	return all[i-1], true, nil
 }
 
 // addAssignees serves POST /repos/{owner}/{repo}/issues/{number}/assignees
 // (issues and PRs): it adds the logins that may be assigned and, as GitHub
 // does, silently drops the others; it answers 201 and the issue.
-func (s *Server) addAssignees(c *call, rp *repo) *reply {
-	is := issueByParam(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) addAssignees(c *call, rp *repo, is *issue) *reply {
 	var in struct {
 		Assignees []string `json:"assignees"`
 	}
@@ -229,8 +242,7 @@ func (s *Server) addAssignees(c *call, rp *repo) *reply {
 		}
 	}
 	is.updated = s.now()
-	rep := jsonReply(http.StatusCreated, s.issueFullJSON(rp, is))
-	rep.commit = &Commit{Kind: KindIssue, Number: is.number}
+	rep := stored(http.StatusCreated, s.issueFullJSON(rp, is), &Commit{Kind: KindIssue, Number: is.number})
 	if is.pull != nil {
 		rep.commit.Kind = KindPull
 	}
@@ -243,11 +255,7 @@ func (s *Server) addAssignees(c *call, rp *repo) *reply {
 // (422, a message and no errors array) when one of them is not a
 // collaborator or team of the repository, or is the PR's author; it answers
 // 201 and the pull request.
-func (s *Server) requestReviewers(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) requestReviewers(c *call, rp *repo, is *issue) *reply {
 	var in struct {
 		Reviewers     []string `json:"reviewers"`
 		TeamReviewers []string `json:"team_reviewers"`
@@ -281,9 +289,7 @@ func (s *Server) requestReviewers(c *call, rp *repo) *reply {
 		p.requestedTeams = addFold(p.requestedTeams, t)
 	}
 	is.updated = s.now()
-	rep := jsonReply(http.StatusCreated, s.pullJSON(rp, is))
-	rep.commit = &Commit{Kind: KindPull, Number: is.number}
-	return rep
+	return stored(http.StatusCreated, s.pullJSON(rp, is), &Commit{Kind: KindPull, Number: is.number})
 }
 
 func notCollaborator(rp *repo) *reply {
@@ -292,11 +298,7 @@ func notCollaborator(rp *repo) *reply {
 
 // listRequestedReviewers serves GET
 // /repos/{owner}/{repo}/pulls/{number}/requested_reviewers: {users, teams}.
-func (s *Server) listRequestedReviewers(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listRequestedReviewers(c *call, rp *repo, is *issue) *reply {
 	teams := make([]teamJSON, 0, len(is.pull.requestedTeams))
 	for _, t := range is.pull.requestedTeams {
 		teams = append(teams, s.teamJSON(rp, t))

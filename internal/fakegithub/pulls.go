@@ -8,6 +8,16 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /pulls":                  (*Server).listPulls,
+		"POST /pulls":                 (*Server).createPull,
+		"GET /pulls/{number}":         onPull((*Server).getPull),
+		"PATCH /pulls/{number}":       onPull((*Server).editPull),
+		"GET /pulls/{number}/commits": onPull((*Server).listPullCommits),
+	})
+}
+
 type branchJSON struct {
 	Label string    `json:"label"`
 	Ref   string    `json:"ref"`
@@ -226,11 +236,7 @@ func (s *Server) listPulls(c *call, rp *repo) *reply {
 
 // getPull serves GET /repos/{owner}/{repo}/pulls/{number}; an issue's
 // number is 404 here.
-func (s *Server) getPull(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) getPull(c *call, rp *repo, is *issue) *reply {
 	return jsonReply(http.StatusOK, s.pullFullJSON(rp, is))
 }
 
@@ -238,11 +244,7 @@ func (s *Server) getPull(c *call, rp *repo) *reply {
 // the commits of the head that its base branch lacks, oldest first, each
 // with the logins of its author and committer. A head whose commit is
 // forgotten lists none.
-func (s *Server) listPullCommits(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listPullCommits(c *call, rp *repo, is *issue) *reply {
 	p, in := is.pull, rp
 	if p.headRepo != nil {
 		in = p.headRepo
@@ -358,19 +360,12 @@ func (s *Server) createPull(c *call, rp *repo) *reply {
 		body = *in.Body
 	}
 	is := s.newIssue(rp, c.login, *in.Title, body, in.Body != nil, p)
-	rep := jsonReply(http.StatusCreated, s.pullFullJSON(rp, is))
-	rep.header = http.Header{"Location": {s.api(fmt.Sprintf("%s/pulls/%d", rp.path(), is.number))}}
-	rep.commit = &Commit{Kind: KindPull, Number: is.number}
-	return rep
+	return created(s.api(fmt.Sprintf("%s/pulls/%d", rp.path(), is.number)), s.pullFullJSON(rp, is), &Commit{Kind: KindPull, Number: is.number})
 }
 
 // editPull serves PATCH /repos/{owner}/{repo}/pulls/{number}: title, body,
 // state (open, closed) and base.
-func (s *Server) editPull(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) editPull(c *call, rp *repo, is *issue) *reply {
 	var in struct {
 		Title *string `json:"title"`
 		Body  *string `json:"body"`
@@ -392,9 +387,7 @@ func (s *Server) editPull(c *call, rp *repo) *reply {
 	if in.Base != nil {
 		p.baseRef = *in.Base
 	}
-	rep := jsonReply(http.StatusOK, s.pullFullJSON(rp, is))
-	rep.commit = &Commit{Kind: KindPull, Number: is.number}
-	return rep
+	return stored(http.StatusOK, s.pullFullJSON(rp, is), &Commit{Kind: KindPull, Number: is.number})
 }
 
 // applyIssueEdit validates and applies an edit of an issue or PR. It

@@ -8,6 +8,15 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /releases":               (*Server).listReleases,
+		"POST /releases":              (*Server).createRelease,
+		"GET /releases/tags/{tag...}": (*Server).getReleaseByTag,
+		"GET /releases/{id}":          (*Server).getRelease,
+	})
+}
+
 // KindRelease: a release was created.
 const KindRelease CommitKind = "release"
 
@@ -22,6 +31,12 @@ type release struct {
 	created, published time.Time
 }
 
+// releaseStore holds a repository's releases, oldest first.
+type releaseStore struct{ all []*release }
+
+// releaseIDs numbers releases.
+const releaseIDs idSeq = 180_000_000
+
 // Release is a release as Server.Releases reports it.
 type Release struct {
 	ID                      int64
@@ -32,25 +47,20 @@ type Release struct {
 }
 
 // Releases returns the repository's releases, drafts included, oldest first.
-func (s *Server) Releases(owner, repo string) []Release {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	var out []Release
-	for _, rl := range rp.releases {
-		out = append(out, Release{ID: rl.id, Tag: rl.tag, Target: rl.target, Name: rl.name, Body: rl.body,
-			Author: rl.author, Draft: rl.draft, Prerelease: rl.prerelease, CreatedAt: rl.created})
-	}
-	return out
+func (s *Server) Releases(owner, name string) []Release {
+	return inRepo(s, owner, name, func(rp *repo) (out []Release) {
+		for _, rl := range storeOf[releaseStore](rp).all {
+			out = append(out, Release{ID: rl.id, Tag: rl.tag, Target: rl.target, Name: rl.name, Body: rl.body,
+				Author: rl.author, Draft: rl.draft, Prerelease: rl.prerelease, CreatedAt: rl.created})
+		}
+		return out
+	})
 }
 
 // publishedRelease is the published release of tag: GitHub keeps at most
 // one; drafts may share a tag with it and with each other.
 func (rp *repo) publishedRelease(tag string) *release {
-	for _, rl := range rp.releases {
+	for _, rl := range storeOf[releaseStore](rp).all {
 		if !rl.draft && rl.tag == tag {
 			return rl
 		}
@@ -105,25 +115,23 @@ func (s *Server) createRelease(c *call, rp *repo) *reply {
 		}
 		rp.refs["refs/tags/"+tag] = cm.sha
 	}
-	s.ids.release++
 	now := s.now()
-	rl := &release{id: s.ids.release, tag: tag, target: target, name: in.Name, body: in.Body,
+	rl := &release{id: s.nextID(releaseIDs), tag: tag, target: target, name: in.Name, body: in.Body,
 		author: s.userFor(c.login).login, draft: in.Draft, prerelease: in.Prerelease, created: now}
 	if !in.Draft {
 		rl.published = now
 	}
-	rp.releases = append(rp.releases, rl)
-	rep := jsonReply(http.StatusCreated, s.releaseJSON(rp, rl))
-	rep.header = http.Header{"Location": {s.api(fmt.Sprintf("%s/releases/%d", rp.path(), rl.id))}}
-	rep.commit = &Commit{Kind: KindRelease, ID: rl.id, Ref: "refs/tags/" + tag}
-	return rep
+	st := storeOf[releaseStore](rp)
+	st.all = append(st.all, rl)
+	return created(s.api(fmt.Sprintf("%s/releases/%d", rp.path(), rl.id)), s.releaseJSON(rp, rl),
+		&Commit{Kind: KindRelease, ID: rl.id, Ref: "refs/tags/" + tag})
 }
 
 // listReleases serves GET /repos/{owner}/{repo}/releases, newest first,
 // drafts included (the fake has no permissions: every user sees them, as
 // one who can push does on GitHub).
 func (s *Server) listReleases(c *call, rp *repo) *reply {
-	list := slices.Clone(rp.releases)
+	list := slices.Clone(storeOf[releaseStore](rp).all)
 	slices.Reverse(list)
 	return pageReplyOf(s, c, repoLinkPath(c, rp), len(list), func(i int) *releaseJSON { return s.releaseJSON(rp, list[i]) })
 }
@@ -144,7 +152,7 @@ func (s *Server) getRelease(c *call, rp *repo) *reply {
 	if !ok {
 		return notFound()
 	}
-	for _, rl := range rp.releases {
+	for _, rl := range storeOf[releaseStore](rp).all {
 		if rl.id == id {
 			return jsonReply(http.StatusOK, s.releaseJSON(rp, rl))
 		}

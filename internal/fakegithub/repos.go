@@ -2,6 +2,8 @@ package fakegithub
 
 import "net/http"
 
+func init() { handle(map[string]repoEndpoint{"GET ": (*Server).getRepo}) }
+
 // getUser serves GET /user: the token's own identity.
 func (s *Server) getUser(c *call) *reply {
 	if rep := s.installationUser(c.login); rep != nil {

@@ -10,6 +10,16 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /pulls/comments":                        (*Server).listRepoReviewComments,
+		"GET /pulls/comments/{id}":                   (*Server).getReviewComment,
+		"GET /pulls/{number}/comments":               onPull((*Server).listReviewComments),
+		"POST /pulls/{number}/comments":              (*Server).createReviewComment,
+		"POST /pulls/{number}/comments/{id}/replies": (*Server).replyToReviewComment,
+	})
+}
+
 // KindReviewComment: an inline comment on a pull request was created.
 const KindReviewComment CommitKind = "review-comment"
 
@@ -26,6 +36,9 @@ type reviewComment struct {
 	pullNumber       int
 	fileLevel        bool
 }
+
+// reviewCommentStore holds a pull request's inline comments, oldest first.
+type reviewCommentStore struct{ all []*reviewComment }
 
 type reviewCommentJSON struct {
 	URL               string    `json:"url"`
@@ -79,14 +92,10 @@ func (s *Server) reviewCommentJSON(rp *repo, is *issue, rc *reviewComment) revie
 // listReviewComments serves GET /repos/{owner}/{repo}/pulls/{number}/comments:
 // the pull request's inline comments, oldest first, paginated; since
 // filters on updated_at. An issue's number is 404, as on GitHub.
-func (s *Server) listReviewComments(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) listReviewComments(c *call, rp *repo, is *issue) *reply {
 	since, hasSince := parseSince(c.r.URL.Query().Get("since"))
 	items := []reviewCommentJSON{}
-	for _, rc := range is.pull.reviewComments {
+	for _, rc := range storeOf[reviewCommentStore](is.pull).all {
 		if !(hasSince && rc.updated.Before(since)) {
 			items = append(items, s.reviewCommentJSON(rp, is, rc))
 		}
@@ -115,7 +124,7 @@ func pullComments(is *issue) []*reviewComment {
 	if is.pull == nil {
 		return nil
 	}
-	return is.pull.reviewComments
+	return storeOf[reviewCommentStore](is.pull).all
 }
 
 // reviewCommentByID finds an inline comment of rp by its id.
@@ -238,17 +247,14 @@ func reviewBodyIn(body *string) *reply {
 }
 
 func (s *Server) storeReviewComment(rp *repo, is *issue, rc *reviewComment) *reply {
-	// Ids share the comment counter's range, as reviews' do (SeedReview).
-	s.ids.comment++
-	rc.id, rc.pullNumber = s.ids.comment, is.number
+	rc.id, rc.pullNumber = s.nextID(commentIDs), is.number
 	rc.author = s.userFor(rc.author).login
 	rc.created, rc.updated = s.now(), s.now()
-	is.pull.reviewComments = append(is.pull.reviewComments, rc)
+	st := storeOf[reviewCommentStore](is.pull)
+	st.all = append(st.all, rc)
 	is.updated = rc.created
-	rep := jsonReply(http.StatusCreated, s.reviewCommentJSON(rp, is, rc))
-	rep.header = http.Header{"Location": {s.api(fmt.Sprintf("%s/pulls/comments/%d", rp.path(), rc.id))}}
-	rep.commit = &Commit{Kind: KindReviewComment, Number: is.number, ID: rc.id}
-	return rep
+	return created(s.api(fmt.Sprintf("%s/pulls/comments/%d", rp.path(), rc.id)), s.reviewCommentJSON(rp, is, rc),
+		&Commit{Kind: KindReviewComment, Number: is.number, ID: rc.id})
 }
 
 // onDiff refuses a comment the pull request's diff at its commit cannot
@@ -312,7 +318,7 @@ func (s *Server) ReviewComments(owner, repo string, number int) []Comment {
 		return nil
 	}
 	var out []Comment
-	for _, rc := range is.pull.reviewComments {
+	for _, rc := range storeOf[reviewCommentStore](is.pull).all {
 		out = append(out, Comment{ID: rc.id, Body: rc.body, Author: rc.author, CreatedAt: rc.created, Path: rc.path, Line: rc.line, InReplyTo: rc.inReplyTo})
 	}
 	return out

@@ -8,6 +8,18 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /pulls/{number}/reviews":              onPull((*Server).listReviews),
+		"POST /pulls/{number}/reviews":             onPull((*Server).createReview),
+		"GET /pulls/{number}/reviews/{id}":         (*Server).getReview,
+		"POST /pulls/{number}/reviews/{id}/events": (*Server).submitReview,
+	})
+}
+
+// KindReview: a pull request review was created or submitted.
+const KindReview CommitKind = "review"
+
 // review is a pull request review: seeded (SeedReview) or made through
 // POST .../reviews. A PENDING review has no submitted time and is shown to
 // its author only.
@@ -20,6 +32,9 @@ type review struct {
 	commitID  string
 	comments  []reviewDraftComment
 }
+
+// reviewStore holds a pull request's reviews, oldest first.
+type reviewStore struct{ all []*review }
 
 // reviewDraftComment is an inline comment made with its review (the
 // review's own, not one of reviewcomments.go's).
@@ -68,13 +83,10 @@ func (rv *review) visibleTo(login string) bool {
 
 // listReviews serves GET /repos/{owner}/{repo}/pulls/{number}/reviews,
 // oldest first, paginated; an issue's number is 404, as on GitHub.
-func (s *Server) listReviews(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
-	items := make([]reviewJSON, 0, len(is.pull.reviews))
-	for _, rv := range is.pull.reviews {
+func (s *Server) listReviews(c *call, rp *repo, is *issue) *reply {
+	all := storeOf[reviewStore](is.pull).all
+	items := make([]reviewJSON, 0, len(all))
+	for _, rv := range all {
 		if rv.visibleTo(c.login) {
 			items = append(items, s.reviewJSON(rp, is, rv))
 		}
@@ -90,7 +102,7 @@ func reviewByParam(c *call, rp *repo) (*issue, *review) {
 	if is == nil || !ok {
 		return nil, nil
 	}
-	for _, rv := range is.pull.reviews {
+	for _, rv := range storeOf[reviewStore](is.pull).all {
 		if rv.id == id && rv.visibleTo(c.login) {
 			return is, rv
 		}
@@ -141,11 +153,7 @@ func ownPullRefusal(is *issue, login, event string) *reply {
 // request, and any create (pending or submitted) is refused while one is
 // there. GitHub refuses APPROVE and REQUEST_CHANGES by the pull request's
 // author.
-func (s *Server) createReview(c *call, rp *repo) *reply {
-	is := pullByNumber(c, rp)
-	if is == nil {
-		return notFound()
-	}
+func (s *Server) createReview(c *call, rp *repo, is *issue) *reply {
 	var in struct {
 		Body     string               `json:"body"`
 		Event    string               `json:"event"`
@@ -169,7 +177,7 @@ func (s *Server) createReview(c *call, rp *repo) *reply {
 			return unprocessable("Path, line and body are required for each comment")
 		}
 	}
-	for _, rv := range is.pull.reviews {
+	for _, rv := range storeOf[reviewStore](is.pull).all {
 		if rv.state == "PENDING" && strings.EqualFold(rv.author, c.login) {
 			return unprocessable("User can only have one pending review per pull request")
 		}
@@ -181,15 +189,13 @@ func (s *Server) createReview(c *call, rp *repo) *reply {
 	if commitID == "" {
 		commitID = s.liveHeadSHA(is.pull)
 	}
-	s.ids.comment++
-	rv := &review{id: s.ids.comment, author: s.userFor(c.login).login, state: state, body: in.Body, commitID: commitID, comments: in.Comments}
+	rv := &review{id: s.nextID(commentIDs), author: s.userFor(c.login).login, state: state, body: in.Body, commitID: commitID, comments: in.Comments}
 	if state != "PENDING" {
 		s.submitted(is, rv)
 	}
-	is.pull.reviews = append(is.pull.reviews, rv)
-	rep := jsonReply(http.StatusOK, s.reviewJSON(rp, is, rv))
-	rep.commit = &Commit{Kind: KindReview, Number: is.number, ID: rv.id}
-	return rep
+	st := storeOf[reviewStore](is.pull)
+	st.all = append(st.all, rv)
+	return stored(http.StatusOK, s.reviewJSON(rp, is, rv), &Commit{Kind: KindReview, Number: is.number, ID: rv.id})
 }
 
 // submitReview serves POST /repos/{owner}/{repo}/pulls/{number}/reviews/{id}/events:
@@ -221,9 +227,7 @@ func (s *Server) submitReview(c *call, rp *repo) *reply {
 	}
 	rv.state = state
 	s.submitted(is, rv)
-	rep := jsonReply(http.StatusOK, s.reviewJSON(rp, is, rv))
-	rep.commit = &Commit{Kind: KindReview, Number: is.number, ID: rv.id}
-	return rep
+	return stored(http.StatusOK, s.reviewJSON(rp, is, rv), &Commit{Kind: KindReview, Number: is.number, ID: rv.id})
 }
 
 // submitted stamps rv as submitted now: it answers its author's pending
@@ -240,20 +244,6 @@ type Review struct {
 	Comments            int // inline comments made with it
 }
 
-// pullLocked is pull request number of owner/repo (its issue, whose pull
-// is set), nil when either does not exist; s.mu is held.
-func (s *Server) pullLocked(owner, repo string, number int) *issue {
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	is := rp.issueByNumber(int64(number))
-	if is == nil || is.pull == nil {
-		return nil
-	}
-	return is
-}
-
 // Reviews returns pull request number's reviews, oldest first.
 func (s *Server) Reviews(owner, repo string, number int) []Review {
 	s.mu.Lock()
@@ -263,7 +253,7 @@ func (s *Server) Reviews(owner, repo string, number int) []Review {
 		return nil
 	}
 	var out []Review
-	for _, rv := range is.pull.reviews {
+	for _, rv := range storeOf[reviewStore](is.pull).all {
 		out = append(out, Review{ID: rv.id, Author: rv.author, State: rv.state, Body: rv.body, Comments: len(rv.comments)})
 	}
 	return out
@@ -279,15 +269,13 @@ func (s *Server) SeedReview(owner, repo string, number int, login, state, body s
 	if is == nil {
 		return 0
 	}
-	// Review ids share the comment counter's range, as on GitHub they are
-	// large and unrelated to issue numbers.
-	s.ids.comment++
-	rv := &review{id: s.ids.comment, author: s.userFor(login).login, state: state, body: body, commitID: s.liveHeadSHA(is.pull)}
+	rv := &review{id: s.nextID(commentIDs), author: s.userFor(login).login, state: state, body: body, commitID: s.liveHeadSHA(is.pull)}
 	if state != "PENDING" {
 		s.submitted(is, rv)
 	}
-	is.pull.reviews = append(is.pull.reviews, rv)
-	return s.ids.comment
+	st := storeOf[reviewStore](is.pull)
+	st.all = append(st.all, rv)
+	return rv.id
 }
 
 // AddCommitBy is AddCommit with the commit authored by login (GitHub links
@@ -301,16 +289,12 @@ func (s *Server) AddCommitBy(owner, repo, branch, login string) (sha string) {
 // as commit sha but another identity (a rebase or an amended message): two
 // heads with the same tree. It returns "" when the repository or the
 // commit does not exist.
-func (s *Server) AddCommitSameTree(owner, repo, sha, login string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return ""
-	}
-	c, ok := rp.commits[sha]
-	if !ok {
-		return ""
-	}
-	return s.newCommit(rp, c.parents, c.files, c.message+" (again)", s.userFor(login).login).sha
+func (s *Server) AddCommitSameTree(owner, name, sha, login string) string {
+	return inRepo(s, owner, name, func(rp *repo) string {
+		c, ok := rp.commits[sha]
+		if !ok {
+			return ""
+		}
+		return s.newCommit(rp, c.parents, c.files, c.message+" (again)", s.userFor(login).login).sha
+	})
 }

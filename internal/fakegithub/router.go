@@ -1,7 +1,9 @@
 package fakegithub
 
 import (
+	"cmp"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -18,93 +20,88 @@ type route struct {
 	h        func(c *call) *reply
 }
 
-// buildRoutes lists every endpoint. The first matching route wins, so
-// literal segments come before wildcards in the same position.
+// repoEndpoint serves a /repos/{owner}/{repo}/... request for an existing
+// repository, with the server's lock held.
+type repoEndpoint = func(s *Server, c *call, rp *repo) *reply
+
+// repoRoutes are the endpoints under /repos/{owner}/{repo}, by "METHOD
+// /rest-of-path"; each resource's file adds its own with handle.
+var repoRoutes = map[string]repoEndpoint{}
+
+// handle adds a resource's endpoints to repoRoutes (from an init); a
+// pattern added twice panics.
+func handle(eps map[string]repoEndpoint) {
+	for p, h := range eps {
+		if _, dup := repoRoutes[p]; dup {
+			panic("fakegithub: two handlers for " + p)
+		}
+		repoRoutes[p] = h
+	}
+}
+
+// onIssue and onPull adapt an endpoint of issue (or pull request) {number}
+// to a repoEndpoint: an unknown number, or an issue's for onPull, is 404.
+func onIssue(h func(s *Server, c *call, rp *repo, is *issue) *reply) repoEndpoint {
+	return func(s *Server, c *call, rp *repo) *reply {
+		if is := issueByParam(c, rp); is != nil {
+			return h(s, c, rp, is)
+		}
+		return notFound()
+	}
+}
+
+func onPull(h func(s *Server, c *call, rp *repo, is *issue) *reply) repoEndpoint {
+	return func(s *Server, c *call, rp *repo) *reply {
+		if is := pullByNumber(c, rp); is != nil {
+			return h(s, c, rp, is)
+		}
+		return notFound()
+	}
+}
+
+// buildRoutes lists every endpoint, the most specific first: where two
+// patterns match a path, the one with a literal segment where the other
+// has a wildcard wins, so the order resources are added in does not matter.
 func (s *Server) buildRoutes() []route {
 	r := func(pattern string, h func(*call) *reply) route {
 		method, path, _ := strings.Cut(pattern, " ")
 		return route{method: method, segs: strings.Split(strings.TrimPrefix(path, "/"), "/"), h: h}
 	}
-	rp := s.repoHandler
 	rateLimit := r("GET /rate_limit", s.getRateLimit)
 	rateLimit.resource = "none"
-	return []route{
-		r("GET /user", s.getUser),
-		rateLimit,
-		r("GET /repos/{owner}/{repo}", rp(s.getRepo)),
-
-		r("GET /repos/{owner}/{repo}/pulls", rp(s.listPulls)),
-		r("POST /repos/{owner}/{repo}/pulls", rp(s.createPull)),
-		r("GET /repos/{owner}/{repo}/pulls/comments", rp(s.listRepoReviewComments)),
-		r("GET /repos/{owner}/{repo}/pulls/comments/{id}", rp(s.getReviewComment)),
-		r("GET /repos/{owner}/{repo}/pulls/{number}", rp(s.getPull)),
-		r("PATCH /repos/{owner}/{repo}/pulls/{number}", rp(s.editPull)),
-		r("GET /repos/{owner}/{repo}/pulls/{number}/commits", rp(s.listPullCommits)),
-		r("GET /repos/{owner}/{repo}/pulls/{number}/reviews", rp(s.listReviews)),
-		r("POST /repos/{owner}/{repo}/pulls/{number}/reviews", rp(s.createReview)),
-		r("GET /repos/{owner}/{repo}/pulls/{number}/reviews/{id}", rp(s.getReview)),
-		r("POST /repos/{owner}/{repo}/pulls/{number}/reviews/{id}/events", rp(s.submitReview)),
-		r("GET /repos/{owner}/{repo}/pulls/{number}/comments", rp(s.listReviewComments)),
-		r("POST /repos/{owner}/{repo}/pulls/{number}/comments", rp(s.createReviewComment)),
-		r("POST /repos/{owner}/{repo}/pulls/{number}/comments/{id}/replies", rp(s.replyToReviewComment)),
-		r("GET /repos/{owner}/{repo}/pulls/{number}/requested_reviewers", rp(s.listRequestedReviewers)),
-		r("POST /repos/{owner}/{repo}/pulls/{number}/requested_reviewers", rp(s.requestReviewers)),
-
-		r("GET /repos/{owner}/{repo}/issues", rp(s.listIssues)),
-		r("POST /repos/{owner}/{repo}/issues", rp(s.createIssue)),
-		r("GET /repos/{owner}/{repo}/issues/comments", rp(s.listRepoComments)),
-		r("GET /repos/{owner}/{repo}/issues/comments/{id}", rp(s.getComment)),
-		r("PATCH /repos/{owner}/{repo}/issues/comments/{id}", rp(s.editComment)),
-		r("DELETE /repos/{owner}/{repo}/issues/comments/{id}", rp(s.deleteComment)),
-		r("GET /repos/{owner}/{repo}/issues/comments/{id}/reactions", rp(s.listCommentReactions)),
-		r("GET /repos/{owner}/{repo}/issues/{number}", rp(s.getIssue)),
-		r("PATCH /repos/{owner}/{repo}/issues/{number}", rp(s.editIssue)),
-		r("GET /repos/{owner}/{repo}/issues/{number}/comments", rp(s.listComments)),
-		r("POST /repos/{owner}/{repo}/issues/{number}/comments", rp(s.createComment)),
-		r("GET /repos/{owner}/{repo}/issues/{number}/labels", rp(s.listIssueLabels)),
-		r("POST /repos/{owner}/{repo}/issues/{number}/labels", rp(s.addIssueLabels)),
-		r("PUT /repos/{owner}/{repo}/issues/{number}/labels", rp(s.replaceIssueLabels)),
-		r("DELETE /repos/{owner}/{repo}/issues/{number}/labels/{name}", rp(s.removeIssueLabel)),
-		r("POST /repos/{owner}/{repo}/issues/{number}/assignees", rp(s.addAssignees)),
-		r("GET /repos/{owner}/{repo}/issues/{number}/reactions", rp(s.listIssueReactions)),
-		r("GET /repos/{owner}/{repo}/issues/{number}/timeline", rp(s.listTimeline)),
-		r("GET /repos/{owner}/{repo}/issues/{number}/events", rp(s.listIssueEvents)),
-
-		r("GET /repos/{owner}/{repo}/milestones", rp(s.listMilestones)),
-		r("GET /repos/{owner}/{repo}/actions/runs/{id}/attempts/{n}", rp(s.getRunAttempt)),
-
-		r("GET /repos/{owner}/{repo}/labels", rp(s.listLabels)),
-		r("POST /repos/{owner}/{repo}/labels", rp(s.createLabel)),
-		r("GET /repos/{owner}/{repo}/labels/{name}", rp(s.getLabel)),
-		r("PATCH /repos/{owner}/{repo}/labels/{name}", rp(s.editLabel)),
-		r("DELETE /repos/{owner}/{repo}/labels/{name}", rp(s.deleteLabel)),
-
-		r("GET /repos/{owner}/{repo}/git/ref/{ref...}", rp(s.getRef)),
-		r("GET /repos/{owner}/{repo}/git/refs/{ref...}", rp(s.getRefsLegacy)),
-		r("GET /repos/{owner}/{repo}/git/matching-refs/{ref...}", rp(s.listMatchingRefs)),
-		r("POST /repos/{owner}/{repo}/git/refs", rp(s.createRef)),
-		r("POST /repos/{owner}/{repo}/git/commits", rp(s.createGitCommit)),
-		r("GET /repos/{owner}/{repo}/git/commits/{sha}", rp(s.getGitCommit)),
-		r("PATCH /repos/{owner}/{repo}/git/refs/{ref...}", rp(s.updateRef)),
-		r("DELETE /repos/{owner}/{repo}/git/refs/{ref...}", rp(s.deleteRef)),
-		r("GET /repos/{owner}/{repo}/branches/{branch...}", rp(s.getBranch)),
-		r("GET /repos/{owner}/{repo}/compare/{basehead...}", rp(s.compare)),
-		r("GET /repos/{owner}/{repo}/commits/{ref...}", rp(s.getCommit)),
-
-		r("GET /repos/{owner}/{repo}/releases", rp(s.listReleases)),
-		r("POST /repos/{owner}/{repo}/releases", rp(s.createRelease)),
-		r("GET /repos/{owner}/{repo}/releases/tags/{tag...}", rp(s.getReleaseByTag)),
-		r("GET /repos/{owner}/{repo}/releases/{id}", rp(s.getRelease)),
-
-		r("GET /repos/{owner}/{repo}/contents/{path...}", rp(s.getContents)),
-		r("PUT /repos/{owner}/{repo}/contents/{path...}", rp(s.putContents)),
+	routes := []route{r("GET /user", s.getUser), rateLimit}
+	for p, h := range repoRoutes {
+		method, rest, _ := strings.Cut(p, " ")
+		routes = append(routes, r(method+" /repos/{owner}/{repo}"+rest, s.repoHandler(h)))
 	}
+	slices.SortFunc(routes, func(a, b route) int {
+		return cmp.Or(slices.CompareFunc(a.segs, b.segs, compareSeg), cmp.Compare(a.method, b.method))
+	})
+	return routes
+}
+
+// compareSeg orders pattern segments: literals (by text) before "{name}"
+// before "{name...}"; wildcards are equal whatever their names.
+func compareSeg(a, b string) int {
+	rank := func(p string) int {
+		switch {
+		case strings.HasSuffix(p, "...}"):
+			return 2
+		case strings.HasPrefix(p, "{"):
+			return 1
+		}
+		return 0
+	}
+	if d := rank(a) - rank(b); d != 0 || rank(a) != 0 {
+		return d
+	}
+	return strings.Compare(a, b)
 }
 
 // repoHandler wraps a handler of a /repos/{owner}/{repo}/... endpoint: it
 // holds the server's lock for the whole handler and answers 404 for an
 // unknown repository.
-func (s *Server) repoHandler(h func(c *call, rp *repo) *reply) func(*call) *reply {
+func (s *Server) repoHandler(h repoEndpoint) func(*call) *reply {
 	return func(c *call) *reply {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -115,7 +112,7 @@ func (s *Server) repoHandler(h func(c *call, rp *repo) *reply) func(*call) *repl
 		if rep := s.gitdb.refuseWrite(c); rep != nil {
 			return rep
 		}
-		return h(c, rp)
+		return h(s, c, rp)
 	}
 }
 

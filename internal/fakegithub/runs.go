@@ -5,12 +5,21 @@ import (
 	"time"
 )
 
+func init() {
+	handle(map[string]repoEndpoint{
+		"GET /actions/runs/{id}/attempts/{n}": (*Server).getRunAttempt,
+	})
+}
+
 // runAttempt is one attempt of an Actions run, as SeedRunAttempt made it.
 type runAttempt struct {
 	id              int64
 	attempt         int
 	started, update time.Time
 }
+
+// runStore holds a repository's seeded run attempts.
+type runStore struct{ all []*runAttempt }
 
 // runAttemptJSON is the part of GitHub's workflow run a client reads of an
 // attempt.
@@ -29,7 +38,8 @@ func (s *Server) SeedRunAttempt(owner, repo string, id int64, n int, started, en
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rp := s.repoLocked(owner, repo); rp != nil {
-		rp.runs = append(rp.runs, &runAttempt{id: id, attempt: n, started: started, update: ended})
+		st := storeOf[runStore](rp)
+		st.all = append(st.all, &runAttempt{id: id, attempt: n, started: started, update: ended})
 	}
 }
 
@@ -37,7 +47,7 @@ func (s *Server) SeedRunAttempt(owner, repo string, id int64, n int, started, en
 func (s *Server) getRunAttempt(c *call, rp *repo) *reply {
 	id, ok := intParam(c, "id")
 	n, ok2 := intParam(c, "n")
-	for _, a := range rp.runs {
+	for _, a := range storeOf[runStore](rp).all {
 		if ok && ok2 && a.id == id && int64(a.attempt) == n {
 			// GitHub's timestamps are whole seconds.
 			return jsonReply(http.StatusOK, runAttemptJSON{ID: a.id, RunAttempt: a.attempt, Status: "completed",

@@ -22,9 +22,8 @@ func (s *Server) AddRepo(owner, name, defaultBranch string) (headSHA string) {
 	if defaultBranch == "" {
 		defaultBranch = "main"
 	}
-	s.ids.repo++
 	rp := &repo{
-		id:            s.ids.repo,
+		id:            s.nextID(repoIDs),
 		owner:         s.userFor(owner).login,
 		name:          name,
 		defaultBranch: defaultBranch,
@@ -70,7 +69,7 @@ func (s *Server) addCommit(owner, repo, branch, login string) (sha string) {
 	files, msg, author := rp.commits[head].files, "Update "+branch, rp.owner
 	if login != "" {
 		files = maps.Clone(files)
-		files["change-"+login+".txt"] = []byte(fmt.Sprintf("a change by %s (%d)\n", login, s.ids.commit))
+		files["change-"+login+".txt"] = []byte(fmt.Sprintf("a change by %s (%d)\n", login, s.ids[commitSeq]))
 		msg, author = "Change by "+login, s.userFor(login).login
 	}
 	return s.newCommit(rp, []string{head}, files, msg, author).sha
@@ -79,14 +78,10 @@ func (s *Server) addCommit(owner, repo, branch, login string) (sha string) {
 // AddOrphanCommit makes a commit with no parent and an empty tree, unrelated
 // to every other commit; point a branch at it with SetRef. It returns ""
 // when the repository does not exist.
-func (s *Server) AddOrphanCommit(owner, repo string) (sha string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return ""
-	}
-	return s.newCommit(rp, nil, map[string][]byte{}, "Orphan commit", rp.owner).sha
+func (s *Server) AddOrphanCommit(owner, name string) (sha string) {
+	return inRepo(s, owner, name, func(rp *repo) string {
+		return s.newCommit(rp, nil, map[string][]byte{}, "Orphan commit", rp.owner).sha
+	})
 }
 
 // SetRef creates branch at sha or moves it there. It does nothing when the
@@ -129,56 +124,48 @@ type SeedIssue struct {
 // SeedPR stores a PR authored by login without going through the API (no
 // validation, no Writes, no OnCommit) and returns its number, or 0 when the
 // repository does not exist. created_at is Options.Now.
-func (s *Server) SeedPR(owner, repo, login string, pr SeedPR) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return 0
-	}
-	base := pr.Base
-	if base == "" {
-		base = rp.defaultBranch
-	}
-	p := &pull{headOwner: rp.owner, headRepo: rp, headRef: pr.Head, baseRef: base, draft: pr.Draft}
-	if o, b, ok := strings.Cut(pr.Head, ":"); ok {
-		p.headOwner, p.headRef = s.userFor(o).login, b
-		p.headRepo = s.repoLocked(o, rp.name)
-	}
-	p.baseSHA, _ = rp.branch(base)
-	if p.headRepo != nil {
-		p.headSHA, _ = p.headRepo.branch(p.headRef)
-	}
-	if p.headSHA == "" {
-		p.headSHA = p.baseSHA
-	}
-	is := s.newIssue(rp, login, pr.Title, pr.Body, pr.Body != "", p)
-	s.addIssueLabelsLocked(rp, is, login, pr.Labels)
-	switch pr.State {
-	case "closed":
-		is.state, is.closed, is.closedBy = "closed", is.created, is.author
-	case "merged":
-		is.state, is.closed, is.closedBy = "closed", is.created, rp.owner
-		p.merged, p.mergeSHA = is.created, p.headSHA
-	}
-	return is.number
+func (s *Server) SeedPR(owner, name, login string, pr SeedPR) int {
+	return inRepo(s, owner, name, func(rp *repo) int {
+		base := pr.Base
+		if base == "" {
+			base = rp.defaultBranch
+		}
+		p := &pull{headOwner: rp.owner, headRepo: rp, headRef: pr.Head, baseRef: base, draft: pr.Draft}
+		if o, b, ok := strings.Cut(pr.Head, ":"); ok {
+			p.headOwner, p.headRef = s.userFor(o).login, b
+			p.headRepo = s.repoLocked(o, rp.name)
+		}
+		p.baseSHA, _ = rp.branch(base)
+		if p.headRepo != nil {
+			p.headSHA, _ = p.headRepo.branch(p.headRef)
+		}
+		if p.headSHA == "" {
+			p.headSHA = p.baseSHA
+		}
+		is := s.newIssue(rp, login, pr.Title, pr.Body, pr.Body != "", p)
+		s.addIssueLabelsLocked(rp, is, login, pr.Labels)
+		switch pr.State {
+		case "closed":
+			is.state, is.closed, is.closedBy = "closed", is.created, is.author
+		case "merged":
+			is.state, is.closed, is.closedBy = "closed", is.created, rp.owner
+			p.merged, p.mergeSHA = is.created, p.headSHA
+		}
+		return is.number
+	})
 }
 
 // SeedIssue stores an issue authored by login without going through the API
 // and returns its number, or 0 when the repository does not exist.
-func (s *Server) SeedIssue(owner, repo, login string, is SeedIssue) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return 0
-	}
-	i := s.newIssue(rp, login, is.Title, is.Body, is.Body != "", nil)
-	s.addIssueLabelsLocked(rp, i, login, is.Labels)
-	if is.State == "closed" {
-		i.state, i.stateReason, i.closed, i.closedBy = "closed", "completed", i.created, i.author
-	}
-	return i.number
+func (s *Server) SeedIssue(owner, name, login string, is SeedIssue) int {
+	return inRepo(s, owner, name, func(rp *repo) int {
+		i := s.newIssue(rp, login, is.Title, is.Body, is.Body != "", nil)
+		s.addIssueLabelsLocked(rp, i, login, is.Labels)
+		if is.State == "closed" {
+			i.state, i.stateReason, i.closed, i.closedBy = "closed", "completed", i.created, i.author
+		}
+		return i.number
+	})
 }
 
 // SeedComment stores a comment by login on issue or PR number and returns
@@ -186,11 +173,7 @@ func (s *Server) SeedIssue(owner, repo, login string, is SeedIssue) int {
 func (s *Server) SeedComment(owner, repo string, number int, login, body string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return 0
-	}
-	is := rp.issueByNumber(int64(number))
+	rp, is := s.issueLocked(owner, repo, number)
 	if is == nil {
 		return 0
 	}
@@ -248,61 +231,47 @@ type Label struct {
 }
 
 // PullRequests returns the repository's PRs by number.
-func (s *Server) PullRequests(owner, repo string) []PR {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	var out []PR
-	for _, is := range rp.issues {
-		if is.pull == nil {
-			continue
+func (s *Server) PullRequests(owner, name string) []PR {
+	return inRepo(s, owner, name, func(rp *repo) (out []PR) {
+		for _, is := range rp.issues {
+			if is.pull == nil {
+				continue
+			}
+			p := is.pull
+			out = append(out, PR{
+				Number: is.number, Title: is.title, Body: is.body,
+				Head: p.headRef, HeadOwner: p.headOwner, HeadSHA: s.liveHeadSHA(p), Base: p.baseRef,
+				State: is.state, Merged: !p.merged.IsZero(), Author: is.author,
+				Labels: labelNames(is.labels), Draft: p.draft, CreatedAt: is.created,
+				Assignees: slices.Clone(is.assignees), Reviewers: reviewerNames(rp, p), Milestone: milestoneTitle(is),
+			})
 		}
-		p := is.pull
-		out = append(out, PR{
-			Number: is.number, Title: is.title, Body: is.body,
-			Head: p.headRef, HeadOwner: p.headOwner, HeadSHA: s.liveHeadSHA(p), Base: p.baseRef,
-			State: is.state, Merged: !p.merged.IsZero(), Author: is.author,
-			Labels: labelNames(is.labels), Draft: p.draft, CreatedAt: is.created,
-			Assignees: slices.Clone(is.assignees), Reviewers: reviewerNames(rp, p), Milestone: milestoneTitle(is),
-		})
-	}
-	return out
+		return out
+	})
 }
 
 // Issues returns the repository's real issues (not PRs) by number.
-func (s *Server) Issues(owner, repo string) []Issue {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	var out []Issue
-	for _, is := range rp.issues {
-		if is.pull != nil {
-			continue
+func (s *Server) Issues(owner, name string) []Issue {
+	return inRepo(s, owner, name, func(rp *repo) (out []Issue) {
+		for _, is := range rp.issues {
+			if is.pull != nil {
+				continue
+			}
+			out = append(out, Issue{
+				Number: is.number, Title: is.title, Body: is.body, State: is.state,
+				Author: is.author, Labels: labelNames(is.labels), CreatedAt: is.created,
+				Assignees: slices.Clone(is.assignees), Milestone: milestoneTitle(is),
+			})
 		}
-		out = append(out, Issue{
-			Number: is.number, Title: is.title, Body: is.body, State: is.state,
-			Author: is.author, Labels: labelNames(is.labels), CreatedAt: is.created,
-			Assignees: slices.Clone(is.assignees), Milestone: milestoneTitle(is),
-		})
-	}
-	return out
+		return out
+	})
 }
 
 // Comments returns the comments on issue or PR number, oldest first.
 func (s *Server) Comments(owner, repo string, number int) []Comment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	is := rp.issueByNumber(int64(number))
+	_, is := s.issueLocked(owner, repo, number)
 	if is == nil {
 		return nil
 	}
@@ -314,18 +283,13 @@ func (s *Server) Comments(owner, repo string, number int) []Comment {
 }
 
 // Labels returns the repository's labels, sorted by name.
-func (s *Server) Labels(owner, repo string) []Label {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	var out []Label
-	for _, l := range rp.labels {
-		out = append(out, Label{Name: l.name, Color: l.color, Description: l.description})
-	}
-	return out
+func (s *Server) Labels(owner, name string) []Label {
+	return inRepo(s, owner, name, func(rp *repo) (out []Label) {
+		for _, l := range rp.labels {
+			out = append(out, Label{Name: l.name, Color: l.color, Description: l.description})
+		}
+		return out
+	})
 }
 
 // Branch returns the head sha of branch.
@@ -340,20 +304,16 @@ func (s *Server) Branch(owner, repo, name string) (sha string, ok bool) {
 }
 
 // Branches returns every branch and its head sha.
-func (s *Server) Branches(owner, repo string) map[string]string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	out := map[string]string{}
-	for ref, sha := range maps.All(rp.refs) {
-		if b, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
-			out[b] = sha
+func (s *Server) Branches(owner, name string) map[string]string {
+	return inRepo(s, owner, name, func(rp *repo) map[string]string {
+		out := map[string]string{}
+		for ref, sha := range maps.All(rp.refs) {
+			if b, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
+				out[b] = sha
+			}
 		}
-	}
-	return out
+		return out
+	})
 }
 
 // FileContent returns the content of path at the head of branch.
@@ -376,18 +336,14 @@ func (s *Server) FileContent(owner, repo, branch, path string) ([]byte, bool) {
 }
 
 // Files lists the paths of every file at the head of branch, sorted.
-func (s *Server) Files(owner, repo, branch string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil
-	}
-	sha, ok := rp.branch(branch)
-	if !ok {
-		return nil
-	}
-	return slices.Sorted(maps.Keys(rp.commits[sha].files))
+func (s *Server) Files(owner, name, branch string) []string {
+	return inRepo(s, owner, name, func(rp *repo) []string {
+		sha, ok := rp.branch(branch)
+		if !ok {
+			return nil
+		}
+		return slices.Sorted(maps.Keys(rp.commits[sha].files))
+	})
 }
 
 func labelNames(ls []*label) []string {

@@ -65,7 +65,7 @@ type Server struct {
 	users     map[string]*user  // lower(login) -> user
 	repos     map[string]*repo  // lower(owner/name) -> repo
 	reposByID map[int64]*repo
-	ids       idCounters
+	ids       map[idSeq]int64
 	requests  []Request
 	writes    int
 	rates     map[rateKey]*rateWindow
@@ -143,7 +143,7 @@ func Start(opts Options) (*Server, error) {
 		users:         map[string]*user{},
 		repos:         map[string]*repo{},
 		reposByID:     map[int64]*repo{},
-		ids:           newIDCounters(),
+		ids:           map[idSeq]int64{},
 		rates:         map[rateKey]*rateWindow{},
 		writesBy:      map[string][]time.Time{},
 		contentLimits: opts.ContentLimits,
@@ -242,7 +242,6 @@ const (
 	KindRef     CommitKind = "ref"     // a git ref was created, moved or deleted
 	KindLabel   CommitKind = "label"   // labels were added to an issue/PR, or a repository label changed
 	KindContent CommitKind = "content" // a file was created or updated (a new commit on a branch)
-	KindReview  CommitKind = "review"  // a pull request review was created or submitted
 )
 
 // Commit describes one stored write, as Interceptor.Committed sees it.
@@ -536,6 +535,19 @@ func marshal(v any) []byte {
 
 func jsonReply(status int, v any) *reply {
 	return &reply{status: status, body: marshal(v)}
+}
+
+// stored answers a write that stored commit with status and body.
+func stored(status int, body any, commit *Commit) *reply {
+	return &reply{status: status, body: marshal(body), commit: commit}
+}
+
+// created answers a write that made the resource at url: 201, with its
+// URL in Location.
+func created(url string, body any, commit *Commit) *reply {
+	rep := stored(http.StatusCreated, body, commit)
+	rep.header = http.Header{"Location": {url}}
+	return rep
 }
 
 const docURL = "https://docs.github.com/rest"

@@ -10,16 +10,55 @@ import (
 	"time"
 )
 
-// idCounters hand out ids. Each kind starts in its own range, the way
-// GitHub's do, so a client that confuses an issue number, an issue id and a
-// comment id finds nothing; comment ids start above 2^31 like real ones,
-// which catches int32 truncation.
-type idCounters struct {
-	user, repo, issue, comment, label, commit, release int64
+// idSeq is a sequence of ids, named by where it starts: its first id is
+// one more. Each kind has its own range, the way GitHub's do, so a client
+// that confuses an issue number, an issue id and a comment id finds
+// nothing; comment ids start above 2^31 like real ones, which catches int32
+// truncation. Kinds that name the same start share the sequence.
+type idSeq int64
+
+const (
+	commitSeq  idSeq = 0 // numbers commits, whose ids are shas
+	repoIDs    idSeq = 999
+	userIDs    idSeq = 9_000_000
+	issueIDs   idSeq = 1_500_000_000
+	commentIDs idSeq = 2_200_000_000 // reactions, events and reviews too
+	labelIDs   idSeq = 5_000_000_000 // milestones too
+)
+
+// nextID hands out seq's next id. The caller holds s.mu.
+func (s *Server) nextID(seq idSeq) int64 {
+	n, ok := s.ids[seq]
+	if !ok {
+		n = int64(seq)
+	}
+	n++
+	s.ids[seq] = n
+	return n
 }
 
-func newIDCounters() idCounters {
-	return idCounters{user: 9_000_000, repo: 999, issue: 1_500_000_000, comment: 2_200_000_000, label: 5_000_000_000, release: 180_000_000}
+// stores holds the state of the resources that keep it in their own files
+// (releases, reviews, ...), one value of each type; storeOf reaches it.
+type stores struct{ byType map[any]any }
+
+// storeKey[T] is the key of T's value in a stores.
+type storeKey[T any] struct{}
+
+func (st *stores) storage() *stores { return st }
+
+// storeOf returns h's store of type T (a repository's or a pull request's,
+// which embed stores), made empty on first use. The caller holds s.mu.
+func storeOf[T any](h interface{ storage() *stores }) *T {
+	st := h.storage()
+	if v, ok := st.byType[storeKey[T]{}]; ok {
+		return v.(*T)
+	}
+	if st.byType == nil {
+		st.byType = map[any]any{}
+	}
+	v := new(T)
+	st.byType[storeKey[T]{}] = v
+	return v
 }
 
 type user struct {
@@ -37,11 +76,7 @@ type repo struct {
 	issues        []*issue          // issues[n-1].number == n; PRs included
 	comments      map[int64]*comment
 	labels        []*label
-	milestones    []*milestone // milestones[n-1].number == n
-	collaborators []string     // logins that may be assigned and asked for reviews
-	teams         []string     // slugs of the owner's teams with access
-	runs          []*runAttempt
-	releases      []*release // oldest first
+	stores
 }
 
 type commit struct {
@@ -88,12 +123,10 @@ type pull struct {
 	draft            bool
 	merged           time.Time
 	mergeSHA         string
-	reviews          []*review // reviews.go
-	// reviewComments are its inline comments (reviewcomments.go).
-	reviewComments []*reviewComment
 	// requestedUsers and requestedTeams are the pending review requests:
 	// a review by one of the users answers its request.
 	requestedUsers, requestedTeams []string
+	stores
 }
 
 type comment struct {
@@ -135,8 +168,7 @@ func (s *Server) userFor(login string) *user {
 	if u, ok := s.users[k]; ok {
 		return u
 	}
-	s.ids.user++
-	u := &user{id: s.ids.user, login: login}
+	u := &user{id: s.nextID(userIDs), login: login}
 	s.users[k] = u
 	return u
 }
@@ -147,12 +179,42 @@ func (s *Server) repoLocked(owner, name string) *repo {
 	return s.repos[strings.ToLower(owner+"/"+name)]
 }
 
+// inRepo runs f on owner/repo with s.mu held and returns its answer, or
+// T's zero value when the repository does not exist.
+func inRepo[T any](s *Server, owner, name string, f func(rp *repo) T) T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rp := s.repoLocked(owner, name); rp != nil {
+		return f(rp)
+	}
+	var zero T
+	return zero
+}
+
+// issueLocked is issue or pull request number of owner/repo and its
+// repository, nil when either does not exist. The caller holds s.mu.
+func (s *Server) issueLocked(owner, name string, number int) (*repo, *issue) {
+	rp := s.repoLocked(owner, name)
+	if rp == nil {
+		return nil, nil
+	}
+	return rp, rp.issueByNumber(int64(number))
+}
+
+// pullLocked is pull request number of owner/repo (its issue, whose pull
+// is set), nil when either does not exist. The caller holds s.mu.
+func (s *Server) pullLocked(owner, name string, number int) *issue {
+	if _, is := s.issueLocked(owner, name, number); is != nil && is.pull != nil {
+		return is
+	}
+	return nil
+}
+
 // newCommit stores a commit in rp. The sha is unique: it hashes the
 // repository, a counter, the parents and the tree. The caller holds s.mu.
 func (s *Server) newCommit(rp *repo, parents []string, files map[string][]byte, message, author string) *commit {
-	s.ids.commit++
 	h := sha1.New()
-	fmt.Fprintf(h, "commit %d/%d\nparents %s\nmessage %s\n", rp.id, s.ids.commit, strings.Join(parents, " "), message)
+	fmt.Fprintf(h, "commit %d/%d\nparents %s\nmessage %s\n", rp.id, s.nextID(commitSeq), strings.Join(parents, " "), message)
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		fmt.Fprintf(h, "%s %s\n", blobSHA(files[p]), p)
 	}
@@ -357,8 +419,7 @@ func (rp *repo) labelByName(name string) *label {
 
 // addLabel creates a label; the caller checked it does not exist.
 func (s *Server) addLabel(rp *repo, name, color, description string, isDefault bool) *label {
-	s.ids.label++
-	l := &label{id: s.ids.label, name: name, color: color, description: description, isDefault: isDefault}
+	l := &label{id: s.nextID(labelIDs), name: name, color: color, description: description, isDefault: isDefault}
 	rp.labels = append(rp.labels, l)
 	slices.SortStableFunc(rp.labels, func(a, b *label) int {
 		return strings.Compare(strings.ToLower(a.name), strings.ToLower(b.name))
@@ -376,10 +437,9 @@ func (rp *repo) issueByNumber(n int64) *issue {
 
 // newIssue stores an issue (pr == nil) or a PR under the next number.
 func (s *Server) newIssue(rp *repo, author, title, body string, hasBody bool, pr *pull) *issue {
-	s.ids.issue++
 	now := s.now()
 	is := &issue{
-		id:      s.ids.issue,
+		id:      s.nextID(issueIDs),
 		number:  len(rp.issues) + 1,
 		title:   title,
 		body:    body,
@@ -406,15 +466,14 @@ func (s *Server) addIssueLabelsLocked(rp *repo, is *issue, actor string, names [
 		}
 		if !slices.Contains(is.labels, l) {
 			is.labels = append(is.labels, l)
-			s.labeledLocked(is, actor, l.name)
+			s.labelEventLocked(is, "labeled", actor, l.name)
 		}
 	}
 }
 
 func (s *Server) newComment(rp *repo, is *issue, author, body string) *comment {
-	s.ids.comment++
 	now := s.now()
-	cm := &comment{id: s.ids.comment, issue: is, body: body, author: s.userFor(author).login, created: now, updated: now}
+	cm := &comment{id: s.nextID(commentIDs), issue: is, body: body, author: s.userFor(author).login, created: now, updated: now}
 	is.comments = append(is.comments, cm)
 	rp.comments[cm.id] = cm
 	s.crossReferenceLocked(rp, is, author, body)

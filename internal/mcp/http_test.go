@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/observe"
@@ -477,7 +478,7 @@ func TestHTTPStopLetsCallsFinish(t *testing.T) {
 	}
 	committed, release := make(chan struct{}), make(chan struct{})
 	w.fake.OnCommit(func(c *fixtures.Commit) {
-		if c.Kind == fixtures.KindIssue {
+		if c.Kind == fakegithub.KindIssue {
 			close(committed)
 			<-release
 		}
@@ -525,7 +526,7 @@ func TestHTTPStopAfterGraceLeavesCallsUnconfirmed(t *testing.T) {
 	}
 	committed, release := make(chan struct{}), make(chan struct{})
 	w.fake.OnCommit(func(c *fixtures.Commit) {
-		if c.Kind == fixtures.KindIssue {
+		if c.Kind == fakegithub.KindIssue {
 			close(committed)
 			<-release
 		}

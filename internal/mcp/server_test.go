@@ -21,6 +21,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/observe"
@@ -501,7 +502,7 @@ func TestConcurrentIdenticalCallsMakeOnePR(t *testing.T) {
 	w.fake.SetRef(owner, name, "fix-42", w.fake.AddCommit(owner, name, "main"))
 	release := make(chan struct{})
 	w.fake.OnCommit(func(c *fixtures.Commit) {
-		if c.Kind == fixtures.KindPull {
+		if c.Kind == fakegithub.KindPull {
 			<-release // hold the first PR's answer until the second call is waiting
 		}
 	})

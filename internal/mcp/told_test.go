@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 )
 
 // A client that did not hear the answer to its call and calls again with a
@@ -77,7 +78,7 @@ func TestAClientThatDidNotHearIsNotMadeToDuplicate(t *testing.T) {
 			// GitHub has stored the issue; before its answer leaves, the
 			// client gives up and cancels, and the server's call ends.
 			w.fake.OnCommit(func(c *fixtures.Commit) {
-				if c.Kind == fixtures.KindIssue {
+				if c.Kind == fakegithub.KindIssue {
 					cancel()
 					<-ended
 				}

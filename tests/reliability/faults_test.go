@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/taskkey"
@@ -234,7 +235,7 @@ func faultList() []fault {
 			kinds: []string{"pr", "issue"}, first: -1, creates: 1,
 			killOn: func(f *faultRun, c *fixtures.Commit) bool {
 				if f.k.name == "pr" {
-					return c.Kind == fixtures.KindLabel && c.Method == "POST" && c.Number != 0 // added to the PR
+					return c.Kind == fakegithub.KindLabel && c.Method == "POST" && c.Number != 0 // added to the PR
 				}
 				return f.k.isCreated(f.w, f.t, c)
 			},

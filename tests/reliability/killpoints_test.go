@@ -11,6 +11,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/crashpoint"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 )
 
 // point is a precise kill point.
@@ -60,7 +61,7 @@ func points(k *kind) []point {
 			// Number: labels added to the PR, not the repository's key label
 			// that ghonce creates first.
 			p.rule = &killRule{commit: func(c *fixtures.Commit) bool {
-				return c.Kind == fixtures.KindLabel && c.Method == "POST" && c.Number != 0
+				return c.Kind == fakegithub.KindLabel && c.Method == "POST" && c.Number != 0
 			}}
 		}})
 	}
@@ -169,7 +170,7 @@ func (m *matrix) killPoints(ctx context.Context, k *kind, runs int) ([]*row, err
 				}
 				to, err := w.runTrial(ctx, t, func(i int, p *proc) {
 					if i == 0 {
-						p.rule = &killRule{commit: func(c *fixtures.Commit) bool { return c.Kind == fixtures.KindPull }}
+						p.rule = &killRule{commit: func(c *fixtures.Commit) bool { return c.Kind == fakegithub.KindPull }}
 					}
 				}, true, m.prof.maxAttempts)
 				if err != nil {

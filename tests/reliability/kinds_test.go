@@ -12,6 +12,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/fakegithub"
 	registry "github.com/ghonce/ghonce/kinds"
 	_ "github.com/ghonce/ghonce/offgithub" // registers exec and tool-call, which the matrix runs through the binary
 	"github.com/ghonce/ghonce/taskkey"
@@ -185,10 +186,10 @@ var kindTable = []*kind{
 		target:   func(*trial) string { return "main" },
 		isCreate: func(_ *world, _ *trial, m, p string) bool { return isMethodPath("POST", repoPath("/pulls"))(m, p) },
 		isCreated: func(_ *world, _ *trial, c *fixtures.Commit) bool {
-			return c.Kind == fixtures.KindPull && c.Method == "POST"
+			return c.Kind == fakegithub.KindPull && c.Method == "POST"
 		},
 		count: func(w *world, t *trial, _ []fixtures.Commit) int {
-			return ours(w.fake.PullRequests(owner, repo), func(p fixtures.PR) string { return p.Body }, func(p fixtures.PR) string { return p.Author }, t.key())
+			return ours(w.fake.PullRequests(owner, repo), func(p fakegithub.PR) string { return p.Body }, func(p fakegithub.PR) string { return p.Author }, t.key())
 		},
 		verify: func(w *world, t *trial, r *result) error {
 			for _, p := range w.fake.PullRequests(owner, repo) {
@@ -227,10 +228,10 @@ var kindTable = []*kind{
 		target:   func(*trial) string { return "" },
 		isCreate: func(_ *world, _ *trial, m, p string) bool { return isMethodPath("POST", repoPath("/issues"))(m, p) },
 		isCreated: func(_ *world, _ *trial, c *fixtures.Commit) bool {
-			return c.Kind == fixtures.KindIssue && c.Method == "POST"
+			return c.Kind == fakegithub.KindIssue && c.Method == "POST"
 		},
 		count: func(w *world, t *trial, _ []fixtures.Commit) int {
-			return ours(w.fake.Issues(owner, repo), func(i fixtures.Issue) string { return i.Body }, func(i fixtures.Issue) string { return i.Author }, t.key())
+			return ours(w.fake.Issues(owner, repo), func(i fakegithub.Issue) string { return i.Body }, func(i fakegithub.Issue) string { return i.Author }, t.key())
 		},
 		verify: func(w *world, t *trial, r *result) error {
 			for _, is := range w.fake.Issues(owner, repo) {
@@ -257,10 +258,10 @@ var kindTable = []*kind{
 		target:   func(*trial) string { return strconv.Itoa(commentOn) },
 		isCreate: func(_ *world, _ *trial, m, p string) bool { return isMethodPath("POST", commentsPath)(m, p) },
 		isCreated: func(_ *world, _ *trial, c *fixtures.Commit) bool {
-			return c.Kind == fixtures.KindComment && c.Method == "POST"
+			return c.Kind == fakegithub.KindComment && c.Method == "POST"
 		},
 		count: func(w *world, t *trial, _ []fixtures.Commit) int {
-			return ours(w.fake.Comments(owner, repo, commentOn), func(c fixtures.Comment) string { return c.Body }, func(c fixtures.Comment) string { return c.Author }, t.key())
+			return ours(w.fake.Comments(owner, repo, commentOn), func(c fakegithub.Comment) string { return c.Body }, func(c fakegithub.Comment) string { return c.Author }, t.key())
 		},
 		verify: func(w *world, t *trial, r *result) error {
 			for _, c := range w.fake.Comments(owner, repo, commentOn) {
@@ -289,10 +290,10 @@ var kindTable = []*kind{
 			return isMethodPath("POST", repoPath(fmt.Sprintf("/pulls/%d/reviews", reviewOn)))(m, p)
 		},
 		isCreated: func(_ *world, _ *trial, c *fixtures.Commit) bool {
-			return c.Kind == fixtures.KindReview && c.Method == "POST"
+			return c.Kind == fakegithub.KindReview && c.Method == "POST"
 		},
 		count: func(w *world, t *trial, _ []fixtures.Commit) int {
-			return ours(w.fake.Reviews(owner, repo, reviewOn), func(r fixtures.Review) string { return r.Body }, func(r fixtures.Review) string { return r.Author }, t.key())
+			return ours(w.fake.Reviews(owner, repo, reviewOn), func(r fakegithub.Review) string { return r.Body }, func(r fakegithub.Review) string { return r.Author }, t.key())
 		},
 		verify: func(w *world, t *trial, r *result) error {
 			for _, rv := range w.fake.Reviews(owner, repo, reviewOn) {
@@ -384,9 +385,9 @@ var kindTable = []*kind{
 		},
 		target:    func(t *trial) string { return t.tag() },
 		isCreate:  func(_ *world, _ *trial, m, p string) bool { return isMethodPath("POST", repoPath("/releases"))(m, p) },
-		isCreated: func(_ *world, _ *trial, c *fixtures.Commit) bool { return c.Kind == fixtures.KindRelease },
+		isCreated: func(_ *world, _ *trial, c *fixtures.Commit) bool { return c.Kind == fakegithub.KindRelease },
 		count: func(w *world, t *trial, _ []fixtures.Commit) int {
-			return ours(w.fake.Releases(owner, repo), func(r fixtures.Release) string { return r.Body }, func(r fixtures.Release) string { return r.Author }, t.key())
+			return ours(w.fake.Releases(owner, repo), func(r fakegithub.Release) string { return r.Body }, func(r fakegithub.Release) string { return r.Author }, t.key())
 		},
 		verify: func(w *world, t *trial, r *result) error {
 			for _, rl := range w.fake.Releases(owner, repo) {
@@ -412,7 +413,7 @@ var kindTable = []*kind{
 			return isMethodPath("POST", repoPath(fmt.Sprintf("/issues/%d/labels", commentOn)))(m, p)
 		},
 		isCreated: func(_ *world, _ *trial, c *fixtures.Commit) bool {
-			return c.Kind == fixtures.KindLabel && c.Method == "POST" && c.Number == commentOn
+			return c.Kind == fakegithub.KindLabel && c.Method == "POST" && c.Number == commentOn
 		},
 		count: func(w *world, t *trial, _ []fixtures.Commit) int {
 			return w.fake.Labeled(owner, repo, commentOn, t.label())
@@ -439,10 +440,10 @@ var kindTable = []*kind{
 		target:   func(*trial) string { return strconv.Itoa(reviewOn) + ":RIGHT:1:" + reviewFile },
 		isCreate: func(_ *world, _ *trial, m, p string) bool { return isMethodPath("POST", reviewCommentsPath)(m, p) },
 		isCreated: func(_ *world, _ *trial, c *fixtures.Commit) bool {
-			return c.Kind == fixtures.KindReviewComment && c.Method == "POST"
+			return c.Kind == fakegithub.KindReviewComment && c.Method == "POST"
 		},
 		count: func(w *world, t *trial, _ []fixtures.Commit) int {
-			return ours(w.fake.ReviewComments(owner, repo, reviewOn), func(c fixtures.Comment) string { return c.Body }, func(c fixtures.Comment) string { return c.Author }, t.key())
+			return ours(w.fake.ReviewComments(owner, repo, reviewOn), func(c fakegithub.Comment) string { return c.Body }, func(c fakegithub.Comment) string { return c.Author }, t.key())
 		},
 		verify: func(w *world, t *trial, r *result) error {
 			for _, c := range w.fake.ReviewComments(owner, repo, reviewOn) {
@@ -528,11 +529,11 @@ func execKind(name string, check bool) *kind {
 }
 
 func isBranchCreate(c *fixtures.Commit, t *trial) bool {
-	return c.Kind == fixtures.KindRef && c.Method == "POST" && c.Ref == "refs/heads/"+t.branchName()
+	return c.Kind == fakegithub.KindRef && c.Method == "POST" && c.Ref == "refs/heads/"+t.branchName()
 }
 
 func isFileCommit(c *fixtures.Commit, t *trial) bool {
-	return c.Kind == fixtures.KindContent && strings.EqualFold(c.Path, repoPath("/contents/"+t.filePath()))
+	return c.Kind == fakegithub.KindContent && strings.EqualFold(c.Path, repoPath("/contents/"+t.filePath()))
 }
 
 // matrixSettle is the --settle every run gets: how long a rerun waits, from
