@@ -36,9 +36,6 @@ type Once struct {
 	Step string `json:"step,omitempty"`
 }
 
-func (w Where) where() Where { return w }
-func (o Once) once() Once    { return o }
-
 // Output is every write tool's structuredContent: the fields of the CLI's
 // --json output.
 type Output struct {
@@ -427,14 +424,6 @@ func resultText(what string, r *reconcile.Result) string {
 		b.WriteString("\nwarning: " + r.Warning)
 	}
 	return b.String()
-}
-
-// describe names a result's artifact: its URL, else its kind and number.
-func describe(r *reconcile.Result) string {
-	if r.URL != "" {
-		return r.URL
-	}
-	return fmt.Sprintf("%s #%d", r.Kind, r.Number)
 }
 
 // invalidError is bad input: the CLI's exit 2.

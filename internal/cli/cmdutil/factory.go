@@ -137,16 +137,7 @@ func newGitHub(opts ghcheck.Options) (*ghcheck.Client, error) {
 	return c, nil
 }
 
-// openLedger opens the ledger at loc (--ledger), GHONCE_LEDGER or the default path,
-// creating a missing one only as create allows: the verbs that look at or
-// settle the ledger pass store.CreateNever, so a typo is an error (exit 1)
-// rather than a new, empty ledger. A location in a scheme this build does
-// not support is a usage error.
-func (f *Factory) openLedger(ctx context.Context, loc LedgerFlag, create store.Create) (*store.Opened, error) {
-	return f.OpenLedgerWith(ctx, loc, store.Options{Create: create}, "", nil)
-}
-
-// OpenLedgerToRead is openLedger for a verb that only reads (status): a
+// OpenLedgerToRead opens the ledger for a verb that only reads (status): a
 // ledger this user may read but not write is opened read-only, with a
 // note on stderr, instead of failing.
 func (f *Factory) OpenLedgerToRead(ctx context.Context, loc LedgerFlag, repo RepoFlag) (*store.Opened, error) {

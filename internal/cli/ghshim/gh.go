@@ -599,14 +599,6 @@ func (w ghWords) Set(o effect.Option) string {
 // ghEnvOnly are the options the shim takes from the environment only.
 var ghEnvOnly = map[string]bool{"task": true, "step": true, "ledger": true, "on-change": true, "trust-author": true, "app-id": true, "app-installation-id": true}
 
-// reconcileDescribe names a result's artifact by URL, else by number.
-func reconcileDescribe(r *reconcile.Result) string {
-	if r.URL != "" {
-		return r.URL
-	}
-	return fmt.Sprintf("%s #%d", r.Kind, r.Number)
-}
-
 // applyGhMetadata sets -a, -r and -m on the artifact res names, which is
 // done whether this run made it, found it or skipped it: so a run killed
 // between the create and these edits finishes them when rerun. A failure
