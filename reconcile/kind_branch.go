@@ -44,9 +44,7 @@ func (Branch) Face() Face {
 		Unwired:  []string{"from"},
 		ReadBack: []string{"repos/{owner}/{repo}/git/ref/heads/{name}"},
 		CLI:      []string{"branch create"}, MCP: []string{"create_branch"},
-		Does: "Create a branch",
-		// Every branch ghonce makes is its own key's, and any other is
-		// not ours: the audit accepts the kind and groups none.
+		Does:  "Create a branch",
 		Audit: &effect.Audit{Rank: 7, Ref: "branch {name}"},
 		Fields: []effect.Field{
 			{Name: "name", Arg: "NAME", MCP: "branch", Input: "branch", Required: true},

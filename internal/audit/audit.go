@@ -48,67 +48,57 @@ import (
 // declares an Audit, in the order their groups are reported (by Rank).
 var AllKinds = auditKinds(false)
 
-// defaultKinds are the kinds Find looks at when Options.Kinds is empty:
+// DefaultKinds are the kinds Find looks at when Options.Kinds is empty:
 // all but the Optional ones.
-var defaultKinds = auditKinds(true)
+var DefaultKinds = auditKinds(true)
 
 func auditKinds(byDefault bool) []string {
 	var out []string
 	for _, k := range kinds.All() {
-		if _, ok := Declared(k); ok && !(byDefault && rule(k).Optional) {
+		if f, _ := kinds.FaceOf(k); f.Audit != nil && !(byDefault && f.Audit.Optional) {
 			out = append(out, k)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(rule(a).Rank, rule(b).Rank) })
+	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(Rule(a).Rank, Rule(b).Rank) })
 	return out
 }
 
-// KindsHelp is --kind's help: the kinds, and which Find reads when none
-// is named.
-func KindsHelp() string {
-	parts := []string{"comma-separated", "default all"}
+// GuideKinds names the guide's generated table of the kinds, GuideTable.
+const GuideKinds = "audit-kinds"
+
+// GuideTable is docs/guide/audit.md's table of the kinds (make docs): what
+// makes two of our artifacts the same act, and what --apply does.
+func GuideTable() string {
+	b := "| kind | `exact`: two of ours share | `--apply` on a duplicate |\n|---|---|---|\n"
 	for _, k := range AllKinds {
-		if rule(k).Optional && strings.HasSuffix(parts[1], "all") {
-			parts[1] += " but " + k
-		} else if rule(k).Optional {
-			parts[1] += ", " + k
-		}
-		if rule(k).Listing == "" {
-			parts = append(parts, k+" groups none")
+		if a := Rule(k); a.Listing != "" {
+			do := map[string]string{"close": "links the kept one, closes it as a duplicate", "close-pr": "links the kept one, closes it", "delete": "deletes it"}[a.Settle]
+			b += fmt.Sprintf("| %s | %s%s | %s |\n", k, a.Detail, map[bool]string{true: " (only with `--kind " + k + "`)"}[a.Optional], cmp.Or(do, "leaves it: "+a.Leave))
 		}
 	}
-	return strings.Join(AllKinds, ", ") + " (" + strings.Join(parts, "; ") + ")"
+	return b
 }
 
-// rule is kind's audit declaration; the zero Audit for a kind the audit
-// does not look at.
-func rule(kind string) effect.Audit {
+// Rule is kind's audit declaration (its Face's); the zero Audit for a
+// kind the audit does not look at.
+func Rule(kind string) effect.Audit {
 	if f, _ := kinds.FaceOf(kind); f.Audit != nil {
 		return *f.Audit
 	}
 	return effect.Audit{}
 }
 
-// Declared is kind's audit declaration (effect.Audit); false for a kind
-// the audit does not look at.
-func Declared(kind string) (effect.Audit, bool) {
-	f, _ := kinds.FaceOf(kind)
-	return rule(kind), f.Audit != nil
-}
-
 // Numbered reports whether kind's artifacts are issues or pull requests,
 // named by their number (a thread with a timeline); others by their id.
-func Numbered(kind string) bool { return strings.Contains(ref(kind), "{number}") }
+func Numbered(kind string) bool { return strings.Contains(Rule(kind).Ref, "{number}") }
 
 // onThread reports whether kind's artifacts are on an issue's or pull
 // request's thread: a key groups them only on one.
-func onThread(kind string) bool { return strings.Contains(ref(kind), "{thread}") }
+func onThread(kind string) bool { return strings.Contains(Rule(kind).Ref, "{thread}") }
 
 // same reports whether kind's artifacts share part (Audit.Same) when
 // they are the same act.
-func same(kind, part string) bool { return slices.Contains(rule(kind).Same, part) }
-
-func ref(kind string) string { return cmp.Or(rule(kind).Ref, "#{number}") }
+func same(kind, part string) bool { return slices.Contains(Rule(kind).Same, part) }
 
 // Evidence, strongest first.
 const (
@@ -203,7 +193,7 @@ func (a Artifact) HumanTouched() bool { return a.Human != "" }
 // 2200000001 on #3, branch x.
 func (a Artifact) Ref(kind string) string {
 	return strings.NewReplacer("{number}", strconv.Itoa(a.Number), "{id}", strconv.FormatInt(a.ID, 10),
-		"{thread}", strconv.Itoa(a.Thread), "{name}", a.Name).Replace(ref(kind))
+		"{thread}", strconv.Itoa(a.Thread), "{name}", a.Name).Replace(Rule(kind).Ref)
 }
 
 // Group is a set of duplicates and the one kept.
@@ -242,10 +232,6 @@ type LookAlike struct {
 	Numbers []int  `json:"numbers"`
 }
 
-// Listed counts what Find read, by listing (Audit.Listing): "issues",
-// "prs", "comments", ...
-type Listed map[string]int
-
 // Report is what Find found.
 type Report struct {
 	Repo           string      `json:"repo"`
@@ -254,7 +240,8 @@ type Report struct {
 	Groups         []Group     `json:"groups"`
 	LookAlikes     []LookAlike `json:"look_alikes,omitempty"`
 	OpenDuplicates int         `json:"open_duplicates"`
-	Listed         Listed      `json:"listed"`
+	// Listed counts what Find read, by listing (Audit.Listing).
+	Listed map[string]int `json:"listed"`
 }
 
 // item is an artifact while Find works on it.
@@ -306,7 +293,7 @@ func (it *item) artifact() Artifact {
 	if onThread(it.kind) {
 		a.Thread = it.l.Number
 	}
-	if strings.Contains(ref(it.kind), "{name}") {
+	if strings.Contains(Rule(it.kind).Ref, "{name}") {
 		a.Name = it.l.Head
 	}
 	return a
@@ -332,7 +319,7 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 	f.kinds = map[string]bool{}
 	kinds := opts.Kinds
 	if len(kinds) == 0 {
-		kinds = defaultKinds
+		kinds = DefaultKinds
 	}
 	for _, k := range kinds {
 		f.kinds[k] = true
@@ -342,22 +329,22 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 		return nil, err
 	}
 	f.login = login
-	rep := &Report{Repo: opts.Repo.String(), Since: opts.Since, Login: login, Groups: []Group{}, Listed: Listed{}}
+	rep := &Report{Repo: opts.Repo.String(), Since: opts.Since, Login: login, Groups: []Group{}, Listed: map[string]int{}}
 
 	// Each kind's artifacts, from the listing its Audit names, but
 	// events (a label added again), grouped apart.
 	lists := gh.Lists(opts.Repo, opts.Since, opts.Progress)
-	selected := slices.DeleteFunc(slices.Clone(AllKinds), func(k string) bool { return !f.kinds[k] || rule(k).Listing == "" })
+	selected := slices.DeleteFunc(slices.Clone(AllKinds), func(k string) bool { return !f.kinds[k] || Rule(k).Listing == "" })
 	var all []*item
 	for _, kind := range selected {
 		if same(kind, "label") {
 			continue
 		}
-		listed, err := lists.Get(ctx, rule(kind).Listing)
+		listed, err := lists.Get(ctx, Rule(kind).Listing)
 		if err != nil {
 			return nil, err
 		}
-		rep.Listed[rule(kind).Listing] = len(listed)
+		rep.Listed[Rule(kind).Listing] = len(listed)
 		for _, l := range listed {
 			it, err := f.newItem(ctx, kind, l)
 			if err != nil {
@@ -374,7 +361,7 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 	for _, kind := range selected {
 		var err error
 		var more []candidate
-		switch a := rule(kind); {
+		switch a := Rule(kind); {
 		case same(kind, "label"):
 			var gs []Group
 			gs, err = f.labelGroups(ctx, kind, lists)
@@ -412,27 +399,18 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 // one is a duplicate that is not open and Differs (Audit.Leave), so
 // nothing acts on it.
 func (f *finder) labelGroups(ctx context.Context, kind string, lists *ghcheck.Lists) ([]Group, error) {
-	adds, err := lists.Get(ctx, rule(kind).Listing)
+	adds, err := lists.Get(ctx, Rule(kind).Listing)
 	if err != nil {
 		return nil, err
 	}
-	type onLabel struct {
-		number int
-		label  string
-	}
-	var order []onLabel
-	by := map[onLabel][]ghcheck.Listed{}
-	for _, ad := range adds {
-		if ours, err := f.isOurs(ctx, ad.Author); err != nil {
-			return nil, err
-		} else if !ours {
-			continue
+	order, by := buckets(adds, func(ad ghcheck.Listed) (k string, ours bool) {
+		if err == nil {
+			ours, err = f.isOurs(ctx, ad.Author)
 		}
-		k := onLabel{ad.Number, strings.ToLower(ad.Title)}
-		if by[k] == nil {
-			order = append(order, k)
-		}
-		by[k] = append(by[k], ad)
+		return strconv.Itoa(ad.Number) + "\x00" + strings.ToLower(ad.Title), ours && err == nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	var out []Group
 	for _, k := range order {
@@ -447,7 +425,7 @@ func (f *finder) labelGroups(ctx context.Context, kind string, lists *ghcheck.Li
 			Rule: "the first add", Keep: at(evs[0]), Duplicates: []Artifact{}, KeepListed: evs[0]}
 		for _, ev := range evs[1:] {
 			d := at(ev)
-			d.Differs = rule(kind).Leave
+			d.Differs = Rule(kind).Leave
 			s := ev.Created.Sub(evs[0].Created).Seconds()
 			d.AfterSeconds = &s
 			g.Duplicates = append(g.Duplicates, d)
@@ -488,13 +466,8 @@ func (f *finder) newItem(ctx context.Context, kind string, l ghcheck.Listed) (*i
 		it.key = it.keys[0]
 	}
 	if f.opts.Recorded != nil {
-		var k string
-		if Numbered(kind) {
-			k = f.opts.Recorded(kind, l.Number, 0)
-		} else {
-			k = f.opts.Recorded(kind, 0, l.ID)
-		}
-		if k != "" && !slices.Contains(it.keys, k) {
+		a := it.artifact() // its number or its id, as its kind names it
+		if k := f.opts.Recorded(kind, a.Number, a.ID); k != "" && !slices.Contains(it.keys, k) {
 			it.keys = append(it.keys, k)
 		}
 	}
@@ -592,7 +565,7 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 			why = append(why, "merged")
 		}
 	}
-	if !rule(it.kind).Reactors && it.l.Reactions > 0 {
+	if !Rule(it.kind).Reactors && it.l.Reactions > 0 {
 		// Who reacted is not read here: the reactions count as a person's.
 		add(fmt.Sprintf("%d reactions", it.l.Reactions), "someone")
 	} else if it.l.Reactions > 0 {
@@ -795,7 +768,7 @@ func (f *finder) differs(ctx context.Context, keep, m *item) (string, error) {
 // text: the same body by NormalizeBody, and what its Audit.Same names (a
 // thread, a title by NormalizeTitle, ...), a pull request's head aside.
 func SameText(kind string, a, b ghcheck.Listed) bool {
-	for _, p := range append([]string{"body"}, rule(kind).Same...) {
+	for _, p := range append([]string{"body"}, Rule(kind).Same...) {
 		if part(p, a) != part(p, b) {
 			return false
 		}
@@ -863,8 +836,8 @@ func apart(ms []*item) bool {
 
 // buckets groups items by key, keys in the order first seen, leaving out
 // the items whose key is not ok.
-func buckets[K comparable](items []*item, key func(*item) (K, bool)) ([]K, map[K][]*item) {
-	by := map[K][]*item{}
+func buckets[T any, K comparable](items []T, key func(T) (K, bool)) ([]K, map[K][]T) {
+	by := map[K][]T{}
 	var order []K
 	for _, it := range items {
 		k, ok := key(it)
@@ -928,7 +901,7 @@ func (f *finder) exact(all []*item, kind, detail string, sig func(*item) string)
 // another, once per commit; a head GitHub cannot return (404, 422) has no
 // tree, and groups by its commit alone.
 func (f *finder) headSets(ctx context.Context, kind string, all []*item) ([]candidate, error) {
-	a := rule(kind)
+	a := Rule(kind)
 	order, byAB := buckets(all, func(it *item) (string, bool) {
 		s := sig(a, it.l)
 		return s, it.kind == kind && it.ours && !f.inGrp[it] && it.l.HeadSHA != "" && s != ""

@@ -100,7 +100,7 @@ open; acknowledged ones do not count), 1 error, 2 usage.`,
 	}
 	c.Flags().StringVar(&opts.Since, "since", "30d", "read issues, pull requests and comments updated since this long ago (30d, 12h, 2w) or this date (2026-11-01); 0 for all")
 	c.Flags().StringArrayVar(&opts.Authors, "author", nil, "only groups with an artifact by this login (repeatable)")
-	c.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only these kinds: "+audit.KindsHelp())
+	c.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only these kinds: "+strings.Join(audit.AllKinds, ", ")+" (comma-separated; default "+strings.Join(audit.DefaultKinds, ", ")+")")
 	c.Flags().StringVar(&opts.Summary, "summary", "", "also write the report as Markdown to FILE (e.g. $GITHUB_STEP_SUMMARY; appended to)")
 	c.Flags().BoolVar(&opts.Apply, "apply", false, "settle the duplicates (default: a dry run that says what it would do)")
 	c.Flags().BoolVar(&opts.HumanToo, "include-human", false, "with --apply, also settle duplicates a person acted on")
@@ -294,7 +294,7 @@ func planActions(rep *audit.Report, opts *auditOptions) []auditAction {
 				continue
 			}
 			a := auditAction{Kind: g.Kind, Target: d.Ref(g.Kind), Keep: g.Keep.Ref(g.Kind)}
-			rule, _ := audit.Declared(g.Kind)
+			rule := audit.Rule(g.Kind)
 			switch rule.Settle {
 			case "close", "close-pr":
 				a.Do = "comment linking " + a.Keep + ", close as a duplicate"

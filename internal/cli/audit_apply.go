@@ -55,7 +55,7 @@ func auditSpecs(repo string, g audit.Group, d audit.Artifact, guard reconcile.Gu
 	act := func(what string, spec reconcile.Spec) reconcile.Action {
 		return reconcile.Action{Task: auditTask, Step: auditStep(g.Kind, g.Keep, what), Repo: repo, Spec: spec}
 	}
-	rule, _ := audit.Declared(g.Kind)
+	rule := audit.Rule(g.Kind)
 	switch rule.Settle {
 	case "close":
 		return []reconcile.Action{act("link", reconcile.Comment{Number: d.Number, Body: linkBody(g)}), act("close", reconcile.Close{Number: d.Number, Reason: "duplicate", Guard: guard})}
@@ -72,7 +72,7 @@ func auditSpecs(repo string, g audit.Group, d audit.Artifact, guard reconcile.Gu
 // listing's fields by GitHub's names, which are the kind's (effect.Face).
 // Only a kind --apply settles is adopted; nil for another.
 func adoptSpec(repo string, g audit.Group) (reconcile.Spec, error) {
-	if rule, _ := audit.Declared(g.Kind); rule.Settle == "" {
+	if audit.Rule(g.Kind).Settle == "" {
 		return nil, nil
 	}
 	l := g.KeepListed
@@ -90,15 +90,10 @@ func adoptSpec(repo string, g audit.Group) (reconcile.Spec, error) {
 	if owner, _, _ := strings.Cut(repo, "/"); l.HeadOwner != "" && !strings.EqualFold(l.HeadOwner, owner) {
 		head = l.HeadOwner + ":" + l.Head // a fork's branch, as --head names it
 	}
-	payload, err := json.Marshal(map[string]any{"number": l.Number, "title": l.Title, "body": body, "labels": labels, "base": l.Base, "head": head})
-	if err != nil {
-		return nil, err
-	}
+	payload, _ := json.Marshal(map[string]any{"number": l.Number, "title": l.Title, "body": body, "labels": labels, "base": l.Base, "head": head})
 	spec, err := kinds.DecodeValue(g.Kind, payload)
-	if err != nil {
-		return nil, err
-	}
-	return spec.(reconcile.Spec), nil
+	s, _ := spec.(reconcile.Spec)
+	return s, err
 }
 
 // ledgerArtifacts is what a ledger recorded in one repository: the key of
@@ -125,7 +120,7 @@ func readLedgerArtifacts(ctx context.Context, l ledger.Ledger, repo string) (*le
 	la := &ledgerArtifacts{byArtifact: map[string][]*ledger.Entry{}}
 	for _, e := range es {
 		// The audit's kinds are the engine's, by name.
-		if _, ok := audit.Declared(e.Kind); ok && (audit.Numbered(e.Kind) && e.Ref.Number != 0 || !audit.Numbered(e.Kind) && e.Ref.ID != 0) {
+		if audit.Rule(e.Kind).Listing != "" && (audit.Numbered(e.Kind) && e.Ref.Number != 0 || !audit.Numbered(e.Kind) && e.Ref.ID != 0) {
 			k := artifactKey(e.Kind, e.Ref.Number, e.Ref.ID)
 			la.byArtifact[k] = append(la.byArtifact[k], e)
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ghonce/ghonce/internal/audit"
 	"github.com/ghonce/ghonce/internal/mcp"
 )
 
@@ -20,6 +21,7 @@ import (
 var GuideSections = map[string][]string{
 	"docs/guide/mcp.md":       {mcp.GuideServerTools},
 	"docs/guide/mcp-proxy.md": {mcp.GuideProxyTools},
+	"docs/guide/audit.md":     {audit.GuideKinds},
 }
 
 // Guides returns the guides with generated sections (GuideSections) as
@@ -29,6 +31,7 @@ func Guides(root string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	tables[audit.GuideKinds] = audit.GuideTable()
 	out := map[string][]byte{}
 	for page, names := range GuideSections {
 		b, err := os.ReadFile(filepath.Join(root, page))
