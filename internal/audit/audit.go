@@ -20,10 +20,12 @@
 // force-pushes by anyone but us. A duplicate that is not the kept one byte
 // for byte (Artifact.Differs) is reported, never removed.
 //
-// Find only reads, through consistent paginated listings (never search):
-// the repository's issues, pull requests and comments since a time, each
-// in one listing, then the timeline (and reactions) of each artifact that
-// may group. Recheck reads a duplicate and its kept artifact again right
+// Which artifacts it reads, what makes two of them the same act and what
+// --apply may do is each kind's declaration (effect.Audit, in its Face):
+// the audit names no kind. Find only reads, through consistent paginated
+// listings (never search): each kind's since a time, in one listing
+// (ghcheck.Lists), then the timeline (and reactions) of each artifact
+// that may group. Recheck reads a duplicate and its kept artifact again right
 // before a write; the CLI performs the writes through the engine.
 package audit
 
@@ -137,15 +139,15 @@ type Options struct {
 	// read whole, whatever Since says.
 	Since time.Time
 	// Recorded, if set, returns the key a ledger recorded for an artifact
-	// (an issue's or pull request's number, a comment's id), or "": two
+	// (by its number or its id, as its kind names it: Numbered), or "": two
 	// artifacts recorded under different keys are never grouped. It only
 	// keeps apart: a key groups only the artifacts that carry it.
 	Recorded func(kind string, number int, id int64) string
 	// Authors, if set, keeps only groups whose artifacts these logins wrote
 	// (compared without case).
 	Authors []string
-	// Kinds, if set, is the kinds to look at (default AllKinds; branch
-	// groups none).
+	// Kinds, if set, is the kinds to look at (default DefaultKinds);
+	// only their listings are read.
 	Kinds []string
 	// Progress, if set, is told what is being read, for a terminal.
 	Progress func(what string, n int)
