@@ -33,12 +33,12 @@ type Listed struct {
 	Comments int
 	IsPR     bool // an issues-API item with a pull_request key
 
-	// Pull requests only (ListPullsSince).
+	// Pull requests only (the prs listing).
 	Base, Head, HeadOwner, HeadSHA string
 	Merged                         bool
 
-	// Position is an inline comment's place (ListReviewCommentsSince): its
-	// review comment target ("RIGHT:12:path"; "reply:ID" for a reply).
+	// Position is an inline comment's place (the review_comments
+	// listing): its target ("RIGHT:12:path"; "reply:ID" for a reply).
 	Position string
 }
 
