@@ -52,6 +52,9 @@ type Face struct {
 	// place a flag, a gh flag, an MCP argument or an Action input is
 	// named. A front builds its verb or tool from them.
 	Fields []Field
+	// Audit is how `ghonce audit` finds its duplicates; nil: the audit
+	// does not look at it.
+	Audit *Audit
 }
 
 // Field is one of a kind's fields on every front. A name left empty is

@@ -274,3 +274,28 @@ func CheckLabels(number int, labels []string) error {
 	}
 	return nil
 }
+
+func init() { listings["labeled"] = listLabeled }
+
+// listLabeled lists every label added to an issue or pull request listed,
+// read from each one's timeline: one Listed per add, with the issue's
+// Number and URL, the label as Title, who added it as Author.
+func listLabeled(ctx context.Context, l *Lists) ([]Listed, error) {
+	issues, err := l.Get(ctx, issuesAndPulls)
+	if err != nil {
+		return nil, err
+	}
+	var out []Listed
+	for _, it := range issues {
+		evs, err := l.c.Timeline(ctx, l.repo, it.Number)
+		if err != nil {
+			return nil, err
+		}
+		for _, ev := range evs {
+			if ev.Kind == "labeled" {
+				out = append(out, Listed{Number: it.Number, URL: it.URL, Title: ev.Label, Author: ev.Actor, Created: ev.Created})
+			}
+		}
+	}
+	return out, nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,12 +33,12 @@ type Listed struct {
 	Comments int
 	IsPR     bool // an issues-API item with a pull_request key
 
-	// Pull requests only (ListPullsSince).
+	// Pull requests only (the prs listing).
 	Base, Head, HeadOwner, HeadSHA string
 	Merged                         bool
 
-	// Position is an inline comment's place (ListReviewCommentsSince): its
-	// review comment target ("RIGHT:12:path"; "reply:ID" for a reply).
+	// Position is an inline comment's place (the review_comments
+	// listing): its target ("RIGHT:12:path"; "reply:ID" for a reply).
 	Position string
 }
 
@@ -61,33 +62,23 @@ type Review struct {
 	Submitted time.Time
 }
 
-// OnPage, when not nil, is told after each page how many items a listing
-// has read so far (a progress line on a terminal).
-type OnPage func(n int)
-
-func (f OnPage) tell(n int) {
-	if f != nil {
-		f(n)
-	}
-}
-
-// ListIssuesSince lists every issue and pull request of r updated at or
-// after since (zero: all), oldest first: GET
+// listIssues lists every issue and pull request updated at or after
+// since (zero: all), oldest first: GET
 // /repos/{o}/{r}/issues?state=all&since=…&sort=created&direction=asc&per_page=100,
 // every page. Pull requests come back too, with IsPR set (the pull_request
-// key); their PR-only fields are left empty (see ListPullsSince).
+// key); their PR-only fields are left empty (see listPullsSince).
 //
 // GitHub API docs: https://docs.github.com/rest/issues/issues#list-repository-issues
-func (c *Client) ListIssuesSince(ctx context.Context, r Repo, since time.Time, onPage OnPage) ([]Listed, error) {
+func listIssues(ctx context.Context, l *Lists) ([]Listed, error) {
 	var out []Listed
-	err := c.issuePages(ctx, c.newRun(), r, since, "", func(items []*github.Issue) {
+	err := l.c.issuePages(ctx, l.c.newRun(), l.repo, l.since, "", func(items []*github.Issue) {
 		for _, is := range items {
 			out = append(out, listedIssue(is))
 		}
-		onPage.tell(len(out))
+		l.tell(issuesAndPulls, len(out))
 	})
 	if err != nil {
-		return nil, c.redact(fmt.Errorf("list issues of %s: %w", r, err))
+		return nil, l.c.redact(fmt.Errorf("list issues of %s: %w", l.repo, err))
 	}
 	return out, nil
 }
@@ -109,60 +100,70 @@ func (c *Client) issuePages(ctx context.Context, rn *run, r Repo, since time.Tim
 	})
 }
 
-// ListPullsSince lists every pull request of r updated at or after since
-// (zero: all), newest update first: GET
+// listPullsSince lists every pull request updated at or after since (zero:
+// all), newest update first: GET
 // /repos/{o}/{r}/pulls?state=all&sort=updated&direction=desc&per_page=100,
 // stopping at the first page that reaches back before since (the pulls
 // list has no since filter; sorted by update, nothing later can be newer).
+// Their reactions are the issues listing's, which counts them.
 //
 // GitHub API docs: https://docs.github.com/rest/pulls/pulls#list-pull-requests
-func (c *Client) ListPullsSince(ctx context.Context, r Repo, since time.Time, onPage OnPage) ([]Listed, error) {
+func listPullsSince(ctx context.Context, l *Lists) ([]Listed, error) {
+	issues, err := l.Get(ctx, issuesAndPulls)
+	if err != nil {
+		return nil, err
+	}
+	reactions := map[int]int{}
+	for _, it := range issues {
+		reactions[it.Number] = it.Reactions
+	}
 	var out []Listed
 	done := false
-	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+	err = l.c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
 		if done {
 			return nil, nil
 		}
 		opts := &github.PullRequestListOptions{State: "all", Sort: "updated", Direction: "desc", ListOptions: github.ListOptions{Page: page, PerPage: 100}}
-		prs, resp, err := c.gh.PullRequests.List(ctx, r.Owner, r.Name, opts)
+		prs, resp, err := l.c.gh.PullRequests.List(ctx, l.repo.Owner, l.repo.Name, opts)
 		if err != nil {
 			return resp, err
 		}
 		for _, pr := range prs {
-			if !since.IsZero() && pr.GetUpdatedAt().Time.Before(since) {
+			if !l.since.IsZero() && pr.GetUpdatedAt().Time.Before(l.since) {
 				done = true
 				break
 			}
 			out = append(out, listedPR(pr))
+			out[len(out)-1].Reactions = reactions[pr.GetNumber()]
 		}
-		onPage.tell(len(out))
+		l.tell("pull requests", len(out))
 		// Done: the next call returns no response, which ends the paging
 		// without a request.
 		return resp, nil
 	})
 	if err != nil {
-		return nil, c.redact(fmt.Errorf("list pull requests of %s: %w", r, err))
+		return nil, l.c.redact(fmt.Errorf("list pull requests of %s: %w", l.repo, err))
 	}
 	return out, nil
 }
 
-// ListCommentsSince lists every issue and pull request comment of r
-// updated at or after since (zero: all), repository-wide in one listing
+// listComments lists every issue and pull request comment updated at or
+// after since (zero: all), repository-wide in one listing
 // (not one per thread): GET
 // /repos/{o}/{r}/issues/comments?since=…&sort=created&direction=asc&per_page=100,
 // every page. Number is the comment's thread, read from its issue_url.
 //
 // GitHub API docs: https://docs.github.com/rest/issues/comments#list-issue-comments-for-a-repository
-func (c *Client) ListCommentsSince(ctx context.Context, r Repo, since time.Time, onPage OnPage) ([]Listed, error) {
+func listComments(ctx context.Context, l *Lists) ([]Listed, error) {
 	var out []Listed
-	err := c.repoCommentPages(ctx, c.newRun(), r, since, func(cs []*github.IssueComment) {
+	err := l.c.repoCommentPages(ctx, l.c.newRun(), l.repo, l.since, func(cs []*github.IssueComment) {
 		for _, cm := range cs {
 			out = append(out, listedComment(cm))
 		}
-		onPage.tell(len(out))
+		l.tell("comments", len(out))
 	})
 	if err != nil {
-		return nil, c.redact(fmt.Errorf("list comments of %s: %w", r, err))
+		return nil, l.c.redact(fmt.Errorf("list comments of %s: %w", l.repo, err))
 	}
 	return out, nil
 }
@@ -357,3 +358,60 @@ func (c *Client) RunAttempt(ctx context.Context, r Repo, id int64, n int) (RunAt
 	}
 	return RunAttempt{Started: run.GetRunStartedAt().Time, Ended: run.GetUpdatedAt().Time}, nil
 }
+
+// Lists reads the listings of one audit of a repository, each once, by
+// the names the kinds' audits give (effect.Audit.Listing): a listing
+// another builds on (a pull request's reactions come from the issues
+// listing) is read once for both.
+type Lists struct {
+	c        *Client
+	repo     Repo
+	since    time.Time
+	progress func(what string, n int)
+	read     map[string][]Listed
+}
+
+// listings are the audit's listings by name, each added from the file of
+// the API it reads; one may build on others (l.Get).
+var listings = map[string]func(ctx context.Context, l *Lists) ([]Listed, error){}
+
+func init() {
+	listings[issuesAndPulls], listings["prs"], listings["comments"] = listIssues, listPullsSince, listComments
+	listings["issues"] = func(ctx context.Context, l *Lists) ([]Listed, error) {
+		all, err := l.Get(ctx, issuesAndPulls)
+		return slices.DeleteFunc(slices.Clone(all), func(it Listed) bool { return it.IsPR }), err
+	}
+}
+
+// Lists starts the listings of one audit of r, of what was updated at or
+// after since (zero: all); progress, if set, is told how far each is read.
+func (c *Client) Lists(r Repo, since time.Time, progress func(what string, n int)) *Lists {
+	return &Lists{c: c, repo: r, since: since, progress: progress, read: map[string][]Listed{}}
+}
+
+// Get returns the listing called name, read on its first call.
+func (l *Lists) Get(ctx context.Context, name string) ([]Listed, error) {
+	if got, ok := l.read[name]; ok {
+		return got, nil
+	}
+	list, ok := listings[name]
+	if !ok {
+		return nil, fmt.Errorf("list %s: no such listing in this build of ghonce", name)
+	}
+	got, err := list(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	l.read[name] = got
+	return got, nil
+}
+
+// tell tells progress how many items of the listing of what are read.
+func (l *Lists) tell(what string, n int) {
+	if l.progress != nil {
+		l.progress(what, n)
+	}
+}
+
+// issuesAndPulls is the issues listing, pull requests included.
+const issuesAndPulls = "issues and pull requests"

@@ -34,7 +34,7 @@ func TestListingsArePagedRepositoryWide(t *testing.T) {
 	r := ghcheck.Repo{Owner: owner, Name: name}
 	ctx := context.Background()
 	pages := 0
-	cs, err := c.ListCommentsSince(ctx, r, time.Time{}, func(int) { pages++ })
+	cs, err := c.Lists(r, time.Time{}, func(string, int) { pages++ }).Get(ctx, "comments")
 	if err != nil || len(cs) != 250 || pages != 3 {
 		t.Fatalf("comments: %d (%v) in %d pages, want 250 in 3", len(cs), err, pages)
 	}
@@ -47,13 +47,13 @@ func TestListingsArePagedRepositoryWide(t *testing.T) {
 		}
 	}
 	// since filters: the newest 10 issues were updated last.
-	is, err := c.ListIssuesSince(ctx, r, s.Issues(owner, name)[240].CreatedAt, nil)
+	is, err := c.Lists(r, s.Issues(owner, name)[240].CreatedAt, nil).Get(ctx, "issues and pull requests")
 	if err != nil || len(is) != 10 {
 		t.Fatalf("issues since: %d (%v), want 10", len(is), err)
 	}
 }
 
-// ListPullsSince reads the newest updates first and stops at the first
+// The prs listing reads the newest updates first and stops at the first
 // page that reaches back before since.
 func TestListPullsSinceStopsAtSince(t *testing.T) {
 	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
@@ -63,15 +63,20 @@ func TestListPullsSinceStopsAtSince(t *testing.T) {
 	}
 	c := listingClient(t, s)
 	r := ghcheck.Repo{Owner: owner, Name: name}
+	// A pull request's reactions come from the issues listing, read first.
+	ls := c.Lists(r, s.PullRequests(owner, name)[200].CreatedAt, nil)
+	if _, err := ls.Get(context.Background(), "issues and pull requests"); err != nil {
+		t.Fatal(err)
+	}
 	before := len(s.Requests())
-	prs, err := c.ListPullsSince(context.Background(), r, s.PullRequests(owner, name)[200].CreatedAt, nil)
+	prs, err := ls.Get(context.Background(), "prs")
 	if err != nil || len(prs) != 50 {
 		t.Fatalf("%d PRs (%v), want the 50 newest", len(prs), err)
 	}
-	if n := len(s.Requests()) - before; n > 2 { // GET /user and one page
+	if n := len(s.Requests()) - before; n > 2 { // at most GET /user and one page
 		t.Fatalf("%d requests, want 2: the listing went on past since", n)
 	}
-	all, err := c.ListPullsSince(context.Background(), r, time.Time{}, nil)
+	all, err := c.Lists(r, time.Time{}, nil).Get(context.Background(), "prs")
 	if err != nil || len(all) != 250 {
 		t.Fatalf("all PRs: %d (%v)", len(all), err)
 	}

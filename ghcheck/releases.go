@@ -174,16 +174,18 @@ func releaseArtifact(rl *github.RepositoryRelease) Artifact {
 		Title: rl.GetName(), Body: rl.GetBody(), Created: rl.GetCreatedAt().Time}
 }
 
-// ListReleases lists the repository's releases, drafts included (to a
-// token that can push), every page: GET /repos/{o}/{r}/releases. A
-// release's tag is its Listed.Head, its title Title, and its State "draft"
-// or "published".
+func init() { listings["releases"] = listReleases }
+
+// listReleases lists the repository's releases, drafts included (to a
+// token that can push), every page, whatever since says (the listing has
+// no such filter): GET /repos/{o}/{r}/releases. A release's tag is its
+// Listed.Head, its title Title, and its State "draft" or "published".
 //
 // GitHub API docs: https://docs.github.com/rest/releases/releases#list-releases
-func (c *Client) ListReleases(ctx context.Context, r Repo) ([]Listed, error) {
+func listReleases(ctx context.Context, l *Lists) ([]Listed, error) {
 	var out []Listed
-	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-		rs, resp, err := c.gh.Repositories.ListReleases(ctx, r.Owner, r.Name, &github.ListOptions{Page: page, PerPage: 100})
+	err := l.c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		rs, resp, err := l.c.gh.Repositories.ListReleases(ctx, l.repo.Owner, l.repo.Name, &github.ListOptions{Page: page, PerPage: 100})
 		for _, rl := range rs {
 			a := releaseArtifact(rl)
 			out = append(out, Listed{ID: a.ID, Title: a.Title, Body: a.Body, Author: a.Author, URL: a.URL, State: a.State,
@@ -192,7 +194,7 @@ func (c *Client) ListReleases(ctx context.Context, r Repo) ([]Listed, error) {
 		return resp, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list releases of %s: %w", r, err)
+		return nil, fmt.Errorf("list releases of %s: %w", l.repo, err)
 	}
 	return out, nil
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/go-github/v66/github"
 
@@ -172,20 +171,22 @@ func reviewCommentRefused(err error, r Repo, number int, p NewReviewComment) err
 	return worded(err, did, "")
 }
 
-// ListReviewCommentsSince reads every inline comment of r's pull requests
+func init() { listings["review_comments"] = listReviewComments }
+
+// listReviewComments reads every inline comment of the pull requests
 // updated at or after since (zero: all): GET
 // /repos/{o}/{r}/pulls/comments?since=…&sort=created&direction=asc&per_page=100,
 // every page. Each Listed's Number is its pull request.
 //
 // GitHub API docs: https://docs.github.com/rest/pulls/comments#list-review-comments-in-a-repository
-func (c *Client) ListReviewCommentsSince(ctx context.Context, r Repo, since time.Time, onPage OnPage) ([]Listed, error) {
+func listReviewComments(ctx context.Context, l *Lists) ([]Listed, error) {
 	var out []Listed
-	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+	err := l.c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
 		opts := &github.PullRequestListCommentsOptions{Sort: "created", Direction: "asc", ListOptions: github.ListOptions{Page: page, PerPage: 100}}
-		if !since.IsZero() {
-			opts.Since = since
+		if !l.since.IsZero() {
+			opts.Since = l.since
 		}
-		cs, resp, err := c.gh.PullRequests.ListComments(ctx, r.Owner, r.Name, 0, opts)
+		cs, resp, err := l.c.gh.PullRequests.ListComments(ctx, l.repo.Owner, l.repo.Name, 0, opts)
 		for _, cm := range cs {
 			pos := fmt.Sprintf("%s:%d:%s", cmp.Or(cm.GetSide(), "RIGHT"), cm.GetLine(), cm.GetPath())
 			if cm.GetInReplyTo() != 0 {
@@ -195,11 +196,11 @@ func (c *Client) ListReviewCommentsSince(ctx context.Context, r Repo, since time
 				Author: cm.GetUser().GetLogin(), URL: cm.GetHTMLURL(), Created: cm.GetCreatedAt().Time, Updated: cm.GetUpdatedAt().Time,
 				Reactions: cm.GetReactions().GetTotalCount(), Position: pos})
 		}
-		onPage.tell(len(out))
+		l.tell("inline comments", len(out))
 		return resp, err
 	})
 	if err != nil {
-		return nil, c.redact(fmt.Errorf("list review comments of %s: %w", r, err))
+		return nil, l.c.redact(fmt.Errorf("list review comments of %s: %w", l.repo, err))
 	}
 	return out, nil
 }

@@ -272,3 +272,31 @@ func listedReview(rv *github.PullRequestReview) Review {
 func reviewArtifact(number int, rv Review) Artifact {
 	return Artifact{Number: number, ID: rv.ID, URL: rv.URL, Author: rv.Author, Body: rv.Body, State: rv.State, Created: rv.Submitted}
 }
+
+func init() { listings["reviews"] = listReviews }
+
+// listReviews lists the submitted reviews of each pull request listed,
+// one listing each (GitHub has no repository-wide one), each Listed with
+// its pull request as Number and its event as State. A pending review is
+// its author's draft, one at most: never a duplicate.
+func listReviews(ctx context.Context, l *Lists) ([]Listed, error) {
+	prs, err := l.Get(ctx, "prs")
+	if err != nil {
+		return nil, err
+	}
+	var out []Listed
+	for _, pr := range prs {
+		rvs, err := l.c.ListReviews(ctx, l.repo, pr.Number)
+		if err != nil {
+			return nil, err
+		}
+		for _, rv := range rvs {
+			if rv.State != "PENDING" {
+				out = append(out, Listed{Number: pr.Number, ID: rv.ID, Body: rv.Body, Author: rv.Author, URL: rv.URL,
+					State: rv.State, Created: rv.Submitted, Updated: rv.Submitted})
+			}
+		}
+		l.tell("reviews", len(out))
+	}
+	return out, nil
+}

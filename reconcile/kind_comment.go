@@ -32,6 +32,8 @@ func (Comment) Face() Face {
 		ReadBack: []string{"repos/{owner}/{repo}/issues/comments/{id}"},
 		CLI:      []string{"issue comment", "pr comment"}, Gh: []string{"issue comment", "pr comment"}, MCP: []string{"add_issue_comment"},
 		Does: "Comment on an issue or pull request",
+		Audit: &effect.Audit{Rank: 3, Listing: "comments", Ref: "comment {id} on #{thread}", Same: []string{"thread", "body"}, Reactors: true,
+			Detail: "the same author, the same normalised body, on the same thread", Settle: "delete"},
 		Fields: []effect.Field{
 			{Name: "number", Arg: "NUMBER", MCP: "issue_number", Help: "the issue or pull request number", Required: true},
 			bodyField,

@@ -38,6 +38,9 @@ func (Labels) Face() Face {
 		ReadBack: []string{"repos/{owner}/{repo}/issues/{number}/labels"},
 		CLI:      []string{"issue edit", "pr edit"}, Gh: []string{"issue edit", "pr edit"},
 		Does: "Add labels to an issue or pull request",
+		Audit: &effect.Audit{Rank: 8, Listing: "labeled", Optional: true, Ref: "#{number}", Same: []string{"thread", "label"},
+			Detail: "the same label applied to the same issue or pull request more than once by us",
+			Leave:  "an add already made: its workflows ran again; nothing to remove"},
 		Fields: []effect.Field{
 			{Name: "number", Arg: "NUMBER", MCP: "issue_number", Help: "the issue or pull request number", Required: true},
 			{Name: "labels", Flag: "add-label", Input: "labels", List: true, Help: "a label to add (repeat, or separate with commas) (required)", Required: true},

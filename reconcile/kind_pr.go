@@ -34,6 +34,8 @@ func (PR) Face() Face {
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/{number}"},
 		CLI:      []string{"pr create"}, Gh: []string{"pr create"}, MCP: []string{"create_pull_request"},
 		Does: "Open a pull request",
+		Audit: &effect.Audit{Rank: 2, Listing: "prs", Ref: "#{number}", Same: []string{"base", "head"}, Reactors: true,
+			Detail: "the same author, the same base, heads at the same commit or with the same tree", Settle: "close-pr"},
 		Fields: []effect.Field{
 			{Name: "base", Short: "B", Help: "branch to merge into (required)", Required: true},
 			{Name: "head", Short: "H", Help: "branch with the changes, or OWNER:BRANCH for a fork (required)", Required: true},

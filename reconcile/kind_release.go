@@ -36,6 +36,9 @@ func (Release) Face() Face {
 		ReadBack: []string{"repos/{owner}/{repo}/releases/{id}"},
 		CLI:      []string{"release create"}, Gh: []string{"release create"},
 		Does: "Create a release",
+		Audit: &effect.Audit{Rank: 5, Listing: "releases", Ref: "release {name} (id {id})", Same: []string{"tag", "title", "body"},
+			Detail: "the same author, tag, title and normalised notes",
+			Leave:  "ghonce does not delete releases: delete it on GitHub if it is not needed"},
 		Fields: []effect.Field{
 			{Name: "tag_name", Arg: "TAG", Input: "tag", Required: true},
 			{Name: "name", Flag: "title", Short: "t", Help: "release title"},

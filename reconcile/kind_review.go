@@ -37,6 +37,9 @@ func (Review) Face() Face {
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/{number}/reviews/{id}"},
 		CLI:      []string{"pr review"}, Gh: []string{"pr review"}, MCP: []string{"pull_request_review_write"},
 		Does: "Review a pull request",
+		Audit: &effect.Audit{Rank: 4, Listing: "reviews", Ref: "review {id} on #{thread}", Same: []string{"thread", "event", "body"},
+			Detail: "the same author, the same event, the same normalised body, on the same pull request",
+			Leave:  "GitHub deletes no submitted review: for a person (dismiss it, or edit its text)"},
 		Fields: []effect.Field{
 			{Name: "number", Arg: "NUMBER", MCP: "pullNumber", Help: "the pull request number", Required: true},
 			{Name: "event", Switches: map[string]string{"comment": "COMMENT", "approve": "APPROVE", "request-changes": "REQUEST_CHANGES"},

@@ -56,6 +56,9 @@ func (ReviewComment) Face() Face {
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/comments/{id}"},
 		CLI:      []string{"pr comment"}, MCP: []string{"add_reply_to_pull_request_comment"},
 		Does: "Comment on a line of a pull request's diff",
+		Audit: &effect.Audit{Rank: 6, Listing: "review_comments", Ref: "inline comment {id} on #{thread}", Same: []string{"thread", "line", "body"},
+			Detail: "the same author, the same normalised body, on the same line of the same pull request",
+			Leave:  "inline comments are reported, not deleted: delete it on GitHub"},
 		Fields: []effect.Field{
 			{Name: "number", Arg: "NUMBER", MCP: "pullNumber", Help: "the pull request number", Required: true},
 			bodyField,

@@ -20,10 +20,12 @@
 // force-pushes by anyone but us. A duplicate that is not the kept one byte
 // for byte (Artifact.Differs) is reported, never removed.
 //
-// Find only reads, through consistent paginated listings (never search):
-// the repository's issues, pull requests and comments since a time, each
-// in one listing, then the timeline (and reactions) of each artifact that
-// may group. Recheck reads a duplicate and its kept artifact again right
+// Which artifacts it reads, what makes two of them the same act and what
+// --apply may do is each kind's declaration (effect.Audit, in its Face):
+// the audit names no kind. Find only reads, through consistent paginated
+// listings (never search): each kind's since a time, in one listing
+// (ghcheck.Lists), then the timeline (and reactions) of each artifact
+// that may group. Recheck reads a duplicate and its kept artifact again right
 // before a write; the CLI performs the writes through the engine.
 package audit
 
@@ -31,40 +33,74 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/kinds"
+	_ "github.com/ghonce/ghonce/reconcile" // registers the kinds on GitHub, whose Faces say how each is audited
 	"github.com/ghonce/ghonce/taskkey"
 )
 
-// Kinds of artifact, as --kind and the report name them.
-const (
-	KindIssue   = "issue"
-	KindPR      = "pr"
-	KindComment = "comment"
-	KindReview  = "review"
-	KindBranch  = "branch"
-	KindRelease = "release"
-	// KindLabels groups a label our identity applied to one issue or pull
-	// request more than once (added again after a person removed it): its
-	// labeled workflows ran each time. Nothing can be undone, so it is
-	// reported only, and read only when asked for (--kind labels): it
-	// reads the timeline of every issue and pull request listed.
-	KindLabels = "labels"
-	// KindReviewComment is an inline comment on a pull request's diff:
-	// its groups are reported, never acted on (--apply leaves them).
-	KindReviewComment = "review-comment"
-)
+// AllKinds lists the kinds the audit accepts, every kind whose Face
+// declares an Audit, in the order their groups are reported (by Rank).
+var AllKinds = auditKinds(false)
 
-// AllKinds lists the kinds in the order groups are reported.
-var AllKinds = []string{KindIssue, KindPR, KindComment, KindReviewComment, KindReview, KindBranch, KindRelease, KindLabels}
+// DefaultKinds are the kinds Find looks at when Options.Kinds is empty:
+// all but the Optional ones.
+var DefaultKinds = auditKinds(true)
 
-// defaultKinds are the kinds Find looks at when Options.Kinds is empty:
-// all but labels.
-var defaultKinds = AllKinds[:7]
+func auditKinds(byDefault bool) []string {
+	var out []string
+	for _, k := range kinds.All() {
+		if f, _ := kinds.FaceOf(k); f.Audit != nil && !(byDefault && f.Audit.Optional) {
+			out = append(out, k)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(Rule(a).Rank, Rule(b).Rank) })
+	return out
+}
+
+// GuideKinds names the guide's generated table of the kinds, GuideTable.
+const GuideKinds = "audit-kinds"
+
+// GuideTable is docs/guide/audit.md's table of the kinds (make docs): what
+// makes two of our artifacts the same act, and what --apply does.
+func GuideTable() string {
+	b := "| kind | `exact`: two of ours share | `--apply` on a duplicate |\n|---|---|---|\n"
+	for _, k := range AllKinds {
+		if a := Rule(k); a.Listing != "" {
+			do := map[string]string{"close": "links the kept one, closes it as a duplicate", "close-pr": "links the kept one, closes it", "delete": "deletes it"}[a.Settle]
+			b += fmt.Sprintf("| %s | %s%s | %s |\n", k, a.Detail, map[bool]string{true: " (only with `--kind " + k + "`)"}[a.Optional], cmp.Or(do, "leaves it: "+a.Leave))
+		}
+	}
+	return b
+}
+
+// Rule is kind's audit declaration (its Face's); the zero Audit for a
+// kind the audit does not look at.
+func Rule(kind string) effect.Audit {
+	if f, _ := kinds.FaceOf(kind); f.Audit != nil {
+		return *f.Audit
+	}
+	return effect.Audit{}
+}
+
+// Numbered reports whether kind's artifacts are issues or pull requests,
+// named by their number (a thread with a timeline); others by their id.
+func Numbered(kind string) bool { return strings.Contains(Rule(kind).Ref, "{number}") }
+
+// onThread reports whether kind's artifacts are on an issue's or pull
+// request's thread: a key groups them only on one.
+func onThread(kind string) bool { return strings.Contains(Rule(kind).Ref, "{thread}") }
+
+// same reports whether kind's artifacts share part (Audit.Same) when
+// they are the same act.
+func same(kind, part string) bool { return slices.Contains(Rule(kind).Same, part) }
 
 // Evidence, strongest first.
 const (
@@ -85,27 +121,15 @@ const AckLabel = "ghonce-audit:keep"
 type GitHub interface {
 	Login(ctx context.Context) (string, error)
 	Ours(ctx context.Context, login string) (bool, error)
-	ListIssuesSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
-	ListPullsSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
-	ListCommentsSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
-	ListReviewCommentsSince(ctx context.Context, r ghcheck.Repo, since time.Time, onPage ghcheck.OnPage) ([]ghcheck.Listed, error)
+	Lists(r ghcheck.Repo, since time.Time, progress func(what string, n int)) *ghcheck.Lists
 	GetCommitInfo(ctx context.Context, r ghcheck.Repo, sha string) (ghcheck.Commit, error)
 	PullCommits(ctx context.Context, r ghcheck.Repo, number int) ([]ghcheck.Commit, error)
 	Timeline(ctx context.Context, r ghcheck.Repo, number int) ([]ghcheck.Event, error)
 	Reactors(ctx context.Context, r ghcheck.Repo, number int, commentID int64) ([]string, error)
 	Reread(ctx context.Context, r ghcheck.Repo, number int, pr bool, id int64) (ghcheck.Listed, bool, error)
-	ListReviews(ctx context.Context, r ghcheck.Repo, number int) ([]ghcheck.Review, error)
 }
 
 var _ GitHub = (*ghcheck.Client)(nil)
-
-// releaseLister is a GitHub that lists releases (*ghcheck.Client): Find
-// groups releases only through one.
-type releaseLister interface {
-	ListReleases(ctx context.Context, r ghcheck.Repo) ([]ghcheck.Listed, error)
-}
-
-var _ releaseLister = (*ghcheck.Client)(nil)
 
 // Options say what Find looks at.
 type Options struct {
@@ -115,15 +139,15 @@ type Options struct {
 	// read whole, whatever Since says.
 	Since time.Time
 	// Recorded, if set, returns the key a ledger recorded for an artifact
-	// (an issue's or pull request's number, a comment's id), or "": two
+	// (by its number or its id, as its kind names it: Numbered), or "": two
 	// artifacts recorded under different keys are never grouped. It only
 	// keeps apart: a key groups only the artifacts that carry it.
 	Recorded func(kind string, number int, id int64) string
 	// Authors, if set, keeps only groups whose artifacts these logins wrote
 	// (compared without case).
 	Authors []string
-	// Kinds, if set, is the kinds to look at (default AllKinds; branch
-	// groups none).
+	// Kinds, if set, is the kinds to look at (default DefaultKinds);
+	// only their listings are read.
 	Kinds []string
 	// Progress, if set, is told what is being read, for a terminal.
 	Progress func(what string, n int)
@@ -167,20 +191,11 @@ type Artifact struct {
 // HumanTouched reports whether a person acted on a.
 func (a Artifact) HumanTouched() bool { return a.Human != "" }
 
-// Ref names a for a person: #12, comment 2200000001 on #3, review
-// 2200000002 on #4, branch x.
+// Ref names a for a person, as its kind's Audit.Ref says: #12, comment
+// 2200000001 on #3, branch x.
 func (a Artifact) Ref(kind string) string {
-	switch kind {
-	case KindComment, KindReview:
-		return fmt.Sprintf("%s %d on #%d", kind, a.ID, a.Thread)
-	case KindReviewComment:
-		return fmt.Sprintf("inline comment %d on #%d", a.ID, a.Thread)
-	case KindBranch:
-		return "branch " + a.Name
-	case KindRelease:
-		return fmt.Sprintf("release %s (id %d)", a.Name, a.ID)
-	}
-	return "#" + strconv.Itoa(a.Number)
+	return strings.NewReplacer("{number}", strconv.Itoa(a.Number), "{id}", strconv.FormatInt(a.ID, 10),
+		"{thread}", strconv.Itoa(a.Thread), "{name}", a.Name).Replace(Rule(kind).Ref)
 }
 
 // Group is a set of duplicates and the one kept.
@@ -219,17 +234,6 @@ type LookAlike struct {
 	Numbers []int  `json:"numbers"`
 }
 
-// Listed counts what Find read.
-type Listed struct {
-	Issues   int `json:"issues"`
-	PRs      int `json:"prs"`
-	Comments int `json:"comments"`
-	Reviews  int `json:"reviews,omitempty"`
-	// ReviewComments are the inline comments listed.
-	ReviewComments int `json:"review_comments"`
-	Releases       int `json:"releases,omitempty"`
-}
-
 // Report is what Find found.
 type Report struct {
 	Repo           string      `json:"repo"`
@@ -238,7 +242,8 @@ type Report struct {
 	Groups         []Group     `json:"groups"`
 	LookAlikes     []LookAlike `json:"look_alikes,omitempty"`
 	OpenDuplicates int         `json:"open_duplicates"`
-	Listed         Listed      `json:"listed"`
+	// Listed counts what Find read, by listing (Audit.Listing).
+	Listed map[string]int `json:"listed"`
 }
 
 // item is an artifact while Find works on it.
@@ -282,16 +287,16 @@ func recordedApart(a, b *item) bool {
 
 func (it *item) artifact() Artifact {
 	a := Artifact{URL: it.l.URL, Author: it.l.Author, Created: it.l.Created, Key: it.key, Ours: it.ours, Human: it.human, AckedBy: it.ackedBy, Listed: it.l, Others: it.others}
-	switch it.kind {
-	case KindIssue, KindPR:
-		a.Number, a.Open = it.l.Number, it.l.State == "open"
-		if it.kind == KindPR {
-			a.SHA = it.l.HeadSHA
-		}
-	case KindComment, KindReview, KindReviewComment:
-		a.ID, a.Thread, a.Open = it.l.ID, it.l.Number, true
-	case KindRelease:
-		a.ID, a.Name, a.Open = it.l.ID, it.l.Head, true
+	if Numbered(it.kind) {
+		a.Number, a.Open, a.SHA = it.l.Number, it.l.State == "open", it.l.HeadSHA
+	} else {
+		a.ID, a.Open = it.l.ID, true
+	}
+	if onThread(it.kind) {
+		a.Thread = it.l.Number
+	}
+	if strings.Contains(Rule(it.kind).Ref, "{name}") {
+		a.Name = it.l.Head
 	}
 	return a
 }
@@ -303,7 +308,6 @@ type finder struct {
 	login string
 	kinds map[string]bool
 	ours  map[string]bool // login (lower case) -> ours, memoised
-	prs   []*item
 	trees map[string]ghcheck.Commit
 	inGrp map[*item]bool
 	// threads memoises what a thread's timeline says of AckLabel.
@@ -317,7 +321,7 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 	f.kinds = map[string]bool{}
 	kinds := opts.Kinds
 	if len(kinds) == 0 {
-		kinds = defaultKinds
+		kinds = DefaultKinds
 	}
 	for _, k := range kinds {
 		f.kinds[k] = true
@@ -327,202 +331,109 @@ func Find(ctx context.Context, gh GitHub, opts Options) (*Report, error) {
 		return nil, err
 	}
 	f.login = login
-	rep := &Report{Repo: opts.Repo.String(), Since: opts.Since, Login: login, Groups: []Group{}}
+	rep := &Report{Repo: opts.Repo.String(), Since: opts.Since, Login: login, Groups: []Group{}, Listed: map[string]int{}}
 
-	progress := func(what string) ghcheck.OnPage {
-		if opts.Progress == nil {
-			return nil
-		}
-		return func(n int) { opts.Progress(what, n) }
-	}
-	// Branches are never grouped: a branch is ours only if ghonce made
-	// it, and every branch ghonce makes is its own key's.
-	issues, err := gh.ListIssuesSince(ctx, opts.Repo, opts.Since, progress("issues and pull requests"))
-	if err != nil {
-		return nil, err
-	}
-	comments, err := gh.ListCommentsSince(ctx, opts.Repo, opts.Since, progress("comments"))
-	if err != nil {
-		return nil, err
-	}
-	var pulls []ghcheck.Listed
-	if f.kinds[KindPR] || f.kinds[KindReview] {
-		if pulls, err = gh.ListPullsSince(ctx, opts.Repo, opts.Since, progress("pull requests")); err != nil {
-			return nil, err
-		}
-	}
+	// Each kind's artifacts, from the listing its Audit names, but
+	// events (a label added again), grouped apart.
+	lists := gh.Lists(opts.Repo, opts.Since, opts.Progress)
+	selected := slices.DeleteFunc(slices.Clone(AllKinds), func(k string) bool { return !f.kinds[k] || Rule(k).Listing == "" })
 	var all []*item
-	for _, l := range issues {
-		if l.IsPR {
+	for _, kind := range selected {
+		if same(kind, "label") {
 			continue
 		}
-		it, err := f.newItem(ctx, KindIssue, l)
+		listed, err := lists.Get(ctx, Rule(kind).Listing)
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, it)
-		rep.Listed.Issues++
-	}
-	// The issues listing carries a PR's reactions and comment count; the
-	// pulls listing its head and base.
-	reactions := map[int]int{}
-	for _, l := range issues {
-		if l.IsPR {
-			reactions[l.Number] = l.Reactions
-		}
-	}
-	for _, l := range pulls {
-		l.Reactions = reactions[l.Number]
-		it, err := f.newItem(ctx, KindPR, l)
-		if err != nil {
-			return nil, err
-		}
-		f.prs = append(f.prs, it)
-		all = append(all, it)
-		rep.Listed.PRs++
-	}
-	for _, l := range comments {
-		it, err := f.newItem(ctx, KindComment, l)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, it)
-		rep.Listed.Comments++
-	}
-	if f.kinds[KindReview] {
-		reviews, err := f.reviews(ctx, pulls)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, reviews...)
-		rep.Listed.Reviews = len(reviews)
-	}
-	if f.kinds[KindReviewComment] {
-		inline, err := gh.ListReviewCommentsSince(ctx, opts.Repo, opts.Since, progress("inline comments"))
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range inline {
-			it, err := f.newItem(ctx, KindReviewComment, l)
+		rep.Listed[Rule(kind).Listing] = len(listed)
+		for _, l := range listed {
+			it, err := f.newItem(ctx, kind, l)
 			if err != nil {
 				return nil, err
 			}
 			all = append(all, it)
-			rep.Listed.ReviewComments++
-		}
-	}
-	if rl, ok := gh.(releaseLister); ok && f.kinds[KindRelease] {
-		releases, err := rl.ListReleases(ctx, opts.Repo)
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range releases {
-			it, err := f.newItem(ctx, KindRelease, l)
-			if err != nil {
-				return nil, err
-			}
-			all = append(all, it)
-			rep.Listed.Releases++
 		}
 	}
 
 	// Candidates: sets of our artifacts that the evidence puts together,
 	// strongest first; each becomes a group once what people did to its
-	// members is read.
-	var sets []candidate
-	sets = append(sets, f.keySets(all)...)
-	sets = append(sets, f.issueSets(all)...)
-	prSets, err := f.prSets(ctx)
-	if err != nil {
-		return nil, err
+	// members is read. Events come last.
+	sets, events := f.keySets(all), []Group(nil)
+	for _, kind := range selected {
+		var err error
+		var more []candidate
+		switch a := Rule(kind); {
+		case same(kind, "label"):
+			var gs []Group
+			gs, err = f.labelGroups(ctx, kind, lists)
+			events = append(events, gs...)
+		case same(kind, "head"):
+			more, err = f.headSets(ctx, kind, all)
+		default:
+			more = f.exact(all, kind, a.Detail, func(it *item) string { return sig(a, it.l) })
+		}
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, more...)
 	}
-	sets = append(sets, prSets...)
-	sets = append(sets, f.commentSets(all)...)
-	sets = append(sets, f.reviewSets(all)...)
-	sets = append(sets, f.releaseSets(all)...)
-	sets = append(sets, f.reviewCommentSets(all)...)
 	var groups []Group
 	for _, c := range sets {
-		if !f.kinds[c.kind] {
-			continue
-		}
 		g, err := f.group(ctx, c)
 		if err != nil {
 			return nil, err
 		}
 		groups = append(groups, g)
 	}
-	for _, g := range groups {
-		if !f.kinds[g.Kind] || !f.byAuthors(g) {
-			continue
-		}
-		rep.Groups = append(rep.Groups, g)
-		rep.OpenDuplicates += g.OpenDuplicates()
-	}
-	if f.kinds[KindLabels] {
-		gs, err := f.labelGroups(ctx, issues)
-		if err != nil {
-			return nil, err
-		}
-		for _, g := range gs {
-			if f.byAuthors(g) {
-				rep.Groups = append(rep.Groups, g)
-			}
+	for _, g := range append(groups, events...) {
+		if f.byAuthors(g) {
+			rep.Groups = append(rep.Groups, g)
+			rep.OpenDuplicates += g.OpenDuplicates()
 		}
 	}
-	if f.kinds[KindIssue] || f.kinds[KindPR] {
-		rep.LookAlikes = f.lookAlikes(all)
-	}
+	rep.LookAlikes = f.lookAlikes(all)
 	return rep, nil
 }
 
-// labelGroups reads the timeline of each listed issue and pull request
-// and groups, per label, the labeled events by our identity when there are
-// two or more: the first is kept, each later one is a duplicate that is
-// not open and Differs, so nothing acts on it.
-func (f *finder) labelGroups(ctx context.Context, listed []ghcheck.Listed) ([]Group, error) {
+// labelGroups groups, per issue or pull request and label, the adds by
+// our identity when there are two or more: the first is kept, each later
+// one is a duplicate that is not open and Differs (Audit.Leave), so
+// nothing acts on it.
+func (f *finder) labelGroups(ctx context.Context, kind string, lists *ghcheck.Lists) ([]Group, error) {
+	adds, err := lists.Get(ctx, Rule(kind).Listing)
+	if err != nil {
+		return nil, err
+	}
+	order, by := buckets(adds, func(ad ghcheck.Listed) (k string, ours bool) {
+		if err == nil {
+			ours, err = f.isOurs(ctx, ad.Author)
+		}
+		return strconv.Itoa(ad.Number) + "\x00" + strings.ToLower(ad.Title), ours && err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	var out []Group
-	for _, l := range listed {
-		evs, err := f.gh.Timeline(ctx, f.opts.Repo, l.Number)
-		if err != nil {
-			return nil, err
+	for _, k := range order {
+		evs := by[k]
+		if len(evs) < 2 {
+			continue
 		}
-		order, byLabel := []string{}, map[string][]ghcheck.Event{}
-		for _, ev := range evs {
-			if ev.Kind != "labeled" {
-				continue
-			}
-			if ours, err := f.isOurs(ctx, ev.Actor); err != nil {
-				return nil, err
-			} else if !ours {
-				continue
-			}
-			k := strings.ToLower(ev.Label)
-			if byLabel[k] == nil {
-				order = append(order, k)
-			}
-			byLabel[k] = append(byLabel[k], ev)
+		at := func(ev ghcheck.Listed) Artifact {
+			return Artifact{Number: ev.Number, URL: ev.URL, Author: ev.Author, Created: ev.Created, Ours: true}
 		}
-		for _, k := range order {
-			evs := byLabel[k]
-			if len(evs) < 2 {
-				continue
-			}
-			at := func(ev ghcheck.Event) Artifact {
-				return Artifact{Number: l.Number, URL: l.URL, Author: ev.Actor, Created: ev.Created, Ours: true}
-			}
-			g := Group{Kind: KindLabels, Evidence: EvidenceExact, Detail: fmt.Sprintf("label %q applied by us %d times", evs[0].Label, len(evs)),
-				Rule: "the first add", Keep: at(evs[0]), Duplicates: []Artifact{}, KeepListed: l}
-			for _, ev := range evs[1:] {
-				d := at(ev)
-				d.Differs = "an add already made: its workflows ran again; nothing to remove"
-				s := ev.Created.Sub(evs[0].Created).Seconds()
-				d.AfterSeconds = &s
-				g.Duplicates = append(g.Duplicates, d)
-			}
-			g.SpanSeconds = evs[len(evs)-1].Created.Sub(evs[0].Created).Seconds()
-			out = append(out, g)
+		g := Group{Kind: kind, Evidence: EvidenceExact, Detail: fmt.Sprintf("label %q applied by us %d times", evs[0].Title, len(evs)),
+			Rule: "the first add", Keep: at(evs[0]), Duplicates: []Artifact{}, KeepListed: evs[0]}
+		for _, ev := range evs[1:] {
+			d := at(ev)
+			d.Differs = Rule(kind).Leave
+			s := ev.Created.Sub(evs[0].Created).Seconds()
+			d.AfterSeconds = &s
+			g.Duplicates = append(g.Duplicates, d)
 		}
+		g.SpanSeconds = evs[len(evs)-1].Created.Sub(evs[0].Created).Seconds()
+		out = append(out, g)
 	}
 	return out, nil
 }
@@ -557,13 +468,8 @@ func (f *finder) newItem(ctx context.Context, kind string, l ghcheck.Listed) (*i
 		it.key = it.keys[0]
 	}
 	if f.opts.Recorded != nil {
-		var k string
-		if kind == KindComment || kind == KindReview || kind == KindReviewComment {
-			k = f.opts.Recorded(kind, 0, l.ID)
-		} else {
-			k = f.opts.Recorded(kind, l.Number, 0)
-		}
-		if k != "" && !slices.Contains(it.keys, k) {
+		a := it.artifact() // its number or its id, as its kind names it
+		if k := f.opts.Recorded(kind, a.Number, a.ID); k != "" && !slices.Contains(it.keys, k) {
 			it.keys = append(it.keys, k)
 		}
 	}
@@ -610,7 +516,7 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 		}
 		count[what][who] = true
 	}
-	if it.kind == KindIssue || it.kind == KindPR {
+	if Numbered(it.kind) {
 		evs, err := f.gh.Timeline(ctx, f.opts.Repo, it.l.Number)
 		if err != nil {
 			return err
@@ -630,7 +536,7 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 				return err
 			}
 			switch {
-			case ev.Kind == "cross-referenced" && ev.SourcePR && it.kind == KindIssue:
+			case ev.Kind == "cross-referenced" && ev.SourcePR && !same(it.kind, "head"): // a pull request linking an issue
 				linked = append(linked, ev.Source)
 			case ev.Kind == "head_ref_force_pushed" && !ours: // anyone's but ours, a bot's too
 				add("force-pushes", orNoAccount(ev.Actor))
@@ -650,7 +556,7 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 		if len(linked) > 0 {
 			why = append(why, "linked from "+joinNumbers(linked))
 		}
-		if it.kind == KindPR {
+		if same(it.kind, "head") {
 			if all, err := f.commits(ctx, it, add); err != nil {
 				return err
 			} else if !all {
@@ -661,13 +567,12 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 			why = append(why, "merged")
 		}
 	}
-	if it.kind == KindReviewComment && it.l.Reactions > 0 {
-		// Reactors reads an issue comment's; who reacted here is not read,
-		// and the reactions count as a person's.
+	if !Rule(it.kind).Reactors && it.l.Reactions > 0 {
+		// Who reacted is not read here: the reactions count as a person's.
 		add(fmt.Sprintf("%d reactions", it.l.Reactions), "someone")
 	} else if it.l.Reactions > 0 {
 		var id int64
-		if it.kind == KindComment {
+		if onThread(it.kind) {
 			id = it.l.ID
 		}
 		who, err := f.gh.Reactors(ctx, f.opts.Repo, it.l.Number, id)
@@ -685,12 +590,12 @@ func (f *finder) involvement(ctx context.Context, it *item) error {
 	var out []string
 	for _, w := range why {
 		if people, ok := count[w]; ok {
-			w += " by " + strings.Join(slices.Sorted(mapsKeys(people)), ", ")
+			w += " by " + strings.Join(slices.Sorted(maps.Keys(people)), ", ")
 		}
 		out = append(out, w)
 	}
 	it.human = strings.Join(out, "; ")
-	if it.kind == KindComment || it.kind == KindReview || it.kind == KindReviewComment {
+	if onThread(it.kind) {
 		by, err := f.threadAck(ctx, it.l.Number)
 		if err != nil {
 			return err
@@ -756,16 +661,6 @@ func (f *finder) threadAck(ctx context.Context, n int) (string, error) {
 	}
 	f.threads[n] = by
 	return by, nil
-}
-
-func mapsKeys(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func joinNumbers(ns []int) string {
@@ -843,7 +738,7 @@ func (f *finder) group(ctx context.Context, c candidate) (g Group, err error) {
 // A key groups what one step made, whatever its text; only a duplicate
 // that holds nothing the kept one lacks is removed.
 func (f *finder) differs(ctx context.Context, keep, m *item) (string, error) {
-	if m.kind != KindPR {
+	if !same(m.kind, "head") {
 		if SameText(m.kind, keep.l, m.l) {
 			return "", nil
 		}
@@ -871,16 +766,53 @@ func (f *finder) differs(ctx context.Context, keep, m *item) (string, error) {
 	return other, nil
 }
 
-// SameText reports whether a and b, two issues or two comments, hold the
-// same text: the same thread for comments, the same NormalizeTitle for
-// issues, the same NormalizeBody.
+// SameText reports whether a and b, two artifacts of kind, hold the same
+// text: the same body by NormalizeBody, and what its Audit.Same names (a
+// thread, a title by NormalizeTitle, ...), a pull request's head aside.
 func SameText(kind string, a, b ghcheck.Listed) bool {
-	if (kind == KindComment || kind == KindReview || kind == KindReviewComment) && (a.Number != b.Number || a.State != b.State) ||
-		kind == KindReviewComment && a.Position != b.Position || kind == KindIssue && NormalizeTitle(a.Title) != NormalizeTitle(b.Title) ||
-		kind == KindRelease && (a.Head != b.Head || NormalizeTitle(a.Title) != NormalizeTitle(b.Title)) {
-		return false
+	for _, p := range append([]string{"body"}, Rule(kind).Same...) {
+		if part(p, a) != part(p, b) {
+			return false
+		}
 	}
-	return NormalizeBody(a.Body) == NormalizeBody(b.Body)
+	return true
+}
+
+// sig is what two of our artifacts of a kind share when they are the same
+// act: their author and what its Audit.Same names; "" for one that is
+// never a duplicate, an issue a person closed as completed (one like it
+// filed later is a recurrence).
+func sig(a effect.Audit, l ghcheck.Listed) string {
+	if l.StateReason == "completed" {
+		return ""
+	}
+	parts := []string{strings.ToLower(l.Author)}
+	for _, p := range a.Same {
+		parts = append(parts, part(p, l))
+	}
+	return strings.Join(parts, "\x00")
+}
+
+// part is what l holds of one part of Audit.Same; "" for a head or a
+// label, which are compared apart.
+func part(name string, l ghcheck.Listed) string {
+	switch name {
+	case "thread":
+		return strconv.Itoa(l.Number)
+	case "title":
+		return NormalizeTitle(l.Title)
+	case "body":
+		return NormalizeBody(l.Body)
+	case "event":
+		return l.State
+	case "line":
+		return l.Position
+	case "tag":
+		return l.Head
+	case "base":
+		return l.Base
+	}
+	return ""
 }
 
 // set marks members grouped and makes their candidate.
@@ -906,8 +838,8 @@ func apart(ms []*item) bool {
 
 // buckets groups items by key, keys in the order first seen, leaving out
 // the items whose key is not ok.
-func buckets[K comparable](items []*item, key func(*item) (K, bool)) ([]K, map[K][]*item) {
-	by := map[K][]*item{}
+func buckets[T any, K comparable](items []T, key func(T) (K, bool)) ([]K, map[K][]T) {
+	by := map[K][]T{}
 	var order []K
 	for _, it := range items {
 		k, ok := key(it)
@@ -932,7 +864,7 @@ func (f *finder) keySets(all []*item) []candidate {
 	}
 	order, byKey := buckets(all, func(it *item) (kk, bool) {
 		k := kk{kind: it.kind, key: it.key}
-		if it.kind == KindComment || it.kind == KindReview || it.kind == KindReviewComment {
+		if onThread(it.kind) {
 			k.thread = it.l.Number
 		}
 		return k, it.ours && it.key != ""
@@ -944,79 +876,6 @@ func (f *finder) keySets(all []*item) []candidate {
 		}
 	}
 	return out
-}
-
-// issueSets: the same author, the same normalised title and body. An
-// issue closed as completed is left out: one like it filed later is a
-// recurrence, not a duplicate.
-func (f *finder) issueSets(all []*item) []candidate {
-	return f.exact(all, KindIssue, "the same author, the same normalised title and body", func(it *item) string {
-		if it.l.StateReason == "completed" {
-			return ""
-		}
-		return strings.ToLower(it.l.Author) + "\x00" + NormalizeTitle(it.l.Title) + "\x00" + NormalizeBody(it.l.Body)
-	})
-}
-
-// commentSets: the same author, the same normalised body, on the same
-// thread.
-func (f *finder) commentSets(all []*item) []candidate {
-	return f.exact(all, KindComment, "the same author, the same normalised body, on the same thread", func(it *item) string {
-		return strings.ToLower(it.l.Author) + "\x00" + strconv.Itoa(it.l.Number) + "\x00" + NormalizeBody(it.l.Body)
-	})
-}
-
-// reviewCommentSets: the same author, the same normalised body, on the
-// same line of the same pull request (or in the same thread): what
-// claude-code-action #1405 left, every inline comment twice.
-func (f *finder) reviewCommentSets(all []*item) []candidate {
-	return f.exact(all, KindReviewComment, "the same author, the same normalised body, on the same line of the same pull request", func(it *item) string {
-		return strings.ToLower(it.l.Author) + "\x00" + strconv.Itoa(it.l.Number) + "\x00" + it.l.Position + "\x00" + NormalizeBody(it.l.Body)
-	})
-}
-
-// releaseSets: the same author, tag, title and normalised notes (drafts,
-// which GitHub lets share a tag).
-func (f *finder) releaseSets(all []*item) []candidate {
-	return f.exact(all, KindRelease, "the same author, tag, title and normalised notes", func(it *item) string {
-		return strings.ToLower(it.l.Author) + "\x00" + it.l.Head + "\x00" + NormalizeTitle(it.l.Title) + "\x00" + NormalizeBody(it.l.Body)
-	})
-}
-
-// reviewSets: the same author, the same event, the same normalised body,
-// on the same pull request.
-func (f *finder) reviewSets(all []*item) []candidate {
-	return f.exact(all, KindReview, "the same author, the same event, the same normalised body, on the same pull request", func(it *item) string {
-		return strings.ToLower(it.l.Author) + "\x00" + it.l.State + "\x00" + strconv.Itoa(it.l.Number) + "\x00" + NormalizeBody(it.l.Body)
-	})
-}
-
-// reviews lists the submitted reviews of each pull request listed, one
-// listing each (GitHub has no repository-wide one). A pending review is
-// its author's draft, one at most: never a duplicate.
-func (f *finder) reviews(ctx context.Context, pulls []ghcheck.Listed) ([]*item, error) {
-	var out []*item
-	for _, pr := range pulls {
-		rvs, err := f.gh.ListReviews(ctx, f.opts.Repo, pr.Number)
-		if err != nil {
-			return nil, err
-		}
-		for _, rv := range rvs {
-			if rv.State == "PENDING" {
-				continue
-			}
-			it, err := f.newItem(ctx, KindReview, ghcheck.Listed{Number: pr.Number, ID: rv.ID, Body: rv.Body, Author: rv.Author, URL: rv.URL,
-				State: rv.State, Created: rv.Submitted, Updated: rv.Submitted})
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, it)
-		}
-		if f.opts.Progress != nil {
-			f.opts.Progress("reviews", len(out))
-		}
-	}
-	return out, nil
 }
 
 // exact groups our artifacts of kind by sig ("" for none), leaving alone
@@ -1038,75 +897,42 @@ func (f *finder) exact(all []*item, kind, detail string, sig func(*item) string)
 	return out
 }
 
-// prSets: the same author, the same base, heads at the same commit or
-// with the same tree. Trees are read only for PRs that share an author
-// and base with another, once per commit; a head GitHub cannot return
-// (404, 422) has no tree, and groups by its commit alone.
-func (f *finder) prSets(ctx context.Context) ([]candidate, error) {
-	type ab struct{ author, base string }
-	order, byAB := buckets(f.prs, func(it *item) (ab, bool) {
-		return ab{strings.ToLower(it.l.Author), it.l.Base}, it.ours && !f.inGrp[it] && it.l.HeadSHA != ""
+// headSets groups pull requests (kind's Audit.Same names "head"): the
+// same author, the same base, heads at the same commit or with the same
+// tree. Trees are read only for PRs that share an author and base with
+// another, once per commit; a head GitHub cannot return (404, 422) has no
+// tree, and groups by its commit alone.
+func (f *finder) headSets(ctx context.Context, kind string, all []*item) ([]candidate, error) {
+	a := Rule(kind)
+	order, byAB := buckets(all, func(it *item) (string, bool) {
+		s := sig(a, it.l)
+		return s, it.kind == kind && it.ours && !f.inGrp[it] && it.l.HeadSHA != "" && s != ""
 	})
 	var out []candidate
 	for _, k := range order {
-		ms := byAB[k]
-		if len(ms) < 2 {
+		if len(byAB[k]) < 2 {
 			continue
 		}
-		// Union the PRs whose heads share a commit or a tree.
-		parent := make([]int, len(ms))
-		for i := range parent {
-			parent[i] = i
+		var err error
+		heads, byHead := buckets(byAB[k], func(it *item) (tree string, ok bool) {
+			if err == nil {
+				tree, err = f.treeOf(ctx, it.l.HeadSHA)
+			}
+			return cmp.Or(tree, "commit "+it.l.HeadSHA), err == nil // an unknown tree equals nothing
+		})
+		if err != nil {
+			return nil, err
 		}
-		var root func(int) int
-		root = func(i int) int {
-			for parent[i] != i {
-				i = parent[i]
-			}
-			return i
-		}
-		firstBy := map[string]int{}
-		join := func(sig string, i int) {
-			if sig == "" {
-				return
-			}
-			if j, ok := firstBy[sig]; ok {
-				parent[root(i)] = root(j)
-			} else {
-				firstBy[sig] = i
-			}
-		}
-		for i, it := range ms {
-			join("c:"+it.l.HeadSHA, i)
-			tree, err := f.treeOf(ctx, it.l.HeadSHA)
-			if err != nil {
-				return nil, err
-			}
-			if tree != "" { // an unknown tree equals nothing
-				join("t:"+tree, i)
-			}
-		}
-		sets := map[int][]*item{}
-		var roots []int
-		for i, it := range ms {
-			r := root(i)
-			if _, ok := sets[r]; !ok {
-				roots = append(roots, r)
-			}
-			sets[r] = append(sets[r], it)
-		}
-		for _, r := range roots {
-			set := sets[r]
+		for _, h := range heads {
+			set := byHead[h]
 			if len(set) < 2 || apart(set) {
 				continue
 			}
-			detail := "the same author, the same base " + k.base + ", heads at the same commit"
-			for _, it := range set[1:] {
-				if it.l.HeadSHA != set[0].l.HeadSHA {
-					detail = "the same author, the same base " + k.base + ", heads at the same commit or with the same tree"
-				}
+			detail := "the same author, the same base " + set[0].l.Base + ", heads at the same commit"
+			if slices.ContainsFunc(set, func(it *item) bool { return it.l.HeadSHA != set[0].l.HeadSHA }) {
+				detail += " or with the same tree"
 			}
-			out = append(out, f.set(KindPR, EvidenceExact, detail, set))
+			out = append(out, f.set(kind, EvidenceExact, detail, set))
 		}
 	}
 	return out, nil
@@ -1133,7 +959,7 @@ func (f *finder) lookAlikes(all []*item) []LookAlike {
 	by := map[kt][]*item{}
 	var order []kt
 	for _, it := range all {
-		if (it.kind != KindIssue && it.kind != KindPR) || !f.kinds[it.kind] {
+		if !Numbered(it.kind) {
 			continue
 		}
 		k := kt{it.kind, NormalizeTitle(it.l.Title)}
@@ -1195,7 +1021,7 @@ func NormalizeBody(s string) string {
 // between this read and the change; what happens in between is the risk
 // left.
 func Recheck(ctx context.Context, gh GitHub, r ghcheck.Repo, g Group, d Artifact) (string, error) {
-	isPR := g.Kind == KindPR
+	isPR := same(g.Kind, "head")
 	now, found, err := gh.Reread(ctx, r, d.Number, isPR, d.ID)
 	if err != nil {
 		return "", err
@@ -1214,7 +1040,7 @@ func Recheck(ctx context.Context, gh GitHub, r ghcheck.Repo, g Group, d Artifact
 	if reactions != d.Listed.Reactions {
 		return d.Ref(g.Kind) + " has new reactions since the listing", nil
 	}
-	if g.Kind == KindIssue || isPR {
+	if Numbered(g.Kind) {
 		evs, err := gh.Timeline(ctx, r, d.Number)
 		if err != nil {
 			return "", err
@@ -1231,7 +1057,7 @@ func Recheck(ctx context.Context, gh GitHub, r ghcheck.Repo, g Group, d Artifact
 			}
 		}
 		if others > d.Others {
-			return fmt.Sprintf("%s has new activity since the listing (%s)", d.Ref(g.Kind), strings.Join(slices.Sorted(mapsKeys(who)), ", ")), nil
+			return fmt.Sprintf("%s has new activity since the listing (%s)", d.Ref(g.Kind), strings.Join(slices.Sorted(maps.Keys(who)), ", ")), nil
 		}
 	}
 	k := g.Keep
@@ -1257,9 +1083,9 @@ func changed(kind string, a Artifact, now ghcheck.Listed, found bool) string {
 		return "is gone since the listing"
 	case now.State != was.State:
 		return "is " + now.State + " since the listing"
-	case now.Title != was.Title || now.Body != was.Body || (kind == KindComment && !now.Updated.Equal(was.Updated)):
+	case now.Title != was.Title || now.Body != was.Body || (onThread(kind) && !now.Updated.Equal(was.Updated)):
 		return "was edited since the listing"
-	case kind == KindPR && now.HeadSHA != was.HeadSHA:
+	case now.HeadSHA != was.HeadSHA:
 		return "has another head commit since the listing"
 	case !strings.EqualFold(now.Author, was.Author):
 		return "has another author"

@@ -157,11 +157,11 @@ func findGroup(rep *audit.Report, kind, keep string) *audit.Group {
 func TestFindKindsAndAuthors(t *testing.T) {
 	_, corpus, gh := newCorpus(t)
 	r := ghcheck.Repo{Owner: corpus.Owner, Name: corpus.Name}
-	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: r, Kinds: []string{audit.KindComment}, Authors: []string{audittest.Agent}})
+	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: r, Kinds: []string{"comment"}, Authors: []string{audittest.Agent}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Groups) != 2 || rep.Groups[0].Kind != audit.KindComment || rep.Groups[1].Kind != audit.KindComment {
+	if len(rep.Groups) != 2 || rep.Groups[0].Kind != "comment" || rep.Groups[1].Kind != "comment" {
 		t.Fatalf("groups = %+v, want the agent's two comment groups alone", rep.Groups)
 	}
 	rep, err = audit.Find(context.Background(), gh, audit.Options{Repo: r, Authors: []string{audittest.Human}})
@@ -209,9 +209,9 @@ func TestFindGroupsOnlyWhatCarriesTheKey(t *testing.T) {
 	unrelated := s.SeedIssue(o, n, audittest.Agent, fixtures.SeedIssue{Title: "Rotate the key", Body: "It expires."})
 	forged := func(kind string, number int, id int64) string {
 		switch {
-		case kind == audit.KindComment && (id == same || id == other):
+		case kind == "comment" && (id == same || id == other):
 			return k
-		case kind == audit.KindIssue && number == unrelated:
+		case kind == "issue" && number == unrelated:
 			return ik
 		}
 		return ""
@@ -273,16 +273,16 @@ func TestFindReleases(t *testing.T) {
 	mk(audittest.AgentToken, "v1", "One", "Other notes.")
 	mk(audittest.AgentToken, "v2", "Two", taskkey.WithMarker(k, "First."))
 	mk(audittest.AgentToken, "v2", "Two", taskkey.WithMarker(k, "Reworded."))
-	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: ghcheck.Repo{Owner: o, Name: n}, Kinds: []string{audit.KindRelease}})
+	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: ghcheck.Repo{Owner: o, Name: n}, Kinds: []string{"release"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Listed.Releases != 6 || len(rep.Groups) != 2 {
-		t.Fatalf("listed %d releases, %d groups; want 6 and 2: %+v", rep.Listed.Releases, len(rep.Groups), rep.Groups)
+	if rep.Listed["releases"] != 6 || len(rep.Groups) != 2 {
+		t.Fatalf("listed %d releases, %d groups; want 6 and 2: %+v", rep.Listed["releases"], len(rep.Groups), rep.Groups)
 	}
 	for _, g := range rep.Groups {
 		d := g.Duplicates
-		if g.Kind != audit.KindRelease || len(d) != 1 || d[0].ID <= g.Keep.ID || d[0].Name != g.Keep.Name {
+		if g.Kind != "release" || len(d) != 1 || d[0].ID <= g.Keep.ID || d[0].Name != g.Keep.Name {
 			t.Errorf("group %+v: want one newer duplicate of the kept release, of its tag", g)
 		}
 		switch g.Evidence {
@@ -324,11 +324,11 @@ func TestFindLabelsAppliedTwice(t *testing.T) {
 	if err != nil || len(rep.Groups) != 0 {
 		t.Fatalf("default kinds: %+v, %v; want no group (labels are asked for)", rep, err)
 	}
-	rep, err = audit.Find(context.Background(), gh, audit.Options{Repo: r, Kinds: []string{audit.KindLabels}})
+	rep, err = audit.Find(context.Background(), gh, audit.Options{Repo: r, Kinds: []string{"labels"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := findGroup(rep, audit.KindLabels, "#1")
+	g := findGroup(rep, "labels", "#1")
 	if len(rep.Groups) != 1 || g == nil || len(g.Duplicates) != 1 || !strings.Contains(g.Detail, `"ready"`) {
 		t.Fatalf("groups %+v, want one for label ready on #1", rep.Groups)
 	}

@@ -54,11 +54,11 @@ func TestInlineCommentsPostedTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Listed.ReviewComments != 4 || len(rep.Groups) != 1 {
+	if rep.Listed["review_comments"] != 4 || len(rep.Groups) != 1 {
 		t.Fatalf("listed %+v, groups %+v: want 4 inline comments and one group", rep.Listed, rep.Groups)
 	}
 	g := rep.Groups[0]
-	if g.Kind != audit.KindReviewComment || g.Keep.ID != first || len(g.Duplicates) != 1 || g.Duplicates[0].ID != again ||
+	if g.Kind != "review-comment" || g.Keep.ID != first || len(g.Duplicates) != 1 || g.Duplicates[0].ID != again ||
 		g.Duplicates[0].Differs != "" || *g.Duplicates[0].AfterSeconds < 20 || g.Keep.Thread != n {
 		t.Fatalf("group %+v, want %d kept and %d, 20 s or more later, its duplicate", g, first, again)
 	}

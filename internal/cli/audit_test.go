@@ -13,10 +13,7 @@ import (
 
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/audit"
 	"github.com/ghonce/ghonce/internal/fakegithub"
-	"github.com/ghonce/ghonce/kinds"
-	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/tests/audittest"
 )
 
@@ -270,15 +267,5 @@ func TestAuditApplyAdoptsTheKeptKey(t *testing.T) {
 	}
 	if w.fake.Writes() != writes {
 		t.Fatalf("the task's next run wrote %d times", w.fake.Writes()-writes)
-	}
-}
-
-// The ledger's entries are matched to the audit's groups by kind name:
-// an issue, a pull request and a comment are the same words to both.
-func TestAuditKindsAreTheEnginesKinds(t *testing.T) {
-	for _, k := range []string{audit.KindIssue, audit.KindPR, audit.KindComment, audit.KindReview} {
-		if _, ok := kinds.FaceOf(k); !ok {
-			t.Errorf("the audit's kind %q is no kind of the engine's (%v)", k, reconcile.Kinds())
-		}
 	}
 }

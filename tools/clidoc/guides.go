@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/ghonce/ghonce/internal/audit"
 	"github.com/ghonce/ghonce/internal/mcp"
 )
 
@@ -25,6 +26,7 @@ var GuideSections = map[string][]string{
 	"docs/guide/mcp-proxy.md": {mcp.GuideProxyTools},
 	"docs/reference/kinds.md": {"kinds", "guard-writes"},
 	"action.yml":              {"action-command", "action-env", "action-dispatch"},
+	"docs/guide/audit.md":     {audit.GuideKinds},
 }
 
 // Guides returns the guides with generated sections (GuideSections) as
@@ -39,6 +41,7 @@ func Guides(root string) (map[string][]byte, error) {
 		return nil, err
 	}
 	maps.Copy(tables, more)
+	tables[audit.GuideKinds] = audit.GuideTable()
 	out := map[string][]byte{}
 	for page, names := range GuideSections {
 		b, err := os.ReadFile(filepath.Join(root, page))

@@ -3,6 +3,7 @@
 package auditcmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -44,7 +45,7 @@ type auditOptions struct {
 func NewCmdAudit(f *cmdutil.Factory, runF func(*auditOptions) error) *cobra.Command {
 	opts := &auditOptions{f: f, Engine: cmdutil.NewEngineFlags()}
 	c := &cobra.Command{
-		Use:   "audit [--repo O/R] [--since 30d] [--author LOGIN]... [--kind issue,pr,comment,review-comment,review,release,labels] [--json] [--summary FILE] [--apply]",
+		Use:   "audit [--repo O/R] [--since 30d] [--author LOGIN]... [--kind " + strings.Join(audit.AllKinds, ",") + "] [--json] [--summary FILE] [--apply]",
 		Short: "Find the duplicates earlier runs left on a repository, and settle them once with --apply",
 		Long: `Find the duplicates that runs without ghonce left on a repository: issues,
 pull requests and comments made twice. Only evidence groups them, strongest
@@ -105,7 +106,7 @@ open; acknowledged ones do not count), 1 error, 2 usage.`,
 	}
 	c.Flags().StringVar(&opts.Since, "since", "30d", "read issues, pull requests and comments updated since this long ago (30d, 12h, 2w) or this date (2026-11-01); 0 for all")
 	c.Flags().StringArrayVar(&opts.Authors, "author", nil, "only groups with an artifact by this login (repeatable)")
-	c.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only these kinds: issue, pr, comment, release, labels (comma-separated; default all but labels; branch groups none)")
+	c.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only these kinds: "+strings.Join(audit.AllKinds, ", ")+" (comma-separated; default "+strings.Join(audit.DefaultKinds, ", ")+")")
 	c.Flags().StringVar(&opts.Summary, "summary", "", "also write the report as Markdown to FILE (e.g. $GITHUB_STEP_SUMMARY; appended to)")
 	c.Flags().BoolVar(&opts.Apply, "apply", false, "settle the duplicates (default: a dry run that says what it would do)")
 	c.Flags().BoolVar(&opts.HumanToo, "include-human", false, "with --apply, also settle duplicates a person acted on")
@@ -177,7 +178,7 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 	for _, k := range opts.Kinds {
 		k = strings.TrimSpace(k)
 		if !slices.Contains(audit.AllKinds, k) {
-			return cmdutil.Usagef("invalid --kind %q: want issue, pr, comment, review-comment, review, release, labels or branch", k)
+			return cmdutil.Usagef("invalid --kind %q: want one of %s", k, strings.Join(audit.AllKinds, ", "))
 		}
 		kinds = append(kinds, k)
 	}
@@ -253,8 +254,8 @@ func auditRun(ctx context.Context, opts *auditOptions) error {
 	}
 	fmt.Fprintf(f.IO.Err, "ghonce: audit of %s: %d %s, %d open %s%s; read %d %s, %d %s, %d %s in %d GitHub %s\n",
 		r, len(rep.Groups), cmdutil.Plural(len(rep.Groups), "group", "groups"), left, cmdutil.Plural(left, "duplicate", "duplicates"), leftWord(opts.Apply),
-		rep.Listed.Issues, cmdutil.Plural(rep.Listed.Issues, "issue", "issues"), rep.Listed.PRs, cmdutil.Plural(rep.Listed.PRs, "pull request", "pull requests"),
-		rep.Listed.Comments, cmdutil.Plural(rep.Listed.Comments, "comment", "comments"), st.Requests, cmdutil.Plural(int(st.Requests), "request", "requests"))
+		rep.Listed["issues"], cmdutil.Plural(rep.Listed["issues"], "issue", "issues"), rep.Listed["prs"], cmdutil.Plural(rep.Listed["prs"], "pull request", "pull requests"),
+		rep.Listed["comments"], cmdutil.Plural(rep.Listed["comments"], "comment", "comments"), st.Requests, cmdutil.Plural(int(st.Requests), "request", "requests"))
 	if !opts.Apply && len(actions) > 0 {
 		fmt.Fprintln(f.IO.Err, "ghonce: a dry run: nothing was changed; --apply makes the writes listed")
 	}
@@ -294,17 +295,16 @@ func planActions(rep *audit.Report, opts *auditOptions) []auditAction {
 				continue
 			}
 			a := auditAction{Kind: g.Kind, Target: d.Ref(g.Kind), Keep: g.Keep.Ref(g.Kind)}
-			switch g.Kind {
-			case audit.KindIssue, audit.KindPR:
+			rule := audit.Rule(g.Kind)
+			switch rule.Settle {
+			case "close", "close-pr":
 				a.Do = "comment linking " + a.Keep + ", close as a duplicate"
-			case audit.KindComment:
+			case "delete":
 				a.Do = "delete the comment (the kept comment holds the same text)"
 			}
 			switch {
-			case g.Kind == audit.KindRelease:
-				a.Skipped = "ghonce does not delete releases: delete it on GitHub if it is not needed"
-			case g.Kind == audit.KindReview:
-				a.Skipped = "GitHub deletes no submitted review: for a person (dismiss it, or edit its text)"
+			case rule.Settle == "":
+				a.Skipped = cmp.Or(rule.Leave, "reported only: --apply does not settle a "+g.Kind)
 			case !d.Ours: // Find groups only ours; never act on another's
 				a.Skipped = "written by " + d.Author + ", not this token's login"
 			case d.AckedBy != "":
@@ -313,8 +313,6 @@ func planActions(rep *audit.Report, opts *auditOptions) []auditAction {
 				a.Skipped = d.Differs + ": for a person (label it " + audit.AckLabel + " to keep both)"
 			case d.HumanTouched() && !opts.HumanToo:
 				a.Skipped = "a person acted on it: " + d.Human + " (--include-human; or label it " + audit.AckLabel + " to keep both)"
-			case g.Kind == audit.KindReviewComment:
-				a.Skipped = "inline comments are reported, not deleted: delete it on GitHub"
 			}
 			out = append(out, a)
 		}

@@ -3,6 +3,7 @@ package auditcmd
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/audit"
 	"github.com/ghonce/ghonce/internal/cli/cmdutil"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/reconcile"
@@ -34,12 +36,6 @@ func linkBody(g audit.Group) string {
 		g.Keep.Ref(g.Kind), g.Detail, g.Evidence)
 }
 
-// auditSpecs and adoptSpec switch on the audit's kinds, not on the
-// kinds' declarations (reconcile.Face): how a duplicate is settled (link
-// and close, or delete) and how a listed artifact reads as a kind's
-// description are the audit's policy about artifacts found on GitHub,
-// not a front carrying an act.
-
 // auditActions are the engine actions that settle duplicate d of g, in
 // order (a linking comment before a close, so a closed duplicate always
 // says why), each prepared: one the engine refuses is refused before any
@@ -60,20 +56,26 @@ func auditSpecs(repo string, g audit.Group, d audit.Artifact, guard reconcile.Gu
 	act := func(what string, spec reconcile.Spec) reconcile.Action {
 		return reconcile.Action{Task: auditTask, Step: auditStep(g.Kind, g.Keep, what), Repo: repo, Spec: spec}
 	}
-	switch g.Kind {
-	case audit.KindIssue:
+	rule := audit.Rule(g.Kind)
+	switch rule.Settle {
+	case "close":
 		return []reconcile.Action{act("link", reconcile.Comment{Number: d.Number, Body: linkBody(g)}), act("close", reconcile.Close{Number: d.Number, Reason: "duplicate", Guard: guard})}
-	case audit.KindPR:
+	case "close-pr":
 		return []reconcile.Action{act("link", reconcile.Comment{Number: d.Number, Body: linkBody(g)}), act("close", reconcile.Close{Number: d.Number, PR: true, Guard: guard})}
-	case audit.KindComment:
+	case "delete":
 		return []reconcile.Action{act("delete", reconcile.DeleteComment{ID: d.ID, Number: d.Thread, Guard: guard})}
 	}
 	return nil
 }
 
 // adoptSpec describes a kept artifact that carries a key as its kind's
-// description, the payload a run of its task would have stored.
-func adoptSpec(repo string, g audit.Group) reconcile.Spec {
+// description, the payload a run of its task would have stored: the
+// listing's fields by GitHub's names, which are the kind's (effect.Face).
+// Only a kind --apply settles is adopted; nil for another.
+func adoptSpec(repo string, g audit.Group) (reconcile.Spec, error) {
+	if audit.Rule(g.Kind).Settle == "" {
+		return nil, nil
+	}
 	l := g.KeepListed
 	body := l.Body
 	if k, ok := taskkey.ParseMarker(body); ok {
@@ -85,19 +87,14 @@ func adoptSpec(repo string, g audit.Group) reconcile.Spec {
 			labels = append(labels, name)
 		}
 	}
-	switch g.Kind {
-	case audit.KindIssue:
-		return reconcile.Issue{Title: l.Title, Body: body, Labels: labels}
-	case audit.KindPR:
-		head := l.Head
-		if owner, _, _ := strings.Cut(repo, "/"); l.HeadOwner != "" && !strings.EqualFold(l.HeadOwner, owner) {
-			head = l.HeadOwner + ":" + l.Head // a fork's branch, as --head names it
-		}
-		return reconcile.PR{Base: l.Base, Head: head, Title: l.Title, Body: body, Labels: labels}
-	case audit.KindComment:
-		return reconcile.Comment{Number: l.Number, Body: body}
+	head := l.Head
+	if owner, _, _ := strings.Cut(repo, "/"); l.HeadOwner != "" && !strings.EqualFold(l.HeadOwner, owner) {
+		head = l.HeadOwner + ":" + l.Head // a fork's branch, as --head names it
 	}
-	return nil
+	payload, _ := json.Marshal(map[string]any{"number": l.Number, "title": l.Title, "body": body, "labels": labels, "base": l.Base, "head": head})
+	spec, err := kinds.DecodeValue(g.Kind, payload)
+	s, _ := spec.(reconcile.Spec)
+	return s, err
 }
 
 // ledgerArtifacts is what a ledger recorded in one repository: the key of
@@ -107,11 +104,13 @@ type ledgerArtifacts struct {
 	byArtifact map[string][]*ledger.Entry
 }
 
+// artifactKey names an artifact of kind: by its number when the audit
+// names it by one (audit.Numbered), else by its id.
 func artifactKey(kind string, number int, id int64) string {
-	if kind == audit.KindComment {
-		return fmt.Sprintf("comment %d", id)
+	if audit.Numbered(kind) {
+		return fmt.Sprintf("%s #%d", kind, number)
 	}
-	return fmt.Sprintf("%s #%d", kind, number)
+	return fmt.Sprintf("%s %d", kind, id)
 }
 
 func readLedgerArtifacts(ctx context.Context, l ledger.Ledger, repo string) (*ledgerArtifacts, error) {
@@ -122,7 +121,7 @@ func readLedgerArtifacts(ctx context.Context, l ledger.Ledger, repo string) (*le
 	la := &ledgerArtifacts{byArtifact: map[string][]*ledger.Entry{}}
 	for _, e := range es {
 		// The audit's kinds are the engine's, by name.
-		if (e.Kind == audit.KindIssue || e.Kind == audit.KindPR) && e.Ref.Number != 0 || e.Kind == audit.KindComment && e.Ref.ID != 0 {
+		if audit.Rule(e.Kind).Listing != "" && (audit.Numbered(e.Kind) && e.Ref.Number != 0 || !audit.Numbered(e.Kind) && e.Ref.ID != 0) {
 			k := artifactKey(e.Kind, e.Ref.Number, e.Ref.ID)
 			la.byArtifact[k] = append(la.byArtifact[k], e)
 		}
@@ -247,12 +246,14 @@ func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *
 	}
 	for _, g := range rep.Groups {
 		if g.Keep.Key != "" && g.Keep.Ours {
-			if spec := adoptSpec(repo, g); spec != nil {
+			spec, err := adoptSpec(repo, g)
+			if err == nil && spec != nil {
 				art := effect.Artifact{Number: g.Keep.Number, ID: g.Keep.ID, URL: g.Keep.URL}
-				if _, err := eng.Adopt(ctx, reconcile.AdoptParams{Key: g.Keep.Key, Repo: repo, Spec: spec, Artifact: art, Why: "adopted by ghonce audit: kept from a duplicate group"}); err != nil {
-					fmt.Fprintf(f.IO.Err, "ghonce: audit: adopt %s %s: %v\n", g.Kind, g.Keep.Ref(g.Kind), err)
-					failed++
-				}
+				_, err = eng.Adopt(ctx, reconcile.AdoptParams{Key: g.Keep.Key, Repo: repo, Spec: spec, Artifact: art, Why: "adopted by ghonce audit: kept from a duplicate group"})
+			}
+			if err != nil {
+				fmt.Fprintf(f.IO.Err, "ghonce: audit: adopt %s %s: %v\n", g.Kind, g.Keep.Ref(g.Kind), err)
+				failed++
 			}
 		}
 		for _, d := range g.Duplicates {
