@@ -44,7 +44,8 @@ func (Branch) Face() Face {
 		Unwired:  []string{"from"},
 		ReadBack: []string{"repos/{owner}/{repo}/git/ref/heads/{name}"},
 		CLI:      []string{"branch create"}, MCP: []string{"create_branch"},
-		Does: "Create a branch",
+		Does:    "Create a branch",
+		Example: `{"name": "release-prep", "from": "main"}`,
 		Fields: []effect.Field{
 			{Name: "name", Arg: "NAME", MCP: "branch", Input: "branch", Required: true},
 			{Name: "sha", Help: "commit the branch points at", MCP: "-", Input: "-"},

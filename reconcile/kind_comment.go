@@ -31,7 +31,8 @@ func (Comment) Face() Face {
 		Write:    "POST repos/{owner}/{repo}/issues/{number}/comments",
 		ReadBack: []string{"repos/{owner}/{repo}/issues/comments/{id}"},
 		CLI:      []string{"issue comment", "pr comment"}, Gh: []string{"issue comment", "pr comment"}, MCP: []string{"add_issue_comment"},
-		Does: "Comment on an issue or pull request",
+		Does:    "Comment on an issue or pull request",
+		Example: `{"number": 1, "body": "Fixed in #2."}`,
 		Fields: []effect.Field{
 			{Name: "number", Arg: "NUMBER", MCP: "issue_number", Help: "the issue or pull request number", Required: true},
 			bodyField,

@@ -27,8 +27,9 @@ func (Issue) Face() Face {
 		Refuses:  []string{"assignee", "assignees", "milestone", "state", "state_reason", "type"},
 		ReadBack: []string{"repos/{owner}/{repo}/issues/{number}"},
 		CLI:      []string{"issue create"}, Gh: []string{"issue create"}, MCP: []string{"create_issue", "issue_write"},
-		Does:   "File an issue",
-		Fields: []effect.Field{titleField, bodyField, labelsField},
+		Does:    "File an issue",
+		Example: `{"title": "The parser crashes on empty input", "body": "Seen on CI.", "labels": ["bug"]}`,
+		Fields:  []effect.Field{titleField, bodyField, labelsField},
 	}
 }
 

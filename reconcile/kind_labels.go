@@ -37,7 +37,8 @@ func (Labels) Face() Face {
 		Write:    "POST repos/{owner}/{repo}/issues/{number}/labels",
 		ReadBack: []string{"repos/{owner}/{repo}/issues/{number}/labels"},
 		CLI:      []string{"issue edit", "pr edit"}, Gh: []string{"issue edit", "pr edit"},
-		Does: "Add labels to an issue or pull request",
+		Does:    "Add labels to an issue or pull request",
+		Example: `{"number": 1, "labels": ["bug", "help wanted"]}`,
 		Fields: []effect.Field{
 			{Name: "number", Arg: "NUMBER", MCP: "issue_number", Help: "the issue or pull request number", Required: true},
 			{Name: "labels", Flag: "add-label", Input: "labels", List: true, Help: "a label to add (repeat, or separate with commas) (required)", Required: true},

@@ -33,7 +33,8 @@ func (PR) Face() Face {
 		Refuses:  []string{"head_repo", "issue", "maintainer_can_modify"},
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/{number}"},
 		CLI:      []string{"pr create"}, Gh: []string{"pr create"}, MCP: []string{"create_pull_request"},
-		Does: "Open a pull request",
+		Does:    "Open a pull request",
+		Example: `{"base": "main", "head": "fix", "title": "Fix the crash on start", "body": "Closes #1.", "labels": ["bug"]}`,
 		Fields: []effect.Field{
 			{Name: "base", Short: "B", Help: "branch to merge into (required)", Required: true},
 			{Name: "head", Short: "H", Help: "branch with the changes, or OWNER:BRANCH for a fork (required)", Required: true},

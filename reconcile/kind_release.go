@@ -35,7 +35,8 @@ func (Release) Face() Face {
 		Refuses:  []string{"discussion_category_name", "generate_release_notes", "make_latest"},
 		ReadBack: []string{"repos/{owner}/{repo}/releases/{id}"},
 		CLI:      []string{"release create"}, Gh: []string{"release create"},
-		Does: "Create a release",
+		Does:    "Create a release",
+		Example: `{"tag_name": "v1.0.0", "name": "v1.0.0", "body": "The first release."}`,
 		Fields: []effect.Field{
 			{Name: "tag_name", Arg: "TAG", Input: "tag", Required: true},
 			{Name: "name", Flag: "title", Short: "t", Help: "release title"},

@@ -36,7 +36,8 @@ func (Review) Face() Face {
 		Refuses:  []string{"node_id"},
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/{number}/reviews/{id}"},
 		CLI:      []string{"pr review"}, Gh: []string{"pr review"}, MCP: []string{"pull_request_review_write"},
-		Does: "Review a pull request",
+		Does:    "Review a pull request",
+		Example: `{"number": 2, "event": "COMMENT", "body": "Looks right; one question inline."}`,
 		Fields: []effect.Field{
 			{Name: "number", Arg: "NUMBER", MCP: "pullNumber", Help: "the pull request number", Required: true},
 			{Name: "event", Switches: map[string]string{"comment": "COMMENT", "approve": "APPROVE", "request-changes": "REQUEST_CHANGES"},

@@ -55,7 +55,8 @@ func (ReviewComment) Face() Face {
 		Refuses:  []string{"position", "subject_type"},
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/comments/{id}"},
 		CLI:      []string{"pr comment"}, MCP: []string{"add_reply_to_pull_request_comment"},
-		Does: "Comment on a line of a pull request's diff",
+		Does:    "Comment on a line of a pull request's diff",
+		Example: `{"number": 2, "path": "change-mallory.txt", "line": 1, "body": "Off by one here."}`,
 		Fields: []effect.Field{
 			{Name: "number", Arg: "NUMBER", MCP: "pullNumber", Help: "the pull request number", Required: true},
 			bodyField,
