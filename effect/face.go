@@ -48,12 +48,9 @@ type Face struct {
 
 	// Does is the verbs' one line of help: "Create a release".
 	Does string
-	// Example is one action of the kind, its fields as JSON by their JSON
-	// names, that the kind accepts and that can be made in the example
-	// repository (testworld's SeedExamples: issue #1, branch fix ahead of
-	// main, pull request #2 adding change-mallory.txt): the verbs' help
-	// shows it, and tests that hold every kind to a property run it. A
-	// kind no front carries may have none.
+	// Example is one action of the kind, its fields as JSON, valid and made
+	// in the repository testworld's SeedExamples makes: the verbs' help shows
+	// it, and every test that runs each kind runs it. Empty: no front has it.
 	Example string
 	// Fields are the kind's fields as the fronts spell them: the one
 	// place a flag, a gh flag, an MCP argument or an Action input is
