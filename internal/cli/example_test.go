@@ -14,8 +14,10 @@ import (
 func TestVerbExamplesParseIntoTheKindsExamples(t *testing.T) {
 	t.Parallel()
 	f := &factory{sys: IO{Getenv: func(string) string { return "" }}}
-	owner, examples := map[string]string{}, map[string][]any{} // by verb: its first kind, its kinds' examples
-	for _, k := range reconcile.Kinds() { // a guarded command's verb is its own (exec)
+	// By verb: its first kind, and its kinds' examples.
+	owner, examples := map[string]string{}, map[string][]any{}
+	// A guarded command's verb (exec) is its own, not built from its Face.
+	for _, k := range reconcile.Kinds() {
 		face, _ := kinds.FaceOf(k)
 		ex, err := kinds.DecodeValue(k, []byte(face.Example))
 		for _, verb := range face.CLI {
