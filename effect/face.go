@@ -48,6 +48,10 @@ type Face struct {
 
 	// Does is the verbs' one line of help: "Create a release".
 	Does string
+	// Example is one action of the kind, its fields as JSON, valid and made
+	// in the repository testworld's SeedExamples makes: the verbs' help shows
+	// it, and every test that runs each kind runs it. Empty: no front has it.
+	Example string
 	// Fields are the kind's fields as the fronts spell them: the one
 	// place a flag, a gh flag, an MCP argument or an Action input is
 	// named. A front builds its verb or tool from them.

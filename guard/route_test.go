@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-github/v66/github"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -20,8 +21,6 @@ import (
 // parameters included.
 func TestEveryDeclaredWriteIsGuarded(t *testing.T) {
 	sample := map[string]string{"owner": "octo-org", "repo": "hello-world", "number": "42", "path...": "docs/CHANGE LOG.md", "path": "docs/CHANGE LOG.md"}
-	values := map[string]any{"draft": true, "prerelease": true, "labels": []string{"x"}, "content": "eA==", "comments": []map[string]any{{"path": "a.go", "line": 1, "body": "x"}},
-		"line": 3, "start_line": 1, "in_reply_to": 7}
 	var guarded int
 	for _, kind := range reconcile.Kinds() {
 		f, _ := kinds.FaceOf(kind)
@@ -36,13 +35,24 @@ func TestEveryDeclaredWriteIsGuarded(t *testing.T) {
 				segs[i] = strings.ReplaceAll(sample[p], " ", "%20")
 			}
 		}
-		body := map[string]any{}
+		// Every body field: the example's value, else one of its type.
+		var example map[string]any
+		_ = json.Unmarshal([]byte(f.Example), &example)
+		types, body := kinds.FieldTypes(kind), map[string]any{}
 		for _, field := range reconcile.BodyFields(kind) {
-			prefix, _, _ := strings.Cut(f.Wire[field], "{")
-			body[field] = prefix + "x"
-			if v, ok := values[field]; ok {
-				body[field] = v
+			name, prefix := field, ""
+			if w, ok := f.Wire[field]; ok {
+				prefix, _, _ = strings.Cut(w, "{")
+				name, _ = effect.WireParam(w)
 			}
+			v, ok := example[name]
+			if !ok {
+				v = sampleOf(types[name])
+			}
+			if s, ok := v.(string); ok {
+				v = prefix + s
+			}
+			body[field] = v
 		}
 		b, _ := json.Marshal(body)
 		req := httptest.NewRequest(method, "https://ghe.example/api/v3/"+strings.Join(segs, "/"), strings.NewReader(string(b)))
@@ -69,6 +79,56 @@ func TestEveryDeclaredWriteIsGuarded(t *testing.T) {
 	if guarded != len(routes) || guarded < 5 {
 		t.Errorf("%d kinds declare a REST write, %d routes", guarded, len(routes))
 	}
+}
+
+// sampleOf is a value of type t with every part set: "x", 1, true, a
+// list of one.
+func sampleOf(t reflect.Type) any {
+	if t == nil {
+		return "x"
+	}
+	v := reflect.New(t).Elem()
+	var fill func(v reflect.Value)
+	fill = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("x")
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Int, reflect.Int64:
+			v.SetInt(1)
+		case reflect.Uint8:
+			v.SetUint('x')
+		case reflect.Slice:
+			e := reflect.New(v.Type().Elem()).Elem()
+			fill(e)
+			v.Set(reflect.Append(v, e))
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					fill(v.Field(i))
+				}
+			}
+		}
+	}
+	fill(v)
+	return v.Interface()
+}
+
+// lineHas reports whether one line of doc holds every part.
+func lineHas(doc string, parts ...string) bool {
+	for _, line := range strings.Split(doc, "\n") {
+		n := 0
+		for _, p := range parts {
+			if strings.Contains(line, p) {
+				n++
+			}
+		}
+		if n == len(parts) {
+			return true
+		}
+	}
+	return false
 }
 
 // A kind's body fields and the ones it refuses are every field go-github

@@ -1,8 +1,13 @@
 package kinds
 
 import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/ghonce/ghonce/effect"
 )
 
 // DecodeValue is Decode's description as a value, not a pointer: what a
@@ -29,4 +34,42 @@ func FieldTypes(kind string) map[string]reflect.Type {
 		}
 	}
 	return out
+}
+
+// ExampleLine is kind's Face.Example as a command line's words after its
+// verb, each field named by flag ("": not on that front), its arguments
+// first: `1 --body 'Fixed in #2.'`.
+func ExampleLine(kind string, flag func(effect.Field) string) string {
+	f, _ := FaceOf(kind)
+	var ex map[string]any
+	_ = json.Unmarshal([]byte(f.Example), &ex)
+	var args, flags []string
+	for _, fl := range f.Fields {
+		vs, list := ex[fl.Name].([]any)
+		if b, err := base64.StdEncoding.DecodeString(fmt.Sprint(ex[fl.Name])); err == nil && FieldTypes(kind)[fl.Name] == reflect.TypeFor[[]byte]() {
+			vs = []any{string(b)}
+		} else if v, ok := ex[fl.Name]; ok && !list {
+			vs = []any{v}
+		}
+		for _, v := range vs {
+			s := fmt.Sprint(v)
+			if strings.ContainsAny(s, " #'\"$&;|<>()") {
+				s = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+			}
+			for sw, val := range fl.Switches {
+				if val == v {
+					flags = append(flags, "--"+sw)
+				}
+			}
+			switch n := flag(fl); {
+			case fl.Arg != "":
+				args = append(args, s)
+			case v == true:
+				flags = append(flags, "--"+n)
+			case n != "":
+				flags = append(flags, "--"+n, s)
+			}
+		}
+	}
+	return strings.Join(append(args, flags...), " ")
 }

@@ -52,6 +52,7 @@ func (Exec) Kind() string { return "exec" }
 func (Exec) Face() effect.Face {
 	return effect.Face{
 		CLI: []string{"exec"}, Does: "Run a command with a side effect ghonce cannot see",
+		Example: `{"argv": ["./notify.sh", "release v1.0.0"], "check": "./notified.sh v1.0.0", "target": "ops"}`,
 		Fields: []effect.Field{
 			{Name: "argv", Arg: "COMMAND", List: true, Required: true},
 			{Name: "check", Help: "shell command that exits 0 if the effect already exists, 1 if not"},

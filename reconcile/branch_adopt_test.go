@@ -61,3 +61,12 @@ func TestBranchAtALaterCommitNeedsEvidence(t *testing.T) {
 		t.Errorf("our branch with a push on top, after a crash: %s at %s, want found at %s", r.Outcome, r.SHA, later)
 	}
 }
+
+// A branch at a commit, beside its example from a ref
+// (TestWireFirstCreate), costs one write and two round trips.
+func TestWireBranchAtACommit(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.establish()
+	w.wireFirstCreate(t, wireCase{name: "branch", spec: reconcile.Branch{Name: "wire-branch", SHA: w.Main}, writes: 1, trips: 2, early: true})
+}

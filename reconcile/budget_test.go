@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
@@ -122,81 +124,96 @@ func TestRequestsFirstPRCreateAndReplay(t *testing.T) {
 
 // A rerun after an attempt whose create landed but whose answer was lost
 // (the connection dropped after GitHub committed: the same ledger state a
-// kill leaves) costs at most 3 requests for every kind, a comment on a
-// thread of 3,000 included.
+// kill leaves) costs at most 3 requests for every kind (its example), on
+// a repository whose issue #1 has a thread of 3,000 comments; so does one
+// after a create refused before GitHub stored it (a kill before sending),
+// which the rerun makes once.
 func TestRequestsRerunAfterCrash(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	clock := time.Now().Add(-72 * time.Hour)
-	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
-	w := newWorld(t, testworld.Fake(fixtures.Options{Now: now}))
-	s := w.GitHub
-	thread := s.SeedIssue(owner, name, other, fixtures.SeedIssue{Title: "long thread"})
-	for i := range 3000 {
-		s.SeedComment(owner, name, thread, other, fmt.Sprintf("comment %d", i))
-	}
-	mu.Lock()
-	clock = time.Now()
-	mu.Unlock()
-	w.establish()
-	w.Push("feat")
-	pr, _ := w.reviewPR()
-	type rerunCase struct {
-		kind string
-		spec reconcile.Spec
-		path string // the create to fault
-	}
-	// rerun faults each kind's create with fault, then counts what the
-	// rerun of a restarted process spends, and checks its outcome.
-	rerun := func(task string, fault fixtures.FaultKind, want reconcile.Outcome, what string, cases []rerunCase) {
-		for _, tc := range cases {
-			t.Run(task+" "+tc.kind, func(t *testing.T) {
-				a := reconcile.Action{Task: task, Step: tc.kind, Repo: repo, Spec: tc.spec}
-				method := http.MethodPost
-				if tc.kind == "file" {
-					method = http.MethodPut
-				}
-				s.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath(method, tc.path), Kind: fault})
-				e, l := w.budgetEngine()
-				if _, err := do(w.ctx, e, a); err == nil {
-					t.Fatalf("%s: the faulted create did not leave the entry unconfirmed", tc.kind)
-				}
-				l.Close()
-				var r *reconcile.Result
-				reqs := w.spent(func() {
-					e2, l2 := w.budgetEngine()
-					var err error
-					if r, err = do(w.ctx, e2, a); err != nil {
-						t.Fatalf("%s rerun: %v", tc.kind, err)
+	for _, tc := range []struct {
+		task  string
+		fault fixtures.FaultKind
+		want  reconcile.Outcome
+		what  string
+		sent  int // the creates GitHub receives, the faulted one included
+	}{
+		{"CRASH", fixtures.DropAfterCommit, reconcile.Found, "a crash after GitHub stored the create", 1},
+		{"CRASH-BEFORE", fixtures.Status502BeforeCommit, reconcile.Created, "a crash before GitHub stored it", 2},
+	} {
+		t.Run(tc.task, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			clock := time.Now().Add(-72 * time.Hour)
+			now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+			w := newWorld(t, testworld.Fake(fixtures.Options{Now: now}))
+			w.SeedExamples()
+			for i := range 3000 {
+				w.GitHub.SeedComment(owner, name, 1, other, fmt.Sprintf("comment %d", i))
+			}
+			mu.Lock()
+			clock = time.Now()
+			mu.Unlock()
+			w.establish()
+			for kind, spec := range examples(t) {
+				t.Run(kind, func(t *testing.T) {
+					method, path := writeOf(t, kind, spec)
+					creates := func() (n int) {
+						for _, q := range w.GitHub.Requests() {
+							if q.Method == method && strings.EqualFold(q.Path, path) {
+								n++
+							}
+						}
+						return n
 					}
-					l2.Close()
+					before := creates()
+					a := reconcile.Action{Task: tc.task, Repo: repo, Spec: spec}
+					w.GitHub.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath(method, path), Kind: tc.fault})
+					e, l := w.budgetEngine()
+					if _, err := do(w.ctx, e, a); err == nil {
+						t.Fatalf("the faulted create did not leave the entry unconfirmed")
+					}
+					l.Close()
+					var r *reconcile.Result
+					reqs := w.spent(func() {
+						e2, l2 := w.budgetEngine()
+						var err error
+						if r, err = do(w.ctx, e2, a); err != nil {
+							t.Fatalf("rerun: %v", err)
+						}
+						l2.Close()
+					})
+					if r.Outcome != tc.want {
+						t.Errorf("rerun: outcome %s, want %s", r.Outcome, tc.want)
+					}
+					atMost(t, kind+" rerun after "+tc.what, reqs, 3)
+					if n := creates() - before; n != tc.sent {
+						t.Errorf("GitHub received %d creates (%s %s), want %d", n, method, path, tc.sent)
+					}
 				})
-				if r.Outcome != want {
-					t.Errorf("%s rerun: outcome %s, want %s", tc.kind, r.Outcome, want)
-				}
-				atMost(t, tc.kind+" rerun after "+what, reqs, 3)
-			})
+			}
+		})
+	}
+}
+
+// writeOf is the request of the REST write spec of kind stands for
+// (Face.Write), its path parameters the spec's fields.
+func writeOf(t *testing.T, kind string, spec reconcile.Spec) (method, path string) {
+	t.Helper()
+	f, _ := kinds.FaceOf(kind)
+	method, path, _ = strings.Cut(f.Write, " ")
+	var fields map[string]any
+	b, _ := json.Marshal(spec)
+	_ = json.Unmarshal(b, &fields)
+	segs := strings.Split(path, "/")
+	for i, seg := range segs {
+		if p, ok := effect.WireParam(seg); ok {
+			segs[i] = map[string]string{"owner": owner, "repo": name}[p]
+			if v, ok := fields[p]; ok {
+				segs[i] = fmt.Sprint(v)
+			}
 		}
 	}
-	cases := func(head, branch, file string) []rerunCase {
-		return []rerunCase{
-			{"pr", reconcile.PR{Base: "main", Head: head, Title: "t", Body: "b"}, "/repos/" + repo + "/pulls"},
-			{"issue", reconcile.Issue{Title: "t", Body: "b"}, "/repos/" + repo + "/issues"},
-			{"comment", reconcile.Comment{Number: thread, Body: "b"}, fmt.Sprintf("/repos/%s/issues/%d/comments", repo, thread)},
-			{"branch", reconcile.Branch{Name: branch, SHA: w.Main}, "/repos/" + repo + "/git/refs"},
-			{"file", reconcile.File{Branch: "main", Path: file, Message: "m", Content: []byte("x")}, "/repos/" + repo + "/contents/" + file},
-			{"review-comment", reconcile.ReviewComment{Number: pr, Path: changedFile, Line: 1, Body: "b"}, fmt.Sprintf("/repos/%s/pulls/%d/comments", repo, pr)},
-		}
-	}
-	rerun("CRASH", fixtures.DropAfterCommit, reconcile.Found, "a crash after GitHub stored the create", cases("feat", "made", "f.txt"))
-	// The create refused by a 502 before GitHub stored anything (the
-	// ledger state a kill before sending leaves): the rerun looks, finds
-	// nothing and creates, still within 3.
-	w.Push("feat2")
-	rerun("CRASH-BEFORE", fixtures.Status502BeforeCommit, reconcile.Created, "a crash before GitHub stored it", cases("feat2", "made2", "g.txt"))
-	if n := len(s.Comments(owner, name, thread)); n != 3003 {
-		t.Errorf("thread has %d comments, want 3003 (the setup's and the two crashed attempts')", n)
-	}
+	return method, "/" + strings.Join(segs, "/")
 }
 
 // seedAttempting records n attempting entries in the ledger, spread over

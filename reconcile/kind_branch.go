@@ -44,8 +44,9 @@ func (Branch) Face() Face {
 		Unwired:  []string{"from"},
 		ReadBack: []string{"repos/{owner}/{repo}/git/ref/heads/{name}"},
 		CLI:      []string{"branch create"}, MCP: []string{"create_branch"},
-		Does:  "Create a branch",
-		Audit: &effect.Audit{Rank: 7, Ref: "branch {name}"},
+		Does:    "Create a branch",
+		Audit:   &effect.Audit{Rank: 7, Ref: "branch {name}"},
+		Example: `{"name": "release-prep", "from": "main"}`,
 		Fields: []effect.Field{
 			{Name: "name", Arg: "NAME", MCP: "branch", Input: "branch", Required: true},
 			{Name: "sha", Help: "commit the branch points at", MCP: "-", Input: "-"},

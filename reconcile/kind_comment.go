@@ -34,6 +34,7 @@ func (Comment) Face() Face {
 		Does: "Comment on an issue or pull request",
 		Audit: &effect.Audit{Rank: 3, Listing: "comments", Ref: "comment {id} on #{thread}", Same: []string{"thread", "body"}, Reactors: true,
 			Detail: "the same author, the same normalised body, on the same thread", Settle: "delete"},
+		Example: `{"number": 1, "body": "Fixed in #2."}`,
 		Fields: []effect.Field{
 			{Name: "number", Arg: "NUMBER", MCP: "issue_number", Help: "the issue or pull request number", Required: true},
 			bodyField,

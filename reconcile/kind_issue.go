@@ -30,7 +30,8 @@ func (Issue) Face() Face {
 		Does: "File an issue",
 		Audit: &effect.Audit{Rank: 1, Listing: "issues", Ref: "#{number}", Same: []string{"title", "body"}, Reactors: true,
 			Detail: "the same author, the same normalised title and body", Settle: "close"},
-		Fields: []effect.Field{titleField, bodyField, labelsField},
+		Example: `{"title": "The parser crashes on empty input", "body": "Seen on CI.", "labels": ["bug"]}`,
+		Fields:  []effect.Field{titleField, bodyField, labelsField},
 	}
 }
 

@@ -41,6 +41,7 @@ func (Labels) Face() Face {
 		Audit: &effect.Audit{Rank: 8, Listing: "labeled", Optional: true, Ref: "#{number}", Same: []string{"thread", "label"},
 			Detail: "the same label applied to the same issue or pull request more than once by us",
 			Leave:  "an add already made: its workflows ran again; nothing to remove"},
+		Example: `{"number": 1, "labels": ["bug", "help wanted"]}`,
 		Fields: []effect.Field{
 			{Name: "number", Arg: "NUMBER", MCP: "issue_number", Help: "the issue or pull request number", Required: true},
 			{Name: "labels", Flag: "add-label", Input: "labels", List: true, Help: "a label to add (repeat, or separate with commas) (required)", Required: true},

@@ -36,6 +36,7 @@ func (PR) Face() Face {
 		Does: "Open a pull request",
 		Audit: &effect.Audit{Rank: 2, Listing: "prs", Ref: "#{number}", Same: []string{"base", "head"}, Reactors: true,
 			Detail: "the same author, the same base, heads at the same commit or with the same tree", Settle: "close-pr"},
+		Example: `{"base": "main", "head": "fix", "title": "Fix the crash on start", "body": "Closes #1.", "labels": ["bug"]}`,
 		Fields: []effect.Field{
 			{Name: "base", Short: "B", Help: "branch to merge into (required)", Required: true},
 			{Name: "head", Short: "H", Help: "branch with the changes, or OWNER:BRANCH for a fork (required)", Required: true},

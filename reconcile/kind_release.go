@@ -39,6 +39,7 @@ func (Release) Face() Face {
 		Audit: &effect.Audit{Rank: 5, Listing: "releases", Ref: "release {name} (id {id})", Same: []string{"tag", "title", "body"},
 			Detail: "the same author, tag, title and normalised notes",
 			Leave:  "ghonce does not delete releases: delete it on GitHub if it is not needed"},
+		Example: `{"tag_name": "v1.0.0", "name": "v1.0.0", "body": "The first release."}`,
 		Fields: []effect.Field{
 			{Name: "tag_name", Arg: "TAG", Input: "tag", Required: true},
 			{Name: "name", Flag: "title", Short: "t", Help: "release title"},

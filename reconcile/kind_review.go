@@ -40,6 +40,7 @@ func (Review) Face() Face {
 		Audit: &effect.Audit{Rank: 4, Listing: "reviews", Ref: "review {id} on #{thread}", Same: []string{"thread", "event", "body"},
 			Detail: "the same author, the same event, the same normalised body, on the same pull request",
 			Leave:  "GitHub deletes no submitted review: for a person (dismiss it, or edit its text)"},
+		Example: `{"number": 2, "event": "COMMENT", "body": "Looks right; one question inline."}`,
 		Fields: []effect.Field{
 			{Name: "number", Arg: "NUMBER", MCP: "pullNumber", Help: "the pull request number", Required: true},
 			{Name: "event", Switches: map[string]string{"comment": "COMMENT", "approve": "APPROVE", "request-changes": "REQUEST_CHANGES"},

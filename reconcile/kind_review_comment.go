@@ -59,6 +59,7 @@ func (ReviewComment) Face() Face {
 		Audit: &effect.Audit{Rank: 6, Listing: "review_comments", Ref: "inline comment {id} on #{thread}", Same: []string{"thread", "line", "body"},
 			Detail: "the same author, the same normalised body, on the same line of the same pull request",
 			Leave:  "inline comments are reported, not deleted: delete it on GitHub"},
+		Example: `{"number": 2, "path": "change-mallory.txt", "line": 1, "body": "Off by one here."}`,
 		Fields: []effect.Field{
 			{Name: "number", Arg: "NUMBER", MCP: "pullNumber", Help: "the pull request number", Required: true},
 			bodyField,

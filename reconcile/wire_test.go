@@ -1,6 +1,7 @@
 package reconcile_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"slices"
@@ -55,81 +56,25 @@ func describe(reqs []fixtures.Request) string {
 	return b.String()
 }
 
-// What a first create costs on the wire, per kind, on an established
-// ledger (an earlier run cached the login), at wireLatency per request:
-// content-creating requests (the write budget: PR ≤ 2, the others ≤ 1; the
-// look-up writes nothing, the key's label is made by GitHub as the create
-// applies it) and round trips one after another before the answer: 2 for
-// every kind, a pull request too (its labels follow the answer,
-// AnswerBeforeTags; 3 when they precede it) and a branch from a ref (the
-// ref is resolved while the branch is looked for). Then, with the ledger
-// lost, the same action finds what the first made, a pull request by its
-// label too (the rerun names another head), and writes nothing.
+// What a first create costs on the wire, per kind (its example), on an
+// established ledger (an earlier run cached the login), at wireLatency per
+// request: content-creating requests (the write budget: 1, and 2 for a
+// kind that tags its artifact after the create (a Mender: a pull
+// request's labels); the look-up writes nothing, the key's label is made
+// by GitHub as the create applies it) and round trips one after another
+// before the answer: 2 for every kind, a pull request too (its labels
+// follow the answer, AnswerBeforeTags) and a branch from a ref (the ref is
+// resolved while the branch is looked for). Then, with the ledger lost,
+// the same action finds what the first made, and writes nothing. A kind's
+// other shapes are in its own test file (TestWirePR...).
 func TestWireFirstCreate(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
+	w.SeedExamples()
 	w.establish()
-	w.Push("wire-head")
-	w.Push("wire-head-2")
-	w.Push("wire-head-3")
-	thread := w.issue()
-	pr, _ := w.reviewPR()
-	for _, tc := range []struct {
-		name            string
-		spec, lost      reconcile.Spec // lost: the rerun's description, when another
-		writes, trips   int
-		early, labelled bool
-	}{
-		{"pr", reconcile.PR{Base: "main", Head: "wire-head", Title: "t", Body: "b", Labels: []string{"agent"}},
-			reconcile.PR{Base: "main", Head: "wire-head-2", Title: "t", Body: "b", Labels: []string{"agent"}}, 2, 2, true, true},
-		{"pr, labels before the answer", reconcile.PR{Base: "main", Head: "wire-head-3", Title: "t", Body: "b", Labels: []string{"agent"}}, nil, 2, 3, false, true},
-		{"issue", reconcile.Issue{Title: "t", Body: "b", Labels: []string{"agent"}}, nil, 1, 2, true, true},
-		{"comment", reconcile.Comment{Number: thread, Body: "b"}, nil, 1, 2, true, false},
-		{"branch", reconcile.Branch{Name: "wire-branch", SHA: w.Main}, nil, 1, 2, true, false},
-		{"branch from a ref", reconcile.Branch{Name: "wire-from", From: "main"}, nil, 1, 2, true, false},
-		{"file", reconcile.File{Branch: "main", Path: "wire.txt", Message: "m", Content: []byte("x")}, nil, 1, 2, true, false},
-		// The pull request's head is read beside the look-up.
-		{"review comment", reconcile.ReviewComment{Number: pr, Path: changedFile, Line: 1, Body: "b"}, nil, 1, 2, true, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a := reconcile.Action{Task: "WIRE", Step: tc.name, Repo: repo, Spec: tc.spec}
-			e, l := w.budgetEngine(func(c *reconcile.Config, _ *ghcheck.Options) { c.AnswerBeforeTags = tc.early })
-			r, reqs, trips := w.created(t, e, a)
-			l.Close()
-			got := writes(reqs)
-			t.Logf("first %s create on an established ledger: %d requests, %d content-creating, %d round trips one after another before the answer%s",
-				tc.name, len(reqs), got, trips, describe(reqs))
-			if got > tc.writes {
-				t.Errorf("first %s create: %d content-creating requests, want at most %d", tc.name, got, tc.writes)
-			}
-			if trips > tc.trips {
-				t.Errorf("first %s create: %d round trips one after another before the answer, want at most %d", tc.name, trips, tc.trips)
-			}
-			if tc.labelled {
-				w.wantLabels(t, r.Number, r.Key)
-			}
-
-			// The ledger lost: a new one finds the artifact, by a look-up
-			// that writes nothing.
-			w.GitHub.SetLatency(0)
-			lost, tw := *w, *w.World
-			tw.Ledger = t.TempDir() + "/lost.db"
-			lost.World = &tw
-			e2, l2 := lost.budgetEngine()
-			defer l2.Close()
-			if tc.lost != nil {
-				a.Spec = tc.lost
-			}
-			reqs = w.onWire(func() {
-				if r2, err := do(w.ctx, e2, a); err != nil || r2.Outcome != reconcile.Found || r2.Number != r.Number || r2.SHA != r.SHA {
-					t.Fatalf("%s with the ledger lost: %+v, %v, want found: %+v", tc.name, r2, err, r)
-				}
-			})
-			t.Logf("%s with the ledger lost: %d requests, %d content-creating%s", tc.name, len(reqs), writes(reqs), describe(reqs))
-			if n := writes(reqs); n != 0 {
-				t.Errorf("%s with the ledger lost: %d content-creating requests, want 0 (a look-up never writes)", tc.name, n)
-			}
-		})
+	for kind, spec := range examples(t) {
+		_, mends := spec.(reconcile.Mender)
+		w.wireFirstCreate(t, wireCase{name: kind, spec: spec, writes: 1 + btoi(mends), trips: 2, early: true})
 	}
 	// GitHub made the key labels as the creates applied them, in the key
 	// label's colour.
@@ -138,6 +83,68 @@ func TestWireFirstCreate(t *testing.T) {
 			t.Errorf("label %s: colour %s, want ededed", l.Name, l.Color)
 		}
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// wireCase is a first create TestWireFirstCreate measures.
+type wireCase struct {
+	name       string
+	spec, lost reconcile.Spec // lost: the rerun's description, when another
+	// writes and trips bound its content-creating requests and its round
+	// trips one after another before the answer; early is
+	// Config.AnswerBeforeTags.
+	writes, trips int
+	early         bool
+}
+
+// wireFirstCreate makes tc's first create and finds it with the ledger
+// lost, as TestWireFirstCreate says.
+func (w *world) wireFirstCreate(t *testing.T, tc wireCase) {
+	t.Run(tc.name, func(t *testing.T) {
+		a := reconcile.Action{Task: "WIRE", Step: tc.name, Repo: repo, Spec: tc.spec}
+		e, l := w.budgetEngine(func(c *reconcile.Config, _ *ghcheck.Options) { c.AnswerBeforeTags = tc.early })
+		r, reqs, trips := w.created(t, e, a)
+		l.Close()
+		got := writes(reqs)
+		t.Logf("first %s create on an established ledger: %d requests, %d content-creating, %d round trips one after another before the answer%s",
+			tc.name, len(reqs), got, trips, describe(reqs))
+		if got > tc.writes {
+			t.Errorf("first %s create: %d content-creating requests, want at most %d", tc.name, got, tc.writes)
+		}
+		if trips > tc.trips {
+			t.Errorf("first %s create: %d round trips one after another before the answer, want at most %d", tc.name, trips, tc.trips)
+		}
+		if reconcile.CarriesKeyLabel(tc.spec.Kind()) {
+			w.wantLabels(t, r.Number, r.Key, tc.spec)
+		}
+
+		// The ledger lost: a new one finds the artifact, by a look-up
+		// that writes nothing.
+		w.GitHub.SetLatency(0)
+		lost, tw := *w, *w.World
+		tw.Ledger = t.TempDir() + "/lost.db"
+		lost.World = &tw
+		e2, l2 := lost.budgetEngine()
+		defer l2.Close()
+		if tc.lost != nil {
+			a.Spec = tc.lost
+		}
+		reqs = w.onWire(func() {
+			if r2, err := do(w.ctx, e2, a); err != nil || r2.Outcome != reconcile.Found || r2.Number != r.Number || r2.SHA != r.SHA {
+				t.Fatalf("%s with the ledger lost: %+v, %v, want found: %+v", tc.name, r2, err, r)
+			}
+		})
+		t.Logf("%s with the ledger lost: %d requests, %d content-creating%s", tc.name, len(reqs), writes(reqs), describe(reqs))
+		if n := writes(reqs); n != 0 {
+			t.Errorf("%s with the ledger lost: %d content-creating requests, want 0 (a look-up never writes)", tc.name, n)
+		}
+	})
 }
 
 // created runs a's first create on e at wireLatency per request, wants it
@@ -169,8 +176,8 @@ func (w *world) created(t *testing.T, e *reconcile.Engine, a reconcile.Action) (
 }
 
 // wantLabels fails unless issue or pull request n carries key's label and
-// "agent".
-func (w *world) wantLabels(t *testing.T, n int, key string) {
+// the labels spec names.
+func (w *world) wantLabels(t *testing.T, n int, key string, spec reconcile.Spec) {
 	t.Helper()
 	var have []string
 	for _, is := range w.GitHub.Issues(owner, name) {
@@ -183,7 +190,10 @@ func (w *world) wantLabels(t *testing.T, n int, key string) {
 			have = pr.Labels
 		}
 	}
-	for _, want := range []string{taskkey.Label(key), "agent"} {
+	var named struct{ Labels []string }
+	b, _ := json.Marshal(spec)
+	_ = json.Unmarshal(b, &named)
+	for _, want := range append(named.Labels, taskkey.Label(key)) {
 		if !slices.ContainsFunc(have, func(l string) bool { return strings.EqualFold(l, want) }) {
 			t.Errorf("#%d lacks label %s once the create's tail is written", n, want)
 		}
@@ -241,7 +251,7 @@ func TestWireTrustedFirstCreate(t *testing.T) {
 					t.Errorf("trusted first %s create: %d round trips before the answer, want at most %d", tc.name, trips, tc.trips)
 				}
 				if tc.name == "pr" {
-					w.wantLabels(t, r.Number, r.Key)
+					w.wantLabels(t, r.Number, r.Key, tc.spec)
 				}
 			}
 

@@ -139,6 +139,15 @@ func newCmdKind(f *cmdutil.Factory, kind, verb string, runF func(*kindRun) error
 	values, use := cmdutil.AddFieldFlags(c.Flags(), kind, face.Fields, effect.Field.CLIFlag)
 	sharers := sharedVerb(c, kind, verb, face, &use)
 	c.Use = verb[strings.LastIndex(verb, " ")+1:] + " " + strings.Join(use, " ")
+	for i := -1; i < len(sharers); i++ { // the verb's kind's example, then its sharers'
+		k := kind
+		if i >= 0 {
+			k = sharers[i].kind
+		}
+		if line := kinds.ExampleLine(k, effect.Field.CLIFlag); line != "" {
+			c.Example += "  ghonce " + verb + " " + line + " --task ISSUE-1\n"
+		}
+	}
 	nargs := 0
 	for _, v := range values {
 		if v.Field.Arg != "" {

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -23,6 +25,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/internal/mcp"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/observe"
 	"github.com/ghonce/ghonce/reconcile"
@@ -329,38 +332,42 @@ func maps(m map[string]any, kv ...any) map[string]any {
 	return out
 }
 
-// The tool list: github-mcp-server v1.9.0's names, required arguments
-// exactly as it requires them, optional task and step, idempotentHint and
-// an output schema with the --json fields (the drift test compares the
-// whole schemas with the pinned server's).
+// The tool list: the tools the kinds' Faces name, under github-mcp-server
+// v1.9.0's names, required arguments exactly as it requires them, every
+// field of the kind as an argument of its type, optional task and step,
+// idempotentHint and an output schema with the --json fields (the drift
+// test compares the whole schemas with the pinned server's).
 func TestToolsSchemasAndAnnotations(t *testing.T) {
 	w := newWorld(t, opts{})
 	res, err := w.cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]string{
-		"create_pull_request":               {"owner", "repo", "title", "head", "base"},
-		"issue_write":                       {"method", "owner", "repo"},
-		"create_issue":                      {"owner", "repo", "title"},
-		"add_issue_comment":                 {"owner", "repo", "issue_number"},
-		"create_branch":                     {"owner", "repo", "branch"},
-		"create_or_update_file":             {"owner", "repo", "path", "content", "message", "branch"},
-		"pull_request_review_write":         {"method", "owner", "repo", "pullNumber"},
-		"add_reply_to_pull_request_comment": {"owner", "repo", "commentId"},
+	// The write tools and their arguments, from the kinds' Faces; what
+	// github-mcp-server requires, from its tools as pinned.
+	writes := map[string][]string{} // tool: its kinds
+	for _, k := range kinds.All() {
+		f, _ := kinds.FaceOf(k)
+		for _, tool := range f.MCP {
+			writes[tool] = append(writes[tool], k)
+		}
 	}
-	optional := map[string][]string{
-		"create_pull_request":               {"body", "draft"},
-		"issue_write":                       {"title", "body", "labels"},
-		"create_issue":                      {"body"},
-		"add_issue_comment":                 {"body"},
-		"create_branch":                     {"from_branch"},
-		"create_or_update_file":             {"sha"},
-		"pull_request_review_write":         {"body", "event", "commitID"},
-		"add_reply_to_pull_request_comment": {"body", "pullNumber"},
+	b, err := os.ReadFile(mcp.GitHubMCPToolsFile)
+	if err != nil {
+		t.Fatal(err)
 	}
-	types := map[string]string{"issue_number": "number", "draft": "boolean", "labels": "array"}
-	seen := map[string]bool{}
+	var pinned []sdk.Tool
+	if err := json.Unmarshal(b, &pinned); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{}
+	for _, tl := range pinned {
+		raw, _ := json.Marshal(tl.InputSchema)
+		var schema struct{ Required []string }
+		_ = json.Unmarshal(raw, &schema)
+		want[tl.Name] = schema.Required
+	}
+	seen, args := map[string]bool{}, map[string]map[string]json.RawMessage{} // args: a write tool's schemas by argument
 	for _, tl := range res.Tools {
 		seen[tl.Name] = true
 		b, _ := json.Marshal(tl)
@@ -385,7 +392,10 @@ func TestToolsSchemasAndAnnotations(t *testing.T) {
 			t.Errorf("%s: annotations %v, want idempotentHint true, not destructive, and a title", tl.Name, got.Annotations)
 		}
 		req, isWrite := want[tl.Name]
-		if !isWrite {
+		if _, ok := writes[tl.Name]; !isWrite || !ok {
+			if isWrite || ok {
+				t.Errorf("%s: a kind's Face names it %v, github-mcp-server as pinned has it %v: want both", tl.Name, ok, isWrite)
+			}
 			if got.Annotations["readOnlyHint"] != true {
 				t.Errorf("%s: readOnlyHint %v, want true", tl.Name, got.Annotations["readOnlyHint"])
 			}
@@ -394,16 +404,12 @@ func TestToolsSchemasAndAnnotations(t *testing.T) {
 		if r := slices.Sorted(slices.Values(got.InputSchema.Required)); !slices.Equal(r, slices.Sorted(slices.Values(req))) {
 			t.Errorf("%s: required %v, want exactly %v (github-mcp-server's)", tl.Name, r, req)
 		}
-		for _, p := range slices.Concat(req, optional[tl.Name], []string{"task", "step"}) {
-			if _, ok := got.InputSchema.Properties[p]; !ok {
-				t.Errorf("%s: no %q argument", tl.Name, p)
+		for _, a := range []string{"task", "step"} {
+			if _, ok := got.InputSchema.Properties[a]; !ok {
+				t.Errorf("%s: no %q argument", tl.Name, a)
 			}
 		}
-		for p, ty := range types {
-			if raw, ok := got.InputSchema.Properties[p]; ok && !strings.Contains(string(raw), `"type":"`+ty+`"`) {
-				t.Errorf("%s: %s is %s, want type %s", tl.Name, p, raw, ty)
-			}
-		}
+		args[tl.Name] = got.InputSchema.Properties
 		if !strings.Contains(got.Description, "same task and step") || !strings.Contains(got.Description, "new step") {
 			t.Errorf("%s: description %q does not tell the model that the same task and step happen once", tl.Name, got.Description)
 		}
@@ -413,9 +419,38 @@ func TestToolsSchemasAndAnnotations(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range []string{"create_pull_request", "issue_write", "create_issue", "add_issue_comment", "create_branch", "create_or_update_file", "ghonce_status", "ghonce_key"} {
+	for _, n := range []string{"ghonce_status", "ghonce_key"} {
 		if !seen[n] {
 			t.Errorf("tool %s is not listed", n)
+		}
+	}
+	for n, ks := range writes {
+		if !seen[n] {
+			t.Errorf("tool %s (%v) is not listed", n, ks)
+		}
+	}
+	// Every field a kind takes on MCP is an argument of its tools, of its
+	// type.
+	for _, k := range kinds.All() {
+		f, _ := kinds.FaceOf(k)
+		for _, fl := range f.Fields {
+			a := fl.MCPArg()
+			if a == "" || len(f.MCP) == 0 {
+				continue
+			}
+			ty := kinds.FieldTypes(k)[fl.Name]
+			jt := map[reflect.Kind]string{reflect.Bool: "boolean", reflect.Int: "number", reflect.Int64: "number", reflect.Slice: "array"}[ty.Kind()]
+			taken := false
+			for _, tool := range f.MCP {
+				raw, ok := args[tool][a]
+				taken = taken || ok
+				if ok && jt != "" && ty != reflect.TypeFor[[]byte]() && !strings.Contains(string(raw), `"type":"`+jt+`"`) {
+					t.Errorf("%s: %s's argument %s is %s, want type %s", k, tool, a, raw, jt)
+				}
+			}
+			if !taken {
+				t.Errorf("%s: no tool of %v takes %s's argument %q", k, f.MCP, fl.Name, a)
+			}
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
@@ -115,25 +116,23 @@ func (w *gworld) specs(i int) map[string]reconcile.Spec {
 
 var kinds = []string{"pr", "issue", "comment", "branch", "file", "release", "labels", "review", "review-comment"}
 
-// createOf matches the request that creates kind k's artifact.
-func createOf(k string, sp reconcile.Spec, thread int) func(*http.Request) bool {
-	method, suffix := http.MethodPost, map[string]string{
-		"pr": "/pulls", "issue": "/issues", "comment": fmt.Sprintf("/issues/%d/comments", thread), "branch": "/git/refs",
-		"release": "/releases",
-		"labels":  fmt.Sprintf("/issues/%d/labels", thread),
-	}[k]
-	switch sp := sp.(type) {
-	case reconcile.File:
-		method, suffix = http.MethodPut, "/contents/"+sp.Path
-	case reconcile.Review:
-		suffix = fmt.Sprintf("/pulls/%d/reviews", sp.Number)
+// createOf matches the request that creates sp's artifact: its Face's
+// REST write, the path's parameters sp's fields.
+func createOf(sp reconcile.Spec) func(*http.Request) bool {
+	method, path, _ := strings.Cut(sp.Face().Write, " ")
+	var fields map[string]any
+	b, _ := json.Marshal(sp)
+	_ = json.Unmarshal(b, &fields)
+	segs := strings.Split(path, "/")
+	for i, seg := range segs {
+		if p, ok := effect.WireParam(seg); ok {
+			segs[i] = map[string]string{"owner": gOwner, "repo": gName}[p]
+			if v, ok := fields[p]; ok {
+				segs[i] = fmt.Sprint(v)
+			}
+		}
 	}
-	if c, ok := sp.(reconcile.ReviewComment); ok {
-		suffix = fmt.Sprintf("/pulls/%d/comments", c.Number)
-	}
-	return func(r *http.Request) bool {
-		return r.Method == method && strings.HasSuffix(r.URL.Path, "/repos/"+gRepo+suffix)
-	}
+	return fixtures.MatchMethodPath(method, "/"+strings.Join(segs, "/"))
 }
 
 // seedAttempting records n attempting entries (pull requests, issues,
@@ -219,7 +218,7 @@ func TestGitHubReport(t *testing.T) {
 		a = reconcile.Action{Task: "CRASH-" + k, Step: k, Repo: gRepo, Spec: sp[k]}
 		// Fault the artifact's own create, not a request after it (the
 		// labels a PR's create adds, say).
-		w.GitHub.Inject(fixtures.Fault{Match: createOf(k, sp[k], w.thread), Kind: fixtures.DropAfterCommit})
+		w.GitHub.Inject(fixtures.Fault{Match: createOf(sp[k]), Kind: fixtures.DropAfterCommit})
 		e, _, closeL = w.engine()
 		var ue *reconcile.UnconfirmedError
 		if _, err := do(e, a); !errors.As(err, &ue) {

@@ -103,6 +103,17 @@ func (w *World) Push(branch string) string {
 	return sha
 }
 
+// SeedExamples makes what every kind's Face.Example names: the stranger's
+// issue #1 and pull request #2 from branch feature (whose head adds
+// change-mallory.txt, one line), and branch fix one commit ahead of
+// Branch. Call it first on a new World.
+func (w *World) SeedExamples() {
+	w.Push("fix")
+	w.GitHub.SetRef(Owner, Name, "feature", w.GitHub.AddCommitBy(Owner, Name, Branch, Stranger))
+	w.GitHub.SeedIssue(Owner, Name, Stranger, fixtures.SeedIssue{Title: "It crashes on start"})
+	w.GitHub.SeedPR(Owner, Name, Stranger, fixtures.SeedPR{Head: "feature", Title: "A feature"})
+}
+
 // Client is a ghcheck client on the fake GitHub made from o, whose BaseURL
 // is the fake's and whose Token, when empty, is Token.
 func (w *World) Client(o ghcheck.Options) *ghcheck.Client {
