@@ -140,5 +140,7 @@ func TestWireFirstPRCreateCLIAndShim(t *testing.T) {
 
 // wireLatency is the fake's delay per request where round trips are
 // counted: well above the machine's scheduling delays, so that requests
-// sent together overlap for certain.
-const wireLatency = 50 * time.Millisecond
+// sent together overlap for certain. 50 ms was not, under make test's
+// -race load on 2 cores: a read sent beside two others started after they
+// had ended, and counted as a round trip of its own.
+const wireLatency = 250 * time.Millisecond
