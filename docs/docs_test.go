@@ -30,7 +30,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/cli"
 	"github.com/ghonce/ghonce/internal/mcp"
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/tests/harness"
 	"github.com/ghonce/ghonce/tools/clidoc"
 )
@@ -695,7 +695,7 @@ func numbered(s string) string {
 // cannot be reached, the error names the setting of the API root in Go as
 // well as the CLI's variable.
 func TestUnreachableGitHubNamesTheLibrarysSetting(t *testing.T) {
-	err := error(&reconcile.NotSentError{Key: "gk1_x", Err: errors.New(`Get "https://ghe.example/api/v3/user": dial tcp: connection refused`)})
+	err := error(&outcome.NotSentError{Key: "gk1_x", Err: errors.New(`Get "https://ghe.example/api/v3/user": dial tcp: connection refused`)})
 	for _, want := range []string{"nothing was created", "ghcheck.Options.BaseURL", "GITHUB_API_URL"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not say %q:\n%v", want, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
 	"github.com/ghonce/ghonce/ledger/store"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -75,7 +76,7 @@ func openPR(ctx context.Context, title, body string) error {
 		return fmt.Errorf("open pr: %w", err) // bad input: nothing was recorded or sent
 	}
 	res, err := eng.Do(ctx, action)
-	var unconfirmed *reconcile.UnconfirmedError
+	var unconfirmed *outcome.UnconfirmedError
 	switch {
 	case errors.As(err, &unconfirmed):
 		return err // it may exist: run the same action again later, never a different one

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ghonce/ghonce/failure"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -20,7 +21,7 @@ func ExampleDescribe() {
 
 	// The engine could not confirm the pull request: it may exist, so the
 	// same action is run again later, never a different one.
-	err = &reconcile.UnconfirmedError{Key: "gk1_example", Err: errors.New("GitHub did not answer")}
+	err = &outcome.UnconfirmedError{Key: "gk1_example", Err: errors.New("GitHub did not answer")}
 	f = failure.Describe(err, "", nil)
 	fmt.Println(f.ExitCode, f.Error.Kind, f.Key, f.State)
 	// Output:

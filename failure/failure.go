@@ -23,6 +23,7 @@ import (
 	"github.com/ghonce/ghonce/internal/appauth"
 	"github.com/ghonce/ghonce/internal/human"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -153,9 +154,9 @@ func Describe(err error, verb string, w effect.Words) Failure {
 	var (
 		keyed *Keyed
 		mc    *MissingCredentials
-		uc    *reconcile.UnconfirmedError
-		ip    *reconcile.InProgressError
-		cf    *reconcile.ConflictError
+		uc    *outcome.UnconfirmedError
+		ip    *outcome.InProgressError
+		cf    *outcome.ConflictError
 		ce    *effect.CreateError
 		le    *LedgerError
 		ae    *appauth.Error
@@ -290,7 +291,7 @@ func next(kind Kind, err error, key, verb string, w effect.Words) string {
 	case Refused:
 		return "nothing was created: fix what GitHub refused (see error.message), then rerun the same command"
 	case Conflict:
-		if cf := (*reconcile.ConflictError)(nil); errors.As(err, &cf) && cf.DoneUnproven {
+		if cf := (*outcome.ConflictError)(nil); errors.As(err, &cf) && cf.DoneUnproven {
 			// Not a name taken: a done entry GitHub does not confirm.
 			return fmt.Sprintf("check why GitHub has none (deleted, or someone who can push there wrote the entry); to act again: `ghonce resolve %s --retry --force`, then rerun", k)
 		}
@@ -304,7 +305,7 @@ func next(kind Kind, err error, key, verb string, w effect.Words) string {
 		return fmt.Sprintf("rerun the same command, or `ghonce reconcile`; if it stays unconfirmed: `ghonce status %s`, then `ghonce resolve %s --done` or `--retry`", k, k)
 	case InProgress:
 		wait := w.Name(effect.Option{Name: "wait"})
-		if ip := (*reconcile.InProgressError)(nil); errors.As(err, &ip) && ip.WaitPast() > 0 {
+		if ip := (*outcome.InProgressError)(nil); errors.As(err, &ip) && ip.WaitPast() > 0 {
 			// A holder on another machine may be dead: only its lease's
 			// end tells, and a wait past it takes the key over then.
 			s := fmt.Sprintf("rerun after %s, when its lease ends (the key is taken over then if its holder died)", ip.Until.UTC().Format(time.RFC3339))

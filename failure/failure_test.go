@@ -12,7 +12,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 func TestDescribe(t *testing.T) {
@@ -40,9 +40,9 @@ func TestDescribe(t *testing.T) {
 		{"usage after the key", &Keyed{Key: key, Err: Usagef("bad")}, ExitUsage, Usage, key, "", 0, "", "--help"},
 		{"missing token", &MissingCredentials{Err: errors.New("no GitHub token")}, ExitUsage, Credentials, "", "", 0, "", "GH_TOKEN"},
 		{"token rejected", fmt.Errorf("login: %w", ghcheck.ErrCredentials), ExitError, Credentials, "", "", 0, "", "token GitHub accepts"},
-		{"unconfirmed", &reconcile.UnconfirmedError{Key: key, Err: errors.New("504")}, ExitUnconfirmed, Unconfirmed, key, "attempting", 0, "", "ghonce resolve " + key},
-		{"in progress", &reconcile.InProgressError{Key: key}, ExitInProgress, InProgress, key, "attempting", 0, "", "rerun"},
-		{"conflict", &Keyed{Key: key, State: ledger.Failed, Err: &reconcile.ConflictError{Key: key, Err: errors.New("taken")}}, ExitError, Conflict, key, "failed", 0, "", "not ours"},
+		{"unconfirmed", &outcome.UnconfirmedError{Key: key, Err: errors.New("504")}, ExitUnconfirmed, Unconfirmed, key, "attempting", 0, "", "ghonce resolve " + key},
+		{"in progress", &outcome.InProgressError{Key: key}, ExitInProgress, InProgress, key, "attempting", 0, "", "rerun"},
+		{"conflict", &Keyed{Key: key, State: ledger.Failed, Err: &outcome.ConflictError{Key: key, Err: errors.New("taken")}}, ExitError, Conflict, key, "failed", 0, "", "not ours"},
 		{"refused with a field", &Keyed{Key: key, State: ledger.Failed, Err: fmt.Errorf("create issue: %w", &effect.CreateError{Class: effect.ClassRefused, Err: unprocessable})},
 			ExitError, Refused, key, "failed", 422, "title", "nothing was created"},
 		{"a 4xx outside a create", fmt.Errorf("resolve --from x: %w", answered(404)), ExitError, Refused, "", "", 404, "", "fix what GitHub refused"},
@@ -51,7 +51,7 @@ func TestDescribe(t *testing.T) {
 		{"newer schema", fmt.Errorf("open: %w", ledger.ErrNewerSchema), ExitError, Ledger, "", "", 0, "", "ledger"},
 		{"no such entry", &Keyed{Key: key, Err: fmt.Errorf("status: %w", ledger.ErrNotFound)}, ExitError, Ledger, key, "", 0, "", "ghonce status"},
 		{"anything else", errors.New("disk on fire"), ExitError, Other, "", "", 0, "", "error.message"},
-		{"an unconfirmed message that reads like cobra's", &reconcile.UnconfirmedError{Key: key, Err: errors.New("server accepts only JSON")}, ExitUnconfirmed, Unconfirmed, key, "attempting", 0, "", "reconcile"},
+		{"an unconfirmed message that reads like cobra's", &outcome.UnconfirmedError{Key: key, Err: errors.New("server accepts only JSON")}, ExitUnconfirmed, Unconfirmed, key, "attempting", 0, "", "reconcile"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := Describe(tc.err, "pr create", nil)
@@ -78,7 +78,7 @@ func TestMessageDropsTheTrailingNewline(t *testing.T) {
 // Next names the options it advises in the caller's words: a Go caller's
 // fields by default, never a CLI flag; a front's own when it gives them.
 func TestNextNamesOptionsInTheCallersWords(t *testing.T) {
-	inProgress := &reconcile.InProgressError{Key: "k"}
+	inProgress := &outcome.InProgressError{Key: "k"}
 	if next := Describe(inProgress, "", nil).Next; !strings.Contains(next, "raise Wait") || strings.Contains(next, "--") {
 		t.Errorf("a Go caller's next: %q; want the field Wait, no flag", next)
 	}
@@ -95,7 +95,7 @@ func TestNextNamesOptionsInTheCallersWords(t *testing.T) {
 // words (issue 40: the Action said to rerun once the other run finished).
 func TestNextOfAHolderElsewhereNamesItsLeasesEnd(t *testing.T) {
 	until := time.Date(2026, 9, 16, 12, 2, 5, 0, time.UTC)
-	ip := &reconcile.InProgressError{Key: "k", Holder: ledger.Owner{ID: "runner-7/42/x"}, Until: until, Left: 100 * time.Second}
+	ip := &outcome.InProgressError{Key: "k", Holder: ledger.Owner{ID: "runner-7/42/x"}, Until: until, Left: 100 * time.Second}
 	for _, c := range []struct {
 		w    effect.Words
 		want string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -17,12 +18,12 @@ func TestRetryable(t *testing.T) {
 		want bool
 	}{
 		{nil, false},
-		{&reconcile.UnconfirmedError{Key: "gk1_x", Err: errors.New("connection reset")}, true},
-		{fmt.Errorf("open pr: %w", &reconcile.InProgressError{Key: "gk1_x"}), true},
+		{&outcome.UnconfirmedError{Key: "gk1_x", Err: errors.New("connection reset")}, true},
+		{fmt.Errorf("open pr: %w", &outcome.InProgressError{Key: "gk1_x"}), true},
 		{errors.New("something else"), true},
 		{&reconcile.InvalidError{Err: errors.New("title is empty")}, false},
-		{&reconcile.ConflictError{Key: "gk1_x", Err: errors.New("branch taken")}, false},
-		{&reconcile.ChangedError{Key: "gk1_x", Changed: []string{"title"}, Result: &reconcile.Result{Kind: "pr", Number: 1}}, false},
+		{&outcome.ConflictError{Key: "gk1_x", Err: errors.New("branch taken")}, false},
+		{&reconcile.ChangedError{Key: "gk1_x", Changed: []string{"title"}, Result: &outcome.Result{Kind: "pr", Number: 1}}, false},
 		{&LedgerError{Err: errors.New("not a ledger")}, false},
 		{Usagef("bad flag"), false},
 	} {

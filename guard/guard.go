@@ -26,7 +26,7 @@
 // found or skipped; refused when GitHub refused the create, whose answer,
 // a 4xx, go-github then receives as GitHub gave it). A create that may
 // have happened, or a key another process holds, is an error wrapping
-// the engine's (*reconcile.UnconfirmedError, *reconcile.InProgressError),
+// the engine's (*outcome.UnconfirmedError, *outcome.InProgressError),
 // never a made-up answer.
 //
 // Reads (GET, HEAD) always pass through. A write of another kind, or one of

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -58,7 +59,7 @@ func (t *Transport) guard(req *http.Request, w *write, a reconcile.Action) (*htt
 	if res.Warning != "" && t.opts.Logf != nil {
 		t.opts.Logf("warning: %s", res.Warning)
 	}
-	if res.Outcome == reconcile.Created {
+	if res.Outcome == outcome.Created {
 		if st, hdr, body, ok := c.last(); ok && st >= 200 && st < 300 {
 			return answer(req, st, hdr, body, res.Key, string(res.Outcome)), nil
 		}
@@ -82,7 +83,7 @@ func (t withStep) Name(o effect.Option) string {
 
 func (t withStep) Set(o effect.Option) string { return "send it with " + t.Name(o) }
 
-func what(r *reconcile.Result) string {
+func what(r *outcome.Result) string {
 	switch {
 	case r.Number != 0:
 		return "#" + strconv.Itoa(r.Number)
@@ -96,7 +97,7 @@ func what(r *reconcile.Result) string {
 
 // readBack reads the artifact res names as GitHub returns it, in the shape
 // the create's answer has: the GETs of the kind's Face.ReadBack.
-func (t *Transport) readBack(ctx context.Context, req *http.Request, w *write, a reconcile.Action, res *reconcile.Result) ([]byte, error) {
+func (t *Transport) readBack(ctx context.Context, req *http.Request, w *write, a reconcile.Action, res *outcome.Result) ([]byte, error) {
 	var fields map[string]any
 	b, err := json.Marshal(a.Spec)
 	if err == nil {

@@ -96,17 +96,6 @@ func (env *Env) mark(ctx context.Context, p ledger.Proc) error {
 	return env.markSending(ctx, p)
 }
 
-// Result is what Do returns and a front prints: outcome.Result, as
-// reconcile.Result is.
-type Result = outcome.Result
-
-// Outcomes of Do: see outcome.Outcome.
-const (
-	Created = outcome.Created
-	Found   = outcome.Found
-	Skipped = outcome.Skipped
-)
-
 // Config builds an Engine. Ledger is required; see reconcile.Config for
 // the fields both engines share, whose defaults are the same.
 type Config struct {
@@ -163,17 +152,17 @@ func New(cfg Config) *Engine {
 // ledger says done; otherwise it claims the key and runs the effect unless
 // an earlier attempt may have had it (Spec.Find).
 //
-// Errors: *reconcile.UnconfirmedError (exit 3), *reconcile.InProgressError
+// Errors: *outcome.UnconfirmedError (exit 3), *outcome.InProgressError
 // (exit 4), anything else (exit 1).
-func (e *Engine) Do(ctx context.Context, p *Prepared) (*Result, error) {
+func (e *Engine) Do(ctx context.Context, p *Prepared) (*outcome.Result, error) {
 	if p == nil || p.key == "" {
 		return nil, errors.New("do action: not prepared: pass what offgithub.Prepare returned")
 	}
 	a := once.Action{Kind: p.id.Kind, Key: p.key, Task: p.id.Task, Step: p.id.Step, Repo: p.a.Repo}
-	return e.obs.Do(ctx, a, func(ctx context.Context) (*Result, error) { return e.do(ctx, p) })
+	return e.obs.Do(ctx, a, func(ctx context.Context) (*outcome.Result, error) { return e.do(ctx, p) })
 }
 
-func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
+func (e *Engine) do(ctx context.Context, p *Prepared) (*outcome.Result, error) {
 	key, err := e.core.KeyFor(ctx, p.key, p.legacy)
 	if err != nil {
 		return nil, err
@@ -188,12 +177,12 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var r *Result
+	var r *outcome.Result
 	if c.State == ledger.ClaimDone {
 		if r, err = e.proveDone(ctx, c.Entry, spec); err != nil {
 			return nil, err
 		}
-	} else if r, err = e.attempt(ctx, c, e.core.HeldBy(c, sent), spec, p); err != nil || r.Outcome != Found {
+	} else if r, err = e.attempt(ctx, c, e.core.HeldBy(c, sent), spec, p); err != nil || r.Outcome != outcome.Found {
 		return r, err
 	}
 	if changed, fields := once.Changed(c.Entry, p.payload, p.hash); changed {
@@ -206,21 +195,21 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 // proveDone is the result of a done entry: confirmed first by this run's
 // check on a ledger whose done entries are not proof (DoneNeedsProof). It
 // runs nothing else and writes nothing.
-func (e *Engine) proveDone(ctx context.Context, entry *ledger.Entry, spec Spec) (*Result, error) {
+func (e *Engine) proveDone(ctx context.Context, entry *ledger.Entry, spec Spec) (*outcome.Result, error) {
 	if !e.cfg.DoneNeedsProof {
-		return once.ResultOf(entry, Skipped), nil
+		return once.ResultOf(entry, outcome.Skipped), nil
 	}
 	// What the entry points at is reported only as this run found it.
 	done := *entry
 	done.Ref = ledger.Ref{}
 	if spec.Unverifiable() {
-		return once.ResultOf(&done, Skipped), nil
+		return once.ResultOf(&done, outcome.Skipped), nil
 	}
 	env := &Env{Prior: ledger.Done, LedgerNew: e.cfg.LedgerNew, Stdout: e.cfg.Stdout, Stderr: e.cfg.Stderr}
 	switch res := spec.Find(ctx, env, entry.Key); res.State {
 	case effect.Found:
 		done.Ref.Text = res.Artifact.Text
-		return once.ResultOf(&done, Skipped), nil
+		return once.ResultOf(&done, outcome.Skipped), nil
 	case effect.Absent:
 		return nil, &outcome.ConflictError{Key: entry.Key, DoneUnproven: true, Err: errors.New("the ledger records it as done, and this run's check says it did not happen: " +
 			"someone else who can push wrote the entry, or the effect was undone; nothing was run. " +
@@ -233,12 +222,12 @@ func (e *Engine) proveDone(ctx context.Context, entry *ledger.Entry, spec Spec) 
 
 // attempt asks, for a claim this process holds, whether an earlier attempt
 // had the effect, and has it only when the answer is sure it did not.
-func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h once.Held, spec Spec, p *Prepared) (*Result, error) {
+func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h once.Held, spec Spec, p *Prepared) (*outcome.Result, error) {
 	entry, key := c.Entry, c.Entry.Key
 	crashpoint.Hit(crashpoint.AfterClaim)
 	ctx, stop := e.core.Heartbeat(ctx, key, entry.Fence)
 	defer stop()
-	release := func(err error) (*Result, error) {
+	release := func(err error) (*outcome.Result, error) {
 		e.core.Release(c, err.Error())
 		return nil, err
 	}
@@ -255,11 +244,11 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h once.Held, spec
 	switch res := spec.Find(ctx, env, key); res.State {
 	case effect.Found:
 		e.oc.Logf("%s: the check says an earlier attempt did it: recording it as done", key)
-		done, err := e.core.RecordDone(key, entry.Fence, string(Found), res.Artifact, !spec.Unverifiable())
+		done, err := e.core.RecordDone(key, entry.Fence, string(outcome.Found), res.Artifact, !spec.Unverifiable())
 		if err != nil {
 			return nil, err
 		}
-		r := once.ResultOf(done, Found)
+		r := once.ResultOf(done, outcome.Found)
 		r.ArtifactState, r.PayloadChanged = res.Artifact.State, entry.PayloadHash != p.hash
 		return r, nil
 	case effect.Absent:
@@ -284,7 +273,7 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h once.Held, spec
 
 // create records that the effect is about to happen, has it and records
 // the end.
-func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h once.Held, spec Spec, p *Prepared) (*Result, error) {
+func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h once.Held, spec Spec, p *Prepared) (*outcome.Result, error) {
 	key := entry.Key
 	if entry.PayloadHash != p.hash {
 		err := e.cfg.Ledger.SetPayload(ctx, ledger.PayloadParams{Key: key, Fence: entry.Fence, Payload: p.payload, PayloadHash: p.hash, Why: "earlier payload created nothing"})
@@ -318,11 +307,11 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h on
 	if err != nil {
 		return nil, e.core.CreateFailed(key, entry.Fence, spec.Kind(), err, spec.NotSent())
 	}
-	done, err := e.core.RecordDone(key, entry.Fence, string(Created), art, !spec.Unverifiable())
+	done, err := e.core.RecordDone(key, entry.Fence, string(outcome.Created), art, !spec.Unverifiable())
 	if err != nil {
 		return nil, err
 	}
-	r := once.ResultOf(done, Created)
+	r := once.ResultOf(done, outcome.Created)
 	r.Warning, r.ArtifactState = art.Warning, art.State
 	return r, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/offgithub"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/tests/testworld"
 )
@@ -86,7 +87,7 @@ func TestExecRunsOnceAndSkipsAfterwards(t *testing.T) {
 	e, _ := x.engine()
 	// A ledger that this process created cannot vouch for the past.
 	_, err := do(context.Background(), e, execAction(x.notify()))
-	var uc *reconcile.UnconfirmedError
+	var uc *outcome.UnconfirmedError
 	if !errors.As(err, &uc) || !strings.Contains(err.Error(), "ghonce resolve") {
 		t.Fatalf("first exec on a new ledger: err = %v, want unconfirmed with a resolve hint", err)
 	}
@@ -99,10 +100,10 @@ func TestExecRunsOnceAndSkipsAfterwards(t *testing.T) {
 		t.Fatal(err)
 	}
 	e, _ = x.engine()
-	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != offgithub.Created || x.sends() != 1 {
+	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != outcome.Created || x.sends() != 1 {
 		t.Fatalf("after resolve --retry: %s, %d sends; want created, 1", r.Outcome, x.sends())
 	}
-	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != offgithub.Skipped || x.sends() != 1 {
+	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != outcome.Skipped || x.sends() != 1 {
 		t.Fatalf("rerun: %s, %d sends; want skipped, 1", r.Outcome, x.sends())
 	}
 }
@@ -111,7 +112,7 @@ func TestExecOnExistingLedgerRunsAtOnce(t *testing.T) {
 	x := newExecWorld(t)
 	x.engine() // the ledger exists before the agent's run
 	e, _ := x.engine()
-	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != offgithub.Created || x.sends() != 1 {
+	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != outcome.Created || x.sends() != 1 {
 		t.Fatalf("%s, %d sends; want created, 1", r.Outcome, x.sends())
 	}
 }
@@ -124,7 +125,7 @@ func TestExecUnconfirmedPolicies(t *testing.T) {
 		x.crashAfterRunning(l, execAction(x.notify()))
 		e, _ := x.engine(deadPID)
 		_, err := do(context.Background(), e, execAction(x.notify()))
-		var uc *reconcile.UnconfirmedError
+		var uc *outcome.UnconfirmedError
 		if !errors.As(err, &uc) || !strings.Contains(err.Error(), "--done") {
 			t.Fatalf("err = %v, want unconfirmed naming resolve --done", err)
 		}
@@ -138,7 +139,7 @@ func TestExecUnconfirmedPolicies(t *testing.T) {
 		_, l := x.engine()
 		x.crashAfterRunning(l, execAction(x.notify(offgithub.OnUnconfirmedRetry)))
 		e, _ := x.engine(deadPID)
-		if r := mustDo(t, e, execAction(x.notify(offgithub.OnUnconfirmedRetry))); r.Outcome != offgithub.Created || x.sends() != 2 {
+		if r := mustDo(t, e, execAction(x.notify(offgithub.OnUnconfirmedRetry))); r.Outcome != outcome.Created || x.sends() != 2 {
 			t.Fatalf("%s, %d sends; want created and a second send", r.Outcome, x.sends())
 		}
 	})
@@ -150,7 +151,7 @@ func TestExecUnconfirmedPolicies(t *testing.T) {
 		x.crashAfterRunning(l, execAction(spec))
 		e, _ := x.engine(deadPID)
 		r := mustDo(t, e, execAction(spec))
-		if r.Outcome != offgithub.Found || r.Ref != "msg-"+r.Key || x.sends() != 1 {
+		if r.Outcome != outcome.Found || r.Ref != "msg-"+r.Key || x.sends() != 1 {
 			t.Fatalf("%+v, %d sends; want found with the check's output as ref, 1 send", r, x.sends())
 		}
 	})
@@ -165,7 +166,7 @@ func TestSeedD_KeyPassedToADedupingService(t *testing.T) {
 	_, l := x.engine()
 	x.crashAfterRunning(l, execAction(dedupe))
 	e, _ := x.engine(deadPID)
-	if r := mustDo(t, e, execAction(dedupe)); r.Outcome != offgithub.Created {
+	if r := mustDo(t, e, execAction(dedupe)); r.Outcome != outcome.Created {
 		t.Fatalf("outcome %s, want created (the command ran again)", r.Outcome)
 	}
 	if x.sends() != 1 {
@@ -200,7 +201,7 @@ func TestExecCheckThatCannotRunFailsTheFirstAttempt(t *testing.T) {
 		spec.Check = check
 		a := execAction(spec)
 		_, err := do(context.Background(), e, a)
-		var uc *reconcile.UnconfirmedError
+		var uc *outcome.UnconfirmedError
 		if err == nil || errors.As(err, &uc) || !strings.Contains(err.Error(), "fix --check") || !strings.Contains(err.Error(), "did not run") {
 			t.Fatalf("check %q: err = %v; want a plain error saying to fix --check and that the command did not run", check, err)
 		}
@@ -214,12 +215,12 @@ func TestExecCheckThatCannotRunFailsTheFirstAttempt(t *testing.T) {
 	}
 	spec := x.notify()
 	spec.Check = `grep -qx "$GHONCE_KEY" "` + x.sent + `" 2>/dev/null || exit 1`
-	if r := mustDo(t, e, execAction(spec)); r.Outcome != offgithub.Created || x.sends() != 1 {
+	if r := mustDo(t, e, execAction(spec)); r.Outcome != outcome.Created || x.sends() != 1 {
 		t.Fatalf("with a working check: %s, %d sends; want created, 1", r.Outcome, x.sends())
 	}
 }
 
-func mustDo(t *testing.T, e *offgithub.Engine, a offgithub.Action) *offgithub.Result {
+func mustDo(t *testing.T, e *offgithub.Engine, a offgithub.Action) *outcome.Result {
 	t.Helper()
 	r, err := do(context.Background(), e, a)
 	if err != nil {
@@ -230,7 +231,7 @@ func mustDo(t *testing.T, e *offgithub.Engine, a offgithub.Action) *offgithub.Re
 
 // do runs a through the engine's front door, as every front end does:
 // Prepare, then Do.
-func do(ctx context.Context, e *offgithub.Engine, a offgithub.Action) (*offgithub.Result, error) {
+func do(ctx context.Context, e *offgithub.Engine, a offgithub.Action) (*outcome.Result, error) {
 	p, err := offgithub.Prepare(a)
 	if err != nil {
 		return nil, err

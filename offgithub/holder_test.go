@@ -11,7 +11,7 @@ import (
 	"github.com/ghonce/ghonce/internal/procid"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/offgithub"
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // freePID returns a PID that names no process now: a child that ran and
@@ -64,11 +64,11 @@ func TestHolderGoneOnlyWhenItsIdentityProvesIt(t *testing.T) {
 			}
 			e, _ := x.engine(func(c *offgithub.Config) { c.Wait = 100 * time.Millisecond })
 			r, err := do(context.Background(), e, a)
-			var busy *reconcile.InProgressError
+			var busy *outcome.InProgressError
 			switch {
 			case tc.takeOver && err != nil:
 				t.Fatalf("a holder proven gone was not taken over: %v", err)
-			case tc.takeOver && (r.Outcome != reconcile.Created || x.sends() != 1):
+			case tc.takeOver && (r.Outcome != outcome.Created || x.sends() != 1):
 				t.Fatalf("taken over: %s, %d sends; want created, 1", r.Outcome, x.sends())
 			case !tc.takeOver && !errors.As(err, &busy):
 				t.Fatalf("a holder not proven gone was taken over: result %+v, err %v; want in progress until its lease ends", r, err)

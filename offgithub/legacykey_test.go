@@ -7,6 +7,7 @@ import (
 
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/offgithub"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -41,7 +42,7 @@ func TestEntryRecordedBeforeNFCKeepsItsKey(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+q: %v", task, err)
 		}
-		if r.Outcome != offgithub.Skipped || r.Key != legacy[0] {
+		if r.Outcome != outcome.Skipped || r.Key != legacy[0] {
 			t.Errorf("%+q: outcome %s under %s; want skipped under the recorded key %s", task, r.Outcome, r.Key, legacy[0])
 		}
 	}
@@ -55,7 +56,7 @@ func TestEntryRecordedBeforeNFCKeepsItsKey(t *testing.T) {
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
-	if r1.Key != keyOf(t, fresh(nfc)) || r2.Key != r1.Key || r1.Outcome != offgithub.Created || r2.Outcome != offgithub.Skipped {
+	if r1.Key != keyOf(t, fresh(nfc)) || r2.Key != r1.Key || r1.Outcome != outcome.Created || r2.Outcome != outcome.Skipped {
 		t.Errorf("new work: %s %s then %s %s; want created then skipped under the NFC key %s", r1.Outcome, r1.Key, r2.Outcome, r2.Key, keyOf(t, fresh(nfc)))
 	}
 	if n := x.sends(); n != 1 {

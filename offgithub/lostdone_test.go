@@ -8,6 +8,7 @@ import (
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite/sqlitetest"
 	"github.com/ghonce/ghonce/offgithub"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -25,7 +26,7 @@ func TestLostDoneRecordIsFoundNotDuplicated(t *testing.T) {
 	}}
 	mark := &sqlitetest.Mark{T: t, Path: x.Ledger}
 	e, _ := x.engine(func(c *offgithub.Config) { mark.Ledger = c.Ledger; c.Ledger = mark })
-	if r := mustDo(t, e, a); r.Outcome != offgithub.Created {
+	if r := mustDo(t, e, a); r.Outcome != outcome.Created {
 		t.Fatalf("first run: %s, want created", r.Outcome)
 	}
 	if mark.DoneVerifiable == nil || !*mark.DoneVerifiable {
@@ -44,14 +45,14 @@ func TestLostDoneRecordIsFoundNotDuplicated(t *testing.T) {
 		c.Owner.PID++
 		c.Gone = func(ledger.Proc) bool { return true }
 	})
-	if r := mustDo(t, e, a); r.Outcome != offgithub.Found {
+	if r := mustDo(t, e, a); r.Outcome != outcome.Found {
 		t.Errorf("rerun after the lost done: %s, want found", r.Outcome)
 	}
 	b, _ := os.ReadFile(x.sent)
 	if n := strings.Count(string(b), "\n"); n != 1 {
 		t.Errorf("%d made, want 1", n)
 	}
-	if r := mustDo(t, e, a); r.Outcome != offgithub.Skipped {
+	if r := mustDo(t, e, a); r.Outcome != outcome.Skipped {
 		t.Errorf("third run: %s, want skipped", r.Outcome)
 	}
 }
@@ -65,7 +66,7 @@ func TestExecWithoutCheckForcesItsDone(t *testing.T) {
 	x.engine() // the ledger exists ahead of the run, as `ghonce init` makes it
 	mark := &sqlitetest.Mark{T: t, Path: x.Ledger}
 	e, _ := x.engine(func(c *offgithub.Config) { mark.Ledger = c.Ledger; c.Ledger = mark })
-	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != offgithub.Created {
+	if r := mustDo(t, e, execAction(x.notify())); r.Outcome != outcome.Created {
 		t.Fatalf("first run: %s, want created", r.Outcome)
 	}
 	if mark.DoneVerifiable == nil {

@@ -17,9 +17,6 @@ type Filter struct {
 	Task string
 }
 
-// Settlement is what Reconcile did with one entry: outcome.Settlement.
-type Settlement = outcome.Settlement
-
 // Reconcile settles every attempting entry of a kind off GitHub matching
 // f, from the ledger alone: it never runs a command or a check (what to
 // run is only ever a run's own input, never what a ledger stored). An
@@ -29,7 +26,7 @@ type Settlement = outcome.Settlement
 // the same command, whose own --check or --on-unconfirmed settles it; so
 // does one held by a live process, and one whose stored task, step, kind,
 // repository and target do not derive its key (someone else wrote it).
-func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) {
+func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]outcome.Settlement, error) {
 	all, err := e.cfg.Ledger.List(ctx, ledger.ListParams{Task: f.Task, Repo: f.Repo, Status: ledger.Attempting})
 	if err != nil {
 		return nil, fmt.Errorf("list attempting entries: %w", err)
@@ -43,7 +40,7 @@ func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) 
 	if e.cfg.Progress != nil {
 		e.cfg.Progress.Start(len(entries))
 	}
-	out := make([]Settlement, 0, len(entries))
+	out := make([]outcome.Settlement, 0, len(entries))
 	for _, ent := range entries {
 		s, err := e.settle(ctx, ent)
 		if errors.Is(err, ledger.ErrFenced) {
@@ -62,7 +59,7 @@ func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) 
 
 // settle fails ent when no attempt started its command; it reports the
 // rest as they are.
-func (e *Engine) settle(ctx context.Context, ent *ledger.Entry) (Settlement, error) {
+func (e *Engine) settle(ctx context.Context, ent *ledger.Entry) (outcome.Settlement, error) {
 	if why := once.Forged(ent); why != "" {
 		return once.Reported(ent, why), nil
 	}

@@ -1,9 +1,8 @@
 // Package outcome is what an action ends with, whichever engine ran it
 // (reconcile for GitHub, offgithub for effects GitHub cannot see): its
 // Result, what Reconcile did with an entry (Settlement), and the errors of
-// an action that did not end done. The engines name these types as their
-// own (reconcile.Result is outcome.Result); a front maps the errors to
-// exit codes with package failure.
+// an action that did not end done. Both engines return these types, by
+// these names; a front maps the errors to exit codes with package failure.
 package outcome
 
 import (
@@ -25,7 +24,7 @@ const (
 )
 
 // Result is what an engine's Do returns and a front prints, whichever
-// engine it is (reconcile.Result and offgithub.Result are it).
+// engine it is.
 type Result struct {
 	Key            string  `json:"key"`
 	Kind           string  `json:"kind"`

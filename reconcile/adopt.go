@@ -9,6 +9,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // AdoptParams is an artifact on GitHub that carries Key and that no
@@ -66,7 +67,7 @@ func (e *Engine) Adopt(ctx context.Context, p AdoptParams) (adopted bool, err er
 	if c.State == ledger.ClaimDone {
 		return false, nil
 	}
-	fp := once.FinishParams(p.Key, c.Entry.Fence, ledger.Done, string(Found), p.Artifact, "")
+	fp := once.FinishParams(p.Key, c.Entry.Fence, ledger.Done, string(outcome.Found), p.Artifact, "")
 	fp.Why = why
 	fp.Verifiable = true
 	if _, err := e.core.Record(fp); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -18,7 +19,7 @@ func withoutMarker(key, body string) string { return taskkey.WithoutMarker(key, 
 // with. The description found is recorded, so a later run with the ledger
 // kept compares with it too; with OnChangeUpdate, update then records
 // this run's. It returns entry unchanged when the artifact shows none.
-func (e *Engine) foundEntry(ctx context.Context, a Action, key string, entry *ledger.Entry, r *Result) *ledger.Entry {
+func (e *Engine) foundEntry(ctx context.Context, a Action, key string, entry *ledger.Entry, r *outcome.Result) *ledger.Entry {
 	af, ok := a.Spec.(AsFounder)
 	if !ok || r.FoundArtifact == nil {
 		return entry

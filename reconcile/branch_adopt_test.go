@@ -9,6 +9,7 @@ import (
 
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -28,7 +29,7 @@ func TestBranchAtALaterCommitNeedsEvidence(t *testing.T) {
 	w.GitHub.SetRef(owner, name, "stranger", later)
 	e := w.engine(func(c *reconcile.Config) { c.LedgerNew = false })
 	_, err := do(w.ctx, e, action("stranger"))
-	var ce *reconcile.ConflictError
+	var ce *outcome.ConflictError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "nothing shows ghonce made it") {
 		t.Fatalf("a stranger's branch at a later commit: %v, want a conflict saying nothing shows ghonce made it", err)
 	}
@@ -38,7 +39,7 @@ func TestBranchAtALaterCommitNeedsEvidence(t *testing.T) {
 
 	// Exactly at the start commit: recorded, whoever made it.
 	w.GitHub.SetRef(owner, name, "exact", w.Main)
-	if r := mustDo(t, e, action("exact")); r.Outcome != reconcile.Found || r.SHA != w.Main {
+	if r := mustDo(t, e, action("exact")); r.Outcome != outcome.Found || r.SHA != w.Main {
 		t.Errorf("a branch at the start commit: %s at %s, want found at %s", r.Outcome, r.SHA, w.Main)
 	}
 
@@ -57,7 +58,7 @@ func TestBranchAtALaterCommitNeedsEvidence(t *testing.T) {
 	l.Close()
 	w.GitHub.SetRef(owner, name, "ours", later)
 	e2 := w.engine(func(c *reconcile.Config) { c.Gone = func(p ledger.Proc) bool { return p.PID == 999999 } })
-	if r := mustDo(t, e2, a); r.Outcome != reconcile.Found || r.SHA != later {
+	if r := mustDo(t, e2, a); r.Outcome != outcome.Found || r.SHA != later {
 		t.Errorf("our branch with a push on top, after a crash: %s at %s, want found at %s", r.Outcome, r.SHA, later)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 	"github.com/ghonce/ghonce/tests/testworld"
@@ -97,7 +98,7 @@ func TestRequestsFirstPRCreateAndReplay(t *testing.T) {
 	a := reconcile.Action{Task: "ISSUE-42", Step: "pr", Repo: repo, Spec: reconcile.PR{Base: "main", Head: "fix-42", Title: "Fix", Body: "b"}}
 	reqs := w.spent(func() {
 		r, err := do(w.ctx, e, a)
-		if err != nil || r.Outcome != reconcile.Created {
+		if err != nil || r.Outcome != outcome.Created {
 			t.Fatalf("first pr create: %+v, %v", r, err)
 		}
 	})
@@ -105,7 +106,7 @@ func TestRequestsFirstPRCreateAndReplay(t *testing.T) {
 	atMost(t, "first pr create on an established ledger", reqs, 4)
 	reqs = w.spent(func() {
 		e2, _ := w.budgetEngine()
-		if r, err := do(w.ctx, e2, a); err != nil || r.Outcome != reconcile.Skipped {
+		if r, err := do(w.ctx, e2, a); err != nil || r.Outcome != outcome.Skipped {
 			t.Fatalf("replay: %+v, %v", r, err)
 		}
 	})
@@ -133,12 +134,12 @@ func TestRequestsRerunAfterCrash(t *testing.T) {
 	for _, tc := range []struct {
 		task  string
 		fault fixtures.FaultKind
-		want  reconcile.Outcome
+		want  outcome.Outcome
 		what  string
 		sent  int // the creates GitHub receives, the faulted one included
 	}{
-		{"CRASH", fixtures.DropAfterCommit, reconcile.Found, "a crash after GitHub stored the create", 1},
-		{"CRASH-BEFORE", fixtures.Status502BeforeCommit, reconcile.Created, "a crash before GitHub stored it", 2},
+		{"CRASH", fixtures.DropAfterCommit, outcome.Found, "a crash after GitHub stored the create", 1},
+		{"CRASH-BEFORE", fixtures.Status502BeforeCommit, outcome.Created, "a crash before GitHub stored it", 2},
 	} {
 		t.Run(tc.task, func(t *testing.T) {
 			t.Parallel()
@@ -173,7 +174,7 @@ func TestRequestsRerunAfterCrash(t *testing.T) {
 						t.Fatalf("the faulted create did not leave the entry unconfirmed")
 					}
 					l.Close()
-					var r *reconcile.Result
+					var r *outcome.Result
 					reqs := w.spent(func() {
 						e2, l2 := w.budgetEngine()
 						var err error
@@ -276,7 +277,7 @@ func TestReconcileBatched(t *testing.T) {
 		}
 	}
 	w.GitHub.SeedComment(owner, name, w.issue(), other, taskkey.WithMarker(absentComment, "look-alike"))
-	var out []reconcile.Settlement
+	var out []outcome.Settlement
 	reqs := w.spent(func() {
 		var err error
 		if out, err = e.Reconcile(w.ctx, reconcile.Filter{}); err != nil {

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
 // A changed description is said with an Action's fields, naming no flag;
 // a front says it with its own (In).
 func TestChangedErrorNamesNoFlag(t *testing.T) {
-	r := &reconcile.Result{Kind: "issue", Number: 2, Step: "issue-create"}
+	r := &outcome.Result{Kind: "issue", Number: 2, Step: "issue-create"}
 	ce := &reconcile.ChangedError{Key: "k", Changed: []string{"title"}, Result: r}
 	if msg := ce.Error(); strings.Contains(msg, "--") || !strings.Contains(msg, `OnChange "warn"`) || !strings.Contains(msg, "another Step") {
 		t.Errorf("%q: want the fields OnChange and Step named, and no flag", msg)

@@ -8,6 +8,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/tests/testworld"
 )
@@ -55,7 +56,7 @@ func TestCommentLookupSinceOnGitHubsClock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := len(fake.Comments(owner, name, thread)); r.Outcome != reconcile.Found || n != 1 {
+			if n := len(fake.Comments(owner, name, thread)); r.Outcome != outcome.Found || n != 1 {
 				t.Fatalf("rerun: %s, %d comments; want found and 1", r.Outcome, n)
 			}
 		})

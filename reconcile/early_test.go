@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -52,12 +53,12 @@ func TestEarlyLookUp(t *testing.T) {
 				}
 				return n
 			}
-			var first *reconcile.Result
-			if n := listings(func() { first = mustDo(t, e, a) }); first.Outcome != reconcile.Created || n != tc.listings {
+			var first *outcome.Result
+			if n := listings(func() { first = mustDo(t, e, a) }); first.Outcome != outcome.Created || n != tc.listings {
 				t.Fatalf("first create: %s with %d issue listings, want created with %d", first.Outcome, n, tc.listings)
 			}
-			var replay *reconcile.Result
-			if n := listings(func() { replay = mustDo(t, e, a) }); replay.Outcome != reconcile.Skipped || replay.Number != first.Number || n != tc.replayLst {
+			var replay *outcome.Result
+			if n := listings(func() { replay = mustDo(t, e, a) }); replay.Outcome != outcome.Skipped || replay.Number != first.Number || n != tc.replayLst {
 				t.Fatalf("replay: %s #%d with %d issue listings, want skipped #%d with %d", replay.Outcome, replay.Number, n, first.Number, tc.replayLst)
 			}
 			if got := len(w.GitHub.Issues(owner, name)); got != 1 {

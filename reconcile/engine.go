@@ -34,19 +34,6 @@ import (
 	"github.com/ghonce/ghonce/outcome"
 )
 
-// Outcome says how an action ended (outcome.Outcome).
-type Outcome = outcome.Outcome
-
-const (
-	Created = outcome.Created // this run created the artifact
-	Found   = outcome.Found   // it already existed on GitHub (an earlier attempt made it)
-	Skipped = outcome.Skipped // the ledger said done; GitHub was not asked
-)
-
-// Result is what Do returns and the CLI prints, outcome.Result (`go doc
-// outcome.Result` lists its fields); offgithub's engine returns the same.
-type Result = outcome.Result
-
 // Config builds an Engine. Ledger is required, and GitHub to act.
 type Config struct {
 	Ledger    ledger.Ledger
@@ -96,7 +83,7 @@ type Config struct {
 	Concurrency int
 	// Progress, if set, is told how many entries Reconcile will settle and
 	// each one it settled.
-	Progress Progress
+	Progress outcome.Progress
 	// Metrics, if set, counts actions by kind and outcome, waits for
 	// another holder and takeovers (package observe).
 	Metrics *observe.Metrics
@@ -220,19 +207,19 @@ func NewOwner() ledger.Owner { return once.NewOwner() }
 // Errors: *UnconfirmedError (exit 3), *InProgressError (exit 4),
 // *SameOrAnotherError (exit 7: OnChangeAuto, see there), *ConflictError
 // and anything else (exit 1).
-func (e *Engine) Do(ctx context.Context, p *Prepared) (*Result, error) {
+func (e *Engine) Do(ctx context.Context, p *Prepared) (*outcome.Result, error) {
 	if p == nil || p.key == "" {
 		return nil, errors.New("do action: not prepared: pass what reconcile.Prepare returned")
 	}
 	a := once.Action{Kind: p.id.Kind, Key: p.key, Task: p.id.Task, Step: p.id.Step, Repo: p.a.Repo}
-	return e.obs.Do(ctx, a, func(ctx context.Context) (*Result, error) { return e.do(ctx, p) })
+	return e.obs.Do(ctx, a, func(ctx context.Context) (*outcome.Result, error) { return e.do(ctx, p) })
 }
 
 // DoAs prepares and runs a for a durable-execution engine's step (the
 // adapters under adapters/): a's empty Task and Step are task and step,
 // the step it fills derived rather than named (Action.StepDerived). Bad
 // input is an *InvalidError, nothing recorded; other errors are Do's.
-func (e *Engine) DoAs(ctx context.Context, a Action, task, step string) (*Result, error) {
+func (e *Engine) DoAs(ctx context.Context, a Action, task, step string) (*outcome.Result, error) {
 	if a.Task == "" {
 		a.Task = task
 	}
@@ -247,7 +234,7 @@ func (e *Engine) DoAs(ctx context.Context, a Action, task, step string) (*Result
 }
 
 // do is Do, unobserved.
-func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
+func (e *Engine) do(ctx context.Context, p *Prepared) (*outcome.Result, error) {
 	a, id, payload, hash := p.a, p.id, p.payload, p.hash
 	key, err := e.core.KeyFor(ctx, p.key, p.legacy)
 	if err != nil {
@@ -276,10 +263,10 @@ func (e *Engine) do(ctx context.Context, p *Prepared) (*Result, error) {
 				return nil, err
 			}
 		}
-		return e.onChange(ctx, p, c, done, once.ResultOf(done, Skipped))
+		return e.onChange(ctx, p, c, done, once.ResultOf(done, outcome.Skipped))
 	}
 	r, err := e.attempt(ctx, c, e.core.HeldBy(c, sent), x, a, hash, payload)
-	if err != nil || r.Outcome != Found {
+	if err != nil || r.Outcome != outcome.Found {
 		return r, err
 	}
 	// Found what an earlier attempt made, perhaps from another description:
@@ -299,9 +286,9 @@ func (e *Engine) proveDone(ctx context.Context, a Action, entry *ledger.Entry) (
 	case effect.Found:
 		return proven(a, entry, res.Artifact), nil
 	case effect.Absent, effect.Conflict:
-		return nil, &ConflictError{Key: entry.Key, DoneUnproven: true, Err: fmt.Errorf("the ledger records it as done (%s), but GitHub shows no artifact of ours that carries the key (deleted, or a forged entry); nothing was created", orNothing(entry.Ref.Name()))}
+		return nil, &outcome.ConflictError{Key: entry.Key, DoneUnproven: true, Err: fmt.Errorf("the ledger records it as done (%s), but GitHub shows no artifact of ours that carries the key (deleted, or a forged entry); nothing was created", orNothing(entry.Ref.Name()))}
 	}
-	return nil, &UnconfirmedError{Key: entry.Key, Err: fmt.Errorf("the ledger records it as done, and GitHub could not confirm it: %w", res.Err), Hint: "Nothing was created: rerun the same command once GitHub answers."}
+	return nil, &outcome.UnconfirmedError{Key: entry.Key, Err: fmt.Errorf("the ledger records it as done, and GitHub could not confirm it: %w", res.Err), Hint: "Nothing was created: rerun the same command once GitHub answers."}
 }
 
 // proven is the done entry of a as the look-up found its artifact. Where
@@ -333,7 +320,7 @@ func orNothing(name string) string {
 // lease).
 // x, if not nil, is a look-up made beside a claim that created the entry
 // (early.go), whose answer stands for the one look would ask.
-func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h once.Held, x *early, a Action, hash string, payload []byte) (*Result, error) {
+func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h once.Held, x *early, a Action, hash string, payload []byte) (*outcome.Result, error) {
 	entry := c.Entry
 	crashpoint.Hit(crashpoint.AfterClaim)
 	ctx, stop := e.core.Heartbeat(ctx, entry.Key, entry.Fence)
@@ -362,11 +349,11 @@ func (e *Engine) attempt(ctx context.Context, c *ledger.Claim, h once.Held, x *e
 // (conflict, unknown, bad configuration), each already recorded, or
 // neither: absent, go on and create the description it returns (spec,
 // completed by a Chooser).
-func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, a Action, hash string) (*Env, Spec, *Result, error) {
+func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, a Action, hash string) (*Env, Spec, *outcome.Result, error) {
 	entry, spec := c.Entry, a.Spec
 	key := entry.Key
 	// A release before the create says that nothing was sent (Core.Release).
-	release := func(err error) (*Env, Spec, *Result, error) {
+	release := func(err error) (*Env, Spec, *outcome.Result, error) {
 		e.core.Release(c, err.Error())
 		return nil, nil, nil, err
 	}
@@ -386,13 +373,13 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, a Action, 
 	// stays attempting. The same holds when GitHub cannot be reached at
 	// all: a failed entry rerun offline is not turned into an unknown
 	// outcome (exit 3, paged by status --stale) for work that never left.
-	unsent := func(err error) (*Env, Spec, *Result, error) {
+	unsent := func(err error) (*Env, Spec, *outcome.Result, error) {
 		st := ledger.Attempting
 		if c.Prior != ledger.Attempting {
 			st = ledger.Failed
 		}
 		if !errors.Is(err, ghcheck.ErrCredentials) {
-			err = &NotSentError{Key: key, Attempting: st == ledger.Attempting, Err: err}
+			err = &outcome.NotSentError{Key: key, Attempting: st == ledger.Attempting, Err: err}
 		}
 		if st == ledger.Attempting {
 			e.core.Release(c, err.Error())
@@ -401,7 +388,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, a Action, 
 		}
 		if st == ledger.Attempting && !errors.Is(err, ghcheck.ErrCredentials) {
 			// The earlier attempt's outcome is still unknown: exit 3.
-			return nil, nil, nil, &UnconfirmedError{Key: key, Err: err}
+			return nil, nil, nil, &outcome.UnconfirmedError{Key: key, Err: err}
 		}
 		return nil, nil, nil, err
 	}
@@ -447,7 +434,7 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, a Action, 
 		if rf := (*refusal)(nil); errors.As(res.Err, &rf) {
 			return nil, nil, nil, fmt.Errorf("create %s: %w (nothing was created)", spec.Kind(), rf.err)
 		}
-		return nil, nil, nil, &ConflictError{Key: key, Err: res.Err}
+		return nil, nil, nil, &outcome.ConflictError{Key: key, Err: res.Err}
 	case effect.Absent:
 		return env, spec, nil, nil
 	default:
@@ -455,14 +442,14 @@ func (e *Engine) look(ctx context.Context, c *ledger.Claim, x *early, a Action, 
 			return unsent(res.Err)
 		}
 		e.core.Release(c, errText(res.Err))
-		return nil, nil, nil, &UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: once.RerunHint}
+		return nil, nil, nil, &outcome.UnconfirmedError{Key: key, Err: fmt.Errorf("could not tell whether it exists: %w", res.Err), Hint: once.RerunHint}
 	}
 }
 
 // create records what is about to be sent, sends it and records the answer.
 // Until h.Marked, the in-flight mark the claim wrote covers the create and
 // none is written again (once.Held).
-func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h once.Held, spec Spec, hash string, payload []byte) (*Result, error) {
+func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h once.Held, spec Spec, hash string, payload []byte) (*outcome.Result, error) {
 	key := entry.Key
 	_, chooser := spec.(Chooser)
 	if entry.PayloadHash != hash || chooser && !bytes.Equal(entry.Payload, payload) {
@@ -489,16 +476,16 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h on
 	// What follows the create's answer: the tags of a kind that adds them
 	// once the artifact exists, then the done record. It works on its own
 	// copy of the artifact: the answer may be read meanwhile.
-	tail := func(ctx context.Context, art effect.Artifact) (*Result, error) {
+	tail := func(ctx context.Context, art effect.Artifact) (*outcome.Result, error) {
 		if _, ok := spec.(Mender); ok {
 			crashpoint.Hit(crashpoint.BeforeTags)
 			art.Warning = joinWarnings(art.Warning, mend(ctx, env, key, spec, art))
 		}
-		done, err := e.core.RecordDone(key, entry.Fence, string(Created), art, true)
+		done, err := e.core.RecordDone(key, entry.Fence, string(outcome.Created), art, true)
 		if err != nil {
 			return nil, err
 		}
-		r := once.ResultOf(done, Created)
+		r := once.ResultOf(done, outcome.Created)
 		r.Warning, r.ArtifactState = art.Warning, art.State
 		return r, nil
 	}
@@ -525,7 +512,7 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h on
 	}()
 	answered := *entry
 	answered.Ref = ledger.Ref{Number: art.Number, ID: art.ID, URL: art.URL, SHA: art.SHA, Text: art.Text}
-	r := once.ResultOf(&answered, Created)
+	r := once.ResultOf(&answered, outcome.Created)
 	r.Warning, r.ArtifactState = art.Warning, art.State
 	return r, nil
 }
@@ -533,7 +520,7 @@ func (e *Engine) create(ctx context.Context, env *Env, entry *ledger.Entry, h on
 // createFailed settles a create's error by its class: an artifact that
 // already exists is adopted if it is ours; the rest as Core.CreateFailed
 // says.
-func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry, spec Spec, err error) (*Result, error) {
+func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry, spec Spec, err error) (*outcome.Result, error) {
 	key := entry.Key
 	if ce := (*effect.CreateError)(nil); errors.As(err, &ce) && ce.Class == effect.ClassExists {
 		// GitHub refused a duplicate: adopt it if it is ours. It may be
@@ -548,10 +535,10 @@ func (e *Engine) createFailed(ctx context.Context, env *Env, entry *ledger.Entry
 		case effect.Absent, effect.Conflict:
 			cerr := fmt.Errorf("%w; and no artifact of ours carries key %s", err, key)
 			_, _ = e.core.Finish(key, entry.Fence, ledger.Failed, "", effect.Artifact{}, cerr.Error())
-			return nil, &ConflictError{Key: key, Err: cerr}
+			return nil, &outcome.ConflictError{Key: key, Err: cerr}
 		default:
 			_, _ = e.core.Finish(key, entry.Fence, ledger.Attempting, "", effect.Artifact{}, errText(res.Err))
-			return nil, &UnconfirmedError{Key: key, Err: res.Err, Hint: once.RerunHint}
+			return nil, &outcome.UnconfirmedError{Key: key, Err: res.Err, Hint: once.RerunHint}
 		}
 	}
 	return nil, e.core.CreateFailed(key, entry.Fence, spec.Kind(), err, "nothing was sent, so nothing was created; a rerun tries again")
@@ -588,13 +575,13 @@ func withPrior(ctx context.Context, env *Env, key string, res effect.Result, pri
 
 // adopt records an artifact found on GitHub as this key's, done, after
 // mending the tags a crash may have left off it.
-func (e *Engine) adopt(ctx context.Context, env *Env, key string, fence int64, spec Spec, art effect.Artifact) (*Result, error) {
+func (e *Engine) adopt(ctx context.Context, env *Env, key string, fence int64, spec Spec, art effect.Artifact) (*outcome.Result, error) {
 	warning := mend(ctx, env, key, spec, art)
-	done, err := e.core.RecordDone(key, fence, string(Found), art, true)
+	done, err := e.core.RecordDone(key, fence, string(outcome.Found), art, true)
 	if err != nil {
 		return nil, err
 	}
-	r := once.ResultOf(done, Found)
+	r := once.ResultOf(done, outcome.Found)
 	r.Warning, r.ArtifactState, r.FoundArtifact = warning, art.State, &art
 	return r, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/ledgertest"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -49,12 +50,12 @@ func TestSeedB_DoneIsSkippedWithoutAskingGitHub(t *testing.T) {
 	w := newWorld(t)
 	w.Push("fix-42")
 	first := mustDo(t, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
-	if first.Outcome != reconcile.Created || first.Number == 0 || first.URL == "" {
+	if first.Outcome != outcome.Created || first.Number == 0 || first.URL == "" {
 		t.Fatalf("first run: %+v, want created with number and url", first)
 	}
 	before := len(w.GitHub.Requests())
 	again := mustDo(t, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
-	if again.Outcome != reconcile.Skipped || again.Number != first.Number || again.PayloadChanged {
+	if again.Outcome != outcome.Skipped || again.Number != first.Number || again.PayloadChanged {
 		t.Fatalf("rerun: %+v, want skipped with the same number and payload_changed false", again)
 	}
 	if n := len(w.GitHub.Requests()) - before; n != 0 {
@@ -74,7 +75,7 @@ func TestSeedC_CreatedButAnswerLostIsFound(t *testing.T) {
 			w.Push("fix-42")
 			w.GitHub.Inject(fixtures.Fault{Match: postPulls, Kind: fixtures.DropAfterCommit})
 			_, err := do(w.ctx, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
-			var uc *reconcile.UnconfirmedError
+			var uc *outcome.UnconfirmedError
 			if !errors.As(err, &uc) {
 				t.Fatalf("lost answer: err = %v, want *UnconfirmedError (a maybe is never a no)", err)
 			}
@@ -84,7 +85,7 @@ func TestSeedC_CreatedButAnswerLostIsFound(t *testing.T) {
 				}
 			}
 			r := mustDo(t, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
-			if r.Outcome != reconcile.Found {
+			if r.Outcome != outcome.Found {
 				t.Fatalf("rerun outcome %s, want found", r.Outcome)
 			}
 			if prs := w.prs(); len(prs) != 1 || prs[0].Number != r.Number {
@@ -120,7 +121,7 @@ func TestRewordedRetryOnAnotherHeadFindsTheFirstPR(t *testing.T) {
 		t.Fatalf("reworded retry: %v, want a *SameOrAnotherError with both titles and when the first was made", err)
 	}
 	r := mustDo(t, w.engine(), pr("agent/attempt-2", "Fix the bug", "This change fixes the bug."))
-	if r.Outcome != reconcile.Skipped || !r.PayloadChanged || r.Number != so.Result.Number {
+	if r.Outcome != outcome.Skipped || !r.PayloadChanged || r.Number != so.Result.Number {
 		t.Fatalf("the same title: %+v, want the first PR #%d skipped with payload_changed", r, so.Result.Number)
 	}
 	prs := w.prs()
@@ -129,12 +130,12 @@ func TestRewordedRetryOnAnotherHeadFindsTheFirstPR(t *testing.T) {
 	}
 	named := reworded
 	named.Step = "pr-create"
-	if r = mustDo(t, w.engine(), named); r.Outcome != reconcile.Skipped || r.Number != so.Result.Number || !strings.Contains(r.Warning, `the step "pr-create" was named`) {
+	if r = mustDo(t, w.engine(), named); r.Outcome != outcome.Skipped || r.Number != so.Result.Number || !strings.Contains(r.Warning, `the step "pr-create" was named`) {
 		t.Fatalf("reworded with the step named: %+v, want the first, skipped, with why", r)
 	}
 	reworded.OnChange = reconcile.OnChangeWarn
 	r = mustDo(t, w.engine(), reworded)
-	if r.Outcome != reconcile.Skipped || !r.PayloadChanged {
+	if r.Outcome != outcome.Skipped || !r.PayloadChanged {
 		t.Fatalf("reworded with warn: %+v, want skipped with payload_changed", r)
 	}
 	if n := len(w.prs()); n != 1 {
@@ -151,7 +152,7 @@ func TestStrangersLookAlikePRIsNotAdopted(t *testing.T) {
 	stranger := w.GitHub.SeedPR(owner, name, other, fixtures.SeedPR{Title: "Fix", Body: taskkey.WithMarker(key, "mine now"), Head: "fix-42-copy", Labels: []string{taskkey.Label(key)}})
 	w.Push("fix-42")
 	r := mustDo(t, w.engine(), a)
-	if r.Outcome != reconcile.Created || r.Number == stranger {
+	if r.Outcome != outcome.Created || r.Number == stranger {
 		t.Fatalf("result %+v: adopted the stranger's PR #%d", r, stranger)
 	}
 	if n := len(w.prs()); n != 2 {
@@ -164,7 +165,7 @@ func TestReadsThatFailLeaveTheEntryAttempting(t *testing.T) {
 	w.Push("fix-42")
 	w.GitHub.Inject(fixtures.Fault{Match: fixtures.MatchMethod("GET"), Kind: fixtures.Status502BeforeCommit, Times: 1000})
 	_, err := do(w.ctx, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
-	var uc *reconcile.UnconfirmedError
+	var uc *outcome.UnconfirmedError
 	if !errors.As(err, &uc) || !strings.Contains(err.Error(), "reconcile") {
 		t.Fatalf("err = %v, want *UnconfirmedError that points to a rerun or ghonce reconcile", err)
 	}
@@ -172,7 +173,7 @@ func TestReadsThatFailLeaveTheEntryAttempting(t *testing.T) {
 		t.Fatalf("%d writes reached GitHub although it could not be asked first", w.writes())
 	}
 	w.GitHub.ClearFaults()
-	if r := mustDo(t, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body")); r.Outcome != reconcile.Created {
+	if r := mustDo(t, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body")); r.Outcome != outcome.Created {
 		t.Fatalf("rerun: %s, want created", r.Outcome)
 	}
 }
@@ -181,13 +182,13 @@ func TestRefusedCreateIsFailedAndRetried(t *testing.T) {
 	w := newWorld(t)
 	// The head branch was never pushed: GitHub answers 422 and creates nothing.
 	_, err := do(w.ctx, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
-	var uc *reconcile.UnconfirmedError
+	var uc *outcome.UnconfirmedError
 	if err == nil || errors.As(err, &uc) || !strings.Contains(err.Error(), "nothing was created") {
 		t.Fatalf("err = %v, want a plain error saying nothing was created", err)
 	}
 	w.Push("fix-42")
 	r := mustDo(t, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
-	if r.Outcome != reconcile.Created || r.Attempts != 2 {
+	if r.Outcome != outcome.Created || r.Attempts != 2 {
 		t.Fatalf("retry: %+v, want created on attempt 2", r)
 	}
 }
@@ -198,7 +199,7 @@ func TestAlreadyExistsButNotTaggedIsAConflict(t *testing.T) {
 	// Our own identity opened a PR for the same head by hand, without a marker.
 	w.GitHub.SeedPR(owner, name, login, fixtures.SeedPR{Title: "by hand", Head: "fix-42"})
 	_, err := do(w.ctx, w.engine(), prAction("ISSUE-42", "fix-42", "Fix", "body"))
-	var ce *reconcile.ConflictError
+	var ce *outcome.ConflictError
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v, want *ConflictError", err)
 	}
@@ -218,7 +219,7 @@ func TestConcurrentRunnersOnOneLedgerCreateOnce(t *testing.T) {
 		engines[i] = w.engine(func(c *reconcile.Config) { c.Owner = reconcile.NewOwner(); c.Wait = time.Minute })
 	}
 	var wg sync.WaitGroup
-	results := make([]*reconcile.Result, n)
+	results := make([]*outcome.Result, n)
 	errs := make([]error, n)
 	for i := range engines {
 		wg.Add(1)
@@ -233,7 +234,7 @@ func TestConcurrentRunnersOnOneLedgerCreateOnce(t *testing.T) {
 		if errs[i] != nil {
 			t.Fatalf("worker %d: %v", i, errs[i])
 		}
-		if results[i].Outcome == reconcile.Created {
+		if results[i].Outcome == outcome.Created {
 			created++
 		}
 	}
@@ -263,7 +264,7 @@ func TestHeldByALiveProcessElsewhereIsInProgress(t *testing.T) {
 		c.Sleep = func(_ context.Context, d time.Duration) error { slept += d; return nil }
 	})
 	_, err = do(w.ctx, e, a)
-	var ip *reconcile.InProgressError
+	var ip *outcome.InProgressError
 	if !errors.As(err, &ip) || ip.Holder.Host != "other-host" {
 		t.Fatalf("err = %v, want *InProgressError naming other-host", err)
 	}
@@ -295,7 +296,7 @@ func TestDeadHolderOnThisHostIsTakenOverAtOnce(t *testing.T) {
 	})
 	// (Settle is off in these tests; TestTakeOverWaitsForRequestsInFlight
 	// shows the short wait for requests in flight, never the lease's hour.)
-	if r := mustDo(t, e, a); r.Outcome != reconcile.Created {
+	if r := mustDo(t, e, a); r.Outcome != outcome.Created {
 		t.Fatalf("outcome %s, want created", r.Outcome)
 	}
 	hist, err := l.History(w.ctx, keyOf(t, a))
@@ -325,7 +326,7 @@ func TestReconcileSettles40CrashedTasksWithoutWriting(t *testing.T) {
 		}
 		w.GitHub.Inject(fixtures.Fault{Match: postPulls, Kind: kind})
 		_, err := do(w.ctx, e, prAction("TASK-"+head, head, "Fix", "body"))
-		var uc *reconcile.UnconfirmedError
+		var uc *outcome.UnconfirmedError
 		if !errors.As(err, &uc) {
 			t.Fatalf("task %d: err = %v, want unconfirmed", i, err)
 		}
@@ -365,7 +366,7 @@ func TestRejectedTokenFailsWithoutLeavingAnAttempt(t *testing.T) {
 	a := prAction("ISSUE-42", "fix-42", "Fix", "body")
 	e := w.engine(func(c *reconcile.Config) { c.GitHub = w.client("tok-nobody-knows") })
 	_, err := do(w.ctx, e, a)
-	var uc *reconcile.UnconfirmedError
+	var uc *outcome.UnconfirmedError
 	if !errors.Is(err, ghcheck.ErrCredentials) || errors.As(err, &uc) || !strings.Contains(err.Error(), "GH_TOKEN") {
 		t.Fatalf("err = %v, want ErrCredentials with a hint, not unconfirmed", err)
 	}
@@ -380,7 +381,7 @@ func TestRejectedTokenFailsWithoutLeavingAnAttempt(t *testing.T) {
 	if w.writes() != 0 {
 		t.Fatal("wrote to GitHub with a rejected token")
 	}
-	if r := mustDo(t, w.engine(), a); r.Outcome != reconcile.Created {
+	if r := mustDo(t, w.engine(), a); r.Outcome != outcome.Created {
 		t.Fatalf("with a good token: %s, want created", r.Outcome)
 	}
 }
@@ -441,7 +442,7 @@ func TestTakeOverWaitsForRequestsInFlight(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Outcome != reconcile.Created {
+			if r.Outcome != outcome.Created {
 				t.Fatalf("outcome %s, want created", r.Outcome)
 			}
 			if slept != tc.want {

@@ -13,6 +13,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/offgithub"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -53,7 +54,7 @@ func Example() {
 		Argv:  []string{"/bin/sh", "-c", `echo "$GHONCE_KEY" >> "$0"`, sent},
 		Check: fmt.Sprintf(`test -f '%s' && grep -q "$GHONCE_KEY" '%s'`, sent, sent),
 	}}
-	report := func(step string, res *reconcile.Result) {
+	report := func(step string, res *outcome.Result) {
 		fmt.Printf("%s: %s %s", step, res.Outcome, res.Kind)
 		if res.Number != 0 {
 			fmt.Printf(" #%d", res.Number)
@@ -159,7 +160,7 @@ func ExampleEngine_Do_crashAndResume() {
 	}
 
 	_, err = eng.Do(ctx, openPR("fix-42", "Fixes #1."))
-	var unconfirmed *reconcile.UnconfirmedError
+	var unconfirmed *outcome.UnconfirmedError
 	fmt.Println("first attempt unconfirmed:", errors.As(err, &unconfirmed))
 
 	res, err := eng.Do(ctx, openPR("fix-42-v2", "Fixes #1: check the config for nil."))

@@ -14,6 +14,7 @@ import (
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/offgithub"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -50,14 +51,14 @@ func TestEngineAgainstAnInterfaceFake(t *testing.T) {
 		find        effect.Result
 		create      func() (effect.Artifact, error)
 		creates     int
-		outcome     reconcile.Outcome
+		outcome     outcome.Outcome
 		unconfirmed bool
 		status      ledger.Status
 	}{
 		{name: "absent: create", find: effect.Result{State: effect.Absent}, create: func() (effect.Artifact, error) { return made, nil },
-			creates: 1, outcome: reconcile.Created, status: ledger.Done},
+			creates: 1, outcome: outcome.Created, status: ledger.Done},
 		{name: "found: adopt, no create", find: effect.Result{State: effect.Found, Artifact: made},
-			outcome: reconcile.Found, status: ledger.Done},
+			outcome: outcome.Found, status: ledger.Done},
 		{name: "unknown: no create, stays attempting", find: effect.Result{State: effect.Unknown, Err: errors.New("502")},
 			unconfirmed: true, status: ledger.Attempting},
 		{name: "maybe created: stays attempting", find: effect.Result{State: effect.Absent},
@@ -80,7 +81,7 @@ func TestEngineAgainstAnInterfaceFake(t *testing.T) {
 			e := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Wait: time.Second, Settle: -1})
 			a := reconcile.Action{Task: "T", Step: "s", Repo: "octo-org/hello-world", Spec: reconcile.Issue{Title: "t", Body: "b"}}
 			r, err := do(context.Background(), e, a)
-			var ue *reconcile.UnconfirmedError
+			var ue *outcome.UnconfirmedError
 			switch {
 			case tc.unconfirmed && !errors.As(err, &ue):
 				t.Errorf("%s: err %v, want *UnconfirmedError", tc.name, err)
@@ -118,7 +119,7 @@ func TestKindTheGitHubCannotServe(t *testing.T) {
 	e := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Wait: time.Second, Settle: -1})
 	a := reconcile.Action{Task: "T", Repo: "octo-org/hello-world", Spec: reconcile.Comment{Number: 1, Body: "b"}}
 	_, err = do(ctx, e, a)
-	var ns *reconcile.NotSentError
+	var ns *outcome.NotSentError
 	if !errors.As(err, &ns) || !strings.Contains(err.Error(), "lacks the methods") {
 		t.Fatalf("err %v, want a *NotSentError saying the GitHub lacks the kind's methods", err)
 	}
@@ -199,7 +200,7 @@ func TestLedgerLostAfterCreateIsUnconfirmedAndTheRerunFinds(t *testing.T) {
 	e := reconcile.New(reconcile.Config{Ledger: l, GitHub: gh, Wait: time.Second, Settle: -1})
 	a := reconcile.Action{Task: "T", Step: "s", Repo: "octo-org/hello-world", Spec: reconcile.Issue{Title: "t", Body: "b"}}
 	_, err = do(context.Background(), e, a)
-	var ue *reconcile.UnconfirmedError
+	var ue *outcome.UnconfirmedError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), made.URL) {
 		t.Fatalf("Do with the ledger failing after the create: %v, want UnconfirmedError naming %s", err, made.URL)
 	}
@@ -211,7 +212,7 @@ func TestLedgerLostAfterCreateIsUnconfirmedAndTheRerunFinds(t *testing.T) {
 	gh.find = effect.Result{State: effect.Found, Artifact: made}
 	gh.mu.Unlock()
 	r, err := do(context.Background(), e, a)
-	if err != nil || r.Outcome != reconcile.Found || r.Number != 7 {
+	if err != nil || r.Outcome != outcome.Found || r.Number != 7 {
 		t.Fatalf("rerun: %+v, %v; want found #7", r, err)
 	}
 	if gh.creates != 1 {
@@ -280,7 +281,7 @@ func TestGuardedCommandWithARepositoryAsksGitHubNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Outcome != reconcile.Created {
+	if r.Outcome != outcome.Created {
 		t.Fatalf("outcome %s, want created", r.Outcome)
 	}
 	if n := len(w.GitHub.Requests()) - before; n != 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -45,7 +46,7 @@ func TestInFlightWindowCostIsPaidOnlyOnTakeover(t *testing.T) {
 			cfg.Sleep = func(_ context.Context, d time.Duration) error { slept += d; return nil }
 		})
 	}
-	measure := func(name string, a reconcile.Action, want reconcile.Outcome, wantMarks int64, wantWait func(time.Duration) bool) {
+	measure := func(name string, a reconcile.Action, want outcome.Outcome, wantMarks int64, wantWait func(time.Duration) bool) {
 		t.Helper()
 		marks, start := cl.marks.Load(), slept
 		r, err := do(w.ctx, engine(), a)
@@ -62,8 +63,8 @@ func TestInFlightWindowCostIsPaidOnlyOnTakeover(t *testing.T) {
 
 	w.Push("FRESH")
 	fresh := prAction("FRESH", "FRESH", "Fix", "body")
-	measure("fresh create (happy path)", fresh, reconcile.Created, 1, none)
-	measure("rerun of a done key", fresh, reconcile.Skipped, 0, none)
+	measure("fresh create (happy path)", fresh, outcome.Created, 1, none)
+	measure("rerun of a done key", fresh, outcome.Skipped, 0, none)
 
 	crashed := func(task string, sent bool) reconcile.Action {
 		w.Push(task)
@@ -80,8 +81,8 @@ func TestInFlightWindowCostIsPaidOnlyOnTakeover(t *testing.T) {
 		}
 		return a
 	}
-	measure("takeover of an attempt that sent nothing", crashed("SENT-NOTHING", false), reconcile.Created, 1, none)
-	measure("takeover of an attempt whose create is in flight", crashed("IN-FLIGHT", true), reconcile.Created, 1,
+	measure("takeover of an attempt that sent nothing", crashed("SENT-NOTHING", false), outcome.Created, 1, none)
+	measure("takeover of an attempt whose create is in flight", crashed("IN-FLIGHT", true), outcome.Created, 1,
 		func(d time.Duration) bool {
 			return d > reconcile.DefaultSettle-time.Second && d <= reconcile.DefaultSettle
 		})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -28,7 +29,7 @@ func TestSettlingKindsHappenOnce(t *testing.T) {
 	}
 	e := w.engine()
 	for _, a := range acts {
-		if r := mustDo(t, e, a); r.Outcome != reconcile.Created {
+		if r := mustDo(t, e, a); r.Outcome != outcome.Created {
 			t.Fatalf("%s: outcome %s, want created", a.Spec.Kind(), r.Outcome)
 		}
 	}
@@ -45,14 +46,14 @@ func TestSettlingKindsHappenOnce(t *testing.T) {
 	}
 	writes := w.writes()
 	for _, a := range acts {
-		if r := mustDo(t, e, a); r.Outcome != reconcile.Skipped {
+		if r := mustDo(t, e, a); r.Outcome != outcome.Skipped {
 			t.Fatalf("%s again: outcome %s, want skipped", a.Spec.Kind(), r.Outcome)
 		}
 	}
 	w.Ledger += ".lost" // a runner whose ledger was lost: a new, empty one
 	e = w.engine()
 	for _, a := range acts {
-		if r := mustDo(t, e, a); r.Outcome != reconcile.Found {
+		if r := mustDo(t, e, a); r.Outcome != outcome.Found {
 			t.Fatalf("%s with the ledger lost: outcome %s, want found", a.Spec.Kind(), r.Outcome)
 		}
 	}
@@ -76,7 +77,7 @@ func TestSettlingKindsRefuseWhatChanged(t *testing.T) {
 		{Task: "audit", Step: "s", Repo: repo, Spec: reconcile.Close{Number: 999}},
 	} {
 		_, err := do(context.Background(), e, a)
-		var ce *reconcile.ConflictError
+		var ce *outcome.ConflictError
 		if !errors.As(err, &ce) {
 			t.Errorf("%s %s: err %v, want a conflict", a.Spec.Kind(), a.Spec.Target(), err)
 		}
@@ -106,7 +107,7 @@ func TestAdoptRecordsTheKeyDone(t *testing.T) {
 		}
 	}
 	r := mustDo(t, e, a)
-	if r.Outcome != reconcile.Skipped || r.Number != 7 || r.PayloadChanged {
+	if r.Outcome != outcome.Skipped || r.Number != 7 || r.PayloadChanged {
 		t.Fatalf("the task's run after Adopt: %+v, want skipped #7, unchanged", r)
 	}
 	if len(w.GitHub.Requests()) != 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -26,12 +27,12 @@ func TestLabelsAddedOnce(t *testing.T) {
 	w := newWorld(t)
 	n := w.issue()
 	a := labelsAction("ISSUE-7", n, "bug", "ready")
-	if r := mustDo(t, w.engine(), a); r.Outcome != reconcile.Created || r.Number != n {
+	if r := mustDo(t, w.engine(), a); r.Outcome != outcome.Created || r.Number != n {
 		t.Fatalf("first run: %+v, want created on #%d", r, n)
 	}
 	w.GitHub.RemoveLabel(owner, name, n, other, "ready")
 	reqs := w.spent(func() {
-		if r := mustDo(t, w.engine(), a); r.Outcome != reconcile.Skipped {
+		if r := mustDo(t, w.engine(), a); r.Outcome != outcome.Skipped {
 			t.Fatalf("replay: %+v, want skipped", r)
 		}
 	})
@@ -63,7 +64,7 @@ func TestLabelsMaybeAppliedIsFound(t *testing.T) {
 			n := w.issue()
 			a := labelsAction("ISSUE-7", n, "ready")
 			w.GitHub.Inject(fixtures.Fault{Match: w.postLabels(n), Kind: tc.fault})
-			var uc *reconcile.UnconfirmedError
+			var uc *outcome.UnconfirmedError
 			if _, err := do(w.ctx, w.engine(), a); !errors.As(err, &uc) {
 				t.Fatalf("lost answer: %v, want *UnconfirmedError (a maybe is never a no)", err)
 			}
@@ -73,7 +74,7 @@ func TestLabelsMaybeAppliedIsFound(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if r := mustDo(t, w.engine(), a); r.Outcome != reconcile.Found {
+			if r := mustDo(t, w.engine(), a); r.Outcome != outcome.Found {
 				t.Fatalf("rerun: %+v, want found", r)
 			}
 			if got := w.GitHub.Labeled(owner, name, n, "ready"); got != 1 {
@@ -92,13 +93,13 @@ func TestLabelsNotAppliedIsAddedOnRerun(t *testing.T) {
 	n := w.issue()
 	a := labelsAction("ISSUE-7", n, "ready")
 	w.GitHub.Inject(fixtures.Fault{Match: w.postLabels(n), Kind: fixtures.Status502BeforeCommit})
-	var uc *reconcile.UnconfirmedError
+	var uc *outcome.UnconfirmedError
 	if _, err := do(w.ctx, w.engine(), a); !errors.As(err, &uc) {
 		t.Fatalf("502: %v, want *UnconfirmedError", err)
 	}
 	w.GitHub.SeedLabel(owner, name, n, other, "ready")
 	w.GitHub.RemoveLabel(owner, name, n, other, "ready")
-	if r := mustDo(t, w.engine(), a); r.Outcome != reconcile.Created {
+	if r := mustDo(t, w.engine(), a); r.Outcome != outcome.Created {
 		t.Fatalf("rerun: %+v, want created", r)
 	}
 	if got := w.GitHub.Labeled(owner, name, n, "ready"); got != 2 {
@@ -116,14 +117,14 @@ func TestRequestsFirstLabelsAndReplay(t *testing.T) {
 	a := labelsAction("ISSUE-7", n, "ready")
 	e, _ := w.budgetEngine()
 	reqs := w.spent(func() {
-		if r, err := do(w.ctx, e, a); err != nil || r.Outcome != reconcile.Created {
+		if r, err := do(w.ctx, e, a); err != nil || r.Outcome != outcome.Created {
 			t.Fatalf("first add: %+v, %v", r, err)
 		}
 	})
 	atMost(t, "first labels add on an established ledger", reqs, 2)
 	reqs = w.spent(func() {
 		e2, _ := w.budgetEngine()
-		if r, err := do(w.ctx, e2, a); err != nil || r.Outcome != reconcile.Skipped {
+		if r, err := do(w.ctx, e2, a); err != nil || r.Outcome != outcome.Skipped {
 			t.Fatalf("replay: %+v, %v", r, err)
 		}
 	})
@@ -148,12 +149,12 @@ func TestLabelsChangedSetIsReportedNotAdded(t *testing.T) {
 	mustDo(t, w.engine(), labelsAction("ISSUE-7", n, "ready"))
 	writes := w.writes()
 	r := mustDo(t, w.engine(), labelsAction("ISSUE-7", n, "ready", "p1"))
-	if r.Outcome != reconcile.Skipped || !r.PayloadChanged || w.writes() != writes {
+	if r.Outcome != outcome.Skipped || !r.PayloadChanged || w.writes() != writes {
 		t.Fatalf("another set: %+v after %d writes, want skipped with payload_changed and no write", r, w.writes()-writes)
 	}
 	other := labelsAction("ISSUE-7", n, "p1")
 	other.Step = "triage"
-	if r := mustDo(t, w.engine(), other); r.Outcome != reconcile.Created {
+	if r := mustDo(t, w.engine(), other); r.Outcome != outcome.Created {
 		t.Fatalf("another step: %+v, want created", r)
 	}
 }

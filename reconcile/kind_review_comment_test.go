@@ -11,6 +11,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -41,11 +42,11 @@ func TestReviewCommentOnce(t *testing.T) {
 	n, head := w.reviewPR()
 	a := inline("T-1", n, 1, "Off by one here.")
 	r := mustDo(t, w.engine(), a)
-	if r.Outcome != reconcile.Created || r.SHA != head || r.ID == 0 {
+	if r.Outcome != outcome.Created || r.SHA != head || r.ID == 0 {
 		t.Fatalf("first run: %+v, want created on %s", r, head)
 	}
 	before := len(w.GitHub.Requests())
-	if r2 := mustDo(t, w.engine(), a); r2.Outcome != reconcile.Skipped || r2.ID != r.ID {
+	if r2 := mustDo(t, w.engine(), a); r2.Outcome != outcome.Skipped || r2.ID != r.ID {
 		t.Fatalf("replay: %+v, want skipped", r2)
 	}
 	if n := len(w.GitHub.Requests()) - before; n != 0 {
@@ -89,7 +90,7 @@ func TestReviewCommentRewordedIsTheSameKey(t *testing.T) {
 	if _, err := do(w.ctx, w.engine(), inline("T-1", n, 1, "This index is off by one.")); !errors.As(err, &so) || so.Result.ID != first.ID || so.Field != "body" {
 		t.Fatalf("reworded: %v, want a *SameOrAnotherError naming comment %d", err, first.ID)
 	}
-	if r := mustDo(t, w.engine(), inline("T-1", n, 1, "**Off by one** here.")); r.Outcome != reconcile.Skipped || r.ID != first.ID {
+	if r := mustDo(t, w.engine(), inline("T-1", n, 1, "**Off by one** here.")); r.Outcome != outcome.Skipped || r.ID != first.ID {
 		t.Fatalf("the same text in markup: %+v, want the first skipped", r)
 	}
 	if cs := w.GitHub.ReviewComments(owner, name, n); len(cs) != 1 {
@@ -108,12 +109,12 @@ func TestReviewCommentRetryAfterALostAnswer(t *testing.T) {
 		name  string
 		fault fixtures.FaultKind
 		lose  bool
-		want  reconcile.Outcome
+		want  outcome.Outcome
 	}{
-		{"dropped, ledger kept", fixtures.DropAfterCommit, false, reconcile.Found},
-		{"dropped, ledger lost", fixtures.DropAfterCommit, true, reconcile.Found},
-		{"504 after the write", fixtures.Status504AfterCommit, false, reconcile.Found},
-		{"502 before the write", fixtures.Status502BeforeCommit, false, reconcile.Created},
+		{"dropped, ledger kept", fixtures.DropAfterCommit, false, outcome.Found},
+		{"dropped, ledger lost", fixtures.DropAfterCommit, true, outcome.Found},
+		{"504 after the write", fixtures.Status504AfterCommit, false, outcome.Found},
+		{"502 before the write", fixtures.Status502BeforeCommit, false, outcome.Created},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -122,7 +123,7 @@ func TestReviewCommentRetryAfterALostAnswer(t *testing.T) {
 			a := inline("PR-7", n, 1, "Off by one here.")
 			w.GitHub.Inject(fixtures.Fault{Match: fixtures.MatchMethod(http.MethodPost), Kind: tc.fault})
 			_, err := do(w.ctx, w.engine(), a)
-			var uc *reconcile.UnconfirmedError
+			var uc *outcome.UnconfirmedError
 			if !errors.As(err, &uc) {
 				t.Fatalf("lost answer: %v, want *UnconfirmedError (a maybe is never a no)", err)
 			}
@@ -157,10 +158,10 @@ func TestReviewCommentIgnoresALookAlike(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := mustDo(t, w.engine(), a)
-	if r.Outcome != reconcile.Created {
+	if r.Outcome != outcome.Created {
 		t.Fatalf("%+v, want ours created beside the look-alike", r)
 	}
-	if r := mustDo(t, w.engine(), a); r.Outcome != reconcile.Skipped {
+	if r := mustDo(t, w.engine(), a); r.Outcome != outcome.Skipped {
 		t.Fatalf("replay: %s", r.Outcome)
 	}
 	if cs := w.GitHub.ReviewComments(owner, name, n); len(cs) != 2 {
@@ -178,10 +179,10 @@ func TestReviewCommentReply(t *testing.T) {
 	root := mustDo(t, w.engine(), inline("T-1", n, 1, "Off by one here."))
 	reply := reconcile.Action{Task: "T-1", Repo: repo, Spec: reconcile.ReviewComment{Number: n, InReplyTo: root.ID, Body: "Fixed in the next push."}}
 	r := mustDo(t, w.engine(), reply)
-	if r.Outcome != reconcile.Created || r.ID == root.ID {
+	if r.Outcome != outcome.Created || r.ID == root.ID {
 		t.Fatalf("reply: %+v", r)
 	}
-	if r2 := mustDo(t, w.engine(), reply); r2.Outcome != reconcile.Skipped || r2.ID != r.ID {
+	if r2 := mustDo(t, w.engine(), reply); r2.Outcome != outcome.Skipped || r2.ID != r.ID {
 		t.Fatalf("reply again: %+v", r2)
 	}
 	cs := w.GitHub.ReviewComments(owner, name, n)
@@ -193,7 +194,7 @@ func TestReviewCommentReply(t *testing.T) {
 		{Number: n + 1000, Path: changedFile, Line: 1, Body: "x"},
 	} {
 		_, err := do(w.ctx, w.engine(), reconcile.Action{Task: "T-2", Repo: repo, Spec: spec})
-		if err == nil || errors.As(err, new(*reconcile.UnconfirmedError)) {
+		if err == nil || errors.As(err, new(*outcome.UnconfirmedError)) {
 			t.Errorf("%+v: %v, want a refusal", spec, err)
 		}
 	}

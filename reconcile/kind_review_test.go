@@ -12,6 +12,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -40,14 +41,14 @@ func postReviews(n int, kind fixtures.FaultKind) fixtures.Fault {
 func TestReviewCreatedOnceAndReplayedFree(t *testing.T) {
 	w, n := reviewWorld(t)
 	r := mustDo(t, w.engine(), reviewAction(n, "COMMENT", "Two notes."))
-	if r.Outcome != reconcile.Created || r.URL == "" {
+	if r.Outcome != outcome.Created || r.URL == "" {
 		t.Fatalf("first run: %+v, want created", r)
 	}
 	if w.writes() != 1 {
 		t.Fatalf("%d writes, want the one POST carrying the review and its comment", w.writes())
 	}
 	before := len(w.GitHub.Requests())
-	if again := mustDo(t, w.engine(), reviewAction(n, "COMMENT", "Two notes.")); again.Outcome != reconcile.Skipped {
+	if again := mustDo(t, w.engine(), reviewAction(n, "COMMENT", "Two notes.")); again.Outcome != outcome.Skipped {
 		t.Fatalf("replay: %+v, want skipped", again)
 	}
 	if got := len(w.GitHub.Requests()) - before; got != 0 {
@@ -66,7 +67,7 @@ func TestReviewAnswerLostIsFound(t *testing.T) {
 			w, n := reviewWorld(t)
 			w.GitHub.Inject(postReviews(n, fixtures.DropAfterCommit))
 			_, err := do(w.ctx, w.engine(), reviewAction(n, "APPROVE", "Ship it."))
-			var uc *reconcile.UnconfirmedError
+			var uc *outcome.UnconfirmedError
 			if !errors.As(err, &uc) {
 				t.Fatalf("lost answer: %v, want *UnconfirmedError", err)
 			}
@@ -76,7 +77,7 @@ func TestReviewAnswerLostIsFound(t *testing.T) {
 				}
 			}
 			r := mustDo(t, w.engine(), reviewAction(n, "APPROVE", "Ship it."))
-			if rvs := w.reviews(n); r.Outcome != reconcile.Found || len(rvs) != 1 || rvs[0].State != "APPROVED" {
+			if rvs := w.reviews(n); r.Outcome != outcome.Found || len(rvs) != 1 || rvs[0].State != "APPROVED" {
 				t.Fatalf("rerun %s, reviews %+v: want the one approval, found", r.Outcome, rvs)
 			}
 		})
@@ -88,7 +89,7 @@ func TestReviewAnswerLostIsFound(t *testing.T) {
 func TestReviewMaybeStaysUnconfirmedUntilGitHubAnswers(t *testing.T) {
 	w, n := reviewWorld(t)
 	w.GitHub.Inject(postReviews(n, fixtures.Status504AfterCommit))
-	var uc *reconcile.UnconfirmedError
+	var uc *outcome.UnconfirmedError
 	if _, err := do(w.ctx, w.engine(), reviewAction(n, "COMMENT", "Hm.")); !errors.As(err, &uc) {
 		t.Fatalf("504: %v, want *UnconfirmedError", err)
 	}
@@ -97,7 +98,7 @@ func TestReviewMaybeStaysUnconfirmedUntilGitHubAnswers(t *testing.T) {
 		t.Fatal("reads failing: the rerun answered, want it still unconfirmed")
 	}
 	w.GitHub.ClearFaults()
-	if r := mustDo(t, w.engine(), reviewAction(n, "COMMENT", "Hm.")); r.Outcome != reconcile.Found || len(w.reviews(n)) != 1 {
+	if r := mustDo(t, w.engine(), reviewAction(n, "COMMENT", "Hm.")); r.Outcome != outcome.Found || len(w.reviews(n)) != 1 {
 		t.Fatalf("GitHub answering: %s, %d reviews, want the one found", r.Outcome, len(w.reviews(n)))
 	}
 }
@@ -108,7 +109,7 @@ func TestReviewLookAlikeByAnotherIdentityIsIgnored(t *testing.T) {
 	w, n := reviewWorld(t)
 	a := reviewAction(n, "COMMENT", "Notes.")
 	w.GitHub.SeedReview(owner, name, n, other, "COMMENTED", taskkey.WithMarker(keyOf(t, a), "Notes."))
-	if r := mustDo(t, w.engine(), a); r.Outcome != reconcile.Created {
+	if r := mustDo(t, w.engine(), a); r.Outcome != outcome.Created {
 		t.Fatalf("%+v, want created beside the stranger's", r)
 	}
 	if rvs := w.reviews(n); len(rvs) != 2 || rvs[1].Author != login {
@@ -124,10 +125,10 @@ func TestReviewSettlesPendingReviewACrashLeft(t *testing.T) {
 	w.GitHub.SeedReview(owner, name, n, login, "PENDING", taskkey.WithMarker(keyOf(t, a), "draft"))
 	r := mustDo(t, w.engine(), a)
 	rvs := w.reviews(n)
-	if r.Outcome != reconcile.Created || len(rvs) != 1 || rvs[0].State != "CHANGES_REQUESTED" || !strings.Contains(rvs[0].Body, "Please split this.") {
+	if r.Outcome != outcome.Created || len(rvs) != 1 || rvs[0].State != "CHANGES_REQUESTED" || !strings.Contains(rvs[0].Body, "Please split this.") {
 		t.Fatalf("%s, reviews %+v: want the pending review submitted, alone", r.Outcome, rvs)
 	}
-	if r := mustDo(t, w.engine(), a); r.Outcome != reconcile.Skipped || len(w.reviews(n)) != 1 {
+	if r := mustDo(t, w.engine(), a); r.Outcome != outcome.Skipped || len(w.reviews(n)) != 1 {
 		t.Fatalf("rerun %s: want skipped, one review", r.Outcome)
 	}
 }
@@ -139,7 +140,7 @@ func TestReviewOfOwnPullRequestIsRefused(t *testing.T) {
 	w.Push("mine")
 	n := w.GitHub.SeedPR(owner, name, login, fixtures.SeedPR{Title: "Mine", Head: "mine"})
 	_, err := do(w.ctx, w.engine(), reviewAction(n, "APPROVE", "LGTM"))
-	var uc *reconcile.UnconfirmedError
+	var uc *outcome.UnconfirmedError
 	if err == nil || errors.As(err, &uc) || !strings.Contains(err.Error(), "their own pull request") {
 		t.Fatalf("%v, want a refusal that says why", err)
 	}
@@ -180,7 +181,7 @@ func TestRequestsFirstReviewAndReplay(t *testing.T) {
 	e, _ := w.budgetEngine()
 	a := reviewAction(n, "COMMENT", "Two notes.")
 	reqs := w.spent(func() {
-		if r, err := do(w.ctx, e, a); err != nil || r.Outcome != reconcile.Created {
+		if r, err := do(w.ctx, e, a); err != nil || r.Outcome != outcome.Created {
 			t.Fatalf("first review: %+v, %v", r, err)
 		}
 	})
@@ -190,7 +191,7 @@ func TestRequestsFirstReviewAndReplay(t *testing.T) {
 	}
 	reqs = w.spent(func() {
 		e2, _ := w.budgetEngine()
-		if r, err := do(w.ctx, e2, a); err != nil || r.Outcome != reconcile.Skipped {
+		if r, err := do(w.ctx, e2, a); err != nil || r.Outcome != outcome.Skipped {
 			t.Fatalf("replay: %+v, %v", r, err)
 		}
 	})
@@ -229,7 +230,7 @@ func TestConcurrentReviewersOnOneLedgerReviewOnce(t *testing.T) {
 func TestReviewPendingFlowEndsInOneSubmittedReview(t *testing.T) {
 	w, n := reviewWorld(t)
 	draft := reviewAction(n, "", "")
-	if r := mustDo(t, w.engine(), draft); r.Outcome != reconcile.Created || w.reviews(n)[0].State != "PENDING" {
+	if r := mustDo(t, w.engine(), draft); r.Outcome != outcome.Created || w.reviews(n)[0].State != "PENDING" {
 		t.Fatalf("pending create: %+v, reviews %+v", r, w.reviews(n))
 	}
 	submit := reviewAction(n, "APPROVE", "Good to go.")
@@ -245,7 +246,7 @@ func TestReviewPendingFlowEndsInOneSubmittedReview(t *testing.T) {
 		t.Fatalf("retry %+v, reviews %+v: want the one review, approved, its inline comment kept", r, rvs)
 	}
 	before := len(w.GitHub.Requests())
-	if r := mustDo(t, w.engine(), submit); r.Outcome != reconcile.Skipped || len(w.GitHub.Requests()) != before {
+	if r := mustDo(t, w.engine(), submit); r.Outcome != outcome.Skipped || len(w.GitHub.Requests()) != before {
 		t.Fatalf("replay: %+v, want skipped with no request", r)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/offgithub"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -66,7 +67,7 @@ func TestLedgerUnavailableBeforeSendingIsExit3AndSaysNothingWasSent(t *testing.T
 			} else {
 				_, err = do(w.ctx, w.engine(func(c *reconcile.Config) { c.Ledger = down }), tc.spec(w))
 			}
-			var uc *reconcile.UnconfirmedError
+			var uc *outcome.UnconfirmedError
 			if !errors.As(err, &uc) || !strings.Contains(err.Error(), "nothing was sent") {
 				t.Fatalf("err = %v; want unconfirmed (exit 3) saying nothing was sent", err)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite/sqlitetest"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -27,7 +28,7 @@ func TestLostDoneRecordIsFoundNotDuplicated(t *testing.T) {
 			mark := &sqlitetest.Mark{T: t, Path: w.Ledger}
 			e := w.engine(func(c *reconcile.Config) { mark.Ledger = c.Ledger; c.Ledger = mark })
 			r := mustDo(t, e, a)
-			if r.Outcome != reconcile.Created {
+			if r.Outcome != outcome.Created {
 				t.Fatalf("first run: %s, want created", r.Outcome)
 			}
 			if got := w.labeled(taskkey.Label(r.Key)); got != reconcile.CarriesKeyLabel(kind) {
@@ -50,13 +51,13 @@ func TestLostDoneRecordIsFoundNotDuplicated(t *testing.T) {
 				c.Owner.PID++
 				c.Gone = func(ledger.Proc) bool { return true }
 			})
-			if r := mustDo(t, e, a); r.Outcome != reconcile.Found {
+			if r := mustDo(t, e, a); r.Outcome != outcome.Found {
 				t.Errorf("rerun after the lost done: %s, want found", r.Outcome)
 			}
 			if n := w.writes() - writes; n != 0 {
 				t.Errorf("the rerun sent %d writes to GitHub, want 0", n)
 			}
-			if r := mustDo(t, e, a); r.Outcome != reconcile.Skipped {
+			if r := mustDo(t, e, a); r.Outcome != outcome.Skipped {
 				t.Errorf("third run: %s, want skipped", r.Outcome)
 			}
 		})

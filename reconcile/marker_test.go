@@ -13,6 +13,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -94,10 +95,10 @@ func TestMarkerWithoutHTMLCommentsIsFound(t *testing.T) {
 				t.Fatal(err)
 			}
 			writes := w.writes()
-			if r := mustDo(t, w.engine(), issue); r.Outcome != reconcile.Found || r.Number != ri.Number || r.PayloadChanged {
+			if r := mustDo(t, w.engine(), issue); r.Outcome != outcome.Found || r.Number != ri.Number || r.PayloadChanged {
 				t.Fatalf("rerun of the issue, ledger lost: %+v; want found #%d, unchanged", r, ri.Number)
 			}
-			if r := mustDo(t, w.engine(), comment); r.Outcome != reconcile.Found || r.ID != rc.ID || r.PayloadChanged {
+			if r := mustDo(t, w.engine(), comment); r.Outcome != outcome.Found || r.ID != rc.ID || r.PayloadChanged {
 				t.Fatalf("rerun of the comment, ledger lost: %+v; want found %d, unchanged", r, rc.ID)
 			}
 			if n := w.writes() - writes; n != 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // What a run does when its key is already done (or found) but its
@@ -43,7 +44,7 @@ func checkOnChange(v string) error {
 type ChangedError struct {
 	Key     string
 	Changed []string
-	Result  *Result // the done result, pointing at the artifact
+	Result  *outcome.Result // the done result, pointing at the artifact
 }
 
 // Error says it with the fields of an Action (effect.GoWords); a front
@@ -58,7 +59,7 @@ func (e *ChangedError) In(w effect.Words) string {
 		e.Key, describeResult(e.Result), once.Differ(e.Changed), step, e.Result.Kind, policy(OnChangeUpdate), policy(OnChangeWarn))
 }
 
-func describeResult(r *Result) string {
+func describeResult(r *outcome.Result) string {
 	switch {
 	case r.URL != "":
 		return r.URL
@@ -73,7 +74,7 @@ func describeResult(r *Result) string {
 // onChange applies the action's OnChange to r, the done result of entry
 // (skipped, or found after claim c), when this run's payload differs from
 // the stored one.
-func (e *Engine) onChange(ctx context.Context, p *Prepared, c *ledger.Claim, entry *ledger.Entry, r *Result) (*Result, error) {
+func (e *Engine) onChange(ctx context.Context, p *Prepared, c *ledger.Claim, entry *ledger.Entry, r *outcome.Result) (*outcome.Result, error) {
 	a, payload, hash := p.a, p.payload, p.hash
 	changed, fields := once.Changed(entry, payload, hash)
 	if !changed {
@@ -103,7 +104,7 @@ func (e *Engine) onChange(ctx context.Context, p *Prepared, c *ledger.Claim, ent
 // sameAct applies OnChangeAuto to r, whose entry's text may differ from
 // this run's: why this run is the same act (" (…)", "" when its text is
 // the same), or a *SameOrAnotherError.
-func (e *Engine) sameAct(ctx context.Context, p *Prepared, c *ledger.Claim, entry *ledger.Entry, r *Result) (string, error) {
+func (e *Engine) sameAct(ctx context.Context, p *Prepared, c *ledger.Claim, entry *ledger.Entry, r *outcome.Result) (string, error) {
 	if _, ok := p.a.Spec.(targetIsAct); ok {
 		return "", nil
 	}
@@ -113,7 +114,7 @@ func (e *Engine) sameAct(ctx context.Context, p *Prepared, c *ledger.Claim, entr
 		return "", nil
 	}
 	made := entry.UpdatedAt // when the ledger recorded it done
-	if r.Outcome == Found {
+	if r.Outcome == outcome.Found {
 		made = time.Time{}
 		if r.FoundArtifact != nil {
 			made = r.FoundArtifact.Created
@@ -128,8 +129,8 @@ func (e *Engine) sameAct(ctx context.Context, p *Prepared, c *ledger.Claim, entr
 	return "", &SameOrAnotherError{Key: r.Key, Result: r, Field: field, Existing: old, Text: cur, Made: made, NewStep: newStep(r.Step, p.payload)}
 }
 
-func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payload []byte, hash string, r *Result) (*Result, error) {
-	cannot := func() (*Result, error) {
+func (e *Engine) update(ctx context.Context, a Action, entry *ledger.Entry, payload []byte, hash string, r *outcome.Result) (*outcome.Result, error) {
+	cannot := func() (*outcome.Result, error) {
 		r.Warning = joinWarnings(r.Warning, fmt.Sprintf("this run's %s, and a %s cannot be edited: it was left as it is", once.Differ(r.Changed), r.Kind))
 		return r, nil
 	}

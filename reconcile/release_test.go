@@ -12,6 +12,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 	"github.com/ghonce/ghonce/tests/testworld"
@@ -37,14 +38,14 @@ func TestReleaseCreatedOnceAndReplayedFree(t *testing.T) {
 	r := mustDo(t, e, releaseAction("v1.0.0", "First.", false))
 	reqs := w.GitHub.Requests()[before:]
 	w.GitHub.SetLatency(0)
-	if r.Outcome != reconcile.Created || r.Step != "release-create" || !strings.Contains(r.URL, "/releases/tag/v1.0.0") {
+	if r.Outcome != outcome.Created || r.Step != "release-create" || !strings.Contains(r.URL, "/releases/tag/v1.0.0") {
 		t.Fatalf("first run: %+v, want created under the default step with the release's page", r)
 	}
 	if n := fixtures.RoundTrips(reqs); n > 2 || w.writes() != 2 { // the setup's comment, the release
 		t.Fatalf("first create: %d round trips, %d writes in all; want at most 2 and one for the release", n, w.writes())
 	}
 	before = len(w.GitHub.Requests())
-	if again := mustDo(t, w.engine(), releaseAction("v1.0.0", "First.", false)); again.Outcome != reconcile.Skipped || again.ID != r.ID {
+	if again := mustDo(t, w.engine(), releaseAction("v1.0.0", "First.", false)); again.Outcome != outcome.Skipped || again.ID != r.ID {
 		t.Fatalf("replay: %+v, want skipped", again)
 	}
 	if n := len(w.GitHub.Requests()) - before; n != 0 {
@@ -67,12 +68,12 @@ func TestReleaseMaybeAnswerIsFoundNotMadeTwice(t *testing.T) {
 				w := newWorld(t)
 				w.GitHub.Inject(fixtures.Fault{Match: postReleases, Kind: fault})
 				_, err := do(w.ctx, w.engine(), releaseAction("v2", "Notes.", draft))
-				var uc *reconcile.UnconfirmedError
+				var uc *outcome.UnconfirmedError
 				if !errors.As(err, &uc) {
 					t.Fatalf("maybe answer: %v, want *UnconfirmedError", err)
 				}
 				r := mustDo(t, w.engine(), releaseAction("v2", "Notes.", draft))
-				if r.Outcome != reconcile.Found || len(w.releases()) != 1 {
+				if r.Outcome != outcome.Found || len(w.releases()) != 1 {
 					t.Fatalf("rerun: %s with %d releases, want found and one", r.Outcome, len(w.releases()))
 				}
 			})
@@ -86,11 +87,11 @@ func TestRelease502ThenCreated(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	w.GitHub.Inject(fixtures.Fault{Match: postReleases, Kind: fixtures.Status502BeforeCommit})
-	var uc *reconcile.UnconfirmedError
+	var uc *outcome.UnconfirmedError
 	if _, err := do(w.ctx, w.engine(), releaseAction("v3", "", true)); !errors.As(err, &uc) {
 		t.Fatalf("502: %v, want *UnconfirmedError (a 5xx after sending is a maybe)", err)
 	}
-	if r := mustDo(t, w.engine(), releaseAction("v3", "", true)); r.Outcome != reconcile.Created || len(w.releases()) != 1 {
+	if r := mustDo(t, w.engine(), releaseAction("v3", "", true)); r.Outcome != outcome.Created || len(w.releases()) != 1 {
 		t.Fatalf("rerun: %s, %d releases; want created, one", r.Outcome, len(w.releases()))
 	}
 }
@@ -106,7 +107,7 @@ func TestReleaseLookAlikesAreNotOurs(t *testing.T) {
 	if _, err := stranger.CreateRelease(w.ctx, ghcheck.Repo{Owner: owner, Name: name}, key, ghcheck.NewRelease{Tag: "v4", Draft: true}); err != nil {
 		t.Fatal(err)
 	}
-	if r := mustDo(t, w.engine(), a); r.Outcome != reconcile.Created || len(w.releases()) != 2 {
+	if r := mustDo(t, w.engine(), a); r.Outcome != outcome.Created || len(w.releases()) != 2 {
 		t.Fatalf("%s with %d releases: want ours created beside the stranger's", r.Outcome, len(w.releases()))
 	}
 
@@ -116,7 +117,7 @@ func TestReleaseLookAlikesAreNotOurs(t *testing.T) {
 	}
 	writes := w.writes()
 	_, err := do(w.ctx, w.engine(), b)
-	var ce *reconcile.ConflictError
+	var ce *outcome.ConflictError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), testworld.Stranger) {
 		t.Fatalf("tag taken: %v, want a *ConflictError naming whose release it is", err)
 	}
@@ -130,7 +131,7 @@ func TestReleaseRacersOnOneLedger(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	var wg sync.WaitGroup
-	outcomes := make([]reconcile.Outcome, 6)
+	outcomes := make([]outcome.Outcome, 6)
 	for i := range outcomes {
 		e := w.engine(func(c *reconcile.Config) { c.Owner = reconcile.NewOwner(); c.Wait = time.Minute })
 		wg.Add(1)
@@ -144,7 +145,7 @@ func TestReleaseRacersOnOneLedger(t *testing.T) {
 	wg.Wait()
 	created := 0
 	for _, o := range outcomes {
-		if o == reconcile.Created {
+		if o == outcome.Created {
 			created++
 		}
 	}
@@ -160,7 +161,7 @@ func TestReleaseRewordedNotesAreTheSameRelease(t *testing.T) {
 	w := newWorld(t)
 	first := mustDo(t, w.engine(), releaseAction("v7", "Fixes the parser.", false))
 	r, err := do(w.ctx, w.engine(), releaseAction("v7", "This release fixes a parser bug.", false))
-	if err != nil || r.Outcome != reconcile.Skipped || r.ID != first.ID || !r.PayloadChanged || r.Warning == "" {
+	if err != nil || r.Outcome != outcome.Skipped || r.ID != first.ID || !r.PayloadChanged || r.Warning == "" {
 		t.Fatalf("reworded: %+v, %v; want the first, skipped, with a warning", r, err)
 	}
 	if len(w.releases()) != 1 {

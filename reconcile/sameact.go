@@ -16,6 +16,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/once"
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -45,7 +46,7 @@ const OnChangeAuto = "auto"
 // step (NewStep). Exit 7. Each front says it in its own words (In).
 type SameOrAnotherError struct {
 	Key    string
-	Result *Result // the done result: the existing artifact
+	Result *outcome.Result // the done result: the existing artifact
 	// Field is what the texts are: "title" (a PR's, an issue's) or "body"
 	// (a comment's).
 	Field string

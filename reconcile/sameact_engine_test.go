@@ -10,6 +10,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -61,7 +62,7 @@ func TestAnUnansweredAttemptsRetryIsTheSameAct(t *testing.T) {
 			r, err := do(w.ctx, e, issueAction("Release v1.4.0"))
 			var so *reconcile.SameOrAnotherError
 			switch {
-			case tc.same && (err != nil || r.Outcome != reconcile.Found || r.Number != n || !strings.Contains(r.Warning, "ended without answering")):
+			case tc.same && (err != nil || r.Outcome != outcome.Found || r.Number != n || !strings.Contains(r.Warning, "ended without answering")):
 				t.Fatalf("retry: %+v, %v; want issue #%d found, the warning saying why it is the same act", r, err, n)
 			case !tc.same && (!errors.As(err, &so) || so.Result.Number != n):
 				t.Fatalf("run after an answer: %+v, %v; want a *SameOrAnotherError naming issue #%d", r, err, n)
@@ -70,7 +71,7 @@ func TestAnUnansweredAttemptsRetryIsTheSameAct(t *testing.T) {
 				// The retry's caller heard of the issue with its own text,
 				// and may run it again; the stored text stays the issue's.
 				for _, title := range []string{"Release v1.4.0", "Release 1.4.0"} {
-					if r, err := do(w.ctx, e, issueAction(title)); err != nil || r.Outcome != reconcile.Skipped || r.Number != n {
+					if r, err := do(w.ctx, e, issueAction(title)); err != nil || r.Outcome != outcome.Skipped || r.Number != n {
 						t.Fatalf("%q again: %+v, %v; want issue #%d skipped", title, r, err, n)
 					}
 				}

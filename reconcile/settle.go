@@ -26,10 +26,6 @@ type Filter struct {
 	Kind func(kind string) bool
 }
 
-// Settlement is what Reconcile did with one entry: outcome.Settlement,
-// which offgithub's engine reports too.
-type Settlement = outcome.Settlement
-
 // Reconcile settles every attempting entry matching f against reality: found
 // → done; absent → failed, so the next run creates it; unknown, or held by a
 // live process → stays attempting. It never creates anything.
@@ -38,7 +34,7 @@ type Settlement = outcome.Settlement
 // pull requests, issues and comments of each repository together with a
 // few listings (ghcheck.FindMany: about one request per 100 entries), and
 // for the other kinds one look-up each, at most Config.Concurrency at once.
-func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) {
+func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]outcome.Settlement, error) {
 	entries, err := e.cfg.Ledger.List(ctx, ledger.ListParams{Task: f.Task, Repo: f.Repo, Status: ledger.Attempting})
 	if err != nil {
 		return nil, fmt.Errorf("list attempting entries: %w", err)
@@ -53,8 +49,8 @@ func (e *Engine) Reconcile(ctx context.Context, f Filter) ([]Settlement, error) 
 		prog = noProgress{}
 	}
 	prog.Start(len(entries))
-	out := make([]Settlement, 0, len(entries))
-	report := func(s Settlement) {
+	out := make([]outcome.Settlement, 0, len(entries))
+	report := func(s outcome.Settlement) {
 		out = append(out, s)
 		prog.Settled(s)
 	}
@@ -102,17 +98,17 @@ type pending struct {
 	spec    Spec
 	env     *Env
 	res     effect.Result
-	s       Settlement
+	s       outcome.Settlement
 }
 
 type noProgress struct{}
 
-func (noProgress) Start(int)          {}
-func (noProgress) Settled(Settlement) {}
+func (noProgress) Start(int)                  {}
+func (noProgress) Settled(outcome.Settlement) {}
 
 // claimForReconcile claims ent for settling. It returns the entry held, or
 // nil and the settlement of an entry it cannot or need not settle.
-func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pending, Settlement, error) {
+func (e *Engine) claimForReconcile(ctx context.Context, ent *ledger.Entry) (*pending, outcome.Settlement, error) {
 	spec, why := e.described(ent)
 	if why != "" {
 		return nil, once.Reported(ent, why), nil
@@ -221,11 +217,11 @@ func (e *Engine) findAll(ctx context.Context, held []*pending) {
 }
 
 // settleFound records what the look-up of p found.
-func (e *Engine) settleFound(p *pending) (Settlement, error) {
+func (e *Engine) settleFound(p *pending) (outcome.Settlement, error) {
 	s, res, key, fence := p.s, p.res, p.claim.Entry.Key, p.claim.Entry.Fence
 	switch res.State {
 	case effect.Found:
-		done, err := e.core.Finish(key, fence, ledger.Done, string(Found), res.Artifact, "")
+		done, err := e.core.Finish(key, fence, ledger.Done, string(outcome.Found), res.Artifact, "")
 		if err != nil {
 			return s, err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -22,7 +23,7 @@ func TestBranchFromAMissingCommitFailsWithWords(t *testing.T) {
 	a := reconcile.Action{Task: "T-1", Step: "branch", Repo: repo, Spec: reconcile.Branch{Name: "feature", SHA: missing}}
 	e := w.engine()
 	_, err := do(w.ctx, e, a)
-	var uc *reconcile.UnconfirmedError
+	var uc *outcome.UnconfirmedError
 	if err == nil || errors.As(err, &uc) || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "push that commit") {
 		t.Fatalf("err = %v; want a refusal saying the start commit does not exist and what to do", err)
 	}

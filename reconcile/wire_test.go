@@ -12,6 +12,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -136,7 +137,7 @@ func (w *world) wireFirstCreate(t *testing.T, tc wireCase) {
 			a.Spec = tc.lost
 		}
 		reqs = w.onWire(func() {
-			if r2, err := do(w.ctx, e2, a); err != nil || r2.Outcome != reconcile.Found || r2.Number != r.Number || r2.SHA != r.SHA {
+			if r2, err := do(w.ctx, e2, a); err != nil || r2.Outcome != outcome.Found || r2.Number != r.Number || r2.SHA != r.SHA {
 				t.Fatalf("%s with the ledger lost: %+v, %v, want found: %+v", tc.name, r2, err, r)
 			}
 		})
@@ -152,15 +153,15 @@ func (w *world) wireFirstCreate(t *testing.T, tc wireCase) {
 // answer too: e.Wait) and the round trips one after another among the
 // requests answered before the answer: at wireLatency, one sent after the
 // answer (a pull request's labels) cannot be answered before it.
-func (w *world) created(t *testing.T, e *reconcile.Engine, a reconcile.Action) (*reconcile.Result, []fixtures.Request, int) {
+func (w *world) created(t *testing.T, e *reconcile.Engine, a reconcile.Action) (*outcome.Result, []fixtures.Request, int) {
 	t.Helper()
 	w.GitHub.SetLatency(wireLatency)
 	defer w.GitHub.SetLatency(0)
 	var answered time.Time
-	var r *reconcile.Result
+	var r *outcome.Result
 	reqs := w.onWire(func() {
 		var err error
-		if r, err = do(w.ctx, e, a); err != nil || r.Outcome != reconcile.Created {
+		if r, err = do(w.ctx, e, a); err != nil || r.Outcome != outcome.Created {
 			t.Fatalf("first create of %s: %+v, %v", a.Step, r, err)
 		}
 		answered = time.Now()
@@ -264,7 +265,7 @@ func TestWireTrustedFirstCreate(t *testing.T) {
 				e, l := fresh.budgetEngine(func(c *reconcile.Config, _ *ghcheck.Options) { c.TrustNeverAttempted = true })
 				defer l.Close()
 				a := reconcile.Action{Task: "TRUST", Step: "issue", Repo: repo, Spec: reconcile.Issue{Title: "t", Body: "b", Labels: []string{"agent"}}}
-				if r, err := do(w.ctx, e, a); err != nil || r.Outcome != reconcile.Found {
+				if r, err := do(w.ctx, e, a); err != nil || r.Outcome != outcome.Found {
 					t.Fatalf("--trust-ledger on a new ledger: %+v, %v, want found (no trust without an established ledger)", r, err)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/tests/testworld"
 )
@@ -66,7 +67,7 @@ func prAction(task, head, title, body string) reconcile.Action {
 		Spec: reconcile.PR{Base: "main", Head: head, Title: title, Body: body}}
 }
 
-func mustDo(t *testing.T, e *reconcile.Engine, a reconcile.Action) *reconcile.Result {
+func mustDo(t *testing.T, e *reconcile.Engine, a reconcile.Action) *outcome.Result {
 	t.Helper()
 	r, err := do(context.Background(), e, a)
 	if err != nil {
@@ -77,7 +78,7 @@ func mustDo(t *testing.T, e *reconcile.Engine, a reconcile.Action) *reconcile.Re
 
 // do runs a through the engine's front door, as every front end does:
 // Prepare, then Do.
-func do(ctx context.Context, e *reconcile.Engine, a reconcile.Action) (*reconcile.Result, error) {
+func do(ctx context.Context, e *reconcile.Engine, a reconcile.Action) (*outcome.Result, error) {
 	p, err := reconcile.Prepare(a)
 	if err != nil {
 		return nil, err

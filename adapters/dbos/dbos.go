@@ -27,8 +27,8 @@
 //
 // DBOS records a step's error as its outcome once its retries are spent.
 // An error ghonce returns because the create may have happened
-// (reconcile.UnconfirmedError) or because another execution holds the key
-// (reconcile.InProgressError: a dead process's lease, two minutes by
+// (outcome.UnconfirmedError) or because another execution holds the key
+// (outcome.InProgressError: a dead process's lease, two minutes by
 // default, when the recovering process runs on another machine) is settled
 // by running the same step again: give the step retries
 // (dbos.WithStepMaxRetries) and Retryable as its retry predicate, which
@@ -55,6 +55,7 @@ import (
 
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/guard"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -83,7 +84,7 @@ func stepName(id int) string { return "step#" + strconv.Itoa(id) }
 // empty, are the step's Identity. The action is validated
 // (reconcile.Prepare) and run by eng; the errors are the engine's (see
 // Retryable).
-func Do(ctx context.Context, eng *reconcile.Engine, a reconcile.Action) (*reconcile.Result, error) {
+func Do(ctx context.Context, eng *reconcile.Engine, a reconcile.Action) (*outcome.Result, error) {
 	task, step, err := Identity(ctx)
 	if err != nil && (a.Task == "" || a.Step == "") {
 		return nil, &reconcile.InvalidError{Err: err}

@@ -21,6 +21,7 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 	"github.com/ghonce/ghonce/tests/harness"
@@ -189,7 +190,7 @@ func TestRecoveryAfterTheProcessDiedMidCreateOpensOnePR(t *testing.T) {
 	if len(prs) != 1 {
 		t.Fatalf("%d pull requests after recovery; want 1", len(prs))
 	}
-	if got.Outcome != string(reconcile.Found) || got.Number != prs[0].Number {
+	if got.Outcome != string(outcome.Found) || got.Number != prs[0].Number {
 		t.Fatalf("the recovered step answered %+v; want it to find PR #%d", got, prs[0].Number)
 	}
 	key := taskkey.Key(taskkey.Identity{Task: "fix-issue-42", Step: got.Step, Kind: "pr", Repo: testworld.Repo, Target: testworld.Branch})
@@ -222,14 +223,14 @@ func TestOutsideAWorkflowAndRetryable(t *testing.T) {
 	if err == nil || ghoncedbos.Retryable(err) {
 		t.Fatalf("Do outside a workflow: %v (retryable %v); want a final error", err, ghoncedbos.Retryable(err))
 	}
-	if !ghoncedbos.Retryable(&reconcile.UnconfirmedError{Key: "gk1_x", Err: fmt.Errorf("reset")}) ||
-		!ghoncedbos.Retryable(&reconcile.InProgressError{Key: "gk1_x"}) {
+	if !ghoncedbos.Retryable(&outcome.UnconfirmedError{Key: "gk1_x", Err: fmt.Errorf("reset")}) ||
+		!ghoncedbos.Retryable(&outcome.InProgressError{Key: "gk1_x"}) {
 		t.Fatal("unconfirmed and in-progress errors must be retryable")
 	}
 }
 
 // GitHub stores the create and the answer is lost (the connection drops):
-// Do answers *reconcile.UnconfirmedError, which Retryable lets the step's
+// Do answers *outcome.UnconfirmedError, which Retryable lets the step's
 // retries settle, and the retry finds the pull request instead of opening
 // a second.
 func TestStepRetrySettlesALostAnswer(t *testing.T) {
@@ -260,7 +261,7 @@ func TestStepRetrySettlesALostAnswer(t *testing.T) {
 		t.Fatalf("workflow: %v; want the step's retry to settle the lost answer", err)
 	}
 	prs := gh.PullRequests(testworld.Owner, testworld.Name)
-	if len(prs) != 1 || out.Outcome != string(reconcile.Found) || out.Number != prs[0].Number {
+	if len(prs) != 1 || out.Outcome != string(outcome.Found) || out.Number != prs[0].Number {
 		t.Fatalf("the step answered %+v with %d pull requests; want the retry to find the one the lost create made", out, len(prs))
 	}
 }

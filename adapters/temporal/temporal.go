@@ -100,6 +100,7 @@ import (
 
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/guard"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -126,14 +127,14 @@ func identity(info activity.Info) (task, step string) {
 // heartbeat timeout, since ghonce may wait for another holder of the key or
 // for an earlier attempt's create to settle. Errors are Temporal application
 // errors (see Err).
-func Do(ctx context.Context, eng *reconcile.Engine, a reconcile.Action) (*reconcile.Result, error) {
+func Do(ctx context.Context, eng *reconcile.Engine, a reconcile.Action) (*outcome.Result, error) {
 	if !activity.IsActivity(ctx) {
 		return nil, Err(&reconcile.InvalidError{Err: errors.New("ghoncetemporal.Do: not called from a Temporal activity: pass the activity's context")})
 	}
 	return do(ctx, eng, activity.GetInfo(ctx), a)
 }
 
-func do(ctx context.Context, eng *reconcile.Engine, info activity.Info, a reconcile.Action) (*reconcile.Result, error) {
+func do(ctx context.Context, eng *reconcile.Engine, info activity.Info, a reconcile.Action) (*outcome.Result, error) {
 	if info.HeartbeatTimeout > 0 {
 		stop := heartbeat(ctx, info.HeartbeatTimeout/3)
 		defer stop()

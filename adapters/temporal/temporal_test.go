@@ -25,6 +25,7 @@ import (
 	"github.com/ghonce/ghonce/guard"
 	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger/store"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 	"github.com/ghonce/ghonce/tests/harness"
@@ -199,7 +200,7 @@ func TestRetryAfterTheWorkerDiedMidCreateOpensOnePR(t *testing.T) {
 	if len(prs) != 1 {
 		t.Fatalf("%d pull requests on GitHub after the retry; want 1", len(prs))
 	}
-	if out.Attempt != 2 || out.Outcome != string(reconcile.Found) || out.Number != prs[0].Number {
+	if out.Attempt != 2 || out.Outcome != string(outcome.Found) || out.Number != prs[0].Number {
 		t.Fatalf("the retry answered %+v; want attempt 2 to find PR #%d", out, prs[0].Number)
 	}
 	// The pull request carries the key of (workflow id, activity type and
@@ -217,7 +218,7 @@ func TestRetryAfterTheWorkerDiedMidCreateOpensOnePR(t *testing.T) {
 	if err := env2.GetWorkflowResult(&out); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(gh.PullRequests(testworld.Owner, testworld.Name)); n != 1 || out.Outcome != string(reconcile.Skipped) && out.Outcome != string(reconcile.Found) {
+	if n := len(gh.PullRequests(testworld.Owner, testworld.Name)); n != 1 || out.Outcome != string(outcome.Skipped) && out.Outcome != string(outcome.Found) {
 		t.Fatalf("a rerun of the workflow: %+v, %d pull requests; want the first one back", out, n)
 	}
 }
@@ -254,11 +255,11 @@ func TestErrKinds(t *testing.T) {
 		kind      string
 		retryable bool
 	}{
-		{&reconcile.UnconfirmedError{Key: "gk1_x", Err: errors.New("connection reset")}, "unconfirmed", true},
-		{&reconcile.InProgressError{Key: "gk1_x"}, "in_progress", true},
+		{&outcome.UnconfirmedError{Key: "gk1_x", Err: errors.New("connection reset")}, "unconfirmed", true},
+		{&outcome.InProgressError{Key: "gk1_x"}, "in_progress", true},
 		{&reconcile.InvalidError{Err: errors.New("title is empty")}, "usage", false},
-		{&reconcile.ConflictError{Key: "gk1_x", Err: errors.New("branch taken")}, "conflict", false},
-		{&reconcile.ChangedError{Key: "gk1_x", Changed: []string{"title"}, Result: &reconcile.Result{Kind: "pr", Number: 1}}, "changed", false},
+		{&outcome.ConflictError{Key: "gk1_x", Err: errors.New("branch taken")}, "conflict", false},
+		{&reconcile.ChangedError{Key: "gk1_x", Changed: []string{"title"}, Result: &outcome.Result{Kind: "pr", Number: 1}}, "changed", false},
 		{errors.New("something else"), "error", true},
 	} {
 		var appErr *temporal.ApplicationError
@@ -389,11 +390,11 @@ func TestContinueAsNewNeedsActivityIDsOfItsOwn(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		ids    [2]string
-		want   [2]reconcile.Outcome // "" for a run that must fail as ghonce.same_or_another
+		want   [2]outcome.Outcome // "" for a run that must fail as ghonce.same_or_another
 		numPRs int
 	}{
-		{"default ids", [2]string{"", ""}, [2]reconcile.Outcome{reconcile.Created, ""}, 1},
-		{"ids of their own", [2]string{"open-pr-1", "open-pr-2"}, [2]reconcile.Outcome{reconcile.Created, reconcile.Created}, 2},
+		{"default ids", [2]string{"", ""}, [2]outcome.Outcome{outcome.Created, ""}, 1},
+		{"ids of their own", [2]string{"open-pr-1", "open-pr-2"}, [2]outcome.Outcome{outcome.Created, outcome.Created}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tw := newWorld(t)

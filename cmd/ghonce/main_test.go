@@ -267,7 +267,7 @@ func (w *world) counts() (writes, requests int) {
 }
 
 // result is ghonce's --json output for an action. It spells out the field
-// names on purpose, apart from reconcile.Result: they are the CLI's contract
+// names on purpose, apart from outcome.Result: they are the CLI's contract
 // with scripts, and a rename there must fail these tests.
 type result struct {
 	Key            string `json:"key"`

@@ -19,6 +19,7 @@ import (
 	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 	"github.com/ghonce/ghonce/tests/testworld"
@@ -93,27 +94,27 @@ func TestActingVerbsInProcess(t *testing.T) {
 		env     map[string]string
 		args    []string
 		code    int
-		outcome reconcile.Outcome // with --json; "" for no JSON check
-		stdout  string            // a substring of stdout, for non-JSON runs
-		stderr  string            // a substring of stderr
-		issues  int               // the issues on the fake after the row
+		outcome outcome.Outcome // with --json; "" for no JSON check
+		stdout  string          // a substring of stdout, for non-JSON runs
+		stderr  string          // a substring of stderr
+		issues  int             // the issues on the fake after the row
 	}{
-		{name: "issue from --body", args: []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json", "--repo", testRepo}, outcome: reconcile.Created, issues: 1},
+		{name: "issue from --body", args: []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json", "--repo", testRepo}, outcome: outcome.Created, issues: 1},
 		{name: "the same again is skipped", before: []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--repo", testRepo},
-			args: []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json", "--repo", testRepo}, outcome: reconcile.Skipped, issues: 1},
+			args: []string{"issue", "create", "--task", "T1", "--title", "t", "--body", "b", "--json", "--repo", testRepo}, outcome: outcome.Skipped, issues: 1},
 		{name: "body from stdin", stdin: "piped body", args: []string{"issue", "create", "--task", "T2", "--title", "t", "--body-file", "-", "--repo", testRepo}, stdout: "/issues/", stderr: "created issue", issues: 1},
-		{name: "body from a file", args: []string{"issue", "create", "--task", "T3", "--title", "t", "-F", bodyFile, "--repo", testRepo, "--json"}, outcome: reconcile.Created, issues: 1},
+		{name: "body from a file", args: []string{"issue", "create", "--task", "T3", "--title", "t", "-F", bodyFile, "--repo", testRepo, "--json"}, outcome: outcome.Created, issues: 1},
 		{name: "missing body file", args: []string{"issue", "create", "--task", "T4", "--title", "t", "-F", filepath.Join(dir, "nope"), "--repo", testRepo}, code: failure.ExitUsage, stderr: "read --body-file"},
-		{name: "task and repo from the environment", env: map[string]string{"GHONCE_TASK": "T5", "GH_REPO": testRepo}, args: []string{"issue", "create", "--title", "t", "--body", "b", "--json"}, outcome: reconcile.Created, issues: 1},
+		{name: "task and repo from the environment", env: map[string]string{"GHONCE_TASK": "T5", "GH_REPO": testRepo}, args: []string{"issue", "create", "--title", "t", "--body", "b", "--json"}, outcome: outcome.Created, issues: 1},
 		{name: "no task", args: []string{"issue", "create", "--title", "t", "--body", "b", "--repo", testRepo}, code: failure.ExitUsage, stderr: "GHONCE_TASK"},
 		{name: "bad repo", args: []string{"issue", "create", "--task", "T6", "--title", "t", "--body", "b", "--repo", "not-a-repo"}, code: failure.ExitUsage, stderr: "OWNER/NAME"},
 		{name: "no token", env: map[string]string{"GH_TOKEN": ""}, args: []string{"issue", "create", "--task", "T7", "--title", "t", "--body", "b", "--repo", testRepo}, code: failure.ExitUsage, stderr: "GITHUB_TOKEN"},
-		{name: "file content from stdin", stdin: "hello\n", args: []string{"file", "put", "README.md", "--task", "T8", "--branch", "main", "-m", "add", "--content-file", "-", "--repo", testRepo, "--json"}, outcome: reconcile.Created},
+		{name: "file content from stdin", stdin: "hello\n", args: []string{"file", "put", "README.md", "--task", "T8", "--branch", "main", "-m", "add", "--content-file", "-", "--repo", testRepo, "--json"}, outcome: outcome.Created},
 		{name: "file content from a missing file", args: []string{"file", "put", "README.md", "--task", "T9", "--branch", "main", "-m", "add", "--content-file", filepath.Join(dir, "nope"), "--repo", testRepo}, code: failure.ExitUsage, stderr: "read --content-file"},
 		{name: "both content flags", args: []string{"file", "put", "README.md", "--task", "T10", "--branch", "main", "-m", "add", "--content", "x", "--content-file", bodyFile, "--repo", testRepo}, code: failure.ExitUsage, stderr: "only one of"},
 		{name: "bad comment number", args: []string{"pr", "comment", "x", "--task", "T11", "--body", "b", "--repo", testRepo}, code: failure.ExitUsage, stderr: "invalid number"},
 		{name: "upper-case sha is refused", args: []string{"branch", "create", "feature", "--task", "T12", "--sha", strings.Repeat("A", 40), "--repo", testRepo}, code: failure.ExitUsage, stderr: "is not a commit SHA"},
-		{name: "exec needs no token or repo", env: map[string]string{"GH_TOKEN": ""}, args: []string{"exec", "--task", "T13", "--step", "s", "--check", "false", "--json", "--", "true"}, outcome: reconcile.Created},
+		{name: "exec needs no token or repo", env: map[string]string{"GH_TOKEN": ""}, args: []string{"exec", "--task", "T13", "--step", "s", "--check", "false", "--json", "--", "true"}, outcome: outcome.Created},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// Each row in a world of its own: no row sees what another made.
@@ -138,7 +139,7 @@ func TestActingVerbsInProcess(t *testing.T) {
 				t.Errorf("%s: stdout %q does not contain %q", tc.name, o.stdout, tc.stdout)
 			}
 			if tc.outcome != "" {
-				var r reconcile.Result
+				var r outcome.Result
 				if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
 					t.Errorf("%s: stdout is not one JSON result: %v: %q", tc.name, err, o.stdout)
 				} else if r.Outcome != tc.outcome {
@@ -216,7 +217,7 @@ func TestStatusKeyHistory(t *testing.T) {
 	t.Parallel()
 	w := newCLIWorld(t)
 	o := w.run("", nil, "exec", "--task", "H", "--step", "s", "--check", "false", "--json", "--", "true")
-	var r reconcile.Result
+	var r outcome.Result
 	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
 		t.Fatalf("exec: %v: %q %s", err, o.stdout, o.stderr)
 	}
@@ -313,10 +314,10 @@ func TestFilePutWithoutBranchWritesToTheDefaultBranch(t *testing.T) {
 		return append([]string{"file", "put", "notes.md", "--task", task, "-m", "add", "--content", "x", "--repo", repo, "--json"}, extra...)
 	}
 	first := w.result(put("T")...)
-	if first.Outcome != reconcile.Created || !slices.Contains(w.fake.Files(testOwner, name, "trunk"), "notes.md") {
+	if first.Outcome != outcome.Created || !slices.Contains(w.fake.Files(testOwner, name, "trunk"), "notes.md") {
 		t.Fatalf("without --branch: %s; the default branch trunk holds %v, want notes.md created", first.Outcome, w.fake.Files(testOwner, name, "trunk"))
 	}
-	if again := w.result(put("T", "--branch", "trunk")...); again.Outcome != reconcile.Skipped || again.Key != first.Key {
+	if again := w.result(put("T", "--branch", "trunk")...); again.Outcome != outcome.Skipped || again.Key != first.Key {
 		t.Fatalf("rerun with --branch trunk: %s under %q; want skipped under %q", again.Outcome, again.Key, first.Key)
 	}
 	if k := w.run("", nil, "key", "--kind", "file", "--target", "trunk:notes.md", "--task", "T", "--repo", repo); strings.TrimSpace(k.stdout) != first.Key {

@@ -6,11 +6,11 @@ import (
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/ledger"
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // The JSON objects the verbs print with --json. An acting verb prints a
-// reconcile.Result; the ledger verbs print these. Each starts with
+// outcome.Result; the ledger verbs print these. Each starts with
 // OutcomeJSON; a failed run prints a failure.Failure instead. Field names
 // are part of the interface scripts read: add fields, never rename them.
 
@@ -87,8 +87,8 @@ type statusJSON struct {
 // reconcileJSON is what `reconcile --json` prints.
 type reconcileJSON struct {
 	cmdutil.OutcomeJSON
-	Settled   []reconcile.Settlement `json:"settled"`
-	Unsettled int                    `json:"unsettled"`
+	Settled   []outcome.Settlement `json:"settled"`
+	Unsettled int                  `json:"unsettled"`
 	// Error and Next are set on exit 3.
 	Error *failure.Error `json:"error,omitempty"`
 	Next  string         `json:"next,omitempty"`

@@ -22,6 +22,7 @@ import (
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/cli/cmdutil"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -168,8 +169,8 @@ func answer(t *testing.T, w *cliWorld, what, stdout string) string {
 		}
 		return l.Ledger
 	}
-	var r reconcile.Result
-	if err := json.Unmarshal([]byte(stdout), &r); err != nil || r.Outcome != reconcile.Created {
+	var r outcome.Result
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil || r.Outcome != outcome.Created {
 		t.Fatalf("want one created issue, got %q (%v)", stdout, err)
 	}
 	switch what {
@@ -199,8 +200,8 @@ func TestAPIURLWithAndWithoutTrailingSlash(t *testing.T) {
 		}
 		task := "T-" + strconv.Itoa(i)
 		o := w.run("", map[string]string{"GITHUB_API_URL": u}, "issue", "create", "--task", task, "--title", task, "--body", "b", "--json", "--repo", testRepo)
-		var r reconcile.Result
-		if err := json.Unmarshal([]byte(o.stdout), &r); o.code != 0 || err != nil || r.Outcome != reconcile.Created || r.Number == 0 {
+		var r outcome.Result
+		if err := json.Unmarshal([]byte(o.stdout), &r); o.code != 0 || err != nil || r.Outcome != outcome.Created || r.Number == 0 {
 			t.Fatalf("GITHUB_API_URL=%s: exit %d, %q; want created\n%s", u, o.code, o.stdout, o.stderr)
 		}
 	}
@@ -243,11 +244,11 @@ func TestStepDefaultsToTheVerb(t *testing.T) {
 		verb := strings.Join(tc.args[:2], " ")
 		t.Run(verb+" "+tc.step, func(t *testing.T) {
 			o := w.run("", nil, slices.Concat(tc.args, []string{"--task", "ISSUE-42", "--repo", testRepo, "--json"})...)
-			var r reconcile.Result
+			var r outcome.Result
 			if err := json.Unmarshal([]byte(o.stdout), &r); o.code != 0 || err != nil {
 				t.Fatalf("exit %d, %q (%v): %s", o.code, o.stdout, err, o.stderr)
 			}
-			if r.Step != tc.step || r.Kind != tc.kind || r.Outcome != reconcile.Created {
+			if r.Step != tc.step || r.Kind != tc.kind || r.Outcome != outcome.Created {
 				t.Errorf("step %q kind %q outcome %q, want %s %s created", r.Step, r.Kind, r.Outcome, tc.step, tc.kind)
 			}
 			if want := key(tc.step, tc.kind, tc.target); r.Key != want {
@@ -332,10 +333,10 @@ func TestOneDefaultStepPerKind(t *testing.T) {
 	t.Parallel()
 	w := newCLIWorld(t)
 	n := strconv.Itoa(w.fake.SeedPR(testOwner, testName, "mallory", fixtures.SeedPR{Title: "Fix", Head: "fix-1"}))
-	run := func(task string, args ...string) reconcile.Result {
+	run := func(task string, args ...string) outcome.Result {
 		t.Helper()
 		o := w.run("", nil, slices.Concat(args, []string{"--body", "b", "--task", task, "--repo", testRepo, "--json"})...)
-		var r reconcile.Result
+		var r outcome.Result
 		if err := json.Unmarshal([]byte(o.stdout), &r); o.code != 0 || err != nil {
 			t.Fatalf("%v: exit %d, %q (%v): %s", args, o.code, o.stdout, err, o.stderr)
 		}
@@ -343,13 +344,13 @@ func TestOneDefaultStepPerKind(t *testing.T) {
 	}
 	first := run("ONE", "pr", "comment", n)
 	second := run("ONE", "issue", "comment", n)
-	if first.Step != "issue-comment" || first.Outcome != reconcile.Created || second.Outcome != reconcile.Skipped || second.Key != first.Key {
+	if first.Step != "issue-comment" || first.Outcome != outcome.Created || second.Outcome != outcome.Skipped || second.Key != first.Key {
 		t.Errorf("pr comment: %s %s %s; issue comment: %s %s; want issue-comment created, then skipped under its key", first.Step, first.Outcome, first.Key, second.Outcome, second.Key)
 	}
 
 	old := run("OLD", "pr", "comment", n, "--step", "pr-comment") // as an earlier ghonce recorded it
 	again := run("OLD", "pr", "comment", n)
-	if again.Outcome != reconcile.Skipped || again.Key != old.Key {
+	if again.Outcome != outcome.Skipped || again.Key != old.Key {
 		t.Errorf("rerun after the upgrade: %s under %s, want skipped under the earlier key %s", again.Outcome, again.Key, old.Key)
 	}
 	if got := len(w.fake.Comments(testOwner, testName, mustAtoi(t, n))); got != 2 {

@@ -9,7 +9,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/ledger"
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // progress draws a bar on stderr while reconcile settles entries, only
@@ -40,7 +40,7 @@ func (p *progress) Start(total int) {
 	)
 }
 
-func (p *progress) Settled(reconcile.Settlement) {
+func (p *progress) Settled(outcome.Settlement) {
 	if p.bar != nil {
 		_ = p.bar.Add(1)
 	}
@@ -56,7 +56,7 @@ func (p *progress) Finish() {
 // tally counts what a reconcile settled, and what it left attempting.
 type tally struct{ done, failed, left int }
 
-func tallyOf(out []reconcile.Settlement) tally {
+func tallyOf(out []outcome.Settlement) tally {
 	var t tally
 	for _, s := range out {
 		switch s.To {

@@ -14,6 +14,7 @@ import (
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/offgithub"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -89,7 +90,7 @@ func reconcileRun(ctx context.Context, opts *reconcileOptions) error {
 	// Each engine settles its own kinds: a command's entries by its
 	// --check, the rest on GitHub.
 	off, err := f.OffEngine(l, f.IO.Err, opts.Engine).Reconcile(ctx, offgithub.Filter{Repo: filter.Repo, Task: filter.Task})
-	var out []reconcile.Settlement
+	var out []outcome.Settlement
 	if err == nil {
 		filter.Kind = kinds.OnGitHub
 		out, err = f.Engine(l, gh, opts.Engine, func(c *reconcile.Config) { c.Progress = bar }).Reconcile(ctx, filter)
@@ -104,7 +105,7 @@ func reconcileRun(ctx context.Context, opts *reconcileOptions) error {
 	if opts.JSON {
 		res := reconcileJSON{OutcomeJSON: cmdutil.Succeeded(), Settled: out, Unsettled: unsettled}
 		if out == nil {
-			res.Settled = []reconcile.Settlement{}
+			res.Settled = []outcome.Settlement{}
 		}
 		if unsettled > 0 {
 			res.OutcomeJSON = cmdutil.OutcomeJSON{ExitCode: failure.ExitUnconfirmed}

@@ -14,7 +14,7 @@ import (
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -101,7 +101,7 @@ func resolveRun(ctx context.Context, opts *resolveOptions) error {
 	case errors.Is(err, ledger.ErrNotFound):
 		return &failure.Keyed{Key: key, Err: fmt.Errorf("resolve %s: no such entry in the ledger; see `ghonce status`: %w", key, err)}
 	case errors.Is(err, ledger.ErrBusy):
-		return &reconcile.InProgressError{Key: key}
+		return &outcome.InProgressError{Key: key}
 	case errors.Is(err, ledger.ErrDone):
 		return cmdutil.Usagef("resolve %s: the entry is done (%s), and --retry would make the next run act again; if that artifact is gone, pass --force", key, describeRef(before))
 	case err != nil:

@@ -23,7 +23,7 @@ import (
 	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // The verbs that look at or settle the ledger never create one: a missing
@@ -93,13 +93,13 @@ func TestResolveKeepsTheArtifact(t *testing.T) {
 	w := newCLIWorld(t)
 	create := []string{"issue", "create", "--task", "R", "--title", "t", "--body", "b", "--repo", testRepo, "--json"}
 	first := w.result(create...)
-	if first.Outcome != reconcile.Created || first.Number == 0 {
+	if first.Outcome != outcome.Created || first.Number == 0 {
 		t.Fatalf("first create: %+v", first)
 	}
 	if o := w.run("", nil, "resolve", first.Key, "--done", "--note", "checked"); o.code != 0 || !strings.Contains(o.stderr, fmt.Sprintf("issue #%d", first.Number)) {
 		t.Fatalf("resolve --done: exit %d, stderr %q; want 0 and the issue named", o.code, o.stderr)
 	}
-	if r := w.result(create...); r.Outcome != reconcile.Skipped || r.Number != first.Number || r.URL != first.URL {
+	if r := w.result(create...); r.Outcome != outcome.Skipped || r.Number != first.Number || r.URL != first.URL {
 		t.Fatalf("after resolve --done: %+v, want skipped with #%d %s", r, first.Number, first.URL)
 	}
 
@@ -107,7 +107,7 @@ func TestResolveKeepsTheArtifact(t *testing.T) {
 	if o.code != failure.ExitUsage || !strings.Contains(o.stderr, "--force") || !strings.Contains(o.stderr, first.URL) {
 		t.Fatalf("resolve --retry on a done entry: exit %d, stderr %q; want %d naming the issue and --force", o.code, o.stderr, failure.ExitUsage)
 	}
-	if r := w.result(create...); r.Outcome != reconcile.Skipped || r.Number != first.Number {
+	if r := w.result(create...); r.Outcome != outcome.Skipped || r.Number != first.Number {
 		t.Fatalf("a refused --retry changed the entry: %+v", r)
 	}
 
@@ -115,7 +115,7 @@ func TestResolveKeepsTheArtifact(t *testing.T) {
 	if o.code != 0 || !strings.Contains(o.stderr, "looks on GitHub first") {
 		t.Fatalf("resolve --retry --force: exit %d, stderr %q", o.code, o.stderr)
 	}
-	if r := w.result(create...); r.Outcome != reconcile.Found || r.Number != first.Number {
+	if r := w.result(create...); r.Outcome != outcome.Found || r.Number != first.Number {
 		t.Fatalf("after --retry --force: %+v, want found #%d", r, first.Number)
 	}
 	if n := len(w.fake.Issues(testOwner, testName)); n != 1 {
@@ -132,10 +132,10 @@ func TestResolveKeepsTheArtifact(t *testing.T) {
 }
 
 // result runs an acting verb with --json and decodes its result.
-func (w *cliWorld) result(args ...string) reconcile.Result {
+func (w *cliWorld) result(args ...string) outcome.Result {
 	w.t.Helper()
 	o := w.run("", nil, args...)
-	var r reconcile.Result
+	var r outcome.Result
 	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
 		w.t.Fatalf("%v: exit %d: %v: stdout %q stderr %q", args, o.code, err, o.stdout, o.stderr)
 	}
@@ -199,7 +199,7 @@ func TestTaskAndStepIdsByOneRule(t *testing.T) {
 	if r := w.result("exec", "--task", " T-1", "--step", "s", "--check", "false", "--json", "--", "true"); r.Key != want || r.Task != "T-1" {
 		t.Errorf("exec --task ' T-1': key %s task %q; want %s and T-1", r.Key, r.Task, want)
 	}
-	if r := w.result("exec", "--task", "T-1\n", "--step", "s", "--check", "false", "--json", "--", "true"); r.Outcome != reconcile.Skipped {
+	if r := w.result("exec", "--task", "T-1\n", "--step", "s", "--check", "false", "--json", "--", "true"); r.Outcome != outcome.Skipped {
 		t.Errorf("exec --task 'T-1\\n' after ' T-1': outcome %q, want skipped (the same key)", r.Outcome)
 	}
 	o := w.run("", nil, "status", "--task", "T-1\n", "--json")
@@ -292,11 +292,11 @@ func TestOnChange(t *testing.T) {
 		return append([]string{"pr", "create", "--task", "OC", "--base", "main", "--head", head, "--title", title, "--body", "b " + title, "--repo", testRepo, "--json"}, extra...)
 	}
 	first := w.result(pr("one", "First")...)
-	if first.Outcome != reconcile.Created || first.PayloadChanged || len(first.Changed) != 0 {
+	if first.Outcome != outcome.Created || first.PayloadChanged || len(first.Changed) != 0 {
 		t.Fatalf("first: %+v", first)
 	}
 	r := w.result(pr("two", "First")...)
-	if r.Outcome != reconcile.Skipped || r.Number != first.Number || !r.PayloadChanged || strings.Join(r.Changed, ",") != "head" || !strings.Contains(r.Warning, "head differs") {
+	if r.Outcome != outcome.Skipped || r.Number != first.Number || !r.PayloadChanged || strings.Join(r.Changed, ",") != "head" || !strings.Contains(r.Warning, "head differs") {
 		t.Fatalf("another head, default warn: %+v; want skipped #%d, changed [head], a warning", r, first.Number)
 	}
 
@@ -407,7 +407,7 @@ func TestKeyLabelsLookAndPrune(t *testing.T) {
 		t.Fatalf("second prune: exit %d, stdout %q, %d requests", o.code, o.stdout, len(w.fake.Requests())-n)
 	}
 	// With the ledger intact, a pruned key is still skipped.
-	if r := w.result("issue", "create", "--task", "L", "--title", "t", "--body", "b", "--repo", testRepo, "--json"); r.Outcome != reconcile.Skipped {
+	if r := w.result("issue", "create", "--task", "L", "--title", "t", "--body", "b", "--repo", testRepo, "--json"); r.Outcome != outcome.Skipped {
 		t.Fatalf("after prune: %+v, want skipped", r)
 	}
 	for _, age := range []string{"", "soon", "-1d", "0"} {

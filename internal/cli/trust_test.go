@@ -11,7 +11,7 @@ import (
 
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/taskkey"
 )
 
@@ -183,10 +183,10 @@ func TestLostLedgerComparesWithTheArtifact(t *testing.T) {
 	fresh := func() map[string]string {
 		return map[string]string{"GHONCE_LEDGER": filepath.Join(t.TempDir(), "fresh.db")}
 	}
-	issue := func(env map[string]string, title string, extra ...string) (cliRun, reconcile.Result) {
+	issue := func(env map[string]string, title string, extra ...string) (cliRun, outcome.Result) {
 		args := append([]string{"issue", "create", "--task", "T-lost", "--title", title, "--body", "the body", "--repo", testRepo, "--json"}, extra...)
 		o := w.run("", env, args...)
-		var r reconcile.Result
+		var r outcome.Result
 		if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
 			t.Fatalf("%v: exit %d %q %s", args, o.code, o.stdout, o.stderr)
 		}
@@ -195,14 +195,14 @@ func TestLostLedgerComparesWithTheArtifact(t *testing.T) {
 	// A reworded retry of the first ("(retry)" added) under the step named:
 	// the same act.
 	const first, second = "Fix the flaky auth test", "Fix the flaky auth test (retry)"
-	if _, r := issue(nil, first); r.Outcome != reconcile.Created || r.ArtifactState != "open" {
+	if _, r := issue(nil, first); r.Outcome != outcome.Created || r.ArtifactState != "open" {
 		t.Fatalf("create: %+v", r)
 	}
-	if _, r := issue(fresh(), first); r.Outcome != reconcile.Found || r.PayloadChanged {
+	if _, r := issue(fresh(), first); r.Outcome != outcome.Found || r.PayloadChanged {
 		t.Errorf("the same description, ledger lost: %s, payload_changed %v; want found, unchanged", r.Outcome, r.PayloadChanged)
 	}
 	o, r := issue(fresh(), second, "--step", "issue-create")
-	if r.Outcome != reconcile.Found || !r.PayloadChanged || len(r.Changed) != 1 || r.Changed[0] != "title" || !strings.Contains(r.Warning, "--on-change update") {
+	if r.Outcome != outcome.Found || !r.PayloadChanged || len(r.Changed) != 1 || r.Changed[0] != "title" || !strings.Contains(r.Warning, "--on-change update") {
 		t.Errorf("another title, ledger lost: %+v (stderr %s); want found, changed [title], the --on-change advice", r, o.stderr)
 	}
 	if got := w.fake.Issues(testOwner, testName)[0].Title; got != first {

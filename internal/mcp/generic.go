@@ -14,7 +14,7 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/offgithub"
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // genericHandler serves an upstream tool that is neither guarded by a kind
@@ -91,7 +91,7 @@ func (p *Proxy) genericHandler(t *sdk.Tool) sdk.ToolHandler {
 			}
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, nil
 		}
-		if r.Outcome != reconcile.Created {
+		if r.Outcome != outcome.Created {
 			p.s.cfg.Logf("%s: replayed the recorded result (key %s); nothing was sent upstream", t.Name, r.Key)
 		}
 		return &res, nil
@@ -110,8 +110,8 @@ func (p *Proxy) forwardOnce(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 // genericError words a generic guard's failure for the model.
 func genericError(tool string, err error) error {
 	var (
-		uc *reconcile.UnconfirmedError
-		ip *reconcile.InProgressError
+		uc *outcome.UnconfirmedError
+		ip *outcome.InProgressError
 	)
 	switch {
 	case errors.As(err, &uc):

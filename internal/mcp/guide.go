@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/ledger"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -185,7 +186,7 @@ func list(xs []string) string { return strings.ReplaceAll(strings.Join(xs, ", ")
 // rendered: listing tools calls neither.
 type noEngine struct{}
 
-func (noEngine) Do(context.Context, *reconcile.Prepared) (*reconcile.Result, error) {
+func (noEngine) Do(context.Context, *reconcile.Prepared) (*outcome.Result, error) {
 	return nil, fmt.Errorf("render the tool tables: no engine")
 }
 

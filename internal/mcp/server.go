@@ -15,10 +15,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ghonce/ghonce/taskkey"
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/ghonce/ghonce/outcome"
+	"github.com/ghonce/ghonce/taskkey"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -30,7 +32,7 @@ import (
 
 // Doer performs an action once: *reconcile.Engine.
 type Doer interface {
-	Do(ctx context.Context, p *reconcile.Prepared) (*reconcile.Result, error)
+	Do(ctx context.Context, p *reconcile.Prepared) (*outcome.Result, error)
 }
 
 // Config is what a Server needs. Engine and Ledger are required.

@@ -19,6 +19,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/kinds"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -61,7 +62,7 @@ type Output struct {
 	Changed []string `json:"changed,omitempty" jsonschema:"with payload_changed: the fields that differ (head, title, body, ...); the artifact was left as it is"`
 }
 
-func outputOf(r *reconcile.Result) Output {
+func outputOf(r *outcome.Result) Output {
 	return Output{
 		Key: r.Key, Kind: r.Kind, Task: r.Task, Step: r.Step, Repo: r.Repo, Outcome: string(r.Outcome),
 		Number: r.Number, URL: r.URL, ID: r.ID, SHA: r.SHA, Ref: r.Ref,
@@ -89,14 +90,14 @@ type mcpHook struct {
 	onePer string
 	// what names the artifact for the model, e.g. "PR #12"; nil: the
 	// kind and its number, else its target.
-	what func(spec reconcile.Spec, r *reconcile.Result) string
+	what func(spec reconcile.Spec, r *outcome.Result) string
 	// onChange, when set, is the call's --on-change ("" for the
 	// server's): submit_pending edits (submits) what create made.
 	onChange func(args map[string]json.RawMessage) string
 }
 
-func numbered(noun string) func(reconcile.Spec, *reconcile.Result) string {
-	return func(_ reconcile.Spec, r *reconcile.Result) string { return fmt.Sprintf("%s #%d", noun, r.Number) }
+func numbered(noun string) func(reconcile.Spec, *outcome.Result) string {
+	return func(_ reconcile.Spec, r *outcome.Result) string { return fmt.Sprintf("%s #%d", noun, r.Number) }
 }
 
 // mcpHooks are the guarded tools' hooks, by github-mcp-server's names.
@@ -118,7 +119,7 @@ var mcpHooks = map[string]mcpHook{
 		},
 		passWhat: "a reaction without a body",
 		onePer:   "issue or pull request",
-		what: func(s reconcile.Spec, _ *reconcile.Result) string {
+		what: func(s reconcile.Spec, _ *outcome.Result) string {
 			return fmt.Sprintf("comment on #%d", s.(reconcile.Comment).Number)
 		},
 	},
@@ -139,7 +140,7 @@ var mcpHooks = map[string]mcpHook{
 			}
 			return ""
 		},
-		what: func(s reconcile.Spec, _ *reconcile.Result) string {
+		what: func(s reconcile.Spec, _ *outcome.Result) string {
 			return fmt.Sprintf("review on #%d", s.(reconcile.Review).Number)
 		},
 	},
@@ -150,15 +151,15 @@ var mcpHooks = map[string]mcpHook{
 		},
 		passWhat: "a reaction without a body",
 		onePer:   "inline comment replied to",
-		what: func(s reconcile.Spec, _ *reconcile.Result) string {
+		what: func(s reconcile.Spec, _ *outcome.Result) string {
 			c := s.(reconcile.ReviewComment)
 			return fmt.Sprintf("reply to comment %d on PR #%d", c.InReplyTo, c.Number)
 		},
 	},
-	"create_branch": {onePer: "branch name", what: func(s reconcile.Spec, r *reconcile.Result) string {
+	"create_branch": {onePer: "branch name", what: func(s reconcile.Spec, r *outcome.Result) string {
 		return fmt.Sprintf("branch %s at %.12s", s.(reconcile.Branch).Name, r.SHA)
 	}},
-	"create_or_update_file": {onePer: "branch and path", what: func(s reconcile.Spec, _ *reconcile.Result) string {
+	"create_or_update_file": {onePer: "branch and path", what: func(s reconcile.Spec, _ *outcome.Result) string {
 		f := s.(reconcile.File)
 		return fmt.Sprintf("file %s on branch %s", f.Path, f.Branch)
 	}},
@@ -215,7 +216,7 @@ func (g guard) run(ctx context.Context, s *Server, raw json.RawMessage) *sdk.Cal
 
 // call is the one flow every write tool goes through. Its errors are the
 // engine's and the arguments'; the tool handler words them (toolError).
-func (g guard) call(ctx context.Context, s *Server, raw json.RawMessage) (reconcile.Spec, *reconcile.Result, error) {
+func (g guard) call(ctx context.Context, s *Server, raw json.RawMessage) (reconcile.Spec, *outcome.Result, error) {
 	var in struct {
 		Where
 		Once
@@ -400,15 +401,15 @@ func wholeNumber(name string, n, limit float64, want string) (int, error) {
 }
 
 // resultText is the short text the model reads.
-func resultText(what string, r *reconcile.Result) string {
+func resultText(what string, r *outcome.Result) string {
 	if r.ArtifactState != "" && r.ArtifactState != "open" {
 		what += " (" + r.ArtifactState + ")"
 	}
 	var b strings.Builder
 	switch r.Outcome {
-	case reconcile.Created:
+	case outcome.Created:
 		fmt.Fprintf(&b, "created %s", what)
-	case reconcile.Found:
+	case outcome.Found:
 		fmt.Fprintf(&b, "already done in an earlier attempt: %s (found on GitHub and recorded; nothing new was created)", what)
 	default:
 		fmt.Fprintf(&b, "already done in an earlier attempt: %s (nothing new was created)", what)
@@ -450,9 +451,9 @@ func toolError(err error) error {
 // toolMessage is the text of a tool error for the model.
 func toolMessage(err error) error {
 	var (
-		uc *reconcile.UnconfirmedError
-		ip *reconcile.InProgressError
-		cf *reconcile.ConflictError
+		uc *outcome.UnconfirmedError
+		ip *outcome.InProgressError
+		cf *outcome.ConflictError
 		so *reconcile.SameOrAnotherError
 		iv *invalidError
 	)

@@ -20,6 +20,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 	"github.com/ghonce/ghonce/tests/harness"
@@ -220,7 +221,7 @@ func TestGitHubReport(t *testing.T) {
 		// labels a PR's create adds, say).
 		w.GitHub.Inject(fixtures.Fault{Match: createOf(sp[k]), Kind: fixtures.DropAfterCommit})
 		e, _, closeL = w.engine()
-		var ue *reconcile.UnconfirmedError
+		var ue *outcome.UnconfirmedError
 		if _, err := do(e, a); !errors.As(err, &ue) {
 			t.Fatalf("%s: the dropped create left %v, want an unconfirmed entry", k, err)
 		}
@@ -327,7 +328,7 @@ func mustDo(t *testing.T, e *reconcile.Engine, a reconcile.Action) {
 }
 
 // do runs a through the engine's front door: Prepare, then Do.
-func do(e *reconcile.Engine, a reconcile.Action) (*reconcile.Result, error) {
+func do(e *reconcile.Engine, a reconcile.Action) (*outcome.Result, error) {
 	p, err := reconcile.Prepare(a)
 	if err != nil {
 		return nil, err

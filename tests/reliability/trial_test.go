@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/failure"
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // row is one line of a table: a number of trials of one kind under one
@@ -356,7 +356,7 @@ func facts(o *out) *result {
 	for _, line := range strings.Split(o.Stdout, "\n") {
 		var f failure.Failure
 		if json.Unmarshal([]byte(strings.TrimSpace(line)), &f) == nil && f.Key != "" && f.Existing != nil {
-			return &result{Key: f.Key, Number: f.Existing.Number, ID: f.Existing.ID, URL: f.Existing.URL, Outcome: reconcile.Skipped}
+			return &result{Key: f.Key, Number: f.Existing.Number, ID: f.Existing.ID, URL: f.Existing.URL, Outcome: outcome.Skipped}
 		}
 	}
 	return nil

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/tests/harness"
 )
 
@@ -283,7 +283,7 @@ type out struct {
 }
 
 // result is ghonce's --json output for an action: the engine's Result.
-type result = reconcile.Result
+type result = outcome.Result
 
 func (w *world) env(p proc) []string {
 	env := append(harness.CleanEnv(),

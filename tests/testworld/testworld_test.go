@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/tests/testworld"
 )
@@ -28,7 +29,7 @@ func TestEngineInTheWorld(t *testing.T) {
 			w.Push("fix-42")
 			a := reconcile.Action{Task: "ISSUE-42", Step: "open-pr", Repo: testworld.Repo,
 				Spec: reconcile.PR{Base: testworld.Branch, Head: "fix-42", Title: "Fix"}}
-			for _, want := range []reconcile.Outcome{reconcile.Created, reconcile.Skipped} {
+			for _, want := range []outcome.Outcome{outcome.Created, outcome.Skipped} {
 				p, err := reconcile.Prepare(a)
 				if err != nil {
 					t.Fatal(err)

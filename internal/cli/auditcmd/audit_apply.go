@@ -16,6 +16,7 @@ import (
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
 )
@@ -172,7 +173,7 @@ func (la *ledgerArtifacts) repoint(ctx context.Context, l ledger.Ledger, g audit
 // posting; the newer finds the older (comment ids grow, and the thread's
 // listing is consistent), deletes its own and records the older as its
 // key's, so exactly one stays whatever the interleaving.
-func linkOnce(ctx context.Context, l ledger.Ledger, gh *ghcheck.Client, r ghcheck.Repo, number int, key string, res *reconcile.Result) (*reconcile.Result, error) {
+func linkOnce(ctx context.Context, l ledger.Ledger, gh *ghcheck.Client, r ghcheck.Repo, number int, key string, res *outcome.Result) (*outcome.Result, error) {
 	first := gh.FindComment(ctx, r, number, key)
 	if first.State != effect.Found || first.Artifact.ID == 0 || first.Artifact.ID >= res.ID {
 		return res, nil // ours is the first, or the look failed: keep it
@@ -185,7 +186,7 @@ func linkOnce(ctx context.Context, l ledger.Ledger, gh *ghcheck.Client, r ghchec
 		return nil, fmt.Errorf("record the linking comment %d: %w", first.Artifact.ID, err)
 	}
 	out := *res
-	out.Outcome, out.ID, out.URL = reconcile.Found, first.Artifact.ID, first.Artifact.URL
+	out.Outcome, out.ID, out.URL = outcome.Found, first.Artifact.ID, first.Artifact.URL
 	return &out, nil
 }
 
@@ -214,14 +215,14 @@ func recheckGuard(gh *ghcheck.Client, r ghcheck.Repo, g audit.Group, d audit.Art
 
 // outcomeWord names what a write did, for a person: a deletion as a
 // deletion.
-func outcomeWord(kind string, o reconcile.Outcome) string {
+func outcomeWord(kind string, o outcome.Outcome) string {
 	verb := map[string]string{"comment": "linked", "close": "closed", "comment-delete": "deleted"}[kind]
 	switch {
 	case verb == "":
 		return kind + " " + string(o)
-	case o == reconcile.Created:
+	case o == outcome.Created:
 		return verb
-	case o == reconcile.Found || o == reconcile.Skipped:
+	case o == outcome.Found || o == outcome.Skipped:
 		return verb + " already"
 	}
 	return verb + " (" + string(o) + ")"
@@ -280,7 +281,7 @@ func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *
 					stale = why
 					break
 				}
-				var res *reconcile.Result
+				var res *outcome.Result
 				if err == nil {
 					res, err = eng.Do(ctx, p)
 				}
@@ -294,7 +295,7 @@ func applyActions(ctx context.Context, opts *auditOptions, l *store.Opened, gh *
 					fmt.Fprintf(f.IO.Err, "ghonce: audit: %s %s: %v\n", kind, a.Target, err)
 					break
 				}
-				if kind == "comment" && res.Outcome == reconcile.Created {
+				if kind == "comment" && res.Outcome == outcome.Created {
 					if res, err = linkOnce(ctx, l, gh, r, d.Number, p.Key(), res); err != nil {
 						failed++
 						a.Outcome = "failed: " + err.Error()

@@ -15,6 +15,7 @@ import (
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/offgithub"
+	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
 
@@ -59,7 +60,7 @@ type ActOptions struct {
 	// printed (created, found or skipped), with the GitHub client: gh's
 	// -a, -r and -m (see ghRun). Its error fails the run with the
 	// artifact recorded as done.
-	After func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error
+	After func(ctx context.Context, c *ghcheck.Client, res *outcome.Result) error
 	// Before, if set, runs with the GitHub client just before the action:
 	// it starts what after will need and may read beside the action's
 	// own requests (gh's milestones for -m). It must not block.
@@ -183,7 +184,7 @@ func RunAction(ctx context.Context, o ActOptions) error {
 	if state, err := act(ctx, f, o, p); err != nil {
 		// Every failure from here on names the key and, once the ledger
 		// is open, the entry's state: what a caller needs to settle it.
-		if cf := (*reconcile.ConflictError)(nil); errors.As(err, &cf) && cf.DoneUnproven {
+		if cf := (*outcome.ConflictError)(nil); errors.As(err, &cf) && cf.DoneUnproven {
 			err = &InWords{Msg: err.Error() + ": `ghonce resolve " + cf.Key + " --retry --force`", Err: err}
 		}
 		return &failure.Keyed{Key: p.Key(), State: state, Err: err}
@@ -240,7 +241,7 @@ func act(ctx context.Context, f *Factory, o ActOptions, p interface{ Key() strin
 		o.Before(ctx, c)
 	}
 	var eng *reconcile.Engine
-	var res *reconcile.Result
+	var res *outcome.Result
 	if op, ok := p.(*offgithub.Prepared); ok {
 		res, err = f.OffEngine(l, out, o.Flags.Engine).Do(ctx, op)
 	} else {
@@ -289,7 +290,7 @@ func changeAdvice(o ActOptions) string {
 	return fmt.Sprintf(" (%s edits it, %s stops)", w.Name(effect.Option{Name: "on-change", Value: "update"}), w.Name(effect.Option{Name: "on-change", Value: "fail"}))
 }
 
-func (f *Factory) printResult(r *reconcile.Result, asJSON bool) error {
+func (f *Factory) printResult(r *outcome.Result, asJSON bool) error {
 	if asJSON {
 		return f.WriteJSON(resultJSON{OutcomeJSON: Succeeded(), State: ledger.Done, Result: r})
 	}
@@ -303,10 +304,10 @@ func (f *Factory) printResult(r *reconcile.Result, asJSON bool) error {
 	if r.ArtifactState != "" && r.ArtifactState != "open" {
 		what += " (" + r.ArtifactState + ")" // "found pr #3 (closed)": not what a caller expects
 	}
-	msg := map[reconcile.Outcome]string{
-		reconcile.Created: "created " + what,
-		reconcile.Found:   "found " + what + " made by an earlier attempt; recorded it as done",
-		reconcile.Skipped: what + " already done; skipped",
+	msg := map[outcome.Outcome]string{
+		outcome.Created: "created " + what,
+		outcome.Found:   "found " + what + " made by an earlier attempt; recorded it as done",
+		outcome.Skipped: what + " already done; skipped",
 	}[r.Outcome]
 	fmt.Fprintf(f.IO.Err, "ghonce: %s (key %s)\n", msg, r.Key)
 	if r.PayloadChanged {

@@ -21,7 +21,7 @@ import (
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/actions"
 	"github.com/ghonce/ghonce/internal/appauth"
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // AppFlags say which GitHub App to authenticate as.
@@ -168,7 +168,7 @@ func FirstOf(ss ...string) string {
 
 // reportToActions writes a successful action's step outputs and job
 // summary line when running inside GitHub Actions.
-func (f *Factory) reportToActions(r *reconcile.Result) error {
+func (f *Factory) reportToActions(r *outcome.Result) error {
 	env, ok := actions.Detect(f.IO.Getenv)
 	if !ok {
 		return nil

@@ -12,7 +12,7 @@ import (
 
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/ledger"
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // IO is what a command may touch of the outside world.
@@ -92,7 +92,7 @@ func Succeeded() OutcomeJSON { return OutcomeJSON{OK: true} }
 type resultJSON struct {
 	OutcomeJSON
 	State ledger.Status `json:"state"`
-	*reconcile.Result
+	*outcome.Result
 }
 
 // WriteJSON prints v as the run's one JSON object.

@@ -22,7 +22,7 @@ import (
 	"github.com/ghonce/ghonce/internal/actions"
 	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/kinds"
-	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // ghExitHelp documents how the shim exits (see Main).
@@ -478,7 +478,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys cmd
 				go func() { milestones <- c.ReadMilestones(ctx, repo) }()
 			}
 		}
-		act.After = func(ctx context.Context, c *ghcheck.Client, res *reconcile.Result) error {
+		act.After = func(ctx context.Context, c *ghcheck.Client, res *outcome.Result) error {
 			m := o.meta
 			if milestones != nil {
 				m.Milestones = <-milestones
@@ -604,11 +604,11 @@ var ghEnvOnly = map[string]bool{"task": true, "step": true, "ledger": true, "on-
 // between the create and these edits finishes them when rerun. A failure
 // leaves the artifact as it is (its URL is already on stdout) and says
 // what to fix; a rerun sends only what is still missing.
-func applyGhMetadata(ctx context.Context, c *ghcheck.Client, repo ghcheck.Repo, verb string, res *reconcile.Result, m ghcheck.Metadata) error {
+func applyGhMetadata(ctx context.Context, c *ghcheck.Client, repo ghcheck.Repo, verb string, res *outcome.Result, m ghcheck.Metadata) error {
 	if res.Number == 0 {
 		return fmt.Errorf("gh %s: the ledger's entry names no number, so its assignees, reviewers and milestone cannot be set: set them with `gh %s edit %s`", verb, strings.Fields(verb)[0], res.URL)
 	}
-	m.Created = res.Outcome == reconcile.Created
+	m.Created = res.Outcome == outcome.Created
 	err := c.ApplyMetadata(ctx, repo, res.Number, verb == "pr create", m)
 	if err == nil {
 		return nil
