@@ -77,20 +77,20 @@ func (s *Server) SecondaryLimited() int {
 func (s *Server) RateUsed(login string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w, _ := s.windowLocked(login, "core")
+	w, _ := s.windowLocked(login)
 	return w.used
 }
 
-// refundRate gives back a request counted against login's resource (a
-// 304) and returns the window's headers after it.
-func (s *Server) refundRate(login, resource string) http.Header {
+// refundRate gives back a request counted against login's window (a 304)
+// and returns the window's headers after it.
+func (s *Server) refundRate(login string) http.Header {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w, limit := s.windowLocked(login, resource)
+	w, limit := s.windowLocked(login)
 	if w.used > 0 {
 		w.used--
 	}
-	return rateHeader(limit, w.used, w.reset, resource)
+	return rateHeader(limit, w.used, w.reset)
 }
 
 // etagOf is the fake's entity tag of a body: weak, as GitHub's list

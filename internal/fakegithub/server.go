@@ -68,7 +68,7 @@ type Server struct {
 	ids       map[idSeq]int64
 	requests  []Request
 	writes    int
-	rates     map[rateKey]*rateWindow
+	rates     map[string]*rateWindow // login -> its core window
 	// active counts handlers running; idle is signalled when it drops to
 	// zero (WaitIdle).
 	active int
@@ -144,7 +144,7 @@ func Start(opts Options) (*Server, error) {
 		repos:         map[string]*repo{},
 		reposByID:     map[int64]*repo{},
 		ids:           map[idSeq]int64{},
-		rates:         map[rateKey]*rateWindow{},
+		rates:         map[string]*rateWindow{},
 		writesBy:      map[string][]time.Time{},
 		contentLimits: opts.ContentLimits,
 		intercept:     opts.Intercept,
@@ -366,7 +366,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	login, authed := s.authenticate(r)
 	if !authed {
 		rep := errorReply(http.StatusUnauthorized, "Bad credentials")
-		rep.header, _ = s.spendRate("", "core")
+		rep.header, _ = s.spendRate("")
 		answer(rep)
 		return
 	}
@@ -376,24 +376,18 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	rt, found := s.match(c, r.Method, strings.Split(escRel, "/"))
 	if !found {
 		rep := notFound()
-		rep.header, _ = s.spendRate(login, "core")
+		rep.header, _ = s.spendRate(login)
 		answer(rep)
 		return
 	}
 
-	resource := "core"
-	if rt.resource != "" {
-		resource = rt.resource
-	}
 	var rateHdr http.Header
-	if resource == "none" {
-		rateHdr = s.peekRate(login, "core")
+	if rt.free {
+		rateHdr = s.peekRate(login)
 	} else {
 		var exceeded bool
-		rateHdr, exceeded = s.spendRate(login, resource)
-		if exceeded {
-			rep := s.primaryRateLimitReply(login, rateHdr)
-			answer(rep)
+		if rateHdr, exceeded = s.spendRate(login); exceeded {
+			answer(s.primaryRateLimitReply(login, rateHdr))
 			return
 		}
 	}
@@ -458,9 +452,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			rep = v.reply()
 		}
 	}
-	if conditional(r, rep) && resource != "none" {
+	if conditional(r, rep) && !rt.free {
 		// GitHub does not count a 304 against the primary rate limit.
-		rateHdr = s.refundRate(login, resource)
+		rateHdr = s.refundRate(login)
 	}
 	if rep.header == nil {
 		rep.header = http.Header{}
