@@ -81,18 +81,6 @@ func (s *Server) RateUsed(login string) int {
 	return w.used
 }
 
-// refundRate gives back a request counted against login's window (a 304)
-// and returns the window's headers after it.
-func (s *Server) refundRate(login string) http.Header {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w, limit := s.windowLocked(login)
-	if w.used > 0 {
-		w.used--
-	}
-	return rateHeader(limit, w.used, w.reset)
-}
-
 // etagOf is the fake's entity tag of a body: weak, as GitHub's list
 // answers are.
 func etagOf(body []byte) string {

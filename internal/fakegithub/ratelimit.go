@@ -35,27 +35,18 @@ func (s *Server) windowLocked(login string) (*rateWindow, int) {
 	return w, limit
 }
 
-// spendRate counts one request against login's window and returns the
-// headers to send; exceeded means the limit was already spent (the request
-// is not counted then and must be refused).
-func (s *Server) spendRate(login string) (http.Header, bool) {
+// countRate adds n to the requests counted in login's window (1 for a
+// request, 0 to look, -1 to give back a 304's, never below zero) and
+// returns the headers to send; exceeded means a request found the limit
+// already spent (it is not counted then and must be refused).
+func (s *Server) countRate(login string, n int) (hdr http.Header, exceeded bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w, limit := s.windowLocked(login)
-	exceeded := w.used >= limit
-	if !exceeded {
-		w.used++
+	if exceeded = n > 0 && w.used >= limit; !exceeded {
+		w.used = max(w.used+n, 0)
 	}
 	return rateHeader(limit, w.used, w.reset), exceeded
-}
-
-// peekRate returns the headers of login's window without counting a
-// request.
-func (s *Server) peekRate(login string) http.Header {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w, limit := s.windowLocked(login)
-	return rateHeader(limit, w.used, w.reset)
 }
 
 func epochSeconds(t time.Time) int64 {

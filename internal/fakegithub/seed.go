@@ -276,14 +276,9 @@ func (s *Server) Labels(owner, name string) []Label {
 }
 
 // Branch returns the head sha of branch.
-func (s *Server) Branch(owner, repo, name string) (sha string, ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return "", false
-	}
-	return rp.branch(name)
+func (s *Server) Branch(owner, name, branch string) (sha string, ok bool) {
+	s.withRepo(owner, name, func(rp *repo) { sha, ok = rp.branch(branch) })
+	return sha, ok
 }
 
 // Branches returns every branch and its head sha.
@@ -300,22 +295,13 @@ func (s *Server) Branches(owner, name string) map[string]string {
 }
 
 // FileContent returns the content of path at the head of branch.
-func (s *Server) FileContent(owner, repo, branch, path string) ([]byte, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil, false
-	}
-	sha, ok := rp.branch(branch)
-	if !ok {
-		return nil, false
-	}
-	b, ok := rp.commits[sha].files[strings.Trim(path, "/")]
-	if !ok {
-		return nil, false
-	}
-	return append([]byte(nil), b...), true
+func (s *Server) FileContent(owner, name, branch, path string) (b []byte, ok bool) {
+	s.withRepo(owner, name, func(rp *repo) {
+		if sha, found := rp.branch(branch); found {
+			b, ok = rp.commits[sha].files[strings.Trim(path, "/")]
+		}
+	})
+	return append([]byte(nil), b...), ok
 }
 
 // Files lists the paths of every file at the head of branch, sorted.

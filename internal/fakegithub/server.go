@@ -366,7 +366,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	login, authed := s.authenticate(r)
 	if !authed {
 		rep := errorReply(http.StatusUnauthorized, "Bad credentials")
-		rep.header, _ = s.spendRate("")
+		rep.header, _ = s.countRate("", 1)
 		answer(rep)
 		return
 	}
@@ -376,20 +376,19 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	rt, found := s.match(c, r.Method, strings.Split(escRel, "/"))
 	if !found {
 		rep := notFound()
-		rep.header, _ = s.spendRate(login)
+		rep.header, _ = s.countRate(login, 1)
 		answer(rep)
 		return
 	}
 
-	var rateHdr http.Header
+	spend := 1
 	if rt.free {
-		rateHdr = s.peekRate(login)
-	} else {
-		var exceeded bool
-		if rateHdr, exceeded = s.spendRate(login); exceeded {
-			answer(s.primaryRateLimitReply(login, rateHdr))
-			return
-		}
+		spend = 0
+	}
+	rateHdr, exceeded := s.countRate(login, spend)
+	if exceeded {
+		answer(s.primaryRateLimitReply(login, rateHdr))
+		return
 	}
 
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -454,7 +453,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if conditional(r, rep) && !rt.free {
 		// GitHub does not count a 304 against the primary rate limit.
-		rateHdr = s.refundRate(login)
+		rateHdr, _ = s.countRate(login, -1)
 	}
 	if rep.header == nil {
 		rep.header = http.Header{}
