@@ -114,11 +114,7 @@ func (s *Server) teamJSON(rp *repo, slug string) teamJSON {
 }
 
 func (s *Server) usersJSON(logins []string) []*userJSON {
-	out := make([]*userJSON, 0, len(logins))
-	for _, l := range logins {
-		out = append(out, s.userJSON(l))
-	}
-	return out
+	return mapJSON(logins, s.userJSON)
 }
 
 // collaborator reports whether login may be assigned or asked for a review
