@@ -110,62 +110,57 @@ func (s *Server) listCommentReactions(c *call, rp *repo) *reply {
 // returns its id (0 when the repository, the issue or the comment does not
 // exist, or content is not one GitHub accepts). A login reacts once per
 // content, as on GitHub.
-func (s *Server) SeedReaction(owner, repo string, number int, commentID int64, login, content string) int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp, is := s.issueLocked(owner, repo, number)
-	if rp == nil || !slices.Contains(reactionContents, content) {
-		return 0
-	}
-	var list *[]*reaction
-	switch cm := rp.comments[commentID]; {
-	case commentID != 0 && cm != nil:
-		list = &cm.reactions
-	case commentID == 0 && is != nil:
-		list = &is.reactions
-	default:
-		return 0
-	}
-	login = s.userFor(login).login
-	for _, r := range *list {
-		if r.user == login && r.content == content {
-			return r.id
+func (s *Server) SeedReaction(owner, name string, number int, commentID int64, login, content string) int64 {
+	return inRepo(s, owner, name, func(rp *repo) int64 {
+		if !slices.Contains(reactionContents, content) {
+			return 0
 		}
-	}
-	r := &reaction{id: s.nextID(commentIDs), user: login, content: content, created: s.now()}
-	*list = append(*list, r)
-	return r.id
+		var list *[]*reaction
+		switch cm, is := rp.comments[commentID], rp.issueByNumber(int64(number)); {
+		case commentID != 0 && cm != nil:
+			list = &cm.reactions
+		case commentID == 0 && is != nil:
+			list = &is.reactions
+		default:
+			return 0
+		}
+		login = s.userFor(login).login
+		for _, r := range *list {
+			if r.user == login && r.content == content {
+				return r.id
+			}
+		}
+		r := &reaction{id: s.nextID(commentIDs), user: login, content: content, created: s.now()}
+		*list = append(*list, r)
+		return r.id
+	})
 }
 
 // SeedLabel adds label (made when the repository has none of that name)
 // to issue or pull request number as login did: the timeline shows a
 // labeled event by login.
-func (s *Server) SeedLabel(owner, repo string, number int, login, label string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if rp, is := s.issueLocked(owner, repo, number); is != nil {
-		s.addIssueLabelsLocked(rp, is, login, []string{label})
-		is.updated = s.now()
-	}
+func (s *Server) SeedLabel(owner, name string, number int, login, label string) {
+	s.withRepo(owner, name, func(rp *repo) {
+		if is := rp.issueByNumber(int64(number)); is != nil {
+			s.addIssueLabelsLocked(rp, is, login, []string{label})
+			is.updated = s.now()
+		}
+	})
 }
 
 // ForgetCommit drops commit sha of owner/repo and every branch at it, as
 // GitHub forgets a commit no ref reaches after a force-push: a pull
 // request whose head it was keeps the SHA, and GET .../commits/{sha}
 // answers 422.
-func (s *Server) ForgetCommit(owner, repo, sha string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return
-	}
-	delete(rp.commits, sha)
-	for ref, at := range rp.refs {
-		if at == sha {
-			delete(rp.refs, ref)
+func (s *Server) ForgetCommit(owner, name, sha string) {
+	s.withRepo(owner, name, func(rp *repo) {
+		delete(rp.commits, sha)
+		for ref, at := range rp.refs {
+			if at == sha {
+				delete(rp.refs, ref)
+			}
 		}
-	}
+	})
 }
 
 // labelEventLocked records a labeled or unlabeled event, as GitHub does
@@ -176,28 +171,25 @@ func (s *Server) labelEventLocked(is *issue, kind, actor, name string) {
 
 // RemoveLabel takes label off issue or pull request number as login did
 // (a person undoing an add): the events show an unlabeled event by login.
-func (s *Server) RemoveLabel(owner, repo string, number int, login, label string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, is := s.issueLocked(owner, repo, number); is != nil {
-		s.removeIssueLabelLocked(is, login, label)
-	}
+func (s *Server) RemoveLabel(owner, name string, number int, login, label string) {
+	s.withRepo(owner, name, func(rp *repo) {
+		if is := rp.issueByNumber(int64(number)); is != nil {
+			s.removeIssueLabelLocked(is, login, label)
+		}
+	})
 }
 
 // Labeled counts the labeled events of issue or pull request number for
 // label (without case): how often its labeled workflows would have run.
-func (s *Server) Labeled(owner, repo string, number int, label string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	if _, is := s.issueLocked(owner, repo, number); is != nil {
+func (s *Server) Labeled(owner, name string, number int, label string) int {
+	return inIssue(s, owner, name, number, func(_ *repo, is *issue) (n int) {
 		for _, ev := range is.events {
 			if ev.kind == "labeled" && strings.EqualFold(ev.label, label) {
 				n++
 			}
 		}
-	}
-	return n
+		return n
+	})
 }
 
 // listIssueEvents serves GET /repos/{owner}/{repo}/issues/{number}/events:

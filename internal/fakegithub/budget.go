@@ -77,20 +77,8 @@ func (s *Server) SecondaryLimited() int {
 func (s *Server) RateUsed(login string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w, _ := s.windowLocked(login, "core")
+	w, _ := s.windowLocked(login)
 	return w.used
-}
-
-// refundRate gives back a request counted against login's resource (a
-// 304) and returns the window's headers after it.
-func (s *Server) refundRate(login, resource string) http.Header {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w, limit := s.windowLocked(login, resource)
-	if w.used > 0 {
-		w.used--
-	}
-	return rateHeader(limit, w.used, w.reset, resource)
 }
 
 // etagOf is the fake's entity tag of a body: weak, as GitHub's list

@@ -70,11 +70,7 @@ func sortedRefs(rp *repo, prefix string) []string {
 }
 
 func (s *Server) refsJSON(rp *repo, refs []string) []refJSON {
-	out := make([]refJSON, 0, len(refs))
-	for _, ref := range refs {
-		out = append(out, s.refJSON(rp, ref, rp.refs[ref]))
-	}
-	return out
+	return mapJSON(refs, func(ref string) refJSON { return s.refJSON(rp, ref, rp.refs[ref]) })
 }
 
 // getRef serves GET /repos/{owner}/{repo}/git/ref/{ref}: an exact match

@@ -130,7 +130,7 @@ func (x *Exchange) SecondaryLimit(retryAfter time.Duration) *Verdict {
 // a *RateLimitError and refuses requests locally until then).
 func (x *Exchange) PrimaryLimit(reset time.Time) *Verdict {
 	limit, _ := strconv.Atoi(x.RateHeader.Get("X-RateLimit-Limit"))
-	return x.verdict(primaryLimitReply(x.UserID, rateHeader(limit, limit, reset, x.RateHeader.Get("X-RateLimit-Resource"))))
+	return x.verdict(primaryLimitReply(x.UserID, rateHeader(limit, limit, reset)))
 }
 
 func (x *Exchange) verdict(rep *reply) *Verdict {

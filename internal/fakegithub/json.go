@@ -23,6 +23,15 @@ func tsOrNil(t time.Time) *string {
 	return &v
 }
 
+// mapJSON is f of each of xs: a JSON array, [] (not null) when xs is empty.
+func mapJSON[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, f(x))
+	}
+	return out
+}
+
 // nodeID is a legacy global node id: base64("<len(type)>:<type><id>").
 func nodeID(typ string, id any) string {
 	return base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "%02d:%s%v", len(typ), typ, id))
@@ -154,11 +163,7 @@ func (s *Server) labelJSON(rp *repo, l *label) labelJSON {
 }
 
 func (s *Server) labelsJSON(rp *repo, ls []*label) []labelJSON {
-	out := make([]labelJSON, 0, len(ls))
-	for _, l := range ls {
-		out = append(out, s.labelJSON(rp, l))
-	}
-	return out
+	return mapJSON(ls, func(l *label) labelJSON { return s.labelJSON(rp, l) })
 }
 
 type reactionsJSON struct {
@@ -401,11 +406,9 @@ func (s *Server) actor(login string, t time.Time) gitActorJSON {
 }
 
 func (s *Server) parentsJSON(rp *repo, c *commit) []parentJSON {
-	out := make([]parentJSON, 0, len(c.parents))
-	for _, p := range c.parents {
-		out = append(out, parentJSON{SHA: p, URL: s.api(rp.path() + "/git/commits/" + p), HTMLURL: s.web("/" + rp.owner + "/" + rp.name + "/commit/" + p)})
-	}
-	return out
+	return mapJSON(c.parents, func(p string) parentJSON {
+		return parentJSON{SHA: p, URL: s.api(rp.path() + "/git/commits/" + p), HTMLURL: s.web("/" + rp.owner + "/" + rp.name + "/commit/" + p)}
+	})
 }
 
 func (s *Server) gitCommitJSON(rp *repo, c *commit) *gitCommitJSON {

@@ -114,11 +114,7 @@ func (s *Server) teamJSON(rp *repo, slug string) teamJSON {
 }
 
 func (s *Server) usersJSON(logins []string) []*userJSON {
-	out := make([]*userJSON, 0, len(logins))
-	for _, l := range logins {
-		out = append(out, s.userJSON(l))
-	}
-	return out
+	return mapJSON(logins, s.userJSON)
 }
 
 // collaborator reports whether login may be assigned or asked for a review
@@ -147,24 +143,20 @@ func addFold(list []string, v string) []string {
 // AddCollaborator makes login a collaborator of owner/repo: it may then be
 // assigned and asked for reviews. Nothing happens when the repository does
 // not exist.
-func (s *Server) AddCollaborator(owner, repo, login string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if rp := s.repoLocked(owner, repo); rp != nil {
+func (s *Server) AddCollaborator(owner, name, login string) {
+	s.withRepo(owner, name, func(rp *repo) {
 		st := storeOf[metadataStore](rp)
 		st.collaborators = addFold(st.collaborators, s.userFor(login).login)
-	}
+	})
 }
 
 // AddTeam gives the team slug of the repository's owner (an organization)
 // access to owner/repo: it may then be asked for reviews.
-func (s *Server) AddTeam(owner, repo, slug string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if rp := s.repoLocked(owner, repo); rp != nil {
+func (s *Server) AddTeam(owner, name, slug string) {
+	s.withRepo(owner, name, func(rp *repo) {
 		st := storeOf[metadataStore](rp)
 		st.teams = addFold(st.teams, slug)
-	}
+	})
 }
 
 // SeedMilestone stores a milestone (state "open" or "closed"; "" is open)

@@ -7,63 +7,46 @@ import (
 	"time"
 )
 
-// Primary rate limits are counted per user and resource in fixed windows
-// that start with the window's first request, as GitHub's do: core (an
+// The primary rate limit is counted per user in fixed windows that start
+// with the window's first request, as GitHub's are: the core resource's (an
 // hour or Options.CoreWindow, Options.CoreLimit); ghonce uses no other.
 // Unauthenticated requests (which only ever get 401 here) count against an
 // anonymous window of 60 an hour. Every response carries the window's
 // X-RateLimit-* headers, with the reset in epoch seconds.
-
-type rateKey struct{ login, resource string }
 
 type rateWindow struct {
 	used  int
 	reset time.Time
 }
 
-func (s *Server) limitFor(login, resource string) (int, time.Duration) {
-	switch {
-	case login == "":
-		return 60, time.Hour
+// windowLocked returns login's current core window, starting a new one
+// when the last has reset. The caller holds s.mu.
+func (s *Server) windowLocked(login string) (*rateWindow, int) {
+	limit, length := s.coreLimit, s.coreWindow
+	if login == "" {
+		limit, length = 60, time.Hour
 	}
-	return s.coreLimit, s.coreWindow
-}
-
-// windowLocked returns the current window of login's resource, starting a
-// new one when the last has reset. The caller holds s.mu.
-func (s *Server) windowLocked(login, resource string) (*rateWindow, int) {
-	limit, length := s.limitFor(login, resource)
 	now := s.now()
-	k := rateKey{login, resource}
-	w := s.rates[k]
+	w := s.rates[login]
 	if w == nil || !now.Before(w.reset) {
 		w = &rateWindow{reset: now.Add(length)}
-		s.rates[k] = w
+		s.rates[login] = w
 	}
 	return w, limit
 }
 
-// spendRate counts one request against login's resource and returns the
-// headers to send; exceeded means the limit was already spent (the request
-// is not counted then and must be refused).
-func (s *Server) spendRate(login, resource string) (http.Header, bool) {
+// countRate adds n to the requests counted in login's window (1 for a
+// request, 0 to look, -1 to give back a 304's, never below zero) and
+// returns the headers to send; exceeded means a request found the limit
+// already spent (it is not counted then and must be refused).
+func (s *Server) countRate(login string, n int) (hdr http.Header, exceeded bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w, limit := s.windowLocked(login, resource)
-	exceeded := w.used >= limit
-	if !exceeded {
-		w.used++
+	w, limit := s.windowLocked(login)
+	if exceeded = n > 0 && w.used >= limit; !exceeded {
+		w.used = max(w.used+n, 0)
 	}
-	return rateHeader(limit, w.used, w.reset, resource), exceeded
-}
-
-// peekRate returns the headers of login's resource window without counting
-// a request.
-func (s *Server) peekRate(login, resource string) http.Header {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w, limit := s.windowLocked(login, resource)
-	return rateHeader(limit, w.used, w.reset, resource)
+	return rateHeader(limit, w.used, w.reset), exceeded
 }
 
 func epochSeconds(t time.Time) int64 {
@@ -74,13 +57,13 @@ func epochSeconds(t time.Time) int64 {
 	return sec
 }
 
-func rateHeader(limit, used int, reset time.Time, resource string) http.Header {
+func rateHeader(limit, used int, reset time.Time) http.Header {
 	h := http.Header{}
 	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(limit-used, 0)))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(epochSeconds(reset), 10))
 	h.Set("X-RateLimit-Used", strconv.Itoa(used))
-	h.Set("X-RateLimit-Resource", resource)
+	h.Set("X-RateLimit-Resource", "core")
 	return h
 }
 
@@ -122,10 +105,7 @@ type rateJSON struct {
 func (s *Server) getRateLimit(c *call) *reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	res := map[string]rateJSON{}
-	for _, r := range []string{"core"} {
-		w, limit := s.windowLocked(c.login, r)
-		res[r] = rateJSON{Limit: limit, Used: w.used, Remaining: max(limit-w.used, 0), Reset: epochSeconds(w.reset), Resource: r}
-	}
-	return jsonReply(http.StatusOK, map[string]any{"resources": res, "rate": res["core"]})
+	w, limit := s.windowLocked(c.login)
+	core := rateJSON{Limit: limit, Used: w.used, Remaining: max(limit-w.used, 0), Reset: epochSeconds(w.reset), Resource: "core"}
+	return jsonReply(http.StatusOK, map[string]any{"resources": map[string]rateJSON{"core": core}, "rate": core})
 }

@@ -310,16 +310,11 @@ func lineCount(b []byte) int {
 
 // ReviewComments returns the inline comments on pull request number, oldest
 // first (Path and Line say where; InReplyTo the thread of a reply).
-func (s *Server) ReviewComments(owner, repo string, number int) []Comment {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	is := s.pullLocked(owner, repo, number)
-	if is == nil {
-		return nil
-	}
-	var out []Comment
-	for _, rc := range storeOf[reviewCommentStore](is.pull).all {
-		out = append(out, Comment{ID: rc.id, Body: rc.body, Author: rc.author, CreatedAt: rc.created, Path: rc.path, Line: rc.line, InReplyTo: rc.inReplyTo})
-	}
-	return out
+func (s *Server) ReviewComments(owner, name string, number int) []Comment {
+	return inPull(s, owner, name, number, func(_ *repo, is *issue) (out []Comment) {
+		for _, rc := range storeOf[reviewCommentStore](is.pull).all {
+			out = append(out, Comment{ID: rc.id, Body: rc.body, Author: rc.author, CreatedAt: rc.created, Path: rc.path, Line: rc.line, InReplyTo: rc.inReplyTo})
+		}
+		return out
+	})
 }

@@ -189,12 +189,7 @@ func (s *Server) createReview(c *call, rp *repo, is *issue) *reply {
 	if commitID == "" {
 		commitID = s.liveHeadSHA(is.pull)
 	}
-	rv := &review{id: s.nextID(commentIDs), author: s.userFor(c.login).login, state: state, body: in.Body, commitID: commitID, comments: in.Comments}
-	if state != "PENDING" {
-		s.submitted(is, rv)
-	}
-	st := storeOf[reviewStore](is.pull)
-	st.all = append(st.all, rv)
+	rv := s.addReview(is, c.login, state, in.Body, commitID, in.Comments)
 	return stored(http.StatusOK, s.reviewJSON(rp, is, rv), &Commit{Kind: KindReview, Number: is.number, ID: rv.id})
 }
 
@@ -230,6 +225,18 @@ func (s *Server) submitReview(c *call, rp *repo) *reply {
 	return stored(http.StatusOK, s.reviewJSON(rp, is, rv), &Commit{Kind: KindReview, Number: is.number, ID: rv.id})
 }
 
+// addReview stores a review by login on pull request is, submitted now
+// unless state is PENDING.
+func (s *Server) addReview(is *issue, login, state, body, commitID string, comments []reviewDraftComment) *review {
+	rv := &review{id: s.nextID(commentIDs), author: s.userFor(login).login, state: state, body: body, commitID: commitID, comments: comments}
+	if state != "PENDING" {
+		s.submitted(is, rv)
+	}
+	st := storeOf[reviewStore](is.pull)
+	st.all = append(st.all, rv)
+	return rv
+}
+
 // submitted stamps rv as submitted now: it answers its author's pending
 // review request, as on GitHub.
 func (s *Server) submitted(is *issue, rv *review) {
@@ -245,37 +252,22 @@ type Review struct {
 }
 
 // Reviews returns pull request number's reviews, oldest first.
-func (s *Server) Reviews(owner, repo string, number int) []Review {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	is := s.pullLocked(owner, repo, number)
-	if is == nil {
-		return nil
-	}
-	var out []Review
-	for _, rv := range storeOf[reviewStore](is.pull).all {
-		out = append(out, Review{ID: rv.id, Author: rv.author, State: rv.state, Body: rv.body, Comments: len(rv.comments)})
-	}
-	return out
+func (s *Server) Reviews(owner, name string, number int) []Review {
+	return inPull(s, owner, name, number, func(_ *repo, is *issue) (out []Review) {
+		for _, rv := range storeOf[reviewStore](is.pull).all {
+			out = append(out, Review{ID: rv.id, Author: rv.author, State: rv.state, Body: rv.body, Comments: len(rv.comments)})
+		}
+		return out
+	})
 }
 
 // SeedReview stores a review by login (state APPROVED, CHANGES_REQUESTED,
 // COMMENTED or PENDING) on pull request number and returns its id, or 0 when the
 // repository or the pull request does not exist.
-func (s *Server) SeedReview(owner, repo string, number int, login, state, body string) int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	is := s.pullLocked(owner, repo, number)
-	if is == nil {
-		return 0
-	}
-	rv := &review{id: s.nextID(commentIDs), author: s.userFor(login).login, state: state, body: body, commitID: s.liveHeadSHA(is.pull)}
-	if state != "PENDING" {
-		s.submitted(is, rv)
-	}
-	st := storeOf[reviewStore](is.pull)
-	st.all = append(st.all, rv)
-	return rv.id
+func (s *Server) SeedReview(owner, name string, number int, login, state, body string) int64 {
+	return inPull(s, owner, name, number, func(_ *repo, is *issue) int64 {
+		return s.addReview(is, login, state, body, s.liveHeadSHA(is.pull), nil).id
+	})
 }
 
 // AddCommitBy is AddCommit with the commit authored by login (GitHub links

@@ -14,10 +14,10 @@ import (
 type route struct {
 	method string
 	segs   []string
-	// resource is the rate-limit resource: "" (core) or "none"
-	// (not counted, like GET /rate_limit).
-	resource string
-	h        func(c *call) *reply
+	// free marks an endpoint not counted against the rate limit (GET
+	// /rate_limit).
+	free bool
+	h    func(c *call) *reply
 }
 
 // repoEndpoint serves a /repos/{owner}/{repo}/... request for an existing
@@ -68,7 +68,7 @@ func (s *Server) buildRoutes() []route {
 		return route{method: method, segs: strings.Split(strings.TrimPrefix(path, "/"), "/"), h: h}
 	}
 	rateLimit := r("GET /rate_limit", s.getRateLimit)
-	rateLimit.resource = "none"
+	rateLimit.free = true
 	routes := []route{r("GET /user", s.getUser), rateLimit}
 	for p, h := range repoRoutes {
 		method, rest, _ := strings.Cut(p, " ")

@@ -34,13 +34,11 @@ type runAttemptJSON struct {
 // SeedRunAttempt records that attempt n of the Actions run id of
 // owner/repo ran from started to ended, as GET
 // /repos/{owner}/{repo}/actions/runs/{id}/attempts/{n} answers it.
-func (s *Server) SeedRunAttempt(owner, repo string, id int64, n int, started, ended time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if rp := s.repoLocked(owner, repo); rp != nil {
+func (s *Server) SeedRunAttempt(owner, name string, id int64, n int, started, ended time.Time) {
+	s.withRepo(owner, name, func(rp *repo) {
 		st := storeOf[runStore](rp)
 		st.all = append(st.all, &runAttempt{id: id, attempt: n, started: started, update: ended})
-	}
+	})
 }
 
 // getRunAttempt serves GET /repos/{owner}/{repo}/actions/runs/{id}/attempts/{n}.

@@ -55,24 +55,20 @@ func (s *Server) AddCommit(owner, repo, branch string) (sha string) {
 // addCommit makes a commit whose parent is branch's head: by the
 // repository's owner with the same files when login is empty, else by
 // login with one file of its own added (AddCommitBy).
-func (s *Server) addCommit(owner, repo, branch, login string) (sha string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return ""
-	}
-	head, ok := rp.branch(branch)
-	if !ok {
-		return ""
-	}
-	files, msg, author := rp.commits[head].files, "Update "+branch, rp.owner
-	if login != "" {
-		files = maps.Clone(files)
-		files["change-"+login+".txt"] = []byte(fmt.Sprintf("a change by %s (%d)\n", login, s.ids[commitSeq]))
-		msg, author = "Change by "+login, s.userFor(login).login
-	}
-	return s.newCommit(rp, []string{head}, files, msg, author).sha
+func (s *Server) addCommit(owner, name, branch, login string) (sha string) {
+	return inRepo(s, owner, name, func(rp *repo) string {
+		head, ok := rp.branch(branch)
+		if !ok {
+			return ""
+		}
+		files, msg, author := rp.commits[head].files, "Update "+branch, rp.owner
+		if login != "" {
+			files = maps.Clone(files)
+			files["change-"+login+".txt"] = []byte(fmt.Sprintf("a change by %s (%d)\n", login, s.ids[commitSeq]))
+			msg, author = "Change by "+login, s.userFor(login).login
+		}
+		return s.newCommit(rp, []string{head}, files, msg, author).sha
+	})
 }
 
 // AddOrphanCommit makes a commit with no parent and an empty tree, unrelated
@@ -86,16 +82,12 @@ func (s *Server) AddOrphanCommit(owner, name string) (sha string) {
 
 // SetRef creates branch at sha or moves it there. It does nothing when the
 // repository or the commit is unknown.
-func (s *Server) SetRef(owner, repo, branch, sha string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return
-	}
-	if _, ok := rp.commits[sha]; ok {
-		rp.refs["refs/heads/"+branch] = sha
-	}
+func (s *Server) SetRef(owner, name, branch, sha string) {
+	s.withRepo(owner, name, func(rp *repo) {
+		if _, ok := rp.commits[sha]; ok {
+			rp.refs["refs/heads/"+branch] = sha
+		}
+	})
 }
 
 // SeedPR describes a pull request made by someone else (Server.SeedPR).
@@ -170,14 +162,10 @@ func (s *Server) SeedIssue(owner, name, login string, is SeedIssue) int {
 
 // SeedComment stores a comment by login on issue or PR number and returns
 // its id, or 0 when the repository or the number does not exist.
-func (s *Server) SeedComment(owner, repo string, number int, login, body string) int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp, is := s.issueLocked(owner, repo, number)
-	if is == nil {
-		return 0
-	}
-	return s.newComment(rp, is, login, body).id
+func (s *Server) SeedComment(owner, name string, number int, login, body string) int64 {
+	return inIssue(s, owner, name, number, func(rp *repo, is *issue) int64 {
+		return s.newComment(rp, is, login, body).id
+	})
 }
 
 // PR is a pull request as Server.PullRequests reports it.
@@ -268,18 +256,13 @@ func (s *Server) Issues(owner, name string) []Issue {
 }
 
 // Comments returns the comments on issue or PR number, oldest first.
-func (s *Server) Comments(owner, repo string, number int) []Comment {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, is := s.issueLocked(owner, repo, number)
-	if is == nil {
-		return nil
-	}
-	var out []Comment
-	for _, cm := range is.comments {
-		out = append(out, Comment{ID: cm.id, Body: cm.body, Author: cm.author, CreatedAt: cm.created})
-	}
-	return out
+func (s *Server) Comments(owner, name string, number int) []Comment {
+	return inIssue(s, owner, name, number, func(_ *repo, is *issue) (out []Comment) {
+		for _, cm := range is.comments {
+			out = append(out, Comment{ID: cm.id, Body: cm.body, Author: cm.author, CreatedAt: cm.created})
+		}
+		return out
+	})
 }
 
 // Labels returns the repository's labels, sorted by name.
@@ -293,14 +276,9 @@ func (s *Server) Labels(owner, name string) []Label {
 }
 
 // Branch returns the head sha of branch.
-func (s *Server) Branch(owner, repo, name string) (sha string, ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return "", false
-	}
-	return rp.branch(name)
+func (s *Server) Branch(owner, name, branch string) (sha string, ok bool) {
+	s.withRepo(owner, name, func(rp *repo) { sha, ok = rp.branch(branch) })
+	return sha, ok
 }
 
 // Branches returns every branch and its head sha.
@@ -317,22 +295,13 @@ func (s *Server) Branches(owner, name string) map[string]string {
 }
 
 // FileContent returns the content of path at the head of branch.
-func (s *Server) FileContent(owner, repo, branch, path string) ([]byte, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.repoLocked(owner, repo)
-	if rp == nil {
-		return nil, false
-	}
-	sha, ok := rp.branch(branch)
-	if !ok {
-		return nil, false
-	}
-	b, ok := rp.commits[sha].files[strings.Trim(path, "/")]
-	if !ok {
-		return nil, false
-	}
-	return append([]byte(nil), b...), true
+func (s *Server) FileContent(owner, name, branch, path string) (b []byte, ok bool) {
+	s.withRepo(owner, name, func(rp *repo) {
+		if sha, found := rp.branch(branch); found {
+			b, ok = rp.commits[sha].files[strings.Trim(path, "/")]
+		}
+	})
+	return append([]byte(nil), b...), ok
 }
 
 // Files lists the paths of every file at the head of branch, sorted.

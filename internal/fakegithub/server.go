@@ -68,7 +68,7 @@ type Server struct {
 	ids       map[idSeq]int64
 	requests  []Request
 	writes    int
-	rates     map[rateKey]*rateWindow
+	rates     map[string]*rateWindow // login -> its core window
 	// active counts handlers running; idle is signalled when it drops to
 	// zero (WaitIdle).
 	active int
@@ -144,7 +144,7 @@ func Start(opts Options) (*Server, error) {
 		repos:         map[string]*repo{},
 		reposByID:     map[int64]*repo{},
 		ids:           map[idSeq]int64{},
-		rates:         map[rateKey]*rateWindow{},
+		rates:         map[string]*rateWindow{},
 		writesBy:      map[string][]time.Time{},
 		contentLimits: opts.ContentLimits,
 		intercept:     opts.Intercept,
@@ -366,7 +366,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	login, authed := s.authenticate(r)
 	if !authed {
 		rep := errorReply(http.StatusUnauthorized, "Bad credentials")
-		rep.header, _ = s.spendRate("", "core")
+		rep.header, _ = s.countRate("", 1)
 		answer(rep)
 		return
 	}
@@ -376,26 +376,19 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	rt, found := s.match(c, r.Method, strings.Split(escRel, "/"))
 	if !found {
 		rep := notFound()
-		rep.header, _ = s.spendRate(login, "core")
+		rep.header, _ = s.countRate(login, 1)
 		answer(rep)
 		return
 	}
 
-	resource := "core"
-	if rt.resource != "" {
-		resource = rt.resource
+	spend := 1
+	if rt.free {
+		spend = 0
 	}
-	var rateHdr http.Header
-	if resource == "none" {
-		rateHdr = s.peekRate(login, "core")
-	} else {
-		var exceeded bool
-		rateHdr, exceeded = s.spendRate(login, resource)
-		if exceeded {
-			rep := s.primaryRateLimitReply(login, rateHdr)
-			answer(rep)
-			return
-		}
+	rateHdr, exceeded := s.countRate(login, spend)
+	if exceeded {
+		answer(s.primaryRateLimitReply(login, rateHdr))
+		return
 	}
 
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -458,9 +451,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			rep = v.reply()
 		}
 	}
-	if conditional(r, rep) && resource != "none" {
+	if conditional(r, rep) && !rt.free {
 		// GitHub does not count a 304 against the primary rate limit.
-		rateHdr = s.refundRate(login, resource)
+		rateHdr, _ = s.countRate(login, -1)
 	}
 	if rep.header == nil {
 		rep.header = http.Header{}

@@ -179,35 +179,42 @@ func (s *Server) repoLocked(owner, name string) *repo {
 	return s.repos[strings.ToLower(owner+"/"+name)]
 }
 
-// inRepo runs f on owner/repo with s.mu held and returns its answer, or
-// T's zero value when the repository does not exist.
-func inRepo[T any](s *Server, owner, name string, f func(rp *repo) T) T {
+// withRepo runs f on owner/repo with s.mu held, when the repository exists.
+func (s *Server) withRepo(owner, name string, f func(rp *repo)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rp := s.repoLocked(owner, name); rp != nil {
-		return f(rp)
+		f(rp)
 	}
-	var zero T
-	return zero
 }
 
-// issueLocked is issue or pull request number of owner/repo and its
-// repository, nil when either does not exist. The caller holds s.mu.
-func (s *Server) issueLocked(owner, name string, number int) (*repo, *issue) {
-	rp := s.repoLocked(owner, name)
-	if rp == nil {
-		return nil, nil
-	}
-	return rp, rp.issueByNumber(int64(number))
+// inRepo is withRepo returning f's answer, or T's zero value when the
+// repository does not exist.
+func inRepo[T any](s *Server, owner, name string, f func(rp *repo) T) (v T) {
+	s.withRepo(owner, name, func(rp *repo) { v = f(rp) })
+	return v
 }
 
-// pullLocked is pull request number of owner/repo (its issue, whose pull
-// is set), nil when either does not exist. The caller holds s.mu.
-func (s *Server) pullLocked(owner, name string, number int) *issue {
-	if _, is := s.issueLocked(owner, name, number); is != nil && is.pull != nil {
-		return is
-	}
-	return nil
+// inIssue is inRepo for issue or pull request number of owner/repo: T's
+// zero value when either does not exist.
+func inIssue[T any](s *Server, owner, name string, number int, f func(rp *repo, is *issue) T) T {
+	return inRepo(s, owner, name, func(rp *repo) (v T) {
+		if is := rp.issueByNumber(int64(number)); is != nil {
+			v = f(rp, is)
+		}
+		return v
+	})
+}
+
+// inPull is inIssue for pull requests only: a plain issue's number is T's
+// zero value.
+func inPull[T any](s *Server, owner, name string, number int, f func(rp *repo, is *issue) T) T {
+	return inIssue(s, owner, name, number, func(rp *repo, is *issue) (v T) {
+		if is.pull != nil {
+			v = f(rp, is)
+		}
+		return v
+	})
 }
 
 // newCommit stores a commit in rp. The sha is unique: it hashes the
