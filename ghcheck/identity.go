@@ -55,12 +55,8 @@ func (c *Client) Login(ctx context.Context) (string, error) {
 		c.loginDone, c.login = true, l
 		return l, nil
 	}
-	var u *github.User
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		u, resp, err = c.gh.Users.Get(ctx, "")
-		return resp, err
+	u, err := get(ctx, c.newRun(), func(ctx context.Context) (*github.User, *github.Response, error) {
+		return c.gh.Users.Get(ctx, "")
 	})
 	switch st := httpStatus(err); {
 	case err == nil:

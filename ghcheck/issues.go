@@ -115,16 +115,12 @@ func (c *Client) CreateIssue(ctx context.Context, r Repo, key string, p NewIssue
 	if err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create issue: %w", err))
 	}
-	var is *github.Issue
-	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		is, resp, err = c.gh.Issues.Create(ctx, r.Owner, r.Name, &github.IssueRequest{
+	is, class, err := send(ctx, c.newRun(), createOnce, func(ctx context.Context) (*github.Issue, *github.Response, error) {
+		return c.gh.Issues.Create(ctx, r.Owner, r.Name, &github.IssueRequest{
 			Title:  github.String(p.Title),
 			Body:   github.String(taskkey.WithMarker(key, p.Body)),
 			Labels: &labels,
 		})
-		return resp, err
 	})
 	if err != nil {
 		return Artifact{}, c.createErr(class, issueRefused(err, r, 0, "create issue in "+r.String()))
