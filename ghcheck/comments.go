@@ -57,14 +57,7 @@ func (c *Client) FindCommentSince(ctx context.Context, r Repo, number int, key s
 			opts.Since = &since
 		}
 		cs, resp, err := c.gh.Issues.ListComments(ctx, r.Owner, r.Name, number, opts)
-		if err == nil {
-			for _, cm := range cs {
-				if ours(cm.GetUser().GetLogin()) && taskkey.HasMarker(cm.GetBody(), key) &&
-					(best == nil || cm.GetID() < best.GetID()) {
-					best = cm
-				}
-			}
-		}
+		best = oldestOurs(append(cs, best), (*github.IssueComment).GetUser, ours, key)
 		return resp, err
 	})
 	switch {

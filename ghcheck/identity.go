@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // hintError is a user-facing message with the error behind it.
@@ -123,4 +124,21 @@ func (c *Client) oursFunc(ctx context.Context) (func(login string) bool, error) 
 		}
 		return false
 	}, nil
+}
+
+// oldestOurs is the oldest (least id) of items, nil ones skipped, whose
+// author (by) is ours and whose body's first lines are key's marker, or
+// nil: what every marker look-up finds.
+func oldestOurs[T interface {
+	*E
+	GetBody() string
+	GetID() int64
+}, E any](items []T, by func(T) *github.User, ours func(string) bool, key string) T {
+	var best T
+	for _, it := range items {
+		if it != nil && ours(by(it).GetLogin()) && taskkey.HasMarker(it.GetBody(), key) && (best == nil || it.GetID() < best.GetID()) {
+			best = it
+		}
+	}
+	return best
 }

@@ -93,14 +93,7 @@ func (c *Client) FindRelease(ctx context.Context, r Repo, key, tag string) Resul
 	case tagErr != nil && !notFound(tagErr):
 		return c.unknown(fmt.Errorf("get release %s of %s: %w", tag, r, tagErr))
 	}
-	var best *github.RepositoryRelease
-	for _, rl := range append(all, published) {
-		if rl != nil && ours(rl.GetAuthor().GetLogin()) && taskkey.HasMarker(rl.GetBody(), key) &&
-			(best == nil || rl.GetID() < best.GetID()) {
-			best = rl
-		}
-	}
-	switch {
+	switch best := oldestOurs(append(all, published), (*github.RepositoryRelease).GetAuthor, ours, key); {
 	case best != nil:
 		return Result{State: Found, Artifact: releaseArtifact(best)}
 	case published != nil:

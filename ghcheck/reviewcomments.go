@@ -56,11 +56,7 @@ func (c *Client) FindReviewComment(ctx context.Context, r Repo, number int, key 
 	err = c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
 		cs, resp, err := c.gh.PullRequests.ListComments(ctx, r.Owner, r.Name, number,
 			&github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{Page: page, PerPage: 100}})
-		for _, cm := range cs {
-			if ours(cm.GetUser().GetLogin()) && taskkey.HasMarker(cm.GetBody(), key) && (best == nil || cm.GetID() < best.GetID()) {
-				best = cm
-			}
-		}
+		best = oldestOurs(append(cs, best), (*github.PullRequestComment).GetUser, ours, key)
 		return resp, err
 	})
 	switch {
