@@ -149,17 +149,9 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 // allByHead reads every page of GET
 // /repos/{o}/{r}/pulls?state=all&head=OWNER:BRANCH, in a run of its own.
 func (c *Client) allByHead(ctx context.Context, r Repo, h head) ([]*github.PullRequest, error) {
-	var all []*github.PullRequest
-	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-		prs, resp, err := c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{
-			State:       "all",
-			Head:        h.owner + ":" + h.branch,
-			ListOptions: github.ListOptions{Page: page, PerPage: 100},
-		})
-		all = append(all, prs...)
-		return resp, err
+	return every(ctx, c.newRun(), func(ctx context.Context, opts github.ListOptions) ([]*github.PullRequest, *github.Response, error) {
+		return c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{State: "all", Head: h.owner + ":" + h.branch, ListOptions: opts})
 	})
-	return all, err
 }
 
 // CreatePR opens a pull request whose body starts with key's marker, then

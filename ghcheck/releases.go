@@ -76,10 +76,8 @@ func (c *Client) FindRelease(ctx context.Context, r Repo, key, tag string) Resul
 			})
 		},
 		func() {
-			listErr = c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-				rs, resp, err := c.gh.Repositories.ListReleases(ctx, r.Owner, r.Name, &github.ListOptions{Page: page, PerPage: 100})
-				all = append(all, rs...)
-				return resp, err
+			all, listErr = every(ctx, c.newRun(), func(ctx context.Context, opts github.ListOptions) ([]*github.RepositoryRelease, *github.Response, error) {
+				return c.gh.Repositories.ListReleases(ctx, r.Owner, r.Name, &opts)
 			})
 		},
 	)

@@ -353,6 +353,18 @@ func (rn *run) pages(ctx context.Context, fetch func(ctx context.Context, page i
 	return fmt.Errorf("follow pagination: stopped after %d pages", maxPages)
 }
 
+// every reads every page of a list, 100 items a page, and returns all
+// their items: list reads the page opts names.
+func every[T any](ctx context.Context, rn *run, list func(ctx context.Context, opts github.ListOptions) ([]T, *github.Response, error)) ([]T, error) {
+	var all []T
+	err := rn.pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		items, resp, err := list(ctx, github.ListOptions{Page: page, PerPage: 100})
+		all = append(all, items...)
+		return resp, err
+	})
+	return all, err
+}
+
 // IsRateLimit reports whether err is a rate-limit answer of any kind (a
 // primary or secondary limit, a 429), or a limit that outlasted the wait:
 // not a refusal of the token's permissions, whatever its status.
