@@ -57,14 +57,7 @@ func (c *Client) FindCommentSince(ctx context.Context, r Repo, number int, key s
 			opts.Since = &since
 		}
 		cs, resp, err := c.gh.Issues.ListComments(ctx, r.Owner, r.Name, number, opts)
-		if err == nil {
-			for _, cm := range cs {
-				if ours(cm.GetUser().GetLogin()) && taskkey.HasMarker(cm.GetBody(), key) &&
-					(best == nil || cm.GetID() < best.GetID()) {
-					best = cm
-				}
-			}
-		}
+		best = oldestOurs(append(cs, best), (*github.IssueComment).GetUser, ours, key)
 		return resp, err
 	})
 	switch {
@@ -94,14 +87,10 @@ func (c *Client) CreateComment(ctx context.Context, r Repo, number int, key, bod
 	if err := CheckIssueNumber(number); err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create comment: %w", err))
 	}
-	var cm *github.IssueComment
-	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		cm, resp, err = c.gh.Issues.CreateComment(ctx, r.Owner, r.Name, number, &github.IssueComment{
+	cm, class, err := send(ctx, c.newRun(), createOnce, func(ctx context.Context) (*github.IssueComment, *github.Response, error) {
+		return c.gh.Issues.CreateComment(ctx, r.Owner, r.Name, number, &github.IssueComment{
 			Body: github.String(taskkey.WithMarker(key, body)),
 		})
-		return resp, err
 	})
 	if err != nil {
 		return Artifact{}, c.createErr(class, issueRefused(err, r, number, fmt.Sprintf("create comment on %s#%d", r, number)))

@@ -24,12 +24,8 @@ func (c *Client) ResolveCommit(ctx context.Context, r Repo, ref string) (string,
 	if strings.TrimSpace(ref) == "" {
 		return "", errors.New("resolve commit: the ref is empty")
 	}
-	var sha string
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		sha, resp, err = c.gh.Repositories.GetCommitSHA1(ctx, r.Owner, r.Name, ref, "")
-		return resp, err
+	sha, err := get(ctx, c.newRun(), func(ctx context.Context) (string, *github.Response, error) {
+		return c.gh.Repositories.GetCommitSHA1(ctx, r.Owner, r.Name, ref, "")
 	})
 	if st := httpStatus(err); st == http.StatusNotFound || st == http.StatusUnprocessableEntity {
 		return "", c.redact(&hintError{msg: fmt.Sprintf("resolve commit %q in %s: no such branch, tag or commit", ref, r), err: err})
@@ -114,12 +110,8 @@ func (c *Client) judgeBranch(ctx context.Context, rn *run, r Repo, name, sha str
 		return found
 	}
 
-	var cmp *github.CommitsComparison
-	err := rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		cmp, resp, err = c.gh.Repositories.CompareCommits(ctx, r.Owner, r.Name, sha, at, &github.ListOptions{PerPage: 1})
-		return resp, err
+	cmp, err := get(ctx, rn, func(ctx context.Context) (*github.CommitsComparison, *github.Response, error) {
+		return c.gh.Repositories.CompareCommits(ctx, r.Owner, r.Name, sha, at, &github.ListOptions{PerPage: 1})
 	})
 	conflict := Result{State: Conflict, Err: fmt.Errorf("branch %s exists at %s, which does not descend from %s; it is someone else's: choose another name or delete it", name, at, sha)}
 	if noCommonAncestor(err) {
@@ -154,11 +146,8 @@ var ErrBranchBehind = errors.New("branch behind its start")
 // /repos/{o}/{r}/git/ref/heads/{name}, consistent. missing is GitHub's 404;
 // an answer naming another ref (GitHub's prefix fallback) is an error.
 func (c *Client) readBranch(ctx context.Context, rn *run, r Repo, name string) (ref *github.Reference, missing bool, err error) {
-	err = rn.read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		ref, resp, err = c.gh.Git.GetRef(ctx, r.Owner, r.Name, "heads/"+name)
-		return resp, err
+	ref, err = get(ctx, rn, func(ctx context.Context) (*github.Reference, *github.Response, error) {
+		return c.gh.Git.GetRef(ctx, r.Owner, r.Name, "heads/"+name)
 	})
 	switch {
 	case notFound(err):
@@ -204,15 +193,11 @@ func (c *Client) CreateBranch(ctx context.Context, r Repo, name, sha string) (Ar
 	if err := CheckBranch(name, sha); err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create branch: %w", err))
 	}
-	var ref *github.Reference
-	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		ref, resp, err = c.gh.Git.CreateRef(ctx, r.Owner, r.Name, &github.Reference{
+	ref, class, err := send(ctx, c.newRun(), createOnce, func(ctx context.Context) (*github.Reference, *github.Response, error) {
+		return c.gh.Git.CreateRef(ctx, r.Owner, r.Name, &github.Reference{
 			Ref:    github.String("refs/heads/" + name),
 			Object: &github.GitObject{SHA: github.String(sha)},
 		})
-		return resp, err
 	})
 	if err != nil {
 		return Artifact{}, c.createErr(class, issueRefused(err, r, 0, fmt.Sprintf("create branch %s at %s in %s", name, short(sha), r)))

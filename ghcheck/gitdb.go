@@ -83,12 +83,8 @@ func (c *Client) CreateGitCommit(ctx context.Context, r Repo, message string, pa
 	for _, p := range parents {
 		in.Parents = append(in.Parents, &github.Commit{SHA: github.String(p)})
 	}
-	var out *github.Commit
-	cl, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		out, resp, err = c.gh.Git.CreateCommit(ctx, r.Owner, r.Name, in, nil)
-		return resp, err
+	out, cl, err := send(ctx, c.newRun(), createOnce, func(ctx context.Context) (*github.Commit, *github.Response, error) {
+		return c.gh.Git.CreateCommit(ctx, r.Owner, r.Name, in, nil)
 	})
 	if err != nil {
 		return GitCommit{}, c.createErr(cl, fmt.Errorf("create a commit object in %s: %w", r, err))
@@ -101,12 +97,8 @@ func (c *Client) CreateGitCommit(ctx context.Context, r Repo, message string, pa
 //
 // GitHub API docs: https://docs.github.com/rest/git/commits#get-a-commit-object
 func (c *Client) GetGitCommit(ctx context.Context, r Repo, sha string) (GitCommit, error) {
-	var out *github.Commit
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		out, resp, err = c.gh.Git.GetCommit(ctx, r.Owner, r.Name, sha)
-		return resp, err
+	out, err := get(ctx, c.newRun(), func(ctx context.Context) (*github.Commit, *github.Response, error) {
+		return c.gh.Git.GetCommit(ctx, r.Owner, r.Name, sha)
 	})
 	if err != nil {
 		return GitCommit{}, c.redact(fmt.Errorf("read commit %s of %s: %w", short(sha), r, err))
@@ -121,9 +113,7 @@ func (c *Client) GetGitCommit(ctx context.Context, r Repo, sha string) (GitCommi
 // GitHub API docs: https://docs.github.com/rest/git/refs#get-a-reference
 func (c *Client) ReadRef(ctx context.Context, r Repo, ref string) (sha string, date time.Time, err error) {
 	var out *github.Reference
-	err = c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
+	err = c.newRun().read(ctx, func(ctx context.Context) (resp *github.Response, err error) {
 		out, resp, err = c.gh.Git.GetRef(ctx, r.Owner, r.Name, strings.TrimPrefix(ref, "refs/"))
 		date = answerDate(resp, err)
 		return resp, err
@@ -148,12 +138,8 @@ type RefAt struct{ Ref, SHA string }
 //
 // GitHub API docs: https://docs.github.com/rest/git/refs#list-matching-references
 func (c *Client) MatchingRefs(ctx context.Context, r Repo, prefix string) ([]RefAt, error) {
-	var out []*github.Reference
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		out, resp, err = c.gh.Git.ListMatchingRefs(ctx, r.Owner, r.Name, &github.ReferenceListOptions{Ref: strings.TrimPrefix(prefix, "refs/")})
-		return resp, err
+	out, err := get(ctx, c.newRun(), func(ctx context.Context) ([]*github.Reference, *github.Response, error) {
+		return c.gh.Git.ListMatchingRefs(ctx, r.Owner, r.Name, &github.ReferenceListOptions{Ref: strings.TrimPrefix(prefix, "refs/")})
 	})
 	if err != nil {
 		return nil, c.redact(fmt.Errorf("list %s* of %s: %w", prefix, r, err))

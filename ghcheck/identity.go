@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/taskkey"
 )
 
 // hintError is a user-facing message with the error behind it.
@@ -55,12 +56,8 @@ func (c *Client) Login(ctx context.Context) (string, error) {
 		c.loginDone, c.login = true, l
 		return l, nil
 	}
-	var u *github.User
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		u, resp, err = c.gh.Users.Get(ctx, "")
-		return resp, err
+	u, err := get(ctx, c.newRun(), func(ctx context.Context) (*github.User, *github.Response, error) {
+		return c.gh.Users.Get(ctx, "")
 	})
 	switch st := httpStatus(err); {
 	case err == nil:
@@ -127,4 +124,21 @@ func (c *Client) oursFunc(ctx context.Context) (func(login string) bool, error) 
 		}
 		return false
 	}, nil
+}
+
+// oldestOurs is the oldest (least id) of items, nil ones skipped, whose
+// author (by) is ours and whose body's first lines are key's marker, or
+// nil: what every marker look-up finds.
+func oldestOurs[T interface {
+	*E
+	GetBody() string
+	GetID() int64
+}, E any](items []T, by func(T) *github.User, ours func(string) bool, key string) T {
+	var best T
+	for _, it := range items {
+		if it != nil && ours(by(it).GetLogin()) && taskkey.HasMarker(it.GetBody(), key) && (best == nil || it.GetID() < best.GetID()) {
+			best = it
+		}
+	}
+	return best
 }

@@ -59,25 +59,13 @@ func (c *Client) FindIssue(ctx context.Context, r Repo, q IssueQuery) Result {
 	return Result{State: Found, Artifact: issueArtifact(best)}
 }
 
-// listByLabel reads one page of GET /repos/{o}/{r}/issues?labels=L&state=all.
-func (c *Client) listByLabel(ctx context.Context, r Repo, label string, page int) ([]*github.Issue, *github.Response, error) {
-	return c.gh.Issues.ListByRepo(ctx, r.Owner, r.Name, &github.IssueListByRepoOptions{
-		State:       "all",
-		Labels:      []string{label},
-		ListOptions: github.ListOptions{Page: page, PerPage: 100},
-	})
-}
-
-// allByLabel reads every page of listByLabel, in a run of its own (safe
+// allByLabel reads every page of GET
+// /repos/{o}/{r}/issues?labels=L&state=all, in a run of its own (safe
 // beside other look-ups).
 func (c *Client) allByLabel(ctx context.Context, r Repo, label string) ([]*github.Issue, error) {
-	var all []*github.Issue
-	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-		issues, resp, err := c.listByLabel(ctx, r, label, page)
-		all = append(all, issues...)
-		return resp, err
+	return every(ctx, c.newRun(), func(ctx context.Context, opts github.ListOptions) ([]*github.Issue, *github.Response, error) {
+		return c.gh.Issues.ListByRepo(ctx, r.Owner, r.Name, &github.IssueListByRepoOptions{State: "all", Labels: []string{label}, ListOptions: opts})
 	})
-	return all, err
 }
 
 // together runs fns concurrently and returns when all have: look-ups that
@@ -115,16 +103,12 @@ func (c *Client) CreateIssue(ctx context.Context, r Repo, key string, p NewIssue
 	if err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create issue: %w", err))
 	}
-	var is *github.Issue
-	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		is, resp, err = c.gh.Issues.Create(ctx, r.Owner, r.Name, &github.IssueRequest{
+	is, class, err := send(ctx, c.newRun(), createOnce, func(ctx context.Context) (*github.Issue, *github.Response, error) {
+		return c.gh.Issues.Create(ctx, r.Owner, r.Name, &github.IssueRequest{
 			Title:  github.String(p.Title),
 			Body:   github.String(taskkey.WithMarker(key, p.Body)),
 			Labels: &labels,
 		})
-		return resp, err
 	})
 	if err != nil {
 		return Artifact{}, c.createErr(class, issueRefused(err, r, 0, "create issue in "+r.String()))

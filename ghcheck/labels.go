@@ -224,12 +224,8 @@ func (c *Client) AddLabels(ctx context.Context, r Repo, number int, labels []str
 // that proves nothing was applied (notYetVisible).
 func (c *Client) postLabels(ctx context.Context, r Repo, number int, labels []string) ([]*github.Label, Class, error) {
 	for try := 0; ; try++ {
-		var got []*github.Label
-		class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
-			var resp *github.Response
-			var err error
-			got, resp, err = c.gh.Issues.AddLabelsToIssue(ctx, r.Owner, r.Name, number, labels)
-			return resp, err
+		got, class, err := send(ctx, c.newRun(), createOnce, func(ctx context.Context) ([]*github.Label, *github.Response, error) {
+			return c.gh.Issues.AddLabelsToIssue(ctx, r.Owner, r.Name, number, labels)
 		})
 		if err == nil || !notYetVisible(err) || try == maxRetries {
 			return got, class, err

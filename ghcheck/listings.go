@@ -190,12 +190,8 @@ func (c *Client) repoCommentPages(ctx context.Context, rn *run, r Repo, since ti
 //
 // GitHub API docs: https://docs.github.com/rest/repos/repos#get-a-repository
 func (c *Client) DefaultBranch(ctx context.Context, r Repo) (string, error) {
-	var rp *github.Repository
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		rp, resp, err = c.gh.Repositories.Get(ctx, r.Owner, r.Name)
-		return resp, err
+	rp, err := get(ctx, c.newRun(), func(ctx context.Context) (*github.Repository, *github.Response, error) {
+		return c.gh.Repositories.Get(ctx, r.Owner, r.Name)
 	})
 	if err != nil {
 		return "", c.redact(fmt.Errorf("read repository %s: %w", r, err))
@@ -209,12 +205,8 @@ func (c *Client) DefaultBranch(ctx context.Context, r Repo) (string, error) {
 //
 // GitHub API docs: https://docs.github.com/rest/commits/commits#get-a-commit
 func (c *Client) GetCommitInfo(ctx context.Context, r Repo, sha string) (Commit, error) {
-	var rc *github.RepositoryCommit
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		rc, resp, err = c.gh.Repositories.GetCommit(ctx, r.Owner, r.Name, sha, &github.ListOptions{PerPage: 1})
-		return resp, err
+	rc, err := get(ctx, c.newRun(), func(ctx context.Context) (*github.RepositoryCommit, *github.Response, error) {
+		return c.gh.Repositories.GetCommit(ctx, r.Owner, r.Name, sha, &github.ListOptions{PerPage: 1})
 	})
 	if st := httpStatus(err); st == http.StatusNotFound || st == http.StatusUnprocessableEntity {
 		return Commit{SHA: sha}, nil
@@ -346,12 +338,8 @@ type RunAttempt struct {
 //
 // GitHub API docs: https://docs.github.com/rest/actions/workflow-runs#get-a-workflow-run-attempt
 func (c *Client) RunAttempt(ctx context.Context, r Repo, id int64, n int) (RunAttempt, error) {
-	var run *github.WorkflowRun
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		run, resp, err = c.gh.Actions.GetWorkflowRunAttempt(ctx, r.Owner, r.Name, id, n, nil)
-		return resp, err
+	run, err := get(ctx, c.newRun(), func(ctx context.Context) (*github.WorkflowRun, *github.Response, error) {
+		return c.gh.Actions.GetWorkflowRunAttempt(ctx, r.Owner, r.Name, id, n, nil)
 	})
 	if err != nil {
 		return RunAttempt{}, c.redact(fmt.Errorf("read attempt %d of Actions run %d in %s (the job needs actions: read): %w", n, id, r, err))

@@ -198,12 +198,8 @@ func (c *Client) addAssignees(ctx context.Context, r Repo, is *github.Issue, log
 		return nil
 	}
 	did := fmt.Sprintf("assign %s to %s#%d", strings.Join(missing, ", "), r, n)
-	var got *github.Issue
-	err = c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		got, resp, err = c.gh.Issues.AddAssignees(ctx, r.Owner, r.Name, n, missing)
-		return resp, err
+	got, err := get(ctx, c.newRun(), func(ctx context.Context) (*github.Issue, *github.Response, error) {
+		return c.gh.Issues.AddAssignees(ctx, r.Owner, r.Name, n, missing)
 	})
 	if err != nil {
 		return c.redact(worded(err, did, ""))
@@ -236,11 +232,8 @@ func (c *Client) reviewState(ctx context.Context, r Repo, n int, reviewers []str
 	var pendingErr, reviewsErr error
 	var rs []Review
 	reads := []func(){func() {
-		pendingErr = c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-			var resp *github.Response
-			var err error
-			pending, resp, err = c.gh.PullRequests.ListReviewers(ctx, r.Owner, r.Name, n, &github.ListOptions{PerPage: 100})
-			return resp, err
+		pending, pendingErr = get(ctx, c.newRun(), func(ctx context.Context) (*github.Reviewers, *github.Response, error) {
+			return c.gh.PullRequests.ListReviewers(ctx, r.Owner, r.Name, n, &github.ListOptions{PerPage: 100})
 		})
 	}}
 	if slices.ContainsFunc(reviewers, func(s string) bool { return !strings.Contains(s, "/") }) {

@@ -134,12 +134,8 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 	}
 
 	// The issue view has no "merged": read the pull request itself.
-	var pr *github.PullRequest
-	err = c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		pr, resp, err = c.gh.PullRequests.Get(ctx, r.Owner, r.Name, byLabel.GetNumber())
-		return resp, err
+	pr, err := get(ctx, c.newRun(), func(ctx context.Context) (*github.PullRequest, *github.Response, error) {
+		return c.gh.PullRequests.Get(ctx, r.Owner, r.Name, byLabel.GetNumber())
 	})
 	if err != nil {
 		// It exists either way; only open/closed/merged is uncertain.
@@ -153,17 +149,9 @@ func (c *Client) FindPR(ctx context.Context, r Repo, q PRQuery) Result {
 // allByHead reads every page of GET
 // /repos/{o}/{r}/pulls?state=all&head=OWNER:BRANCH, in a run of its own.
 func (c *Client) allByHead(ctx context.Context, r Repo, h head) ([]*github.PullRequest, error) {
-	var all []*github.PullRequest
-	err := c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-		prs, resp, err := c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{
-			State:       "all",
-			Head:        h.owner + ":" + h.branch,
-			ListOptions: github.ListOptions{Page: page, PerPage: 100},
-		})
-		all = append(all, prs...)
-		return resp, err
+	return every(ctx, c.newRun(), func(ctx context.Context, opts github.ListOptions) ([]*github.PullRequest, *github.Response, error) {
+		return c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{State: "all", Head: h.owner + ":" + h.branch, ListOptions: opts})
 	})
-	return all, err
 }
 
 // CreatePR opens a pull request whose body starts with key's marker, then
@@ -189,18 +177,14 @@ func (c *Client) CreatePR(ctx context.Context, r Repo, key string, p NewPR) (Art
 	if err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("create pull request: %w", err))
 	}
-	var pr *github.PullRequest
-	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		pr, resp, err = c.gh.PullRequests.Create(ctx, r.Owner, r.Name, &github.NewPullRequest{
+	pr, class, err := send(ctx, c.newRun(), createOnce, func(ctx context.Context) (*github.PullRequest, *github.Response, error) {
+		return c.gh.PullRequests.Create(ctx, r.Owner, r.Name, &github.NewPullRequest{
 			Title: github.String(p.Title),
 			Head:  github.String(p.Head),
 			Base:  github.String(p.Base),
 			Body:  github.String(taskkey.WithMarker(key, p.Body)),
 			Draft: github.Bool(p.Draft),
 		})
-		return resp, err
 	})
 	if err != nil {
 		return Artifact{}, c.createErr(class, c.prCreateRefused(ctx, r, key, p, err))

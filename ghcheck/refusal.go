@@ -138,14 +138,10 @@ func (c *Client) prCreateRefused(ctx context.Context, r Repo, key string, p NewP
 // 422 GitHub gives a second one: number, author, URL, and what to do;
 // other is its author when it carries key's marker but is not ours.
 func (c *Client) describeOpenPR(ctx context.Context, r Repo, key, headOwner, branch string) (hint, other string) {
-	var prs []*github.PullRequest
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		prs, resp, err = c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{
+	prs, err := get(ctx, c.newRun(), func(ctx context.Context) ([]*github.PullRequest, *github.Response, error) {
+		return c.gh.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{
 			State: "open", Head: headOwner + ":" + branch, ListOptions: github.ListOptions{PerPage: 100},
 		})
-		return resp, err
 	})
 	what := fmt.Sprintf("another open pull request already uses head %s:%s", headOwner, branch)
 	if err == nil {

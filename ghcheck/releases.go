@@ -76,10 +76,8 @@ func (c *Client) FindRelease(ctx context.Context, r Repo, key, tag string) Resul
 			})
 		},
 		func() {
-			listErr = c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
-				rs, resp, err := c.gh.Repositories.ListReleases(ctx, r.Owner, r.Name, &github.ListOptions{Page: page, PerPage: 100})
-				all = append(all, rs...)
-				return resp, err
+			all, listErr = every(ctx, c.newRun(), func(ctx context.Context, opts github.ListOptions) ([]*github.RepositoryRelease, *github.Response, error) {
+				return c.gh.Repositories.ListReleases(ctx, r.Owner, r.Name, &opts)
 			})
 		},
 	)
@@ -93,14 +91,7 @@ func (c *Client) FindRelease(ctx context.Context, r Repo, key, tag string) Resul
 	case tagErr != nil && !notFound(tagErr):
 		return c.unknown(fmt.Errorf("get release %s of %s: %w", tag, r, tagErr))
 	}
-	var best *github.RepositoryRelease
-	for _, rl := range append(all, published) {
-		if rl != nil && ours(rl.GetAuthor().GetLogin()) && taskkey.HasMarker(rl.GetBody(), key) &&
-			(best == nil || rl.GetID() < best.GetID()) {
-			best = rl
-		}
-	}
-	switch {
+	switch best := oldestOurs(append(all, published), (*github.RepositoryRelease).GetAuthor, ours, key); {
 	case best != nil:
 		return Result{State: Found, Artifact: releaseArtifact(best)}
 	case published != nil:

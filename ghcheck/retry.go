@@ -142,6 +142,25 @@ func (rn *run) create(ctx context.Context, fn func(context.Context) (*github.Res
 	return rn.do(ctx, createOnce, fn)
 }
 
+// get is rn.read for a go-github call that answers a value: it returns the
+// value of the attempt that ended the run.
+func get[T any](ctx context.Context, rn *run, fn func(context.Context) (T, *github.Response, error)) (T, error) {
+	v, _, err := send(ctx, rn, idempotent, fn)
+	return v, err
+}
+
+// send is rn.do under policy p for a go-github call that answers a value:
+// it returns the value of the attempt that ended the run, and the failure's
+// Class.
+func send[T any](ctx context.Context, rn *run, p policy, fn func(context.Context) (T, *github.Response, error)) (T, Class, error) {
+	var v T
+	class, err := rn.do(ctx, p, func(ctx context.Context) (resp *github.Response, err error) {
+		v, resp, err = fn(ctx)
+		return resp, err
+	})
+	return v, class, err
+}
+
 // do runs fn until it succeeds or must stop, and returns the last error and
 // its Class.
 func (rn *run) do(ctx context.Context, p policy, fn func(context.Context) (*github.Response, error)) (Class, error) {
@@ -332,6 +351,18 @@ func (rn *run) pages(ctx context.Context, fetch func(ctx context.Context, page i
 		page = resp.NextPage
 	}
 	return fmt.Errorf("follow pagination: stopped after %d pages", maxPages)
+}
+
+// every reads every page of a list, 100 items a page, and returns all
+// their items: list reads the page opts names.
+func every[T any](ctx context.Context, rn *run, list func(ctx context.Context, opts github.ListOptions) ([]T, *github.Response, error)) ([]T, error) {
+	var all []T
+	err := rn.pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
+		items, resp, err := list(ctx, github.ListOptions{Page: page, PerPage: 100})
+		all = append(all, items...)
+		return resp, err
+	})
+	return all, err
 }
 
 // IsRateLimit reports whether err is a rate-limit answer of any kind (a

@@ -56,11 +56,7 @@ func (c *Client) FindReviewComment(ctx context.Context, r Repo, number int, key 
 	err = c.newRun().pages(ctx, func(ctx context.Context, page int) (*github.Response, error) {
 		cs, resp, err := c.gh.PullRequests.ListComments(ctx, r.Owner, r.Name, number,
 			&github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{Page: page, PerPage: 100}})
-		for _, cm := range cs {
-			if ours(cm.GetUser().GetLogin()) && taskkey.HasMarker(cm.GetBody(), key) && (best == nil || cm.GetID() < best.GetID()) {
-				best = cm
-			}
-		}
+		best = oldestOurs(append(cs, best), (*github.PullRequestComment).GetUser, ours, key)
 		return resp, err
 	})
 	switch {
@@ -88,11 +84,8 @@ func (c *Client) FindReviewCommentAtHead(ctx context.Context, r Repo, number int
 	together(
 		func() { res = c.FindReviewComment(ctx, r, number, key) },
 		func() {
-			prErr = c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-				var resp *github.Response
-				var err error
-				pr, resp, err = c.gh.PullRequests.Get(ctx, r.Owner, r.Name, number)
-				return resp, err
+			pr, prErr = get(ctx, c.newRun(), func(ctx context.Context) (*github.PullRequest, *github.Response, error) {
+				return c.gh.PullRequests.Get(ctx, r.Owner, r.Name, number)
 			})
 		},
 	)
@@ -133,16 +126,11 @@ func (c *Client) CreateReviewComment(ctx context.Context, r Repo, number int, ke
 			in.StartLine, in.StartSide = github.Int(p.StartLine), github.String(cmp.Or(p.StartSide, p.Side, "RIGHT"))
 		}
 	}
-	var cm *github.PullRequestComment
-	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
+	cm, class, err := send(ctx, c.newRun(), createOnce, func(ctx context.Context) (*github.PullRequestComment, *github.Response, error) {
 		if p.InReplyTo != 0 {
-			cm, resp, err = c.gh.PullRequests.CreateCommentInReplyTo(ctx, r.Owner, r.Name, number, *in.Body, p.InReplyTo)
-		} else {
-			cm, resp, err = c.gh.PullRequests.CreateComment(ctx, r.Owner, r.Name, number, in)
+			return c.gh.PullRequests.CreateCommentInReplyTo(ctx, r.Owner, r.Name, number, *in.Body, p.InReplyTo)
 		}
-		return resp, err
+		return c.gh.PullRequests.CreateComment(ctx, r.Owner, r.Name, number, in)
 	})
 	if err != nil {
 		return Artifact{}, c.createErr(class, reviewCommentRefused(err, r, number, p))

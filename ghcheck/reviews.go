@@ -173,12 +173,8 @@ func (c *Client) CreateReview(ctx context.Context, r Repo, number int, key strin
 		}
 		req.Comments = append(req.Comments, d)
 	}
-	var rv *github.PullRequestReview
-	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		rv, resp, err = c.gh.PullRequests.CreateReview(ctx, r.Owner, r.Name, number, req)
-		return resp, err
+	rv, class, err := send(ctx, c.newRun(), createOnce, func(ctx context.Context) (*github.PullRequestReview, *github.Response, error) {
+		return c.gh.PullRequests.CreateReview(ctx, r.Owner, r.Name, number, req)
 	})
 	did := fmt.Sprintf("review %s#%d", r, number)
 	if er := refusal(err); er != nil && er.Response.StatusCode == http.StatusUnprocessableEntity && containsFold(answerText(er), "pending review") {
@@ -227,12 +223,8 @@ func (c *Client) settlePendingReview(ctx context.Context, r Repo, number int, ke
 	if p.Body != "" {
 		req.Body = github.String(taskkey.WithMarker(key, p.Body))
 	}
-	var out *github.PullRequestReview
-	class, err := c.newRun().create(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		out, resp, err = c.gh.PullRequests.SubmitReview(ctx, r.Owner, r.Name, number, rv.ID, req)
-		return resp, err
+	out, class, err := send(ctx, c.newRun(), createOnce, func(ctx context.Context) (*github.PullRequestReview, *github.Response, error) {
+		return c.gh.PullRequests.SubmitReview(ctx, r.Owner, r.Name, number, rv.ID, req)
 	})
 	if er := refusal(err); er != nil && statusOf(er) == http.StatusUnprocessableEntity {
 		// A racer may have submitted it first: then it is ours, submitted.

@@ -58,12 +58,8 @@ func (c *Client) CloseIssue(ctx context.Context, r Repo, number int, reason stri
 	if err := CheckIssueNumber(number); err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("close issue: %w", err))
 	}
-	var is *github.Issue
-	class, err := c.newRun().do(ctx, idempotent, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		is, resp, err = c.gh.Issues.Edit(ctx, r.Owner, r.Name, number, &github.IssueRequest{State: github.String("closed"), StateReason: github.String(reason)})
-		return resp, err
+	is, class, err := send(ctx, c.newRun(), idempotent, func(ctx context.Context) (*github.Issue, *github.Response, error) {
+		return c.gh.Issues.Edit(ctx, r.Owner, r.Name, number, &github.IssueRequest{State: github.String("closed"), StateReason: github.String(reason)})
 	})
 	if err != nil {
 		return Artifact{}, c.createErr(class, issueRefused(err, r, number, fmt.Sprintf("close issue %s#%d", r, number)))
@@ -79,12 +75,8 @@ func (c *Client) ClosePR(ctx context.Context, r Repo, number int) (Artifact, err
 	if err := CheckIssueNumber(number); err != nil {
 		return Artifact{}, c.createErr(ClassRefused, fmt.Errorf("close pull request: %w", err))
 	}
-	var pr *github.PullRequest
-	class, err := c.newRun().do(ctx, idempotent, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		pr, resp, err = c.gh.PullRequests.Edit(ctx, r.Owner, r.Name, number, &github.PullRequest{State: github.String("closed")})
-		return resp, err
+	pr, class, err := send(ctx, c.newRun(), idempotent, func(ctx context.Context) (*github.PullRequest, *github.Response, error) {
+		return c.gh.PullRequests.Edit(ctx, r.Owner, r.Name, number, &github.PullRequest{State: github.String("closed")})
 	})
 	if err != nil {
 		return Artifact{}, c.createErr(class, issueRefused(err, r, number, fmt.Sprintf("close pull request %s#%d", r, number)))
@@ -208,12 +200,8 @@ func (c *Client) DeleteBranch(ctx context.Context, r Repo, name, sha string) (Ar
 // getIssue reads issue (or pull request) number of r: GET
 // /repos/{o}/{r}/issues/{n}, a consistent read.
 func (c *Client) getIssue(ctx context.Context, r Repo, number int) (*github.Issue, error) {
-	var is *github.Issue
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		is, resp, err = c.gh.Issues.Get(ctx, r.Owner, r.Name, number)
-		return resp, err
+	is, err := get(ctx, c.newRun(), func(ctx context.Context) (*github.Issue, *github.Response, error) {
+		return c.gh.Issues.Get(ctx, r.Owner, r.Name, number)
 	})
 	return is, err
 }

@@ -21,14 +21,10 @@ func (c *Client) UpdatePR(ctx context.Context, r Repo, number int, key, title, b
 	if _, err := checkCreate(key, body, nil); err != nil {
 		return Artifact{}, fmt.Errorf("update pull request #%d: %w", number, err)
 	}
-	var pr *github.PullRequest
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		pr, resp, err = c.gh.PullRequests.Edit(ctx, r.Owner, r.Name, number, &github.PullRequest{
+	pr, err := get(ctx, c.newRun(), func(ctx context.Context) (*github.PullRequest, *github.Response, error) {
+		return c.gh.PullRequests.Edit(ctx, r.Owner, r.Name, number, &github.PullRequest{
 			Title: github.String(title), Body: github.String(taskkey.WithMarker(key, body)),
 		})
-		return resp, err
 	})
 	if err != nil {
 		return Artifact{}, c.redact(issueRefused(err, r, number, fmt.Sprintf("update pull request %s#%d", r, number)))
@@ -43,14 +39,10 @@ func (c *Client) UpdateIssue(ctx context.Context, r Repo, number int, key, title
 	if _, err := checkCreate(key, body, nil); err != nil {
 		return Artifact{}, fmt.Errorf("update issue #%d: %w", number, err)
 	}
-	var is *github.Issue
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		is, resp, err = c.gh.Issues.Edit(ctx, r.Owner, r.Name, number, &github.IssueRequest{
+	is, err := get(ctx, c.newRun(), func(ctx context.Context) (*github.Issue, *github.Response, error) {
+		return c.gh.Issues.Edit(ctx, r.Owner, r.Name, number, &github.IssueRequest{
 			Title: github.String(title), Body: github.String(taskkey.WithMarker(key, body)),
 		})
-		return resp, err
 	})
 	if err != nil {
 		return Artifact{}, c.redact(issueRefused(err, r, number, fmt.Sprintf("update issue %s#%d", r, number)))
@@ -65,12 +57,8 @@ func (c *Client) UpdateComment(ctx context.Context, r Repo, id int64, key, body 
 	if _, err := checkCreate(key, body, nil); err != nil {
 		return Artifact{}, fmt.Errorf("update comment %d: %w", id, err)
 	}
-	var cm *github.IssueComment
-	err := c.newRun().read(ctx, func(ctx context.Context) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		cm, resp, err = c.gh.Issues.EditComment(ctx, r.Owner, r.Name, id, &github.IssueComment{Body: github.String(taskkey.WithMarker(key, body))})
-		return resp, err
+	cm, err := get(ctx, c.newRun(), func(ctx context.Context) (*github.IssueComment, *github.Response, error) {
+		return c.gh.Issues.EditComment(ctx, r.Owner, r.Name, id, &github.IssueComment{Body: github.String(taskkey.WithMarker(key, body))})
 	})
 	if err != nil {
 		return Artifact{}, c.redact(worded(err, fmt.Sprintf("update comment %d in %s", id, r), ""))
