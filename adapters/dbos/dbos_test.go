@@ -19,7 +19,6 @@ import (
 
 	ghoncedbos "github.com/ghonce/ghonce/adapters/dbos"
 	"github.com/ghonce/ghonce/fixtures"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger/postgres/pgtest"
 	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
@@ -168,7 +167,7 @@ func TestRecoveryAfterTheProcessDiedMidCreateOpensOnePR(t *testing.T) {
 	}
 	env := append(tw.Env(), "GHONCE_LEDGER="+tw.Ledger, workerEnv+"="+string(job))
 	out, err := harness.NewRunner(gh).Run(context.Background(), os.Args[0], []string{"-test.run=^$"}, env,
-		func(c *fixtures.Commit) bool { return c.Kind == fakegithub.KindPull })
+		func(c *fixtures.Commit) bool { return c.Kind == "pull" }) // a pull request stored
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,6 @@ import (
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/guard"
-	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/ledger/store"
 	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
@@ -162,7 +161,7 @@ func (w *lossyWorker) dyingAttempt(ctx context.Context, info activity.Info, titl
 		return err
 	}
 	out, err := w.runner.Run(ctx, os.Args[0], []string{"-test.run=^$"}, append(os.Environ(), workerEnv+"="+string(job)),
-		func(c *fixtures.Commit) bool { return c.Kind == fakegithub.KindPull })
+		func(c *fixtures.Commit) bool { return c.Kind == "pull" }) // a pull request stored
 	if err != nil {
 		return err
 	}
