@@ -88,3 +88,27 @@ func TestInternalHoldsProductOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestAdaptersImportNoInternalPackage: an adapter is a module of its own
+// and builds on the public packages alone, tests included; internal/
+// promises it nothing.
+func TestAdaptersImportNoInternalPackage(t *testing.T) {
+	err := filepath.WalkDir(filepath.Join("..", "adapters"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, im := range f.Imports {
+			if ip, _ := strconv.Unquote(im.Path.Value); strings.HasPrefix(ip, module+"/internal/") {
+				t.Errorf("%s imports %s: an adapter may use only ghonce's public packages", p, ip)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
