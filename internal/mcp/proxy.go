@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -246,12 +245,6 @@ func (p *Proxy) Close() error { return p.up.close() }
 func (p *Proxy) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	return p.s.ServeIO(ctx, r, w)
 }
-
-// HTTPHandler is Server.HTTPHandler for the proxy.
-func (p *Proxy) HTTPHandler() http.Handler { return p.s.HTTPHandler() }
-
-// Handler is Server.Handler for the proxy.
-func (p *Proxy) Handler(o HTTPOptions) http.Handler { return p.s.Handler(o) }
 
 // ServeHTTP serves the Streamable HTTP transport on l, as Server.ServeHTTP.
 func (p *Proxy) ServeHTTP(ctx context.Context, l net.Listener, o HTTPOptions) error {
