@@ -88,12 +88,7 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 	if cfg.Engine == nil || cfg.Off == nil || cfg.Ledger == nil {
 		return nil, errors.New("new mcp proxy: both engines and the ledger are required")
 	}
-	if cfg.Logf == nil {
-		cfg.Logf = func(string, ...any) {}
-	}
-	if cfg.Version == "" {
-		cfg.Version = "dev"
-	}
+	cfg.defaults()
 	p := &Proxy{s: &Server{cfg: cfg}, progress: map[any]*sdk.ServerSession{}}
 	client := sdk.NewClient(&sdk.Implementation{Name: "ghonce", Version: cfg.Version}, &sdk.ClientOptions{
 		Capabilities:   &sdk.ClientCapabilities{},
@@ -312,12 +307,7 @@ func (p *Proxy) syncTools(ctx context.Context) error {
 }
 
 func containsTool(ts []*sdk.Tool, name string) bool {
-	for _, t := range ts {
-		if t.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ts, func(t *sdk.Tool) bool { return t.Name == name })
 }
 
 func (p *Proxy) guardedHandler(g guard, takes map[string]bool) sdk.ToolHandler {
