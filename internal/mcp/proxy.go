@@ -140,7 +140,7 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 	if err := p.up.start(ctx); err != nil {
 		return nil, err
 	}
-	cs, _, err := p.up.session(ctx)
+	cs, err := p.up.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 	opts := &sdk.ServerOptions{Instructions: instr, Capabilities: &caps}
 	if caps.Completions != nil {
 		opts.CompletionHandler = func(ctx context.Context, r *sdk.CompleteRequest) (*sdk.CompleteResult, error) {
-			cs, _, err := p.up.session(ctx)
+			cs, err := p.up.session(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -168,14 +168,14 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 	}
 	if caps.Resources != nil && caps.Resources.Subscribe {
 		opts.SubscribeHandler = func(ctx context.Context, r *sdk.SubscribeRequest) error {
-			cs, _, err := p.up.session(ctx)
+			cs, err := p.up.session(ctx)
 			if err != nil {
 				return err
 			}
 			return cs.Subscribe(ctx, r.Params)
 		}
 		opts.UnsubscribeHandler = func(ctx context.Context, r *sdk.UnsubscribeRequest) error {
-			cs, _, err := p.up.session(ctx)
+			cs, err := p.up.session(ctx)
 			if err != nil {
 				return err
 			}
@@ -252,7 +252,7 @@ func (p *Proxy) SDK() *sdk.Server { return p.s.srv }
 // syncTools lists upstream's tools and serves them: guarded ones through
 // the engine, the others forwarded.
 func (p *Proxy) syncTools(ctx context.Context) error {
-	cs, _, err := p.up.session(ctx)
+	cs, err := p.up.session(ctx)
 	if err != nil {
 		return err
 	}
@@ -326,7 +326,7 @@ func (p *Proxy) guardedHandler(g guard, takes map[string]bool) sdk.ToolHandler {
 // other is not (it may have happened): the agent gets a tool error.
 func (p *Proxy) forward(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	params := p.params(req)
-	cs, _, err := p.up.session(ctx)
+	cs, err := p.up.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +337,7 @@ func (p *Proxy) forward(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	if !p.readOnly(req.Params.Name) {
 		return errorResult(fmt.Errorf("unconfirmed: the upstream exited during the call to %s, which may or may not have happened; ghonce restarts it. Check before calling %s again", req.Params.Name, req.Params.Name)), nil
 	}
-	if cs, _, err = p.up.sessionOtherThan(ctx, cs); err != nil {
+	if cs, err = p.up.sessionOtherThan(ctx, cs); err != nil {
 		return nil, err
 	}
 	return cs.CallTool(ctx, params)
@@ -392,7 +392,7 @@ func (p *Proxy) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 		default:
 			return next(ctx, method, req)
 		}
-		cs, _, err := p.up.session(ctx)
+		cs, err := p.up.session(ctx)
 		if err != nil {
 			return nil, err
 		}
