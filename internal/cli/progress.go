@@ -24,8 +24,6 @@ type progress struct {
 // minBarEntries is how many entries it takes to draw a bar at all.
 const minBarEntries = 20
 
-func newProgress(w io.Writer, what string) *progress { return &progress{w: w, what: what} }
-
 func (p *progress) Start(total int) {
 	if total < minBarEntries || !cmdutil.IsTerminal(p.w) {
 		return
@@ -73,17 +71,12 @@ func tallyOf(out []outcome.Settlement) tally {
 
 // summarize is reconcile's last line: what was settled and what it cost.
 func summarize(t tally, c *ghcheck.Client) string {
-	done, failed, left := t.done, t.failed, t.left
-	msg := fmt.Sprintf("settled %d done, %d failed, %d still attempting", done, failed, left)
 	var st ghcheck.Stats
 	if c != nil {
 		st = c.Stats()
 	}
-	plural := "s"
-	if st.Requests == 1 {
-		plural = ""
-	}
-	msg += fmt.Sprintf("; %d GitHub request%s", st.Requests, plural)
+	msg := fmt.Sprintf("settled %d done, %d failed, %d still attempting; %d GitHub %s",
+		t.done, t.failed, t.left, st.Requests, cmdutil.Plural(int(st.Requests), "request", "requests"))
 	if st.NotModified > 0 {
 		msg += fmt.Sprintf(" (%d answered 304 Not Modified, free)", st.NotModified)
 	}

@@ -86,7 +86,7 @@ func reconcileRun(ctx context.Context, opts *reconcileOptions) error {
 			break
 		}
 	}
-	bar := newProgress(f.IO.Err, "reconcile")
+	bar := &progress{w: f.IO.Err, what: "reconcile"}
 	// Each engine settles its own kinds: a command's entries by its
 	// --check, the rest on GitHub.
 	off, err := f.OffEngine(l, f.IO.Err, opts.Engine).Reconcile(ctx, offgithub.Filter{Repo: filter.Repo, Task: filter.Task})

@@ -126,7 +126,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // client that sends none are served.
 func TestHTTPRefusesAForeignOrigin(t *testing.T) {
 	w := newWorld(t, opts{})
-	ts := httptest.NewServer(w.srv.HTTPHandler())
+	ts := httptest.NewServer(w.srv.Handler(mcp.HTTPOptions{}))
 	t.Cleanup(ts.Close)
 	post := func(method, origin string) int {
 		t.Helper()

@@ -100,7 +100,7 @@ func (p *Proxy) genericHandler(t *sdk.Tool) sdk.ToolHandler {
 
 // forwardOnce is forward without the re-send of a read-only call.
 func (p *Proxy) forwardOnce(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	cs, _, err := p.up.session(ctx)
+	cs, err := p.up.session(ctx)
 	if err != nil {
 		return nil, err
 	}

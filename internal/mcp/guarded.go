@@ -26,20 +26,13 @@ type guard struct {
 	// upstream whose schema lacks one (renamed, say) is not guarded by the
 	// kind (syncTools).
 	needs []string
-	// pass reports a call that is not the create ghonce guards
-	// (issue_write's method update, add_issue_comment's reaction alone): it
-	// goes upstream as it is.
-	pass func(args map[string]json.RawMessage) bool
-	// passWhat names what pass lets through, for ghonce alone to refuse.
-	passWhat string
 	// tool is the tool's name, kind the kind it is, fields the kind's
 	// fields it takes, each MCP its argument's name.
 	tool, kind string
 	fields     []effect.Field
-	hook       mcpHook
-	// onePer is what the write tool makes one of per task by default
-	// (writeTool's).
-	onePer string
+	// mcpHook is the tool's hook, its onePer "target" when it names none;
+	// carries above holds the hook's and the fields'.
+	mcpHook
 }
 
 // invalidResult is bad input as a tool error, worded as toolError words it.

@@ -115,9 +115,6 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	return mux
 }
 
-// HTTPHandler is Handler with no options: loopback clients only, no token.
-func (s *Server) HTTPHandler() http.Handler { return s.Handler(HTTPOptions{}) }
-
 // requireToken answers a request without the bearer token as RFC 6750
 // says: 401 with WWW-Authenticate (error invalid_token for a wrong token),
 // and a body that names the header to send; 400 invalid_request for a

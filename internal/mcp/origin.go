@@ -37,7 +37,7 @@ func ownOrigin(o string, r *http.Request) bool {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	if u.Scheme != scheme || !loopbackHost(u.Hostname()) {
+	if u.Scheme != scheme || !isLoopback(u.Hostname()) {
 		return false
 	}
 	port := u.Port()
@@ -56,12 +56,4 @@ func servedPort(r *http.Request) string {
 		}
 	}
 	return ""
-}
-
-func loopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -89,12 +88,7 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 	if cfg.Engine == nil || cfg.Off == nil || cfg.Ledger == nil {
 		return nil, errors.New("new mcp proxy: both engines and the ledger are required")
 	}
-	if cfg.Logf == nil {
-		cfg.Logf = func(string, ...any) {}
-	}
-	if cfg.Version == "" {
-		cfg.Version = "dev"
-	}
+	cfg.defaults()
 	p := &Proxy{s: &Server{cfg: cfg}, progress: map[any]*sdk.ServerSession{}}
 	client := sdk.NewClient(&sdk.Implementation{Name: "ghonce", Version: cfg.Version}, &sdk.ClientOptions{
 		Capabilities:   &sdk.ClientCapabilities{},
@@ -146,7 +140,7 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 	if err := p.up.start(ctx); err != nil {
 		return nil, err
 	}
-	cs, _, err := p.up.session(ctx)
+	cs, err := p.up.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +159,7 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 	opts := &sdk.ServerOptions{Instructions: instr, Capabilities: &caps}
 	if caps.Completions != nil {
 		opts.CompletionHandler = func(ctx context.Context, r *sdk.CompleteRequest) (*sdk.CompleteResult, error) {
-			cs, _, err := p.up.session(ctx)
+			cs, err := p.up.session(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -174,14 +168,14 @@ func NewProxy(ctx context.Context, cfg Config, up Upstream) (*Proxy, error) {
 	}
 	if caps.Resources != nil && caps.Resources.Subscribe {
 		opts.SubscribeHandler = func(ctx context.Context, r *sdk.SubscribeRequest) error {
-			cs, _, err := p.up.session(ctx)
+			cs, err := p.up.session(ctx)
 			if err != nil {
 				return err
 			}
 			return cs.Subscribe(ctx, r.Params)
 		}
 		opts.UnsubscribeHandler = func(ctx context.Context, r *sdk.UnsubscribeRequest) error {
-			cs, _, err := p.up.session(ctx)
+			cs, err := p.up.session(ctx)
 			if err != nil {
 				return err
 			}
@@ -247,12 +241,6 @@ func (p *Proxy) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	return p.s.ServeIO(ctx, r, w)
 }
 
-// HTTPHandler is Server.HTTPHandler for the proxy.
-func (p *Proxy) HTTPHandler() http.Handler { return p.s.HTTPHandler() }
-
-// Handler is Server.Handler for the proxy.
-func (p *Proxy) Handler(o HTTPOptions) http.Handler { return p.s.Handler(o) }
-
 // ServeHTTP serves the Streamable HTTP transport on l, as Server.ServeHTTP.
 func (p *Proxy) ServeHTTP(ctx context.Context, l net.Listener, o HTTPOptions) error {
 	return p.s.ServeHTTP(ctx, l, o)
@@ -264,7 +252,7 @@ func (p *Proxy) SDK() *sdk.Server { return p.s.srv }
 // syncTools lists upstream's tools and serves them: guarded ones through
 // the engine, the others forwarded.
 func (p *Proxy) syncTools(ctx context.Context) error {
-	cs, _, err := p.up.session(ctx)
+	cs, err := p.up.session(ctx)
 	if err != nil {
 		return err
 	}
@@ -319,12 +307,7 @@ func (p *Proxy) syncTools(ctx context.Context) error {
 }
 
 func containsTool(ts []*sdk.Tool, name string) bool {
-	for _, t := range ts {
-		if t.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ts, func(t *sdk.Tool) bool { return t.Name == name })
 }
 
 func (p *Proxy) guardedHandler(g guard, takes map[string]bool) sdk.ToolHandler {
@@ -343,7 +326,7 @@ func (p *Proxy) guardedHandler(g guard, takes map[string]bool) sdk.ToolHandler {
 // other is not (it may have happened): the agent gets a tool error.
 func (p *Proxy) forward(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	params := p.params(req)
-	cs, _, err := p.up.session(ctx)
+	cs, err := p.up.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +337,7 @@ func (p *Proxy) forward(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	if !p.readOnly(req.Params.Name) {
 		return errorResult(fmt.Errorf("unconfirmed: the upstream exited during the call to %s, which may or may not have happened; ghonce restarts it. Check before calling %s again", req.Params.Name, req.Params.Name)), nil
 	}
-	if cs, _, err = p.up.sessionOtherThan(ctx, cs); err != nil {
+	if cs, err = p.up.sessionOtherThan(ctx, cs); err != nil {
 		return nil, err
 	}
 	return cs.CallTool(ctx, params)
@@ -409,7 +392,7 @@ func (p *Proxy) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 		default:
 			return next(ctx, method, req)
 		}
-		cs, _, err := p.up.session(ctx)
+		cs, err := p.up.session(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -69,6 +70,14 @@ type Config struct {
 	Tracer *observe.Tracer
 }
 
+// defaults sets what c leaves unset: a silent Logf, Version "dev".
+func (c *Config) defaults() {
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
+	}
+	c.Version = cmp.Or(c.Version, "dev")
+}
+
 // Server is ghonce's MCP server.
 type Server struct {
 	cfg Config
@@ -87,12 +96,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Engine == nil || cfg.Ledger == nil {
 		return nil, errors.New("new mcp server: engine and ledger are required")
 	}
-	if cfg.Logf == nil {
-		cfg.Logf = func(string, ...any) {}
-	}
-	if cfg.Version == "" {
-		cfg.Version = "dev"
-	}
+	cfg.defaults()
 	s := &Server{cfg: cfg}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ghonce", Title: "ghonce: GitHub writes that happen once", Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions: modelSays("instructions"),

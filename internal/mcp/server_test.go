@@ -603,7 +603,7 @@ func TestStatusAndKey(t *testing.T) {
 // (DNS rebinding).
 func TestStreamableHTTP(t *testing.T) {
 	w := newWorld(t, opts{})
-	ts := httptest.NewServer(w.srv.HTTPHandler())
+	ts := httptest.NewServer(w.srv.Handler(mcp.HTTPOptions{}))
 	t.Cleanup(ts.Close)
 	ctx := context.Background()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "http-test", Version: "1"}, nil).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/internal/mcp"
 )
 
 // A client that did not hear the answer to its call and calls again with a
@@ -29,7 +30,7 @@ func TestAClientThatDidNotHearIsNotMadeToDuplicate(t *testing.T) {
 			if transport == "stdio" {
 				return w.cs
 			}
-			ts := httptest.NewServer(w.srv.HTTPHandler())
+			ts := httptest.NewServer(w.srv.Handler(mcp.HTTPOptions{}))
 			t.Cleanup(ts.Close)
 			cs, err := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, nil).
 				Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)

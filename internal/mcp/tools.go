@@ -82,7 +82,10 @@ type mcpHook struct {
 	// carries are the tool's own arguments that are no field's, which
 	// it needs (issue_write's method).
 	carries []string
-	// pass and passWhat: see guard.
+	// pass reports a call that is not the create ghonce guards
+	// (issue_write's method update, add_issue_comment's reaction alone): it
+	// goes upstream as it is. passWhat names what pass lets through, for
+	// ghonce alone to refuse.
 	pass     func(args map[string]json.RawMessage) bool
 	passWhat string
 	// onePer is what the default step makes one of per task ("base
@@ -173,7 +176,8 @@ var guards = func() map[string]guard {
 		face, _ := kinds.FaceOf(kind)
 		for _, tool := range face.MCP {
 			h := mcpHooks[tool]
-			g := guard{tool: tool, kind: kind, hook: h, pass: h.pass, passWhat: h.passWhat, onePer: cmp.Or(h.onePer, "target")}
+			h.onePer = cmp.Or(h.onePer, "target")
+			g := guard{tool: tool, kind: kind, mcpHook: h}
 			g.carries = append(g.carries, h.carries...)
 			g.needs = append(g.needs, h.carries...)
 			for _, fl := range face.Fields {
@@ -205,8 +209,8 @@ func (g guard) run(ctx context.Context, s *Server, raw json.RawMessage) *sdk.Cal
 	}
 	what := strings.TrimSpace(r.Kind + " " + spec.Target())
 	switch {
-	case g.hook.what != nil:
-		what = g.hook.what(spec, r)
+	case g.what != nil:
+		what = g.what(spec, r)
 	case r.Number != 0:
 		what = fmt.Sprintf("%s #%d", r.Kind, r.Number)
 	}
@@ -236,10 +240,10 @@ func (g guard) call(ctx context.Context, s *Server, raw json.RawMessage) (reconc
 		return nil, nil, err
 	}
 	a.Spec, a.OnChange = spec, s.cfg.OnChange
-	if g.hook.onChange != nil {
+	if g.onChange != nil {
 		var args map[string]json.RawMessage
 		_ = json.Unmarshal(raw, &args) // decode read it already
-		a.OnChange = cmp.Or(g.hook.onChange(args), a.OnChange)
+		a.OnChange = cmp.Or(g.onChange(args), a.OnChange)
 	}
 	p, err := reconcile.Prepare(a)
 	if err != nil {

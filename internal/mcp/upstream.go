@@ -67,10 +67,7 @@ type child struct {
 	// changed is closed, and replaced, whenever cs changes.
 	changed chan struct{}
 	closed  bool
-	// deaths counts the child's deaths; a call in flight across one saw
-	// its outcome lost.
-	deaths uint64
-	stop   context.CancelFunc
+	stop    context.CancelFunc
 }
 
 // The defaults of Upstream's StartTimeout, MinBackoff and MaxBackoff.
@@ -158,7 +155,6 @@ func (c *child) watch(ctx context.Context, cs *sdk.ClientSession) {
 			c.mu.Unlock()
 			return
 		}
-		c.deaths++
 		c.setLocked(nil)
 		c.mu.Unlock()
 		if time.Since(started) > time.Minute {
@@ -201,30 +197,29 @@ func (c *child) setLocked(cs *sdk.ClientSession) {
 	c.changed = make(chan struct{})
 }
 
-// session returns the live session, waiting for a restart to finish, and
-// the number of deaths so far (to tell a call that crossed one).
-func (c *child) session(ctx context.Context) (*sdk.ClientSession, uint64, error) {
+// session returns the live session, waiting for a restart to finish.
+func (c *child) session(ctx context.Context) (*sdk.ClientSession, error) {
 	return c.sessionOtherThan(ctx, nil)
 }
 
 // sessionOtherThan is session, but waits for one other than dead: the
 // session a call just saw close, which the watcher may not have noticed
 // yet.
-func (c *child) sessionOtherThan(ctx context.Context, dead *sdk.ClientSession) (*sdk.ClientSession, uint64, error) {
+func (c *child) sessionOtherThan(ctx context.Context, dead *sdk.ClientSession) (*sdk.ClientSession, error) {
 	for {
 		c.mu.Lock()
-		cs, changed, deaths, closed := c.cs, c.changed, c.deaths, c.closed
+		cs, changed, closed := c.cs, c.changed, c.closed
 		c.mu.Unlock()
 		if closed {
-			return nil, 0, errors.New("upstream is closed")
+			return nil, errors.New("upstream is closed")
 		}
 		if cs != nil && cs != dead {
-			return cs, deaths, nil
+			return cs, nil
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return nil, 0, fmt.Errorf("upstream %q is restarting: %w", c.up.Command[0], ctx.Err())
+			return nil, fmt.Errorf("upstream %q is restarting: %w", c.up.Command[0], ctx.Err())
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/url"
 	"reflect"
@@ -82,20 +83,21 @@ func ghExit(getenv func(string) string, fail failure.Failure) int {
 // ghVerbs maps every spelling the real gh accepts for a guarded command
 // (a kind's reconcile.Face.Gh) to that command: its name and its cobra
 // aliases (gh's source: pkg/cmd/issue/create and pkg/cmd/pr/create declare
-// Aliases "new"; the comment commands have none).
-// TestGhVerbsAreTheRealGhs holds the list to the installed gh.
-var ghVerbs = func() map[string]string {
-	m := map[string]string{}
+// Aliases "new"; the comment commands have none); ghKinds maps each
+// guarded command to its kind. TestGhVerbsAreTheRealGhs holds the list to
+// the installed gh.
+var ghVerbs, ghKinds = func() (verbs, kindOf map[string]string) {
+	verbs, kindOf = map[string]string{}, map[string]string{}
 	for _, k := range kinds.All() {
 		f, _ := kinds.FaceOf(k)
 		for _, verb := range f.Gh {
-			m[verb] = verb
+			verbs[verb], kindOf[verb] = verb, k
 			if noun, ok := strings.CutSuffix(verb, " create"); ok {
-				m[noun+" new"] = verb
+				verbs[noun+" new"] = verb
 			}
 		}
 	}
-	return m
+	return verbs, kindOf
 }()
 
 // guardedGh returns the verb ("pr create", ...) and its arguments if args
@@ -268,18 +270,6 @@ func commentFlags(fs *pflag.FlagSet, _ *ghFlags) {
 	fs.Bool("yes", false, "")
 }
 
-// ghKinds maps a guarded command (Face.Gh) to its kind.
-var ghKinds = func() map[string]string {
-	m := map[string]string{}
-	for _, k := range kinds.All() {
-		f, _ := kinds.FaceOf(k)
-		for _, verb := range f.Gh {
-			m[verb] = k
-		}
-	}
-	return m
-}()
-
 // refusedGhFlags are gh flags the shim cannot guard; each says why.
 var refusedGhFlags = map[string]string{
 	"editor":             "opens an editor, which a guarded run cannot wait for: pass --title and --body (or --body-file -)",
@@ -296,7 +286,7 @@ var refusedGhFlags = map[string]string{
 // their gh names (Field.Gh, else the CLI flag), and the hook's flags.
 func parseGh(verb string, args []string) (*ghFlags, []string, error) {
 	fs := pflag.NewFlagSet("gh "+verb, pflag.ContinueOnError)
-	fs.SetOutput(discard{})
+	fs.SetOutput(io.Discard)
 	o := &ghFlags{}
 	fs.StringVarP(&o.repo, "repo", "R", "", "")
 	fs.BoolP("editor", "e", false, "")
@@ -360,10 +350,6 @@ func (o *ghFlags) given(v *cmdutil.FieldValue) bool {
 	}
 	return v.Str != ""
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // ghRun runs a guarded verb: gh's command line after the verb, self being
 // argv[0]. Bad input is refused before git, the ledger or GitHub is asked.
@@ -661,11 +647,7 @@ func parseGhRepo(s, host string) (ghcheck.Repo, error) {
 	if named != "" && !strings.EqualFold(named, host) {
 		return ghcheck.Repo{}, cmdutil.Usagef("repository %q is on %s, not %s: set GH_HOST=%s (and its token) to act there", s, named, host, named)
 	}
-	r, err := ghcheck.ParseRepo(t)
-	if err != nil {
-		return r, cmdutil.Usage(err)
-	}
-	return r, nil
+	return cmdutil.ParseRepo(t)
 }
 
 // errNoRealGh is realGh's error when no gh follows the shim on PATH.

@@ -159,7 +159,7 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 		if err := mcp.CheckAddress(httpAddr, ho.Token != ""); err != nil {
 			return cmdutil.Usage(err)
 		}
-		if host, _, _ := net.SplitHostPort(httpAddr); !mcpLoopback(host) && (host == "" || net.ParseIP(host).IsUnspecified()) && len(ho.Hosts) == 0 {
+		if host, _, _ := net.SplitHostPort(httpAddr); (host == "" || net.ParseIP(host).IsUnspecified()) && len(ho.Hosts) == 0 {
 			return cmdutil.Usagef("ghonce mcp --http %s: on every interface, name the hosts clients reach it by with --allowed-host (e.g. ghonce.internal), so other names are refused", httpAddr)
 		}
 	} else if opts.TokenFile != "" || len(opts.AllowedHosts) > 0 {
@@ -276,11 +276,6 @@ func httpOptions(f *cmdutil.Factory, opts *mcpOptions) (mcp.HTTPOptions, error) 
 		return ho, cmdutil.Usagef("invalid --shutdown-grace %s: want a positive duration such as 30s", opts.Grace)
 	}
 	return ho, nil
-}
-
-func mcpLoopback(host string) bool {
-	ip := net.ParseIP(host)
-	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 // bridgeEnv makes ghonce and its upstream (github-mcp-server) read the
