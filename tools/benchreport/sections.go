@@ -35,7 +35,7 @@ func githubReport(ctx context.Context, e *env, root, file string, maxN int, peer
 			args = append(args, "-github.peers", peersDir)
 		}
 		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Dir = filepath.Join(root, "internal", "bench")
+		cmd.Dir = filepath.Join(root, "tests", "bench")
 		cmd.Stdout, cmd.Stderr = e.log, e.log
 		if err := cmd.Run(); err != nil {
 			return nil, fmt.Sprintf("not run: TestGitHubReport failed (%v); its output is above in `make bench`'s log", err)
