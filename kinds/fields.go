@@ -73,3 +73,13 @@ func ExampleLine(kind string, flag func(effect.Field) string) string {
 	}
 	return strings.Join(append(args, flags...), " ")
 }
+
+// DefaultStep is kind's default step, the step of an action that names
+// none; "" for a kind without one.
+func DefaultStep(kind string) string {
+	v, err := DecodeValue(kind, []byte("{}"))
+	if d, ok := v.(interface{ DefaultStep() string }); err == nil && ok {
+		return d.DefaultStep()
+	}
+	return ""
+}

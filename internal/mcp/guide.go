@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
@@ -173,9 +174,7 @@ func argsOf(t *sdk.Tool) (toolArgs, error) {
 // defaultStep is the default step of the kind a write tool makes.
 func defaultStep(tool string) string {
 	if g, ok := guards[tool]; ok {
-		if spec, err := reconcile.DecodeSpec(g.kind, []byte("{}")); err == nil {
-			return reconcile.DefaultStep(spec)
-		}
+		return kinds.DefaultStep(g.kind)
 	}
 	return ""
 }

@@ -24,7 +24,7 @@ func kindSections() (map[string]string, error) {
 	envSeen := map[string]bool{}
 	for _, kind := range kinds.All() {
 		f, _ := kinds.FaceOf(kind)
-		step := code(defaultStep(kind))
+		step := code(kinds.DefaultStep(kind))
 		if f.Write != "" {
 			fmt.Fprintf(&writes, "| `%s` | `%s` | %s |\n", f.Write, kind, step)
 		}
@@ -131,16 +131,6 @@ func actionArm(root *cobra.Command, verb string) (string, []string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "          %s)\n            %s ;;\n", strings.ReplaceAll(verb, " ", "-"), strings.Join(stmts, "\n            "))
 	return b.String(), inputs, nil
-}
-
-// defaultStep is kind's default step; "" for a kind without one.
-func defaultStep(kind string) string {
-	if s, err := kinds.DecodeValue(kind, []byte("{}")); err == nil {
-		if d, ok := s.(interface{ DefaultStep() string }); ok {
-			return d.DefaultStep()
-		}
-	}
-	return ""
 }
 
 // envName is the variable action.yml's script reads input in from.
