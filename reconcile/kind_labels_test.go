@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/audit"
 	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -156,5 +159,38 @@ func TestLabelsChangedSetIsReportedNotAdded(t *testing.T) {
 	other.Step = "triage"
 	if r := mustDo(t, w.engine(), other); r.Outcome != outcome.Created {
 		t.Fatalf("another step: %+v, want created", r)
+	}
+}
+
+// What `ghonce audit` makes of a label a naive retry applied again after
+// a person removed it (the example added twice changes nothing the second
+// time, as TestEveryKindsExampleMadeTwice in internal/audit finds): a
+// labels group, asked for by --kind labels, the first add kept and the
+// second reported, never open: a workflow that ran cannot be undone. A
+// person's own re-adds are not ours.
+func TestAuditFindsALabelAppliedAgain(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n := w.GitHub.SeedIssue(owner, name, other, fixtures.SeedIssue{Title: "Crash on start"})
+	for range 2 {
+		w.GitHub.SeedLabel(owner, name, n, login, "ready")
+		w.GitHub.RemoveLabel(owner, name, n, other, "ready")
+		w.GitHub.SeedLabel(owner, name, n, other, "bug")
+		w.GitHub.RemoveLabel(owner, name, n, other, "bug")
+	}
+	r := ghcheck.Repo{Owner: owner, Name: name}
+	rep, err := audit.Find(w.ctx, w.client(token), audit.Options{Repo: r})
+	if err != nil || len(rep.Groups) != 0 {
+		t.Fatalf("default kinds: %+v, %v; want no group (labels are asked for)", rep, err)
+	}
+	rep, err = audit.Find(w.ctx, w.client(token), audit.Options{Repo: r, Kinds: []string{"labels"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Groups) != 1 || rep.Groups[0].Keep.Number != n || len(rep.Groups[0].Duplicates) != 1 || !strings.Contains(rep.Groups[0].Detail, `"ready"`) {
+		t.Fatalf("groups %+v, want one for label ready on #%d", rep.Groups, n)
+	}
+	if d := rep.Groups[0].Duplicates[0]; d.Open || d.Differs == "" || rep.OpenDuplicates != 0 {
+		t.Errorf("duplicate %+v (open duplicates %d): want reported, not open, never acted on", d, rep.OpenDuplicates)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/audit"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
@@ -218,5 +220,43 @@ func TestReviewCommentRecordsTheChosenCommit(t *testing.T) {
 	}
 	if e.Status != ledger.Done || e.Kind != "review-comment" || !strings.Contains(string(e.Payload), head) {
 		t.Fatalf("entry %s %s %s, want done review-comment on %s", e.Status, e.Kind, e.Payload, head)
+	}
+}
+
+// What `ghonce audit` makes of what claude-code-action #1405 left: every
+// inline comment twice (the example made twice, byte for byte, 20 s
+// apart, and what --apply does with it are TestEveryKindsExampleMadeTwice's
+// in internal/audit). The pair, one with a trailing newline, is one group,
+// the older kept; the same text by a person, or another text on the same
+// line, is not a duplicate of it.
+func TestAuditGroupsAnInlineCommentPostedTwice(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n, head := w.reviewPR()
+	post := func(tok, body string) int64 {
+		t.Helper()
+		gh := github.NewClient(nil).WithAuthToken(tok)
+		gh, _ = gh.WithEnterpriseURLs(w.GitHub.URL(), w.GitHub.URL())
+		c, _, err := gh.PullRequests.CreateComment(w.ctx, owner, name, n, &github.PullRequestComment{
+			Body: github.String(body), CommitID: github.String(head), Path: github.String(changedFile), Line: github.Int(1), Side: github.String("RIGHT")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.GetID()
+	}
+	first := post(token, "Off by one here.")
+	again := post(token, "Off by one here.\n")
+	post(otherT, "Off by one here.")
+	post(token, "Another finding.")
+	rep, err := audit.Find(w.ctx, w.client(token), audit.Options{Repo: ghcheck.Repo{Owner: owner, Name: name}, Kinds: []string{"review-comment"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Listed["review_comments"] != 4 || len(rep.Groups) != 1 {
+		t.Fatalf("listed %+v, groups %+v: want 4 inline comments and one group", rep.Listed, rep.Groups)
+	}
+	if g := rep.Groups[0]; g.Kind != "review-comment" || g.Keep.ID != first || len(g.Duplicates) != 1 || g.Duplicates[0].ID != again ||
+		g.Duplicates[0].Differs != "" || g.Keep.Thread != n {
+		t.Fatalf("group %+v, want %d kept and %d its duplicate", g, first, again)
 	}
 }

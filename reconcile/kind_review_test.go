@@ -11,6 +11,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/audit"
 	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
@@ -248,5 +249,32 @@ func TestReviewPendingFlowEndsInOneSubmittedReview(t *testing.T) {
 	before := len(w.GitHub.Requests())
 	if r := mustDo(t, w.engine(), submit); r.Outcome != outcome.Skipped || len(w.GitHub.Requests()) != before {
 		t.Fatalf("replay: %+v, want skipped with no request", r)
+	}
+}
+
+// What `ghonce audit` makes of our review posted twice on one pull request
+// (a naive retry; the example made twice, and what --apply does with it,
+// are TestEveryKindsExampleMadeTwice's in internal/audit): one group, the
+// older kept, the copy with a trailing newline its duplicate; the same
+// text approving, on another pull request, or by a person, is none of it.
+func TestAuditGroupsAReviewPostedTwice(t *testing.T) {
+	t.Parallel()
+	w, n := reviewWorld(t)
+	w.Push("feat-2")
+	n2 := w.GitHub.SeedPR(owner, name, "someone", fixtures.SeedPR{Title: "Another", Head: "feat-2"})
+	first := w.GitHub.SeedReview(owner, name, n, login, "COMMENTED", "Two nits inline.")
+	again := w.GitHub.SeedReview(owner, name, n, login, "COMMENTED", "Two nits inline.\n")
+	w.GitHub.SeedReview(owner, name, n, login, "APPROVED", "Two nits inline.")
+	w.GitHub.SeedReview(owner, name, n2, login, "COMMENTED", "Two nits inline.")
+	w.GitHub.SeedReview(owner, name, n, other, "COMMENTED", "Two nits inline.")
+	rep, err := audit.Find(w.ctx, w.client(token), audit.Options{Repo: ghcheck.Repo{Owner: owner, Name: name}, Kinds: []string{"review"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Listed["reviews"] != 5 || len(rep.Groups) != 1 {
+		t.Fatalf("listed %+v, groups %+v: want 5 reviews and one group", rep.Listed, rep.Groups)
+	}
+	if g := rep.Groups[0]; g.Kind != "review" || g.Keep.ID != first || len(g.Duplicates) != 1 || g.Duplicates[0].ID != again || g.Keep.Thread != n {
+		t.Fatalf("group %+v, want review %d on #%d kept and %d its duplicate", g, first, n, again)
 	}
 }

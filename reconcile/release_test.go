@@ -8,9 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/audit"
 	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
@@ -200,5 +203,52 @@ func TestReleaseOnAGitHubWithoutReleases(t *testing.T) {
 	_, err := reconcile.Release{TagName: "v1"}.Create(context.Background(), env, "k")
 	if ghcheck.Classify(err) != ghcheck.ClassNotSent {
 		t.Fatalf("create: %v, want not sent", err)
+	}
+}
+
+// What `ghonce audit` makes of the drafts a naive run left (GitHub lets
+// drafts share a tag; a published release made twice is refused, as
+// TestEveryKindsExampleMadeTwice in internal/audit finds): they group by
+// the key their notes carry, or by the same author, tag, title and notes;
+// a person's copy, or other notes, never.
+func TestAuditGroupsDraftsOfOneTag(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	mk := func(tok, tag, title, notes string) {
+		c := github.NewClient(nil).WithAuthToken(tok)
+		c.BaseURL, _ = c.BaseURL.Parse(strings.TrimSuffix(w.GitHub.URL(), "/") + "/")
+		if _, _, err := c.Repositories.CreateRelease(w.ctx, owner, name, &github.RepositoryRelease{TagName: &tag, Name: &title, Body: &notes, Draft: github.Bool(true)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k := keyOf(t, releaseAction("v2", "", true))
+	mk(token, "v1", "One", "Notes.")
+	mk(token, "v1", "One", "Notes.")
+	mk(otherT, "v1", "One", "Notes.")
+	mk(token, "v1", "One", "Other notes.")
+	mk(token, "v2", "Two", taskkey.WithMarker(k, "First."))
+	mk(token, "v2", "Two", taskkey.WithMarker(k, "Reworded."))
+	rep, err := audit.Find(w.ctx, w.client(token), audit.Options{Repo: ghcheck.Repo{Owner: owner, Name: name}, Kinds: []string{"release"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Listed["releases"] != 6 || len(rep.Groups) != 2 {
+		t.Fatalf("listed %d releases, %d groups; want 6 and 2: %+v", rep.Listed["releases"], len(rep.Groups), rep.Groups)
+	}
+	for _, g := range rep.Groups {
+		d := g.Duplicates
+		if g.Kind != "release" || len(d) != 1 || d[0].ID <= g.Keep.ID || d[0].Name != g.Keep.Name {
+			t.Errorf("group %+v: want one newer duplicate of the kept release, of its tag", g)
+		}
+		switch g.Evidence {
+		case audit.EvidenceExact:
+			if g.Keep.Name != "v1" || d[0].Differs != "" {
+				t.Errorf("exact group: kept %s, differs %q", g.Keep.Ref(g.Kind), d[0].Differs)
+			}
+		case audit.EvidenceKey:
+			if g.Keep.Name != "v2" || d[0].Differs == "" {
+				t.Errorf("key group: kept %s, differs %q; want v2's, the reworded one reported as differing", g.Keep.Ref(g.Kind), d[0].Differs)
+			}
+		}
 	}
 }

@@ -793,24 +793,24 @@ func sig(a effect.Audit, l ghcheck.Listed) string {
 	return strings.Join(parts, "\x00")
 }
 
-// part is what l holds of one part of Audit.Same; "" for a head or a
-// label, which are compared apart.
+// sameParts are the words of Audit.Same the audit knows, each what l
+// holds of it; "" for a head or a label, which are compared apart.
+var sameParts = map[string]func(l ghcheck.Listed) string{
+	"thread": func(l ghcheck.Listed) string { return strconv.Itoa(l.Number) },
+	"title":  func(l ghcheck.Listed) string { return NormalizeTitle(l.Title) },
+	"body":   func(l ghcheck.Listed) string { return NormalizeBody(l.Body) },
+	"event":  func(l ghcheck.Listed) string { return l.State },
+	"line":   func(l ghcheck.Listed) string { return l.Position },
+	"tag":    func(l ghcheck.Listed) string { return l.Head },
+	"base":   func(l ghcheck.Listed) string { return l.Base },
+	"head":   func(ghcheck.Listed) string { return "" },
+	"label":  func(ghcheck.Listed) string { return "" },
+}
+
+// part is what l holds of one part of Audit.Same (sameParts).
 func part(name string, l ghcheck.Listed) string {
-	switch name {
-	case "thread":
-		return strconv.Itoa(l.Number)
-	case "title":
-		return NormalizeTitle(l.Title)
-	case "body":
-		return NormalizeBody(l.Body)
-	case "event":
-		return l.State
-	case "line":
-		return l.Position
-	case "tag":
-		return l.Head
-	case "base":
-		return l.Base
+	if p, ok := sameParts[name]; ok {
+		return p(l)
 	}
 	return ""
 }

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/audit"
@@ -222,117 +220,5 @@ func TestFindGroupsOnlyWhatCarriesTheKey(t *testing.T) {
 	}
 	for _, g := range rep.Groups {
 		t.Errorf("%s group kept %s with %d duplicate(s) (%s): want none", g.Kind, g.Keep.Ref(g.Kind), len(g.Duplicates), g.Detail)
-	}
-}
-
-// TestFindPeoplesCommits: a person's commit on one of two pull requests
-// with one key makes it the kept one (their work is never the duplicate),
-// and the other, another change, is reported as differing.
-func TestFindPeoplesCommits(t *testing.T) {
-	s, _, gh := newCorpus(t)
-	const o, n = "octo", "commits"
-	s.AddRepo(o, n, "main")
-	feat := s.AddCommitBy(o, n, "main", audittest.Agent)
-	k := audittest.Key(o, n, "pr", "pr", "")
-	for _, b := range []string{"a", "b"} {
-		s.SetRef(o, n, b, feat)
-	}
-	s.SeedPR(o, n, audittest.Agent, fixtures.SeedPR{Title: "Cache", Body: "x", Head: "a", Labels: []string{taskkey.Label(k)}})
-	theirs := s.SeedPR(o, n, audittest.Agent, fixtures.SeedPR{Title: "Cache", Body: "x", Head: "b", Labels: []string{taskkey.Label(k)}})
-	s.SetRef(o, n, "b", s.AddCommitBy(o, n, "b", audittest.Human))
-	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: ghcheck.Repo{Owner: o, Name: n}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Groups) != 1 || rep.Groups[0].Keep.Number != theirs || !strings.Contains(rep.Groups[0].Keep.Human, "commits by "+audittest.Human) {
-		t.Fatalf("groups %+v: want #%d kept for alice's commits", rep.Groups, theirs)
-	}
-	if d := rep.Groups[0].Duplicates[0]; d.Differs == "" {
-		t.Errorf("#%d, another change, is not reported as differing", d.Number)
-	}
-}
-
-// TestFindReleases: drafts a naive run left (GitHub lets drafts share a
-// tag) group by the key their notes carry, or by the same author, tag,
-// title and notes; a person's copy, or other notes, never.
-func TestFindReleases(t *testing.T) {
-	s, _, gh := newCorpus(t)
-	const o, n = "octo", "releases"
-	s.AddRepo(o, n, "main")
-	mk := func(tok, tag, title, notes string) {
-		c := github.NewClient(nil).WithAuthToken(tok)
-		c.BaseURL, _ = c.BaseURL.Parse(s.URL())
-		if _, _, err := c.Repositories.CreateRelease(context.Background(), o, n, &github.RepositoryRelease{TagName: &tag, Name: &title, Body: &notes, Draft: github.Bool(true)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	k := audittest.Key(o, n, "release-create", "release", "v2")
-	mk(audittest.AgentToken, "v1", "One", "Notes.")
-	mk(audittest.AgentToken, "v1", "One", "Notes.")
-	mk(audittest.HumanToken, "v1", "One", "Notes.")
-	mk(audittest.AgentToken, "v1", "One", "Other notes.")
-	mk(audittest.AgentToken, "v2", "Two", taskkey.WithMarker(k, "First."))
-	mk(audittest.AgentToken, "v2", "Two", taskkey.WithMarker(k, "Reworded."))
-	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: ghcheck.Repo{Owner: o, Name: n}, Kinds: []string{"release"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Listed["releases"] != 6 || len(rep.Groups) != 2 {
-		t.Fatalf("listed %d releases, %d groups; want 6 and 2: %+v", rep.Listed["releases"], len(rep.Groups), rep.Groups)
-	}
-	for _, g := range rep.Groups {
-		d := g.Duplicates
-		if g.Kind != "release" || len(d) != 1 || d[0].ID <= g.Keep.ID || d[0].Name != g.Keep.Name {
-			t.Errorf("group %+v: want one newer duplicate of the kept release, of its tag", g)
-		}
-		switch g.Evidence {
-		case audit.EvidenceExact:
-			if g.Keep.Name != "v1" || d[0].Differs != "" {
-				t.Errorf("exact group: kept %s, differs %q", g.Keep.Ref(g.Kind), d[0].Differs)
-			}
-		case audit.EvidenceKey:
-			if g.Keep.Name != "v2" || d[0].Differs == "" {
-				t.Errorf("key group: kept %s, differs %q; want v2's, the reworded one reported as differing", g.Keep.Ref(g.Kind), d[0].Differs)
-			}
-		}
-	}
-}
-
-// A naive retry applied a label again after a person removed it: a labels
-// group (asked for by --kind labels), the first add kept and the second
-// reported, never open: a workflow that ran cannot be undone. A person's
-// own re-adds are not ours.
-func TestFindLabelsAppliedTwice(t *testing.T) {
-	s := fixtures.NewServer(fixtures.Options{})
-	t.Cleanup(s.Close)
-	s.AddUser(audittest.Agent, audittest.AgentToken)
-	s.AddUser(audittest.Human, audittest.HumanToken)
-	s.AddRepo("octo", "labels", "main")
-	n := s.SeedIssue("octo", "labels", audittest.Human, fixtures.SeedIssue{Title: "Crash on start"})
-	for range 2 {
-		s.SeedLabel("octo", "labels", n, audittest.Agent, "ready")
-		s.RemoveLabel("octo", "labels", n, audittest.Human, "ready")
-		s.SeedLabel("octo", "labels", n, audittest.Human, "bug")
-		s.RemoveLabel("octo", "labels", n, audittest.Human, "bug")
-	}
-	gh, err := ghcheck.New(ghcheck.Options{BaseURL: s.URL(), Token: audittest.AgentToken, HTTPClient: &http.Client{Timeout: 10 * time.Second}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := ghcheck.Repo{Owner: "octo", Name: "labels"}
-	rep, err := audit.Find(context.Background(), gh, audit.Options{Repo: r})
-	if err != nil || len(rep.Groups) != 0 {
-		t.Fatalf("default kinds: %+v, %v; want no group (labels are asked for)", rep, err)
-	}
-	rep, err = audit.Find(context.Background(), gh, audit.Options{Repo: r, Kinds: []string{"labels"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := findGroup(rep, "labels", "#1")
-	if len(rep.Groups) != 1 || g == nil || len(g.Duplicates) != 1 || !strings.Contains(g.Detail, `"ready"`) {
-		t.Fatalf("groups %+v, want one for label ready on #1", rep.Groups)
-	}
-	if d := g.Duplicates[0]; d.Open || d.Differs == "" || rep.OpenDuplicates != 0 {
-		t.Errorf("duplicate %+v (open duplicates %d): want reported, not open, never acted on", d, rep.OpenDuplicates)
 	}
 }

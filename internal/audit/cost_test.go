@@ -19,8 +19,8 @@ import (
 var costIssues = flag.Int("audit.issues", 300, "issues in TestAuditCost's repository (its comments are 5 per issue); the benchmark uses 10,000")
 
 // bigRepo is a repository with n issues by the agent, each with five
-// comments (four by the agent, one by a person), all distinct: nothing to
-// group, everything to read.
+// comments (four by the agent, one by a person), and one pull request,
+// all distinct: nothing to group, everything to read.
 func bigRepo(tb testing.TB, n int) (*fixtures.Server, *ghcheck.Client, ghcheck.Repo) {
 	s, gh, r, _ := bigRepoTimed(tb, n)
 	return s, gh, r
@@ -85,6 +85,8 @@ func bigRepoTimed(tb testing.TB, n int) (*fixtures.Server, *ghcheck.Client, ghch
 		}
 		s.SeedComment("octo", "big", num, audittest.Human, fmt.Sprintf("A person on issue %d.", i))
 	}
+	s.SetRef("octo", "big", "feature", s.AddCommitBy("octo", "big", "main", audittest.Agent))
+	s.SeedPR("octo", "big", audittest.Agent, fixtures.SeedPR{Title: "The feature", Body: "Adds it.", Head: "feature"})
 	tt := &timedTransport{}
 	gh, err := ghcheck.New(ghcheck.Options{BaseURL: s.URL(), Token: audittest.AgentToken, HTTPClient: &http.Client{Timeout: time.Minute, Transport: tt},
 		Sleep: func(context.Context, time.Duration) error { return nil }})
@@ -94,12 +96,22 @@ func bigRepoTimed(tb testing.TB, n int) (*fixtures.Server, *ghcheck.Client, ghch
 	return s, gh, ghcheck.Repo{Owner: "octo", Name: "big"}, tt
 }
 
-// floor is ⌈items/100⌉ for each listing read whole (issues, comments),
-// plus one page each for the pulls, inline comments and releases listings
-// and GET /user (and one reviews listing per pull request, of which this
-// corpus has none): what any audit reading every item 100 a page spends.
+// floor is what any audit reading every item 100 a page spends: GET /user,
+// and each listing the default kinds' Audits name (audit.DefaultKinds) read
+// whole: ⌈items/100⌉ pages of issues (the repository's pull request with
+// them) and of comments, and one page of each other (the pull requests,
+// each pull request's reviews, ...), for bigRepo holds one item or none
+// of each. A kind with a listing of its own adds its page here unnamed.
 func floor(issues, comments int) int64 {
-	return int64((issues+99)/100 + (comments+99)/100 + 1 + 1 + 1 + 1)
+	n := int64(1 + (issues+1+99)/100 + (comments+99)/100)
+	seen := map[string]bool{"issues": true, "comments": true}
+	for _, k := range audit.DefaultKinds {
+		if l := audit.Rule(k).Listing; l != "" && !seen[l] {
+			seen[l] = true
+			n++
+		}
+	}
+	return n
 }
 
 // TestAuditCost: reading a repository costs its pages and nothing per

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"maps"
 	"slices"
 	"testing"
 )
@@ -8,7 +9,7 @@ import (
 // Every kind the audit accepts declares, in words the audit knows, what
 // it needs: a new kind is checked here from its Face, not listed.
 func TestEveryKindsAuditIsWhole(t *testing.T) {
-	known := []string{"thread", "title", "body", "event", "line", "tag", "base", "head", "label"}
+	known := slices.Collect(maps.Keys(sameParts))
 	if len(AllKinds) == 0 || !slices.Contains(AllKinds, "issue") {
 		t.Fatalf("AllKinds = %v: the kinds' Faces declare no audit", AllKinds)
 	}
@@ -21,7 +22,7 @@ func TestEveryKindsAuditIsWhole(t *testing.T) {
 			continue
 		}
 		if a.Detail == "" || len(a.Same) == 0 || slices.ContainsFunc(a.Same, func(p string) bool { return !slices.Contains(known, p) }) {
-			t.Errorf("%s: Same %q (%q): want some of %q, said in Detail", k, a.Same, a.Detail, known)
+			t.Errorf("%s: Same %q (%q): want some of %q (sameParts), said in Detail", k, a.Same, a.Detail, known)
 		}
 		if !slices.Contains([]string{"", "close", "close-pr", "delete"}, a.Settle) || a.Settle == "" && a.Leave == "" {
 			t.Errorf("%s: Settle %q, Leave %q: want close, close-pr or delete, or why --apply leaves a duplicate", k, a.Settle, a.Leave)

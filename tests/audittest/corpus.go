@@ -1,6 +1,9 @@
 // Package audittest lays out, on the fake GitHub, a repository with exact
-// duplicates of every kind beside look-alikes that are not duplicates, and
-// says which are which: the corpus `ghonce audit` is measured on.
+// duplicates of issues, comments and pull requests side by side, and
+// look-alikes that are not duplicates, and says which are which:
+// the corpus `ghonce audit` is measured on. Each audited kind's example
+// made twice is internal/audit's TestEveryKindsExampleMadeTwice; a shape
+// of one kind alone is in that kind's own test file.
 package audittest
 
 import (
@@ -149,18 +152,6 @@ func Seed(s *fixtures.Server, owner, name string) Corpus {
 	s.SeedReview(owner, name, p2, Human, "COMMENTED", "Why two?")
 	c.Groups = append(c.Groups, Group{Kind: "pr", Keep: num(p2), Duplicates: []string{num(p1), num(p3)}, Ours: true, Human: true})
 	c.NotDuplicates = append(c.NotDuplicates, num(p4), num(p5))
-
-	// Reviews: the agent's review posted twice on one pull request (a
-	// naive retry), beside the same text approving, and on another pull
-	// request, and a person's.
-	review := func(n int, login, state, body string) string {
-		return fmt.Sprintf("review %d on #%d", s.SeedReview(owner, name, n, login, state, body), n)
-	}
-	rv1 := review(p4, Agent, "COMMENTED", "Two nits inline.")
-	rv2 := review(p4, Agent, "COMMENTED", "Two nits inline.\n")
-	c.Groups = append(c.Groups, Group{Kind: "review", Keep: rv1, Duplicates: []string{rv2}, Ours: true})
-	c.NotDuplicates = append(c.NotDuplicates, review(p4, Agent, "APPROVED", "Two nits inline."), review(p1, Agent, "COMMENTED", "Two nits inline."),
-		review(p4, Human, "COMMENTED", "Two nits inline."))
 
 	// Branches are never grouped: agent/stray-1 and -2 sit at the PRs'
 	// commit with no PR, but no ghonce run made them (a branch is ours

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/outcome"
@@ -115,15 +117,49 @@ func (w *gworld) specs(i int) map[string]reconcile.Spec {
 	}
 }
 
-var kinds = []string{"pr", "issue", "comment", "branch", "file", "release", "labels", "review", "review-comment"}
+// reportKinds are the kinds the report measures: every kind on GitHub a
+// front makes (its Face has an Example), in the registry's order. Each
+// has its action in specs: spec fails, naming the kind, for one without.
+var reportKinds = slices.DeleteFunc(reconcile.Kinds(), func(k string) bool {
+	f, _ := kinds.FaceOf(k)
+	return f.Example == ""
+})
 
-// createOf matches the request that creates sp's artifact: its Face's
-// REST write, the path's parameters sp's fields.
-func createOf(sp reconcile.Spec) func(*http.Request) bool {
-	method, path, _ := strings.Cut(sp.Face().Write, " ")
-	var fields map[string]any
-	b, _ := json.Marshal(sp)
-	_ = json.Unmarshal(b, &fields)
+// spec is kind's action in specs(i).
+func (w *gworld) spec(kind string, i int) reconcile.Spec {
+	w.t.Helper()
+	sp, ok := w.specs(i)[kind]
+	if !ok {
+		w.t.Fatalf("%s: no action in specs (tests/bench/github_report_test.go): the report measures every kind a front makes", kind)
+	}
+	return sp
+}
+
+// TestEveryKindHasABenchAction: specs holds an action for each kind the
+// report measures, and for no other; each is one ghonce accepts. Unlike
+// the report, it runs in every go test.
+func TestEveryKindHasABenchAction(t *testing.T) {
+	w := newGWorld(t)
+	sp := w.specs(0)
+	for _, k := range reportKinds {
+		if sp[k] == nil {
+			t.Errorf("%s: no action in specs: the report cannot measure it", k)
+		} else if _, err := reconcile.Prepare(reconcile.Action{Task: "T", Repo: gRepo, Spec: sp[k]}); err != nil {
+			t.Errorf("%s: its action is refused: %v", k, err)
+		}
+	}
+	for k := range sp {
+		if !slices.Contains(reportKinds, k) {
+			t.Errorf("specs has an action of %s, which the report does not measure", k)
+		}
+	}
+}
+
+// writeOf is sp's REST write (its Face's), the path's parameters sp's
+// fields.
+func writeOf(sp reconcile.Spec) (method, path string) {
+	method, path, _ = strings.Cut(sp.Face().Write, " ")
+	fields := fieldsOf(sp)
 	segs := strings.Split(path, "/")
 	for i, seg := range segs {
 		if p, ok := effect.WireParam(seg); ok {
@@ -133,7 +169,20 @@ func createOf(sp reconcile.Spec) func(*http.Request) bool {
 			}
 		}
 	}
-	return fixtures.MatchMethodPath(method, "/"+strings.Join(segs, "/"))
+	return method, "/" + strings.Join(segs, "/")
+}
+
+// fieldsOf is sp's fields by their JSON names.
+func fieldsOf(sp reconcile.Spec) map[string]any {
+	var fields map[string]any
+	b, _ := json.Marshal(sp)
+	_ = json.Unmarshal(b, &fields)
+	return fields
+}
+
+// createOf matches the request that creates sp's artifact.
+func createOf(sp reconcile.Spec) func(*http.Request) bool {
+	return fixtures.MatchMethodPath(writeOf(sp))
 }
 
 // seedAttempting records n attempting entries (pull requests, issues,
@@ -207,8 +256,8 @@ func TestGitHubReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	closeL()
-	for _, k := range kinds {
-		sp := w.specs(0)
+	for _, k := range reportKinds {
+		sp := map[string]reconcile.Spec{k: w.spec(k, 0)}
 		a := reconcile.Action{Task: "FIRST-" + k, Step: k, Repo: gRepo, Spec: sp[k]}
 		e, _, closeL := w.engine()
 		first := w.count(func() { mustDo(t, e, a) })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/tests/harness"
 )
 
@@ -93,38 +95,61 @@ func mcpWireReport(t *testing.T, bin string) string {
 	}
 
 	n := 0
-	// args is kind's create as via takes it, on a branch of its own.
-	args := func(via, kind, task string) (string, map[string]any) {
+	// args is kind's create as via takes it, on a branch of its own; a
+	// kind with no arguments here is not measured, and its rows say why.
+	args := func(via, kind, task string) (tool string, a map[string]any, why string) {
 		n++
 		head := fmt.Sprintf("mcp-%d", n)
 		s.SetRef(gOwner, gName, head, s.AddCommit(gOwner, gName, "main"))
-		a := map[string]any{"owner": gOwner, "repo": gName}
+		a = map[string]any{"owner": gOwner, "repo": gName}
 		if via != viaAlone {
 			a["task"] = task
 		}
 		switch kind {
 		case "pr":
 			a["title"], a["body"], a["head"], a["base"] = "t", "b", head, "main"
-			return "create_pull_request", a
+			return "create_pull_request", a, ""
 		case "issue":
 			a["title"], a["body"] = "t", "b"
 			if via == viaStandard {
-				return "create_issue", a
+				return "create_issue", a, ""
 			}
 			a["method"] = "create"
-			return "issue_write", a
+			return "issue_write", a, ""
 		case "comment":
 			a["issue_number"], a["body"] = w.thread, "b"
-			return "add_issue_comment", a
+			return "add_issue_comment", a, ""
 		case "branch":
 			a["branch"], a["from_branch"] = "b"+head, "main"
-			return "create_branch", a
+			return "create_branch", a, ""
+		case "file":
+			a["path"], a["content"], a["message"], a["branch"] = head+".txt", "x\n", "m", "main"
+			return "create_or_update_file", a, ""
 		}
-		a["path"], a["content"], a["message"], a["branch"] = head+".txt", "x\n", "m", "main"
-		return "create_or_update_file", a
+		f, _ := kinds.FaceOf(kind)
+		for _, fl := range f.Fields {
+			if v := fieldsOf(w.spec(kind, 0))[fl.Name]; fl.MCPArg() == "" && v != nil && v != "" && v != float64(0) {
+				return "", nil, fmt.Sprintf("%s does not take %s, which the other sections' %s sets", strings.Join(f.MCP, ", "), fl.Name, kind)
+			}
+		}
+		return "", nil, fmt.Sprintf("tests/bench's MCP section has no arguments for %s", strings.Join(f.MCP, ", "))
+	}
+	// mcpKinds are the kinds measured here: those whose Face names an MCP
+	// tool and whose arguments args gives; unmeasured says why not.
+	var mcpKinds []string
+	unmeasured := map[string]string{}
+	for _, k := range reportKinds {
+		if f, _ := kinds.FaceOf(k); len(f.MCP) == 0 {
+			continue
+		}
+		if _, _, why := args(viaStandard, k, "PROBE"); why != "" {
+			unmeasured[k] = why
+		} else {
+			mcpKinds = append(mcpKinds, k)
+		}
 	}
 	call := func(via, kind, task string) mcpCall {
-		tool, a := args(via, kind, task)
+		tool, a, _ := args(via, kind, task)
 		var labelled chan struct{}
 		if via != viaAlone && kind == "pr" {
 			labelled = make(chan struct{})
@@ -174,7 +199,7 @@ func mcpWireReport(t *testing.T, bin string) string {
 	// One create of each kind through each server first, untimed: what a
 	// session's first call pays once (the ledger opened, connections made).
 	for _, via := range mcpVias {
-		for _, k := range kinds {
+		for _, k := range mcpKinds {
 			call(via, k, "MCP-WARM-"+k)
 		}
 	}
@@ -184,7 +209,7 @@ func mcpWireReport(t *testing.T, bin string) string {
 	for _, lat := range latencies {
 		s.SetLatency(lat)
 		for rep := range *wireReps {
-			for _, k := range kinds {
+			for _, k := range mcpKinds {
 				row := rows[fmt.Sprint(k, lat)]
 				if row == nil {
 					row = mcpRow{}
@@ -202,7 +227,14 @@ func mcpWireReport(t *testing.T, bin string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Through MCP\n\nThe same first creates as MCP tool calls over stdio, on the fake GitHub with a fixed latency added to every request: to github-mcp-server v1.9.0 alone (`github-mcp-server stdio`, no guard: what an agent's create costs without ghonce), to `ghonce mcp --upstream -- github-mcp-server stdio` (ghonce in front of it, the guard's create on a ledger `ghonce init` made) and to `ghonce mcp` alone. Each server is started and initialized once, and has made one create of each kind before anything is timed; only the `tools/call` round trip is timed, the three called in turn (the order rotating by round) in the same run; medians of %d. Requests and content-creating requests are counted on the fake per call, those a server sends after answering (a pull request's labels, which ghonce adds once it has answered) included; round trips are the longest chain of requests each sent after the one before was answered (`fixtures.RoundTrips`), among those answered before the call was: what the agent waits for, machine-independent (at 0 ms a request sent after the answer may be answered first, and counts). The branch is created from a ref (`from_branch`), which github-mcp-server resolves and creates in two round trips of its own. Targets at 100 ms: through `--upstream` within 2.2× github-mcp-server's own create, a branch from a ref within 1.1×.\n\n", *wireReps)
 	b.WriteString("| kind | latency per request | requests (alone / `--upstream` / `ghonce mcp`) | content-creating | github-mcp-server | `--upstream` | round trips (alone / `--upstream`) | `--upstream` / alone | target | met | `ghonce mcp` | round trips | `ghonce mcp` / alone |\n| --- | --- | --- | --- | ---: | ---: | --- | ---: | --- | --- | ---: | --- | ---: |\n")
-	for _, k := range kinds {
+	for _, k := range reportKinds {
+		if why := unmeasured[k]; why != "" {
+			fmt.Fprintf(&b, "| %s | | not measured: %s | | | | | | | | | | |\n", k, why)
+			continue
+		}
+		if !slices.Contains(mcpKinds, k) {
+			continue // no MCP tool makes it
+		}
 		for _, lat := range latencies {
 			row := rows[fmt.Sprint(k, lat)]
 			med := map[string]time.Duration{}
@@ -228,7 +260,7 @@ func mcpWireReport(t *testing.T, bin string) string {
 	}
 	b.WriteString("\nWhere the time goes at 100 ms per request: each call's time is its round trips (each one request's latency and the fake's answer) and what the server does around them. Beyond its round trips, per call:")
 	lat := 100 * time.Millisecond
-	for _, k := range kinds {
+	for _, k := range mcpKinds {
 		row := rows[fmt.Sprint(k, lat)]
 		var parts []string
 		for _, via := range []string{viaAlone, viaProxy} {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ const repoLedgerLatency = 100 * time.Millisecond
 
 // repoLedgerKinds are the kinds of the section: every GitHub kind and a
 // guarded command.
-var repoLedgerKinds = append(append([]string(nil), kinds...), "exec")
+var repoLedgerKinds = append(slices.Clone(reportKinds), "exec")
 
 // repoLedgerCost is what one run cost on the fake.
 type repoLedgerCost struct{ requests, writes, trips int }
@@ -43,10 +44,6 @@ func (c repoLedgerCost) String() string {
 func repoLedgerReport(t *testing.T, bin string) string {
 	w := newGWorld(t)
 	dir := t.TempDir()
-	content := filepath.Join(dir, "content.txt")
-	if err := os.WriteFile(content, []byte("x\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	base := append(harness.CleanEnv(), "GH_TOKEN="+gToken, "GITHUB_API_URL="+w.GitHub.URL(), "GH_REPO="+gRepo)
 	sqliteEnv := append(append([]string(nil), base...), "GHONCE_LEDGER="+filepath.Join(dir, "ledger.db"))
 	run := func(env []string, args ...string) repoLedgerCost {
@@ -78,9 +75,9 @@ func repoLedgerReport(t *testing.T, bin string) string {
 	n := 0
 	for _, k := range repoLedgerKinds {
 		n++
-		args := w.cliCreate(k, fmt.Sprintf("RL-SQLITE-%d", n), fmt.Sprintf("rl-sqlite-%d", n), content)
+		args := w.cliCreate(k, fmt.Sprintf("RL-SQLITE-%d", n), 2*n)
 		sqFirst, sqReplay := run(sqliteEnv, args...), run(sqliteEnv, args...)
-		args = w.cliCreate(k, fmt.Sprintf("RL-REPO-%d", n), fmt.Sprintf("rl-repo-%d", n), content)
+		args = w.cliCreate(k, fmt.Sprintf("RL-REPO-%d", n), 2*n+1)
 		first, replay := run(nil, args...), run(nil, args...)
 		met := "—"
 		if k == "issue" || k == "comment" {
