@@ -79,11 +79,11 @@ func kindSections() (map[string]string, error) {
 	}
 	guide := "| input | what |\n| --- | --- |\n"
 	for _, name := range order {
-		desc, cmds, def := inputDoc(uses[name])
-		if desc == "" {
-			return nil, fmt.Errorf("action.yml: input %s: a field of %s has no Help to describe it", name, strings.Join(cmds, ", "))
+		desc, err := inputDoc(uses[name])
+		if err != nil {
+			return nil, err
 		}
-		fmt.Fprintf(&inputs, "  %s:\n    description: >-\n%s    required: false\n    default: %q\n", name, wrap(desc, "      ", 80), def)
+		fmt.Fprintf(&inputs, "  %s:\n    description: >-\n%s    required: false\n    default: %q\n", name, wrap(desc, "      ", 80), uses[name][0].def)
 		guide += fmt.Sprintf("| `%s` | %s |\n", name, desc)
 	}
 	want := strings.Join(all, ", ") + ", reconcile or status"
@@ -101,34 +101,27 @@ func kindSections() (map[string]string, error) {
 }
 
 // actionIn is one use of an Action input: by the command cmd, for a field
-// said by help; on, a switch (true or false).
-type actionIn struct {
-	name, cmd, help string
-	on              bool
-}
+// said by help, whose default is def.
+type actionIn struct{ name, cmd, help, def string }
 
-// inputDoc is the description of an input from its uses, each help with
-// the commands that give it that meaning, the commands, and its default.
-func inputDoc(uses []actionIn) (desc string, cmds []string, def string) {
+// inputDoc is an input's description: each help, with the commands that
+// give it that meaning.
+func inputDoc(uses []actionIn) (string, error) {
 	var helps []string
 	by := map[string][]string{}
 	for _, u := range uses {
+		if u.help == "" {
+			return "", fmt.Errorf("action.yml: input %s of %s: its field has no Help to describe it", u.name, u.cmd)
+		}
 		if by[u.help] == nil {
 			helps = append(helps, u.help)
 		}
 		by[u.help] = append(by[u.help], u.cmd)
-		cmds = append(cmds, u.cmd)
-		if u.on {
-			def = "false"
-		}
 	}
 	for i, h := range helps {
-		if h == "" {
-			return "", cmds, def
-		}
-		helps[i] = fmt.Sprintf("%s (%s)", h, strings.Join(by[h], ", "))
+		helps[i] = h + " (" + strings.Join(by[h], ", ") + ")"
 	}
-	return upperFirst(strings.Join(helps, "; ") + "."), cmds, def
+	return upperFirst(strings.Join(helps, "; ") + "."), nil
 }
 
 // actionArm is action.yml's dispatch arm for `ghonce VERB`: the command
@@ -167,7 +160,7 @@ func actionArm(root *cobra.Command, verb string) (string, []actionIn, error) {
 				use.help += ": " + strings.Join(slices.Sorted(maps.Keys(fl.Switches)), ", ")
 				stmts = append(stmts, `args+=("--$`+envName(in)+`")`)
 			case types[fl.Name] != nil && types[fl.Name].Kind() == reflect.Bool:
-				use.help, use.on = help+", true or false", true
+				use.help, use.def = help+", true or false", "false"
 				stmts = append(stmts, "on "+flag+" "+v)
 			case fl.List:
 				use.help += ", one per line or comma-separated"
