@@ -479,9 +479,9 @@ type actionKindCase struct {
 
 // actionKindCases are, for each command of the Action (each kind's verb of
 // two words on GitHub, Face.CLI), the kind's Example, with wait, step and
-// trust-author, and then every field that has an input set at once (a
-// text field left empty where it is required, else read from its -file
-// input). A kind whose example has a field the Action does not take
+// trust-author, and then every field that has an input set at once. A text
+// field with a -file input is read from it in the example where it is
+// required, else in the second (where a required one is given empty). A kind whose example has a field the Action does not take
 // (Field.Input "-": an inline comment's line) has no command of its own.
 func actionKindCases(t *testing.T) []actionKindCase {
 	dir := t.TempDir()
@@ -534,7 +534,7 @@ func actionKindCases(t *testing.T) []actionKindCase {
 					if inputs == nil {
 						break
 					}
-					if strings.HasSuffix(in, "-file") || (i == 1 && fl.File && !fl.Required) {
+					if strings.HasSuffix(in, "-file") || (fl.File && (i == 1) != fl.Required) {
 						path := filepath.Join(dir, fmt.Sprintf("%s-%d-%s", cmd, i, name))
 						if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 							t.Fatal(err)
