@@ -656,6 +656,19 @@ func TestJSONReferenceNamesEveryField(t *testing.T) {
 	objs["usage error"] = run("key", "--no-such-flag")
 	objs["refused"] = run("issue", "comment", "4242", "--repo", "o/r", "--task", "T-1", "--body", "x")
 	objs["stale"] = run("status", "--stale", "0s")
+	// The audit's listings are the kinds' (Audit.Listing), named in the
+	// audit guide's generated table, which json.md points at.
+	guide := read(t, "docs/guide/audit.md")
+	listed, _ := objs["audit"]["listed"].(map[string]any)
+	for l := range listed {
+		if !strings.Contains(guide, "`"+l+"`") {
+			t.Errorf("ghonce audit --json lists %q, which docs/guide/audit.md's table does not name", l)
+		}
+	}
+	if len(listed) == 0 || !strings.Contains(ref, "guide/audit.md") {
+		t.Errorf("ghonce audit --json listed %v; want listings, and json.md pointing at the audit guide for them", listed)
+	}
+	objs["audit"]["listed"] = map[string]any{}
 	for what, v := range objs {
 		for _, field := range fields(v) {
 			if !strings.Contains(ref, "`"+field+"`") && !strings.Contains(ref, "."+field+"`") { // `error.message`
