@@ -70,7 +70,8 @@ demo: build
 # page per command, from the cobra commands themselves; the MCP guides'
 # tool tables, from what `ghonce mcp` serves in its tools/list; and, from
 # the kinds' declarations (effect.Face), the table of kinds
-# (docs/reference/kinds.md) and action.yml's command input and dispatch
+# (docs/reference/kinds.md), the audit guide's, action.yml's command input,
+# kinds' inputs and dispatch, and the Actions guide's inputs and permissions
 # (tools/docgen). Run it after changing a command, a flag, a help text, an
 # MCP tool or a kind, and commit what it writes; `go test ./docs` fails
 # while the pages are stale.

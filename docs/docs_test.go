@@ -656,6 +656,19 @@ func TestJSONReferenceNamesEveryField(t *testing.T) {
 	objs["usage error"] = run("key", "--no-such-flag")
 	objs["refused"] = run("issue", "comment", "4242", "--repo", "o/r", "--task", "T-1", "--body", "x")
 	objs["stale"] = run("status", "--stale", "0s")
+	// The audit's listings are the kinds' (Audit.Listing), named in the
+	// audit guide's generated table, which json.md points at.
+	guide := read(t, "docs/guide/audit.md")
+	listed, _ := objs["audit"]["listed"].(map[string]any)
+	for l := range listed {
+		if !strings.Contains(guide, "`"+l+"`") {
+			t.Errorf("ghonce audit --json lists %q, which docs/guide/audit.md's table does not name", l)
+		}
+	}
+	if len(listed) == 0 || !strings.Contains(ref, "guide/audit.md") {
+		t.Errorf("ghonce audit --json listed %v; want listings, and json.md pointing at the audit guide for them", listed)
+	}
+	objs["audit"]["listed"] = map[string]any{}
 	for what, v := range objs {
 		for _, field := range fields(v) {
 			if !strings.Contains(ref, "`"+field+"`") && !strings.Contains(ref, "."+field+"`") { // `error.message`
@@ -998,10 +1011,11 @@ func releaseRefs(t *testing.T) func(ref string) bool {
 var toolNameRe = regexp.MustCompile("`([a-z_]+)`")
 
 // The README's "same names and argument schemas as github-mcp-server" is
-// true of what is served: every tool it names there is one `ghonce mcp`
-// serves and one the pinned github-mcp-server lists (by default, or with
-// its granular issue tools), with the same input schema but for ghonce's
-// task and step; and it names every write tool ghonce serves.
+// true of what is served: every tool it names there, and every write tool
+// ghonce serves, is one `ghonce mcp` serves and one the pinned
+// github-mcp-server lists (by default, or with its granular issue tools),
+// with the same input schema but for ghonce's task and step. It names some
+// as examples and links the MCP guide, whose generated table has them all.
 func TestReadmeNamesTheToolsGitHubMCPServerServes(t *testing.T) {
 	readme := read(t, "README.md")
 	i := strings.Index(readme, "under the same names and argument schemas")
@@ -1026,9 +1040,12 @@ func TestReadmeNamesTheToolsGitHubMCPServerServes(t *testing.T) {
 			t.Errorf("README.md names %s, which ghonce mcp does not serve", n)
 		}
 	}
-	for n, tl := range ours {
+	if !strings.Contains(readme[i:i+j], "(docs/guide/mcp.md)") {
+		t.Error("README.md's sentence of the tools served under github-mcp-server's names does not link the MCP guide, whose generated table names every one")
+	}
+	for n, tl := range ours { // those it names, as examples, and every write tool
 		if !tl.ReadOnly && !slices.Contains(named, n) {
-			t.Errorf("ghonce mcp serves the write tool %s, which README.md does not name", n)
+			named = append(named, n)
 		}
 	}
 

@@ -48,6 +48,10 @@ type Face struct {
 
 	// Does is the verbs' one line of help: "Create a release".
 	Does string
+	// Permission is what a job's GITHUB_TOKEN needs for the kind's Action
+	// commands, in Markdown, with any remark: "`contents: write`". A
+	// `pr` command's `issues: write` is read as `pull-requests: write`.
+	Permission string
 	// Example is one action of the kind, its fields as JSON, valid and made
 	// in the repository testworld's SeedExamples makes: the verbs' help shows
 	// it, and every test that runs each kind runs it. Empty: no front has it.

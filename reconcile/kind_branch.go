@@ -44,11 +44,11 @@ func (Branch) Face() Face {
 		Unwired:  []string{"from"},
 		ReadBack: []string{"repos/{owner}/{repo}/git/ref/heads/{name}"},
 		CLI:      []string{"branch create"}, MCP: []string{"create_branch"},
-		Does:    "Create a branch",
+		Does: "Create a branch", Permission: "`contents: write`",
 		Audit:   &effect.Audit{Rank: 7, Ref: "branch {name}"},
 		Example: `{"name": "release-prep", "from": "main"}`,
 		Fields: []effect.Field{
-			{Name: "name", Arg: "NAME", MCP: "branch", Input: "branch", Required: true},
+			{Name: "name", Arg: "NAME", MCP: "branch", Input: "branch", Help: "the branch to create", Required: true},
 			{Name: "sha", Help: "commit the branch points at", MCP: "-", Input: "-"},
 			{Name: "from", Help: "branch, tag or commit to start from (resolved on GitHub)", MCP: "from_branch"},
 		},

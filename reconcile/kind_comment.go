@@ -31,7 +31,7 @@ func (Comment) Face() Face {
 		Write:    "POST repos/{owner}/{repo}/issues/{number}/comments",
 		ReadBack: []string{"repos/{owner}/{repo}/issues/comments/{id}"},
 		CLI:      []string{"issue comment", "pr comment"}, Gh: []string{"issue comment", "pr comment"}, MCP: []string{"add_issue_comment"},
-		Does: "Comment on an issue or pull request",
+		Does: "Comment on an issue or pull request", Permission: "`issues: write`",
 		Audit: &effect.Audit{Rank: 3, Listing: "comments", Ref: "comment {id} on #{thread}", Same: []string{"thread", "body"}, Reactors: true,
 			Detail: "the same author, the same normalised body, on the same thread", Settle: "delete"},
 		Example: `{"number": 1, "body": "Fixed in #2."}`,

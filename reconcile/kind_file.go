@@ -37,10 +37,10 @@ func (File) Face() Face {
 		Refuses:  []string{"author", "committer"},
 		ReadBack: []string{"repos/{owner}/{repo}/contents/{path}?ref={branch}", "repos/{owner}/{repo}/commits/{branch}"},
 		CLI:      []string{"file put"}, MCP: []string{"create_or_update_file"},
-		Does:    "Write a file on a branch through the contents API",
+		Does: "Write a file on a branch through the contents API", Permission: "`contents: write`",
 		Example: `{"path": "CHANGELOG.md", "branch": "main", "message": "Start the changelog", "content": "IyBDaGFuZ2Vsb2c="}`,
 		Fields: []effect.Field{
-			{Name: "path", Arg: "PATH", Required: true},
+			{Name: "path", Arg: "PATH", Help: "the file's path in the repository", Required: true},
 			{Name: "branch", Help: "branch to commit to (default: the repository's default branch)"},
 			{Name: "message", Short: "m", Help: "commit message (required)", Required: true},
 			{Name: "content", Help: "file content", File: true, Input: "content-file", Required: true},

@@ -27,7 +27,7 @@ func (Issue) Face() Face {
 		Refuses:  []string{"assignee", "assignees", "milestone", "state", "state_reason", "type"},
 		ReadBack: []string{"repos/{owner}/{repo}/issues/{number}"},
 		CLI:      []string{"issue create"}, Gh: []string{"issue create"}, MCP: []string{"create_issue", "issue_write"},
-		Does: "File an issue",
+		Does: "File an issue", Permission: "`issues: write`",
 		Audit: &effect.Audit{Rank: 1, Listing: "issues", Ref: "#{number}", Same: []string{"title", "body"}, Reactors: true,
 			Detail: "the same author, the same normalised title and body", Settle: "close"},
 		Example: `{"title": "The parser crashes on empty input", "body": "Seen on CI.", "labels": ["bug"]}`,

@@ -7,9 +7,13 @@ package main_test
 // RUNNER_TEMP, so a new, empty ledger, as on "Re-run failed jobs".
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,11 +21,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/actions"
+	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/taskkey"
 	"github.com/ghonce/ghonce/tests/harness"
 )
@@ -391,45 +399,60 @@ func TestActionStepIsRerunSafeAndInjectionProof(t *testing.T) {
 
 // Each command input becomes the ghonce command line it documents, with
 // every field passed as one argument, empty fields left out. A stub stands
-// in for ghonce and records its argv.
+// in for ghonce and records its argv. Every kind's command is run twice,
+// from its declaration (actionKindCases), and its argv parsed back by the
+// CLI's own field flags must give the kind's action; the rows after them
+// are the inputs that are no kind's.
 func TestActionStepCommandLines(t *testing.T) {
 	t.Parallel()
 	a := readAction(t)
+	stepArgv := func(t *testing.T, inputs map[string]string) []string {
+		w := newWorld(t)
+		j := newJob(w, `{}`)
+		argv := filepath.Join(w.dir, "argv")
+		stub := filepath.Join(w.dir, "stub.sh")
+		if err := os.WriteFile(stub, []byte("#!/bin/bash\nprintf '%s\\0' \"$@\" > "+argv+"\n"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		o := j.actionStepWith(a, inputs, stub, nil)
+		wantExit(t, o, 0, "the action's script with a stub ghonce")
+		b, err := os.ReadFile(argv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+	}
+	covered := map[string]bool{}
+	for _, c := range actionKindCases(t) {
+		covered[c.inputs["command"]] = true
+		t.Run(c.name, func(t *testing.T) {
+			got := stepArgv(t, c.inputs)
+			if !slices.Equal(got[max(len(got)-len(c.tail), 0):], c.tail) {
+				t.Fatalf("argv %q, want it to end with %q", got, c.tail)
+			}
+			spec, err := parseVerb(c.kind, got[:len(got)-len(c.tail)])
+			if err != nil || !reflect.DeepEqual(spec, c.want) {
+				t.Fatalf("argv %q parses (%v) to %+v, want %+v", got, err, spec, c.want)
+			}
+		})
+	}
+	arm := regexp.MustCompile(`(?m)^ +([a-z]+(?:-[a-z]+)+)\)$`)
+	for _, st := range a.Runs.Steps {
+		for _, m := range arm.FindAllStringSubmatch(st.Run, -1) {
+			if !covered[m[1]] {
+				t.Errorf("action.yml's command %s is no kind's, or no kind's example can be given through the Action's inputs", m[1])
+			}
+		}
+	}
 	for _, c := range []struct {
 		inputs map[string]string
 		want   []string
 	}{
-		{map[string]string{"command": "pr-create", "base": "main", "head": "h", "title": "T", "body": "B", "labels": "a,b", "draft": "true", "step": "open"},
-			[]string{"pr", "create", "--base", "main", "--head", "h", "--title", "T", "--body", "B", "--draft", "--label", "a", "--label", "b", "--step", "open"}},
-		{map[string]string{"command": "issue-create", "title": "T", "body-file": "b.md", "trust-author": "x[bot]\ny[bot]"},
-			[]string{"issue", "create", "--title", "T", "--body-file", "b.md", "--trust-author", "x[bot]", "--trust-author", "y[bot]"}},
-		{map[string]string{"command": "issue-comment", "number": "7", "body": ""}, []string{"issue", "comment", "7", "--body", ""}},
-		{map[string]string{"command": "pr-comment", "number": "8", "body": "hi"}, []string{"pr", "comment", "8", "--body", "hi"}},
-		{map[string]string{"command": "branch-create", "branch": "b", "from": "main"}, []string{"branch", "create", "b", "--from", "main"}},
-		{map[string]string{"command": "file-put", "path": "p.md", "content-file": "c", "branch": "b", "message": "m"},
-			[]string{"file", "put", "p.md", "--branch", "b", "--message", "m", "--content-file", "c"}},
-		{map[string]string{"command": "pr-review", "number": "9", "event": "approve", "comments-file": "c.json"}, []string{"pr", "review", "9", "--approve", "--comments", "c.json"}},
-		{map[string]string{"command": "release-create", "tag": "v1", "body-file": "N.md", "prerelease": "true"}, []string{"release", "create", "v1", "--notes-file", "N.md", "--prerelease"}},
-		{map[string]string{"command": "issue-comment", "number": "7", "body": "b", "wait": "3m"}, []string{"issue", "comment", "7", "--body", "b", "--wait", "3m"}},
-		{map[string]string{"command": "reconcile", "wait": "3m"}, []string{"reconcile"}},
-		{map[string]string{"command": "status", "stale": "30m"}, []string{"status", "--stale", "30m"}},
+		{map[string]string{"command": "reconcile", "wait": "3m", "step": "s"}, []string{"reconcile", "--step", "s"}},
+		{map[string]string{"command": "status", "stale": "30m", "trust-author": "x[bot]"}, []string{"status", "--stale", "30m", "--trust-author", "x[bot]"}},
 	} {
 		t.Run(c.inputs["command"], func(t *testing.T) {
-			w := newWorld(t)
-			j := newJob(w, `{}`)
-			argv := filepath.Join(w.dir, "argv")
-			stub := filepath.Join(w.dir, "stub.sh")
-			if err := os.WriteFile(stub, []byte("#!/bin/bash\nprintf '%s\\0' \"$@\" > "+argv+"\n"), 0o700); err != nil {
-				t.Fatal(err)
-			}
-			o := j.actionStepWith(a, c.inputs, stub, nil)
-			wantExit(t, o, 0, "the action's script with a stub ghonce")
-			b, err := os.ReadFile(argv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
-			if !slices.Equal(got, c.want) {
+			if got := stepArgv(t, c.inputs); !slices.Equal(got, c.want) {
 				t.Fatalf("argv %q, want %q", got, c.want)
 			}
 		})
@@ -442,6 +465,101 @@ func TestActionStepCommandLines(t *testing.T) {
 			t.Fatalf("no ::error:: for an unknown command:\n%s", o.Stdout)
 		}
 	})
+}
+
+// actionKindCase is a kind's action given to the Action as inputs: the
+// command line must end with tail (the inputs that are no field's) and
+// parse back to want.
+type actionKindCase struct {
+	name, kind string
+	inputs     map[string]string
+	tail       []string
+	want       any
+}
+
+// actionKindCases are, for each command of the Action (each kind's verb of
+// two words on GitHub, Face.CLI), the kind's Example, with wait, step and
+// trust-author, and then every field that has an input set at once. A text
+// field with a -file input is read from it in the example where it is
+// required, else in the second (where a required one is given empty). A kind whose example has a field the Action does not take
+// (Field.Input "-": an inline comment's line) has no command of its own.
+func actionKindCases(t *testing.T) []actionKindCase {
+	dir := t.TempDir()
+	var out []actionKindCase
+	for _, kind := range kinds.All() {
+		f, _ := kinds.FaceOf(kind)
+		types := kinds.FieldTypes(kind)
+		every := map[string]any{}
+		for _, fl := range f.Fields {
+			if fl.ActionInput() != "" {
+				every[fl.Name] = sampleValue(fl, types[fl.Name])
+			}
+		}
+		for _, verb := range f.CLI {
+			if !kinds.OnGitHub(kind) || !strings.Contains(verb, " ") {
+				continue
+			}
+			cmd := strings.ReplaceAll(verb, " ", "-")
+			for i, b := range []string{f.Example, string(must(json.Marshal(every)))} {
+				var vals map[string]any
+				if err := json.Unmarshal([]byte(b), &vals); err != nil {
+					t.Fatalf("%s: %v", kind, err)
+				}
+				inputs := map[string]string{"command": cmd}
+				for name, v := range vals {
+					fl, _ := f.Field(name)
+					in, text := fl.ActionInput(), fmt.Sprint(v)
+					switch items, list := v.([]any); {
+					case in == "":
+						t.Logf("%s: %s's example has %s, which the Action does not take: %s is not %s's", cmd, kind, name, cmd, kind)
+						inputs = nil
+					case reflect.TypeOf(v) == reflect.TypeFor[float64]():
+						text = strconv.FormatFloat(v.(float64), 'f', -1, 64)
+					case types[name] == reflect.TypeFor[[]byte]():
+						text = string(must(base64.StdEncoding.DecodeString(text)))
+					case list && reflect.TypeFor[string]() != types[name].Elem():
+						text = string(must(json.Marshal(v)))
+					case list:
+						strs := make([]string, len(items))
+						for k, it := range items {
+							strs[k] = fmt.Sprint(it)
+						}
+						text = strings.Join(strs, "\n") // a line each: the CLI splits commas itself
+					}
+					for sw, val := range fl.Switches {
+						if val == v {
+							text = sw
+						}
+					}
+					if inputs == nil {
+						break
+					}
+					if strings.HasSuffix(in, "-file") || (fl.File && (i == 1) != fl.Required) {
+						path := filepath.Join(dir, fmt.Sprintf("%s-%d-%s", cmd, i, name))
+						if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+							t.Fatal(err)
+						}
+						in, text = strings.TrimSuffix(in, "-file")+"-file", path
+					}
+					inputs[in] = text
+				}
+				if inputs == nil {
+					break
+				}
+				want, err := kinds.DecodeValue(kind, []byte(b))
+				if err != nil {
+					t.Fatalf("%s: %v", kind, err)
+				}
+				c := actionKindCase{name: fmt.Sprintf("%s/%s/%d", cmd, kind, i), kind: kind, inputs: inputs, want: want}
+				if i == 0 {
+					maps.Copy(inputs, map[string]string{"wait": "3m", "step": "open", "trust-author": "x[bot]\ny[bot]"})
+					c.tail = []string{"--wait", "3m", "--step", "open", "--trust-author", "x[bot]", "--trust-author", "y[bot]"}
+				}
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // An App's installation token passed as the action's token is not taken for
@@ -515,4 +633,57 @@ func TestActionsAdviceNamesTheActionsInputs(t *testing.T) {
 	if m := warning.FindStringSubmatch(o.Stderr); m == nil || !strings.Contains(m[1], "--on-change update") {
 		t.Fatalf("a reworded re-run in a run: step: want a ::warning:: naming --on-change; stderr:\n%s", o.Stderr)
 	}
+}
+
+// sampleValue is a value of field fl, of Go type t, that its input gives:
+// a text field's required value empty.
+func sampleValue(fl effect.Field, t reflect.Type) any {
+	switch {
+	case fl.Switches != nil:
+		return fl.Switches[slices.Sorted(maps.Keys(fl.Switches))[0]]
+	case t.Kind() == reflect.Bool:
+		return true
+	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
+		return 7
+	case t == reflect.TypeFor[[]byte]():
+		return []byte("v-" + fl.Name + "\n")
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
+		return []string{"v " + fl.Name, "w"}
+	case t.Kind() == reflect.Slice:
+		return reflect.MakeSlice(t, 1, 1).Interface()
+	case fl.File && fl.Required:
+		return ""
+	}
+	return "v-" + fl.Name
+}
+
+// parseVerb is the kind's action that argv, a `ghonce VERB` command line
+// without the flags that are no field's, gives: parsed by the verbs' own
+// field flags (cmdutil.AddFieldFlags, GatherPayload).
+func parseVerb(kind string, argv []string) (any, error) {
+	f, _ := kinds.FaceOf(kind)
+	if len(argv) < 2 || !slices.Contains(f.CLI, argv[0]+" "+argv[1]) {
+		return nil, fmt.Errorf("not a verb of %s, %q", kind, f.CLI)
+	}
+	fs := pflag.NewFlagSet(argv[1], pflag.ContinueOnError)
+	values, _ := cmdutil.AddFieldFlags(fs, kind, f.Fields, effect.Field.CLIFlag)
+	if err := fs.Parse(argv[2:]); err != nil {
+		return nil, err
+	}
+	if n := len(slices.DeleteFunc(slices.Clone(f.Fields), func(fl effect.Field) bool { return fl.Arg == "" })); fs.NArg() != n {
+		return nil, fmt.Errorf("%d arguments, want %d", fs.NArg(), n)
+	}
+	sys := cmdutil.IO{In: strings.NewReader(""), Getenv: func(string) string { return "" }}
+	payload, err := cmdutil.GatherPayload(fs.Changed, values, fs.Args(), sys, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	return cmdutil.DecodePayload(kind, payload)
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

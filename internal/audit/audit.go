@@ -71,11 +71,11 @@ const GuideKinds = "audit-kinds"
 // GuideTable is docs/guide/audit.md's table of the kinds (make docs): what
 // makes two of our artifacts the same act, and what --apply does.
 func GuideTable() string {
-	b := "| kind | `exact`: two of ours share | `--apply` on a duplicate |\n|---|---|---|\n"
+	b := "| kind | `listed` (`--json`) | `exact`: two of ours share | `--apply` on a duplicate |\n|---|---|---|---|\n"
 	for _, k := range AllKinds {
 		if a := Rule(k); a.Listing != "" {
 			do := map[string]string{"close": "links the kept one, closes it as a duplicate", "close-pr": "links the kept one, closes it", "delete": "deletes it"}[a.Settle]
-			b += fmt.Sprintf("| %s | %s%s | %s |\n", k, a.Detail, map[bool]string{true: " (only with `--kind " + k + "`)"}[a.Optional], cmp.Or(do, "leaves it: "+a.Leave))
+			b += fmt.Sprintf("| %s | `%s` | %s%s | %s |\n", k, a.Listing, a.Detail, map[bool]string{true: " (only with `--kind " + k + "`)"}[a.Optional], cmp.Or(do, "leaves it: "+a.Leave))
 		}
 	}
 	return b

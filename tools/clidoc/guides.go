@@ -22,11 +22,12 @@ import (
 //
 // in its page's comments (<!-- --> in Markdown, # in YAML).
 var GuideSections = map[string][]string{
-	"docs/guide/mcp.md":       {mcp.GuideServerTools},
-	"docs/guide/mcp-proxy.md": {mcp.GuideProxyTools},
-	"docs/reference/kinds.md": {"kinds", "guard-writes"},
-	"action.yml":              {"action-command", "action-env", "action-dispatch"},
-	"docs/guide/audit.md":     {audit.GuideKinds},
+	"docs/guide/mcp.md":            {mcp.GuideServerTools},
+	"docs/guide/mcp-proxy.md":      {mcp.GuideProxyTools},
+	"docs/reference/kinds.md":      {"kinds", "guard-writes"},
+	"action.yml":                   {"action-command", "action-inputs", "action-env", "action-dispatch"},
+	"docs/guide/github-actions.md": {"action-input-table", "action-permissions"},
+	"docs/guide/audit.md":          {audit.GuideKinds},
 }
 
 // Guides returns the guides with generated sections (GuideSections) as
