@@ -48,6 +48,10 @@ type Face struct {
 
 	// Does is the verbs' one line of help: "Create a release".
 	Does string
+	// Long is the verbs' help, without the exit codes; "" is Does. A kind
+	// that shares another's verb (Face.CLI) adds its Long to the verb's as
+	// a paragraph.
+	Long string
 	// Example is one action of the kind, its fields as JSON, valid and made
 	// in the repository testworld's SeedExamples makes: the verbs' help shows
 	// it, and every test that runs each kind runs it. Empty: no front has it.

@@ -37,6 +37,7 @@ func (Review) Face() Face {
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/{number}/reviews/{id}"},
 		CLI:      []string{"pr review"}, Gh: []string{"pr review"}, MCP: []string{"pull_request_review_write"},
 		Does: "Review a pull request",
+		Long: reviewLong,
 		Audit: &effect.Audit{Rank: 4, Listing: "reviews", Ref: "review {id} on #{thread}", Same: []string{"thread", "event", "body"},
 			Detail: "the same author, the same event, the same normalised body, on the same pull request",
 			Leave:  "GitHub deletes no submitted review: for a person (dismiss it, or edit its text)"},
@@ -52,6 +53,17 @@ func (Review) Face() Face {
 		},
 	}
 }
+
+// reviewLong is the help of the kind's verbs: see Face.Long.
+const reviewLong = `Review a pull request once per (task, step, repository, number).
+
+One request makes the review with its event, its text and its inline comments
+(--comments FILE, a JSON array as GitHub takes them). A hidden marker with the
+key opens its text; before reviewing, every page of the pull request's reviews
+is read for one by you that carries it. A pending review of yours for the key
+(left by a pending flow that was cut short) is submitted, never doubled. GitHub
+refuses --approve and --request-changes on your own pull request: exit 1,
+nothing made.`
 
 // DefaultStep: see DefaultStepper.
 func (Review) DefaultStep() string { return "pr-review" }
