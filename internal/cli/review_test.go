@@ -38,20 +38,3 @@ func TestPRReviewVerb(t *testing.T) {
 		t.Fatalf("a missing comments file: exit %d, stderr %s; want usage", o.code, o.stderr)
 	}
 }
-
-// `gh pr review` through the shim is guarded: a rerun reviews nothing twice.
-func TestGhPRReviewIsGuarded(t *testing.T) {
-	t.Parallel()
-	w := newCLIWorld(t)
-	w.env["GHONCE_TASK"] = "ISSUE-7"
-	w.fake.SetRef(testOwner, testName, "feat", w.fake.AddCommit(testOwner, testName, "main"))
-	n := w.fake.SeedPR(testOwner, testName, "someone", fixtures.SeedPR{Title: "Feature", Head: "feat"})
-	for i := range 2 {
-		if o := w.gh("", nil, "pr", "review", "1", "-R", testRepo, "--approve", "-b", "Ship it."); o.code != failure.ExitOK {
-			t.Fatalf("run %d: exit %d, stderr %s", i, o.code, o.stderr)
-		}
-	}
-	if rvs := w.fake.Reviews(testOwner, testName, n); len(rvs) != 1 || rvs[0].State != "APPROVED" {
-		t.Fatalf("reviews %+v, want one approval", rvs)
-	}
-}
