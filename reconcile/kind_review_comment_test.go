@@ -1,9 +1,11 @@
 package reconcile_test
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -218,5 +220,47 @@ func TestReviewCommentRecordsTheChosenCommit(t *testing.T) {
 	}
 	if e.Status != ledger.Done || e.Kind != "review-comment" || !strings.Contains(string(e.Payload), head) {
 		t.Fatalf("entry %s %s %s, want done review-comment on %s", e.Status, e.Kind, e.Payload, head)
+	}
+}
+
+// `ghonce pr comment N --path F --line L` is an inline comment, once per
+// line: the same command again (claude-code-action #1405's second post) is
+// the first comment, another line another comment, and without --path the
+// verb stays the top-level comment. --reply-to replies in a thread once.
+func TestPRCommentVerbInline(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n, _ := w.reviewPR()
+	pr := strconv.Itoa(n)
+	result := func(args ...string) outcome.Result {
+		t.Helper()
+		code, stdout, stderr := w.ghonce(append([]string{"pr", "comment", pr, "--task", "T", "--repo", repo, "--json"}, args...)...)
+		var res outcome.Result
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != 0 {
+			t.Fatalf("%v: exit %d, %s%s", args, code, stdout, stderr)
+		}
+		return res
+	}
+	first := result("--path", changedFile, "--line", "1", "--body", "Off by one here.")
+	again := result("--path", changedFile, "--line", "1", "--side", "RIGHT", "--body", "Off by one here.")
+	if first.Outcome != outcome.Created || again.Outcome != outcome.Skipped || again.ID != first.ID {
+		t.Fatalf("first %+v, again %+v: want created, then the same skipped", first, again)
+	}
+	reply := result("--reply-to", strconv.FormatInt(first.ID, 10), "--body", "Fixed.")
+	if replyAgain := result("--reply-to", strconv.FormatInt(first.ID, 10), "--body", "Fixed."); reply.Outcome != outcome.Created || replyAgain.ID != reply.ID {
+		t.Fatalf("reply %+v, again %+v", reply, replyAgain)
+	}
+	if cs := w.GitHub.ReviewComments(owner, name, n); len(cs) != 2 || cs[1].InReplyTo != first.ID {
+		t.Fatalf("inline comments %+v, want the comment and its reply", cs)
+	}
+	if top := result("--body", "Thanks for the review."); top.Outcome != outcome.Created || len(w.GitHub.Comments(owner, name, n)) != 1 {
+		t.Fatalf("without --path: %+v, want a top-level comment", top)
+	}
+	// A line the diff does not show is GitHub's refusal, in words; no
+	// --line is the kind's, before anything is recorded.
+	for _, args := range [][]string{{"--path", changedFile, "--line", "9", "--body", "x"}, {"--path", changedFile, "--body", "x"}} {
+		if code, _, stderr := w.ghonce(append([]string{"pr", "comment", pr, "--task", "T2", "--repo", repo}, args...)...); code == 0 || stderr == "" {
+			t.Errorf("%v: exit %d, stderr %q: want a refusal", args, code, stderr)
+		}
 	}
 }

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/fakegithub"
@@ -248,5 +251,32 @@ func TestReviewPendingFlowEndsInOneSubmittedReview(t *testing.T) {
 	before := len(w.GitHub.Requests())
 	if r := mustDo(t, w.engine(), submit); r.Outcome != outcome.Skipped || len(w.GitHub.Requests()) != before {
 		t.Fatalf("replay: %+v, want skipped with no request", r)
+	}
+}
+
+// `ghonce pr review` makes the review with its inline comments from a
+// JSON file in one request, once; without an event it is a usage error.
+func TestPRReviewVerb(t *testing.T) {
+	t.Parallel()
+	w, n := reviewWorld(t)
+	file := filepath.Join(t.TempDir(), "comments.json")
+	if err := os.WriteFile(file, []byte(`[{"path": "main.go", "line": 3, "body": "shorter?"}, {"path": "a.go", "line": 9, "start_line": 7, "side": "RIGHT", "body": "why?"}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pr := strconv.Itoa(n)
+	args := []string{"pr", "review", pr, "--task", "R1", "--repo", repo, "--request-changes", "--body", "Two notes.", "--comments", file, "--json"}
+	for i, want := range []string{`"outcome":"created"`, `"outcome":"skipped"`} {
+		if code, stdout, stderr := w.ghonce(args...); code != failure.ExitOK || !strings.Contains(stdout, want) {
+			t.Fatalf("run %d: exit %d, stdout %s, stderr %s; want %s", i, code, stdout, stderr, want)
+		}
+	}
+	if rvs := w.reviews(n); len(rvs) != 1 || rvs[0].State != "CHANGES_REQUESTED" || rvs[0].Comments != 2 {
+		t.Fatalf("reviews %+v, want one with its 2 inline comments", rvs)
+	}
+	if code, _, stderr := w.ghonce("pr", "review", pr, "--task", "R2", "--repo", repo, "--body", "x"); code != failure.ExitUsage || !strings.Contains(stderr, "--approve") {
+		t.Fatalf("no event: exit %d, stderr %s; want a usage error naming the events", code, stderr)
+	}
+	if code, _, stderr := w.ghonce("pr", "review", pr, "--task", "R3", "--repo", repo, "--comment", "--body", "x", "--comments", file+".missing"); code != failure.ExitUsage {
+		t.Fatalf("a missing comments file: exit %d, stderr %s; want usage", code, stderr)
 	}
 }

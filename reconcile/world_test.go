@@ -1,12 +1,16 @@
 package reconcile_test
 
 import (
+	"bytes"
 	"context"
 	"net/http"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/internal/cli"
 	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
@@ -94,4 +98,16 @@ func keyOf(t testing.TB, a reconcile.Action) string {
 		t.Fatalf("prepare: %v", err)
 	}
 	return p.Key()
+}
+
+// ghonce runs `ghonce args...` in process (internal/cli's Main) in w: our
+// token, the fake GitHub, w's ledger. It returns the exit code, stdout and
+// stderr: a kind's tests of its verb's own words.
+func (w *world) ghonce(args ...string) (int, string, string) {
+	w.t.Helper()
+	var out, errb bytes.Buffer
+	env := map[string]string{"GH_TOKEN": token, "GITHUB_API_URL": w.GitHub.URL(), "GHONCE_LEDGER": w.Ledger}
+	code := cli.Main(w.ctx, args, cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb,
+		Getenv: func(k string) string { return env[k] }, Now: time.Now, Executable: os.Executable})
+	return code, out.String(), errb.String()
 }
