@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/fixtures"
+	"github.com/ghonce/ghonce/guard"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
@@ -262,5 +263,97 @@ func TestPRCommentVerbInline(t *testing.T) {
 		if code, _, stderr := w.ghonce(append([]string{"pr", "comment", pr, "--task", "T2", "--repo", repo}, args...)...); code == 0 || stderr == "" {
 			t.Errorf("%v: exit %d, stderr %q: want a refusal", args, code, stderr)
 		}
+	}
+}
+
+// reviewFile opens a pull request whose head adds src/app.go, three lines,
+// all on its diff; it returns the pull request and its head.
+func (w *world) reviewFile() (int, string) {
+	w.t.Helper()
+	n, head := w.reviewPR()
+	plain := github.NewClient(nil).WithAuthToken(token)
+	plain.BaseURL, _ = plain.BaseURL.Parse(w.GitHub.URL())
+	c, _, err := plain.Repositories.CreateFile(w.ctx, owner, name, "src/app.go", &github.RepositoryContentFileOptions{
+		Message: github.String("app"), Content: []byte("package app\n\nfunc f() {}\n"), Branch: github.String("review-" + head[:8]),
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return n, c.GetSHA()
+}
+
+// postInline is an agent's inline comment through go-github over guard's
+// transport (a new process each time, on w's ledger), under task with no
+// step (the kind's default): the key is the line's.
+func (w *world) postInline(task string, pr int, head string, line int, body string) (*github.PullRequestComment, *github.Response, error) {
+	return w.goGitHub().PullRequests.CreateComment(guard.WithStep(w.ctx, task, ""), owner, name, pr, &github.PullRequestComment{
+		Body: github.String(body), CommitID: github.String(head), Path: github.String("src/app.go"), Line: github.Int(line)})
+}
+
+// ourInline counts our inline comments on pull request n.
+func (w *world) ourInline(n int) int {
+	c := 0
+	for _, rc := range w.GitHub.ReviewComments(owner, name, n) {
+		if rc.Author == login {
+			c++
+		}
+	}
+	return c
+}
+
+// anthropics/claude-code-action #1405: under the default review
+// configuration every inline comment was posted twice, 15–25 s apart
+// (the buffer's flush after the direct post). Through the transport the
+// second of each is the first, and two lines of one task stay two
+// comments without naming a step.
+func TestInlineCommentsPostedTwiceLandOnce(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n, head := w.reviewFile()
+	comments := map[int]string{1: "Package name shadows the module's.", 3: "f does nothing."}
+	ids := map[int]int64{}
+	for _, round := range []string{"created", "skipped"} {
+		for line, body := range comments {
+			c, resp, err := w.postInline("PR-review", n, head, line, body)
+			if err != nil {
+				t.Fatalf("%s line %d: %v", round, line, err)
+			}
+			if got := resp.Header.Get("X-Ghonce-Outcome"); got != round {
+				t.Errorf("line %d: outcome %q, want %q", line, got, round)
+			}
+			if round == "skipped" && c.GetID() != ids[line] {
+				t.Errorf("line %d: the repeat got comment %d, want the first, %d", line, c.GetID(), ids[line])
+			}
+			ids[line] = c.GetID()
+		}
+	}
+	if got := w.ourInline(n); got != 2 {
+		t.Fatalf("%d inline comments, want 2", got)
+	}
+}
+
+// anthropics/claude-code-action #1542: a buffer shared by jobs on a
+// self-hosted runner posted one pull request's comments three more times.
+// Each re-post under the task that made them is the comment already
+// there. (A re-post onto another pull request is another key, the pull
+// request being part of it: ghonce cannot call a comment meant for one
+// pull request a retry of one on another; GitHub refuses it where that
+// pull request's diff lacks the line.)
+func TestBufferRepostsLandOnce(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n, head := w.reviewFile()
+	first, _, err := w.postInline("PR-review", n, head, 3, "f does nothing.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 { // each re-post a new process on the same ledger
+		c, resp, err := w.postInline("PR-review", n, head, 3, "f does nothing.")
+		if err != nil || c.GetID() != first.GetID() || resp.Header.Get("X-Ghonce-Outcome") != "skipped" {
+			t.Fatalf("re-post %d: %v, comment %d (%s), want the first, %d, skipped", i+1, err, c.GetID(), resp.Header.Get("X-Ghonce-Outcome"), first.GetID())
+		}
+	}
+	if got := w.ourInline(n); got != 1 {
+		t.Fatalf("%d inline comments, want 1", got)
 	}
 }

@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/guard"
 	"github.com/ghonce/ghonce/internal/cli"
 	"github.com/ghonce/ghonce/internal/fakegithub"
 	"github.com/ghonce/ghonce/outcome"
@@ -110,4 +113,19 @@ func (w *world) ghonce(args ...string) (int, string, string) {
 	code := cli.Main(w.ctx, args, cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb,
 		Getenv: func(k string) string { return env[k] }, Now: time.Now, Executable: os.Executable})
 	return code, out.String(), errb.String()
+}
+
+// goGitHub is a go-github client over guard's transport on w's ledger,
+// opened afresh as a restarted process opens it: a kind's tests of its
+// writes as a bot makes them. Settle is off, as in w's engines.
+func (w *world) goGitHub() *github.Client {
+	w.t.Helper()
+	l := w.OpenLedger()
+	tr, err := guard.New(nil, guard.Options{Ledger: l, LedgerNew: l.Created, Settle: -1, Getenv: func(string) string { return "" }})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	gh := github.NewClient(&http.Client{Transport: tr}).WithAuthToken(token)
+	gh.BaseURL, _ = gh.BaseURL.Parse(w.GitHub.URL())
+	return gh
 }
