@@ -357,3 +357,27 @@ func TestBufferRepostsLandOnce(t *testing.T) {
 		t.Fatalf("%d inline comments, want 1", got)
 	}
 }
+
+// A killed agent that retries add_reply_to_pull_request_comment gets the
+// first reply back: one reply per comment replied to and task.
+func TestReplyToolOnce(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n, head := w.reviewPR()
+	gh := github.NewClient(nil).WithAuthToken(otherT)
+	gh.BaseURL, _ = gh.BaseURL.Parse(w.GitHub.URL())
+	root, _, err := gh.PullRequests.CreateComment(w.ctx, owner, name, n, &github.PullRequestComment{
+		Body: github.String("Why this change?"), CommitID: github.String(head), Path: github.String(changedFile), Line: github.Int(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"pullNumber": n, "commentId": root.GetID(), "body": "To fix the crash.", "task": "PR-7"}
+	first, isErr, text := w.mcpCall("add_reply_to_pull_request_comment", args)
+	again, isErr2, text2 := w.mcpCall("add_reply_to_pull_request_comment", args)
+	if isErr || isErr2 || first.Outcome != "created" || again.Outcome != "skipped" || again.URL != first.URL {
+		t.Fatalf("first %+v (%s), again %+v (%s): want created, then the same skipped", first, text, again, text2)
+	}
+	if cs := w.GitHub.ReviewComments(owner, name, n); len(cs) != 2 || cs[1].InReplyTo != root.GetID() {
+		t.Fatalf("inline comments %+v, want the comment and one reply", cs)
+	}
+}

@@ -280,3 +280,39 @@ func TestPRReviewVerb(t *testing.T) {
 		t.Fatalf("a missing comments file: exit %d, stderr %s; want usage", code, stderr)
 	}
 }
+
+// github-mcp-server's pending flow through ghonce mcp: create without an
+// event makes a pending review; submit_pending, killed after GitHub stored
+// it and retried by a restarted agent, submits it. One review, submitted;
+// create with an event on another step is one more, once.
+func TestPullRequestReviewWritePendingFlow(t *testing.T) {
+	t.Parallel()
+	w, n := reviewWorld(t)
+	ok := func(args map[string]any) {
+		t.Helper()
+		if _, isErr, text := w.mcpCall("pull_request_review_write", args); isErr {
+			t.Fatalf("%v: %s", args, text)
+		}
+	}
+	ok(map[string]any{"method": "create", "pullNumber": n, "body": "Looking."})
+	if rvs := w.reviews(n); len(rvs) != 1 || rvs[0].State != "PENDING" {
+		t.Fatalf("after create: %+v, want one pending review", rvs)
+	}
+	submit := map[string]any{"method": "submit_pending", "pullNumber": n, "event": "APPROVE", "body": "Ship it."}
+	w.GitHub.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath("POST", fmt.Sprintf("/repos/%s/pulls/%d/reviews/%d/events", repo, n, w.reviews(n)[0].ID)),
+		Kind: fixtures.DropAfterCommit})
+	if _, isErr, text := w.mcpCall("pull_request_review_write", submit); !isErr {
+		t.Fatalf("submit_pending, its answer lost: %s; want a tool error", text)
+	}
+	ok(submit) // the agent, restarted
+	ok(submit)
+	if rvs := w.reviews(n); len(rvs) != 1 || rvs[0].State != "APPROVED" {
+		t.Fatalf("after submit_pending: %+v, want the one review, approved", rvs)
+	}
+	for range 2 {
+		ok(map[string]any{"method": "create", "pullNumber": n, "event": "COMMENT", "body": "One more note.", "step": "note"})
+	}
+	if rvs := w.reviews(n); len(rvs) != 2 {
+		t.Fatalf("%d reviews, want 2", len(rvs))
+	}
+}
