@@ -63,6 +63,30 @@ type Face struct {
 	// Audit is how `ghonce audit` finds its duplicates; nil: the audit
 	// does not look at it.
 	Audit *Audit
+	// Tools are what MCP's tools (by their names) have beyond taking the
+	// kind's fields; a tool not here has nothing more.
+	Tools map[string]Tool
+}
+
+// Tool is what one MCP tool of a kind has beyond the kind's fields.
+type Tool struct {
+	// Methods: the tool takes a method argument, and these of its values
+	// are the kind's act, each run under the --on-change it maps to (""
+	// the server's; submit_pending's "update" submits what create made).
+	// A call with another method goes upstream as it is, and so, with
+	// Body, does a call without a body (a reaction alone). Pass names
+	// what goes upstream, for the guides.
+	Methods map[string]string
+	Body    bool
+	Pass    string
+	// OnePer is what the default step makes one of per task ("base
+	// branch"; "" is "target"), for the guides.
+	OnePer string
+	// What names the artifact to the model: "PR #{result.number}", each
+	// {name} the action's field of that JSON name, {result.number},
+	// {result.id} and {result.sha} the result's, {…:12} the first 12
+	// characters; "" is the kind and its number, else its target.
+	What string
 }
 
 // Field is one of a kind's fields on every front. A name left empty is

@@ -44,6 +44,7 @@ func (Branch) Face() Face {
 		Unwired:  []string{"from"},
 		ReadBack: []string{"repos/{owner}/{repo}/git/ref/heads/{name}"},
 		CLI:      []string{"branch create"}, MCP: []string{"create_branch"},
+		Tools:   map[string]effect.Tool{"create_branch": {OnePer: "branch name", What: "branch {name} at {result.sha:12}"}},
 		Does:    "Create a branch",
 		Long:    branchLong,
 		Audit:   &effect.Audit{Rank: 7, Ref: "branch {name}"},

@@ -37,6 +37,7 @@ func (File) Face() Face {
 		Refuses:  []string{"author", "committer"},
 		ReadBack: []string{"repos/{owner}/{repo}/contents/{path}?ref={branch}", "repos/{owner}/{repo}/commits/{branch}"},
 		CLI:      []string{"file put"}, MCP: []string{"create_or_update_file"},
+		Tools:   map[string]effect.Tool{"create_or_update_file": {OnePer: "branch and path", What: "file {path} on branch {branch}"}},
 		Does:    "Write a file on a branch through the contents API",
 		Long:    fileLong,
 		Example: `{"path": "CHANGELOG.md", "branch": "main", "message": "Start the changelog", "content": "IyBDaGFuZ2Vsb2c="}`,

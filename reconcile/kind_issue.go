@@ -27,6 +27,12 @@ func (Issue) Face() Face {
 		Refuses:  []string{"assignee", "assignees", "milestone", "state", "state_reason", "type"},
 		ReadBack: []string{"repos/{owner}/{repo}/issues/{number}"},
 		CLI:      []string{"issue create"}, Gh: []string{"issue create"}, MCP: []string{"create_issue", "issue_write"},
+		// create_issue: github-mcp-server's granular issue tool, kept as an
+		// alias. Its schema lists no labels (issue_write's does).
+		Tools: map[string]effect.Tool{
+			"issue_write":  {Methods: map[string]string{"create": ""}, Pass: "a method other than create", OnePer: "repository", What: "issue #{result.number}"},
+			"create_issue": {OnePer: "repository", What: "issue #{result.number}"},
+		},
 		Does: "File an issue",
 		Long: issueLong,
 		Audit: &effect.Audit{Rank: 1, Listing: "issues", Ref: "#{number}", Same: []string{"title", "body"}, Reactors: true,

@@ -36,6 +36,11 @@ func (Review) Face() Face {
 		Refuses:  []string{"node_id"},
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/{number}/reviews/{id}"},
 		CLI:      []string{"pr review"}, Gh: []string{"pr review"}, MCP: []string{"pull_request_review_write"},
+		// create (with an event, or pending without one) and submit_pending
+		// are the same key's act: it submits the pending review create
+		// made, never another.
+		Tools: map[string]effect.Tool{"pull_request_review_write": {Methods: map[string]string{"create": "", "submit_pending": OnChangeUpdate},
+			Pass: "a method other than create and submit_pending", OnePer: "pull request", What: "review on #{number}"}},
 		Does: "Review a pull request",
 		Long: reviewLong,
 		Audit: &effect.Audit{Rank: 4, Listing: "reviews", Ref: "review {id} on #{thread}", Same: []string{"thread", "event", "body"},

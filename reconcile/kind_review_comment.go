@@ -55,6 +55,8 @@ func (ReviewComment) Face() Face {
 		Refuses:  []string{"position", "subject_type"},
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/comments/{id}"},
 		CLI:      []string{"pr comment"}, MCP: []string{"add_reply_to_pull_request_comment"},
+		Tools: map[string]effect.Tool{"add_reply_to_pull_request_comment": {Body: true, Pass: "a reaction without a body", OnePer: "inline comment replied to",
+			What: "reply to comment {in_reply_to} on PR #{number}"}},
 		Does: "Comment on a line of a pull request's diff",
 		Long: reviewCommentLong,
 		Audit: &effect.Audit{Rank: 6, Listing: "review_comments", Ref: "inline comment {id} on #{thread}", Same: []string{"thread", "line", "body"},

@@ -45,6 +45,11 @@ func TestEveryKindIsOnTheFrontsItClaims(t *testing.T) {
 		for _, tool := range f.MCP {
 			claimedMCP[tool] = true
 		}
+		for tool := range f.Tools {
+			if !slices.Contains(f.MCP, tool) {
+				t.Errorf("%s describes the MCP tool %s (Face.Tools), which its Face.MCP does not name", kind, tool)
+			}
+		}
 	}
 	// A verb that acts under a task and step is some kind's; `ghonce key`
 	// and `ghonce branch name` only derive a key and a name from them.
