@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/tests/audittest"
 )
 
@@ -77,9 +79,18 @@ func TestAuditJSONShape(t *testing.T) {
 	if got.ExitCode != failure.ExitDuplicates || got.Requests <= 0 || len(got.Groups) != len(w.corpus.Groups) {
 		t.Fatalf("exit_code %d, requests %d, %d groups (want %d): %s", got.ExitCode, got.Requests, len(got.Groups), len(w.corpus.Groups), r.stdout)
 	}
-	idField := map[string]string{"issue": "number", "pr": "number", "comment": "id", "review": "id", "branch": "name"}
+	// A group's artifacts are named by the field their kind's Audit.Ref
+	// names first ("review {id} on #{thread}": id).
+	idField := func(kind string) string {
+		f, _ := kinds.FaceOf(kind)
+		if f.Audit == nil {
+			return ""
+		}
+		m := regexp.MustCompile(`\{(\w+)\}`).FindStringSubmatch(f.Audit.Ref)
+		return m[1]
+	}
 	for _, g := range got.Groups {
-		f := idField[g.Kind]
+		f := idField(g.Kind)
 		if f == "" || (g.Evidence != "key" && g.Evidence != "exact") {
 			t.Fatalf("group kind %q evidence %q", g.Kind, g.Evidence)
 		}
@@ -95,9 +106,9 @@ func TestAuditJSONShape(t *testing.T) {
 	if len(got.Actions) == 0 {
 		t.Error("a dry run lists no actions")
 	}
-	for _, a := range got.Actions {
-		if a["kind"] == "review" && a["skipped"] == nil { // GitHub deletes no submitted review
-			t.Errorf("--apply would act on a review: %v", a)
+	for _, a := range got.Actions { // a kind's Audit.Leave: what --apply leaves (GitHub deletes no submitted review)
+		if f, _ := kinds.FaceOf(fmt.Sprint(a["kind"])); f.Audit != nil && f.Audit.Leave != "" && a["skipped"] == nil {
+			t.Errorf("--apply would act on a %s, which its Audit leaves: %v", a["kind"], a)
 		}
 	}
 	if w.fake.Writes() != 0 {
