@@ -18,11 +18,11 @@ import (
 
 // A kind's acting verbs (Face.CLI, "release create") are built here from
 // its declaration: the positional argument and flags from Face.Fields, the
-// help from Face.Does and Face.Long, the shared act flags; the values make the kind's
-// JSON payload, which the registry decodes (reconcile.DecodeSpec), and the
-// action runs as every acting verb's does (RunAction). A kind needs no CLI
-// code of its own; what a verb checks beyond its declaration is in
-// verbChecks.
+// help from Face.Does and Face.Long, the shared act flags; the values make
+// the kind's JSON payload, which the registry decodes
+// (reconcile.DecodeSpec), and the action runs as every acting verb's does
+// (RunAction). A kind needs no CLI code of its own; what a verb checks
+// beyond its declaration is in verbChecks.
 
 // verbChecks refuse values a verb's kind's Validate would take otherwise,
 // by the payload's field names, before anything is read or recorded; by

@@ -90,7 +90,7 @@ func (g guard) passes(args map[string]json.RawMessage) bool {
 	return g.Methods != nil && !act || g.Body && !body
 }
 
-// whatRE is a {name} of Tool.What, and its length.
+// whatRE matches a {name} of Tool.What, with its :length if any.
 var whatRE = regexp.MustCompile(`\{([a-z_.]+)(?::(\d+))?\}`)
 
 // whatOf names the artifact for the model, e.g. "PR #12" (Tool.What).
