@@ -45,6 +45,11 @@ type Face struct {
 	// gh command lines the gh shim guards, and MCP tools by
 	// github-mcp-server's names. Empty: that front does not carry it.
 	CLI, Gh, MCP []string
+	// GhPart: the gh commands (Gh) do more than the kind's act (an edit
+	// that may add labels): only a command line that gives some of the
+	// kind's flags and no other (but -R) is guarded; any other is the real
+	// gh's.
+	GhPart bool
 
 	// Does is the verbs' one line of help: "Create a release".
 	Does string

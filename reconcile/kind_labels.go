@@ -36,7 +36,7 @@ func (Labels) Face() Face {
 	return Face{
 		Write:    "POST repos/{owner}/{repo}/issues/{number}/labels",
 		ReadBack: []string{"repos/{owner}/{repo}/issues/{number}/labels"},
-		CLI:      []string{"issue edit", "pr edit"}, Gh: []string{"issue edit", "pr edit"},
+		CLI:      []string{"issue edit", "pr edit"}, Gh: []string{"issue edit", "pr edit"}, GhPart: true,
 		Does: "Add labels to an issue or pull request",
 		Audit: &effect.Audit{Rank: 8, Listing: "labeled", Optional: true, Ref: "#{number}", Same: []string{"thread", "label"},
 			Detail: "the same label applied to the same issue or pull request more than once by us",
