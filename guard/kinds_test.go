@@ -1,21 +1,26 @@
 package guard_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-github/v66/github"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/guard"
-	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/tests/testworld"
 )
 
@@ -27,165 +32,198 @@ const (
 	stranger = testworld.Stranger
 )
 
-// job is one go-github write, as a bot makes it: every field the kind
-// needs, and a Text the rerun may reword.
+// job is one write as a bot makes it through go-github: its kind's
+// Face.Example, sent as the kind's REST write (Face.Write, Face.Wire),
+// under Task; Text, when set, rewords its body (a file's commit message).
 type job struct {
-	Kind   string // pr, issue, comment, branch, file, review-comment
-	Task   string
-	Text   string
-	Number int    // comment: the issue; review-comment: the pull request
-	SHA    string // branch: the commit; review-comment: the head
-	Line   int    // review-comment: the line of changed (default 1)
+	Kind string
+	Task string
+	Text string
 }
 
-// changed is the file newWorld's pull request adds (one line).
-const changed = "change-" + login + ".txt"
-
-// got is what go-github returned, decoded into its own types.
+// got is what names the artifact in what go-github received, and the
+// outcome.
 type got struct {
 	Number  int    `json:"number"`
 	ID      int64  `json:"id"`
-	URL     string `json:"url"` // html_url
-	SHA     string `json:"sha"`
+	URL     string `json:"url"` // html_url; a ref's url
+	SHA     string `json:"sha"` // a ref's object's; a contents write's file's
+	Labels  string `json:"labels"`
 	Outcome string `json:"outcome"` // X-Ghonce-Outcome
 	Status  int    `json:"status"`
 }
 
-// send makes j's write through gh, under j's task, and reports what
-// go-github decoded.
-func send(ctx context.Context, gh *github.Client, j job) (got, error) {
-	ctx = guard.WithStep(ctx, j.Task, "")
-	var (
-		g    got
-		resp *github.Response
-		err  error
-	)
-	switch j.Kind {
-	case "pr":
-		var pr *github.PullRequest
-		pr, resp, err = gh.PullRequests.Create(ctx, owner, name, &github.NewPullRequest{
-			Title: github.String("Fix #42"), Head: github.String("fix-42"), Base: github.String("main"), Body: github.String(j.Text),
-		})
-		g.Number, g.URL = pr.GetNumber(), pr.GetHTMLURL()
-	case "issue":
-		var is *github.Issue
-		is, resp, err = gh.Issues.Create(ctx, owner, name, &github.IssueRequest{Title: github.String("Flaky test"), Body: github.String(j.Text)})
-		g.Number, g.URL = is.GetNumber(), is.GetHTMLURL()
-	case "comment":
-		var c *github.IssueComment
-		c, resp, err = gh.Issues.CreateComment(ctx, owner, name, j.Number, &github.IssueComment{Body: github.String(j.Text)})
-		g.ID, g.URL = c.GetID(), c.GetHTMLURL()
-	case "branch":
-		var r *github.Reference
-		r, resp, err = gh.Git.CreateRef(ctx, owner, name, &github.Reference{Ref: github.String("refs/heads/release-prep"), Object: &github.GitObject{SHA: github.String(j.SHA)}})
-		g.SHA, g.URL = r.GetObject().GetSHA(), r.GetURL()
-	case "file":
-		var c *github.RepositoryContentResponse
-		c, resp, err = gh.Repositories.CreateFile(ctx, owner, name, "docs/CHANGELOG.md", &github.RepositoryContentFileOptions{
-			Message: github.String("changelog: " + j.Text), Content: []byte(fileContent), Branch: github.String("main"),
-		})
-		g.SHA, g.URL = c.GetContent().GetSHA(), c.GetContent().GetHTMLURL()
-	case "review-comment":
-		var c *github.PullRequestComment
-		c, resp, err = gh.PullRequests.CreateComment(ctx, owner, name, j.Number, &github.PullRequestComment{
-			Body: github.String(j.Text), CommitID: github.String(j.SHA), Path: github.String(changed), Line: github.Int(max(j.Line, 1)),
-		})
-		g.ID, g.URL = c.GetID(), c.GetHTMLURL()
-	default:
-		return g, fmt.Errorf("unknown kind %q", j.Kind)
+// artifactOf reads got's artifact fields from a GitHub answer: an object
+// (a contents write's: its file, content), or a list of labels.
+func artifactOf(raw []byte) got {
+	var list []struct{ Name string }
+	if json.Unmarshal(raw, &list) == nil {
+		var names []string
+		for _, l := range list {
+			names = append(names, l.Name)
+		}
+		return got{Labels: strings.Join(names, ",")}
 	}
+	var a struct {
+		Number  int
+		ID      int64
+		HTMLURL string `json:"html_url"`
+		URL     string
+		SHA     string
+		Object  struct{ SHA string }
+		Content json.RawMessage // a contents write's file; a read's text
+	}
+	_ = json.Unmarshal(raw, &a)
+	if strings.HasPrefix(string(a.Content), "{") {
+		return artifactOf(a.Content)
+	}
+	return got{Number: a.Number, ID: a.ID, URL: cmp.Or(a.HTMLURL, a.URL), SHA: cmp.Or(a.SHA, a.Object.SHA)}
+}
+
+// example is j's kind's example, its text reworded to j.Text.
+func (j job) example() (effect.Face, map[string]any) {
+	f, _ := kinds.FaceOf(j.Kind)
+	var ex map[string]any
+	_ = json.Unmarshal([]byte(f.Example), &ex)
+	for _, field := range []string{"body", "message"} {
+		if _, ok := ex[field]; ok && j.Text != "" {
+			ex[field] = j.Text
+			break
+		}
+	}
+	return f, ex
+}
+
+// fill puts in path's {param}s the repository and the values of vals.
+func fill(path string, vals map[string]any) string {
+	segs := strings.Split(path, "/")
+	for i, seg := range segs {
+		rest := ""
+		if q := strings.Index(seg, "?"); q >= 0 {
+			seg, rest = seg[:q], seg[q:]
+		}
+		if p, ok := effect.WireParam(seg); ok && strings.HasPrefix(seg, "{") {
+			seg = map[string]string{"owner": owner, "repo": name}[p]
+			if seg == "" {
+				seg = fmt.Sprint(vals[p])
+			}
+		}
+		if p, ok := effect.WireParam(rest); ok {
+			rest = strings.Replace(rest, "{"+p+"}", fmt.Sprint(vals[p]), 1)
+		}
+		segs[i] = seg + rest
+	}
+	return strings.Join(segs, "/")
+}
+
+// write is j's REST write: its method, path and body.
+func (j job) write() (method, path string, body map[string]any) {
+	f, ex := j.example()
+	method, path, _ = strings.Cut(f.Write, " ")
+	body = map[string]any{}
+	for _, field := range reconcile.BodyFields(j.Kind) {
+		v, ok := ex[field]
+		if w, wired := f.Wire[field]; wired {
+			p, _ := effect.WireParam(w)
+			prefix, _, _ := strings.Cut(w, "{")
+			if v, ok = ex[p]; ok {
+				v = prefix + fmt.Sprint(v)
+			}
+		}
+		if ok {
+			body[field] = v
+		}
+	}
+	return method, fill(path, ex), body
+}
+
+// send makes j's write through gh, under j's task, and reports what
+// go-github received.
+func send(ctx context.Context, gh *github.Client, j job) (got, error) {
+	method, path, body := j.write()
+	req, err := gh.NewRequest(method, path, body)
+	if err != nil {
+		return got{}, err
+	}
+	var raw json.RawMessage
+	resp, err := gh.Do(guard.WithStep(ctx, j.Task, ""), req, &raw)
+	g := artifactOf(raw)
 	if resp != nil {
 		g.Outcome, g.Status = resp.Header.Get("X-Ghonce-Outcome"), resp.StatusCode
 	}
 	return g, err
 }
 
-const fileContent = "# Changelog\n\n- Fix #42\n"
+// isWrite reports whether a request is j's kind's REST write.
+func (j job) isWrite(method, path string) bool {
+	m, p, _ := j.write()
+	return method == m && strings.TrimPrefix(path, "/") == p
+}
 
-// ours lists the artifacts of j's kind on the fake that are ours: what a
+// ours counts the writes of j's kind that GitHub committed: what a
 // duplicate would add to.
-func ours(fake *fixtures.Server, j job) []got {
-	var out []got
-	switch j.Kind {
-	case "pr":
-		for _, p := range fake.PullRequests(owner, name) {
-			if p.Author == login {
-				out = append(out, got{Number: p.Number})
-			}
+func ours(fake *fixtures.Server, j job) int {
+	n := 0
+	for _, r := range fake.Requests() {
+		if j.isWrite(r.Method, r.Path) && (r.Status/100 == 2 || r.Fault == fixtures.DropAfterCommit) {
+			n++
 		}
-	case "issue":
-		for _, is := range fake.Issues(owner, name) {
-			if is.Author == login {
-				out = append(out, got{Number: is.Number})
-			}
-		}
-	case "comment":
-		for _, c := range fake.Comments(owner, name, j.Number) {
-			if c.Author == login {
-				out = append(out, got{ID: c.ID})
-			}
-		}
-	case "review-comment":
-		for _, c := range fake.ReviewComments(owner, name, j.Number) {
-			if c.Author == login {
-				out = append(out, got{ID: c.ID})
-			}
-		}
-	case "branch":
-		if sha, ok := fake.Branch(owner, name, "release-prep"); ok {
-			out = append(out, got{SHA: sha})
-		}
-	case "file":
-		// One write moves main once; a second would move it again.
-		n := 0
-		for _, r := range fake.Requests() {
-			if r.Method == http.MethodPut && (r.Status/100 == 2 || r.Fault == fixtures.DropAfterCommit) {
-				n++
-			}
-		}
-		if b, ok := fake.FileContent(owner, name, "main", "docs/CHANGELOG.md"); ok && string(b) == fileContent {
-			for range n {
-				out = append(out, got{})
-			}
+	}
+	return n
+}
+
+// readBack is GitHub's own answer for the artifact g names (the kind's
+// first Face.ReadBack), through a plain client.
+func (w *world) readBack(t *testing.T, j job, g got) got {
+	t.Helper()
+	f, ex := j.example()
+	vals := maps.Clone(ex)
+	if g.Number != 0 {
+		vals["number"] = g.Number
+	}
+	if g.ID != 0 {
+		vals["id"] = g.ID
+	}
+	plain := github.NewClient(nil).WithAuthToken(token)
+	plain.BaseURL = mustURL(w.GitHub.URL())
+	req, err := plain.NewRequest(http.MethodGet, fill(f.ReadBack[0], vals), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw json.RawMessage
+	if _, err := plain.Do(context.Background(), req, &raw); err != nil {
+		t.Fatal(err)
+	}
+	return artifactOf(raw)
+}
+
+// guarded are the kinds the transport carries: every kind with a REST
+// write and an example.
+func guarded() []string {
+	var out []string
+	for _, kind := range kinds.All() {
+		if f, _ := kinds.FaceOf(kind); f.Write != "" && f.Example != "" {
+			out = append(out, kind)
 		}
 	}
 	return out
 }
 
-// commitKind is the fake's commit a create of kind makes.
-var commitKind = map[string]fixtures.CommitKind{
-	"pr": fakegithub.KindPull, "issue": fakegithub.KindIssue, "comment": fakegithub.KindComment,
-	"branch": fakegithub.KindRef, "file": fakegithub.KindContent, "review-comment": fakegithub.KindReviewComment,
-}
-
-var kinds = []string{"pr", "issue", "comment", "branch", "file", "review-comment"}
-
-// world is the shared test world (testworld) set up for every kind: a
-// pushed branch fix-42, a stranger's issue to comment on and a stranger's
-// pull request whose head adds changed.
+// world is the shared test world (testworld) with what every kind's
+// example names (SeedExamples) and a pushed branch fix-42.
 type world struct {
 	*testworld.World
-	issue, pull int
-	head        string
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	w := &world{World: testworld.New(t)}
+	w.SeedExamples()
 	w.Push("fix-42")
-	w.issue = w.GitHub.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
-	w.head = w.GitHub.AddCommitBy(owner, name, "main", login)
-	w.GitHub.SetRef(owner, name, "review-me", w.head)
-	w.pull = w.GitHub.SeedPR(owner, name, stranger, fixtures.SeedPR{Head: "review-me", Title: "Review me"})
 	return w
 }
 
-func (w *world) job(kind, text string) job {
-	if kind == "review-comment" {
-		return job{Kind: kind, Task: "ISSUE-42", Text: text, Number: w.pull, SHA: w.head}
-	}
-	return job{Kind: kind, Task: "ISSUE-42", Text: text, Number: w.issue, SHA: w.Main}
-}
+func (w *world) job(kind, text string) job { return job{Kind: kind, Task: "ISSUE-42", Text: text} }
 
 // client is a plain go-github client over a guard on the ledger at path.
 func (w *world) client(t testing.TB, path string, base http.RoundTripper) *github.Client {
