@@ -130,8 +130,10 @@ type Field struct {
 	// has no Flag of its own.
 	Switches map[string]string
 	// Required: the verb refuses to run without the field (which may
-	// still be empty where the kind allows it: a body given as "").
-	Required bool
+	// still be empty where the kind allows it: a body given as ""); of
+	// Switches, without one of them. MCPOptional: an MCP tool takes the
+	// call without it all the same (a review with no event is pending).
+	Required, MCPOptional bool
 }
 
 // CLIFlag is the field's CLI flag: Flag, or the JSON name with

@@ -51,7 +51,7 @@ func (Review) Face() Face {
 		Fields: []effect.Field{
 			{Name: "number", Arg: "NUMBER", MCP: "pullNumber", Help: "the pull request number", Required: true},
 			{Name: "event", Switches: map[string]string{"comment": "COMMENT", "approve": "APPROVE", "request-changes": "REQUEST_CHANGES"},
-				Input: "event", Help: "the review's event (required; none leaves it pending, on MCP only)"},
+				Input: "event", Required: true, MCPOptional: true, Help: "the review's event (required; none leaves it pending, on MCP only)"},
 			{Name: "body", Short: "b", Help: "the review's text (required to comment or request changes)", File: true, FileShort: "F"},
 			{Name: "commit_id", Flag: "-", MCP: "commitID", Input: "-", Help: "the commit reviewed (default: the head)"},
 			{Name: "comments", Gh: "-", MCP: "-", Input: "comments-file",

@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ghonce/ghonce/effect"
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/kinds"
@@ -185,7 +186,8 @@ func TestAVerbNeedsOnlyItsKindsFace(t *testing.T) {
 // the gh command the kind's verb finds the action done and unchanged (gh's
 // command line made the example's action, field for field). Before that,
 // the gh command with a word more (a release's assets) or a flag the kind
-// does not declare (a release's --generate-notes) is refused, nothing sent.
+// does not declare (a release's --generate-notes), or without a field it
+// requires (a review's event), is refused, nothing sent.
 func TestEveryKindsExampleActsOnceOnItsFronts(t *testing.T) {
 	for _, kind := range kinds.All() {
 		f, _ := kinds.FaceOf(kind)
@@ -229,6 +231,35 @@ func TestEveryKindsExampleActsOnceOnItsFronts(t *testing.T) {
 					}
 					args := slices.Concat(strings.Fields(fr[1]), shellWords(kinds.ExampleLine(kind, effect.Field.GhFlag)), []string{"-R", testRepo}, extra)
 					return w.gh("", nil, args...)
+				}
+				// Without one of its required fields, the verb is refused as a
+				// usage error; gh (which infers some) without one of a field's
+				// switches, as gh refuses it. Nothing is sent.
+				for _, fl := range f.Fields {
+					if !fl.Required || fl.Arg != "" || (fr[0] == "gh" && fl.Switches == nil) {
+						continue
+					}
+					name := fl.CLIFlag()
+					if fr[0] == "gh" {
+						name = fl.GhFlag()
+					}
+					words := shellWords(kinds.ExampleLine(kind, map[string]func(effect.Field) string{"ghonce": effect.Field.CLIFlag, "gh": effect.Field.GhFlag}[fr[0]]))
+					var left []string
+					for i := 0; i < len(words); i++ {
+						if _, sw := fl.Switches[strings.TrimPrefix(words[i], "--")]; sw || words[i] == "--"+name {
+							i += map[bool]int{true: 0, false: 1}[sw]
+							continue
+						}
+						left = append(left, words[i])
+					}
+					args := slices.Concat(strings.Fields(fr[1]), left, []string{"--repo", testRepo})
+					if fr[0] == "gh" {
+						args[len(args)-2] = "-R"
+					}
+					r := map[string]func(string, map[string]string, ...string) cliRun{"ghonce": w.run, "gh": w.gh}[fr[0]]("", nil, args...)
+					if want := map[string]int{"ghonce": failure.ExitUsage, "gh": 1}[fr[0]]; r.code != want || writes() != 0 {
+						t.Errorf("%s %s without %s: exit %d, %d writes; want %d, nothing sent\n%s", fr[0], fr[1], fl.Name, r.code, writes(), want, r.stderr)
+					}
 				}
 				if fr[0] == "gh" {
 					for _, extra := range [][]string{{"extra-word"}, {"--no-such-flag"}} {

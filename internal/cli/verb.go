@@ -16,7 +16,7 @@ import (
 	"github.com/ghonce/ghonce/reconcile"
 )
 
-// A kind's acting verbs (Face.CLI, "release create") are built here from
+// A kind's acting verbs (Face.CLI: "issue create") are built here from
 // its declaration: the positional argument and flags from Face.Fields, the
 // help from Face.Does and Face.Long, the shared act flags; the values make
 // the kind's JSON payload, which the registry decodes
@@ -28,12 +28,6 @@ import (
 // by the payload's field names, before anything is read or recorded; by
 // verb ("branch create").
 var verbChecks = map[string]func(payload map[string]any) error{
-	"pr review": func(p map[string]any) error {
-		if p["event"] == "" {
-			return cmdutil.Usagef("give --comment, --approve or --request-changes")
-		}
-		return nil
-	},
 	"branch create": func(p map[string]any) error {
 		if p["sha"] != "" && p["from"] != "" {
 			return cmdutil.Usagef("give --sha SHA or --from REF, not both")

@@ -135,7 +135,7 @@ var guards = func() map[string]guard {
 				}
 				g.fields = append(g.fields, fl)
 				g.carries = append(g.carries, fl.MCP)
-				if fl.Required {
+				if fl.Required && !fl.MCPOptional {
 					g.needs = append(g.needs, fl.MCP)
 				}
 			}

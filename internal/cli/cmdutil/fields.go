@@ -128,6 +128,9 @@ func GatherPayload(changed func(string) bool, values []*FieldValue, args []strin
 					s, given = fl.Switches[sw], true
 				}
 			}
+			if !given && fl.Required && required {
+				return nil, Usagef("give %s", OneOf(slices.Sorted(maps.Keys(v.Switches)), "--%s"))
+			}
 		case fl.List:
 			var items []string
 			for _, x := range v.Strs {
@@ -229,4 +232,15 @@ func typed(v *FieldValue, s string) (any, error) {
 		}
 	}
 	return s, nil
+}
+
+// OneOf says "a, b or c" of items, each written with format.
+func OneOf(items []string, format string) string {
+	for i := range items {
+		items[i] = fmt.Sprintf(format, items[i])
+	}
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }

@@ -259,12 +259,6 @@ var ghHooks = map[string]ghHook{
 	}},
 	"issue comment": {flags: commentFlags},
 	"pr comment":    {flags: commentFlags},
-	"pr review": {infer: func(_ context.Context, _ *ghCall, p map[string]any) error {
-		if p["event"] == "" { // gh asks for one on a terminal, and refuses without
-			return cmdutil.Usagef("gh pr review: must provide `--approve`, `--comment` or `--request-changes` when not running interactively")
-		}
-		return nil
-	}},
 }
 
 // infersPRNumber reports whether verb infers its kind's number, as gh's
@@ -387,7 +381,7 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys cmd
 			}
 			missing = missing || !o.given(v)
 			if v.Switches != nil {
-				required = append(required, "`--"+strings.Join(slices.Sorted(maps.Keys(v.Switches)), "` or `--")+"`")
+				required = append(required, cmdutil.OneOf(slices.Sorted(maps.Keys(v.Switches)), "`--%s`"))
 			} else {
 				required = append(required, "`--"+v.Field.Flag+"`")
 			}
