@@ -1,21 +1,26 @@
 package guard_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-github/v66/github"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/guard"
-	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger/sqlite"
+	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/tests/testworld"
 )
 
@@ -27,167 +32,260 @@ const (
 	stranger = testworld.Stranger
 )
 
-// job is one go-github write, as a bot makes it: every field the kind
-// needs, and a Text the rerun may reword.
-type job struct {
-	Kind   string // pr, issue, comment, branch, file, review-comment
-	Task   string
-	Text   string
-	Number int    // comment: the issue; review-comment: the pull request
-	SHA    string // branch: the commit; review-comment: the head
-	Line   int    // review-comment: the line of changed (default 1)
-}
-
-// changed is the file newWorld's pull request adds (one line).
-const changed = "change-" + login + ".txt"
-
-// got is what go-github returned, decoded into its own types.
-type got struct {
-	Number  int    `json:"number"`
-	ID      int64  `json:"id"`
-	URL     string `json:"url"` // html_url
-	SHA     string `json:"sha"`
-	Outcome string `json:"outcome"` // X-Ghonce-Outcome
-	Status  int    `json:"status"`
-}
-
-// send makes j's write through gh, under j's task, and reports what
-// go-github decoded.
-func send(ctx context.Context, gh *github.Client, j job) (got, error) {
-	ctx = guard.WithStep(ctx, j.Task, "")
-	var (
-		g    got
-		resp *github.Response
-		err  error
-	)
-	switch j.Kind {
-	case "pr":
-		var pr *github.PullRequest
-		pr, resp, err = gh.PullRequests.Create(ctx, owner, name, &github.NewPullRequest{
-			Title: github.String("Fix #42"), Head: github.String("fix-42"), Base: github.String("main"), Body: github.String(j.Text),
-		})
-		g.Number, g.URL = pr.GetNumber(), pr.GetHTMLURL()
-	case "issue":
-		var is *github.Issue
-		is, resp, err = gh.Issues.Create(ctx, owner, name, &github.IssueRequest{Title: github.String("Flaky test"), Body: github.String(j.Text)})
-		g.Number, g.URL = is.GetNumber(), is.GetHTMLURL()
-	case "comment":
-		var c *github.IssueComment
-		c, resp, err = gh.Issues.CreateComment(ctx, owner, name, j.Number, &github.IssueComment{Body: github.String(j.Text)})
-		g.ID, g.URL = c.GetID(), c.GetHTMLURL()
-	case "branch":
-		var r *github.Reference
-		r, resp, err = gh.Git.CreateRef(ctx, owner, name, &github.Reference{Ref: github.String("refs/heads/release-prep"), Object: &github.GitObject{SHA: github.String(j.SHA)}})
-		g.SHA, g.URL = r.GetObject().GetSHA(), r.GetURL()
-	case "file":
-		var c *github.RepositoryContentResponse
-		c, resp, err = gh.Repositories.CreateFile(ctx, owner, name, "docs/CHANGELOG.md", &github.RepositoryContentFileOptions{
-			Message: github.String("changelog: " + j.Text), Content: []byte(fileContent), Branch: github.String("main"),
-		})
-		g.SHA, g.URL = c.GetContent().GetSHA(), c.GetContent().GetHTMLURL()
-	case "review-comment":
-		var c *github.PullRequestComment
-		c, resp, err = gh.PullRequests.CreateComment(ctx, owner, name, j.Number, &github.PullRequestComment{
-			Body: github.String(j.Text), CommitID: github.String(j.SHA), Path: github.String(changed), Line: github.Int(max(j.Line, 1)),
-		})
-		g.ID, g.URL = c.GetID(), c.GetHTMLURL()
-	default:
-		return g, fmt.Errorf("unknown kind %q", j.Kind)
+// writeKinds are the kinds the transport carries: every kind whose Face
+// declares a REST write. Each is made from its Face.Example, valid in the
+// repository testworld's SeedExamples makes.
+func writeKinds() []string {
+	var out []string
+	for _, k := range reconcile.Kinds() {
+		if f, _ := kinds.FaceOf(k); f.Write != "" && f.Example != "" {
+			out = append(out, k)
+		}
 	}
+	return out
+}
+
+// job is one go-github write, as a bot makes it: a kind's example under
+// Task, with its text reworded when Reword says so.
+type job struct {
+	Kind, Task string
+	Reword     bool
+}
+
+// act is j's request: the method and path of its kind's Face.Write, the
+// path's {params} bound from the example, and a body of the example's
+// values for every body field the write carries (reconcile.BodyFields,
+// named as Face.Wire names them). A field the example leaves out is left
+// out, as go-github leaves out a nil field. Reworded, the example's body
+// is another text: the act's own text after an unanswered attempt, a
+// text besides it (a title names the act) otherwise (docs/design/same-act.md).
+type act struct {
+	kind, method, path string
+	face               effect.Face
+	example            map[string]any
+	body               map[string]any
+}
+
+func actOf(j job) (act, error) {
+	f, _ := kinds.FaceOf(j.Kind)
+	a := act{kind: j.Kind, face: f, body: map[string]any{}}
+	d := json.NewDecoder(strings.NewReader(f.Example))
+	d.UseNumber()
+	if err := d.Decode(&a.example); err != nil {
+		return a, fmt.Errorf("%s: its example %s: %v", j.Kind, f.Example, err)
+	}
+	if s, ok := a.example["body"].(string); ok && j.Reword {
+		a.example["body"] = s + " (reworded on the retry)"
+	}
+	method, path, _ := strings.Cut(f.Write, " ")
+	a.method, a.path = method, bind(path, a.example)
+	for _, field := range reconcile.BodyFields(j.Kind) {
+		name, prefix := field, ""
+		if w, ok := f.Wire[field]; ok {
+			prefix, _, _ = strings.Cut(w, "{")
+			name, _ = effect.WireParam(w)
+		}
+		v, ok := a.example[name]
+		if !ok {
+			continue
+		}
+		if s, ok := v.(string); ok {
+			v = prefix + s
+		}
+		a.body[field] = v
+	}
+	return a, nil
+}
+
+// bind fills path's {params} (and {param...}) from fields, owner and repo
+// the world's repository, each segment escaped.
+func bind(path string, fields map[string]any) string {
+	p, q, hasQuery := strings.Cut(path, "?")
+	fill := func(s string, esc func(string) string) string {
+		parts := strings.Split(s, "{")
+		for i := 1; i < len(parts); i++ {
+			param, after, _ := strings.Cut(parts[i], "}")
+			param = strings.TrimSuffix(param, "...")
+			v := fmt.Sprint(fields[param])
+			switch param {
+			case "owner":
+				v = owner
+			case "repo":
+				v = name
+			}
+			parts[i] = esc(v) + after
+		}
+		return strings.Join(parts, "")
+	}
+	escPath := func(s string) string {
+		segs := strings.Split(s, "/")
+		for i := range segs {
+			segs[i] = url.PathEscape(segs[i])
+		}
+		return strings.Join(segs, "/")
+	}
+	if hasQuery {
+		return fill(p, escPath) + "?" + fill(q, url.QueryEscape)
+	}
+	return fill(p, escPath)
+}
+
+// got is what go-github returned: the answer's JSON, as go-github's Do
+// decodes it, and the guard's outcome.
+type got struct {
+	Body    json.RawMessage `json:"body"`
+	Outcome string          `json:"outcome"` // X-Ghonce-Outcome
+	Status  int             `json:"status"`
+}
+
+// send makes j's write through gh with go-github's NewRequest and Do, under
+// j's task, and reports what go-github decoded.
+func send(ctx context.Context, gh *github.Client, j job) (got, error) {
+	a, err := actOf(j)
+	if err != nil {
+		return got{}, err
+	}
+	req, err := gh.NewRequest(a.method, a.path, a.body)
+	if err != nil {
+		return got{}, err
+	}
+	var g got
+	resp, err := gh.Do(guard.WithStep(ctx, j.Task, ""), req, &g.Body)
 	if resp != nil {
 		g.Outcome, g.Status = resp.Header.Get("X-Ghonce-Outcome"), resp.StatusCode
 	}
 	return g, err
 }
 
-const fileContent = "# Changelog\n\n- Fix #42\n"
+// isWrite reports whether a request the fake logged or committed is j's
+// write: its method and path.
+func (a act) isWrite(method, path string) bool {
+	p, _ := url.PathUnescape(a.path)
+	return method == a.method && path == "/"+p
+}
 
-// ours lists the artifacts of j's kind on the fake that are ours: what a
-// duplicate would add to.
-func ours(fake *fixtures.Server, j job) []got {
-	var out []got
-	switch j.Kind {
-	case "pr":
-		for _, p := range fake.PullRequests(owner, name) {
-			if p.Author == login {
-				out = append(out, got{Number: p.Number})
-			}
+// made counts the writes of a's kind GitHub stored: a duplicate adds one.
+func made(fake *fixtures.Server, a act) int {
+	n := 0
+	for _, r := range fake.Requests() {
+		if a.isWrite(r.Method, r.Path) && (r.Status/100 == 2 || r.Fault == fixtures.DropAfterCommit) {
+			n++
 		}
-	case "issue":
-		for _, is := range fake.Issues(owner, name) {
-			if is.Author == login {
-				out = append(out, got{Number: is.Number})
-			}
+	}
+	return n
+}
+
+// readBack is the artifact c stored, as GitHub's GETs of the kind's
+// Face.ReadBack answer, read with a plain client: {id} and {number} are
+// the commit's, every other {param} the example's field.
+func readBack(t testing.TB, w *world, a act, c fixtures.Commit) []any {
+	t.Helper()
+	fields := map[string]any{}
+	for k, v := range a.example {
+		fields[k] = v
+	}
+	if c.Number != 0 {
+		fields["number"] = c.Number
+	}
+	if c.ID != 0 {
+		fields["id"] = c.ID
+	}
+	plain := w.gh(http.DefaultTransport)
+	var out []any
+	for _, path := range a.face.ReadBack {
+		req, err := plain.NewRequest(http.MethodGet, bind(path, fields), nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-	case "comment":
-		for _, c := range fake.Comments(owner, name, j.Number) {
-			if c.Author == login {
-				out = append(out, got{ID: c.ID})
-			}
+		var b json.RawMessage
+		if _, err := plain.Do(context.Background(), req, &b); err != nil {
+			t.Fatalf("%s: read back %s: %v", a.kind, path, err)
 		}
-	case "review-comment":
-		for _, c := range fake.ReviewComments(owner, name, j.Number) {
-			if c.Author == login {
-				out = append(out, got{ID: c.ID})
-			}
-		}
-	case "branch":
-		if sha, ok := fake.Branch(owner, name, "release-prep"); ok {
-			out = append(out, got{SHA: sha})
-		}
-	case "file":
-		// One write moves main once; a second would move it again.
-		n := 0
-		for _, r := range fake.Requests() {
-			if r.Method == http.MethodPut && (r.Status/100 == 2 || r.Fault == fixtures.DropAfterCommit) {
-				n++
-			}
-		}
-		if b, ok := fake.FileContent(owner, name, "main", "docs/CHANGELOG.md"); ok && string(b) == fileContent {
-			for range n {
-				out = append(out, got{})
-			}
-		}
+		out = append(out, decode(t, a.kind, b))
 	}
 	return out
 }
 
-// commitKind is the fake's commit a create of kind makes.
-var commitKind = map[string]fixtures.CommitKind{
-	"pr": fakegithub.KindPull, "issue": fakegithub.KindIssue, "comment": fakegithub.KindComment,
-	"branch": fakegithub.KindRef, "file": fakegithub.KindContent, "review-comment": fakegithub.KindReviewComment,
+// decode is b's JSON, a number as written.
+func decode(t testing.TB, kind string, b []byte) any {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		t.Fatalf("%s: %s: %v", kind, b, err)
+	}
+	return v
 }
 
-var kinds = []string{"pr", "issue", "comment", "branch", "file", "review-comment"}
+// identity are the fields that name an artifact on GitHub.
+var identity = []string{"id", "number", "sha", "node_id", "html_url", "url", "ref"}
 
-// world is the shared test world (testworld) set up for every kind: a
-// pushed branch fix-42, a stranger's issue to comment on and a stranger's
-// pull request whose head adds changed.
+// sameArtifact fails t unless answer (go-github's) names the artifact
+// GitHub read back (want): every identifying field the read back has, the
+// answer has alike, a url among them. A second ReadBack is the commit a
+// contents write answers with beside the file ({content, commit}),
+// compared by its sha and html_url (its url is the git commit's in the
+// answer, the repository commit's in the read back).
+func sameArtifact(t testing.TB, kind string, answer json.RawMessage, want []any) {
+	t.Helper()
+	a, urls := decode(t, kind, answer), 0
+	var agree func(where string, a, w any, keys []string)
+	agree = func(where string, a, w any, keys []string) {
+		switch w := w.(type) {
+		case []any:
+			as, _ := a.([]any)
+			if len(as) != len(w) || len(w) == 0 {
+				t.Fatalf("%s: go-github got %d at %s, GitHub holds %d", kind, len(as), where, len(w))
+			}
+			for i := range w {
+				agree(fmt.Sprintf("%s[%d]", where, i), as[i], w[i], keys)
+			}
+		case map[string]any:
+			am, _ := a.(map[string]any)
+			for _, k := range keys {
+				if v, ok := w[k]; ok && fmt.Sprint(am[k]) != fmt.Sprint(v) {
+					t.Fatalf("%s: go-github got %s%s %v, GitHub holds %v\nanswer: %s", kind, where, k, am[k], v, answer)
+				} else if ok && strings.HasSuffix(k, "url") && v != "" {
+					urls++
+				}
+			}
+			if o, ok := w["object"]; ok {
+				agree(where+"object.", am["object"], o, keys)
+			}
+		}
+	}
+	if len(want) == 2 {
+		am, _ := a.(map[string]any)
+		agree("content.", am["content"], want[0], identity)
+		agree("commit.", am["commit"], want[1], []string{"sha", "html_url"})
+	} else {
+		agree("", a, want[0], identity)
+	}
+	if urls == 0 {
+		t.Fatalf("%s: go-github's answer has no URL of the artifact: %s", kind, answer)
+	}
+}
+
+// world is the shared test world (testworld) with what every kind's
+// example names (SeedExamples: issue #1, pull request #2) and a pushed
+// branch fix-42.
 type world struct {
 	*testworld.World
 	issue, pull int
-	head        string
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	w := &world{World: testworld.New(t)}
+	w.SeedExamples()
 	w.Push("fix-42")
-	w.issue = w.GitHub.SeedIssue(owner, name, stranger, fixtures.SeedIssue{Title: "It crashes", Body: "On start."})
-	w.head = w.GitHub.AddCommitBy(owner, name, "main", login)
-	w.GitHub.SetRef(owner, name, "review-me", w.head)
-	w.pull = w.GitHub.SeedPR(owner, name, stranger, fixtures.SeedPR{Head: "review-me", Title: "Review me"})
+	w.issue, w.pull = 1, 2
 	return w
 }
 
-func (w *world) job(kind, text string) job {
-	if kind == "review-comment" {
-		return job{Kind: kind, Task: "ISSUE-42", Text: text, Number: w.pull, SHA: w.head}
-	}
-	return job{Kind: kind, Task: "ISSUE-42", Text: text, Number: w.issue, SHA: w.Main}
-}
-
 // client is a plain go-github client over a guard on the ledger at path.
+// Settle: as agentMain's.
 func (w *world) client(t testing.TB, path string, base http.RoundTripper) *github.Client {
 	t.Helper()
 	ctx := context.Background()
@@ -196,7 +294,7 @@ func (w *world) client(t testing.TB, path string, base http.RoundTripper) *githu
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	tr, err := guard.New(base, guard.Options{Ledger: l, LedgerNew: l.Created(), Getenv: func(string) string { return "" }})
+	tr, err := guard.New(base, guard.Options{Ledger: l, LedgerNew: l.Created(), Settle: 200 * time.Millisecond, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func (w *world) reviewFile(t *testing.T) string {
 	plain := github.NewClient(nil).WithAuthToken(token)
 	plain.BaseURL = mustURL(w.GitHub.URL())
 	c, _, err := plain.Repositories.CreateFile(context.Background(), owner, name, "src/app.go", &github.RepositoryContentFileOptions{
-		Message: github.String("app"), Content: []byte("package app\n\nfunc f() {}\n"), Branch: github.String("review-me"),
+		Message: github.String("app"), Content: []byte("package app\n\nfunc f() {}\n"), Branch: github.String("feature"),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestInlineCommentsPostedTwiceLandOnce(t *testing.T) {
 			ids[line] = c.GetID()
 		}
 	}
-	if n := len(ours(w.GitHub, w.job("review-comment", ""))); n != 2 {
+	if n := len(w.GitHub.ReviewComments(owner, name, w.pull)); n != 2 {
 		t.Fatalf("%d inline comments, want 2", n)
 	}
 }
@@ -83,7 +83,7 @@ func TestBufferRepostsLandOnce(t *testing.T) {
 			t.Fatalf("re-post %d: %v, comment %d (%s), want the first, %d, skipped", i+1, err, c.GetID(), resp.Header.Get("X-Ghonce-Outcome"), first.GetID())
 		}
 	}
-	if n := len(ours(w.GitHub, w.job("review-comment", ""))); n != 1 {
+	if n := len(w.GitHub.ReviewComments(owner, name, w.pull)); n != 1 {
 		t.Fatalf("%d inline comments, want 1", n)
 	}
 }
