@@ -19,6 +19,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/guard"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
@@ -144,7 +145,9 @@ func TestFoundArtifactDecodesIntoGoGithubTypes(t *testing.T) {
 }
 
 // A write the guard creates gets GitHub's own answer to its create, of
-// the artifact GitHub stored.
+// the artifact GitHub stored; the same write again through the same
+// Transport (claude-code-action #1405's inline comments, each posted
+// twice) is that artifact, and GitHub stores one.
 func TestCreatedGetsGitHubsAnswer(t *testing.T) {
 	for _, kind := range writeKinds() {
 		t.Run(kind, func(t *testing.T) {
@@ -159,14 +162,17 @@ func TestCreatedGetsGitHubsAnswer(t *testing.T) {
 					stored = append(stored, *c)
 				}
 			})
-			g, err := send(context.Background(), w.client(t, ledgerIn(t), nil), job{Kind: kind, Task: "ISSUE-42"})
-			if err != nil {
-				t.Fatal(err)
+			gh := w.client(t, ledgerIn(t), nil)
+			for _, want := range []string{"created", "skipped"} {
+				g, err := send(context.Background(), gh, job{Kind: kind, Task: "ISSUE-42"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g.Outcome != want || g.Status/100 != 2 || len(stored) != 1 || made(w.GitHub, a) != 1 {
+					t.Fatalf("outcome %q status %d, %d commits; want %s, 2xx, 1", g.Outcome, g.Status, len(stored), want)
+				}
+				sameArtifact(t, kind, g.Body, readBack(t, w, a, stored[0]))
 			}
-			if g.Outcome != "created" || g.Status/100 != 2 || len(stored) != 1 || made(w.GitHub, a) != 1 {
-				t.Fatalf("outcome %q status %d, %d commits; want created, 2xx, 1", g.Outcome, g.Status, len(stored))
-			}
-			sameArtifact(t, kind, g.Body, readBack(t, w, a, stored[0]))
 		})
 	}
 }
@@ -456,24 +462,30 @@ func TestAuthenticationBelowTheGuard(t *testing.T) {
 }
 
 // The guard's key is the CLI's and the MCP server's for the same task,
-// step and target: the one reconcile.Prepare derives.
+// step and target, for every kind: the one `ghonce key` derives from the
+// target alone (kinds.KeyOfTarget; a pull request's is its base, whatever
+// its head and title), the kind's default step for a WithStep without one.
 func TestGuardKeyIsTheCLIs(t *testing.T) {
-	w := newWorld(t)
-	gh := w.client(t, ledgerIn(t), nil)
-	_, resp, err := gh.PullRequests.Create(guard.WithStep(context.Background(), "ISSUE-42", ""), owner, name, &github.NewPullRequest{
-		Title: github.String("Fix"), Head: github.String("fix-42"), Base: github.String("main"), Body: github.String("b"),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// `ghonce pr create --task ISSUE-42 --base main --head other --title other`:
-	// the key names the task, the verb's default step, the repository and the base.
-	p, err := reconcile.Prepare(reconcile.Action{Task: "ISSUE-42", Step: "pr-create", Repo: owner + "/" + name, Spec: reconcile.PR{Base: "main", Head: "other", Title: "other"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := resp.Header.Get("X-Ghonce-Key"); got != p.Key() {
-		t.Fatalf("X-Ghonce-Key %q, want the CLI's %q", got, p.Key())
+	for _, kind := range writeKinds() {
+		t.Run(kind, func(t *testing.T) {
+			w := newWorld(t)
+			g, err := send(context.Background(), w.client(t, ledgerIn(t), nil), job{Kind: kind, Task: "ISSUE-42"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, _ := kinds.FaceOf(kind)
+			spec, err := reconcile.DecodeSpec(kind, []byte(f.Example))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := kinds.KeyOfTarget(kind, spec.Target(), "ISSUE-42", "", owner+"/"+name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Key != want {
+				t.Fatalf("X-Ghonce-Key %q, want the CLI's %q", g.Key, want)
+			}
+		})
 	}
 }
 

@@ -97,6 +97,18 @@ func actOf(j job) (act, error) {
 	return a, nil
 }
 
+// payload is the body go-github sends: a write that carries one list
+// sends it bare, as go-github's AddLabelsToIssue does (the guard takes
+// either shape; TestEveryDeclaredWriteIsGuarded sends the object).
+func (a act) payload() any {
+	if carried := reconcile.BodyFields(a.kind); len(carried) == 1 {
+		if l, ok := a.body[carried[0]].([]any); ok {
+			return l
+		}
+	}
+	return a.body
+}
+
 // bind fills path's {params} (and {param...}) from fields, owner and repo
 // the world's repository, each segment escaped.
 func bind(path string, fields map[string]any) string {
@@ -131,10 +143,11 @@ func bind(path string, fields map[string]any) string {
 }
 
 // got is what go-github returned: the answer's JSON, as go-github's Do
-// decodes it, and the guard's outcome.
+// decodes it, and the guard's outcome and key.
 type got struct {
 	Body    json.RawMessage `json:"body"`
 	Outcome string          `json:"outcome"` // X-Ghonce-Outcome
+	Key     string          `json:"key"`     // X-Ghonce-Key
 	Status  int             `json:"status"`
 }
 
@@ -145,14 +158,14 @@ func send(ctx context.Context, gh *github.Client, j job) (got, error) {
 	if err != nil {
 		return got{}, err
 	}
-	req, err := gh.NewRequest(a.method, a.path, a.body)
+	req, err := gh.NewRequest(a.method, a.path, a.payload())
 	if err != nil {
 		return got{}, err
 	}
 	var g got
 	resp, err := gh.Do(guard.WithStep(ctx, j.Task, ""), req, &g.Body)
 	if resp != nil {
-		g.Outcome, g.Status = resp.Header.Get("X-Ghonce-Outcome"), resp.StatusCode
+		g.Outcome, g.Key, g.Status = resp.Header.Get("X-Ghonce-Outcome"), resp.Header.Get("X-Ghonce-Key"), resp.StatusCode
 	}
 	return g, err
 }
