@@ -45,6 +45,11 @@ type Face struct {
 	// gh command lines the gh shim guards, and MCP tools by
 	// github-mcp-server's names. Empty: that front does not carry it.
 	CLI, Gh, MCP []string
+	// GhPart: the gh commands (Gh) do more than the kind's act (an edit
+	// that may add labels): only a command line that gives some of the
+	// kind's flags and no other (but -R) is guarded; any other is the real
+	// gh's.
+	GhPart bool
 
 	// Does is the verbs' one line of help: "Create a release".
 	Does string
@@ -52,6 +57,10 @@ type Face struct {
 	// commands, in Markdown, with any remark: "`contents: write`". A
 	// `pr` command's `issues: write` is read as `pull-requests: write`.
 	Permission string
+	// Long is the verbs' help, without the exit codes; "" is Does. A kind
+	// that shares another's verb (Face.CLI) adds its Long to the verb's as
+	// a paragraph.
+	Long string
 	// Example is one action of the kind, its fields as JSON, valid and made
 	// in the repository testworld's SeedExamples makes: the verbs' help shows
 	// it, and every test that runs each kind runs it. Empty: no front has it.
@@ -63,6 +72,30 @@ type Face struct {
 	// Audit is how `ghonce audit` finds its duplicates; nil: the audit
 	// does not look at it.
 	Audit *Audit
+	// Tools are what MCP's tools (by their names) have beyond taking the
+	// kind's fields; a tool not here has nothing more.
+	Tools map[string]Tool
+}
+
+// Tool is what one MCP tool of a kind has beyond the kind's fields.
+type Tool struct {
+	// Methods: the tool takes a method argument, and these of its values
+	// are the kind's act, each run under the --on-change it maps to (""
+	// the server's; submit_pending's "update" submits what create made).
+	// A call with another method goes upstream as it is, and so, with
+	// Body, does a call without a body (a reaction alone). Pass names
+	// what goes upstream, for the guides.
+	Methods map[string]string
+	Body    bool
+	Pass    string
+	// OnePer is what the default step makes one of per task ("base
+	// branch"; "" is "target"), for the guides.
+	OnePer string
+	// What names the artifact to the model: "PR #{result.number}", each
+	// {name} the action's field of that JSON name, {result.number},
+	// {result.id} and {result.sha} the result's, {…:12} the first 12
+	// characters; "" is the kind and its number, else its target.
+	What string
 }
 
 // Field is one of a kind's fields on every front. A name left empty is

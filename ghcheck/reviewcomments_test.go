@@ -200,3 +200,45 @@ func TestCheckReviewComment(t *testing.T) {
 		t.Error("pull request 0 accepted")
 	}
 }
+
+// The fake GitHub's threads, as GitHub's: a reply joins the thread of the
+// comment it answers, at its line; a reply to a reply joins the same
+// thread. A reply to a comment of another pull request is 404, and a
+// file-level comment needs only a changed path.
+func TestFakeReviewCommentThreads(t *testing.T) {
+	t.Parallel()
+	w, _, n, head := reviewPR(t)
+	ctx := context.Background()
+	gh := github.NewClient(nil).WithAuthToken(testworld.Token)
+	gh.BaseURL, _ = gh.BaseURL.Parse(w.GitHub.URL())
+	other := w.GitHub.SeedPR(owner, name, bLogin, fixtures.SeedPR{Head: "feat", Title: "again"})
+	root, _, err := gh.PullRequests.CreateComment(ctx, owner, name, n, &github.PullRequestComment{
+		Body: github.String("root"), CommitID: github.String(head), Path: github.String(changed), Line: github.Int(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, _, err := gh.PullRequests.CreateCommentInReplyTo(ctx, owner, name, n, "first reply", root.GetID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, _, err := gh.PullRequests.CreateCommentInReplyTo(ctx, owner, name, n, "reply to the reply", r1.GetID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*github.PullRequestComment{r1, r2} {
+		if r.GetInReplyTo() != root.GetID() || r.GetPath() != changed || r.GetLine() != 1 {
+			t.Errorf("reply %+v: want it in %d's thread, at its line", r, root.GetID())
+		}
+	}
+	if _, resp, err := gh.PullRequests.CreateCommentInReplyTo(ctx, owner, name, other, "elsewhere", root.GetID()); err == nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a reply on another pull request: %v, want 404", err)
+	}
+	file, _, err := gh.PullRequests.CreateComment(ctx, owner, name, n, &github.PullRequestComment{
+		Body: github.String("whole file"), CommitID: github.String(head), Path: github.String(changed), SubjectType: github.String("file")})
+	if err != nil || file.GetSubjectType() != "file" {
+		t.Fatalf("file-level: %+v, %v", file, err)
+	}
+	if got := w.GitHub.ReviewComments(owner, name, n); len(got) != 4 {
+		t.Errorf("%d comments, want 4", len(got))
+	}
+}

@@ -104,7 +104,7 @@ func TestKillAfterCommitRerunMakesOne(t *testing.T) {
 // artifact GitHub holds (its id, number or SHA, and its URL), as GitHub's
 // own GETs of it answer; for one it creates, GitHub's own answer to the
 // create.
-func TestFoundArtifactDecodesIntoGoGithubTypes(t *testing.T) {
+func TestFoundArtifactDecodesAsGitHubsOwn(t *testing.T) {
 	for _, kind := range writeKinds() {
 		t.Run(kind, func(t *testing.T) {
 			w := newWorld(t)

@@ -44,9 +44,12 @@ func (Branch) Face() Face {
 		Unwired:  []string{"from"},
 		ReadBack: []string{"repos/{owner}/{repo}/git/ref/heads/{name}"},
 		CLI:      []string{"branch create"}, MCP: []string{"create_branch"},
-		Does: "Create a branch", Permission: "`contents: write`",
-		Audit:   &effect.Audit{Rank: 7, Ref: "branch {name}"},
-		Example: `{"name": "release-prep", "from": "main"}`,
+		Tools:      map[string]effect.Tool{"create_branch": {OnePer: "branch name", What: "branch {name} at {result.sha:12}"}},
+		Does:       "Create a branch",
+		Permission: "`contents: write`",
+		Long:       branchLong,
+		Audit:      &effect.Audit{Rank: 7, Ref: "branch {name}"},
+		Example:    `{"name": "release-prep", "from": "main"}`,
 		Fields: []effect.Field{
 			{Name: "name", Arg: "NAME", MCP: "branch", Input: "branch", Help: "the branch to create", Required: true},
 			{Name: "sha", Help: "commit the branch points at", MCP: "-", Input: "-"},
@@ -54,6 +57,22 @@ func (Branch) Face() Face {
 		},
 	}
 }
+
+// branchLong is the help of the kind's verbs: see Face.Long.
+const branchLong = `Create a branch once per (task, step, repository, name).
+
+The branch is found by an exact ref read. If it exists at the intended commit,
+or at a commit that descends from it, it counts as done; a branch of that name
+at an unrelated commit is someone else's: exit 1, never adopted.
+
+--from REF is resolved on GitHub while the branch is looked for (one round
+trip for both); the commit REF names then is recorded in the ledger before the
+branch is created. A rerun resolves REF again, never starting from a commit the
+ledger recorded: a branch an earlier attempt made at REF's head of then (which
+REF's head now descends from) is found; one it did not make is created at REF's
+head now.
+With neither --sha nor --from, the branch starts from the default branch.`
+
 func (Branch) DefaultStep() string { return "branch-create" }
 func (b Branch) Target() string    { return b.Name }
 

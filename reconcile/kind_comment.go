@@ -31,7 +31,10 @@ func (Comment) Face() Face {
 		Write:    "POST repos/{owner}/{repo}/issues/{number}/comments",
 		ReadBack: []string{"repos/{owner}/{repo}/issues/comments/{id}"},
 		CLI:      []string{"issue comment", "pr comment"}, Gh: []string{"issue comment", "pr comment"}, MCP: []string{"add_issue_comment"},
-		Does: "Comment on an issue or pull request", Permission: "`issues: write`",
+		Tools:      map[string]effect.Tool{"add_issue_comment": {Body: true, Pass: "a reaction without a body", OnePer: "issue or pull request", What: "comment on #{number}"}},
+		Does:       "Comment on an issue or pull request",
+		Permission: "`issues: write`",
+		Long:       commentLong,
 		Audit: &effect.Audit{Rank: 3, Listing: "comments", Ref: "comment {id} on #{thread}", Same: []string{"thread", "body"}, Reactors: true,
 			Detail: "the same author, the same normalised body, on the same thread", Settle: "delete"},
 		Example: `{"number": 1, "body": "Fixed in #2."}`,
@@ -41,6 +44,14 @@ func (Comment) Face() Face {
 		},
 	}
 }
+
+// commentLong is the help of the kind's verbs: see Face.Long.
+const commentLong = `Post a comment once per (task, step, repository, number).
+
+GitHub has no uniqueness for comments: ghonce puts a hidden marker with the
+key on the comment's first line and, before posting, reads every page of the
+thread for a comment by you that carries it. A retry with a reworded body gets
+the first comment back.`
 
 // DefaultStep: see DefaultStepper. A comment on a pull request is an
 // issue comment to GitHub, and its default step is the same.

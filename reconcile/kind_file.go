@@ -37,8 +37,11 @@ func (File) Face() Face {
 		Refuses:  []string{"author", "committer"},
 		ReadBack: []string{"repos/{owner}/{repo}/contents/{path}?ref={branch}", "repos/{owner}/{repo}/commits/{branch}"},
 		CLI:      []string{"file put"}, MCP: []string{"create_or_update_file"},
-		Does: "Write a file on a branch through the contents API", Permission: "`contents: write`",
-		Example: `{"path": "CHANGELOG.md", "branch": "main", "message": "Start the changelog", "content": "IyBDaGFuZ2Vsb2c="}`,
+		Tools:      map[string]effect.Tool{"create_or_update_file": {OnePer: "branch and path", What: "file {path} on branch {branch}"}},
+		Does:       "Write a file on a branch through the contents API",
+		Permission: "`contents: write`",
+		Long:       fileLong,
+		Example:    `{"path": "CHANGELOG.md", "branch": "main", "message": "Start the changelog", "content": "IyBDaGFuZ2Vsb2c="}`,
 		Fields: []effect.Field{
 			{Name: "path", Arg: "PATH", Help: "the file's path in the repository", Required: true},
 			{Name: "branch", Help: "branch to commit to (default: the repository's default branch)"},
@@ -48,6 +51,16 @@ func (File) Face() Face {
 		},
 	}
 }
+
+// fileLong is the help of the kind's verbs: see Face.Long.
+const fileLong = `Write a file on a branch once per (task, step, repository, branch, path).
+
+It counts as done when the file on the branch already has exactly the intended
+content (git blob hashes, computed locally); different content means not yet.
+
+Without --branch, the file goes to the repository's default branch, read from
+GitHub first; the key is the same as with --branch set to that branch (ghonce
+key --kind file --target BRANCH:PATH prints it).`
 
 // DefaultStep: see DefaultStepper.
 func (File) DefaultStep() string { return "file-put" }

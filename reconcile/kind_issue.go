@@ -27,13 +27,27 @@ func (Issue) Face() Face {
 		Refuses:  []string{"assignee", "assignees", "milestone", "state", "state_reason", "type"},
 		ReadBack: []string{"repos/{owner}/{repo}/issues/{number}"},
 		CLI:      []string{"issue create"}, Gh: []string{"issue create"}, MCP: []string{"create_issue", "issue_write"},
-		Does: "File an issue", Permission: "`issues: write`",
+		// create_issue: github-mcp-server's granular issue tool, kept as an
+		// alias. Its schema lists no labels (issue_write's does).
+		Tools: map[string]effect.Tool{
+			"issue_write":  {Methods: map[string]string{"create": ""}, Pass: "a method other than create", OnePer: "repository", What: "issue #{result.number}"},
+			"create_issue": {OnePer: "repository", What: "issue #{result.number}"},
+		},
+		Does:       "File an issue",
+		Permission: "`issues: write`",
+		Long:       issueLong,
 		Audit: &effect.Audit{Rank: 1, Listing: "issues", Ref: "#{number}", Same: []string{"title", "body"}, Reactors: true,
 			Detail: "the same author, the same normalised title and body", Settle: "close"},
 		Example: `{"title": "The parser crashes on empty input", "body": "Seen on CI.", "labels": ["bug"]}`,
 		Fields:  []effect.Field{titleField, bodyField, labelsField},
 	}
 }
+
+// issueLong is the help of the kind's verbs: see Face.Long.
+const issueLong = `File an issue once per (task, step, repository).
+
+The issue carries the label ghonce:<key> (set when it is created) and a hidden
+marker with the key; both are looked for before filing.`
 
 // DefaultStep: see DefaultStepper.
 func (Issue) DefaultStep() string { return "issue-create" }

@@ -36,8 +36,9 @@ func (Labels) Face() Face {
 	return Face{
 		Write:    "POST repos/{owner}/{repo}/issues/{number}/labels",
 		ReadBack: []string{"repos/{owner}/{repo}/issues/{number}/labels"},
-		CLI:      []string{"issue edit", "pr edit"}, Gh: []string{"issue edit", "pr edit"},
-		Does: "Add labels to an issue or pull request", Permission: "`issues: write`",
+		CLI:      []string{"issue edit", "pr edit"}, Gh: []string{"issue edit", "pr edit"}, GhPart: true,
+		Does:       "Add labels to an issue or pull request",
+		Permission: "`issues: write`",
 		Audit: &effect.Audit{Rank: 8, Listing: "labeled", Optional: true, Ref: "#{number}", Same: []string{"thread", "label"},
 			Detail: "the same label applied to the same issue or pull request more than once by us",
 			Leave:  "an add already made: its workflows ran again; nothing to remove"},

@@ -1,6 +1,7 @@
 package reconcile_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/guard"
 	"github.com/ghonce/ghonce/internal/audit"
 	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
@@ -159,6 +161,50 @@ func TestLabelsChangedSetIsReportedNotAdded(t *testing.T) {
 	other.Step = "triage"
 	if r := mustDo(t, w.engine(), other); r.Outcome != outcome.Created {
 		t.Fatalf("another step: %+v, want created", r)
+	}
+}
+
+// go-github's AddLabelsToIssue (a bare JSON array) through guard's
+// transport: an add whose answer was lost, and a label a person removed
+// meanwhile, is found on the rerun, not applied again; go-github decodes
+// the labels either way, and a third run is answered by the ledger.
+func TestLabelsThroughTheTransport(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n := w.issue()
+	w.GitHub.Inject(fixtures.Fault{Kind: fixtures.DropAfterCommit, Match: w.postLabels(n)})
+	add := func() (string, []string, error) {
+		ctx := guard.WithStep(context.Background(), "ISSUE-42", "")
+		ls, resp, err := w.goGitHub().Issues.AddLabelsToIssue(ctx, owner, name, n, []string{"ready"})
+		var names []string
+		for _, l := range ls {
+			names = append(names, l.GetName())
+		}
+		if resp == nil {
+			return "", names, err
+		}
+		return resp.Header.Get("X-Ghonce-Outcome"), names, err
+	}
+	if _, _, err := add(); err == nil {
+		t.Fatal("first attempt: want the lost answer as an error")
+	}
+	w.GitHub.RemoveLabel(owner, name, n, other, "ready")
+	w.GitHub.SeedLabel(owner, name, n, other, "triage")
+	said, names, err := add()
+	if err != nil || said != "found" || len(names) != 1 || names[0] != "triage" {
+		t.Fatalf("rerun: %s %q, %v; want found, with the labels the issue has (triage)", said, names, err)
+	}
+	posts := 0
+	for _, r := range w.GitHub.Requests() {
+		if r.Method == http.MethodPost {
+			posts++
+		}
+	}
+	if said, _, err = add(); err != nil || said != "skipped" {
+		t.Fatalf("third run: %s, %v; want skipped", said, err)
+	}
+	if got := w.GitHub.Labeled(owner, name, n, "ready"); got != 1 || posts != 1 {
+		t.Fatalf("%d labeled events after %d POSTs, want 1 and 1", got, posts)
 	}
 }
 

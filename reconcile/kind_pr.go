@@ -33,8 +33,10 @@ func (PR) Face() Face {
 		Refuses:  []string{"head_repo", "issue", "maintainer_can_modify"},
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/{number}"},
 		CLI:      []string{"pr create"}, Gh: []string{"pr create"}, MCP: []string{"create_pull_request"},
+		Tools:      map[string]effect.Tool{"create_pull_request": {OnePer: "base branch", What: "PR #{result.number}"}},
 		Does:       "Open a pull request",
 		Permission: "`pull-requests: write` (labels on a PR go through the issues API, which accepts it); `contents: write` if the job also pushes the head branch",
+		Long:       prLong,
 		Audit: &effect.Audit{Rank: 2, Listing: "prs", Ref: "#{number}", Same: []string{"base", "head"}, Reactors: true,
 			Detail: "the same author, the same base, heads at the same commit or with the same tree", Settle: "close-pr"},
 		Example: `{"base": "main", "head": "fix", "title": "Fix the crash on start", "body": "Closes #1.", "labels": ["bug"]}`,
@@ -47,6 +49,24 @@ func (PR) Face() Face {
 		},
 	}
 }
+
+// prLong is the help of the kind's verbs: see Face.Long.
+const prLong = `Open a pull request once per (task, step, repository, base).
+
+The key does not include the head, title or body: a retry after a crash that
+rewords the body or pushed to another branch gets the first pull request back
+(outcome "found" or "skipped", payload_changed true, changed naming the fields
+that differ), never a second one. --on-change says what then: auto (default,
+or GHONCE_ON_CHANGE: a reworded retry is warned of, and a title that reads as
+another pull request fails with exit 1, naming the first and the --step to
+use; docs/design/same-act.md), warn (a warning, the pull request as it is),
+fail (exit 1, nothing changed) or update (edit its title and body to this
+run's; its head cannot move). A second pull request in the same task needs
+its own --step.
+
+Prints the pull request's URL on stdout; with --json one object with key,
+outcome (created|found|skipped), number, url, payload_changed, changed and
+updated.`
 
 // DefaultStep: see DefaultStepper.
 func (PR) DefaultStep() string { return "pr-create" }

@@ -36,8 +36,14 @@ func (Review) Face() Face {
 		Refuses:  []string{"node_id"},
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/{number}/reviews/{id}"},
 		CLI:      []string{"pr review"}, Gh: []string{"pr review"}, MCP: []string{"pull_request_review_write"},
+		// create (with an event, or pending without one) and submit_pending
+		// are the same key's act: it submits the pending review create
+		// made, never another.
+		Tools: map[string]effect.Tool{"pull_request_review_write": {Methods: map[string]string{"create": "", "submit_pending": OnChangeUpdate},
+			Pass: "a method other than create and submit_pending", OnePer: "pull request", What: "review on #{number}"}},
 		Does:       "Review a pull request",
 		Permission: "`pull-requests: write` (GitHub refuses `approve` and `request-changes` on a pull request by the token's own identity)",
+		Long:       reviewLong,
 		Audit: &effect.Audit{Rank: 4, Listing: "reviews", Ref: "review {id} on #{thread}", Same: []string{"thread", "event", "body"},
 			Detail: "the same author, the same event, the same normalised body, on the same pull request",
 			Leave:  "GitHub deletes no submitted review: for a person (dismiss it, or edit its text)"},
@@ -53,6 +59,17 @@ func (Review) Face() Face {
 		},
 	}
 }
+
+// reviewLong is the help of the kind's verbs: see Face.Long.
+const reviewLong = `Review a pull request once per (task, step, repository, number).
+
+One request makes the review with its event, its text and its inline comments
+(--comments FILE, a JSON array as GitHub takes them). A hidden marker with the
+key opens its text; before reviewing, every page of the pull request's reviews
+is read for one by you that carries it. A pending review of yours for the key
+(left by a pending flow that was cut short) is submitted, never doubled. GitHub
+refuses --approve and --request-changes on your own pull request: exit 1,
+nothing made.`
 
 // DefaultStep: see DefaultStepper.
 func (Review) DefaultStep() string { return "pr-review" }

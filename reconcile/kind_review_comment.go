@@ -55,7 +55,10 @@ func (ReviewComment) Face() Face {
 		Refuses:  []string{"position", "subject_type"},
 		ReadBack: []string{"repos/{owner}/{repo}/pulls/comments/{id}"},
 		CLI:      []string{"pr comment"}, MCP: []string{"add_reply_to_pull_request_comment"},
+		Tools: map[string]effect.Tool{"add_reply_to_pull_request_comment": {Body: true, Pass: "a reaction without a body", OnePer: "inline comment replied to",
+			What: "reply to comment {in_reply_to} on PR #{number}"}},
 		Does: "Comment on a line of a pull request's diff",
+		Long: reviewCommentLong,
 		Audit: &effect.Audit{Rank: 6, Listing: "review_comments", Ref: "inline comment {id} on #{thread}", Same: []string{"thread", "line", "body"},
 			Detail: "the same author, the same normalised body, on the same line of the same pull request",
 			Leave:  "inline comments are reported, not deleted: delete it on GitHub"},
@@ -73,6 +76,14 @@ func (ReviewComment) Face() Face {
 		},
 	}
 }
+
+// reviewCommentLong is what `pr comment` says of it: see Face.Long.
+const reviewCommentLong = `With --path and --line, the comment is on that line of the pull request's
+diff (--side LEFT for the base's line, --start-line for several lines, on the
+head unless --commit names another commit), once per (task, step, repository,
+pull request, path, line, side): two lines are two comments without a step,
+and a reworded comment on the same line is the same act. --reply-to ID
+replies in the thread of inline comment ID, once per comment replied to.`
 
 // DefaultStep: see DefaultStepper.
 func (ReviewComment) DefaultStep() string { return "review-comment" }

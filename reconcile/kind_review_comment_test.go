@@ -1,21 +1,23 @@
 package reconcile_test
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/guard"
 	"github.com/ghonce/ghonce/internal/audit"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/taskkey"
+	"github.com/google/go-github/v66/github"
 )
 
 // changedFile is the file reviewPR's pull request adds, one line long.
@@ -220,6 +222,164 @@ func TestReviewCommentRecordsTheChosenCommit(t *testing.T) {
 	}
 	if e.Status != ledger.Done || e.Kind != "review-comment" || !strings.Contains(string(e.Payload), head) {
 		t.Fatalf("entry %s %s %s, want done review-comment on %s", e.Status, e.Kind, e.Payload, head)
+	}
+}
+
+// `ghonce pr comment N --path F --line L` is an inline comment, once per
+// line: the same command again (claude-code-action #1405's second post) is
+// the first comment, another line another comment, and without --path the
+// verb stays the top-level comment. --reply-to replies in a thread once.
+func TestPRCommentVerbInline(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n, _ := w.reviewPR()
+	pr := strconv.Itoa(n)
+	result := func(args ...string) outcome.Result {
+		t.Helper()
+		code, stdout, stderr := w.ghonce(append([]string{"pr", "comment", pr, "--task", "T", "--repo", repo, "--json"}, args...)...)
+		var res outcome.Result
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != 0 {
+			t.Fatalf("%v: exit %d, %s%s", args, code, stdout, stderr)
+		}
+		return res
+	}
+	first := result("--path", changedFile, "--line", "1", "--body", "Off by one here.")
+	again := result("--path", changedFile, "--line", "1", "--side", "RIGHT", "--body", "Off by one here.")
+	if first.Outcome != outcome.Created || again.Outcome != outcome.Skipped || again.ID != first.ID {
+		t.Fatalf("first %+v, again %+v: want created, then the same skipped", first, again)
+	}
+	reply := result("--reply-to", strconv.FormatInt(first.ID, 10), "--body", "Fixed.")
+	if replyAgain := result("--reply-to", strconv.FormatInt(first.ID, 10), "--body", "Fixed."); reply.Outcome != outcome.Created || replyAgain.ID != reply.ID {
+		t.Fatalf("reply %+v, again %+v", reply, replyAgain)
+	}
+	if cs := w.GitHub.ReviewComments(owner, name, n); len(cs) != 2 || cs[1].InReplyTo != first.ID {
+		t.Fatalf("inline comments %+v, want the comment and its reply", cs)
+	}
+	if top := result("--body", "Thanks for the review."); top.Outcome != outcome.Created || len(w.GitHub.Comments(owner, name, n)) != 1 {
+		t.Fatalf("without --path: %+v, want a top-level comment", top)
+	}
+	// A line the diff does not show is GitHub's refusal, in words; no
+	// --line is the kind's, before anything is recorded.
+	for _, args := range [][]string{{"--path", changedFile, "--line", "9", "--body", "x"}, {"--path", changedFile, "--body", "x"}} {
+		if code, _, stderr := w.ghonce(append([]string{"pr", "comment", pr, "--task", "T2", "--repo", repo}, args...)...); code == 0 || stderr == "" {
+			t.Errorf("%v: exit %d, stderr %q: want a refusal", args, code, stderr)
+		}
+	}
+}
+
+// reviewFile opens a pull request whose head adds src/app.go, three lines,
+// all on its diff; it returns the pull request and its head.
+func (w *world) reviewFile() (int, string) {
+	w.t.Helper()
+	n, head := w.reviewPR()
+	plain := github.NewClient(nil).WithAuthToken(token)
+	plain.BaseURL, _ = plain.BaseURL.Parse(w.GitHub.URL())
+	c, _, err := plain.Repositories.CreateFile(w.ctx, owner, name, "src/app.go", &github.RepositoryContentFileOptions{
+		Message: github.String("app"), Content: []byte("package app\n\nfunc f() {}\n"), Branch: github.String("review-" + head[:8]),
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return n, c.GetSHA()
+}
+
+// postInline is an agent's inline comment through go-github over guard's
+// transport (a new process each time, on w's ledger), under task with no
+// step (the kind's default): the key is the line's.
+func (w *world) postInline(task string, pr int, head string, line int, body string) (*github.PullRequestComment, *github.Response, error) {
+	return w.goGitHub().PullRequests.CreateComment(guard.WithStep(w.ctx, task, ""), owner, name, pr, &github.PullRequestComment{
+		Body: github.String(body), CommitID: github.String(head), Path: github.String("src/app.go"), Line: github.Int(line)})
+}
+
+// ourInline counts our inline comments on pull request n.
+func (w *world) ourInline(n int) int {
+	c := 0
+	for _, rc := range w.GitHub.ReviewComments(owner, name, n) {
+		if rc.Author == login {
+			c++
+		}
+	}
+	return c
+}
+
+// anthropics/claude-code-action #1405: under the default review
+// configuration every inline comment was posted twice, 15–25 s apart
+// (the buffer's flush after the direct post). Through the transport the
+// second of each is the first, and two lines of one task stay two
+// comments without naming a step.
+func TestInlineCommentsPostedTwiceLandOnce(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n, head := w.reviewFile()
+	comments := map[int]string{1: "Package name shadows the module's.", 3: "f does nothing."}
+	ids := map[int]int64{}
+	for _, round := range []string{"created", "skipped"} {
+		for line, body := range comments {
+			c, resp, err := w.postInline("PR-review", n, head, line, body)
+			if err != nil {
+				t.Fatalf("%s line %d: %v", round, line, err)
+			}
+			if got := resp.Header.Get("X-Ghonce-Outcome"); got != round {
+				t.Errorf("line %d: outcome %q, want %q", line, got, round)
+			}
+			if round == "skipped" && c.GetID() != ids[line] {
+				t.Errorf("line %d: the repeat got comment %d, want the first, %d", line, c.GetID(), ids[line])
+			}
+			ids[line] = c.GetID()
+		}
+	}
+	if got := w.ourInline(n); got != 2 {
+		t.Fatalf("%d inline comments, want 2", got)
+	}
+}
+
+// anthropics/claude-code-action #1542: a buffer shared by jobs on a
+// self-hosted runner posted one pull request's comments three more times.
+// Each re-post under the task that made them is the comment already
+// there. (A re-post onto another pull request is another key, the pull
+// request being part of it: ghonce cannot call a comment meant for one
+// pull request a retry of one on another; GitHub refuses it where that
+// pull request's diff lacks the line.)
+func TestBufferRepostsLandOnce(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n, head := w.reviewFile()
+	first, _, err := w.postInline("PR-review", n, head, 3, "f does nothing.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 { // each re-post a new process on the same ledger
+		c, resp, err := w.postInline("PR-review", n, head, 3, "f does nothing.")
+		if err != nil || c.GetID() != first.GetID() || resp.Header.Get("X-Ghonce-Outcome") != "skipped" {
+			t.Fatalf("re-post %d: %v, comment %d (%s), want the first, %d, skipped", i+1, err, c.GetID(), resp.Header.Get("X-Ghonce-Outcome"), first.GetID())
+		}
+	}
+	if got := w.ourInline(n); got != 1 {
+		t.Fatalf("%d inline comments, want 1", got)
+	}
+}
+
+// A killed agent that retries add_reply_to_pull_request_comment gets the
+// first reply back: one reply per comment replied to and task.
+func TestReplyToolOnce(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	n, head := w.reviewPR()
+	gh := github.NewClient(nil).WithAuthToken(otherT)
+	gh.BaseURL, _ = gh.BaseURL.Parse(w.GitHub.URL())
+	root, _, err := gh.PullRequests.CreateComment(w.ctx, owner, name, n, &github.PullRequestComment{
+		Body: github.String("Why this change?"), CommitID: github.String(head), Path: github.String(changedFile), Line: github.Int(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"pullNumber": n, "commentId": root.GetID(), "body": "To fix the crash.", "task": "PR-7"}
+	first, isErr, text := w.mcpCall("add_reply_to_pull_request_comment", args)
+	again, isErr2, text2 := w.mcpCall("add_reply_to_pull_request_comment", args)
+	if isErr || isErr2 || first.Outcome != "created" || again.Outcome != "skipped" || again.URL != first.URL {
+		t.Fatalf("first %+v (%s), again %+v (%s): want created, then the same skipped", first, text, again, text2)
+	}
+	if cs := w.GitHub.ReviewComments(owner, name, n); len(cs) != 2 || cs[1].InReplyTo != root.GetID() {
+		t.Fatalf("inline comments %+v, want the comment and one reply", cs)
 	}
 }
 

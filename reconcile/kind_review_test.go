@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/internal/audit"
@@ -249,6 +252,69 @@ func TestReviewPendingFlowEndsInOneSubmittedReview(t *testing.T) {
 	before := len(w.GitHub.Requests())
 	if r := mustDo(t, w.engine(), submit); r.Outcome != outcome.Skipped || len(w.GitHub.Requests()) != before {
 		t.Fatalf("replay: %+v, want skipped with no request", r)
+	}
+}
+
+// `ghonce pr review` makes the review with its inline comments from a
+// JSON file in one request, once; without an event it is a usage error.
+func TestPRReviewVerb(t *testing.T) {
+	t.Parallel()
+	w, n := reviewWorld(t)
+	file := filepath.Join(t.TempDir(), "comments.json")
+	if err := os.WriteFile(file, []byte(`[{"path": "main.go", "line": 3, "body": "shorter?"}, {"path": "a.go", "line": 9, "start_line": 7, "side": "RIGHT", "body": "why?"}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pr := strconv.Itoa(n)
+	args := []string{"pr", "review", pr, "--task", "R1", "--repo", repo, "--request-changes", "--body", "Two notes.", "--comments", file, "--json"}
+	for i, want := range []string{`"outcome":"created"`, `"outcome":"skipped"`} {
+		if code, stdout, stderr := w.ghonce(args...); code != failure.ExitOK || !strings.Contains(stdout, want) {
+			t.Fatalf("run %d: exit %d, stdout %s, stderr %s; want %s", i, code, stdout, stderr, want)
+		}
+	}
+	if rvs := w.reviews(n); len(rvs) != 1 || rvs[0].State != "CHANGES_REQUESTED" || rvs[0].Comments != 2 {
+		t.Fatalf("reviews %+v, want one with its 2 inline comments", rvs)
+	}
+	if code, _, stderr := w.ghonce("pr", "review", pr, "--task", "R2", "--repo", repo, "--body", "x"); code != failure.ExitUsage || !strings.Contains(stderr, "--approve") {
+		t.Fatalf("no event: exit %d, stderr %s; want a usage error naming the events", code, stderr)
+	}
+	if code, _, stderr := w.ghonce("pr", "review", pr, "--task", "R3", "--repo", repo, "--comment", "--body", "x", "--comments", file+".missing"); code != failure.ExitUsage {
+		t.Fatalf("a missing comments file: exit %d, stderr %s; want usage", code, stderr)
+	}
+}
+
+// github-mcp-server's pending flow through ghonce mcp: create without an
+// event makes a pending review; submit_pending, killed after GitHub stored
+// it and retried by a restarted agent, submits it. One review, submitted;
+// create with an event on another step is one more, once.
+func TestPullRequestReviewWritePendingFlow(t *testing.T) {
+	t.Parallel()
+	w, n := reviewWorld(t)
+	ok := func(args map[string]any) {
+		t.Helper()
+		if _, isErr, text := w.mcpCall("pull_request_review_write", args); isErr {
+			t.Fatalf("%v: %s", args, text)
+		}
+	}
+	ok(map[string]any{"method": "create", "pullNumber": n, "body": "Looking."})
+	if rvs := w.reviews(n); len(rvs) != 1 || rvs[0].State != "PENDING" {
+		t.Fatalf("after create: %+v, want one pending review", rvs)
+	}
+	submit := map[string]any{"method": "submit_pending", "pullNumber": n, "event": "APPROVE", "body": "Ship it."}
+	w.GitHub.Inject(fixtures.Fault{Match: fixtures.MatchMethodPath("POST", fmt.Sprintf("/repos/%s/pulls/%d/reviews/%d/events", repo, n, w.reviews(n)[0].ID)),
+		Kind: fixtures.DropAfterCommit})
+	if _, isErr, text := w.mcpCall("pull_request_review_write", submit); !isErr {
+		t.Fatalf("submit_pending, its answer lost: %s; want a tool error", text)
+	}
+	ok(submit) // the agent, restarted
+	ok(submit)
+	if rvs := w.reviews(n); len(rvs) != 1 || rvs[0].State != "APPROVED" {
+		t.Fatalf("after submit_pending: %+v, want the one review, approved", rvs)
+	}
+	for range 2 {
+		ok(map[string]any{"method": "create", "pullNumber": n, "event": "COMMENT", "body": "One more note.", "step": "note"})
+	}
+	if rvs := w.reviews(n); len(rvs) != 2 {
+		t.Fatalf("%d reviews, want 2", len(rvs))
 	}
 }
 

@@ -1,13 +1,24 @@
 package reconcile_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"maps"
 	"net/http"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v66/github"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/guard"
+	"github.com/ghonce/ghonce/internal/cli"
 	"github.com/ghonce/ghonce/internal/fakegithub"
+	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/tests/testworld"
@@ -94,4 +105,71 @@ func keyOf(t testing.TB, a reconcile.Action) string {
 		t.Fatalf("prepare: %v", err)
 	}
 	return p.Key()
+}
+
+// ghonce runs `ghonce args...` in process (internal/cli's Main) in w: our
+// token, the fake GitHub, w's ledger. It returns the exit code, stdout and
+// stderr: a kind's tests of its verb's own words.
+func (w *world) ghonce(args ...string) (int, string, string) {
+	w.t.Helper()
+	var out, errb bytes.Buffer
+	env := map[string]string{"GH_TOKEN": token, "GITHUB_API_URL": w.GitHub.URL(), "GHONCE_LEDGER": w.Ledger}
+	code := cli.Main(w.ctx, args, cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb,
+		Getenv: func(k string) string { return env[k] }, Now: time.Now, Executable: os.Executable})
+	return code, out.String(), errb.String()
+}
+
+// goGitHub is a go-github client over guard's transport on w's ledger,
+// opened afresh as a restarted process opens it: a kind's tests of its
+// writes as a bot makes them. Settle is off, as in w's engines.
+func (w *world) goGitHub() *github.Client {
+	w.t.Helper()
+	l := w.OpenLedger()
+	tr, err := guard.New(nil, guard.Options{Ledger: l, LedgerNew: l.Created, Settle: -1, Getenv: func(string) string { return "" }})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	gh := github.NewClient(&http.Client{Transport: tr}).WithAuthToken(token)
+	gh.BaseURL, _ = gh.BaseURL.Parse(w.GitHub.URL())
+	return gh
+}
+
+// mcpCall calls tool on a `ghonce mcp` server started afresh on w's ledger
+// under task T, as a restarted agent's server is: a kind's tests of its
+// tool's own flow. It returns the structured output, whether the result
+// is an error, and its text.
+func (w *world) mcpCall(tool string, args map[string]any) (mcp.Output, bool, string) {
+	w.t.Helper()
+	l := w.OpenLedger()
+	srv, err := mcp.New(mcp.Config{Engine: w.engine(), Ledger: l, Task: "T"})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := srv.SDK().Connect(w.ctx, st, nil)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(w.ctx, ct, nil)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer cs.Close()
+	a := map[string]any{"owner": owner, "repo": name}
+	maps.Copy(a, args)
+	res, err := cs.CallTool(w.ctx, &sdk.CallToolParams{Name: tool, Arguments: a})
+	if err != nil {
+		w.t.Fatalf("%s: protocol error %v, want a tool result", tool, err)
+	}
+	var out mcp.Output
+	b, _ := json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(b, &out)
+	var texts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			texts = append(texts, tc.Text)
+		}
+	}
+	return out, res.IsError, strings.Join(texts, "\n")
 }

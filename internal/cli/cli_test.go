@@ -43,6 +43,7 @@ const (
 // cli.Main reads, as a map: the world's token, fake and ledger.
 type cliWorld struct {
 	t      *testing.T
+	tw     *testworld.World
 	fake   *fixtures.Server
 	ledger string
 	env    map[string]string
@@ -51,7 +52,7 @@ type cliWorld struct {
 func newCLIWorld(t *testing.T) *cliWorld {
 	t.Helper()
 	tw := testworld.New(t)
-	return &cliWorld{t: t, fake: tw.GitHub, ledger: tw.Ledger, env: map[string]string{
+	return &cliWorld{t: t, tw: tw, fake: tw.GitHub, ledger: tw.Ledger, env: map[string]string{
 		"GH_TOKEN": testToken, "GITHUB_API_URL": tw.GitHub.URL(), "GHONCE_LEDGER": tw.Ledger,
 	}}
 }

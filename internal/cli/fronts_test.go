@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,9 +14,11 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/internal/cli/cmdutil"
 	"github.com/ghonce/ghonce/internal/mcp"
 	"github.com/ghonce/ghonce/kinds"
+	"github.com/ghonce/ghonce/outcome"
 )
 
 // Every kind is on every front its Face claims, and every
@@ -40,6 +44,11 @@ func TestEveryKindIsOnTheFrontsItClaims(t *testing.T) {
 		}
 		for _, tool := range f.MCP {
 			claimedMCP[tool] = true
+		}
+		for tool := range f.Tools {
+			if !slices.Contains(f.MCP, tool) {
+				t.Errorf("%s describes the MCP tool %s (Face.Tools), which its Face.MCP does not name", kind, tool)
+			}
 		}
 	}
 	// A verb that acts under a task and step is some kind's; `ghonce key`
@@ -167,5 +176,78 @@ func TestAVerbNeedsOnlyItsKindsFace(t *testing.T) {
 	owner, name, _ := strings.Cut(testRepo, "/")
 	if is := w.fake.Issues(owner, name); len(is) != 1 || is[0].Title != "Flaky" || !strings.Contains(is[0].Body, "from stdin") {
 		t.Fatalf("issues %+v, want one, titled Flaky, with the body from stdin", is)
+	}
+}
+
+// Every kind's example (Face.Example) on every verb and gh command its
+// Face claims, in the example repository (testworld's SeedExamples): the
+// first run makes it, the same command again sends no write, and after
+// the gh command the kind's verb finds the action done and unchanged (gh's
+// command line made the example's action, field for field). Before that,
+// the gh command with a word more (a release's assets) or a flag the kind
+// does not declare (a release's --generate-notes) is refused, nothing sent.
+func TestEveryKindsExampleActsOnceOnItsFronts(t *testing.T) {
+	for _, kind := range kinds.All() {
+		f, _ := kinds.FaceOf(kind)
+		if f.Example == "" || !kinds.OnGitHub(kind) {
+			continue
+		}
+		var fronts [][2]string // {"ghonce" or "gh", verb}
+		for _, verb := range f.CLI {
+			fronts = append(fronts, [2]string{"ghonce", verb})
+		}
+		for _, verb := range f.Gh {
+			fronts = append(fronts, [2]string{"gh", verb})
+		}
+		for _, fr := range fronts {
+			t.Run(kind+" "+fr[0]+" "+fr[1], func(t *testing.T) {
+				t.Parallel()
+				w := newCLIWorld(t)
+				w.tw.SeedExamples()
+				w.env["GHONCE_GH"], w.env["GHONCE_TASK"] = "/nonexistent/gh", "T"
+				writes := func() int {
+					n := 0
+					for _, r := range w.fake.Requests() {
+						if r.Method != http.MethodGet {
+							n++
+						}
+					}
+					return n
+				}
+				// cli is verb with the example, under task T, and its result.
+				cli := func(verb string) (cliRun, outcome.Result) {
+					args := slices.Concat(strings.Fields(verb), shellWords(kinds.ExampleLine(kind, effect.Field.CLIFlag)), []string{"--task", "T", "--repo", testRepo, "--json"})
+					r := w.run("", nil, args...)
+					var res outcome.Result
+					_ = json.Unmarshal([]byte(r.stdout), &res)
+					return r, res
+				}
+				run := func(extra ...string) cliRun {
+					if fr[0] == "ghonce" {
+						r, _ := cli(fr[1])
+						return r
+					}
+					args := slices.Concat(strings.Fields(fr[1]), shellWords(kinds.ExampleLine(kind, effect.Field.GhFlag)), []string{"-R", testRepo}, extra)
+					return w.gh("", nil, args...)
+				}
+				if fr[0] == "gh" {
+					for _, extra := range [][]string{{"extra-word"}, {"--no-such-flag"}} {
+						if r := run(extra...); r.code == 0 || writes() != 0 {
+							t.Errorf("gh %s with %s's example and %s: exit %d, %d writes; want a refusal, nothing sent\n%s%s", fr[1], kind, extra, r.code, writes(), r.stdout, r.stderr)
+						}
+					}
+				}
+				if r := run(); r.code != 0 || writes() == 0 {
+					t.Fatalf("first run: exit %d, %d writes; want it made\n%s%s", r.code, writes(), r.stdout, r.stderr)
+				}
+				before := writes()
+				if r := run(); r.code != 0 || writes() != before {
+					t.Fatalf("second run: exit %d, %d writes more; want none\n%s%s", r.code, writes()-before, r.stdout, r.stderr)
+				}
+				if _, res := cli(f.CLI[0]); res.Outcome != outcome.Skipped || res.Kind != kind || res.PayloadChanged {
+					t.Errorf("ghonce %s after %s %s: %+v; want %s skipped, unchanged", f.CLI[0], fr[0], fr[1], res, kind)
+				}
+			})
+		}
 	}
 }

@@ -374,24 +374,3 @@ func TestGhTrustAuthorFromEnv(t *testing.T) {
 		t.Fatalf("with GHONCE_TRUST_AUTHOR: exits %d, %d, stdout %q then %q, %d issues; want one issue, the same URL twice", first.code, again.code, first.stdout, again.stdout, len(w.fake.Issues(testOwner, testName)))
 	}
 }
-
-// gh issue edit --add-label through the shim adds once: a second run asks
-// GitHub nothing and a label a person removed in between stays removed;
-// gh's repeatable and comma-separated forms both count.
-func TestGhAddLabelOnce(t *testing.T) {
-	w := newGhCLIWorld(t)
-	n := w.fake.SeedIssue(testOwner, testName, testLogin, fixtures.SeedIssue{Title: "Flaky"})
-	args := []string{"issue", "edit", fmt.Sprint(n), "-R", testRepo, "--add-label", "bug,ci", "--add-label", "triage"}
-	if o := w.gh("", nil, args...); o.code != 0 {
-		t.Fatalf("first: exit %d, stderr %q", o.code, o.stderr)
-	}
-	w.fake.RemoveLabel(testOwner, testName, n, "someone", "ci")
-	if o := w.gh("", nil, args...); o.code != 0 || !strings.Contains(o.stderr, "skipped") {
-		t.Fatalf("second: exit %d, stderr %q; want skipped", o.code, o.stderr)
-	}
-	for _, l := range []string{"bug", "ci", "triage"} {
-		if got := w.fake.Labeled(testOwner, testName, n, l); got != 1 {
-			t.Errorf("%s: %d labeled events, want 1", l, got)
-		}
-	}
-}

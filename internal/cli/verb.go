@@ -18,103 +18,29 @@ import (
 
 // A kind's acting verbs (Face.CLI, "release create") are built here from
 // its declaration: the positional argument and flags from Face.Fields, the
-// help from Face.Does, the shared act flags; the values make the kind's
-// JSON payload, which the registry decodes (reconcile.DecodeSpec), and the
-// action runs as every acting verb's does (RunAction). A kind needs no CLI
-// code of its own; what a verb says or checks beyond its declaration is a
-// verbHook.
+// help from Face.Does and Face.Long, the shared act flags; the values make
+// the kind's JSON payload, which the registry decodes
+// (reconcile.DecodeSpec), and the action runs as every acting verb's does
+// (RunAction). A kind needs no CLI code of its own; what a verb checks
+// beyond its declaration is in verbChecks.
 
-// verbHook is what one acting verb has beyond its kind's declaration.
-type verbHook struct {
-	// long is the help's prose, without the exit codes; "" is the
-	// kind's Does.
-	long string
-	// check refuses values the kind's Validate would take otherwise, by
-	// the payload's field names, before anything is read or recorded.
-	check func(payload map[string]any) error
+// verbChecks refuse values a verb's kind's Validate would take otherwise,
+// by the payload's field names, before anything is read or recorded; by
+// verb ("branch create").
+var verbChecks = map[string]func(payload map[string]any) error{
+	"pr review": func(p map[string]any) error {
+		if p["event"] == "" {
+			return cmdutil.Usagef("give --comment, --approve or --request-changes")
+		}
+		return nil
+	},
+	"branch create": func(p map[string]any) error {
+		if p["sha"] != "" && p["from"] != "" {
+			return cmdutil.Usagef("give --sha SHA or --from REF, not both")
+		}
+		return nil
+	},
 }
-
-// verbHooks are the verbs' hooks, by verb ("branch create").
-var verbHooks = map[string]verbHook{
-	"pr create": {long: `Open a pull request once per (task, step, repository, base).
-
-The key does not include the head, title or body: a retry after a crash that
-rewords the body or pushed to another branch gets the first pull request back
-(outcome "found" or "skipped", payload_changed true, changed naming the fields
-that differ), never a second one. --on-change says what then: auto (default,
-or GHONCE_ON_CHANGE: a reworded retry is warned of, and a title that reads as
-another pull request fails with exit 1, naming the first and the --step to
-use; docs/design/same-act.md), warn (a warning, the pull request as it is),
-fail (exit 1, nothing changed) or update (edit its title and body to this
-run's; its head cannot move). A second pull request in the same task needs
-its own --step.
-
-Prints the pull request's URL on stdout; with --json one object with key,
-outcome (created|found|skipped), number, url, payload_changed, changed and
-updated.`},
-	"issue create": {long: `File an issue once per (task, step, repository).
-
-The issue carries the label ghonce:<key> (set when it is created) and a hidden
-marker with the key; both are looked for before filing.`},
-	"pr review": {long: `Review a pull request once per (task, step, repository, number).
-
-One request makes the review with its event, its text and its inline comments
-(--comments FILE, a JSON array as GitHub takes them). A hidden marker with the
-key opens its text; before reviewing, every page of the pull request's reviews
-is read for one by you that carries it. A pending review of yours for the key
-(left by a pending flow that was cut short) is submitted, never doubled. GitHub
-refuses --approve and --request-changes on your own pull request: exit 1,
-nothing made.`,
-		check: func(p map[string]any) error {
-			if p["event"] == "" {
-				return cmdutil.Usagef("give --comment, --approve or --request-changes")
-			}
-			return nil
-		}},
-	"issue comment": {long: commentLong},
-	"pr comment": {long: commentLong + `
-
-With --path and --line, the comment is on that line of the pull request's
-diff (--side LEFT for the base's line, --start-line for several lines, on the
-head unless --commit names another commit), once per (task, step, repository,
-pull request, path, line, side): two lines are two comments without a step,
-and a reworded comment on the same line is the same act. --reply-to ID
-replies in the thread of inline comment ID, once per comment replied to.`},
-	"branch create": {long: `Create a branch once per (task, step, repository, name).
-
-The branch is found by an exact ref read. If it exists at the intended commit,
-or at a commit that descends from it, it counts as done; a branch of that name
-at an unrelated commit is someone else's: exit 1, never adopted.
-
---from REF is resolved on GitHub while the branch is looked for (one round
-trip for both); the commit REF names then is recorded in the ledger before the
-branch is created. A rerun resolves REF again, never starting from a commit the
-ledger recorded: a branch an earlier attempt made at REF's head of then (which
-REF's head now descends from) is found; one it did not make is created at REF's
-head now.
-With neither --sha nor --from, the branch starts from the default branch.`,
-		check: func(p map[string]any) error {
-			if p["sha"] != "" && p["from"] != "" {
-				return cmdutil.Usagef("give --sha SHA or --from REF, not both")
-			}
-			return nil
-		}},
-	"file put": {long: `Write a file on a branch once per (task, step, repository, branch, path).
-
-It counts as done when the file on the branch already has exactly the intended
-content (git blob hashes, computed locally); different content means not yet.
-
-Without --branch, the file goes to the repository's default branch, read from
-GitHub first; the key is the same as with --branch set to that branch (ghonce
-key --kind file --target BRANCH:PATH prints it).`},
-}
-
-const commentLong = `Post a comment once per (task, step, repository, number).
-
-GitHub has no uniqueness for comments: ghonce puts a hidden marker with the
-key on the comment's first line and, before posting, reads every page of the
-thread for a comment by you that carries it. A retry with a reworded body gets
-the first comment back.`
 
 // kindRun is an acting verb's command line, parsed and decoded.
 type kindRun struct {
@@ -130,14 +56,19 @@ type kindRun struct {
 // test gives one, gets the decoded command line instead of the run.
 func newCmdKind(f *cmdutil.Factory, kind, verb string, runF func(*kindRun) error) *cobra.Command {
 	face, _ := kinds.FaceOf(kind)
-	hook := verbHooks[verb]
 	r := &kindRun{f: f, Kind: kind, names: verbNames(face)}
 	c := &cobra.Command{
 		Short: face.Does + " once per (task, step)",
-		Long:  cmdutil.FirstOf(hook.long, face.Does+" once per (task, step).") + "\n\n" + exitCodesHelp,
 	}
 	values, use := cmdutil.AddFieldFlags(c.Flags(), kind, face.Fields, effect.Field.CLIFlag)
 	sharers := sharedVerb(c, kind, verb, face, &use)
+	c.Long = cmdutil.FirstOf(face.Long, face.Does+" once per (task, step).")
+	for _, sh := range sharers {
+		if sh.face.Long != "" {
+			c.Long += "\n\n" + sh.face.Long
+		}
+	}
+	c.Long += "\n\n" + exitCodesHelp
 	c.Use = verb[strings.LastIndex(verb, " ")+1:] + " " + strings.Join(use, " ")
 	for i := -1; i < len(sharers); i++ { // the verb's kind's example, then its sharers'
 		k := kind
@@ -164,7 +95,7 @@ func newCmdKind(f *cmdutil.Factory, kind, verb string, runF func(*kindRun) error
 				break
 			}
 		}
-		payload, err := cmdutil.GatherPayload(c.Flags().Changed, values, args, f.IO, hook.check, true)
+		payload, err := cmdutil.GatherPayload(c.Flags().Changed, values, args, f.IO, verbChecks[verb], true)
 		if err != nil {
 			return err
 		}

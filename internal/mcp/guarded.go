@@ -30,9 +30,10 @@ type guard struct {
 	// fields it takes, each MCP its argument's name.
 	tool, kind string
 	fields     []effect.Field
-	// mcpHook is the tool's hook, its onePer "target" when it names none;
-	// carries above holds the hook's and the fields'.
-	mcpHook
+	// Tool is what the tool has beyond the kind's fields (Face.Tools), its
+	// OnePer "target" when it names none; carries above holds its method
+	// and the fields'.
+	effect.Tool
 }
 
 // invalidResult is bad input as a tool error, worded as toolError words it.
@@ -69,7 +70,7 @@ func (s *Server) serveGuarded(ctx context.Context, g guard, takes map[string]boo
 			return invalidResult(fmt.Errorf("%s: the arguments are not a JSON object: %w", name, err)), true
 		}
 	}
-	if g.pass != nil && g.pass(args) {
+	if g.passes(args) {
 		return nil, false
 	}
 	var unknown, extra []string

@@ -60,15 +60,15 @@ func GuideTables(ctx context.Context) (map[string]string, error) {
 				opt = append(opt, p)
 			}
 		}
-		if guardedKind && g.passWhat != "" {
-			refused = append(refused, "("+g.passWhat+" needs `--upstream`)")
+		if guardedKind && g.Pass != "" {
+			refused = append(refused, "("+g.Pass+" needs `--upstream`)")
 		}
 		name, defStep, onePer := "`"+t.Name+"`", "", ""
 		if t.Annotations != nil && t.Annotations.ReadOnlyHint {
 			name += " (read-only)"
 		}
 		if guardedKind {
-			defStep, onePer = "`"+defaultStep(t.Name)+"`", g.onePer
+			defStep, onePer = "`"+defaultStep(t.Name)+"`", g.OnePer
 			task, step = a.desc["task"], a.desc["step"]
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", name, list(a.required), list(opt), list(refused), defStep, onePer)
@@ -104,7 +104,7 @@ func GuideTables(ctx context.Context) (map[string]string, error) {
 				refused = append(refused, p)
 			}
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | `%s` |\n", t.Name, list(acts), list(refused), g.passWhat, defaultStep(t.Name))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | `%s` |\n", t.Name, list(acts), list(refused), g.Pass, defaultStep(t.Name))
 	}
 	fmt.Fprintf(&b, "\n%s\n\n- `task`: %s\n", modelSays("guide, behind --upstream"), ptask)
 	tables[GuideProxyTools] = b.String()

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	_ "embed"
@@ -10,7 +11,9 @@ import (
 	"maps"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -75,97 +78,43 @@ func outputOf(r *outcome.Result) Output {
 // tool a kind's Face.MCP names takes the kind's fields by their MCP names
 // (Field.MCP, else the field's own), and one flow maps a call's arguments
 // to the kind's payload, decodes it with the registry and runs it. A kind
-// needs no MCP code of its own; mcpHooks hold what a tool has beyond it.
+// needs no MCP code of its own; what a tool has beyond it is data of the
+// kind's Face (Face.Tools).
 
-// mcpHook is what one guarded tool has beyond its kind's fields.
-type mcpHook struct {
-	// carries are the tool's own arguments that are no field's, which
-	// it needs (issue_write's method).
-	carries []string
-	// pass reports a call that is not the create ghonce guards
-	// (issue_write's method update, add_issue_comment's reaction alone): it
-	// goes upstream as it is. passWhat names what pass lets through, for
-	// ghonce alone to refuse.
-	pass     func(args map[string]json.RawMessage) bool
-	passWhat string
-	// onePer is what the default step makes one of per task ("base
-	// branch": one PR per base branch), for the guide's table.
-	onePer string
-	// what names the artifact for the model, e.g. "PR #12"; nil: the
-	// kind and its number, else its target.
-	what func(spec reconcile.Spec, r *outcome.Result) string
-	// onChange, when set, is the call's --on-change ("" for the
-	// server's): submit_pending edits (submits) what create made.
-	onChange func(args map[string]json.RawMessage) string
+// passes reports a call that is not the act ghonce guards (issue_write's
+// method update, add_issue_comment's reaction alone): it goes upstream as
+// it is.
+func (g guard) passes(args map[string]json.RawMessage) bool {
+	_, act := g.Methods[stringArg(args, "method")]
+	_, body := args["body"]
+	return g.Methods != nil && !act || g.Body && !body
 }
 
-func numbered(noun string) func(reconcile.Spec, *outcome.Result) string {
-	return func(_ reconcile.Spec, r *outcome.Result) string { return fmt.Sprintf("%s #%d", noun, r.Number) }
-}
+// whatRE matches a {name} of Tool.What, with its :length if any.
+var whatRE = regexp.MustCompile(`\{([a-z_.]+)(?::(\d+))?\}`)
 
-// mcpHooks are the guarded tools' hooks, by github-mcp-server's names.
-var mcpHooks = map[string]mcpHook{
-	"create_pull_request": {onePer: "base branch", what: numbered("PR")},
-	"issue_write": {
-		carries:  []string{"method"},
-		pass:     func(a map[string]json.RawMessage) bool { return stringArg(a, "method") != "create" },
-		passWhat: "a method other than create",
-		onePer:   "repository", what: numbered("issue"),
-	},
-	// create_issue: github-mcp-server's granular issue tool, kept as an
-	// alias. Its schema lists no labels (issue_write's does).
-	"create_issue": {onePer: "repository", what: numbered("issue")},
-	"add_issue_comment": {
-		pass: func(a map[string]json.RawMessage) bool {
-			_, body := a["body"]
-			return !body
-		},
-		passWhat: "a reaction without a body",
-		onePer:   "issue or pull request",
-		what: func(s reconcile.Spec, _ *outcome.Result) string {
-			return fmt.Sprintf("comment on #%d", s.(reconcile.Comment).Number)
-		},
-	},
-	// pull_request_review_write: create (with an event, or pending
-	// without one) and submit_pending, the same key's act: it submits the
-	// pending review create made, never another.
-	"pull_request_review_write": {
-		carries: []string{"method"},
-		pass: func(a map[string]json.RawMessage) bool {
-			m := stringArg(a, "method")
-			return m != "create" && m != "submit_pending"
-		},
-		passWhat: "a method other than create and submit_pending",
-		onePer:   "pull request",
-		onChange: func(a map[string]json.RawMessage) string {
-			if stringArg(a, "method") == "submit_pending" {
-				return reconcile.OnChangeUpdate
-			}
-			return ""
-		},
-		what: func(s reconcile.Spec, _ *outcome.Result) string {
-			return fmt.Sprintf("review on #%d", s.(reconcile.Review).Number)
-		},
-	},
-	"add_reply_to_pull_request_comment": {
-		pass: func(a map[string]json.RawMessage) bool {
-			_, body := a["body"]
-			return !body
-		},
-		passWhat: "a reaction without a body",
-		onePer:   "inline comment replied to",
-		what: func(s reconcile.Spec, _ *outcome.Result) string {
-			c := s.(reconcile.ReviewComment)
-			return fmt.Sprintf("reply to comment %d on PR #%d", c.InReplyTo, c.Number)
-		},
-	},
-	"create_branch": {onePer: "branch name", what: func(s reconcile.Spec, r *outcome.Result) string {
-		return fmt.Sprintf("branch %s at %.12s", s.(reconcile.Branch).Name, r.SHA)
-	}},
-	"create_or_update_file": {onePer: "branch and path", what: func(s reconcile.Spec, _ *outcome.Result) string {
-		f := s.(reconcile.File)
-		return fmt.Sprintf("file %s on branch %s", f.Path, f.Branch)
-	}},
+// whatOf names the artifact for the model, e.g. "PR #12" (Tool.What).
+func (g guard) whatOf(spec reconcile.Spec, r *outcome.Result) string {
+	switch {
+	case g.What == "" && r.Number != 0:
+		return fmt.Sprintf("%s #%d", r.Kind, r.Number)
+	case g.What == "":
+		return strings.TrimSpace(r.Kind + " " + spec.Target())
+	}
+	var vals map[string]any
+	b, _ := json.Marshal(spec)
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber() // an id as its digits
+	_ = d.Decode(&vals)
+	vals["result.number"], vals["result.id"], vals["result.sha"] = r.Number, r.ID, r.SHA
+	return whatRE.ReplaceAllStringFunc(g.What, func(m string) string {
+		sub := whatRE.FindStringSubmatch(m)
+		v := fmt.Sprint(vals[sub[1]])
+		if n, err := strconv.Atoi(sub[2]); err == nil && n < len(v) {
+			v = v[:n]
+		}
+		return v
+	})
 }
 
 // guards are the write tools that go through the engine, by name: every
@@ -175,11 +124,11 @@ var guards = func() map[string]guard {
 	for _, kind := range kinds.All() {
 		face, _ := kinds.FaceOf(kind)
 		for _, tool := range face.MCP {
-			h := mcpHooks[tool]
-			h.onePer = cmp.Or(h.onePer, "target")
-			g := guard{tool: tool, kind: kind, mcpHook: h}
-			g.carries = append(g.carries, h.carries...)
-			g.needs = append(g.needs, h.carries...)
+			g := guard{tool: tool, kind: kind, Tool: face.Tools[tool]}
+			g.OnePer = cmp.Or(g.OnePer, "target")
+			if g.Methods != nil {
+				g.carries, g.needs = []string{"method"}, []string{"method"}
+			}
 			for _, fl := range face.Fields {
 				if fl.MCP = fl.MCPArg(); fl.MCP == "" {
 					continue
@@ -207,13 +156,7 @@ func (g guard) run(ctx context.Context, s *Server, raw json.RawMessage) *sdk.Cal
 		s.cfg.Logf("%s: %v", g.tool, err)
 		return errorResult(err)
 	}
-	what := strings.TrimSpace(r.Kind + " " + spec.Target())
-	switch {
-	case g.what != nil:
-		what = g.what(spec, r)
-	case r.Number != 0:
-		what = fmt.Sprintf("%s #%d", r.Kind, r.Number)
-	}
+	what := g.whatOf(spec, r)
 	s.cfg.Logf("%s: %s %s (task %q, step %q, key %s)", g.tool, r.Outcome, what, r.Task, r.Step, r.Key)
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: resultText(what, r)}}, StructuredContent: outputOf(r)}
 }
@@ -240,10 +183,10 @@ func (g guard) call(ctx context.Context, s *Server, raw json.RawMessage) (reconc
 		return nil, nil, err
 	}
 	a.Spec, a.OnChange = spec, s.cfg.OnChange
-	if g.onChange != nil {
+	if g.Methods != nil {
 		var args map[string]json.RawMessage
 		_ = json.Unmarshal(raw, &args) // decode read it already
-		a.OnChange = cmp.Or(g.onChange(args), a.OnChange)
+		a.OnChange = cmp.Or(g.Methods[stringArg(args, "method")], a.OnChange)
 	}
 	p, err := reconcile.Prepare(a)
 	if err != nil {
@@ -348,7 +291,7 @@ func (s *Server) addWriteTools() error {
 			if res, ok := s.serveGuarded(ctx, g, takes, req, false); ok {
 				return res, nil
 			}
-			return invalidResult(fmt.Errorf("ghonce guards only %s's create; this call (%s) needs github-mcp-server behind ghonce: serve with ghonce mcp --upstream -- github-mcp-server stdio", req.Params.Name, g.passWhat)), nil
+			return invalidResult(fmt.Errorf("ghonce guards only %s's create; this call (%s) needs github-mcp-server behind ghonce: serve with ghonce mcp --upstream -- github-mcp-server stdio", req.Params.Name, g.Pass)), nil
 		})
 	}
 	return nil

@@ -146,23 +146,31 @@ func guardedGh(args []string) (string, []string, bool) {
 			return "", nil, false
 		}
 	}
-	if h := ghHooks[verb]; h.guards != nil && !h.guards(rest) {
+	if f, _ := kinds.FaceOf(ghKinds[verb]); f.GhPart && !onlyKindFlags(f, rest) {
 		return "", nil, false
 	}
 	return verb, rest, true
 }
 
-// onlyAddLabel reports whether an edit's command line only adds labels
-// (--add-label, and -R/--repo): any other edit is the real gh's to run.
-func onlyAddLabel(rest []string) bool {
-	adds := false
+// onlyKindFlags reports whether a command line (after the verb) gives
+// some of f's fields by their gh flags and no other flag but -R/--repo
+// (an edit that only adds labels): any other is the real gh's to run.
+func onlyKindFlags(f effect.Face, rest []string) bool {
+	flags := map[string]bool{}
+	for _, fl := range f.Fields {
+		if n := fl.GhFlag(); n != "" {
+			flags["--"+n] = true
+			flags["-"+fl.Short] = fl.Short != ""
+		}
+	}
+	gives := false
 	for i := 0; i < len(rest); i++ {
 		name, _, inline := strings.Cut(rest[i], "=")
 		switch {
 		case rest[i] == "--":
-			return adds
-		case name == "--add-label", name == "-R", name == "--repo":
-			adds = adds || name == "--add-label"
+			return gives
+		case flags[name], name == "-R", name == "--repo":
+			gives = gives || flags[name]
 			if !inline {
 				i++
 			}
@@ -170,7 +178,7 @@ func onlyAddLabel(rest []string) bool {
 			return false
 		}
 	}
-	return adds
+	return gives
 }
 
 // ghFlags is what the shim reads of a guarded command line: the kind's
@@ -197,10 +205,6 @@ type ghHook struct {
 	alt       string
 	satisfied func(o *ghFlags) bool
 	infer     func(ctx context.Context, g *ghCall, p map[string]any) error
-	// guards, when set, says whether the command line is the kind's act
-	// at all; when not, the real gh runs it (an edit that does more than
-	// add labels).
-	guards func(rest []string) bool
 }
 
 // ghCall is a guarded command being run, for a hook's inference.
@@ -254,15 +258,21 @@ var ghHooks = map[string]ghHook{
 		return nil
 	}},
 	"issue comment": {flags: commentFlags},
-	"pr comment":    {flags: commentFlags, infers: []string{"number"}, infer: inferPRNumber},
-	"issue edit":    {guards: onlyAddLabel},
-	"pr edit":       {guards: onlyAddLabel, infers: []string{"number"}, infer: inferPRNumber},
-	"pr review": {infers: []string{"number"}, infer: func(ctx context.Context, g *ghCall, p map[string]any) error {
+	"pr comment":    {flags: commentFlags},
+	"pr review": {infer: func(_ context.Context, _ *ghCall, p map[string]any) error {
 		if p["event"] == "" { // gh asks for one on a terminal, and refuses without
 			return cmdutil.Usagef("gh pr review: must provide `--approve`, `--comment` or `--request-changes` when not running interactively")
 		}
-		return inferPRNumber(ctx, g, p)
+		return nil
 	}},
+}
+
+// infersPRNumber reports whether verb infers its kind's number, as gh's
+// pr commands do: without one, the open pull request of the current
+// branch.
+func infersPRNumber(verb string, f effect.Face) bool {
+	fl, ok := f.Field("number")
+	return strings.HasPrefix(verb, "pr ") && ok && fl.Arg != ""
 }
 
 func commentFlags(fs *pflag.FlagSet, _ *ghFlags) {
@@ -360,6 +370,9 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys cmd
 	}
 	kind, hook := ghKinds[verb], ghHooks[verb]
 	face, _ := kinds.FaceOf(kind)
+	if infersPRNumber(verb, face) {
+		hook.infers = slices.Concat(hook.infers, []string{"number"})
+	}
 	if hook.satisfied == nil || !hook.satisfied(o) {
 		// gh names every flag it needs when one is missing (`-t x` alone:
 		// "must provide `--title` and `--body`"), and so does the shim.
@@ -444,8 +457,14 @@ func ghRun(ctx context.Context, verb string, args []string, self string, sys cmd
 	for k, v := range positional {
 		payload[k] = v
 	}
+	call := &ghCall{verb: verb, o: o, env: env, f: f, a: a, repo: repo, sys: sys}
 	if hook.infer != nil {
-		if err := hook.infer(ctx, &ghCall{verb: verb, o: o, env: env, f: f, a: a, repo: repo, sys: sys}, payload); err != nil {
+		if err := hook.infer(ctx, call, payload); err != nil {
+			return err
+		}
+	}
+	if infersPRNumber(verb, face) {
+		if err := inferPRNumber(ctx, call, payload); err != nil {
 			return err
 		}
 	}
