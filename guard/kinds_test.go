@@ -1,12 +1,12 @@
 package guard_test
 
 import (
-	"cmp"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,187 +32,260 @@ const (
 	stranger = testworld.Stranger
 )
 
-// job is one write as a bot makes it through go-github: its kind's
-// Face.Example, sent as the kind's REST write (Face.Write, Face.Wire),
-// under Task; Text, when set, rewords its body (a file's commit message).
+// writeKinds are the kinds the transport carries: every kind whose Face
+// declares a REST write. Each is made from its Face.Example, valid in the
+// repository testworld's SeedExamples makes.
+func writeKinds() []string {
+	var out []string
+	for _, k := range reconcile.Kinds() {
+		if f, _ := kinds.FaceOf(k); f.Write != "" && f.Example != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// job is one go-github write, as a bot makes it: a kind's example under
+// Task, with its text reworded when Reword says so.
 type job struct {
-	Kind string
-	Task string
-	Text string
+	Kind, Task string
+	Reword     bool
 }
 
-// got is what names the artifact in what go-github received, and the
-// outcome.
-type got struct {
-	Number  int    `json:"number"`
-	ID      int64  `json:"id"`
-	URL     string `json:"url"` // html_url; a ref's url
-	SHA     string `json:"sha"` // a ref's object's; a contents write's file's
-	Labels  string `json:"labels"`
-	Outcome string `json:"outcome"` // X-Ghonce-Outcome
-	Status  int    `json:"status"`
+// act is j's request: the method and path of its kind's Face.Write, the
+// path's {params} bound from the example, and a body of the example's
+// values for every body field the write carries (reconcile.BodyFields,
+// named as Face.Wire names them). A field the example leaves out is left
+// out, as go-github leaves out a nil field. Reworded, the example's body
+// is another text: the act's own text after an unanswered attempt, a
+// text besides it (a title names the act) otherwise (docs/design/same-act.md).
+type act struct {
+	kind, method, path string
+	face               effect.Face
+	example            map[string]any
+	body               map[string]any
 }
 
-// artifactOf reads got's artifact fields from a GitHub answer: an object
-// (a contents write's: its file, content), or a list of labels.
-func artifactOf(raw []byte) got {
-	var list []struct{ Name string }
-	if json.Unmarshal(raw, &list) == nil {
-		var names []string
-		for _, l := range list {
-			names = append(names, l.Name)
-		}
-		return got{Labels: strings.Join(names, ",")}
-	}
-	var a struct {
-		Number  int
-		ID      int64
-		HTMLURL string `json:"html_url"`
-		URL     string
-		SHA     string
-		Object  struct{ SHA string }
-		Content json.RawMessage // a contents write's file; a read's text
-	}
-	_ = json.Unmarshal(raw, &a)
-	if strings.HasPrefix(string(a.Content), "{") {
-		return artifactOf(a.Content)
-	}
-	return got{Number: a.Number, ID: a.ID, URL: cmp.Or(a.HTMLURL, a.URL), SHA: cmp.Or(a.SHA, a.Object.SHA)}
-}
-
-// example is j's kind's example, its text reworded to j.Text.
-func (j job) example() (effect.Face, map[string]any) {
+func actOf(j job) (act, error) {
 	f, _ := kinds.FaceOf(j.Kind)
-	var ex map[string]any
-	_ = json.Unmarshal([]byte(f.Example), &ex)
-	for _, field := range []string{"body", "message"} {
-		if _, ok := ex[field]; ok && j.Text != "" {
-			ex[field] = j.Text
-			break
-		}
+	a := act{kind: j.Kind, face: f, body: map[string]any{}}
+	d := json.NewDecoder(strings.NewReader(f.Example))
+	d.UseNumber()
+	if err := d.Decode(&a.example); err != nil {
+		return a, fmt.Errorf("%s: its example %s: %v", j.Kind, f.Example, err)
 	}
-	return f, ex
-}
-
-// fill puts in path's {param}s the repository and the values of vals.
-func fill(path string, vals map[string]any) string {
-	segs := strings.Split(path, "/")
-	for i, seg := range segs {
-		rest := ""
-		if q := strings.Index(seg, "?"); q >= 0 {
-			seg, rest = seg[:q], seg[q:]
-		}
-		if p, ok := effect.WireParam(seg); ok && strings.HasPrefix(seg, "{") {
-			seg = map[string]string{"owner": owner, "repo": name}[p]
-			if seg == "" {
-				seg = fmt.Sprint(vals[p])
-			}
-		}
-		if p, ok := effect.WireParam(rest); ok {
-			rest = strings.Replace(rest, "{"+p+"}", fmt.Sprint(vals[p]), 1)
-		}
-		segs[i] = seg + rest
+	if s, ok := a.example["body"].(string); ok && j.Reword {
+		a.example["body"] = s + " (reworded on the retry)"
 	}
-	return strings.Join(segs, "/")
-}
-
-// write is j's REST write: its method, path and body.
-func (j job) write() (method, path string, body map[string]any) {
-	f, ex := j.example()
-	method, path, _ = strings.Cut(f.Write, " ")
-	body = map[string]any{}
+	method, path, _ := strings.Cut(f.Write, " ")
+	a.method, a.path = method, bind(path, a.example)
 	for _, field := range reconcile.BodyFields(j.Kind) {
-		v, ok := ex[field]
-		if w, wired := f.Wire[field]; wired {
-			p, _ := effect.WireParam(w)
-			prefix, _, _ := strings.Cut(w, "{")
-			if v, ok = ex[p]; ok {
-				v = prefix + fmt.Sprint(v)
-			}
+		name, prefix := field, ""
+		if w, ok := f.Wire[field]; ok {
+			prefix, _, _ = strings.Cut(w, "{")
+			name, _ = effect.WireParam(w)
 		}
-		if ok {
-			body[field] = v
+		v, ok := a.example[name]
+		if !ok {
+			continue
 		}
+		if s, ok := v.(string); ok {
+			v = prefix + s
+		}
+		a.body[field] = v
 	}
-	return method, fill(path, ex), body
+	return a, nil
 }
 
-// send makes j's write through gh, under j's task, and reports what
-// go-github received.
+// payload is the body go-github sends: a write that carries one list
+// sends it bare, as go-github's AddLabelsToIssue does (the guard takes
+// either shape; TestEveryDeclaredWriteIsGuarded sends the object).
+func (a act) payload() any {
+	if carried := reconcile.BodyFields(a.kind); len(carried) == 1 {
+		if l, ok := a.body[carried[0]].([]any); ok {
+			return l
+		}
+	}
+	return a.body
+}
+
+// bind fills path's {params} (and {param...}) from fields, owner and repo
+// the world's repository, each segment escaped.
+func bind(path string, fields map[string]any) string {
+	p, q, hasQuery := strings.Cut(path, "?")
+	fill := func(s string, esc func(string) string) string {
+		parts := strings.Split(s, "{")
+		for i := 1; i < len(parts); i++ {
+			param, after, _ := strings.Cut(parts[i], "}")
+			param = strings.TrimSuffix(param, "...")
+			v := fmt.Sprint(fields[param])
+			switch param {
+			case "owner":
+				v = owner
+			case "repo":
+				v = name
+			}
+			parts[i] = esc(v) + after
+		}
+		return strings.Join(parts, "")
+	}
+	escPath := func(s string) string {
+		segs := strings.Split(s, "/")
+		for i := range segs {
+			segs[i] = url.PathEscape(segs[i])
+		}
+		return strings.Join(segs, "/")
+	}
+	if hasQuery {
+		return fill(p, escPath) + "?" + fill(q, url.QueryEscape)
+	}
+	return fill(p, escPath)
+}
+
+// got is what go-github returned: the answer's JSON, as go-github's Do
+// decodes it, and the guard's outcome and key.
+type got struct {
+	Body    json.RawMessage `json:"body"`
+	Outcome string          `json:"outcome"` // X-Ghonce-Outcome
+	Key     string          `json:"key"`     // X-Ghonce-Key
+	Status  int             `json:"status"`
+}
+
+// send makes j's write through gh with go-github's NewRequest and Do, under
+// j's task, and reports what go-github decoded.
 func send(ctx context.Context, gh *github.Client, j job) (got, error) {
-	method, path, body := j.write()
-	req, err := gh.NewRequest(method, path, body)
+	a, err := actOf(j)
 	if err != nil {
 		return got{}, err
 	}
-	var raw json.RawMessage
-	resp, err := gh.Do(guard.WithStep(ctx, j.Task, ""), req, &raw)
-	g := artifactOf(raw)
+	req, err := gh.NewRequest(a.method, a.path, a.payload())
+	if err != nil {
+		return got{}, err
+	}
+	var g got
+	resp, err := gh.Do(guard.WithStep(ctx, j.Task, ""), req, &g.Body)
 	if resp != nil {
-		g.Outcome, g.Status = resp.Header.Get("X-Ghonce-Outcome"), resp.StatusCode
+		g.Outcome, g.Key, g.Status = resp.Header.Get("X-Ghonce-Outcome"), resp.Header.Get("X-Ghonce-Key"), resp.StatusCode
 	}
 	return g, err
 }
 
-// isWrite reports whether a request is j's kind's REST write.
-func (j job) isWrite(method, path string) bool {
-	m, p, _ := j.write()
-	return method == m && strings.TrimPrefix(path, "/") == p
+// isWrite reports whether a request the fake logged or committed is j's
+// write: its method and path.
+func (a act) isWrite(method, path string) bool {
+	p, _ := url.PathUnescape(a.path)
+	return method == a.method && path == "/"+p
 }
 
-// ours counts the writes of j's kind that GitHub committed: what a
-// duplicate would add to.
-func ours(fake *fixtures.Server, j job) int {
+// made counts the writes of a's kind GitHub stored: a duplicate adds one.
+func made(fake *fixtures.Server, a act) int {
 	n := 0
 	for _, r := range fake.Requests() {
-		if j.isWrite(r.Method, r.Path) && (r.Status/100 == 2 || r.Fault == fixtures.DropAfterCommit) {
+		if a.isWrite(r.Method, r.Path) && (r.Status/100 == 2 || r.Fault == fixtures.DropAfterCommit) {
 			n++
 		}
 	}
 	return n
 }
 
-// readBack is GitHub's own answer for the artifact g names (the kind's
-// first Face.ReadBack), through a plain client.
-func (w *world) readBack(t *testing.T, j job, g got) got {
+// readBack is the artifact c stored, as GitHub's GETs of the kind's
+// Face.ReadBack answer, read with a plain client: {id} and {number} are
+// the commit's, every other {param} the example's field.
+func readBack(t testing.TB, w *world, a act, c fixtures.Commit) []any {
 	t.Helper()
-	f, ex := j.example()
-	vals := maps.Clone(ex)
-	if g.Number != 0 {
-		vals["number"] = g.Number
+	fields := map[string]any{}
+	for k, v := range a.example {
+		fields[k] = v
 	}
-	if g.ID != 0 {
-		vals["id"] = g.ID
+	if c.Number != 0 {
+		fields["number"] = c.Number
 	}
-	plain := github.NewClient(nil).WithAuthToken(token)
-	plain.BaseURL = mustURL(w.GitHub.URL())
-	req, err := plain.NewRequest(http.MethodGet, fill(f.ReadBack[0], vals), nil)
-	if err != nil {
-		t.Fatal(err)
+	if c.ID != 0 {
+		fields["id"] = c.ID
 	}
-	var raw json.RawMessage
-	if _, err := plain.Do(context.Background(), req, &raw); err != nil {
-		t.Fatal(err)
-	}
-	return artifactOf(raw)
-}
-
-// guarded are the kinds the transport carries: every kind with a REST
-// write and an example.
-func guarded() []string {
-	var out []string
-	for _, kind := range kinds.All() {
-		if f, _ := kinds.FaceOf(kind); f.Write != "" && f.Example != "" {
-			out = append(out, kind)
+	plain := w.gh(http.DefaultTransport)
+	var out []any
+	for _, path := range a.face.ReadBack {
+		req, err := plain.NewRequest(http.MethodGet, bind(path, fields), nil)
+		if err != nil {
+			t.Fatal(err)
 		}
+		var b json.RawMessage
+		if _, err := plain.Do(context.Background(), req, &b); err != nil {
+			t.Fatalf("%s: read back %s: %v", a.kind, path, err)
+		}
+		out = append(out, decode(t, a.kind, b))
 	}
 	return out
 }
 
+// decode is b's JSON, a number as written.
+func decode(t testing.TB, kind string, b []byte) any {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		t.Fatalf("%s: %s: %v", kind, b, err)
+	}
+	return v
+}
+
+// identity are the fields that name an artifact on GitHub.
+var identity = []string{"id", "number", "sha", "node_id", "html_url", "url", "ref"}
+
+// sameArtifact fails t unless answer (go-github's) names the artifact
+// GitHub read back (want): every identifying field the read back has, the
+// answer has alike, a url among them. A second ReadBack is the commit a
+// contents write answers with beside the file ({content, commit}),
+// compared by its sha and html_url (its url is the git commit's in the
+// answer, the repository commit's in the read back).
+func sameArtifact(t testing.TB, kind string, answer json.RawMessage, want []any) {
+	t.Helper()
+	a, urls := decode(t, kind, answer), 0
+	var agree func(where string, a, w any, keys []string)
+	agree = func(where string, a, w any, keys []string) {
+		switch w := w.(type) {
+		case []any:
+			as, _ := a.([]any)
+			if len(as) != len(w) || len(w) == 0 {
+				t.Fatalf("%s: go-github got %d at %s, GitHub holds %d", kind, len(as), where, len(w))
+			}
+			for i := range w {
+				agree(fmt.Sprintf("%s[%d]", where, i), as[i], w[i], keys)
+			}
+		case map[string]any:
+			am, _ := a.(map[string]any)
+			for _, k := range keys {
+				if v, ok := w[k]; ok && fmt.Sprint(am[k]) != fmt.Sprint(v) {
+					t.Fatalf("%s: go-github got %s%s %v, GitHub holds %v\nanswer: %s", kind, where, k, am[k], v, answer)
+				} else if ok && strings.HasSuffix(k, "url") && v != "" {
+					urls++
+				}
+			}
+			if o, ok := w["object"]; ok {
+				agree(where+"object.", am["object"], o, keys)
+			}
+		}
+	}
+	if len(want) == 2 {
+		am, _ := a.(map[string]any)
+		agree("content.", am["content"], want[0], identity)
+		agree("commit.", am["commit"], want[1], []string{"sha", "html_url"})
+	} else {
+		agree("", a, want[0], identity)
+	}
+	if urls == 0 {
+		t.Fatalf("%s: go-github's answer has no URL of the artifact: %s", kind, answer)
+	}
+}
+
 // world is the shared test world (testworld) with what every kind's
-// example names (SeedExamples) and a pushed branch fix-42.
+// example names (SeedExamples: issue #1, pull request #2) and a pushed
+// branch fix-42.
 type world struct {
 	*testworld.World
+	issue, pull int
 }
 
 func newWorld(t *testing.T) *world {
@@ -220,12 +293,12 @@ func newWorld(t *testing.T) *world {
 	w := &world{World: testworld.New(t)}
 	w.SeedExamples()
 	w.Push("fix-42")
+	w.issue, w.pull = 1, 2
 	return w
 }
 
-func (w *world) job(kind, text string) job { return job{Kind: kind, Task: "ISSUE-42", Text: text} }
-
 // client is a plain go-github client over a guard on the ledger at path.
+// Settle: as agentMain's.
 func (w *world) client(t testing.TB, path string, base http.RoundTripper) *github.Client {
 	t.Helper()
 	ctx := context.Background()
@@ -234,7 +307,7 @@ func (w *world) client(t testing.TB, path string, base http.RoundTripper) *githu
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	tr, err := guard.New(base, guard.Options{Ledger: l, LedgerNew: l.Created(), Getenv: func(string) string { return "" }})
+	tr, err := guard.New(base, guard.Options{Ledger: l, LedgerNew: l.Created(), Settle: 200 * time.Millisecond, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}

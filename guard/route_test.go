@@ -4,11 +4,8 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/kinds"
@@ -129,30 +126,4 @@ func lineHas(doc string, parts ...string) bool {
 		}
 	}
 	return false
-}
-
-// A kind's body fields and the ones it refuses are every field go-github
-// sends for its write: nothing go-github can send goes unexamined.
-func TestGoGithubsFieldsAreCarriedOrRefused(t *testing.T) {
-	for kind, req := range map[string]any{
-		"pr":     github.NewPullRequest{},
-		"issue":  github.IssueRequest{},
-		"file":   github.RepositoryContentFileOptions{},
-		"review": github.PullRequestReviewRequest{},
-	} {
-		f, _ := kinds.FaceOf(kind)
-		known := append(reconcile.BodyFields(kind), f.Refuses...)
-		rt := reflect.TypeOf(req)
-		for i := range rt.NumField() {
-			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
-			if !slices.Contains(known, name) {
-				t.Errorf("%s: go-github's %s sends %q, which the kind's Face neither carries nor refuses", kind, rt.Name(), name)
-			}
-		}
-		for _, r := range f.Refuses {
-			if slices.Contains(reconcile.BodyFields(kind), r) {
-				t.Errorf("%s both carries and refuses %q", kind, r)
-			}
-		}
-	}
 }

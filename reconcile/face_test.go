@@ -1,8 +1,12 @@
 package reconcile_test
 
 import (
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/google/go-github/v66/github"
 
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
@@ -65,5 +69,39 @@ func TestFaceFieldsAreTheKindsFields(t *testing.T) {
 		if !slices.Equal(names, want) {
 			t.Errorf("%s: Face.Fields name %v, want the kind's fields %v", kind, names, want)
 		}
+	}
+}
+
+// goGithubFieldsCarriedOrRefused fails t unless kind's body fields and the
+// ones its Face refuses are every field go-github sends in req, its
+// request type for the kind's write: nothing go-github can send goes
+// unexamined by the transport (guard), which would pass it unguarded.
+func goGithubFieldsCarriedOrRefused(t *testing.T, kind string, req any) {
+	t.Helper()
+	f, _ := kinds.FaceOf(kind)
+	known := append(reconcile.BodyFields(kind), f.Refuses...)
+	rt := reflect.TypeOf(req)
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		if !slices.Contains(known, name) {
+			t.Errorf("%s: go-github's %s sends %q, which the kind's Face neither carries nor refuses", kind, rt.Name(), name)
+		}
+	}
+	for _, r := range f.Refuses {
+		if slices.Contains(reconcile.BodyFields(kind), r) {
+			t.Errorf("%s both carries and refuses %q", kind, r)
+		}
+	}
+}
+
+// go-github's request types for writes of kinds without a test file of
+// their own (a kind with one holds its row there: review's).
+func TestGoGithubsFieldsAreCarriedOrRefused(t *testing.T) {
+	for kind, req := range map[string]any{
+		"pr":    github.NewPullRequest{},
+		"issue": github.IssueRequest{},
+		"file":  github.RepositoryContentFileOptions{},
+	} {
+		goGithubFieldsCarriedOrRefused(t, kind, req)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghonce/ghonce/failure"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
@@ -343,4 +345,10 @@ func TestAuditGroupsAReviewPostedTwice(t *testing.T) {
 	if g := rep.Groups[0]; g.Kind != "review" || g.Keep.ID != first || len(g.Duplicates) != 1 || g.Duplicates[0].ID != again || g.Keep.Thread != n {
 		t.Fatalf("group %+v, want review %d on #%d kept and %d its duplicate", g, first, n, again)
 	}
+}
+
+// Every field go-github's PullRequestReviewRequest sends is the review's or
+// one its Face refuses.
+func TestReviewGoGithubsFieldsAreCarriedOrRefused(t *testing.T) {
+	goGithubFieldsCarriedOrRefused(t, "review", github.PullRequestReviewRequest{})
 }
