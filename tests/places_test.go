@@ -49,7 +49,7 @@ func TestAddingAKindTouchesAtMostTenPlaces(t *testing.T) {
 	}
 	files := handWritten(t, root)
 	all := kinds.All()
-	checked := 0
+	checked, counted := 0, map[string][]string{}
 	for _, name := range all {
 		k, _ := kinds.Lookup(name)
 		if !k.OnGitHub || slices.Contains(housesOwn, name) {
@@ -72,12 +72,14 @@ func TestAddingAKindTouchesAtMostTenPlaces(t *testing.T) {
 				t.Logf("  %s %s: %q", name, f.path, m)
 			}
 		}
+		counted[name] = places
 		t.Logf("%s: %d places: %s; and %d guides that choose to name it: %s", name, len(places), strings.Join(places, " "), len(prose), strings.Join(prose, " "))
 		if len(places) > maxPlaces {
 			t.Errorf("kind %s is named in %d hand-written files, more than %d: derive what lists it from its declaration (adding-a-kind.md): %s",
 				name, len(places), maxPlaces, strings.Join(places, " "))
 		}
 	}
+	checkTheGuide(t, root, counted)
 	if checked == 0 {
 		t.Fatal("no kind was counted: the registry or housesOwn is wrong")
 	}
@@ -217,3 +219,27 @@ func listsKind(text, name string, all []string) bool {
 }
 
 var quoted = regexp.MustCompile(`"[^"]*"`)
+
+// checkTheGuide holds adding-a-kind.md's table of the places a release
+// touches, and the count it says in words, to release's places as counted.
+func checkTheGuide(t *testing.T, root string, counted map[string][]string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "docs", "contributing", "adding-a-kind.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(b), "| # | place | what |")
+	table, _, _ = strings.Cut(table, "\n\n")
+	var listed []string
+	for _, m := range regexp.MustCompile("(?m)^\\| \\d+ \\| `([^`]+)`").FindAllStringSubmatch(table, -1) {
+		listed = append(listed, m[1])
+	}
+	got := slices.Sorted(slices.Values(counted["release"]))
+	if !slices.Equal(slices.Sorted(slices.Values(listed)), got) {
+		t.Errorf("adding-a-kind.md's table lists %v; release's places are %v", listed, got)
+	}
+	words := []string{"No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten"}
+	if n := len(listed); n >= len(words) || !strings.Contains(string(b), "\n"+words[n]+" places") {
+		t.Errorf("adding-a-kind.md does not say its table's count, %d, as \"%s places\"", n, words[min(n, len(words)-1)])
+	}
+}
