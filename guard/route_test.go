@@ -111,19 +111,3 @@ func sampleOf(t reflect.Type) any {
 	fill(v)
 	return v.Interface()
 }
-
-// lineHas reports whether one line of doc holds every part.
-func lineHas(doc string, parts ...string) bool {
-	for _, line := range strings.Split(doc, "\n") {
-		n := 0
-		for _, p := range parts {
-			if strings.Contains(line, p) {
-				n++
-			}
-		}
-		if n == len(parts) {
-			return true
-		}
-	}
-	return false
-}
