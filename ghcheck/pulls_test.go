@@ -213,6 +213,31 @@ func TestCreatePRLabelMaybeIsReadNotResent(t *testing.T) {
 	}
 }
 
+// GitHub not seeing the pull request it has just made when it is labelled
+// (create-pull-request#4321: 422 "Could not resolve") applied nothing: the
+// add is retried after a wait, and the labels land.
+func TestCreatePRLabelsRetriedWhileNotResolvable(t *testing.T) {
+	key := keyFor("pr")
+	var posts counter
+	var sent []string
+	c, s := newTest(t, Options{},
+		route(mock.PostReposPullsByOwnerByRepo, reply(201, pull(12, me, "octo", "feature", "main", ""))),
+		route(mock.PostReposIssuesLabelsByOwnerByRepoByIssueNumber, posts.seq(
+			reply(422, fixture(t, "not-resolvable.422.json")),
+			func(w http.ResponseWriter, r *http.Request) {
+				json.NewDecoder(r.Body).Decode(&sent)
+				reply(200, []*github.Label{{Name: github.String(taskkey.Label(key))}})(w, r)
+			})),
+	)
+	a, err := c.CreatePR(context.Background(), repo, key, NewPR{Base: "main", Head: "feature", Title: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Warning != "" || posts.count() != 2 || len(s.waits()) != 1 || len(sent) != 1 {
+		t.Errorf("warning %q, %d label posts, waits %v, sent %q; want none, 2, one wait, the key's label", a.Warning, posts.count(), s.waits(), sent)
+	}
+}
+
 func TestCreatePRAlreadyExists(t *testing.T) {
 	c, _ := newTest(t, Options{},
 		route(mock.PostReposPullsByOwnerByRepo, reply(422, fixture(t, "pr-exists.422.json"))),

@@ -179,13 +179,17 @@ func namesOf(t *testing.T, root string, k kinds.Kind, all []string) *regexp.Rege
 	return regexp.MustCompile(strings.Join(slices.Compact(alts), "|"))
 }
 
+// keyLabels are files named labels that serve the ledger's key labels
+// (ghonce labels describe|prune), which every kind uses, not the labels kind.
+var keyLabels = []string{"internal/cli/labels.go", "internal/fakegithub/labels.go"}
+
 // ownsFile reports whether path is a file named after kind name
 // (ghcheck/releases.go, guard/labels_test.go).
 func ownsFile(path, name string) bool {
 	base := strings.ToLower(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	base = strings.TrimSuffix(strings.ReplaceAll(base, "_", ""), "test")
 	n := strings.ReplaceAll(name, "-", "")
-	return filepath.Ext(path) == ".go" && path != "internal/cli/labels.go" && (base == n || base == n+"s" || base == "kind"+n || strings.TrimSuffix(base, "gh") == n)
+	return filepath.Ext(path) == ".go" && !slices.Contains(keyLabels, path) && (base == n || base == n+"s" || base == "kind"+n || strings.TrimSuffix(base, "gh") == n)
 }
 
 // kindWord ends the text before a kind's name given as a kind
