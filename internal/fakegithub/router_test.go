@@ -89,8 +89,7 @@ func TestEveryKindsWriteAndReadBackAreServed(t *testing.T) {
 func TestLiteralSegmentsWinOverWildcards(t *testing.T) {
 	s, _ := newTest(t, Options{})
 	for path, want := range map[string]string{
-		"repos/o/r/pulls/comments":        "repos/{owner}/{repo}/pulls/comments",
-		"repos/o/r/pulls/comments/7":      "repos/{owner}/{repo}/pulls/comments/{id}",
+		"repos/o/r/issues/comments":       "repos/{owner}/{repo}/issues/comments",
 		"repos/o/r/pulls/7":               "repos/{owner}/{repo}/pulls/{number}",
 		"repos/o/r/issues/comments/7":     "repos/{owner}/{repo}/issues/comments/{id}",
 		"repos/o/r/git/ref/heads/comment": "repos/{owner}/{repo}/git/ref/{ref...}",
