@@ -17,11 +17,9 @@
 // reads for an artifact of ours an earlier attempt made, and creates it only
 // when there is none. go-github then receives what GitHub answered the
 // create (201 and the artifact), or, when an earlier attempt made it, the
-// artifact as GitHub returns it (201 and the same JSON shape), so
-// *github.PullRequest, *github.Issue, *github.IssueComment,
-// *github.PullRequestReview, *github.PullRequestComment, *github.Reference,
-// *github.RepositoryContentResponse and *github.RepositoryRelease decode as
-// usual.
+// artifact as GitHub returns it (201 and the same JSON shape), so the
+// go-github type of each write it recognises (*github.PullRequest,
+// *github.Issue, ...) decodes as usual.
 // Every guarded answer carries X-Ghonce-Key and X-Ghonce-Outcome (created,
 // found or skipped; refused when GitHub refused the create, whose answer,
 // a 4xx, go-github then receives as GitHub gave it). A create that may
