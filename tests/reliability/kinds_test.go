@@ -461,6 +461,10 @@ var kindTable = []*kind{
 	execKind("exec-nocheck", false),
 }
 
+// reviewFile is the file reviewOn's head adds: review-comment trials
+// comment on its line 1.
+const reviewFile = "change-someone.txt"
+
 var reviewCommentsPath = repoPath("/pulls/" + strconv.Itoa(reviewOn) + "/comments")
 
 // notRun are the registered kinds without a row, and why.

@@ -29,11 +29,9 @@ const (
 	commentOn = 1
 	// docsBranch is the branch file trials write to.
 	docsBranch = "docs"
-	// reviewOn is the pull request (someone else's) every review trial
-	// reviews and every review-comment trial comments on, on line 1 of
-	// reviewFile, which its head adds.
-	reviewOn   = 2
-	reviewFile = "change-someone.txt"
+	// reviewOn is the pull request (someone else's) the review trials
+	// act on; its head adds change-someone.txt.
+	reviewOn = 2
 )
 
 // matrix is what every part shares: the binary, the token, the outputs.
