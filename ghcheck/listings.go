@@ -267,6 +267,10 @@ func (c *Client) ListReviews(ctx context.Context, r Repo, number int) ([]Review,
 	return out, nil
 }
 
+func listedReview(rv *github.PullRequestReview) Review {
+	return Review{ID: rv.GetID(), Author: rv.GetUser().GetLogin(), State: rv.GetState(), Body: rv.GetBody(), URL: rv.GetHTMLURL(), Submitted: rv.GetSubmittedAt().Time}
+}
+
 func labelNames(ls []*github.Label) []string {
 	var out []string
 	for _, l := range ls {

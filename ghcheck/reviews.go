@@ -257,10 +257,6 @@ func reviewRefused(err error, r Repo, number int, did, event string) error {
 	return worded(err, did, "")
 }
 
-func listedReview(rv *github.PullRequestReview) Review {
-	return Review{ID: rv.GetID(), Author: rv.GetUser().GetLogin(), State: rv.GetState(), Body: rv.GetBody(), URL: rv.GetHTMLURL(), Submitted: rv.GetSubmittedAt().Time}
-}
-
 func reviewArtifact(number int, rv Review) Artifact {
 	return Artifact{Number: number, ID: rv.ID, URL: rv.URL, Author: rv.Author, Body: rv.Body, State: rv.State, Created: rv.Submitted}
 }

@@ -3,14 +3,11 @@ package fakegithub
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
-	"time"
 )
 
 func init() {
 	handle(map[string]repoEndpoint{
-		"GET /pulls/{number}/reviews":              onPull((*Server).listReviews),
 		"POST /pulls/{number}/reviews":             onPull((*Server).createReview),
 		"GET /pulls/{number}/reviews/{id}":         (*Server).getReview,
 		"POST /pulls/{number}/reviews/{id}/events": (*Server).submitReview,
@@ -19,80 +16,6 @@ func init() {
 
 // KindReview: a pull request review was created or submitted.
 const KindReview CommitKind = "review"
-
-// review is a pull request review: seeded (SeedReview) or made through
-// POST .../reviews. A PENDING review has no submitted time and is shown to
-// its author only.
-type review struct {
-	id        int64
-	author    string
-	state     string // PENDING, APPROVED, CHANGES_REQUESTED, COMMENTED
-	body      string
-	submitted time.Time
-	commitID  string
-	comments  []reviewDraftComment
-}
-
-// reviewStore holds a pull request's reviews, oldest first.
-type reviewStore struct{ all []*review }
-
-// reviewDraftComment is an inline comment made with its review (the
-// review's own, not one of reviewcomments.go's).
-type reviewDraftComment struct {
-	Path      string `json:"path"`
-	Line      int    `json:"line"`
-	Side      string `json:"side,omitempty"`
-	StartLine int    `json:"start_line,omitempty"`
-	StartSide string `json:"start_side,omitempty"`
-	Body      string `json:"body"`
-}
-
-type reviewJSON struct {
-	ID                int64     `json:"id"`
-	NodeID            string    `json:"node_id"`
-	User              *userJSON `json:"user"`
-	Body              string    `json:"body"`
-	State             string    `json:"state"`
-	HTMLURL           string    `json:"html_url"`
-	PullRequestURL    string    `json:"pull_request_url"`
-	SubmittedAt       *string   `json:"submitted_at,omitempty"`
-	CommitID          string    `json:"commit_id"`
-	AuthorAssociation string    `json:"author_association"`
-}
-
-func (s *Server) reviewJSON(rp *repo, is *issue, rv *review) reviewJSON {
-	return reviewJSON{
-		ID:                rv.id,
-		NodeID:            nodeID("PullRequestReview", rv.id),
-		User:              s.userJSON(rv.author),
-		Body:              rv.body,
-		State:             rv.state,
-		HTMLURL:           s.web(fmt.Sprintf("%s#pullrequestreview-%d", s.issueWebPath(rp, is), rv.id)),
-		PullRequestURL:    s.api(fmt.Sprintf("%s/pulls/%d", rp.path(), is.number)),
-		SubmittedAt:       tsOrNil(rv.submitted),
-		CommitID:          rv.commitID,
-		AuthorAssociation: association(rp, rv.author),
-	}
-}
-
-// visibleTo reports whether login sees rv: a pending review is its
-// author's only.
-func (rv *review) visibleTo(login string) bool {
-	return rv.state != "PENDING" || strings.EqualFold(rv.author, login)
-}
-
-// listReviews serves GET /repos/{owner}/{repo}/pulls/{number}/reviews,
-// oldest first, paginated; an issue's number is 404, as on GitHub.
-func (s *Server) listReviews(c *call, rp *repo, is *issue) *reply {
-	all := storeOf[reviewStore](is.pull).all
-	items := make([]reviewJSON, 0, len(all))
-	for _, rv := range all {
-		if rv.visibleTo(c.login) {
-			items = append(items, s.reviewJSON(rp, is, rv))
-		}
-	}
-	return pageReply(s, c, repoLinkPath(c, rp), items)
-}
 
 // reviewByParam is the review {id} of pull request {number} as the caller
 // sees it, or nil.
@@ -225,25 +148,6 @@ func (s *Server) submitReview(c *call, rp *repo) *reply {
 	return stored(http.StatusOK, s.reviewJSON(rp, is, rv), &Commit{Kind: KindReview, Number: is.number, ID: rv.id})
 }
 
-// addReview stores a review by login on pull request is, submitted now
-// unless state is PENDING.
-func (s *Server) addReview(is *issue, login, state, body, commitID string, comments []reviewDraftComment) *review {
-	rv := &review{id: s.nextID(commentIDs), author: s.userFor(login).login, state: state, body: body, commitID: commitID, comments: comments}
-	if state != "PENDING" {
-		s.submitted(is, rv)
-	}
-	st := storeOf[reviewStore](is.pull)
-	st.all = append(st.all, rv)
-	return rv
-}
-
-// submitted stamps rv as submitted now: it answers its author's pending
-// review request, as on GitHub.
-func (s *Server) submitted(is *issue, rv *review) {
-	rv.submitted = s.now()
-	is.pull.requestedUsers = slices.DeleteFunc(is.pull.requestedUsers, func(l string) bool { return strings.EqualFold(l, rv.author) })
-}
-
 // Review is a stored pull request review, pending ones included.
 type Review struct {
 	ID                  int64
@@ -258,35 +162,5 @@ func (s *Server) Reviews(owner, name string, number int) []Review {
 			out = append(out, Review{ID: rv.id, Author: rv.author, State: rv.state, Body: rv.body, Comments: len(rv.comments)})
 		}
 		return out
-	})
-}
-
-// SeedReview stores a review by login (state APPROVED, CHANGES_REQUESTED,
-// COMMENTED or PENDING) on pull request number and returns its id, or 0 when the
-// repository or the pull request does not exist.
-func (s *Server) SeedReview(owner, name string, number int, login, state, body string) int64 {
-	return inPull(s, owner, name, number, func(_ *repo, is *issue) int64 {
-		return s.addReview(is, login, state, body, s.liveHeadSHA(is.pull), nil).id
-	})
-}
-
-// AddCommitBy is AddCommit with the commit authored by login (GitHub links
-// the commit to that account): a branch someone pushed. It returns "" when
-// the repository or the branch does not exist.
-func (s *Server) AddCommitBy(owner, repo, branch, login string) (sha string) {
-	return s.addCommit(owner, repo, branch, login)
-}
-
-// AddCommitSameTree makes a commit by login with the same parent and tree
-// as commit sha but another identity (a rebase or an amended message): two
-// heads with the same tree. It returns "" when the repository or the
-// commit does not exist.
-func (s *Server) AddCommitSameTree(owner, name, sha, login string) string {
-	return inRepo(s, owner, name, func(rp *repo) string {
-		c, ok := rp.commits[sha]
-		if !ok {
-			return ""
-		}
-		return s.newCommit(rp, c.parents, c.files, c.message+" (again)", s.userFor(login).login).sha
 	})
 }

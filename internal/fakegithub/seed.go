@@ -52,6 +52,27 @@ func (s *Server) AddCommit(owner, repo, branch string) (sha string) {
 	return s.addCommit(owner, repo, branch, "")
 }
 
+// AddCommitBy is AddCommit with the commit authored by login (GitHub links
+// the commit to that account): a branch someone pushed. It returns "" when
+// the repository or the branch does not exist.
+func (s *Server) AddCommitBy(owner, repo, branch, login string) (sha string) {
+	return s.addCommit(owner, repo, branch, login)
+}
+
+// AddCommitSameTree makes a commit by login with the same parent and tree
+// as commit sha but another identity (a rebase or an amended message): two
+// heads with the same tree. It returns "" when the repository or the
+// commit does not exist.
+func (s *Server) AddCommitSameTree(owner, name, sha, login string) string {
+	return inRepo(s, owner, name, func(rp *repo) string {
+		c, ok := rp.commits[sha]
+		if !ok {
+			return ""
+		}
+		return s.newCommit(rp, c.parents, c.files, c.message+" (again)", s.userFor(login).login).sha
+	})
+}
+
 // addCommit makes a commit whose parent is branch's head: by the
 // repository's owner with the same files when login is empty, else by
 // login with one file of its own added (AddCommitBy).
