@@ -56,10 +56,13 @@ func TestAddingAKindTouchesAtMostTenPlaces(t *testing.T) {
 			continue
 		}
 		checked++
-		names := namesOf(t, root, k, all)
+		names, local := namesOf(t, root, k, all)
 		var places, prose []string
 		for _, f := range files {
 			m := names.FindString(f.text)
+			if m == "" && strings.HasPrefix(f.path, "reconcile/") {
+				m = local.FindString(f.text)
+			}
 			if m == "" && !listsKind(f.text, name, all) && !ownsFile(f.path, name) {
 				continue
 			}
@@ -139,11 +142,14 @@ func handWritten(t *testing.T, root string) []source {
 // namesOf is a pattern matching what names kind k alone: its Go type, the
 // methods of the interfaces its own file declares, and the commands and
 // tools no other kind shares (a command quoted, as argv or after ghonce;
-// an Action command).
-func namesOf(t *testing.T, root string, k kinds.Kind, all []string) *regexp.Regexp {
+// an Action command). local matches its type unqualified, which names it
+// only in package reconcile: elsewhere it is another package's type of the
+// same name (ghcheck.Review, fakegithub.Release).
+func namesOf(t *testing.T, root string, k kinds.Kind, all []string) (names, local *regexp.Regexp) {
 	t.Helper()
 	typ := reflect.TypeOf(k.New()).Elem().Name()
-	alts := []string{`\breconcile\.` + typ + `\b`, `(^|[^.\w])` + typ + `\{`, `\) ` + typ + `\)`}
+	local = regexp.MustCompile(`(^|[^.\w])` + typ + `\{|\) ` + typ + `\)`)
+	alts := []string{`\breconcile\.` + typ + `\b`}
 	own := filepath.Join(root, "reconcile", "kind_"+strings.ReplaceAll(k.Name, "-", "_")+".go")
 	f, err := parser.ParseFile(token.NewFileSet(), own, nil, 0)
 	if err != nil {
@@ -176,7 +182,7 @@ func namesOf(t *testing.T, root string, k kinds.Kind, all []string) *regexp.Rege
 			`\bghonce `+regexp.QuoteMeta(c)+`\b`, `\b`+regexp.QuoteMeta(strings.Join(words, "-"))+`\b`)
 	}
 	sort.Strings(alts)
-	return regexp.MustCompile(strings.Join(slices.Compact(alts), "|"))
+	return regexp.MustCompile(strings.Join(slices.Compact(alts), "|")), local
 }
 
 // keyLabels are files named labels that serve the ledger's key labels
