@@ -23,6 +23,28 @@ import (
 	"github.com/ghonce/ghonce/taskkey"
 )
 
+// A review's good and bad shapes, for shape_test.go's
+// TestPrepareRefusesEveryShapeGitHubsLayerRefuses: events, inline
+// comments, commits, numbers and a body too long.
+func init() {
+	shapesOf["review"] = func(add func(reconcile.Spec)) {
+		const sha = "0123456789abcdef0123456789abcdef01234567"
+		numbers := []int{1, 0, -3}
+		inline := [][]ghcheck.ReviewComment{nil, {{Path: "a.go", Line: 2, Body: "x"}}, {{Path: "a.go", Line: 2, StartLine: 3, Body: "x"}},
+			{{Path: "a.go", Line: 0, Body: "x"}}, {{Path: "../a.go", Line: 1, Body: "x"}}, {{Path: "a.go", Line: 1, Side: "up", Body: "x"}}}
+		for _, n := range numbers {
+			for _, ev := range []string{"COMMENT", "", "LGTM"} {
+				for _, cs := range inline {
+					for _, s := range []string{"", sha, "abc"} {
+						add(reconcile.Review{Number: n, Event: ev, Body: "b", CommitID: s, Comments: cs})
+					}
+				}
+			}
+			add(reconcile.Review{Number: n, Event: "APPROVE", Body: strings.Repeat("x", taskkey.MaxBody)})
+		}
+	}
+}
+
 // reviewWorld is a world with a pull request by someone else, to review.
 func reviewWorld(t *testing.T) (*world, int) {
 	t.Helper()

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/ghcheck"
+	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/ledger/sqlite"
 	"github.com/ghonce/ghonce/reconcile"
@@ -28,6 +32,10 @@ func (l *claimCounter) Claim(ctx context.Context, p ledger.ClaimParams) (*ledger
 	l.claims.Add(1)
 	return l.Ledger.Claim(ctx, p)
 }
+
+// shapesOf are kinds' candidates their own test files add, from an init
+// (kind_review_test.go): a kind's good and bad values beside its tests.
+var shapesOf = map[string]func(add func(reconcile.Spec)){}
 
 // shapeCandidates is every description built from a few good and bad
 // values of each field ghcheck checks before it sends: branch names, file
@@ -78,18 +86,6 @@ func shapeCandidates() map[string]reconcile.Spec {
 			}
 		}
 	}
-	inline := [][]ghcheck.ReviewComment{nil, {{Path: "a.go", Line: 2, Body: "x"}}, {{Path: "a.go", Line: 2, StartLine: 3, Body: "x"}},
-		{{Path: "a.go", Line: 0, Body: "x"}}, {{Path: "../a.go", Line: 1, Body: "x"}}, {{Path: "a.go", Line: 1, Side: "up", Body: "x"}}}
-	for _, n := range numbers {
-		for _, ev := range []string{"COMMENT", "", "LGTM"} {
-			for _, cs := range inline {
-				for _, s := range []string{"", sha, "abc"} {
-					add(reconcile.Review{Number: n, Event: ev, Body: "b", CommitID: s, Comments: cs})
-				}
-			}
-		}
-		add(reconcile.Review{Number: n, Event: "APPROVE", Body: strings.Repeat("x", taskkey.MaxBody)})
-	}
 	rcs := []reconcile.ReviewComment{{Path: "a.go", Line: 1}, {Line: 1}, {Path: "/a.go", Line: 1}, {Path: "a.go"}, {Path: "a.go", Line: 2, Side: "middle"},
 		{Path: "a.go", Line: 2, StartLine: 2}, {Path: "a.go", Line: 2, StartSide: "LEFT"}, {InReplyTo: 5}, {InReplyTo: 5, Path: "a.go"}, {InReplyTo: -1}}
 	for _, n := range numbers {
@@ -114,6 +110,9 @@ func shapeCandidates() map[string]reconcile.Spec {
 		for _, l := range labels {
 			add(reconcile.Labels{Number: n, Labels: l})
 		}
+	}
+	for _, kind := range slices.Sorted(maps.Keys(shapesOf)) {
+		shapesOf[kind](add)
 	}
 	return out
 }
@@ -140,13 +139,19 @@ func fmtSpec(s reconcile.Spec) string {
 		return v.TagName + " " + v.TargetCommitish + " " + shortBody(v.Body)
 	case reconcile.Labels:
 		return strconv.Itoa(v.Number) + " " + strings.Join(v.Labels, ",")
-	case reconcile.Review:
-		return fmt.Sprintf("%d %s %s %v %s", v.Number, v.Event, v.CommitID, v.Comments, shortBody(v.Body))
 	case reconcile.ReviewComment:
 		v.Body = shortBody(v.Body)
 		return fmt.Sprintf("%+v", v)
 	}
-	return ""
+	// Any other kind: its fields, each string shortened.
+	v := reflect.New(reflect.TypeOf(s)).Elem()
+	v.Set(reflect.ValueOf(s))
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.String {
+			f.SetString(shortBody(f.String()))
+		}
+	}
+	return fmt.Sprintf("%+v", v.Interface())
 }
 
 func shortBody(b string) string {
@@ -228,6 +233,21 @@ func TestPrepareRefusesEveryShapeGitHubsLayerRefuses(t *testing.T) {
 	}
 	if ents, err := l.List(w.ctx, ledger.ListParams{}); err != nil || len(ents) != 0 {
 		t.Fatalf("ledger holds %d entries (%v), want none", len(ents), err)
+	}
+}
+
+// Every kind on GitHub has shapes in the corpus, here or from its own test
+// file (shapesOf): a kind without them would escape the test above.
+func TestEveryKindOnGitHubHasShapes(t *testing.T) {
+	t.Parallel()
+	has := map[string]bool{}
+	for _, spec := range shapeCandidates() {
+		has[spec.Kind()] = true
+	}
+	for _, name := range kinds.All() {
+		if k, _ := kinds.Lookup(name); k.OnGitHub && !has[name] {
+			t.Errorf("kind %s has no shapes in shapeCandidates: add its good and bad values from its test file (shapesOf)", name)
+		}
 	}
 }
 
