@@ -15,7 +15,21 @@ import (
 	"github.com/ghonce/ghonce/internal/audit"
 	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
+	"github.com/ghonce/ghonce/taskkey"
 )
+
+// Labels' good and bad shapes, for shape_test.go's
+// TestPrepareRefusesEveryShapeGitHubsLayerRefuses: numbers and labels
+// empty, blank or too long.
+func init() {
+	shapesOf["labels"] = func(add func(reconcile.Spec)) {
+		for _, n := range []int{1, 0, -3} {
+			for _, l := range [][]string{nil, {"ok"}, {""}, {" "}, {strings.Repeat("l", taskkey.MaxLabel+1)}, {"a", "b"}} {
+				add(reconcile.Labels{Number: n, Labels: l})
+			}
+		}
+	}
+}
 
 func labelsAction(task string, number int, labels ...string) reconcile.Action {
 	return reconcile.Action{Task: task, Repo: repo, Spec: reconcile.Labels{Number: number, Labels: labels}}

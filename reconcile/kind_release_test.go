@@ -21,6 +21,22 @@ import (
 	"github.com/ghonce/ghonce/tests/testworld"
 )
 
+// A release's good and bad shapes, for shape_test.go's
+// TestPrepareRefusesEveryShapeGitHubsLayerRefuses: tags, targets and notes
+// too long.
+func init() {
+	shapesOf["release"] = func(add func(reconcile.Spec)) {
+		const sha = "0123456789abcdef0123456789abcdef01234567"
+		for _, tag := range []string{"v1", "release/v1#2", "", "a..b", "x.lock", "has space", "refs/tags/v1", "@"} {
+			for _, target := range []string{"", "main", sha, "a b", "x/"} {
+				for _, body := range []string{"b", strings.Repeat("x", ghcheck.MaxReleaseBody)} {
+					add(reconcile.Release{TagName: tag, TargetCommitish: target, Body: body})
+				}
+			}
+		}
+	}
+}
+
 var postReleases = fixtures.MatchMethodPath("POST", "/repos/"+repo+"/releases")
 
 func releaseAction(tag, notes string, draft bool) reconcile.Action {

@@ -20,6 +20,33 @@ import (
 	"github.com/google/go-github/v66/github"
 )
 
+// An inline comment's good and bad shapes, for shape_test.go's
+// TestPrepareRefusesEveryShapeGitHubsLayerRefuses: paths, lines, sides,
+// replies, commits, numbers and a body too long.
+func init() {
+	shapesOf["review-comment"] = func(add func(reconcile.Spec)) {
+		const sha = "0123456789abcdef0123456789abcdef01234567"
+		numbers := []int{1, 0, -3}
+		bodies := []string{"b", strings.Repeat("x", taskkey.MaxBody)}
+		shas := []string{sha, strings.ToUpper(sha), "abc", ""}
+		rcs := []reconcile.ReviewComment{{Path: "a.go", Line: 1}, {Line: 1}, {Path: "/a.go", Line: 1}, {Path: "a.go"}, {Path: "a.go", Line: 2, Side: "middle"},
+			{Path: "a.go", Line: 2, StartLine: 2}, {Path: "a.go", Line: 2, StartSide: "LEFT"}, {InReplyTo: 5}, {InReplyTo: 5, Path: "a.go"}, {InReplyTo: -1}}
+		for _, n := range numbers {
+			for _, body := range bodies {
+				for _, rc := range rcs {
+					for _, s := range shas {
+						rc.Number, rc.Body = n, body
+						if rc.InReplyTo == 0 {
+							rc.CommitID = s
+						}
+						add(rc)
+					}
+				}
+			}
+		}
+	}
+}
+
 // changedFile is the file reviewPR's pull request adds, one line long.
 const changedFile = "change-" + login + ".txt"
 
