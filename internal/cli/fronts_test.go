@@ -246,8 +246,11 @@ func TestEveryKindsExampleActsOnceOnItsFronts(t *testing.T) {
 					words := shellWords(kinds.ExampleLine(kind, map[string]func(effect.Field) string{"ghonce": effect.Field.CLIFlag, "gh": effect.Field.GhFlag}[fr[0]]))
 					var left []string
 					for i := 0; i < len(words); i++ {
-						if _, sw := fl.Switches[strings.TrimPrefix(words[i], "--")]; sw || words[i] == "--"+name {
-							i += map[bool]int{true: 0, false: 1}[sw]
+						if _, sw := fl.Switches[strings.TrimPrefix(words[i], "--")]; sw {
+							continue
+						}
+						if words[i] == "--"+name {
+							i++ // and its value
 							continue
 						}
 						left = append(left, words[i])
