@@ -109,16 +109,7 @@ func TestFoundArtifactDecodesAsGitHubsOwn(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			w := newWorld(t)
 			path := ledgerIn(t)
-			a, err := actOf(job{Kind: kind})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stored []fixtures.Commit
-			w.GitHub.OnCommit(func(c *fixtures.Commit) {
-				if a.isWrite(c.Method, c.Path) {
-					stored = append(stored, *c)
-				}
-			})
+			a, stored := w.recordWrites(t, kind)
 			// The first attempt's answer is lost after GitHub stored the write.
 			w.GitHub.Inject(fixtures.Fault{Kind: fixtures.DropAfterCommit, Match: func(r *http.Request) bool { return a.isWrite(r.Method, r.URL.Path) }})
 			if _, err := send(context.Background(), w.client(t, path, nil), job{Kind: kind, Task: "ISSUE-42"}); err == nil {
@@ -136,12 +127,29 @@ func TestFoundArtifactDecodesAsGitHubsOwn(t *testing.T) {
 			if g.Outcome != "found" || g.Status != http.StatusCreated {
 				t.Fatalf("outcome %q status %d, want found and 201", g.Outcome, g.Status)
 			}
-			if n := made(w.GitHub, a); n != 1 || len(stored) != 1 {
-				t.Fatalf("GitHub stored %d %s writes (%d commits), want 1", n, kind, len(stored))
+			if n := made(w.GitHub, a); n != 1 || len(*stored) != 1 {
+				t.Fatalf("GitHub stored %d %s writes (%d commits), want 1", n, kind, len(*stored))
 			}
-			sameArtifact(t, kind, g.Body, readBack(t, w, a, stored[0]))
+			sameArtifact(t, kind, g.Body, readBack(t, w, a, (*stored)[0]))
 		})
 	}
+}
+
+// recordWrites is kind's act, and the commits of its write GitHub stores
+// from now on.
+func (w *world) recordWrites(t *testing.T, kind string) (act, *[]fixtures.Commit) {
+	t.Helper()
+	a, err := actOf(job{Kind: kind})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored []fixtures.Commit
+	w.GitHub.OnCommit(func(c *fixtures.Commit) {
+		if a.isWrite(c.Method, c.Path) {
+			stored = append(stored, *c)
+		}
+	})
+	return a, &stored
 }
 
 // A write the guard creates gets GitHub's own answer to its create, of
@@ -152,26 +160,17 @@ func TestCreatedGetsGitHubsAnswer(t *testing.T) {
 	for _, kind := range writeKinds() {
 		t.Run(kind, func(t *testing.T) {
 			w := newWorld(t)
-			a, err := actOf(job{Kind: kind})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stored []fixtures.Commit
-			w.GitHub.OnCommit(func(c *fixtures.Commit) {
-				if a.isWrite(c.Method, c.Path) {
-					stored = append(stored, *c)
-				}
-			})
+			a, stored := w.recordWrites(t, kind)
 			gh := w.client(t, ledgerIn(t), nil)
 			for _, want := range []string{"created", "skipped"} {
 				g, err := send(context.Background(), gh, job{Kind: kind, Task: "ISSUE-42"})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if g.Outcome != want || g.Status/100 != 2 || len(stored) != 1 || made(w.GitHub, a) != 1 {
-					t.Fatalf("outcome %q status %d, %d commits; want %s, 2xx, 1", g.Outcome, g.Status, len(stored), want)
+				if g.Outcome != want || g.Status/100 != 2 || len(*stored) != 1 || made(w.GitHub, a) != 1 {
+					t.Fatalf("outcome %q status %d, %d commits; want %s, 2xx, 1", g.Outcome, g.Status, len(*stored), want)
 				}
-				sameArtifact(t, kind, g.Body, readBack(t, w, a, stored[0]))
+				sameArtifact(t, kind, g.Body, readBack(t, w, a, (*stored)[0]))
 			}
 		})
 	}
