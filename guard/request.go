@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 )
@@ -126,7 +127,7 @@ func (r *route) fieldName(field string) string {
 		return "the repository in the URL path"
 	}
 	for wire, v := range r.face.Wire {
-		if p, ok := reconcile.WireParam(v); ok && p == field {
+		if p, ok := effect.WireParam(v); ok && p == field {
 			return wire
 		}
 	}
@@ -191,7 +192,7 @@ func (w *write) spec(body []byte) (reconcile.Spec, error) {
 			if err := json.Unmarshal(v, &s); err != nil {
 				return nil, fmt.Errorf("decode request body: %s: %w", k, err)
 			}
-			field, _ := reconcile.WireParam(tmpl)
+			field, _ := effect.WireParam(tmpl)
 			prefix, _, _ := strings.Cut(tmpl, "{")
 			val, ok := strings.CutPrefix(s, prefix)
 			if !ok {

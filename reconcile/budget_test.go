@@ -10,10 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
-	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/ledger"
 	"github.com/ghonce/ghonce/outcome"
 	"github.com/ghonce/ghonce/reconcile"
@@ -157,7 +155,7 @@ func TestRequestsRerunAfterCrash(t *testing.T) {
 			w.establish()
 			for kind, spec := range examples(t) {
 				t.Run(kind, func(t *testing.T) {
-					method, path := writeOf(t, kind, spec)
+					method, path := testworld.WriteOf(spec, owner, name)
 					creates := func() (n int) {
 						for _, q := range w.GitHub.Requests() {
 							if q.Method == method && strings.EqualFold(q.Path, path) {
@@ -194,27 +192,6 @@ func TestRequestsRerunAfterCrash(t *testing.T) {
 			}
 		})
 	}
-}
-
-// writeOf is the request of the REST write spec of kind stands for
-// (Face.Write), its path parameters the spec's fields.
-func writeOf(t *testing.T, kind string, spec reconcile.Spec) (method, path string) {
-	t.Helper()
-	f, _ := kinds.FaceOf(kind)
-	method, path, _ = strings.Cut(f.Write, " ")
-	var fields map[string]any
-	b, _ := json.Marshal(spec)
-	_ = json.Unmarshal(b, &fields)
-	segs := strings.Split(path, "/")
-	for i, seg := range segs {
-		if p, ok := effect.WireParam(seg); ok {
-			segs[i] = map[string]string{"owner": owner, "repo": name}[p]
-			if v, ok := fields[p]; ok {
-				segs[i] = fmt.Sprint(v)
-			}
-		}
-	}
-	return method, "/" + strings.Join(segs, "/")
 }
 
 // seedAttempting records n attempting entries in the ledger, spread over

@@ -19,10 +19,6 @@ var (
 	labelsField = effect.Field{Name: "labels", Flag: "label", Short: "l", Input: "labels", Help: "add a label (repeatable)", List: true}
 )
 
-// WireParam returns the field a Wire value or a path segment names
-// ("refs/heads/{name}": name).
-func WireParam(v string) (string, bool) { return effect.WireParam(v) }
-
 // Fields lists kind's fields by JSON name, each true when it holds a
 // number; nil for a kind this build does not know.
 func Fields(kind string) map[string]bool {
@@ -56,7 +52,7 @@ func BodyFields(kind string) []string {
 	}
 	skip := append(slices.Clone(f.Unwired), f.Params()...)
 	for _, v := range f.Wire {
-		if p, ok := WireParam(v); ok {
+		if p, ok := effect.WireParam(v); ok {
 			skip = append(skip, p)
 		}
 	}

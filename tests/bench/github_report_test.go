@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghonce/ghonce/effect"
 	"github.com/ghonce/ghonce/fixtures"
 	"github.com/ghonce/ghonce/ghcheck"
 	"github.com/ghonce/ghonce/kinds"
@@ -155,23 +154,6 @@ func TestEveryKindHasABenchAction(t *testing.T) {
 	}
 }
 
-// writeOf is sp's REST write (its Face's), the path's parameters sp's
-// fields.
-func writeOf(sp reconcile.Spec) (method, path string) {
-	method, path, _ = strings.Cut(sp.Face().Write, " ")
-	fields := fieldsOf(sp)
-	segs := strings.Split(path, "/")
-	for i, seg := range segs {
-		if p, ok := effect.WireParam(seg); ok {
-			segs[i] = map[string]string{"owner": gOwner, "repo": gName}[p]
-			if v, ok := fields[p]; ok {
-				segs[i] = fmt.Sprint(v)
-			}
-		}
-	}
-	return method, "/" + strings.Join(segs, "/")
-}
-
 // fieldsOf is sp's fields by their JSON names.
 func fieldsOf(sp reconcile.Spec) map[string]any {
 	var fields map[string]any
@@ -182,7 +164,7 @@ func fieldsOf(sp reconcile.Spec) map[string]any {
 
 // createOf matches the request that creates sp's artifact.
 func createOf(sp reconcile.Spec) func(*http.Request) bool {
-	return fixtures.MatchMethodPath(writeOf(sp))
+	return fixtures.MatchMethodPath(testworld.WriteOf(sp, gOwner, gName))
 }
 
 // seedAttempting records n attempting entries (pull requests, issues,

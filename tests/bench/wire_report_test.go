@@ -24,6 +24,7 @@ import (
 	"github.com/ghonce/ghonce/kinds"
 	"github.com/ghonce/ghonce/reconcile"
 	"github.com/ghonce/ghonce/tests/harness"
+	"github.com/ghonce/ghonce/tests/testworld"
 )
 
 // wireReps is how many times each (kind, latency) is measured, through the
@@ -251,7 +252,7 @@ func (w *gworld) bareOf(sp reconcile.Spec) (method, path string, body map[string
 			w.t.Fatalf("%s: nothing chosen", p.Action().Spec.Kind())
 		}
 	}
-	method, path = writeOf(sp)
+	method, path = testworld.WriteOf(sp, gOwner, gName)
 	f, fields, body := sp.Face(), fieldsOf(sp), map[string]any{}
 	for _, field := range reconcile.BodyFields(sp.Kind()) {
 		name, prefix := field, ""
